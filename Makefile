@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# fabric-qos top-level Makefile.  Targets:
+#   make              modules, tc/ip plugins, tools, test programs
+#   make setup        install build/VM dependencies, fetch the VM kernel
+#   make check [T=re] run the tests (host unit tests and the qemu VM)
+#   make install      modules, plugins and tools on this host (DESTDIR ok)
+#   make clean
+#
+# Variables: KDIR (kernel build tree; default: the VM kernel's headers,
+# use KDIR=/lib/modules/$(uname -r)/build on a live host), FQ_CACHE,
+# PREFIX, TC_LIB_DIR, IP_LIB_DIR, DESTDIR, V=1.
+
+FQ_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/fabric-qos
+export FQ_CACHE
+
+ifeq ($(origin KDIR),undefined)
+KREL ?= $(shell cat $(FQ_CACHE)/vm-abi 2>/dev/null)
+KDIR := /usr/src/linux-headers-$(KREL)
+else
+# the release the tree was built for, as modules_install would name it
+KREL ?= $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+endif
+
+MULTIARCH := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || $(CC) -print-multiarch)
+PREFIX ?= /usr/local
+TC_LIB_DIR ?= /usr/lib/$(MULTIARCH)/tc
+IP_LIB_DIR ?= /usr/lib/$(MULTIARCH)/ip
+MODULE_DIR = /lib/modules/$(KREL)/updates/fabric-qos
+
+B := build
+W ?= 1
+CC ?= cc
+USER_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 \
+	-D_GNU_SOURCE -Ikernel/include/uapi -Ikernel -Iuserspace/lib $(CFLAGS)
+USER_LDLIBS := -Wl,--as-needed -lmnl -lm
+CORE_HEADERS := $(wildcard kernel/core/*.h kernel/include/uapi/linux/*.h)
+
+TOOLS := $(patsubst userspace/%.c,$(B)/bin/%,$(wildcard userspace/*.c))
+TC_PLUGINS := $(patsubst tc/%.c,$(B)/tc/%.so,$(wildcard tc/q_*.c))
+IP_PLUGINS := $(patsubst tc/%.c,$(B)/tc/%.so,$(wildcard tc/link_*.c))
+UNIT_TESTS := $(patsubst selftests/unit/%.c,$(B)/selftests/unit/%,$(wildcard selftests/unit/test_*.c))
+VM_HELPERS := $(patsubst selftests/vm/%.c,$(B)/selftests/vm/%,$(wildcard selftests/vm/*.c))
+
+.PHONY: all modules userspace plugins selftests-build setup setup-if-needed \
+	check install install-files clean help
+
+all: modules userspace plugins selftests-build
+
+help:
+	@sed -n '3,13s/^# \{0,1\}//p' Makefile
+
+kdir-ready:
+	@if [ ! -f "$(KDIR)/Makefile" ]; then \
+		echo "fabric-qos: no kernel build tree at '$(KDIR)'." >&2; \
+		echo "  run 'make setup' (VM kernel headers) or pass KDIR=/lib/modules/\$$(uname -r)/build" >&2; \
+		exit 1; fi
+.PHONY: kdir-ready
+
+modules: kdir-ready
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) modules
+
+userspace: $(TOOLS)
+plugins: $(TC_PLUGINS) $(IP_PLUGINS)
+selftests-build: $(UNIT_TESTS) $(VM_HELPERS)
+
+$(B)/bin/%: userspace/%.c $(CORE_HEADERS) $(wildcard userspace/lib/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(wildcard userspace/lib/*.c) $(USER_LDLIBS)
+
+$(B)/tc/%.so: tc/%.c $(CORE_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -fPIC -shared -o $@ $<
+
+$(B)/selftests/unit/%: selftests/unit/%.c selftests/unit/unit.h $(CORE_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Iselftests/unit -o $@ $< -lm
+
+$(B)/selftests/vm/%: selftests/vm/%.c $(CORE_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(USER_LDLIBS)
+
+setup:
+	@scripts/setup.sh
+
+# quick when everything is there: dpkg queries and file checks only
+setup-if-needed:
+	@scripts/setup.sh --check || scripts/setup.sh
+
+# a sub-make so KDIR is read after setup has written the VM kernel's ABI
+check: setup-if-needed
+	@mkdir -p $(B)
+	@$(MAKE) --no-print-directory all >$(B)/make.log 2>&1 || \
+		{ cat $(B)/make.log; echo "fabric-qos: build failed" >&2; exit 1; }
+	@scripts/check.sh '$(T)'
+
+# Files only, no depmod: used by `make install` and by the VM image.
+install-files: all
+	@test -n "$(KREL)" || { echo "fabric-qos: unknown kernel release; set KDIR" >&2; exit 1; }
+	install -d $(DESTDIR)$(MODULE_DIR) $(DESTDIR)$(PREFIX)/bin \
+		$(DESTDIR)$(TC_LIB_DIR) $(DESTDIR)$(IP_LIB_DIR) \
+		$(DESTDIR)$(PREFIX)/include/linux
+	install -m 644 kernel/*.ko $(DESTDIR)$(MODULE_DIR)/
+	$(if $(TOOLS),install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/)
+	$(if $(TC_PLUGINS),install -m 644 $(TC_PLUGINS) $(DESTDIR)$(TC_LIB_DIR)/)
+	$(if $(IP_PLUGINS),install -m 644 $(IP_PLUGINS) $(DESTDIR)$(IP_LIB_DIR)/)
+	install -m 644 kernel/include/uapi/linux/*.h $(DESTDIR)$(PREFIX)/include/linux/
+
+install: install-files
+	$(if $(DESTDIR),,depmod -a $(KREL))
+
+clean:
+	-[ -f "$(KDIR)/Makefile" ] && $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf $(B)

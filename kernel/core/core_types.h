@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The portable algorithm core is plain C compiled twice: into the kernel
+ * modules and into the userspace tools, unit tests and simulator.  This
+ * header gives both builds the same fixed-width types and nothing else.
+ */
+#ifndef FQ_CORE_TYPES_H
+#define FQ_CORE_TYPES_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/stddef.h>
+#else
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#endif
+
+#ifdef __KERNEL__
+typedef u8 fq_u8;
+typedef u16 fq_u16;
+typedef u32 fq_u32;
+typedef s32 fq_s32;
+typedef u64 fq_u64;
+typedef s64 fq_s64;
+#else
+typedef uint8_t fq_u8;
+typedef uint16_t fq_u16;
+typedef uint32_t fq_u32;
+typedef int32_t fq_s32;
+typedef uint64_t fq_u64;
+typedef int64_t fq_s64;
+#endif
+
+#endif /* FQ_CORE_TYPES_H */

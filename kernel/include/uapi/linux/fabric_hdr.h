@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * fabric-qos fabric header: wire format and the generic netlink interface
+ * of the fabric_hdr module.  Documented in Documentation/fabric-header.rst.
+ *
+ * The header sits right after the Ethernet header, announced by
+ * EtherType ETH_P_FABRIC.  All fields are in network byte order.
+ *
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +-------+---+-+-+---------------+-------------------------------+
+ *  |version| VC|H|T|    SL/class   |       inner EtherType         |
+ *  +-------+---+-+-+---------------+-------------------------------+
+ *  |               TTD: time to deadline, ns, signed               |
+ *  +---------------------------------------------------------------+
+ *  |                            flow id                            |
+ *  +---------------------------------------------------------------+
+ *  |                           sequence                            |
+ *  +---------------------------------------------------------------+
+ *  |                  route / turnpool (0: by MAC)                 |
+ *  +---------------------------------------------------------------+
+ */
+#ifndef _UAPI_LINUX_FABRIC_HDR_H
+#define _UAPI_LINUX_FABRIC_HDR_H
+
+#include <linux/types.h>
+
+#define ETH_P_FABRIC		0x88B5	/* IEEE 802 local experimental 1 */
+#define FABRIC_HDR_LEN		20
+#define FABRIC_HDR_VERSION	1
+
+/* First byte: version (high nibble), VC, message head and tail flags. */
+#define FABRIC_HDR_VER_SHIFT	4
+#define FABRIC_HDR_VC_SHIFT	2
+#define FABRIC_HDR_VC_MASK	0x3
+#define FABRIC_HDR_F_HEAD	0x2	/* first frame of a message */
+#define FABRIC_HDR_F_TAIL	0x1	/* last frame of a message */
+
+/* Virtual channels. */
+#define FABRIC_VC_REGULATED	0
+#define FABRIC_VC_BESTEFFORT	1
+
+struct fabric_hdr {
+	__u8	ver_vc_flags;
+	__u8	sl;
+	__be16	inner_proto;
+	__be32	ttd_ns;		/* two's complement, negative: late */
+	__be32	flow_id;
+	__be32	seq;
+	__be32	route;
+} __attribute__((packed));
+
+/*
+ * Lateness histogram: bucket 0 counts late arrivals under 1 us late,
+ * bucket b (1 <= b < FABRIC_LATE_BUCKETS - 1) those in [2^(b-1), 2^b) us,
+ * the last bucket everything from 2^(FABRIC_LATE_BUCKETS - 2) us up.
+ */
+#define FABRIC_LATE_BUCKETS	16
+
+/* Generic netlink family: per network namespace, per device receive stats. */
+#define FABRIC_GENL_NAME	"fabric_hdr"
+#define FABRIC_GENL_VERSION	1
+
+enum {
+	FABRIC_CMD_UNSPEC,
+	FABRIC_CMD_GET_STATS,	/* doit: FABRIC_A_IFINDEX; dump: all devices */
+	__FABRIC_CMD_MAX,
+};
+#define FABRIC_CMD_MAX (__FABRIC_CMD_MAX - 1)
+
+enum {
+	FABRIC_A_UNSPEC,
+	FABRIC_A_PAD,
+	FABRIC_A_IFINDEX,		/* u32 */
+	FABRIC_A_IFNAME,		/* string */
+	FABRIC_A_RX_FRAMES,		/* u64: valid frames passed up */
+	FABRIC_A_RX_BYTES,		/* u64: their inner bytes */
+	FABRIC_A_DROP_SHORT,		/* u64: shorter than the header */
+	FABRIC_A_DROP_VERSION,		/* u64: unknown version */
+	FABRIC_A_DROP_INNER_TYPE,	/* u64: inner EtherType not carried */
+	FABRIC_A_DROP_TRUNCATED,	/* u64: inner packet shorter than it says */
+	FABRIC_A_LATE,			/* u64: valid frames with TTD < 0 */
+	FABRIC_A_LATE_MAX_NS,		/* u64: largest lateness seen, ns */
+	FABRIC_A_LATE_HIST,		/* binary: __u64[FABRIC_LATE_BUCKETS] */
+	FABRIC_A_DROP_NOMEM,		/* u64: dropped, out of memory */
+	__FABRIC_A_MAX,
+};
+#define FABRIC_A_MAX (__FABRIC_A_MAX - 1)
+
+#endif /* _UAPI_LINUX_FABRIC_HDR_H */

@@ -1,0 +1,168 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: run every test under selftests/ and print one KTAP-style line
+# per test and the closing line "N passed, N failed, N skipped".
+#
+#   selftests/unit/   host unit tests of the portable core (built by make)
+#   selftests/host/   host-side shell tests (e.g. the staged install)
+#   selftests/vm/     tests run as root inside the qemu VM
+#
+# Usage: scripts/check.sh [REGEX]   only tests whose name (unit/x, host/x,
+#                                   vm/x) matches the extended regex
+# Environment: V=1 shows every test's output and the VM console live.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+FILTER=${1:-}
+LOGDIR=$FQ_BUILD/check
+DEFAULT_TIMEOUT=120
+BAD_LOG='WARNING:|BUG:|Oops|general protection|Kernel panic|kernel BUG|UBSAN:|KASAN:|refcount_t:|RCU.*stall|soft lockup'
+
+n=0 passed=0 failed=0 skipped=0
+rm -rf "$LOGDIR"
+mkdir -p "$LOGDIR"
+
+wanted() { [ -z "$FILTER" ] || [[ $1 =~ $FILTER ]]; }
+
+# A test's own timeout: a "# timeout: N" line near its top, else the default.
+test_timeout() {
+	local t
+	t=$(head -n 20 "$1" 2>/dev/null | sed -n 's/^# *timeout: *\([0-9][0-9]*\).*/\1/p' | head -n1)
+	echo "${t:-$DEFAULT_TIMEOUT}"
+}
+
+# record NAME RESULT(ok|fail|skip) DETAIL OUTPUT_FILE
+record() {
+	local name=$1 result=$2 detail=$3 out=$4
+	n=$((n + 1))
+	case $result in
+	ok)   passed=$((passed + 1)); echo "ok $n $name${detail:+ # $detail}" ;;
+	skip) skipped=$((skipped + 1)); echo "ok $n $name # SKIP $detail" ;;
+	*)    failed=$((failed + 1)); echo "not ok $n $name${detail:+ # $detail}" ;;
+	esac
+	if [ -s "$out" ] && { [ "$result" = fail ] || [ "${V:-0}" = 1 ]; }; then
+		sed 's/^/#   /' "$out"
+	fi
+}
+
+run_host_test() {	# name timeout command...
+	local name=$1 tmo=$2 out rc
+	shift 2
+	out=$LOGDIR/${name//\//_}.log
+	timeout -k 5 "$tmo" "$@" > "$out" 2>&1 < /dev/null
+	rc=$?
+	case $rc in
+	0) record "$name" ok "" "$out" ;;
+	4) record "$name" skip "$(grep -i skip "$out" | tail -n1)" "$out" ;;
+	124) record "$name" fail "TIMEOUT after ${tmo}s" "$out" ;;
+	*) record "$name" fail "exit code $rc" "$out" ;;
+	esac
+}
+
+echo "KTAP version 1"
+
+# --- host: unit tests of the portable core ------------------------------
+for bin in "$FQ_BUILD"/selftests/unit/*; do
+	[ -x "$bin" ] || continue
+	name=unit/$(basename "$bin")
+	name=${name/unit\/test_/unit/}
+	wanted "$name" || continue
+	run_host_test "$name" 60 "$bin"
+done
+
+# --- host: shell tests ---------------------------------------------------
+for t in "$FQ_ROOT"/selftests/host/*.sh; do
+	[ -x "$t" ] || continue
+	name=host/$(basename "$t" .sh)
+	wanted "$name" || continue
+	run_host_test "$name" "$(test_timeout "$t")" bash "$t"
+done
+
+# --- VM tests --------------------------------------------------------------
+vm_list=$LOGDIR/vm-tests
+: > "$vm_list"
+vm_budget=0
+for t in "$FQ_ROOT"/selftests/vm/*.sh; do
+	[ -x "$t" ] || continue
+	name=vm/$(basename "$t" .sh)
+	wanted "$name" || continue
+	tmo=$(test_timeout "$t")
+	echo "$name $tmo /opt/fabric-qos/selftests/vm/$(basename "$t")" >> "$vm_list"
+	vm_budget=$((vm_budget + tmo + 5))
+done
+
+if [ -s "$vm_list" ]; then
+	initrd=$FQ_BUILD/vm/initrd.gz
+	console=$FQ_BUILD/vm-console.log
+	ktap=$FQ_BUILD/vm-results.ktap
+	if ! "$FQ_ROOT/scripts/mkinitramfs.sh" "$initrd" "$vm_list" > "$LOGDIR/initramfs.log" 2>&1; then
+		record vm/initramfs fail "building the initramfs failed" "$LOGDIR/initramfs.log"
+	else
+		# boot and poweroff take well under a minute even on a busy machine
+		vm_budget=$((vm_budget + 90))
+		vm_start=$(date +%s)
+		"$FQ_ROOT/scripts/vm-run.sh" "$initrd" "$console" "$ktap" "$vm_budget"
+		vm_rc=$?
+		echo "# VM ran $(( $(date +%s) - vm_start ))s (qemu exit $vm_rc), console: ${console#$FQ_ROOT/}"
+
+		# one line per listed test, from the VM's KTAP; the output lines
+		# ("# ...") before a result belong to that test
+		out=$LOGDIR/vm-test.out
+		: > "$out"
+		declare -A seen=()
+		in_klog=0
+		while IFS= read -r line; do
+			line=${line%$'\r'}
+			case $line in
+			"# FQ-KERNEL-LOG-BEGIN") in_klog=1; continue ;;
+			"# FQ-KERNEL-LOG-END") in_klog=0; continue ;;
+			esac
+			[ $in_klog = 1 ] && { echo "${line#\# }" >> "$LOGDIR/vm-kernel.log"; continue; }
+			if [[ $line =~ ^(not\ ok|ok)\ [0-9]+\ ([^ ]+)(\ \#\ (.*))?$ ]]; then
+				tname=${BASH_REMATCH[2]} directive=${BASH_REMATCH[4]}
+				seen[$tname]=1
+				if [ "${BASH_REMATCH[1]}" = ok ]; then
+					if [[ $directive == SKIP* ]]; then
+						record "$tname" skip "${directive#SKIP }" "$out"
+					else
+						record "$tname" ok "" "$out"
+					fi
+				else
+					record "$tname" fail "$directive" "$out"
+				fi
+				: > "$out"
+			elif [[ $line =~ ^1\.\.[0-9]+$ ]]; then
+				: > "$out"	# the preamble is no test's output
+			elif [[ $line == "# "* ]]; then
+				echo "${line#\# }" >> "$out"
+			fi
+		done < "$ktap"
+		while read -r tname _; do
+			[ -n "${seen[$tname]:-}" ] && continue
+			tail -n 40 "$console" > "$out"
+			record "$tname" fail "no result: the VM stopped before reporting it (see ${console#$FQ_ROOT/})" "$out"
+		done < "$vm_list"
+
+		# the whole kernel log, including what no test was running for
+		grep -Eh -A12 "$BAD_LOG" "$console" "$LOGDIR/vm-kernel.log" 2>/dev/null |
+			head -n 80 > "$out"
+		if [ -s "$out" ]; then
+			record vm/kernel-log fail "WARNING/BUG/Oops in the kernel log" "$out"
+		elif ! grep -q '^# FQ-VM-DONE' "$ktap"; then
+			tail -n 40 "$console" > "$out"
+			record vm/kernel-log fail "VM did not finish (qemu exit $vm_rc)" "$out"
+		else
+			record vm/kernel-log ok "" "$out"
+		fi
+	fi
+fi
+
+echo "1..$n"
+if [ $n = 0 ]; then
+	echo "no test matches '$FILTER'" >&2
+	echo "0 passed, 0 failed, 0 skipped"
+	exit 1
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ $failed = 0 ]

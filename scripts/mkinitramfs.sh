@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the test VM's initramfs: busybox, bash, the real ip/tc/kmod with
+# their libraries, the in-tree modules the tests need (with dependencies
+# from modules.dep), and our modules, plugins, tools and tests installed
+# by `make install` into the image.
+#
+# Usage: scripts/mkinitramfs.sh OUT.cpio.gz TESTLIST
+#   TESTLIST: lines "name timeout_s path", the VM tests to run, in order.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+OUT=$1
+TESTLIST=$2
+ABI=$(fq_vm_abi) || fq_die "no VM kernel prepared: run make setup"
+KSRC=$(fq_kernel_dir "$ABI")
+MA=$(fq_multiarch)
+STAGE=$FQ_BUILD/vm/root
+
+# In-tree modules the tests may load, as paths under kernel/ or whole
+# directories; dependencies are added from modules.dep.
+INTREE_MODULES="
+	drivers/net/veth.ko
+	drivers/net/dummy.ko
+	drivers/net/ifb.ko
+	drivers/net/virtio_net.ko
+	drivers/virtio/virtio_pci.ko
+	net/bridge/bridge.ko
+	net/core/pktgen.ko
+	net/8021q/8021q.ko
+	net/sched/
+"
+# Host programs copied with their shared libraries; optional ones are
+# skipped when this machine lacks them.
+PROGRAMS="/usr/sbin/ip /usr/sbin/tc /usr/bin/kmod /usr/bin/bash"
+OPTIONAL_PROGRAMS="/usr/sbin/ethtool /usr/bin/taskset"
+# Busybox applets we do not link: the real tools take these names.
+NOT_APPLETS=" ip tc modprobe insmod rmmod lsmod depmod modinfo bash sh "
+
+# Map a host path onto the image's merged-/usr layout.
+usr_path() {
+	case $1 in
+	/lib/*|/lib64/*|/bin/*|/sbin/*) echo "/usr$1" ;;
+	*) echo "$1" ;;
+	esac
+}
+
+copy_file() {	# host path -> same place in the image, dereferenced
+	local dst
+	dst=$STAGE$(usr_path "$1")
+	[ -e "$dst" ] && return 0
+	mkdir -p "$(dirname "$dst")"
+	cp -L "$1" "$dst"
+}
+
+copy_program() {
+	local lib
+	copy_file "$1"
+	for lib in $(ldd "$1" 2>/dev/null | grep -o '/[^ ]*'); do
+		copy_file "$lib"
+	done
+}
+
+add_module_with_deps() {	# relative path like kernel/drivers/net/veth.ko
+	local mod=$1 dep
+	[ -e "$STAGE/lib/modules/$ABI/$mod" ] && return 0
+	mkdir -p "$(dirname "$STAGE/lib/modules/$ABI/$mod")"
+	cp "$KSRC/lib/modules/$ABI/$mod" "$STAGE/lib/modules/$ABI/$mod"
+	for dep in $(sed -n "s|^$mod: *||p" "$KSRC/lib/modules/$ABI/modules.dep"); do
+		add_module_with_deps "$dep"
+	done
+}
+
+rm -rf "$STAGE"
+mkdir -p "$STAGE"/usr/{bin,sbin,lib,lib64} "$STAGE"/{dev,proc,sys,tmp,run,etc,root}
+for d in bin sbin lib lib64; do ln -s "usr/$d" "$STAGE/$d"; done
+
+# busybox first, so real programs copied next replace nothing of it
+cp /usr/bin/busybox "$STAGE/usr/bin/busybox"
+for applet in $(/usr/bin/busybox --list); do
+	case $NOT_APPLETS in *" $applet "*) continue ;; esac
+	[ -e "$STAGE/usr/bin/$applet" ] || ln -s busybox "$STAGE/usr/bin/$applet"
+done
+ln -s busybox "$STAGE/usr/bin/sh"
+
+for p in $PROGRAMS; do
+	[ -x "$p" ] || fq_die "$p missing: run make setup"
+	copy_program "$p"
+done
+for p in $OPTIONAL_PROGRAMS; do
+	[ -x "$p" ] && copy_program "$p"
+done
+for tool in modprobe insmod rmmod lsmod depmod modinfo; do
+	ln -sf ../bin/kmod "$STAGE/usr/sbin/$tool"
+done
+# tc's distribution tables and iproute2's name tables
+[ -d "/usr/lib/$MA/tc" ] && mkdir -p "$STAGE/usr/lib/$MA/tc" &&
+	cp /usr/lib/$MA/tc/*.dist "$STAGE/usr/lib/$MA/tc/" 2>/dev/null || true
+[ -d /usr/share/iproute2 ] && cp -r /usr/share/iproute2 "$STAGE/usr/share/" 2>/dev/null || true
+[ -d /etc/iproute2 ] && cp -r /etc/iproute2 "$STAGE/etc/"
+printf 'root:x:0:0:root:/root:/bin/bash\n' > "$STAGE/etc/passwd"
+printf 'root:x:0:\n' > "$STAGE/etc/group"
+
+# kernel modules
+mkdir -p "$STAGE/lib/modules/$ABI"
+cp "$KSRC/lib/modules/$ABI"/modules.{builtin,builtin.modinfo,order} "$STAGE/lib/modules/$ABI/"
+for m in $INTREE_MODULES; do
+	if [ "${m%/}" != "$m" ]; then
+		for f in "$KSRC/lib/modules/$ABI/kernel/$m"*.ko; do
+			add_module_with_deps "kernel/${f#$KSRC/lib/modules/$ABI/kernel/}"
+		done
+	else
+		add_module_with_deps "kernel/$m"
+	fi
+done
+
+# our build, laid out by the same install rule users run
+make -s -C "$FQ_ROOT" install-files DESTDIR="$STAGE" PREFIX=/opt/fabric-qos \
+	KREL="$ABI" >/dev/null
+depmod -b "$STAGE" "$ABI"
+
+# the tests and the list to run
+mkdir -p "$STAGE/opt/fabric-qos/selftests" "$STAGE/etc/fabric-qos"
+cp -r "$FQ_ROOT/selftests/vm" "$STAGE/opt/fabric-qos/selftests/"
+if [ -d "$FQ_BUILD/selftests/vm" ]; then
+	cp "$FQ_BUILD/selftests/vm/"* "$STAGE/opt/fabric-qos/bin/" 2>/dev/null || true
+fi
+cp "$TESTLIST" "$STAGE/etc/fabric-qos/tests"
+install -m 755 "$FQ_ROOT/scripts/vm-init" "$STAGE/init"
+
+( cd "$STAGE" && find . -print0 | cpio --null -o -H newc --quiet ) | gzip -1 > "$OUT"

@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the test VM once: Debian's kernel under qemu TCG with our initramfs,
+# no NIC to the outside.  The console goes to CONSOLE_LOG (and the
+# terminal with V=1), the VM's KTAP report to RESULTS.
+#
+# Usage: scripts/vm-run.sh INITRD CONSOLE_LOG RESULTS TIMEOUT_S [qemu args...]
+# Exit status: qemu's, or 124 when the VM did not power off in time.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+INITRD=$1 CONSOLE_LOG=$2 RESULTS=$3 TIMEOUT=$4
+shift 4
+ABI=$(fq_vm_abi) || fq_die "no VM kernel prepared: run make setup"
+KERNEL=$(fq_kernel_dir "$ABI")/vmlinuz
+
+# /dev/kvm exists on these machines but guests hang under it: TCG only.
+: "${FQ_VM_CPUS:=2}" "${FQ_VM_MEM:=1024}"
+: "${FQ_VM_ACCEL:=tcg,thread=multi}"
+
+: > "$RESULTS"
+cmd=(qemu-system-x86_64 -accel "$FQ_VM_ACCEL" -cpu max -smp "$FQ_VM_CPUS"
+     -m "$FQ_VM_MEM" -nodefaults -no-user-config -display none -no-reboot
+     -nic none -serial stdio -serial "file:$RESULTS"
+     -kernel "$KERNEL" -initrd "$INITRD"
+     -append "console=ttyS0 panic=-1 rdinit=/init loglevel=7 ${FQ_VM_APPEND:-}"
+     "$@")
+
+if [ "${V:-0}" = 1 ]; then
+	timeout -k 5 "$TIMEOUT" "${cmd[@]}" < /dev/null 2>&1 | tee "$CONSOLE_LOG"
+	exit "${PIPESTATUS[0]}"
+fi
+timeout -k 5 "$TIMEOUT" "${cmd[@]}" < /dev/null > "$CONSOLE_LOG" 2>&1
