@@ -43,7 +43,7 @@ UNIT_TESTS := $(patsubst selftests/unit/%.c,$(B)/selftests/unit/%,$(wildcard sel
 VM_HELPERS := $(patsubst selftests/vm/%.c,$(B)/selftests/vm/%,$(wildcard selftests/vm/*.c))
 
 .PHONY: all modules userspace plugins selftests-build setup setup-if-needed \
-	check install install-files clean help
+	check check-locked install install-files clean help
 
 all: modules userspace plugins selftests-build
 
@@ -87,9 +87,13 @@ setup:
 setup-if-needed:
 	@scripts/setup.sh --check || scripts/setup.sh
 
-# a sub-make so KDIR is read after setup has written the VM kernel's ABI
+# A sub-make so KDIR is read after setup has written the VM kernel's ABI.
+# One check at a time per tree: the build, build/ and the VM are shared.
 check: setup-if-needed
 	@mkdir -p $(B)
+	@flock $(B)/.check.lock $(MAKE) --no-print-directory check-locked
+
+check-locked:
 	@$(MAKE) --no-print-directory all >$(B)/make.log 2>&1 || \
 		{ cat $(B)/make.log; echo "fabric-qos: build failed" >&2; exit 1; }
 	@scripts/check.sh '$(T)'

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Shared by the scripts in this directory: where the cache lives and which
 # kernel the VM boots.  Source it; it defines variables and functions only.
 

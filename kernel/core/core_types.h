@@ -2,7 +2,7 @@
 /*
  * The portable algorithm core is plain C compiled twice: into the kernel
  * modules and into the userspace tools, unit tests and simulator.  This
- * header gives both builds the same fixed-width types and nothing else.
+ * header gives both builds the same fixed-width types and 64-bit division.
  */
 #ifndef FQ_CORE_TYPES_H
 #define FQ_CORE_TYPES_H
@@ -10,6 +10,7 @@
 #ifdef __KERNEL__
 #include <linux/types.h>
 #include <linux/stddef.h>
+#include <linux/math64.h>
 #else
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,6 +31,13 @@ typedef uint32_t fq_u32;
 typedef int32_t fq_s32;
 typedef uint64_t fq_u64;
 typedef int64_t fq_s64;
+#endif
+
+/* 64-bit division: 32-bit kernels have no native 64 by 64 divide. */
+#ifdef __KERNEL__
+#define fq_div64(a, b)	div64_u64((a), (b))
+#else
+#define fq_div64(a, b)	((fq_u64)(a) / (fq_u64)(b))
 #endif
 
 #endif /* FQ_CORE_TYPES_H */

@@ -1,0 +1,351 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers of the tests in selftests/vm, sourced by each of them.
+# They run as root inside the test VM, one bash per test, cwd = this
+# directory, our tools on PATH.
+#
+#   RET / check_err / check_fail / log_test   sub-check bookkeeping; the
+#                                             script exits with $EXIT_STATUS
+#   skip REASON                               exit 4 with the reason
+#   require_cmd / require_module              skip when the VM lacks them
+#   module_unload NAME                        modprobe -r, riding out readers
+#   ns_create NAME                            namespace "<test>-<pid>-NAME"
+#   ns_run NAME CMD...                        run in it, echoing the command
+#   ns_bg NAME CMD...                         same in the background; pid in
+#                                             $BG_PID, killed by cleanup
+#   wait_for SECONDS CMD...                   poll CMD until it succeeds
+#   veth_create NS1 DEV1 ADDR1 NS2 DEV2 ADDR2 MAC2
+#   sink_start / sink_check                   udp-sink in a namespace
+#   json_u64 / json_hist                      fields of `fabric-stat -j`
+#
+# cleanup runs on every exit, after a failure too: it kills what ns_bg
+# started, runs the test's own cleanup_test if defined, deletes the
+# namespaces and the scratch directory $TMP_DIR.
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+TEST_NAME=${TEST_NAME:-$(basename "$0" .sh)}
+NS_PREFIX="$TEST_NAME-$$"
+NS_LIST=()
+BG_PIDS=()
+BG_PID=
+TMP_DIR=
+
+RET=0
+EXIT_STATUS=0
+retmsg=
+
+set -o pipefail
+
+# Command echoes go to the test's stderr even when a caller redirects the
+# helper's own stderr (ns_bg ... 2>file).
+exec {LOG_FD}>&2
+
+# ---- results -----------------------------------------------------------------
+
+check_err()
+{
+	local err=$1
+	local msg=$2
+
+	if [[ $RET -eq 0 && $err -ne 0 ]]; then
+		RET=$err
+		retmsg=$msg
+	fi
+}
+
+check_fail()
+{
+	local err=$1
+	local msg=$2
+
+	if [[ $RET -eq 0 && $err -eq 0 ]]; then
+		RET=1
+		retmsg=$msg
+	fi
+}
+
+# check_eq WHAT EXPECTED ACTUAL: exact comparison as strings.
+check_eq()
+{
+	local what=$1
+	local expected=$2
+	local actual=$3
+
+	if [[ "$expected" != "$actual" ]]; then
+		check_err 1 "$what: expected '$expected', got '$actual'"
+		return 1
+	fi
+	return 0
+}
+
+log_test()
+{
+	local name=$1
+
+	if [[ $RET -ne 0 ]]; then
+		EXIT_STATUS=$KSFT_FAIL
+		printf "TEST: %-60s  [FAIL]\n" "$name"
+		[[ -n "$retmsg" ]] && printf "\t%s\n" "$retmsg"
+	else
+		printf "TEST: %-60s  [ OK ]\n" "$name"
+	fi
+	RET=0
+	retmsg=
+}
+
+log_info()
+{
+	echo "INFO: $*"
+}
+
+skip()
+{
+	echo "SKIP: $*"
+	exit $KSFT_SKIP
+}
+
+# A setup step that must work for the rest to mean anything.
+fatal()
+{
+	printf "TEST: %-60s  [FAIL]\n" "setup"
+	printf "\t%s\n" "$*"
+	exit $KSFT_FAIL
+}
+
+# ---- requirements --------------------------------------------------------------
+
+require_root()
+{
+	[[ $(id -u) -eq 0 ]] || skip "needs root"
+}
+
+require_cmd()
+{
+	local cmd
+
+	for cmd in "$@"; do
+		command -v "$cmd" >/dev/null 2>&1 || skip "$cmd not found"
+	done
+}
+
+module_is_loaded()
+{
+	[[ -d /sys/module/$1 ]]
+}
+
+# Skip when the module is not installed; fail when it is but won't load.
+require_module()
+{
+	local mod=$1
+
+	module_is_loaded "$mod" && return 0
+	modinfo "$mod" >/dev/null 2>&1 || skip "module $mod not installed"
+	modprobe "$mod" || fatal "modprobe $mod failed"
+}
+
+# A netlink dump in progress holds a reference on the module that serves
+# it, so an unload racing a reader fails with "in use" for a moment: retry
+# briefly, then once more loudly for the log.
+module_unload()
+{
+	wait_for 10 modprobe -r "$1" 2>/dev/null || modprobe -r "$1"
+}
+
+# ---- namespaces and processes ---------------------------------------------------
+
+ns_name()
+{
+	echo "$NS_PREFIX-$1"
+}
+
+ns_create()
+{
+	local ns
+
+	ns=$(ns_name "$1")
+	ip netns add "$ns" || fatal "ip netns add $ns failed"
+	NS_LIST+=("$ns")
+	ip -n "$ns" link set lo up
+}
+
+# Echoes the command to stderr unless LIB_QUIET=1, so logs show each step.
+ns_run()
+{
+	local ns=$1; shift
+
+	[[ ${LIB_QUIET:-0} -eq 1 ]] || echo "[$ns] $*" >&$LOG_FD
+	ip netns exec "$(ns_name "$ns")" "$@"
+}
+
+# Run quietly: for polling and for output that is parsed.
+ns_exec()
+{
+	local ns=$1; shift
+
+	ip netns exec "$(ns_name "$ns")" "$@"
+}
+
+# Background run; redirect in the caller: ns_bg A cmd >out 2>err.  `ip netns
+# exec` execs the command, so $BG_PID is the command itself.
+ns_bg()
+{
+	local ns=$1; shift
+
+	echo "[$ns] $* &" >&$LOG_FD
+	ip netns exec "$(ns_name "$ns")" "$@" &
+	BG_PID=$!
+	BG_PIDS+=("$BG_PID")
+}
+
+# Track a background job started otherwise (a loop in a subshell).
+bg_track()
+{
+	BG_PIDS+=("$1")
+}
+
+# bg_wait PID: wait for a tracked job, forget it, return its exit status.
+bg_wait()
+{
+	local pid=$1 rc i
+
+	wait "$pid"
+	rc=$?
+	for i in "${!BG_PIDS[@]}"; do
+		[[ ${BG_PIDS[$i]} == "$pid" ]] && unset "BG_PIDS[$i]"
+	done
+	return $rc
+}
+
+# wait_for SECONDS CMD...: run CMD (quietly) until it succeeds; 1 on timeout.
+# Tried at least once, and once more after the deadline, so a slow VM that
+# overshoots while running CMD still gets a last look.
+wait_for()
+{
+	local timeout=$1; shift
+	local deadline=$((SECONDS + timeout))
+
+	while true; do
+		LIB_QUIET=1 "$@" && return 0
+		if ((SECONDS >= deadline)); then
+			LIB_QUIET=1 "$@"
+			return
+		fi
+		sleep 0.1
+	done
+}
+
+# Interface MAC address inside a namespace.
+ns_mac()
+{
+	ip -n "$(ns_name "$1")" link show dev "$2" |
+		awk '$1 == "link/ether" { print $2; exit }'
+}
+
+# veth_create NS1 DEV1 ADDR1/LEN NS2 DEV2 ADDR2/LEN MAC2: a veth pair between
+# two namespaces, addressed and up; DEV2 gets a fixed MAC so senders of raw
+# frames know it.
+veth_create()
+{
+	local ns1=$1 dev1=$2 addr1=$3 ns2=$4 dev2=$5 addr2=$6 mac2=$7
+
+	ip link add "$dev1" netns "$(ns_name "$ns1")" type veth \
+		peer name "$dev2" netns "$(ns_name "$ns2")" ||
+		fatal "cannot create veth pair $dev1 - $dev2"
+	ns_run "$ns2" ip link set "$dev2" address "$mac2" &&
+	ns_run "$ns1" ip addr add "$addr1" dev "$dev1" &&
+	ns_run "$ns2" ip addr add "$addr2" dev "$dev2" &&
+	ns_run "$ns1" ip link set "$dev1" up &&
+	ns_run "$ns2" ip link set "$dev2" up ||
+		fatal "cannot configure veth pair $dev1 - $dev2"
+}
+
+tmp_dir_create()
+{
+	TMP_DIR=$(mktemp -d "/tmp/$TEST_NAME.XXXXXX") || fatal "mktemp failed"
+}
+
+ns_destroy_all()
+{
+	local ns
+
+	for ns in "${NS_LIST[@]}"; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	NS_LIST=()
+}
+
+# True when no namespace of this test is left.
+ns_all_gone()
+{
+	! ip netns list | grep -q "^$NS_PREFIX-"
+}
+
+bg_kill_all()
+{
+	local pid
+
+	for pid in "${BG_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null
+	done
+	for pid in "${BG_PIDS[@]}"; do
+		wait "$pid" 2>/dev/null
+	done
+	BG_PIDS=()
+}
+
+cleanup()
+{
+	bg_kill_all
+	if declare -F cleanup_test >/dev/null; then
+		cleanup_test
+	fi
+	ns_destroy_all
+	[[ -n "$TMP_DIR" ]] && rm -rf "$TMP_DIR"
+}
+
+trap cleanup EXIT
+
+# ---- udp-sink --------------------------------------------------------------------
+
+# sink_start NS NAME ADDR PORT COUNT TIMEOUT_MS: udp-sink in NS, bound before
+# this returns; output in $TMP_DIR/NAME.{out,err}, pid in $SINK_PID.
+sink_start()
+{
+	local ns=$1 name=$2 addr=$3 port=$4 count=$5 timeout_ms=$6
+
+	ns_bg "$ns" udp-sink -a "$addr" -p "$port" -n "$count" \
+		-t "$timeout_ms" -r "$TMP_DIR/$name.ready" \
+		>"$TMP_DIR/$name.out" 2>"$TMP_DIR/$name.err"
+	SINK_PID=$BG_PID
+	wait_for 10 test -e "$TMP_DIR/$name.ready" ||
+		fatal "udp-sink $name did not start: $(cat "$TMP_DIR/$name.err")"
+}
+
+# sink_check NAME EXPECTED: the last started sink exits 0 and printed exactly
+# EXPECTED (payloads separated by newlines).
+sink_check()
+{
+	local name=$1 expected=$2
+
+	bg_wait "$SINK_PID"
+	check_err $? "udp-sink $name: $(cat "$TMP_DIR/$name.err")"
+	check_eq "payloads received" "$expected" "$(cat "$TMP_DIR/$name.out")"
+}
+
+# ---- fabric-stat -j ------------------------------------------------------------
+
+# json_u64 JSON KEY: the unsigned number of "KEY" in one device's object.
+json_u64()
+{
+	echo "$1" | sed -n "s/.*\"$2\":\([0-9][0-9]*\).*/\1/p"
+}
+
+# json_hist JSON: the "late_hist" buckets as "b0,b1,...,b15".
+json_hist()
+{
+	echo "$1" | sed -n 's/.*"late_hist":\[\([0-9,]*\)\].*/\1/p'
+}

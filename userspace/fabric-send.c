@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fabric-send: build Ethernet + fabric header + IPv4 + UDP frames by hand
+ * and send them on a raw packet socket.  The kernel side only ever sees
+ * fabric frames that our qdiscs or the soft switch made, so tests and users
+ * need a way to inject frames with chosen header fields, including late
+ * ones (negative TTD) and deliberately malformed ones, to exercise the
+ * receive path's checks.  The header is encoded by the same core code the
+ * kernel uses.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <net/if.h>
+#include <net/if_arp.h>
+#include <netinet/in.h>
+#include <netpacket/packet.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/if_ether.h>
+
+#include "../kernel/core/fabric_hdr_core.h"
+
+#define PROG "fabric-send"
+
+#define FS_IP_HLEN	20
+#define FS_UDP_HLEN	8
+#define FS_MAX_PAYLOAD	1472	/* fills a 1500-byte IPv4 packet */
+#define FS_FRAME_MAX	(ETH_HLEN + FABRIC_HDR_LEN + FS_IP_HLEN + FS_UDP_HLEN + \
+			 FS_MAX_PAYLOAD)
+
+/* The inner EtherType sent by --malform inner-type: carried by nobody. */
+#define FS_BOGUS_ETHERTYPE	0x1234
+/* How many header bytes --malform short keeps. */
+#define FS_SHORT_HDR_BYTES	10
+/* How much --malform truncated overstates the IPv4 total length. */
+#define FS_TRUNCATE_BY		100
+
+enum fs_malform {
+	FS_OK,
+	FS_SHORT,
+	FS_VERSION,
+	FS_INNER_TYPE,
+	FS_TRUNCATED,
+};
+
+struct fs_opts {
+	const char	*dev;
+	uint8_t		dst_mac[ETH_ALEN];
+	bool		have_dst_mac;
+	struct in_addr	src_ip;
+	struct in_addr	dst_ip;
+	bool		have_src_ip;
+	bool		have_dst_ip;
+	uint16_t	sport;
+	uint16_t	dport;
+	bool		have_dport;
+	struct fhc_fields hdr;
+	unsigned long	count;
+	unsigned long	interval_us;
+	const char	*payload;
+	enum fs_malform	malform;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: " PROG " -i DEV --dst-mac MAC --src-ip A --dst-ip B --dport P\n"
+		"                   [ --sport P ] [ --ttd NS ] [ --vc N ] [ --sl N ]\n"
+		"                   [ --flow ID ] [ --seq N ] [ --count N ] [ --interval US ]\n"
+		"                   [ --payload STR ]\n"
+		"                   [ --malform { short | version | inner-type | truncated } ]\n"
+		"       " PROG " -h | --help\n"
+		"Send Ethernet + fabric header + IPv4 + UDP frames on DEV, source MAC\n"
+		"DEV's own.  Defaults: --sport 49152 --ttd 1000000 (1 ms ahead) --vc 0\n"
+		"--sl 0 --flow 0 --seq 0 --count 1 --interval 0 --payload fabric.\n"
+		"The sequence number grows by one per frame.  --ttd is signed (negative:\n"
+		"already late) and must fit 32 bits.  --malform sends a frame the\n"
+		"receiver must drop: only %d header bytes, version 2, inner EtherType\n"
+		"0x%04x, or an IPv4 total length %d bytes longer than the packet.\n",
+		FS_SHORT_HDR_BYTES, FS_BOGUS_ETHERTYPE, FS_TRUNCATE_BY);
+}
+
+/* ---- argument parsing ------------------------------------------------------ */
+
+static bool fs_parse_s64(const char *s, long long min, long long max,
+			 long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(s, &end, 0);
+	return !errno && end != s && !*end && *v >= min && *v <= max;
+}
+
+static bool fs_parse_u64(const char *s, unsigned long long max,
+			 unsigned long long *v)
+{
+	char *end;
+
+	/* strtoull quietly negates "-1" */
+	if (*s == '-')
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return !errno && end != s && !*end && *v <= max;
+}
+
+static bool fs_parse_mac(const char *s, uint8_t *mac)
+{
+	unsigned int b[ETH_ALEN];
+	char tail;
+	int i;
+
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
+		   &b[4], &b[5], &tail) != ETH_ALEN)
+		return false;
+	for (i = 0; i < ETH_ALEN; i++)
+		mac[i] = (uint8_t)b[i];
+	return true;
+}
+
+static int fs_bad(const char *opt, const char *val)
+{
+	fprintf(stderr, PROG ": Illegal \"%s\" value \"%s\"\n", opt, val);
+	return -1;
+}
+
+static int fs_parse(int argc, char **argv, struct fs_opts *o)
+{
+	enum { O_DST_MAC = 256, O_SRC_IP, O_DST_IP, O_SPORT, O_DPORT, O_TTD,
+	       O_VC, O_SL, O_FLOW, O_SEQ, O_COUNT, O_INTERVAL, O_PAYLOAD,
+	       O_MALFORM };
+	static const struct option opts[] = {
+		{ "dev",	required_argument, NULL, 'i' },
+		{ "dst-mac",	required_argument, NULL, O_DST_MAC },
+		{ "src-ip",	required_argument, NULL, O_SRC_IP },
+		{ "dst-ip",	required_argument, NULL, O_DST_IP },
+		{ "sport",	required_argument, NULL, O_SPORT },
+		{ "dport",	required_argument, NULL, O_DPORT },
+		{ "ttd",	required_argument, NULL, O_TTD },
+		{ "vc",		required_argument, NULL, O_VC },
+		{ "sl",		required_argument, NULL, O_SL },
+		{ "flow",	required_argument, NULL, O_FLOW },
+		{ "seq",	required_argument, NULL, O_SEQ },
+		{ "count",	required_argument, NULL, O_COUNT },
+		{ "interval",	required_argument, NULL, O_INTERVAL },
+		{ "payload",	required_argument, NULL, O_PAYLOAD },
+		{ "malform",	required_argument, NULL, O_MALFORM },
+		{ "help",	no_argument,	   NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long long u;
+	long long s;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->sport = 49152;
+	o->hdr.ttd_ns = 1000000;
+	o->count = 1;
+	o->payload = "fabric";
+
+	while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o->dev = optarg;
+			break;
+		case O_DST_MAC:
+			if (!fs_parse_mac(optarg, o->dst_mac))
+				return fs_bad("dst-mac", optarg);
+			o->have_dst_mac = true;
+			break;
+		case O_SRC_IP:
+			if (inet_pton(AF_INET, optarg, &o->src_ip) != 1)
+				return fs_bad("src-ip", optarg);
+			o->have_src_ip = true;
+			break;
+		case O_DST_IP:
+			if (inet_pton(AF_INET, optarg, &o->dst_ip) != 1)
+				return fs_bad("dst-ip", optarg);
+			o->have_dst_ip = true;
+			break;
+		case O_SPORT:
+			if (!fs_parse_u64(optarg, 65535, &u))
+				return fs_bad("sport", optarg);
+			o->sport = (uint16_t)u;
+			break;
+		case O_DPORT:
+			if (!fs_parse_u64(optarg, 65535, &u))
+				return fs_bad("dport", optarg);
+			o->dport = (uint16_t)u;
+			o->have_dport = true;
+			break;
+		case O_TTD:
+			if (!fs_parse_s64(optarg, INT32_MIN, INT32_MAX, &s))
+				return fs_bad("ttd", optarg);
+			o->hdr.ttd_ns = (int32_t)s;
+			break;
+		case O_VC:
+			if (!fs_parse_u64(optarg, FABRIC_HDR_VC_MASK, &u))
+				return fs_bad("vc", optarg);
+			o->hdr.vc = (uint8_t)u;
+			break;
+		case O_SL:
+			if (!fs_parse_u64(optarg, 255, &u))
+				return fs_bad("sl", optarg);
+			o->hdr.sl = (uint8_t)u;
+			break;
+		case O_FLOW:
+			if (!fs_parse_u64(optarg, UINT32_MAX, &u))
+				return fs_bad("flow", optarg);
+			o->hdr.flow_id = (uint32_t)u;
+			break;
+		case O_SEQ:
+			if (!fs_parse_u64(optarg, UINT32_MAX, &u))
+				return fs_bad("seq", optarg);
+			o->hdr.seq = (uint32_t)u;
+			break;
+		case O_COUNT:
+			if (!fs_parse_u64(optarg, ULONG_MAX, &u))
+				return fs_bad("count", optarg);
+			o->count = (unsigned long)u;
+			break;
+		case O_INTERVAL:
+			if (!fs_parse_u64(optarg, 60000000, &u))
+				return fs_bad("interval", optarg);
+			o->interval_us = (unsigned long)u;
+			break;
+		case O_PAYLOAD:
+			if (strlen(optarg) > FS_MAX_PAYLOAD) {
+				fprintf(stderr, PROG ": payload longer than %d bytes\n",
+					FS_MAX_PAYLOAD);
+				return -1;
+			}
+			o->payload = optarg;
+			break;
+		case O_MALFORM:
+			if (!strcmp(optarg, "short"))
+				o->malform = FS_SHORT;
+			else if (!strcmp(optarg, "version"))
+				o->malform = FS_VERSION;
+			else if (!strcmp(optarg, "inner-type"))
+				o->malform = FS_INNER_TYPE;
+			else if (!strcmp(optarg, "truncated"))
+				o->malform = FS_TRUNCATED;
+			else
+				return fs_bad("malform", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, PROG ": What is \"%s\"?\n", argv[optind]);
+		usage(stderr);
+		return -1;
+	}
+	if (!o->dev || !o->have_dst_mac || !o->have_src_ip ||
+	    !o->have_dst_ip || !o->have_dport) {
+		fprintf(stderr, PROG ": -i, --dst-mac, --src-ip, --dst-ip and --dport are required\n");
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- frame building -------------------------------------------------------- */
+
+/* One's complement sum over @len bytes, folded later. */
+static uint32_t fs_csum_add(uint32_t sum, const uint8_t *p, size_t len)
+{
+	while (len > 1) {
+		sum += (uint32_t)(p[0] << 8 | p[1]);
+		p += 2;
+		len -= 2;
+	}
+	if (len)
+		sum += (uint32_t)p[0] << 8;
+	return sum;
+}
+
+static uint16_t fs_csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/* Build the frame with sequence number @seq into @buf; return its length. */
+static size_t fs_build(const struct fs_opts *o, const uint8_t *src_mac,
+		       uint32_t seq, uint8_t *buf)
+{
+	size_t plen = strlen(o->payload);
+	size_t ip_len = FS_IP_HLEN + FS_UDP_HLEN + plen;
+	struct fhc_fields hdr = o->hdr;
+	uint8_t *eth = buf;
+	uint8_t *fh = eth + ETH_HLEN;
+	uint8_t *ip = fh + FABRIC_HDR_LEN;
+	uint8_t *udp = ip + FS_IP_HLEN;
+	uint8_t pseudo[12];
+	uint32_t sum;
+	uint16_t csum;
+
+	memcpy(eth, o->dst_mac, ETH_ALEN);
+	memcpy(eth + ETH_ALEN, src_mac, ETH_ALEN);
+	fhc_put_be16(eth + 2 * ETH_ALEN, ETH_P_FABRIC);
+
+	hdr.version = o->malform == FS_VERSION ? 2 : FABRIC_HDR_VERSION;
+	hdr.inner_proto = o->malform == FS_INNER_TYPE ? FS_BOGUS_ETHERTYPE :
+							FHC_ETH_P_IP;
+	hdr.seq = seq;
+	fhc_encode(fh, &hdr);
+	if (o->malform == FS_SHORT)
+		return ETH_HLEN + FS_SHORT_HDR_BYTES;
+
+	memset(ip, 0, FS_IP_HLEN);
+	ip[0] = 0x45;
+	fhc_put_be16(ip + 2, (uint16_t)(ip_len + (o->malform == FS_TRUNCATED ?
+						  FS_TRUNCATE_BY : 0)));
+	fhc_put_be16(ip + 4, (uint16_t)seq);		/* identification */
+	fhc_put_be16(ip + 6, 0x4000);			/* don't fragment */
+	ip[8] = 64;
+	ip[9] = IPPROTO_UDP;
+	memcpy(ip + 12, &o->src_ip, 4);
+	memcpy(ip + 16, &o->dst_ip, 4);
+	fhc_put_be16(ip + 10, fs_csum_fold(fs_csum_add(0, ip, FS_IP_HLEN)));
+
+	fhc_put_be16(udp, o->sport);
+	fhc_put_be16(udp + 2, o->dport);
+	fhc_put_be16(udp + 4, (uint16_t)(FS_UDP_HLEN + plen));
+	fhc_put_be16(udp + 6, 0);
+	memcpy(udp + FS_UDP_HLEN, o->payload, plen);
+
+	memcpy(pseudo, ip + 12, 8);
+	pseudo[8] = 0;
+	pseudo[9] = IPPROTO_UDP;
+	fhc_put_be16(pseudo + 10, (uint16_t)(FS_UDP_HLEN + plen));
+	sum = fs_csum_add(0, pseudo, sizeof(pseudo));
+	csum = fs_csum_fold(fs_csum_add(sum, udp, FS_UDP_HLEN + plen));
+	/* 0 means "no checksum" in UDP over IPv4 */
+	fhc_put_be16(udp + 6, csum ? csum : 0xffff);
+
+	return ETH_HLEN + FABRIC_HDR_LEN + ip_len;
+}
+
+/* ---- sending ------------------------------------------------------------- */
+
+static int fs_open(const struct fs_opts *o, struct sockaddr_ll *sll,
+		   uint8_t *src_mac)
+{
+	struct ifreq ifr;
+	int fd;
+
+	/* protocol 0: send only, no copy of every received frame queued */
+	fd = socket(AF_PACKET, SOCK_RAW, 0);
+	if (fd < 0) {
+		fprintf(stderr, PROG ": packet socket: %s%s\n", strerror(errno),
+			errno == EPERM ? " (needs CAP_NET_RAW)" : "");
+		return -1;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	if (strlen(o->dev) >= sizeof(ifr.ifr_name) ||
+	    !(sll->sll_ifindex = (int)if_nametoindex(o->dev))) {
+		fprintf(stderr, PROG ": %s: no such device\n", o->dev);
+		goto err;
+	}
+	strcpy(ifr.ifr_name, o->dev);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0) {
+		fprintf(stderr, PROG ": %s: reading MAC address: %s\n", o->dev,
+			strerror(errno));
+		goto err;
+	}
+	if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER) {
+		fprintf(stderr, PROG ": %s: not an Ethernet device\n", o->dev);
+		goto err;
+	}
+	memcpy(src_mac, ifr.ifr_hwaddr.sa_data, ETH_ALEN);
+
+	sll->sll_family = AF_PACKET;
+	sll->sll_protocol = 0;
+	if (bind(fd, (struct sockaddr *)sll, sizeof(*sll)) < 0) {
+		fprintf(stderr, PROG ": bind to %s: %s\n", o->dev,
+			strerror(errno));
+		goto err;
+	}
+	sll->sll_protocol = htons(ETH_P_FABRIC);
+	sll->sll_halen = ETH_ALEN;
+	memcpy(sll->sll_addr, o->dst_mac, ETH_ALEN);
+	return fd;
+err:
+	close(fd);
+	return -1;
+}
+
+static void fs_sleep_us(unsigned long us)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(us / 1000000),
+		.tv_nsec = (long)(us % 1000000) * 1000,
+	};
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+int main(int argc, char **argv)
+{
+	static uint8_t frame[FS_FRAME_MAX];
+	uint8_t src_mac[ETH_ALEN];
+	struct sockaddr_ll sll;
+	struct fs_opts o;
+	unsigned long i;
+	uint32_t seq;
+	size_t len;
+	int fd;
+
+	if (fs_parse(argc, argv, &o) < 0)
+		return 1;
+	memset(&sll, 0, sizeof(sll));
+	fd = fs_open(&o, &sll, src_mac);
+	if (fd < 0)
+		return 1;
+
+	seq = o.hdr.seq;
+	for (i = 0; i < o.count; i++, seq++) {
+		if (i && o.interval_us)
+			fs_sleep_us(o.interval_us);
+		len = fs_build(&o, src_mac, seq, frame);
+		if (sendto(fd, frame, len, 0, (struct sockaddr *)&sll,
+			   sizeof(sll)) != (ssize_t)len) {
+			fprintf(stderr, PROG ": %s: sending frame %lu of %lu: %s\n",
+				o.dev, i + 1, o.count, strerror(errno));
+			close(fd);
+			return 1;
+		}
+	}
+	close(fd);
+	return 0;
+}
