@@ -80,83 +80,119 @@ for t in "$FQ_ROOT"/selftests/host/*.sh; do
 done
 
 # --- VM tests --------------------------------------------------------------
-vm_list=$LOGDIR/vm-tests
-: > "$vm_list"
-vm_budget=0
+# Two kinds of boot.  "fast": 2 vCPUs, multi-threaded TCG, for most tests.
+# "deterministic": 1 vCPU under -icount, where guest time advances one
+# nanosecond per guest instruction, so timers, latencies and rates inside
+# the guest do not depend on how busy this machine is.  A test asks for it
+# with a "# vm: deterministic" line near its top.
+
+test_vm_kind() {
+	if head -n 20 "$1" | grep -q '^# *vm: *deterministic'; then
+		echo deterministic
+	else
+		echo fast
+	fi
+}
+
+# run_vm KIND LIST BUDGET: boot once, record one line per listed test
+run_vm() {
+	local kind=$1 list=$2 budget=$3
+	local initrd=$FQ_BUILD/vm/initrd-$kind.gz
+	local console=$FQ_BUILD/vm-$kind-console.log
+	local ktap=$FQ_BUILD/vm-$kind-results.ktap
+	local klog=$LOGDIR/vm-$kind-kernel.log
+	local out=$LOGDIR/vm-test.out
+	local vm_start vm_rc line tname directive in_klog=0
+	local -A seen=()
+
+	if ! "$FQ_ROOT/scripts/mkinitramfs.sh" "$initrd" "$list" > "$LOGDIR/initramfs-$kind.log" 2>&1; then
+		record "vm/$kind-initramfs" fail "building the initramfs failed" "$LOGDIR/initramfs-$kind.log"
+		return
+	fi
+	# boot and poweroff take well under two minutes even on a busy machine
+	budget=$((budget + 120))
+	vm_start=$(date +%s)
+	if [ "$kind" = deterministic ]; then
+		FQ_VM_ACCEL=tcg,thread=single FQ_VM_CPUS=1 \
+		FQ_VM_QEMU_ARGS="-icount shift=0,sleep=off" \
+			"$FQ_ROOT/scripts/vm-run.sh" "$initrd" "$console" "$ktap" "$budget"
+	else
+		"$FQ_ROOT/scripts/vm-run.sh" "$initrd" "$console" "$ktap" "$budget"
+	fi
+	vm_rc=$?
+	echo "# $kind VM ran $(( $(date +%s) - vm_start ))s (qemu exit $vm_rc), console: ${console#$FQ_ROOT/}"
+
+	# one line per listed test, from the VM's KTAP; the output lines
+	# ("# ...") before a result belong to that test
+	: > "$out"
+	: > "$klog"
+	while IFS= read -r line; do
+		line=${line%$'\r'}
+		case $line in
+		"# FQ-KERNEL-LOG-BEGIN") in_klog=1; continue ;;
+		"# FQ-KERNEL-LOG-END") in_klog=0; continue ;;
+		esac
+		[ $in_klog = 1 ] && { echo "${line#\# }" >> "$klog"; continue; }
+		if [[ $line =~ ^(not\ ok|ok)\ [0-9]+\ ([^ ]+)(\ \#\ (.*))?$ ]]; then
+			tname=${BASH_REMATCH[2]} directive=${BASH_REMATCH[4]}
+			seen[$tname]=1
+			if [ "${BASH_REMATCH[1]}" = ok ]; then
+				if [[ $directive == SKIP* ]]; then
+					record "$tname" skip "${directive#SKIP }" "$out"
+				else
+					record "$tname" ok "" "$out"
+				fi
+			else
+				record "$tname" fail "$directive" "$out"
+			fi
+			: > "$out"
+		elif [[ $line =~ ^1\.\.[0-9]+$ ]]; then
+			: > "$out"	# the preamble is no test's output
+		elif [[ $line == "# "* ]]; then
+			echo "${line#\# }" >> "$out"
+		fi
+	done < "$ktap"
+	while read -r tname _; do
+		[ -n "${seen[$tname]:-}" ] && continue
+		tail -n 40 "$console" > "$out"
+		record "$tname" fail "no result: the VM stopped before reporting it (see ${console#$FQ_ROOT/})" "$out"
+	done < "$list"
+
+	# the whole kernel log, including what no test was running for
+	grep -Eh -A12 "$BAD_LOG" "$console" "$klog" 2>/dev/null | head -n 80 > "$out"
+	if [ -s "$out" ]; then
+		record "vm/kernel-log-$kind" fail "WARNING/BUG/Oops in the kernel log" "$out"
+	elif ! grep -q '^# FQ-VM-DONE' "$ktap"; then
+		tail -n 40 "$console" > "$out"
+		record "vm/kernel-log-$kind" fail "VM did not finish (qemu exit $vm_rc)" "$out"
+	else
+		record "vm/kernel-log-$kind" ok "" "$out"
+	fi
+}
+
+declare -A vm_budget=([fast]=0 [deterministic]=0)
+for kind in fast deterministic; do
+	: > "$LOGDIR/vm-tests-$kind"
+done
 for t in "$FQ_ROOT"/selftests/vm/*.sh; do
 	[ -x "$t" ] || continue
 	name=vm/$(basename "$t" .sh)
 	wanted "$name" || continue
 	tmo=$(test_timeout "$t")
-	echo "$name $tmo /opt/fabric-qos/selftests/vm/$(basename "$t")" >> "$vm_list"
-	vm_budget=$((vm_budget + tmo + 5))
-done
-
-if [ -s "$vm_list" ]; then
-	initrd=$FQ_BUILD/vm/initrd.gz
-	console=$FQ_BUILD/vm-console.log
-	ktap=$FQ_BUILD/vm-results.ktap
-	if ! "$FQ_ROOT/scripts/mkinitramfs.sh" "$initrd" "$vm_list" > "$LOGDIR/initramfs.log" 2>&1; then
-		record vm/initramfs fail "building the initramfs failed" "$LOGDIR/initramfs.log"
+	kind=$(test_vm_kind "$t")
+	echo "$name $tmo /opt/fabric-qos/selftests/vm/$(basename "$t")" >> "$LOGDIR/vm-tests-$kind"
+	# test timeouts are guest time; a busy deterministic guest's clock
+	# runs up to a few times slower than the wall clock
+	if [ "$kind" = deterministic ]; then
+		vm_budget[$kind]=$((vm_budget[$kind] + 4 * (tmo + 5)))
 	else
-		# boot and poweroff take well under a minute even on a busy machine
-		vm_budget=$((vm_budget + 90))
-		vm_start=$(date +%s)
-		"$FQ_ROOT/scripts/vm-run.sh" "$initrd" "$console" "$ktap" "$vm_budget"
-		vm_rc=$?
-		echo "# VM ran $(( $(date +%s) - vm_start ))s (qemu exit $vm_rc), console: ${console#$FQ_ROOT/}"
-
-		# one line per listed test, from the VM's KTAP; the output lines
-		# ("# ...") before a result belong to that test
-		out=$LOGDIR/vm-test.out
-		: > "$out"
-		declare -A seen=()
-		in_klog=0
-		while IFS= read -r line; do
-			line=${line%$'\r'}
-			case $line in
-			"# FQ-KERNEL-LOG-BEGIN") in_klog=1; continue ;;
-			"# FQ-KERNEL-LOG-END") in_klog=0; continue ;;
-			esac
-			[ $in_klog = 1 ] && { echo "${line#\# }" >> "$LOGDIR/vm-kernel.log"; continue; }
-			if [[ $line =~ ^(not\ ok|ok)\ [0-9]+\ ([^ ]+)(\ \#\ (.*))?$ ]]; then
-				tname=${BASH_REMATCH[2]} directive=${BASH_REMATCH[4]}
-				seen[$tname]=1
-				if [ "${BASH_REMATCH[1]}" = ok ]; then
-					if [[ $directive == SKIP* ]]; then
-						record "$tname" skip "${directive#SKIP }" "$out"
-					else
-						record "$tname" ok "" "$out"
-					fi
-				else
-					record "$tname" fail "$directive" "$out"
-				fi
-				: > "$out"
-			elif [[ $line =~ ^1\.\.[0-9]+$ ]]; then
-				: > "$out"	# the preamble is no test's output
-			elif [[ $line == "# "* ]]; then
-				echo "${line#\# }" >> "$out"
-			fi
-		done < "$ktap"
-		while read -r tname _; do
-			[ -n "${seen[$tname]:-}" ] && continue
-			tail -n 40 "$console" > "$out"
-			record "$tname" fail "no result: the VM stopped before reporting it (see ${console#$FQ_ROOT/})" "$out"
-		done < "$vm_list"
-
-		# the whole kernel log, including what no test was running for
-		grep -Eh -A12 "$BAD_LOG" "$console" "$LOGDIR/vm-kernel.log" 2>/dev/null |
-			head -n 80 > "$out"
-		if [ -s "$out" ]; then
-			record vm/kernel-log fail "WARNING/BUG/Oops in the kernel log" "$out"
-		elif ! grep -q '^# FQ-VM-DONE' "$ktap"; then
-			tail -n 40 "$console" > "$out"
-			record vm/kernel-log fail "VM did not finish (qemu exit $vm_rc)" "$out"
-		else
-			record vm/kernel-log ok "" "$out"
-		fi
+		vm_budget[$kind]=$((vm_budget[$kind] + tmo + 5))
 	fi
-fi
+done
+for kind in fast deterministic; do
+	[ -s "$LOGDIR/vm-tests-$kind" ] &&
+		run_vm "$kind" "$LOGDIR/vm-tests-$kind" "${vm_budget[$kind]}"
+done
 
 echo "1..$n"
 if [ $n = 0 ]; then

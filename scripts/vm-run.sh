@@ -25,7 +25,7 @@ cmd=(qemu-system-x86_64 -accel "$FQ_VM_ACCEL" -cpu max -smp "$FQ_VM_CPUS"
      -nic none -serial stdio -serial "file:$RESULTS"
      -kernel "$KERNEL" -initrd "$INITRD"
      -append "console=ttyS0 panic=-1 rdinit=/init loglevel=7 ${FQ_VM_APPEND:-}"
-     "$@")
+     ${FQ_VM_QEMU_ARGS:-} "$@")
 
 if [ "${V:-0}" = 1 ]; then
 	timeout -k 5 "$TIMEOUT" "${cmd[@]}" < /dev/null 2>&1 | tee "$CONSOLE_LOG"

@@ -198,7 +198,7 @@ static inline enum fhc_verdict fhc_validate(const fq_u8 *hdr, fq_u32 avail,
 /* Histogram bucket of a lateness (ns > 0), see FABRIC_LATE_BUCKETS. */
 static inline unsigned int fhc_late_bucket(fq_u64 late_ns)
 {
-	fq_u64 us = late_ns / 1000;
+	fq_u64 us = fq_div64(late_ns, 1000);
 	unsigned int b = 0;
 
 	while (us && b < FABRIC_LATE_BUCKETS - 1) {

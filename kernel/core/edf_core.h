@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Deadline arithmetic of the edf qdisc (paper: edf-deadline-qos-two-vcs,
+ * section 3.1), shared by sch_edf.c, the unit tests and the simulator.
+ *
+ * Times are nanoseconds on one local clock (the kernel's monotonic
+ * clock); rates are bytes per second.  Every function saturates instead
+ * of wrapping, so no input can move a deadline backwards.
+ */
+#ifndef FQ_EDF_CORE_H
+#define FQ_EDF_CORE_H
+
+#include "core_types.h"
+
+#define EDF_NSEC_PER_SEC	1000000000ULL
+#define EDF_TIME_MAX		(~(fq_u64)0)
+
+/* Limits the qdisc accepts: 1 kbit/s .. 400 Gbit/s, packets up to 64 KB. */
+#define EDF_RATE_MIN		125ULL			/* bytes/s */
+#define EDF_RATE_MAX		50000000000ULL		/* bytes/s */
+#define EDF_LEN_MAX		65536U
+
+static inline fq_u64 edf_add_sat(fq_u64 a, fq_u64 b)
+{
+	return a > EDF_TIME_MAX - b ? EDF_TIME_MAX : a + b;
+}
+
+static inline fq_u64 edf_max(fq_u64 a, fq_u64 b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * Time to send @len bytes at @rate bytes/s, rounded up so that a flow
+ * never gets more than its rate.  len * 1e9 fits in 64 bits for any
+ * 32-bit length; a zero rate is treated as the slowest rate.
+ */
+static inline fq_u64 edf_tx_time(fq_u32 len, fq_u64 rate)
+{
+	fq_u64 bits = (fq_u64)len * EDF_NSEC_PER_SEC;
+
+	if (!rate)
+		rate = 1;
+	return fq_div64(bits + rate - 1, rate);
+}
+
+/* Virtual clock: D(Pi) = max(D(Pi-1), now) + L(Pi) / rate. */
+static inline fq_u64 edf_vclock_deadline(fq_u64 prev, fq_u64 now, fq_u32 len,
+					 fq_u64 rate)
+{
+	return edf_add_sat(edf_max(prev, now), edf_tx_time(len, rate));
+}
+
+/*
+ * Frame deadlines: every packet of a frame of @parts packets adds
+ * latency / parts, so a frame of any size completes about @latency after
+ * it started.
+ */
+static inline fq_u64 edf_frame_deadline(fq_u64 prev, fq_u64 now,
+					fq_u64 latency, fq_u32 parts)
+{
+	if (!parts)
+		parts = 1;
+	return edf_add_sat(edf_max(prev, now), fq_div64(latency, parts));
+}
+
+/* E = D - eligibility: a smoothed packet may not leave before E. */
+static inline fq_u64 edf_eligible_time(fq_u64 deadline, fq_u64 eligibility)
+{
+	return deadline > eligibility ? deadline - eligibility : 0;
+}
+
+static inline bool edf_is_eligible(fq_u64 now, fq_u64 deadline,
+				   fq_u64 eligibility)
+{
+	return now >= edf_eligible_time(deadline, eligibility);
+}
+
+/*
+ * Explicit deadlines (SO_TXTIME) are trusted only within @horizon of
+ * now: a deadline further out is clamped to now + horizon so one
+ * application cannot park a packet forever; a deadline in the past
+ * stays as it is (it is already late and goes first).
+ */
+static inline fq_u64 edf_txtime_deadline(fq_u64 txtime, fq_u64 now,
+					 fq_u64 horizon)
+{
+	fq_u64 limit = edf_add_sat(now, horizon);
+
+	return txtime > limit ? limit : txtime;
+}
+
+/* A flow's deadlines never go backwards, whatever the explicit times say. */
+static inline fq_u64 edf_monotonic(fq_u64 prev, fq_u64 deadline)
+{
+	return edf_max(prev, deadline);
+}
+
+#endif /* FQ_EDF_CORE_H */

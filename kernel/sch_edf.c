@@ -1,0 +1,1417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sch_edf: deadline (EDF / virtual clock) scheduling for host egress.
+ *
+ * Each class is a reservation.  Every packet gets a deadline from its
+ * flow's reservation when it is enqueued (core/edf_core.h):
+ *
+ *   rate R      D = max(D', now) + len / R           (virtual clock)
+ *   control     the same at the link rate
+ *   frame L     D = max(D', now) + L / parts          (one GSO send = a frame)
+ *   txtime      D = the packet's SO_TXTIME, no further than now + horizon
+ *
+ * where D' is the flow's previous deadline.  A flow's deadlines never go
+ * backwards, so its packets can wait in one FIFO and the scheduler only
+ * needs the flows' head packets: heaps over flows, not over packets, cost
+ * O(log active flows) per packet.
+ *
+ * Two virtual channels.  Regulated classes go strictly before best-effort
+ * ones.  In a "smooth" regulated class a head packet first waits in the
+ * eligible heap until E = D - eligibility, then moves to the ready heap;
+ * the ready heap sends earliest deadline first.  Best-effort classes are
+ * scheduled the same way but their clock starts from the VC's service
+ * frontier (self-clocked), so a class that wakes up does not starve the
+ * others: their rates act as weights for what regulated traffic leaves.
+ *
+ * With "rate" the qdisc paces its own output at the link rate, so queues
+ * form here and not in the device (needed on veth).  With "ttd on" the
+ * fabric header (fabric_hdr.ko) is pushed at dequeue, carrying the time
+ * to deadline D - now, so the next hop needs no synchronised clock.
+ *
+ * Paper: edf-deadline-qos-two-vcs, sections 3.1 to 3.3.
+ */
+#include <linux/ethtool.h>
+#include <linux/if_ether.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/rbtree.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <net/netlink.h>
+#include <net/pkt_cls.h>
+#include <net/pkt_sched.h>
+#include <net/sch_generic.h>
+#include <net/sock.h>
+
+#include "include/uapi/linux/pkt_sched_edf.h"
+#include "core/edf_core.h"
+#include "core/pheap.h"
+#include "fabric_hdr.h"
+
+#define EDF_FLOW_BUCKETS_LOG	10
+#define EDF_GC_BATCH		8	/* idle flows looked at per gc call */
+
+#define EDF_DEFAULT_LIMIT	10000
+#define EDF_DEFAULT_FLOW_LIMIT	100
+#define EDF_DEFAULT_MAX_FLOWS	65536
+#define EDF_DEFAULT_ELIG_NS	20000ULL
+#define EDF_DEFAULT_HORIZON_NS	(2 * NSEC_PER_SEC)
+#define EDF_MAX_LIMIT		1000000
+#define EDF_MAX_FLOWS_LIMIT	1048576
+#define EDF_MAX_ELIG_NS		NSEC_PER_SEC
+#define EDF_MIN_TIME_NS		1000ULL
+#define EDF_MAX_TIME_NS		(10 * NSEC_PER_SEC)
+/* When neither the qdisc nor the device tells the link rate. */
+#define EDF_FALLBACK_LINK_RATE	(1000000000ULL / 8)
+
+enum edf_flow_state {
+	EDF_FLOW_IDLE,		/* no packets; on q->idle if collectable */
+	EDF_FLOW_WAITING,	/* head waits for its eligible time */
+	EDF_FLOW_READY,		/* head in the ready heap of its VC */
+};
+
+struct edf_class;
+
+struct edf_flow {
+	struct rb_node		hash_node;	/* q->flows[], if per flow */
+	unsigned long		key;
+	struct edf_class	*cl;
+	struct list_head	cl_node;	/* cl->flows */
+	struct list_head	idle_node;	/* q->idle, oldest first */
+	struct pheap_node	heap_node;
+	struct sk_buff		*head;
+	struct sk_buff		*tail;
+	u32			qlen;
+	u32			hash;		/* flow id in the fabric header */
+	u32			seq;
+	u8			state;
+	bool			shared;		/* the class's own flow */
+	u64			last_deadline;
+};
+
+struct edf_class {
+	struct Qdisc_class_common common;
+	u8			mode;
+	u8			vc;
+	bool			smooth;
+	bool			perflow;
+	u64			rate;		/* bytes/s, 0 for control: link */
+	u64			latency;	/* frame mode, ns */
+	struct edf_flow		shared;		/* used when !perflow */
+	struct list_head	flows;
+	u32			nflows;
+	u32			active_flows;
+	u32			qlen;
+	u32			filter_cnt;
+	u64			backlog;
+	struct gnet_stats_basic_sync bstats;
+	struct gnet_stats_queue	qstats;
+	struct tc_edf_class_stats xs;	/* counters kept in uapi shape */
+};
+
+struct edf_sched {
+	/* configuration */
+	u64			rate;		/* pacing, bytes/s; 0: off */
+	u64			link_rate;	/* rate, else device speed */
+	u64			eligibility;
+	u64			horizon;
+	u32			limit;
+	u32			flow_limit;
+	u32			max_flows;
+	u32			default_minor;
+	bool			ttd;
+	u16			priomap[TC_EDF_PRIO_BANDS];
+
+	/* scheduling state */
+	struct pheap		waiting;	/* regulated flows by eligible time */
+	struct pheap		ready[__TC_EDF_VC_MAX]; /* by head deadline */
+	u64			be_vtime;	/* best-effort service frontier */
+	u64			next_tx;	/* pacer */
+	struct qdisc_watchdog	watchdog;
+
+	/* flows */
+	struct rb_root		*flows;		/* EDF_FLOW_BUCKETS buckets */
+	struct list_head	idle;
+	u32			nflows;
+
+	struct edf_class	default_cl;	/* unclassified traffic */
+	struct Qdisc_class_hash	clhash;
+	struct tcf_proto __rcu	*filter_list;
+	struct tcf_block	*block;
+	struct tc_edf_qd_stats	xs;
+};
+
+struct edf_skb_cb {
+	u64	deadline;
+	u8	msg_flags;	/* FABRIC_HDR_F_HEAD / _TAIL */
+};
+
+static struct kmem_cache *edf_flow_cache __read_mostly;
+
+static struct edf_skb_cb *edf_skb_cb(struct sk_buff *skb)
+{
+	qdisc_cb_private_validate(skb, sizeof(struct edf_skb_cb));
+	return (struct edf_skb_cb *)qdisc_skb_cb(skb)->data;
+}
+
+static bool edf_class_is_besteffort(const struct edf_class *cl)
+{
+	return cl->vc == TC_EDF_VC_BESTEFFORT;
+}
+
+/* ---- flows ---------------------------------------------------------- */
+
+static struct rb_root *edf_flow_bucket(struct edf_sched *q, unsigned long key)
+{
+	return &q->flows[hash_long(key, EDF_FLOW_BUCKETS_LOG)];
+}
+
+static void edf_flow_init(struct edf_flow *f, struct edf_class *cl,
+			  unsigned long key, u32 hash, bool shared)
+{
+	RB_CLEAR_NODE(&f->hash_node);
+	INIT_LIST_HEAD(&f->idle_node);
+	f->key = key;
+	f->cl = cl;
+	f->hash = hash;
+	f->shared = shared;
+	f->state = EDF_FLOW_IDLE;
+}
+
+/* Forget a flow that has no packets: its state goes with it. */
+static void edf_flow_free(struct edf_sched *q, struct edf_flow *f)
+{
+	list_del_init(&f->idle_node);
+	if (f->shared) {
+		f->last_deadline = 0;
+		f->seq = 0;
+		return;
+	}
+	rb_erase(&f->hash_node, edf_flow_bucket(q, f->key));
+	list_del(&f->cl_node);
+	f->cl->nflows--;
+	f->cl->xs.flows_collected++;
+	q->nflows--;
+	q->xs.flows_collected++;
+	kmem_cache_free(edf_flow_cache, f);
+}
+
+/*
+ * An idle flow whose last deadline has passed carries no state:
+ * max(D', now) = now for its next packet.  Look at a few of the oldest
+ * idle flows; bounded work per call.
+ */
+static void edf_flow_gc(struct edf_sched *q, u64 now)
+{
+	struct edf_flow *f, *tmp;
+	int n = 0;
+
+	list_for_each_entry_safe(f, tmp, &q->idle, idle_node) {
+		if (++n > EDF_GC_BATCH)
+			break;
+		if (f->last_deadline <= now)
+			edf_flow_free(q, f);
+	}
+}
+
+static struct edf_flow *edf_flow_lookup(struct edf_sched *q,
+					struct edf_class *cl,
+					struct sk_buff *skb, u64 now)
+{
+	struct rb_node **p, *parent = NULL;
+	struct rb_root *root;
+	struct edf_flow *f;
+	unsigned long key;
+	struct sock *sk = skb->sk;
+
+	if (!cl->perflow)
+		return &cl->shared;
+
+	/*
+	 * Local sockets are flows by socket: their hash can change on
+	 * retransmission timeouts, which would split a flow in two and
+	 * reorder it.  Forwarded traffic is a flow by its 5-tuple hash.
+	 */
+	if (sk && sk_fullsock(sk))
+		key = (unsigned long)sk;
+	else
+		key = skb_get_hash(skb);
+
+	root = edf_flow_bucket(q, key);
+	p = &root->rb_node;
+	while (*p) {
+		parent = *p;
+		f = rb_entry(parent, struct edf_flow, hash_node);
+		if (f->key == key && f->cl == cl)
+			return f;
+		if (f->key < key || (f->key == key && f->cl < cl))
+			p = &parent->rb_right;
+		else
+			p = &parent->rb_left;
+	}
+
+	if (q->nflows >= q->max_flows) {
+		edf_flow_gc(q, now);
+		/* still full: collect the flow that has been idle longest */
+		if (q->nflows >= q->max_flows && !list_empty(&q->idle))
+			edf_flow_free(q, list_first_entry(&q->idle, struct edf_flow,
+							  idle_node));
+		if (q->nflows >= q->max_flows)
+			return ERR_PTR(-ENOSPC);
+		/* the tree may have changed under our insertion point */
+		return edf_flow_lookup(q, cl, skb, now);
+	}
+
+	f = kmem_cache_zalloc(edf_flow_cache, GFP_ATOMIC | __GFP_NOWARN);
+	if (unlikely(!f))
+		return ERR_PTR(-ENOMEM);
+	edf_flow_init(f, cl, key, skb_get_hash(skb), false);
+	rb_link_node(&f->hash_node, parent, p);
+	rb_insert_color(&f->hash_node, root);
+	list_add_tail(&f->cl_node, &cl->flows);
+	cl->nflows++;
+	cl->xs.flows_created++;
+	q->nflows++;
+	q->xs.flows_created++;
+	return f;
+}
+
+static struct pheap *edf_flow_heap(struct edf_sched *q, struct edf_flow *f)
+{
+	if (f->state == EDF_FLOW_WAITING)
+		return &q->waiting;
+	return &q->ready[f->cl->vc];
+}
+
+/* Put a flow with packets where its head packet belongs. */
+static void edf_flow_place(struct edf_sched *q, struct edf_flow *f, u64 now)
+{
+	struct edf_class *cl = f->cl;
+	u64 d = edf_skb_cb(f->head)->deadline;
+
+	if (cl->smooth && !edf_is_eligible(now, d, q->eligibility)) {
+		f->state = EDF_FLOW_WAITING;
+		pheap_insert(&q->waiting, &f->heap_node,
+			     edf_eligible_time(d, q->eligibility));
+		cl->xs.held++;
+		q->xs.held++;
+	} else {
+		f->state = EDF_FLOW_READY;
+		pheap_insert(&q->ready[cl->vc], &f->heap_node, d);
+	}
+}
+
+static void edf_flow_add_skb(struct edf_flow *f, struct sk_buff *skb)
+{
+	skb->next = NULL;
+	if (f->head)
+		f->tail->next = skb;
+	else
+		f->head = skb;
+	f->tail = skb;
+	f->qlen++;
+}
+
+static struct sk_buff *edf_flow_take_head(struct edf_flow *f)
+{
+	struct sk_buff *skb = f->head;
+
+	f->head = skb->next;
+	if (!f->head)
+		f->tail = NULL;
+	skb_mark_not_on_list(skb);
+	f->qlen--;
+	return skb;
+}
+
+/* The flow has no more packets: out of the heaps, maybe collectable. */
+static void edf_flow_went_idle(struct edf_sched *q, struct edf_flow *f)
+{
+	f->state = EDF_FLOW_IDLE;
+	f->cl->active_flows--;
+	/* a class's own flow is never collected: it costs nothing idle */
+	if (!f->shared)
+		list_add_tail(&f->idle_node, &q->idle);
+}
+
+/* Drop every packet of a flow; the caller fixes the tree's backlog. */
+static void edf_flow_purge(struct Qdisc *sch, struct edf_flow *f,
+			   struct sk_buff **to_free)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct edf_class *cl = f->cl;
+	struct sk_buff *skb;
+
+	if (f->state != EDF_FLOW_IDLE) {
+		pheap_remove(edf_flow_heap(q, f), &f->heap_node);
+		edf_flow_went_idle(q, f);
+	}
+	while (f->head) {
+		skb = edf_flow_take_head(f);
+		cl->qlen--;
+		cl->backlog -= qdisc_pkt_len(skb);
+		sch->q.qlen--;
+		qdisc_qstats_backlog_dec(sch, skb);
+		if (to_free)
+			__qdisc_drop(skb, to_free);
+		else
+			rtnl_kfree_skbs(skb, skb);
+	}
+}
+
+/* ---- classes -------------------------------------------------------- */
+
+static struct edf_class *edf_find_class(struct Qdisc *sch, u32 classid)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct Qdisc_class_common *c = qdisc_class_find(&q->clhash, classid);
+
+	return c ? container_of(c, struct edf_class, common) : NULL;
+}
+
+static struct edf_class *edf_find_minor(struct Qdisc *sch, u32 minor)
+{
+	return minor ? edf_find_class(sch, TC_H_MAKE(sch->handle, minor)) : NULL;
+}
+
+static void edf_class_init(struct edf_class *cl, u32 classid)
+{
+	cl->common.classid = classid;
+	INIT_LIST_HEAD(&cl->flows);
+	gnet_stats_basic_sync_init(&cl->bstats);
+	edf_flow_init(&cl->shared, cl, 0, 0, true);
+}
+
+/*
+ * Classification order, as in the other classful qdiscs: skb->priority
+ * naming one of our classes, then the filters, then the priomap by
+ * skb->priority, then the default class.
+ */
+static struct edf_class *edf_classify(struct sk_buff *skb, struct Qdisc *sch,
+				      int *qerr)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct edf_class *cl = NULL;
+	struct tcf_result res;
+	struct tcf_proto *fl;
+	int result;
+
+	*qerr = NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
+	if (TC_H_MAJ(skb->priority ^ sch->handle) == 0) {
+		cl = edf_find_class(sch, skb->priority);
+		if (cl)
+			return cl;
+	}
+
+	fl = rcu_dereference_bh(q->filter_list);
+	result = tcf_classify(skb, NULL, fl, &res, false);
+	if (result >= 0) {
+#ifdef CONFIG_NET_CLS_ACT
+		switch (result) {
+		case TC_ACT_QUEUED:
+		case TC_ACT_STOLEN:
+		case TC_ACT_TRAP:
+			*qerr = NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
+			fallthrough;
+		case TC_ACT_SHOT:
+			return NULL;
+		}
+#endif
+		cl = (struct edf_class *)res.class;
+		if (!cl)
+			cl = edf_find_class(sch, res.classid);
+		if (cl)
+			return cl;
+	}
+
+	cl = edf_find_minor(sch, q->priomap[skb->priority & TC_PRIO_MAX]);
+	if (!cl)
+		cl = edf_find_minor(sch, q->default_minor);
+	if (!cl) {
+		cl = &q->default_cl;
+		q->xs.unclassified++;
+	}
+	return cl;
+}
+
+/* ---- deadlines ------------------------------------------------------ */
+
+/* The packet's SO_TXTIME deadline on our clock, or 0 if it has none. */
+static u64 edf_skb_txtime(const struct sk_buff *skb)
+{
+	const struct sock *sk = skb->sk;
+
+	if (!skb->tstamp || !sk || !sk_fullsock(sk) ||
+	    !sock_flag(sk, SOCK_TXTIME) || sk->sk_clockid != CLOCK_MONOTONIC)
+		return 0;
+	return ktime_to_ns(skb->tstamp);
+}
+
+static u64 edf_class_rate(const struct edf_sched *q, const struct edf_class *cl)
+{
+	if (cl->mode == TC_EDF_MODE_CONTROL || !cl->rate)
+		return q->link_rate;
+	return cl->rate;
+}
+
+static u64 edf_deadline(struct edf_sched *q, struct edf_flow *f,
+			u32 len, u32 parts, u64 txtime, u64 now)
+{
+	struct edf_class *cl = f->cl;
+	u64 d, start = now;
+
+	/* best-effort clocks run from the VC's frontier (see top) */
+	if (edf_class_is_besteffort(cl))
+		start = edf_max(now, q->be_vtime);
+
+	switch (cl->mode) {
+	case TC_EDF_MODE_FRAME:
+		if (txtime) {
+			d = edf_txtime_deadline(txtime, now, q->horizon);
+			break;
+		}
+		d = edf_frame_deadline(f->last_deadline, start, cl->latency, parts);
+		break;
+	case TC_EDF_MODE_TXTIME:
+		d = txtime ? edf_txtime_deadline(txtime, now, q->horizon) : start;
+		break;
+	default:
+		d = edf_vclock_deadline(f->last_deadline, start, len,
+					edf_class_rate(q, cl));
+		break;
+	}
+	d = edf_monotonic(f->last_deadline, d);
+	f->last_deadline = d;
+	return d;
+}
+
+/* ---- enqueue / dequeue ---------------------------------------------- */
+
+static int edf_drop(struct sk_buff *skb, struct Qdisc *sch,
+		    struct edf_class *cl, int reason, struct sk_buff **to_free)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+
+	q->xs.drops[reason]++;
+	cl->xs.drops[reason]++;
+	cl->qstats.drops++;
+	return qdisc_drop(skb, sch, to_free);
+}
+
+static int edf_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
+			   struct edf_class *cl, u32 parts, u8 msg_flags,
+			   u64 txtime, u64 now, struct sk_buff **to_free)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct edf_skb_cb *cb;
+	struct edf_flow *f;
+	u32 len = qdisc_pkt_len(skb);
+
+	if (unlikely(sch->q.qlen >= q->limit))
+		return edf_drop(skb, sch, cl, TC_EDF_DROP_LIMIT, to_free);
+
+	f = edf_flow_lookup(q, cl, skb, now);
+	if (IS_ERR(f))
+		return edf_drop(skb, sch, cl, PTR_ERR(f) == -ENOSPC ?
+				TC_EDF_DROP_FLOWS : TC_EDF_DROP_NOMEM, to_free);
+	if (unlikely(f->qlen >= q->flow_limit))
+		return edf_drop(skb, sch, cl, TC_EDF_DROP_FLOW_LIMIT, to_free);
+
+	cb = edf_skb_cb(skb);
+	cb->deadline = edf_deadline(q, f, len, parts, txtime, now);
+	cb->msg_flags = msg_flags;
+
+	edf_flow_add_skb(f, skb);
+	if (f->qlen == 1) {
+		list_del_init(&f->idle_node);
+		cl->active_flows++;
+		edf_flow_place(q, f, now);
+	}
+	cl->qlen++;
+	cl->backlog += len;
+	sch->q.qlen++;
+	qdisc_qstats_backlog_inc(sch, skb);
+	return NET_XMIT_SUCCESS;
+}
+
+/*
+ * A GSO packet is one frame of a frame-mode class and must be cut into
+ * wire packets before the fabric header can be pushed: segment it here,
+ * so every packet gets its own deadline.
+ */
+static bool edf_must_segment(const struct edf_sched *q,
+			     const struct edf_class *cl, const struct sk_buff *skb)
+{
+	return skb_is_gso(skb) && (q->ttd || cl->mode == TC_EDF_MODE_FRAME);
+}
+
+static int edf_enqueue_segments(struct sk_buff *skb, struct Qdisc *sch,
+				struct edf_class *cl, u64 txtime, u64 now,
+				struct sk_buff **to_free)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	netdev_features_t features = netif_skb_features(skb);
+	unsigned int prev_len = qdisc_pkt_len(skb), len = 0, seg_len;
+	struct sk_buff *segs, *seg, *next;
+	u32 parts = 0, queued = 0;
+	int ret;
+
+	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
+	if (IS_ERR_OR_NULL(segs))
+		return edf_drop(skb, sch, cl, TC_EDF_DROP_NOMEM, to_free);
+
+	skb_list_walk_safe(segs, seg, next)
+		parts++;
+	q->xs.gso_segmented++;
+
+	skb_list_walk_safe(segs, seg, next) {
+		u8 flags = 0;
+
+		skb_mark_not_on_list(seg);
+		if (seg == segs)
+			flags |= FABRIC_HDR_F_HEAD;
+		if (!next)
+			flags |= FABRIC_HDR_F_TAIL;
+		seg_len = seg->len;
+		qdisc_skb_cb(seg)->pkt_len = seg_len;
+		ret = edf_enqueue_one(seg, sch, cl, parts, flags, txtime, now,
+				      to_free);
+		if (ret == NET_XMIT_SUCCESS) {
+			queued++;
+			len += seg_len;
+		}
+	}
+	/* the parents counted one packet of prev_len bytes */
+	if (queued)
+		qdisc_tree_reduce_backlog(sch, 1 - (int)queued, prev_len - len);
+	consume_skb(skb);
+	return queued ? NET_XMIT_SUCCESS : NET_XMIT_DROP;
+}
+
+static int edf_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+		       struct sk_buff **to_free)
+{
+	struct edf_class *cl;
+	u64 now = ktime_get_ns();
+	u64 txtime;
+	int err;
+
+	cl = edf_classify(skb, sch, &err);
+	if (unlikely(!cl)) {
+		if (err & __NET_XMIT_BYPASS)
+			qdisc_qstats_drop(sch);
+		__qdisc_drop(skb, to_free);
+		return err;
+	}
+	txtime = edf_skb_txtime(skb);
+	if (edf_must_segment(qdisc_priv(sch), cl, skb))
+		return edf_enqueue_segments(skb, sch, cl, txtime, now, to_free);
+	return edf_enqueue_one(skb, sch, cl, 1,
+			       FABRIC_HDR_F_HEAD | FABRIC_HDR_F_TAIL,
+			       txtime, now, to_free);
+}
+
+/* Move regulated flows whose head became eligible to the ready heap. */
+static void edf_release_eligible(struct edf_sched *q, u64 now)
+{
+	struct pheap_node *n;
+	struct edf_flow *f;
+
+	while ((n = pheap_peek(&q->waiting)) && n->key <= now) {
+		pheap_pop(&q->waiting);
+		f = container_of(n, struct edf_flow, heap_node);
+		f->state = EDF_FLOW_READY;
+		pheap_insert(&q->ready[f->cl->vc], &f->heap_node,
+			     edf_skb_cb(f->head)->deadline);
+	}
+}
+
+static struct edf_flow *edf_pick_flow(struct edf_sched *q)
+{
+	struct pheap_node *n = pheap_peek(&q->ready[TC_EDF_VC_REGULATED]);
+
+	if (!n)
+		n = pheap_peek(&q->ready[TC_EDF_VC_BESTEFFORT]);
+	return n ? container_of(n, struct edf_flow, heap_node) : NULL;
+}
+
+static void edf_account_departure(struct edf_sched *q, struct edf_class *cl,
+				  u64 deadline, u64 now)
+{
+	u64 late;
+
+	if (edf_class_is_besteffort(cl))
+		q->be_vtime = edf_max(q->be_vtime, deadline);
+	if (now <= deadline)
+		return;
+	late = now - deadline;
+	cl->xs.deadline_misses++;
+	q->xs.deadline_misses++;
+	if (late > cl->xs.max_lateness_ns)
+		cl->xs.max_lateness_ns = late;
+	if (late > q->xs.max_lateness_ns)
+		q->xs.max_lateness_ns = late;
+}
+
+/*
+ * Push the fabric header.  The frame must still fit the device: the
+ * inner packet was sized for the route MTU, which must leave the header's
+ * 20 bytes (Documentation/edf.rst, "MTU").  Returns 0 or a drop reason.
+ */
+static int edf_push_ttd(struct Qdisc *sch, struct sk_buff *skb,
+			struct edf_flow *f, u64 deadline, u8 msg_flags, u64 now)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct net_device *dev = qdisc_dev(sch);
+	struct fhc_fields fields = {
+		.vc = f->cl->vc,
+		.head = msg_flags & FABRIC_HDR_F_HEAD,
+		.tail = msg_flags & FABRIC_HDR_F_TAIL,
+		.sl = TC_H_MIN(f->cl->common.classid) & 0xff,
+		.ttd_ns = fhc_clamp_ttd((s64)(deadline - now)),
+		.flow_id = f->hash,
+		.seq = f->seq,
+	};
+	int err;
+
+	if (unlikely(skb_is_gso(skb) ||
+		     skb->len + FABRIC_HDR_LEN > dev->mtu + dev->hard_header_len))
+		return TC_EDF_DROP_OVERSIZE;
+	err = fabric_hdr_push(skb, &fields);
+	/*
+	 * Frames the fabric does not carry (VLAN tags, LLDP...) are not
+	 * fabric traffic: they leave as they are rather than vanish.
+	 */
+	if (err == -EPROTONOSUPPORT)
+		return -1;
+	if (unlikely(err))
+		return TC_EDF_DROP_NOMEM;
+	f->seq++;
+	q->xs.ttd_pushed++;
+	return -1;
+}
+
+/*
+ * Take the head packet of flow @f (the root of its heap) and keep the
+ * flow and all counters consistent.
+ */
+static struct sk_buff *edf_take(struct Qdisc *sch, struct edf_flow *f, u64 now)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct edf_class *cl = f->cl;
+	struct sk_buff *skb;
+
+	pheap_remove(edf_flow_heap(q, f), &f->heap_node);
+	skb = edf_flow_take_head(f);
+	if (f->head)
+		edf_flow_place(q, f, now);
+	else
+		edf_flow_went_idle(q, f);
+	cl->qlen--;
+	cl->backlog -= qdisc_pkt_len(skb);
+	sch->q.qlen--;
+	qdisc_qstats_backlog_dec(sch, skb);
+	return skb;
+}
+
+static struct sk_buff *edf_dequeue(struct Qdisc *sch)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct edf_skb_cb *cb;
+	struct edf_class *cl;
+	struct sk_buff *skb;
+	struct edf_flow *f;
+	struct pheap_node *n;
+	u64 now;
+	int reason;
+
+again:
+	if (!sch->q.qlen)
+		return NULL;
+
+	now = ktime_get_ns();
+	if (q->rate && now < q->next_tx) {
+		q->xs.throttled++;
+		qdisc_watchdog_schedule_ns(&q->watchdog, q->next_tx);
+		return NULL;
+	}
+
+	edf_release_eligible(q, now);
+	f = edf_pick_flow(q);
+	if (!f) {
+		/* only smoothed packets, none eligible yet */
+		n = pheap_peek(&q->waiting);
+		if (n)
+			qdisc_watchdog_schedule_ns(&q->watchdog, n->key);
+		return NULL;
+	}
+
+	cl = f->cl;
+	skb = edf_take(sch, f, now);
+	cb = edf_skb_cb(skb);
+	edf_account_departure(q, cl, cb->deadline, now);
+	edf_flow_gc(q, now);
+
+	if (q->ttd) {
+		reason = edf_push_ttd(sch, skb, f, cb->deadline, cb->msg_flags,
+				      now);
+		if (reason >= 0) {
+			q->xs.drops[reason]++;
+			cl->xs.drops[reason]++;
+			cl->qstats.drops++;
+			qdisc_qstats_drop(sch);
+			qdisc_tree_reduce_backlog(sch, 1, qdisc_pkt_len(skb));
+			kfree_skb(skb);
+			goto again;
+		}
+	}
+
+	if (q->rate)
+		q->next_tx = edf_vclock_deadline(q->next_tx, now, skb->len,
+						 q->rate);
+	_bstats_update(&cl->bstats, qdisc_pkt_len(skb), 1);
+	cl->xs.packets++;
+	cl->xs.bytes += qdisc_pkt_len(skb);
+	qdisc_bstats_update(sch, skb);
+	return skb;
+}
+
+/*
+ * Drop one packet to make room after "limit" shrank: best-effort first,
+ * then smoothed packets still waiting, then regulated ones.  Within a
+ * heap it is the root's packet: a heap has no cheap maximum, and this
+ * runs only on a configuration change.
+ */
+static struct sk_buff *edf_drop_one(struct Qdisc *sch, u64 now)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct pheap_node *n;
+
+	n = pheap_peek(&q->ready[TC_EDF_VC_BESTEFFORT]);
+	if (!n)
+		n = pheap_peek(&q->waiting);
+	if (!n)
+		n = pheap_peek(&q->ready[TC_EDF_VC_REGULATED]);
+	if (!n)
+		return NULL;
+	return edf_take(sch, container_of(n, struct edf_flow, heap_node), now);
+}
+
+/* ---- configuration -------------------------------------------------- */
+
+/* Ranges wider than NLA_POLICY_RANGE's 16 bits. */
+static struct netlink_range_validation edf_limit_range = {
+	.min = 1, .max = EDF_MAX_LIMIT,
+};
+static struct netlink_range_validation edf_flows_range = {
+	.min = 1, .max = EDF_MAX_FLOWS_LIMIT,
+};
+static struct netlink_range_validation edf_elig_range = {
+	.min = 0, .max = EDF_MAX_ELIG_NS,
+};
+static struct netlink_range_validation edf_time_range = {
+	.min = EDF_MIN_TIME_NS, .max = EDF_MAX_TIME_NS,
+};
+static struct netlink_range_validation edf_minor_range = {
+	.min = 0, .max = 0xffff,
+};
+
+static const struct nla_policy edf_policy[TCA_EDF_MAX + 1] = {
+	[TCA_EDF_RATE]		= { .type = NLA_U64 },
+	[TCA_EDF_ELIGIBILITY]	= NLA_POLICY_FULL_RANGE(NLA_U64, &edf_elig_range),
+	[TCA_EDF_LIMIT]		= NLA_POLICY_FULL_RANGE(NLA_U32, &edf_limit_range),
+	[TCA_EDF_FLOW_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &edf_limit_range),
+	[TCA_EDF_MAX_FLOWS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &edf_flows_range),
+	[TCA_EDF_TTD]		= NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_EDF_HORIZON]	= NLA_POLICY_FULL_RANGE(NLA_U64, &edf_time_range),
+	[TCA_EDF_DEFAULT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &edf_minor_range),
+	[TCA_EDF_PRIOMAP]	= NLA_POLICY_EXACT_LEN(sizeof(u16) * TC_EDF_PRIO_BANDS),
+};
+
+static const struct nla_policy edf_class_policy[TCA_EDF_CLASS_MAX + 1] = {
+	[TCA_EDF_CLASS_MODE]	= NLA_POLICY_MAX(NLA_U8, TC_EDF_MODE_MAX),
+	[TCA_EDF_CLASS_RATE]	= { .type = NLA_U64 },
+	[TCA_EDF_CLASS_LATENCY]	= NLA_POLICY_FULL_RANGE(NLA_U64, &edf_time_range),
+	[TCA_EDF_CLASS_VC]	= NLA_POLICY_MAX(NLA_U8, TC_EDF_VC_MAX),
+	[TCA_EDF_CLASS_SMOOTH]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_EDF_CLASS_PERFLOW]	= NLA_POLICY_MAX(NLA_U8, 1),
+};
+
+/* NLA_POLICY_RANGE cannot hold 64-bit bounds on this kernel: check here. */
+static int edf_check_rate(u64 rate, bool zero_ok,
+			  struct netlink_ext_ack *extack)
+{
+	if (rate == 0 && zero_ok)
+		return 0;
+	if (rate < EDF_RATE_MIN || rate > EDF_RATE_MAX) {
+		if (zero_ok)
+			NL_SET_ERR_MSG_MOD(extack,
+					   "rate must be 0 (off) or between 1kbit and 400gbit");
+		else
+			NL_SET_ERR_MSG_MOD(extack,
+					   "class rate must be between 1kbit and 400gbit");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static u64 edf_device_rate(struct net_device *dev)
+{
+	struct ethtool_link_ksettings ks;
+
+	ASSERT_RTNL();
+	if (__ethtool_get_link_ksettings(dev, &ks) == 0 &&
+	    ks.base.speed != SPEED_UNKNOWN && ks.base.speed)
+		return (u64)ks.base.speed * 1000000ULL / 8;
+	return EDF_FALLBACK_LINK_RATE;
+}
+
+static int edf_change(struct Qdisc *sch, struct nlattr *opt,
+		      struct netlink_ext_ack *extack)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct nlattr *tb[TCA_EDF_MAX + 1];
+	u64 rate = q->rate, elig = q->eligibility, horizon = q->horizon;
+	u32 limit = q->limit, flow_limit = q->flow_limit;
+	unsigned int dropped_pkts = 0, dropped_bytes = 0;
+	struct sk_buff *skb;
+	int err;
+
+	if (!opt)
+		return 0;
+	err = nla_parse_nested(tb, TCA_EDF_MAX, opt, edf_policy, extack);
+	if (err < 0)
+		return err;
+
+	if (tb[TCA_EDF_RATE]) {
+		rate = nla_get_u64(tb[TCA_EDF_RATE]);
+		err = edf_check_rate(rate, true, extack);
+		if (err)
+			return err;
+	}
+	if (tb[TCA_EDF_LIMIT])
+		limit = nla_get_u32(tb[TCA_EDF_LIMIT]);
+	if (tb[TCA_EDF_FLOW_LIMIT])
+		flow_limit = nla_get_u32(tb[TCA_EDF_FLOW_LIMIT]);
+	if (flow_limit > limit) {
+		NL_SET_ERR_MSG_MOD(extack, "flow_limit cannot exceed limit");
+		return -EINVAL;
+	}
+	if (tb[TCA_EDF_ELIGIBILITY])
+		elig = nla_get_u64(tb[TCA_EDF_ELIGIBILITY]);
+	if (tb[TCA_EDF_HORIZON])
+		horizon = nla_get_u64(tb[TCA_EDF_HORIZON]);
+	if (elig > horizon) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "eligibility longer than the horizon: no deadline could use it");
+		return -EINVAL;
+	}
+
+	sch_tree_lock(sch);
+	q->rate = rate;
+	q->link_rate = rate ? rate : edf_device_rate(qdisc_dev(sch));
+	q->eligibility = elig;
+	q->horizon = horizon;
+	q->limit = limit;
+	q->flow_limit = flow_limit;
+	if (tb[TCA_EDF_MAX_FLOWS])
+		q->max_flows = nla_get_u32(tb[TCA_EDF_MAX_FLOWS]);
+	if (tb[TCA_EDF_TTD])
+		q->ttd = nla_get_u8(tb[TCA_EDF_TTD]);
+	if (tb[TCA_EDF_DEFAULT])
+		q->default_minor = nla_get_u32(tb[TCA_EDF_DEFAULT]);
+	if (tb[TCA_EDF_PRIOMAP])
+		memcpy(q->priomap, nla_data(tb[TCA_EDF_PRIOMAP]),
+		       sizeof(q->priomap));
+	q->default_cl.rate = q->link_rate;
+
+	/* a lower limit takes effect now, as in the in-tree qdiscs */
+	while (sch->q.qlen > q->limit) {
+		skb = edf_drop_one(sch, ktime_get_ns());
+		if (!skb)
+			break;
+		qdisc_qstats_drop(sch);
+		q->xs.drops[TC_EDF_DROP_LIMIT]++;
+		dropped_pkts++;
+		dropped_bytes += qdisc_pkt_len(skb);
+		rtnl_kfree_skbs(skb, skb);
+	}
+	qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
+	sch_tree_unlock(sch);
+	return 0;
+}
+
+static int edf_init(struct Qdisc *sch, struct nlattr *opt,
+		    struct netlink_ext_ack *extack)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	int err, i;
+
+	q->limit = EDF_DEFAULT_LIMIT;
+	q->flow_limit = EDF_DEFAULT_FLOW_LIMIT;
+	q->max_flows = EDF_DEFAULT_MAX_FLOWS;
+	q->eligibility = EDF_DEFAULT_ELIG_NS;
+	q->horizon = EDF_DEFAULT_HORIZON_NS;
+	q->link_rate = edf_device_rate(qdisc_dev(sch));
+	pheap_init(&q->waiting);
+	for (i = 0; i < __TC_EDF_VC_MAX; i++)
+		pheap_init(&q->ready[i]);
+	INIT_LIST_HEAD(&q->idle);
+	qdisc_watchdog_init(&q->watchdog, sch);
+
+	edf_class_init(&q->default_cl, 0);
+	q->default_cl.mode = TC_EDF_MODE_RATE;
+	q->default_cl.vc = TC_EDF_VC_BESTEFFORT;
+	q->default_cl.rate = q->link_rate;
+
+	q->flows = kvcalloc(1 << EDF_FLOW_BUCKETS_LOG, sizeof(*q->flows),
+			    GFP_KERNEL);
+	if (!q->flows)
+		return -ENOMEM;
+	for (i = 0; i < (1 << EDF_FLOW_BUCKETS_LOG); i++)
+		q->flows[i] = RB_ROOT;
+
+	err = tcf_block_get(&q->block, &q->filter_list, sch, extack);
+	if (err)
+		return err;
+	err = qdisc_class_hash_init(&q->clhash);
+	if (err)
+		return err;
+	return edf_change(sch, opt, extack);
+}
+
+/* Forget every flow of a class; all must be idle (no packets). */
+static void edf_class_free_flows(struct edf_sched *q, struct edf_class *cl)
+{
+	struct edf_flow *f, *tmp;
+
+	list_for_each_entry_safe(f, tmp, &cl->flows, cl_node)
+		edf_flow_free(q, f);
+	edf_flow_free(q, &cl->shared);
+}
+
+/*
+ * Drop a class's packets and forget its flows.  Our own counters go down
+ * here; the caller tells the parents (qdisc_tree_reduce_backlog) where
+ * they counted the packets.  Runs under the tree lock or at teardown.
+ */
+static void edf_class_purge(struct Qdisc *sch, struct edf_class *cl)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct edf_flow *f;
+
+	list_for_each_entry(f, &cl->flows, cl_node)
+		edf_flow_purge(sch, f, NULL);
+	edf_flow_purge(sch, &cl->shared, NULL);
+	edf_class_free_flows(q, cl);
+}
+
+static void edf_reset(struct Qdisc *sch)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct Qdisc_class_common *c;
+	struct edf_class *cl;
+	unsigned int i;
+
+	for (i = 0; i < q->clhash.hashsize; i++) {
+		hlist_for_each_entry(c, &q->clhash.hash[i], hnode) {
+			cl = container_of(c, struct edf_class, common);
+			edf_class_purge(sch, cl);
+		}
+	}
+	edf_class_purge(sch, &q->default_cl);
+	q->next_tx = 0;
+	q->be_vtime = 0;
+	qdisc_watchdog_cancel(&q->watchdog);
+}
+
+static void edf_destroy_class(struct Qdisc *sch, struct edf_class *cl)
+{
+	edf_class_purge(sch, cl);
+	kfree(cl);
+}
+
+static void edf_destroy(struct Qdisc *sch)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct Qdisc_class_common *c;
+	struct hlist_node *next;
+	unsigned int i;
+
+	tcf_block_put(q->block);
+	qdisc_watchdog_cancel(&q->watchdog);
+	if (q->clhash.hash) {
+		for (i = 0; i < q->clhash.hashsize; i++)
+			hlist_for_each_entry_safe(c, next, &q->clhash.hash[i], hnode)
+				edf_destroy_class(sch, container_of(c, struct edf_class,
+								    common));
+		qdisc_class_hash_destroy(&q->clhash);
+	}
+	if (q->flows) {
+		edf_class_purge(sch, &q->default_cl);
+		kvfree(q->flows);
+	}
+}
+
+static int edf_dump(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct nlattr *opts;
+
+	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!opts)
+		goto nla_put_failure;
+	if (nla_put_u64_64bit(skb, TCA_EDF_RATE, q->rate, TCA_EDF_PAD) ||
+	    nla_put_u64_64bit(skb, TCA_EDF_ELIGIBILITY, q->eligibility,
+			      TCA_EDF_PAD) ||
+	    nla_put_u32(skb, TCA_EDF_LIMIT, q->limit) ||
+	    nla_put_u32(skb, TCA_EDF_FLOW_LIMIT, q->flow_limit) ||
+	    nla_put_u32(skb, TCA_EDF_MAX_FLOWS, q->max_flows) ||
+	    nla_put_u8(skb, TCA_EDF_TTD, q->ttd) ||
+	    nla_put_u64_64bit(skb, TCA_EDF_HORIZON, q->horizon, TCA_EDF_PAD) ||
+	    nla_put_u32(skb, TCA_EDF_DEFAULT, q->default_minor) ||
+	    nla_put(skb, TCA_EDF_PRIOMAP, sizeof(q->priomap), q->priomap))
+		goto nla_put_failure;
+	return nla_nest_end(skb, opts);
+
+nla_put_failure:
+	nla_nest_cancel(skb, opts);
+	return -EMSGSIZE;
+}
+
+static int edf_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct tc_edf_qd_stats st;
+	struct Qdisc_class_common *c;
+	unsigned int i;
+	u32 active;
+
+	sch_tree_lock(sch);
+	active = q->default_cl.active_flows;
+	for (i = 0; i < q->clhash.hashsize; i++)
+		hlist_for_each_entry(c, &q->clhash.hash[i], hnode)
+			active += container_of(c, struct edf_class,
+					       common)->active_flows;
+	st = q->xs;
+	sch_tree_unlock(sch);
+	st.active_flows = active;
+	st.flows = q->nflows;
+	st.eligible_wait = q->waiting.count;
+	return gnet_stats_copy_app(d, &st, sizeof(st));
+}
+
+/* ---- class ops ------------------------------------------------------ */
+
+static struct Qdisc *edf_leaf(struct Qdisc *sch, unsigned long arg)
+{
+	return NULL;	/* flows are the queues: no child qdiscs */
+}
+
+static unsigned long edf_search(struct Qdisc *sch, u32 classid)
+{
+	return (unsigned long)edf_find_class(sch, classid);
+}
+
+static bool edf_class_is_busy(const struct edf_class *cl)
+{
+	return cl->qlen > 0;
+}
+
+static int edf_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
+			    struct nlattr **tca, unsigned long *arg,
+			    struct netlink_ext_ack *extack)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct edf_class *cl = (struct edf_class *)*arg;
+	struct nlattr *tb[TCA_EDF_CLASS_MAX + 1];
+	struct nlattr *opt = tca[TCA_OPTIONS];
+	u8 mode, vc;
+	bool smooth, perflow, new = !cl;
+	u64 rate, latency;
+	int err;
+
+	if (!opt) {
+		NL_SET_ERR_MSG_MOD(extack, "edf class options are required");
+		return -EINVAL;
+	}
+	if (parentid && parentid != TC_H_ROOT && parentid != sch->handle) {
+		NL_SET_ERR_MSG_MOD(extack, "edf classes hang directly off the qdisc");
+		return -EINVAL;
+	}
+	err = nla_parse_nested(tb, TCA_EDF_CLASS_MAX, opt, edf_class_policy,
+			       extack);
+	if (err < 0)
+		return err;
+
+	if (new) {
+		if (!classid || TC_H_MAJ(classid ^ sch->handle) ||
+		    !TC_H_MIN(classid)) {
+			NL_SET_ERR_MSG_MOD(extack, "invalid class id");
+			return -EINVAL;
+		}
+		if (edf_find_class(sch, classid)) {
+			NL_SET_ERR_MSG_MOD(extack, "class id already in use");
+			return -EEXIST;
+		}
+		if (!tb[TCA_EDF_CLASS_MODE]) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "a new class needs a mode: rate, control, frame or txtime");
+			return -EINVAL;
+		}
+		mode = TC_EDF_MODE_RATE;
+		vc = TC_EDF_VC_REGULATED;
+		smooth = false;
+		perflow = true;
+		rate = 0;
+		latency = 0;
+	} else {
+		mode = cl->mode;
+		vc = cl->vc;
+		smooth = cl->smooth;
+		perflow = cl->perflow;
+		rate = cl->rate;
+		latency = cl->latency;
+	}
+
+	if (tb[TCA_EDF_CLASS_MODE])
+		mode = nla_get_u8(tb[TCA_EDF_CLASS_MODE]);
+	if (tb[TCA_EDF_CLASS_VC]) {
+		vc = nla_get_u8(tb[TCA_EDF_CLASS_VC]);
+		/* best-effort classes share one clock by default (weights) */
+		if (new && !tb[TCA_EDF_CLASS_PERFLOW])
+			perflow = vc == TC_EDF_VC_REGULATED;
+	}
+	if (tb[TCA_EDF_CLASS_SMOOTH])
+		smooth = nla_get_u8(tb[TCA_EDF_CLASS_SMOOTH]);
+	if (tb[TCA_EDF_CLASS_PERFLOW])
+		perflow = nla_get_u8(tb[TCA_EDF_CLASS_PERFLOW]);
+	if (tb[TCA_EDF_CLASS_RATE]) {
+		rate = nla_get_u64(tb[TCA_EDF_CLASS_RATE]);
+		err = edf_check_rate(rate, false, extack);
+		if (err)
+			return err;
+	}
+	if (tb[TCA_EDF_CLASS_LATENCY])
+		latency = nla_get_u64(tb[TCA_EDF_CLASS_LATENCY]);
+
+	if (mode == TC_EDF_MODE_RATE && !rate) {
+		NL_SET_ERR_MSG_MOD(extack, "rate mode needs a rate");
+		return -EINVAL;
+	}
+	if (mode == TC_EDF_MODE_FRAME && !latency) {
+		NL_SET_ERR_MSG_MOD(extack, "frame mode needs a frame latency");
+		return -EINVAL;
+	}
+	if (smooth && vc != TC_EDF_VC_REGULATED) {
+		NL_SET_ERR_MSG_MOD(extack, "smooth applies to regulated classes only");
+		return -EINVAL;
+	}
+	if (!new && edf_class_is_busy(cl) &&
+	    (vc != cl->vc || smooth != cl->smooth || perflow != cl->perflow)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "class has queued packets: change vc, smooth or perflow when it is idle");
+		return -EBUSY;
+	}
+
+	if (new) {
+		cl = kzalloc(sizeof(*cl), GFP_KERNEL);
+		if (!cl)
+			return -ENOMEM;
+		edf_class_init(cl, classid);
+	}
+
+	sch_tree_lock(sch);
+	if (!new && perflow != cl->perflow)
+		edf_class_free_flows(q, cl);	/* idle: only state goes */
+	cl->mode = mode;
+	cl->vc = vc;
+	cl->smooth = smooth;
+	cl->perflow = perflow;
+	cl->rate = rate;
+	cl->latency = latency;
+	if (new)
+		qdisc_class_hash_insert(&q->clhash, &cl->common);
+	sch_tree_unlock(sch);
+
+	if (new)
+		qdisc_class_hash_grow(sch, &q->clhash);
+	*arg = (unsigned long)cl;
+	return 0;
+}
+
+static int edf_delete_class(struct Qdisc *sch, unsigned long arg,
+			    struct netlink_ext_ack *extack)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct edf_class *cl = (struct edf_class *)arg;
+	unsigned int qlen, backlog;
+
+	if (cl->filter_cnt) {
+		NL_SET_ERR_MSG_MOD(extack, "filters still point to this class");
+		return -EBUSY;
+	}
+
+	sch_tree_lock(sch);
+	qlen = cl->qlen;
+	backlog = cl->backlog;
+	edf_class_purge(sch, cl);
+	qdisc_tree_reduce_backlog(sch, qlen, backlog);
+	qdisc_class_hash_remove(&q->clhash, &cl->common);
+	sch_tree_unlock(sch);
+
+	kfree(cl);
+	return 0;
+}
+
+static struct tcf_block *edf_tcf_block(struct Qdisc *sch, unsigned long cl,
+				       struct netlink_ext_ack *extack)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+
+	if (cl) {
+		NL_SET_ERR_MSG_MOD(extack, "filters attach to the edf qdisc, not to its classes");
+		return NULL;
+	}
+	return q->block;
+}
+
+static unsigned long edf_bind_tcf(struct Qdisc *sch, unsigned long parent,
+				  u32 classid)
+{
+	struct edf_class *cl = edf_find_class(sch, classid);
+
+	if (cl)
+		cl->filter_cnt++;
+	return (unsigned long)cl;
+}
+
+static void edf_unbind_tcf(struct Qdisc *sch, unsigned long arg)
+{
+	struct edf_class *cl = (struct edf_class *)arg;
+
+	cl->filter_cnt--;
+}
+
+static int edf_dump_class(struct Qdisc *sch, unsigned long arg,
+			  struct sk_buff *skb, struct tcmsg *tcm)
+{
+	struct edf_class *cl = (struct edf_class *)arg;
+	struct nlattr *opts;
+
+	tcm->tcm_parent = TC_H_ROOT;
+	tcm->tcm_handle = cl->common.classid;
+	tcm->tcm_info = 0;
+
+	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!opts)
+		goto nla_put_failure;
+	if (nla_put_u8(skb, TCA_EDF_CLASS_MODE, cl->mode) ||
+	    (cl->rate &&
+	     nla_put_u64_64bit(skb, TCA_EDF_CLASS_RATE, cl->rate,
+			       TCA_EDF_CLASS_PAD)) ||
+	    (cl->latency &&
+	     nla_put_u64_64bit(skb, TCA_EDF_CLASS_LATENCY, cl->latency,
+			       TCA_EDF_CLASS_PAD)) ||
+	    nla_put_u8(skb, TCA_EDF_CLASS_VC, cl->vc) ||
+	    nla_put_u8(skb, TCA_EDF_CLASS_SMOOTH, cl->smooth) ||
+	    nla_put_u8(skb, TCA_EDF_CLASS_PERFLOW, cl->perflow))
+		goto nla_put_failure;
+	return nla_nest_end(skb, opts);
+
+nla_put_failure:
+	nla_nest_cancel(skb, opts);
+	return -EMSGSIZE;
+}
+
+static int edf_dump_class_stats(struct Qdisc *sch, unsigned long arg,
+				struct gnet_dump *d)
+{
+	struct edf_class *cl = (struct edf_class *)arg;
+	struct tc_edf_class_stats st;
+
+	sch_tree_lock(sch);
+	st = cl->xs;
+	st.active_flows = cl->active_flows;
+	st.flows = cl->nflows;
+	st.qlen = cl->qlen;
+	st.backlog = cl->backlog;
+	cl->qstats.backlog = cl->backlog;
+	sch_tree_unlock(sch);
+
+	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||
+	    gnet_stats_copy_queue(d, NULL, &cl->qstats, st.qlen) < 0)
+		return -1;
+	return gnet_stats_copy_app(d, &st, sizeof(st));
+}
+
+static void edf_walk(struct Qdisc *sch, struct qdisc_walker *arg)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct Qdisc_class_common *c;
+	unsigned int i;
+
+	if (arg->stop)
+		return;
+	for (i = 0; i < q->clhash.hashsize; i++) {
+		hlist_for_each_entry(c, &q->clhash.hash[i], hnode)
+			if (!tc_qdisc_stats_dump(sch, (unsigned long)c, arg))
+				return;
+	}
+}
+
+static const struct Qdisc_class_ops edf_class_ops = {
+	.leaf		= edf_leaf,
+	.find		= edf_search,
+	.change		= edf_change_class,
+	.delete		= edf_delete_class,
+	.walk		= edf_walk,
+	.tcf_block	= edf_tcf_block,
+	.bind_tcf	= edf_bind_tcf,
+	.unbind_tcf	= edf_unbind_tcf,
+	.dump		= edf_dump_class,
+	.dump_stats	= edf_dump_class_stats,
+};
+
+static struct Qdisc_ops edf_qdisc_ops __read_mostly = {
+	.cl_ops		= &edf_class_ops,
+	.id		= "edf",
+	.priv_size	= sizeof(struct edf_sched),
+	.enqueue	= edf_enqueue,
+	.dequeue	= edf_dequeue,
+	.peek		= qdisc_peek_dequeued,
+	.init		= edf_init,
+	.reset		= edf_reset,
+	.destroy	= edf_destroy,
+	.change		= edf_change,
+	.dump		= edf_dump,
+	.dump_stats	= edf_dump_stats,
+	.owner		= THIS_MODULE,
+};
+
+static int __init edf_module_init(void)
+{
+	int err;
+
+	edf_flow_cache = kmem_cache_create("edf_flow", sizeof(struct edf_flow),
+					   0, SLAB_HWCACHE_ALIGN, NULL);
+	if (!edf_flow_cache)
+		return -ENOMEM;
+	err = register_qdisc(&edf_qdisc_ops);
+	if (err)
+		kmem_cache_destroy(edf_flow_cache);
+	return err;
+}
+
+static void __exit edf_module_exit(void)
+{
+	unregister_qdisc(&edf_qdisc_ops);
+	kmem_cache_destroy(edf_flow_cache);
+}
+
+module_init(edf_module_init);
+module_exit(edf_module_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("EDF / virtual clock deadline scheduler with two VCs and TTD header");
+MODULE_ALIAS("sch_edf");

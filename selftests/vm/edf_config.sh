@@ -1,0 +1,184 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 120
+#
+# edf configuration: defaults, the boundaries of every parameter (largest
+# accepted, smallest rejected), extack messages, `tc -j` output field by
+# field, and that a rejected change leaves the old configuration.
+#
+#   [ns C] dummy0 (root qdisc edf 1:)
+. ./lib.sh
+
+require_cmd tc
+require_module sch_edf
+ns_create C
+ns_run C ip link add dummy0 type dummy || fatal "no dummy device"
+ns_run C ip link set dummy0 up
+
+tcq() { ns_exec C tc "$@"; }
+
+# qdisc_field KEY: the value of KEY in the edf qdisc's `tc -j` options
+qdisc_json() { tcq -j qdisc show dev dummy0 | tr -d ' \n'; }
+opt_field() { qdisc_json | sed -n "s/.*\"options\":{[^}]*\"$1\":\([^,}]*\).*/\1/p"; }
+# iproute2 6.1 prints classes as text only, even with -j
+class_line() { tcq class show dev dummy0 classid "$1" | head -n1; }
+# class_has CLASSID WORDS: the class line contains WORDS (word-bounded)
+class_has() {
+	class_line "$1" | grep -q " $2\( \|\$\)" ||
+		check_err 1 "class $1: '$(class_line "$1")' lacks '$2'"
+}
+
+# accept DESC ARGS...: tc must succeed
+accept() {
+	local desc=$1 out; shift
+	out=$(tcq "$@" 2>&1)
+	check_err $? "$desc: rejected: $out"
+}
+
+# reject DESC MSG_REGEX ARGS...: tc must fail, saying why
+reject() {
+	local desc=$1 msg=$2 out; shift 2
+	out=$(tcq "$@" 2>&1)
+	check_fail $? "$desc: accepted"
+	if [ -n "$msg" ] && ! echo "$out" | grep -Eq "$msg"; then
+		check_err 1 "$desc: message '$out' does not match '$msg'"
+	fi
+}
+
+Q="qdisc replace dev dummy0 root handle 1: edf"
+
+# --- defaults ------------------------------------------------------------------
+accept "add with defaults" qdisc add dev dummy0 root handle 1: edf
+check_eq "default rate" 0 "$(opt_field rate)"
+check_eq "default eligibility" 20000 "$(opt_field eligibility)"
+check_eq "default limit" 10000 "$(opt_field limit)"
+check_eq "default flow_limit" 100 "$(opt_field flow_limit)"
+check_eq "default flows" 65536 "$(opt_field flows)"
+check_eq "default ttd" false "$(opt_field ttd)"
+check_eq "default horizon" 2000000000 "$(opt_field horizon)"
+check_eq "default class" 0 "$(opt_field default)"
+log_test "defaults in tc -j"
+
+# --- qdisc parameters: largest accepted, smallest rejected ---------------------
+accept "rate 1kbit" $Q rate 1kbit
+check_eq "rate 1kbit in bytes/s" 125 "$(opt_field rate)"
+accept "rate 400gbit" $Q rate 400gbit
+check_eq "rate 400gbit in bytes/s" 50000000000 "$(opt_field rate)"
+accept "rate 0 (off)" $Q rate 0
+check_eq "rate off" 0 "$(opt_field rate)"
+reject "rate below 1kbit" "1kbit and 400gbit" $Q rate 999bit
+reject "rate above 400gbit" "1kbit and 400gbit" $Q rate 401gbit
+log_test "rate: 0 or 1kbit..400gbit"
+
+accept "eligibility 0" $Q eligibility 0
+check_eq "eligibility 0" 0 "$(opt_field eligibility)"
+accept "eligibility 1s" $Q eligibility 1s
+check_eq "eligibility 1s" 1000000000 "$(opt_field eligibility)"
+reject "eligibility above 1s" "" $Q eligibility 1000001us
+reject "eligibility above horizon" "horizon" $Q eligibility 500ms horizon 100ms
+accept "eligibility back to 20us" $Q eligibility 20us
+log_test "eligibility: 0..1s and not above the horizon"
+
+accept "limit 1" $Q limit 1 flow_limit 1
+check_eq "limit 1" 1 "$(opt_field limit)"
+accept "limit 1000000" $Q limit 1000000
+check_eq "limit 1000000" 1000000 "$(opt_field limit)"
+reject "limit 0" "" $Q limit 0
+reject "limit 1000001" "" $Q limit 1000001
+reject "flow_limit above limit" "flow_limit cannot exceed limit" $Q limit 10 flow_limit 11
+accept "flow_limit = limit" $Q limit 10 flow_limit 10
+reject "flow_limit 0" "" $Q flow_limit 0
+accept "limit back" $Q limit 10000 flow_limit 100
+log_test "limit 1..1000000, flow_limit 1..limit"
+
+accept "flows 1" $Q flows 1
+check_eq "flows 1" 1 "$(opt_field flows)"
+accept "flows 1048576" $Q flows 1048576
+check_eq "flows 1048576" 1048576 "$(opt_field flows)"
+reject "flows 0" "" $Q flows 0
+reject "flows 1048577" "" $Q flows 1048577
+log_test "flows 1..1048576"
+
+accept "horizon 1us" $Q horizon 1us eligibility 0
+check_eq "horizon 1us" 1000 "$(opt_field horizon)"
+accept "horizon 10s" $Q horizon 10s
+check_eq "horizon 10s" 10000000000 "$(opt_field horizon)"
+reject "horizon 11s" "" $Q horizon 11s
+reject "horizon below 1us" "" $Q horizon 999ns
+log_test "horizon 1us..10s"
+
+accept "ttd on" $Q ttd on
+check_eq "ttd on" true "$(opt_field ttd)"
+accept "ttd off" $Q ttd off
+check_eq "ttd off" false "$(opt_field ttd)"
+reject "ttd maybe" "" $Q ttd maybe
+log_test "ttd on/off"
+
+accept "default ffff" $Q default ffff
+check_eq "default 0xffff" 65535 "$(opt_field default)"
+reject "default 10000 (hex)" "" $Q default 10000
+accept "priomap" $Q priomap 1 2 3 0 0 0 0 0 0 0 0 0 0 0 0 4
+tcq -j qdisc show dev dummy0 | tr -d ' \n' | grep -q '"priomap":\[1,2,3,0,0,0,0,0,0,0,0,0,0,0,0,4\]'
+check_err $? "priomap not shown as given: $(qdisc_json)"
+log_test "default and priomap"
+
+# --- a rejected change keeps the old configuration ----------------------------
+accept "known state" $Q rate 10mbit limit 500 flow_limit 50 eligibility 30us
+reject "bad change" "" $Q rate 20mbit limit 0
+check_eq "rate kept" 1250000 "$(opt_field rate)"
+check_eq "limit kept" 500 "$(opt_field limit)"
+reject "bad change 2" "" $Q limit 40 flow_limit 41
+check_eq "limit kept after flow_limit error" 500 "$(opt_field limit)"
+check_eq "eligibility kept" 30000 "$(opt_field eligibility)"
+log_test "rejected change leaves the old configuration"
+
+# --- classes ---------------------------------------------------------------------
+C="class add dev dummy0 parent 1: classid"
+accept "control class" $C 1:1 edf control
+class_has 1:1 "mode control"
+class_has 1:1 "regulated"
+class_has 1:1 "perflow on"
+accept "frame class" $C 1:2 edf frame 10ms smooth
+class_has 1:2 "mode frame"
+class_has 1:2 "latency 10ms"
+class_has 1:2 "smooth"
+accept "best-effort class" $C 1:3 edf rate 200mbit besteffort
+class_has 1:3 "rate 200Mbit"
+class_has 1:3 "besteffort"
+class_has 1:3 "perflow off"
+accept "txtime class" $C 1:4 edf txtime
+log_test "class modes shown by tc class show"
+
+accept "class rate 1kbit" $C 1:10 edf rate 1kbit
+accept "class rate 400gbit" $C 1:11 edf rate 400gbit
+reject "class rate 999bit" "1kbit and 400gbit" $C 1:12 edf rate 999bit
+reject "class rate 401gbit" "1kbit and 400gbit" $C 1:12 edf rate 401gbit
+accept "frame 1us" $C 1:13 edf frame 1us
+accept "frame 10s" $C 1:14 edf frame 10s
+reject "frame 11s" "" $C 1:15 edf frame 11s
+reject "frame 999ns" "" $C 1:15 edf frame 999ns
+log_test "class rate 1kbit..400gbit, frame latency 1us..10s"
+
+reject "smooth best effort" "smooth applies to regulated classes only" \
+	$C 1:20 edf rate 10mbit besteffort smooth
+reject "no mode" "needs a mode" $C 1:21 edf besteffort
+reject "duplicate class" "" $C 1:1 edf control
+reject "class under a class" "" class add dev dummy0 parent 1:1 classid 1:22 edf control
+accept "change rate of 1:3" class change dev dummy0 classid 1:3 edf rate 300mbit
+class_has 1:3 "rate 300Mbit"
+class_has 1:3 "besteffort"
+log_test "class errors and changes"
+
+accept "filter to 1:3" filter add dev dummy0 parent 1: protocol ip prio 1 u32 \
+	match ip dport 5000 0xffff flowid 1:3
+reject "delete class with a filter" "filters still point" class del dev dummy0 classid 1:3
+accept "delete filter" filter del dev dummy0 parent 1: prio 1
+accept "delete class" class del dev dummy0 classid 1:3
+tcq class show dev dummy0 | grep -q "class edf 1:3 "
+check_fail $? "1:3 still listed after delete"
+log_test "class delete refused while filters point to it"
+
+accept "delete qdisc" qdisc del dev dummy0 root
+log_test "qdisc delete with classes"
+
+exit $EXIT_STATUS

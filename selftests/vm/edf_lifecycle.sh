@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 180
+#
+# edf under traffic: change, class add/delete, replace, delete and module
+# unload while a sender keeps the queue full.  Passing means no kernel
+# warning (the harness checks the log), the qdisc's counters stay
+# consistent (no negative or stuck backlog), and traffic flows after.
+#
+#   [ns A] veth0 (edf, rate 20mbit) ----> veth1 [ns B] udp-lat recv
+#     10.7.0.1/24                          10.7.0.2/24
+. ./lib.sh
+
+require_cmd tc udp-lat
+require_module sch_edf
+tmp_dir_create
+ns_create A
+ns_create B
+veth_create A veth0 10.7.0.1/24 B veth1 10.7.0.2/24 02:00:00:00:07:02
+
+edf_setup() {
+	ns_run A tc qdisc replace dev veth0 root handle 1: edf rate 20mbit &&
+	ns_run A tc class replace dev veth0 parent 1: classid 1:1 edf control &&
+	ns_run A tc class replace dev veth0 parent 1: classid 1:2 edf rate 5mbit besteffort &&
+	ns_run A tc class replace dev veth0 parent 1: classid 1:3 edf frame 5ms smooth
+}
+
+# qlen and backlog of the root qdisc, "qlen backlog"
+root_backlog() {
+	ns_exec A tc -s -j qdisc show dev veth0 | tr -d ' \n' |
+		sed -n 's/.*"backlog":\([0-9]*\),"qlen":\([0-9]*\).*/\2 \1/p'
+}
+
+start_traffic() {	# SECONDS
+	ns_bg B udp-lat recv --port 7000 --ports 3 --duration "$1" --ready "$TMP_DIR/recv.ready" \
+		> "$TMP_DIR/recv.out" 2> "$TMP_DIR/recv.err"
+	RECV_PID=$BG_PID
+	wait_for 10 test -e "$TMP_DIR/recv.ready" || fatal "receiver did not start"
+	rm -f "$TMP_DIR/recv.ready"
+	ns_bg A udp-lat send --dst 10.7.0.2 --port 7000 --size 1000 --duration "$1" \
+		--streams 3 --prio 0x10001 --prio 0x10002 --prio 0x10003 \
+		> "$TMP_DIR/send.out" 2> "$TMP_DIR/send.err"
+	SEND_PID=$BG_PID
+}
+
+edf_setup || fatal "cannot set up edf"
+start_traffic 20
+
+# --- changes under load ----------------------------------------------------------
+for i in 1 2 3 4 5; do
+	ns_run A tc qdisc change dev veth0 root handle 1: edf limit $((100 * i)) flow_limit 50
+	check_err $? "qdisc change $i"
+	ns_run A tc class change dev veth0 classid 1:2 edf rate $((i))mbit besteffort
+	check_err $? "class change $i"
+	sleep 0.2
+done
+log_test "qdisc and class changes under load"
+
+ns_run A tc qdisc change dev veth0 root handle 1: edf limit 1 flow_limit 1
+check_err $? "shrinking the limit under load"
+sleep 0.5
+read -r qlen backlog <<< "$(root_backlog)"
+[ "${qlen:-99}" -le 1 ]
+check_err $? "qlen $qlen above limit 1"
+ns_run A tc qdisc change dev veth0 root handle 1: edf limit 10000 flow_limit 100
+log_test "limit shrunk under load drops the excess"
+
+for i in 1 2 3; do
+	ns_run A tc class del dev veth0 classid 1:2
+	check_err $? "class delete $i under load"
+	sleep 0.2
+	ns_run A tc class add dev veth0 parent 1: classid 1:2 edf rate 5mbit besteffort
+	check_err $? "class add $i under load"
+	sleep 0.2
+done
+log_test "class delete/add under load"
+
+for i in 1 2 3; do
+	ns_run A tc qdisc del dev veth0 root
+	check_err $? "qdisc delete $i under load"
+	edf_setup
+	check_err $? "qdisc re-add $i under load"
+	sleep 0.3
+done
+log_test "qdisc delete/add under load"
+
+for i in 1 2 3; do
+	ns_run A tc qdisc replace dev veth0 root handle 2: pfifo limit 100
+	check_err $? "replace edf by pfifo $i"
+	sleep 0.2
+	edf_setup
+	check_err $? "replace pfifo by edf $i"
+	sleep 0.2
+done
+log_test "qdisc replace under load"
+
+# --- module unload under load ----------------------------------------------------
+for i in 1 2 3; do
+	ns_run A tc qdisc del dev veth0 root
+	modprobe -r sch_edf
+	check_err $? "modprobe -r sch_edf under load ($i)"
+	! module_is_loaded sch_edf
+	check_err $? "sch_edf still loaded"
+	# the kernel loads it again by itself on the next tc command
+	edf_setup
+	check_err $? "edf set up again after unload $i"
+	sleep 0.3
+done
+log_test "module unload and autoload under load"
+
+# --- traffic still flows, accounting is sane ---------------------------------------
+before=$(ns_exec A tc -s -j qdisc show dev veth0 | tr -d ' \n' |
+	sed -n 's/.*"packets":\([0-9]*\).*/\1/p')
+sleep 1
+after=$(ns_exec A tc -s -j qdisc show dev veth0 | tr -d ' \n' |
+	sed -n 's/.*"packets":\([0-9]*\).*/\1/p')
+[ "${after:-0}" -gt "${before:-0}" ]
+check_err $? "edf sends nothing after the churn ($before -> $after packets)"
+log_test "traffic flows through edf after the churn"
+
+bg_wait "$SEND_PID"
+bg_wait "$RECV_PID"
+check_err $? "receiver: $(cat "$TMP_DIR/recv.err")"
+read -r qlen backlog <<< "$(root_backlog)"
+check_eq "qlen when idle" 0 "$qlen"
+check_eq "backlog when idle" 0 "$backlog"
+log_test "empty qdisc reports qlen 0 and backlog 0"
+
+ns_run A tc qdisc del dev veth0 root
+modprobe -r sch_edf
+check_err $? "final unload"
+log_test "final unload"
+
+exit $EXIT_STATUS

@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 120
+# vm: deterministic
+#
+# edf with "ttd on": every frame carries the fabric header with
+# TTD = D - now, and the receiver's fabric_hdr statistics agree with the
+# sender's deadlines: frames on time arrive with TTD >= 0; a burst that
+# the 2 Mbit/s link cannot carry at the class's 20 Mbit/s reservation
+# arrives late by exactly what the qdisc counted as deadline misses, the
+# largest lateness following D(Pk) = D(P0) + k * len / rate.  Frames that
+# would exceed the MTU with the header are dropped and counted.
+#
+#   [ns A] veth0 (edf rate 2mbit ttd on) ---> veth1 [ns B] fabric_hdr
+#     1:1 rate 20mbit (regulated)               udp-lat recv, fabric-stat
+. ./lib.sh
+
+require_cmd tc udp-lat fabric-stat
+require_module sch_edf
+require_module fabric_hdr
+tmp_dir_create
+ns_create A
+ns_create B
+veth_create A veth0 10.11.0.1/24 B veth1 10.11.0.2/24 02:00:00:00:11:02
+# no IPv6 chatter (router solicitations, MLD) to mix into exact counts
+ns_exec A sysctl -qw net.ipv6.conf.veth0.disable_ipv6=1
+
+ns_run A tc qdisc add dev veth0 root handle 1: edf rate 2mbit ttd on || fatal "edf"
+ns_run A tc class add dev veth0 parent 1: classid 1:1 edf rate 20mbit || fatal "1:1"
+# a permanent neighbour: no ARP frame of ours mixes into the counts
+ns_run A ip neigh replace 10.11.0.2 lladdr 02:00:00:00:11:02 dev veth0 nud permanent
+
+SIZE=1000
+WIRE=$((SIZE + 8 + 20 + 14))			# qdisc's length before the header
+STEP_NS=$((WIRE * 8 * 1000000000 / 20000000))	# len / rate, 20 Mbit/s
+LINK_NS=$(((WIRE + 20) * 8 * 1000000000 / 2000000))	# one frame at 2 Mbit/s
+
+stat_b() { ns_exec B fabric-stat -j veth1; }
+qstat() { ns_exec A tc -s -j qdisc show dev veth0 | tr -d ' \n' |
+	sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
+
+recv_start() {	# COUNT
+	rm -f "$TMP_DIR/ready"
+	ns_bg B udp-lat recv --port 9200 --duration 30 --count "$1" \
+		--ready "$TMP_DIR/ready" > "$TMP_DIR/recv.out"
+	RECV=$BG_PID
+	wait_for 10 test -e "$TMP_DIR/ready" || fatal "receiver did not start"
+}
+
+# --- on time: an idle link sends each frame well before its deadline --------
+recv_start 20
+ns_run A udp-lat send --dst 10.11.0.2 --port 9200 --size $SIZE --rate 50 \
+	--count 20 --prio 1:1 > /dev/null
+bg_wait "$RECV"
+check_err $? "receiver did not get 20 datagrams"
+json=$(stat_b)
+check_eq "fabric frames received" 20 "$(json_u64 "$json" rx_frames)"
+check_eq "late frames" 0 "$(json_u64 "$json" late)"
+check_eq "qdisc deadline misses" 0 "$(qstat deadline_misses)"
+check_eq "headers pushed" 20 "$(qstat ttd_pushed)"
+log_test "paced frames arrive with TTD >= 0, payloads intact"
+
+# --- late: a burst the link cannot carry at the reserved rate --------------------
+BURST=30
+recv_start $BURST
+ns_run A udp-lat send --dst 10.11.0.2 --port 9200 --size $SIZE --burst $BURST \
+	--prio 1:1 > /dev/null
+bg_wait "$RECV"
+check_err $? "receiver did not get the burst"
+json=$(stat_b)
+late=$(json_u64 "$json" late)
+late_max=$(json_u64 "$json" late_max_ns)
+misses=$(qstat deadline_misses)
+qmax=$(qstat max_lateness)
+log_info "receiver: late $late, late_max ${late_max} ns; qdisc: misses $misses, max ${qmax} ns"
+check_eq "frames received" $((20 + BURST)) "$(json_u64 "$json" rx_frames)"
+check_eq "receiver's late count = qdisc's deadline misses" "$misses" "$late"
+check_eq "receiver's largest lateness = qdisc's" "$qmax" "$late_max"
+log_test "TTD on the wire agrees with the qdisc's deadlines"
+
+# k-th frame of the burst leaves k link-times after the first and is due
+# k + 1 reservation steps after it: late by k * LINK - (k + 1) * STEP
+expect=$(( (BURST - 1) * LINK_NS - BURST * STEP_NS ))
+log_info "largest lateness expected from the formula: $expect ns"
+[ "$late" -ge $((BURST - 2)) ] && [ "$late" -le $((BURST - 1)) ]
+check_err $? "$late of $BURST frames late, want $((BURST - 1)) (all but the first)"
+awk -v m="$late_max" -v e="$expect" 'BEGIN { exit !(m >= 0.9 * e && m <= 1.1 * e) }'
+check_err $? "largest lateness $late_max ns, formula says $expect ns (+-10 %)"
+hist_sum=$(json_hist "$json" | tr ',' '\n' | awk '{ s += $1 } END { print s + 0 }')
+check_eq "histogram total" "$late" "$hist_sum"
+log_test "lateness follows D(Pk) = D(P0) + k * len / rate"
+
+# --- MTU: a full-size IP packet has no room for the header --------------------------
+before=$(json_u64 "$(stat_b)" rx_frames)
+ns_run A udp-lat send --dst 10.11.0.2 --port 9200 --size 1472 --count 5 --rate 100 \
+	--prio 1:1 > /dev/null
+sleep 0.5
+oversize=$(ns_exec A tc -s -j qdisc show dev veth0 | tr -d ' \n' |
+	sed -n 's/.*"drop_reasons":{[^}]*"oversize":\([0-9]*\).*/\1/p')
+check_eq "oversize drops" 5 "$oversize"
+check_eq "frames received after oversize sends" "$before" "$(json_u64 "$(stat_b)" rx_frames)"
+log_test "frames too big for the MTU with the header are dropped and counted"
+
+exit $EXIT_STATUS

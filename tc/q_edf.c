@@ -1,0 +1,871 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * q_edf.c	tc plugin for the edf qdisc (kernel/sch_edf.c).
+ *
+ * Turns "tc qdisc ... edf ..." and "tc class ... edf ..." into the
+ * netlink attributes of uapi/linux/pkt_sched_edf.h, and prints options
+ * and statistics back, as plain text or, with "tc -j", as JSON.  The
+ * parameters, their units, defaults and ranges are described in
+ * Documentation/edf.rst in the same words as explain() below.
+ *
+ * The stock tc of iproute2 6.1 dlopen()s $TC_LIB_DIR/q_edf.so and looks
+ * up edf_qdisc_util.  No iproute2 headers are installed, so the little
+ * of tc's ABI we need is declared here, as iproute2 6.1 has it
+ * (include/utils.h, libnetlink.h, json_print.h, color.h, tc/tc_util.h).
+ * tc is linked with -rdynamic: the helpers resolve against the binary
+ * when we are loaded.  Only what "nm -D --defined-only /usr/sbin/tc"
+ * lists may be used; print_uint() and friends are inline in tc and so
+ * are not there: we call the exported print_color_*() ourselves.
+ *
+ * On the wire rates are bytes/s, times nanoseconds, limits packets.
+ * Only the options the user gave are sent; the kernel checks ranges and
+ * says why it refuses (extack), we refuse what cannot be parsed.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+
+#include <linux/pkt_sched_edf.h>
+
+/* ---- tc's side (iproute2 6.1) ----------------------------------------- */
+
+struct qdisc_util {
+	struct qdisc_util *next;
+	const char *id;
+	int (*parse_qopt)(struct qdisc_util *qu, int argc, char **argv,
+			  struct nlmsghdr *n, const char *dev);
+	int (*print_qopt)(struct qdisc_util *qu, FILE *f, struct rtattr *opt);
+	int (*print_xstats)(struct qdisc_util *qu, FILE *f,
+			    struct rtattr *xstats);
+	int (*parse_copt)(struct qdisc_util *qu, int argc, char **argv,
+			  struct nlmsghdr *n, const char *dev);
+	int (*print_copt)(struct qdisc_util *qu, FILE *f, struct rtattr *opt);
+	int (*has_block)(struct qdisc_util *qu, struct rtattr *opt,
+			 __u32 block_idx, bool *p_has);
+};
+
+/* json_print.h: PRINT_ANY is 4, not FP | JSON. */
+enum output_type {
+	PRINT_FP = 1,
+	PRINT_JSON = 2,
+	PRINT_ANY = 4,
+};
+
+/* color.h: COLOR_NONE is the last entry, not 0. */
+enum color_attr {
+	COLOR_IFNAME,
+	COLOR_MAC,
+	COLOR_INET,
+	COLOR_INET6,
+	COLOR_OPERSTATE_UP,
+	COLOR_OPERSTATE_DOWN,
+	COLOR_NONE
+};
+
+/* tc's request buffers leave TCA_BUF_MAX (64 KiB) for attributes. */
+#define EDF_MSG_MAX	(64 * 1024)
+
+/* The text buffer sprint_time64() fills (SPRINT_BSIZE). */
+#define EDF_SPRINT_BSIZE	64
+
+int addattr8(struct nlmsghdr *n, int maxlen, int type, __u8 data);
+int addattr32(struct nlmsghdr *n, int maxlen, int type, __u32 data);
+int addattr64(struct nlmsghdr *n, int maxlen, int type, __u64 data);
+int addattr_l(struct nlmsghdr *n, int maxlen, int type, const void *data,
+	      int alen);
+struct rtattr *addattr_nest(struct nlmsghdr *n, int maxlen, int type);
+int addattr_nest_end(struct nlmsghdr *n, struct rtattr *nest);
+int parse_rtattr_flags(struct rtattr *tb[], int max, struct rtattr *rta,
+		       int len, unsigned short flags);
+
+int get_u32(__u32 *val, const char *arg, int base);
+int get_rate64(__u64 *rate, const char *str);
+int get_percent_rate64(__u64 *rate, const char *str, const char *dev);
+int get_time64(__s64 *time, const char *str);
+char *sprint_time64(__s64 time, char *buf);
+
+void open_json_object(const char *str);
+void close_json_object(void);
+void open_json_array(enum output_type type, const char *str);
+void close_json_array(enum output_type type, const char *str);
+void print_nl(void);
+int print_color_uint(enum output_type t, enum color_attr color,
+		     const char *key, const char *fmt, unsigned int value);
+int print_color_u64(enum output_type t, enum color_attr color,
+		    const char *key, const char *fmt, uint64_t value);
+int print_color_string(enum output_type t, enum color_attr color,
+		       const char *key, const char *fmt, const char *value);
+int print_color_bool(enum output_type t, enum color_attr color,
+		     const char *key, const char *fmt, bool value);
+int print_color_on_off(enum output_type t, enum color_attr color,
+		       const char *key, const char *fmt, bool value);
+void tc_print_rate(enum output_type t, const char *key, const char *fmt,
+		   unsigned long long rate);
+
+/* ---- usage ------------------------------------------------------------- */
+
+static void edf_explain(void)
+{
+	fprintf(stderr,
+		"Usage: ... edf [ rate RATE ] [ eligibility TIME ] [ limit PACKETS ]\n"
+		"               [ flow_limit PACKETS ] [ flows NUMBER ] [ ttd { on | off } ]\n"
+		"               [ horizon TIME ] [ default MINOR ] [ priomap P0 P1 ... P15 ]\n"
+		"       class ... edf { rate RATE | control | frame LATENCY | txtime }\n"
+		"               [ regulated | besteffort ] [ smooth | nosmooth ]\n"
+		"               [ perflow { on | off } ]\n"
+		"qdisc (default in parentheses):\n"
+		"  rate         link rate; output is paced at it, 0: no pacing (none)\n"
+		"  eligibility  a smooth class's packet waits until deadline - TIME (20us)\n"
+		"  limit        packets queued in the qdisc (10000)\n"
+		"  flow_limit   packets queued per flow (100)\n"
+		"  flows        flows kept at once (65536)\n"
+		"  ttd          push the fabric header at dequeue (off)\n"
+		"  horizon      SO_TXTIME deadlines beyond now + TIME are clamped (2s)\n"
+		"  default      class of unclassified traffic, 0: built-in (0)\n"
+		"  priomap      classes of skb->priority 0..15, 0: default (all 0)\n"
+		"class:\n"
+		"  rate         deadlines at RATE; with besteffort: a weight\n"
+		"  control      deadlines at the link rate\n"
+		"  frame        each GSO send (a frame) is due LATENCY after it starts\n"
+		"  txtime       deadline = the packet's SO_TXTIME\n"
+		"  regulated    regulated classes go strictly before besteffort ones (regulated)\n"
+		"  smooth       packets wait until deadline - eligibility (nosmooth)\n"
+		"  perflow      deadlines per flow or per class (regulated: on, besteffort: off)\n"
+		"RATE: 100mbit, 10gbit, 5%%.  TIME, LATENCY: 20us, 1.5ms, 2s (bare number: ns).\n"
+		"MINOR, P0..P15: class minor in hex, \"3\" or \"1:3\".\n");
+}
+
+/* ---- parsing helpers ----------------------------------------------------- */
+
+static int edf_illegal(const char *key)
+{
+	fprintf(stderr, "Illegal \"%s\"\n", key);
+	return -1;
+}
+
+/* Remember that @key (attribute @attr) was given; once is enough. */
+static int edf_once(unsigned int *given, int attr, const char *key)
+{
+	if (*given & (1U << attr)) {
+		fprintf(stderr, "edf: \"%s\" is given twice\n", key);
+		return -1;
+	}
+	*given |= 1U << attr;
+	return 0;
+}
+
+/* Step from a keyword to its value. */
+static int edf_next_arg(int *argc, char ***argv)
+{
+	if (*argc < 2) {
+		fprintf(stderr, "Command line is not complete. Try option \"help\"\n");
+		return -1;
+	}
+	(*argc)--;
+	(*argv)++;
+	return 0;
+}
+
+static bool edf_starts_numeric(const char *arg)
+{
+	return isdigit((unsigned char)arg[0]) || arg[0] == '.';
+}
+
+/*
+ * RATE in tc's syntax, or a percentage of the device's speed.  get_rate64()
+ * takes a sign, "inf" and out-of-range values without complaint and turns
+ * the last into 0, which here would mean "no pacing": refuse those.
+ */
+static int edf_get_rate(__u64 *rate, const char *arg, const char *dev)
+{
+	if (strchr(arg, '%'))
+		return get_percent_rate64(rate, arg, dev);
+	if (!edf_starts_numeric(arg) || get_rate64(rate, arg))
+		return -1;
+	if (*rate == 0 && strtod(arg, NULL) != 0)
+		return -1;
+	return 0;
+}
+
+/* TIME in ns: "20us", "1.5ms", "2s"; a bare number is nanoseconds. */
+static int edf_get_time(__u64 *ns, const char *arg)
+{
+	__s64 t;
+
+	/* too large a value comes back negative from get_time64() */
+	if (!edf_starts_numeric(arg) || get_time64(&t, arg) || t < 0)
+		return -1;
+	*ns = t;
+	return 0;
+}
+
+static int edf_get_on_off(__u8 *val, const char *arg)
+{
+	if (strcmp(arg, "on") == 0)
+		*val = 1;
+	else if (strcmp(arg, "off") == 0)
+		*val = 0;
+	else
+		return -1;
+	return 0;
+}
+
+/* A class, as tc writes class ids: hex minor "3", or "1:3", or ":3". */
+static int edf_get_class_ref(__u16 *major, __u16 *minor, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	unsigned long maj = 0, min;
+	char *end;
+
+	if (colon) {
+		if (colon != arg) {
+			if (!isxdigit((unsigned char)arg[0]))
+				return -1;
+			maj = strtoul(arg, &end, 16);
+			if (end != colon || maj > 0xffff)
+				return -1;
+		}
+		arg = colon + 1;
+	}
+	if (!isxdigit((unsigned char)arg[0]))
+		return -1;
+	min = strtoul(arg, &end, 16);
+	if (*end || min > 0xffff)
+		return -1;
+	*major = maj;
+	*minor = min;
+	return 0;
+}
+
+/*
+ * A class of this qdisc for "default" and "priomap".  Only the minor is
+ * sent; a major, if given, must be the qdisc's handle when tc knows it
+ * ("handle 1:" before "edf").
+ */
+static int edf_class_minor(__u16 *minor, const char *arg, const char *key,
+			   const struct nlmsghdr *n)
+{
+	const struct tcmsg *t = NLMSG_DATA(n);
+	__u16 qmajor = TC_H_MAJ(t->tcm_handle) >> 16;
+	__u16 major;
+
+	if (edf_get_class_ref(&major, minor, arg))
+		return edf_illegal(key);
+	if (major && qmajor && major != qmajor) {
+		fprintf(stderr, "edf: %s: %s is not a class of qdisc %x:\n",
+			key, arg, qmajor);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- qdisc options ------------------------------------------------------ */
+
+struct edf_qopt {
+	unsigned int	given;		/* 1 << TCA_EDF_* */
+	__u64		rate;
+	__u64		eligibility;
+	__u64		horizon;
+	__u32		limit;
+	__u32		flow_limit;
+	__u32		max_flows;
+	__u32		default_minor;
+	__u8		ttd;
+	__u16		priomap[TC_EDF_PRIO_BANDS];
+};
+
+/* "priomap P0 P1 ...": up to 16 classes; the priorities left out get 0. */
+static int edf_parse_priomap(struct edf_qopt *o, int *argc, char ***argv,
+			     const struct nlmsghdr *n)
+{
+	__u16 major, minor;
+	int nr = 0;
+
+	while (*argc > 1 && edf_get_class_ref(&major, &minor, (*argv)[1]) == 0) {
+		if (nr == TC_EDF_PRIO_BANDS) {
+			fprintf(stderr,
+				"edf: priomap maps %d priorities, \"%s\" is one too many\n",
+				TC_EDF_PRIO_BANDS, (*argv)[1]);
+			return -1;
+		}
+		edf_next_arg(argc, argv);
+		if (edf_class_minor(&o->priomap[nr], **argv, "priomap", n))
+			return -1;
+		nr++;
+	}
+	if (!nr)
+		return edf_illegal("priomap");
+	return 0;
+}
+
+static int edf_put_qopt(struct nlmsghdr *n, const struct edf_qopt *o)
+{
+	unsigned int g = o->given;
+	struct rtattr *nest;
+
+	nest = addattr_nest(n, EDF_MSG_MAX, TCA_OPTIONS | NLA_F_NESTED);
+	if (!nest)
+		return -1;
+	if (((g & (1U << TCA_EDF_RATE)) &&
+	     addattr64(n, EDF_MSG_MAX, TCA_EDF_RATE, o->rate)) ||
+	    ((g & (1U << TCA_EDF_ELIGIBILITY)) &&
+	     addattr64(n, EDF_MSG_MAX, TCA_EDF_ELIGIBILITY, o->eligibility)) ||
+	    ((g & (1U << TCA_EDF_LIMIT)) &&
+	     addattr32(n, EDF_MSG_MAX, TCA_EDF_LIMIT, o->limit)) ||
+	    ((g & (1U << TCA_EDF_FLOW_LIMIT)) &&
+	     addattr32(n, EDF_MSG_MAX, TCA_EDF_FLOW_LIMIT, o->flow_limit)) ||
+	    ((g & (1U << TCA_EDF_MAX_FLOWS)) &&
+	     addattr32(n, EDF_MSG_MAX, TCA_EDF_MAX_FLOWS, o->max_flows)) ||
+	    ((g & (1U << TCA_EDF_TTD)) &&
+	     addattr8(n, EDF_MSG_MAX, TCA_EDF_TTD, o->ttd)) ||
+	    ((g & (1U << TCA_EDF_HORIZON)) &&
+	     addattr64(n, EDF_MSG_MAX, TCA_EDF_HORIZON, o->horizon)) ||
+	    ((g & (1U << TCA_EDF_DEFAULT)) &&
+	     addattr32(n, EDF_MSG_MAX, TCA_EDF_DEFAULT, o->default_minor)) ||
+	    ((g & (1U << TCA_EDF_PRIOMAP)) &&
+	     addattr_l(n, EDF_MSG_MAX, TCA_EDF_PRIOMAP, o->priomap,
+		       sizeof(o->priomap))))
+		return -1;
+	return addattr_nest_end(n, nest) < 0 ? -1 : 0;
+}
+
+static int edf_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
+			  struct nlmsghdr *n, const char *dev)
+{
+	struct edf_qopt o = {};
+
+	while (argc > 0) {
+		const char *key = *argv;
+
+		if (strcmp(key, "rate") == 0) {
+			if (edf_once(&o.given, TCA_EDF_RATE, key) ||
+			    edf_next_arg(&argc, &argv))
+				return -1;
+			if (edf_get_rate(&o.rate, *argv, dev))
+				return edf_illegal(key);
+		} else if (strcmp(key, "eligibility") == 0) {
+			if (edf_once(&o.given, TCA_EDF_ELIGIBILITY, key) ||
+			    edf_next_arg(&argc, &argv))
+				return -1;
+			if (edf_get_time(&o.eligibility, *argv))
+				return edf_illegal(key);
+		} else if (strcmp(key, "limit") == 0) {
+			if (edf_once(&o.given, TCA_EDF_LIMIT, key) ||
+			    edf_next_arg(&argc, &argv))
+				return -1;
+			if (get_u32(&o.limit, *argv, 10))
+				return edf_illegal(key);
+		} else if (strcmp(key, "flow_limit") == 0) {
+			if (edf_once(&o.given, TCA_EDF_FLOW_LIMIT, key) ||
+			    edf_next_arg(&argc, &argv))
+				return -1;
+			if (get_u32(&o.flow_limit, *argv, 10))
+				return edf_illegal(key);
+		} else if (strcmp(key, "flows") == 0) {
+			if (edf_once(&o.given, TCA_EDF_MAX_FLOWS, key) ||
+			    edf_next_arg(&argc, &argv))
+				return -1;
+			if (get_u32(&o.max_flows, *argv, 10))
+				return edf_illegal(key);
+		} else if (strcmp(key, "ttd") == 0) {
+			if (edf_once(&o.given, TCA_EDF_TTD, key) ||
+			    edf_next_arg(&argc, &argv))
+				return -1;
+			if (edf_get_on_off(&o.ttd, *argv))
+				return edf_illegal(key);
+		} else if (strcmp(key, "horizon") == 0) {
+			if (edf_once(&o.given, TCA_EDF_HORIZON, key) ||
+			    edf_next_arg(&argc, &argv))
+				return -1;
+			if (edf_get_time(&o.horizon, *argv))
+				return edf_illegal(key);
+		} else if (strcmp(key, "default") == 0) {
+			__u16 minor;
+
+			if (edf_once(&o.given, TCA_EDF_DEFAULT, key) ||
+			    edf_next_arg(&argc, &argv) ||
+			    edf_class_minor(&minor, *argv, key, n))
+				return -1;
+			o.default_minor = minor;
+		} else if (strcmp(key, "priomap") == 0) {
+			if (edf_once(&o.given, TCA_EDF_PRIOMAP, key) ||
+			    edf_parse_priomap(&o, &argc, &argv, n))
+				return -1;
+		} else if (strcmp(key, "help") == 0) {
+			edf_explain();
+			return -1;
+		} else {
+			fprintf(stderr, "What is \"%s\"?\n", key);
+			edf_explain();
+			return -1;
+		}
+		argc--;
+		argv++;
+	}
+	return edf_put_qopt(n, &o);
+}
+
+/* ---- class options ------------------------------------------------------ */
+
+struct edf_copt {
+	unsigned int	given;		/* 1 << TCA_EDF_CLASS_* */
+	__u8		mode;
+	__u8		vc;
+	__u8		smooth;
+	__u8		perflow;
+	__u64		rate;
+	__u64		latency;
+};
+
+static int edf_set_mode(struct edf_copt *o, __u8 mode)
+{
+	if (o->given & (1U << TCA_EDF_CLASS_MODE)) {
+		fprintf(stderr, "edf: only one of rate, control, frame, txtime\n");
+		return -1;
+	}
+	o->given |= 1U << TCA_EDF_CLASS_MODE;
+	o->mode = mode;
+	return 0;
+}
+
+static int edf_set_vc(struct edf_copt *o, __u8 vc)
+{
+	if (o->given & (1U << TCA_EDF_CLASS_VC)) {
+		fprintf(stderr, "edf: only one of regulated, besteffort\n");
+		return -1;
+	}
+	o->given |= 1U << TCA_EDF_CLASS_VC;
+	o->vc = vc;
+	return 0;
+}
+
+static int edf_set_smooth(struct edf_copt *o, __u8 smooth)
+{
+	if (o->given & (1U << TCA_EDF_CLASS_SMOOTH)) {
+		fprintf(stderr, "edf: only one of smooth, nosmooth\n");
+		return -1;
+	}
+	o->given |= 1U << TCA_EDF_CLASS_SMOOTH;
+	o->smooth = smooth;
+	return 0;
+}
+
+static int edf_put_copt(struct nlmsghdr *n, const struct edf_copt *o)
+{
+	unsigned int g = o->given;
+	struct rtattr *nest;
+
+	nest = addattr_nest(n, EDF_MSG_MAX, TCA_OPTIONS | NLA_F_NESTED);
+	if (!nest)
+		return -1;
+	if (((g & (1U << TCA_EDF_CLASS_MODE)) &&
+	     addattr8(n, EDF_MSG_MAX, TCA_EDF_CLASS_MODE, o->mode)) ||
+	    ((g & (1U << TCA_EDF_CLASS_RATE)) &&
+	     addattr64(n, EDF_MSG_MAX, TCA_EDF_CLASS_RATE, o->rate)) ||
+	    ((g & (1U << TCA_EDF_CLASS_LATENCY)) &&
+	     addattr64(n, EDF_MSG_MAX, TCA_EDF_CLASS_LATENCY, o->latency)) ||
+	    ((g & (1U << TCA_EDF_CLASS_VC)) &&
+	     addattr8(n, EDF_MSG_MAX, TCA_EDF_CLASS_VC, o->vc)) ||
+	    ((g & (1U << TCA_EDF_CLASS_SMOOTH)) &&
+	     addattr8(n, EDF_MSG_MAX, TCA_EDF_CLASS_SMOOTH, o->smooth)) ||
+	    ((g & (1U << TCA_EDF_CLASS_PERFLOW)) &&
+	     addattr8(n, EDF_MSG_MAX, TCA_EDF_CLASS_PERFLOW, o->perflow)))
+		return -1;
+	return addattr_nest_end(n, nest) < 0 ? -1 : 0;
+}
+
+static int edf_parse_copt(struct qdisc_util *qu, int argc, char **argv,
+			  struct nlmsghdr *n, const char *dev)
+{
+	struct edf_copt o = {};
+
+	while (argc > 0) {
+		const char *key = *argv;
+
+		if (strcmp(key, "rate") == 0) {
+			if (edf_set_mode(&o, TC_EDF_MODE_RATE) ||
+			    edf_next_arg(&argc, &argv))
+				return -1;
+			if (edf_get_rate(&o.rate, *argv, dev))
+				return edf_illegal(key);
+			o.given |= 1U << TCA_EDF_CLASS_RATE;
+		} else if (strcmp(key, "control") == 0) {
+			if (edf_set_mode(&o, TC_EDF_MODE_CONTROL))
+				return -1;
+		} else if (strcmp(key, "frame") == 0) {
+			if (edf_set_mode(&o, TC_EDF_MODE_FRAME) ||
+			    edf_next_arg(&argc, &argv))
+				return -1;
+			if (edf_get_time(&o.latency, *argv))
+				return edf_illegal(key);
+			o.given |= 1U << TCA_EDF_CLASS_LATENCY;
+		} else if (strcmp(key, "txtime") == 0) {
+			if (edf_set_mode(&o, TC_EDF_MODE_TXTIME))
+				return -1;
+		} else if (strcmp(key, "regulated") == 0) {
+			if (edf_set_vc(&o, TC_EDF_VC_REGULATED))
+				return -1;
+		} else if (strcmp(key, "besteffort") == 0) {
+			if (edf_set_vc(&o, TC_EDF_VC_BESTEFFORT))
+				return -1;
+		} else if (strcmp(key, "smooth") == 0) {
+			if (edf_set_smooth(&o, 1))
+				return -1;
+		} else if (strcmp(key, "nosmooth") == 0) {
+			if (edf_set_smooth(&o, 0))
+				return -1;
+		} else if (strcmp(key, "perflow") == 0) {
+			if (edf_once(&o.given, TCA_EDF_CLASS_PERFLOW, key) ||
+			    edf_next_arg(&argc, &argv))
+				return -1;
+			if (edf_get_on_off(&o.perflow, *argv))
+				return edf_illegal(key);
+		} else if (strcmp(key, "help") == 0) {
+			edf_explain();
+			return -1;
+		} else {
+			fprintf(stderr, "What is \"%s\"?\n", key);
+			edf_explain();
+			return -1;
+		}
+		argc--;
+		argv++;
+	}
+
+	/* "tc class add" always makes a class; change and replace may not */
+	if ((n->nlmsg_flags & NLM_F_EXCL) &&
+	    !(o.given & (1U << TCA_EDF_CLASS_MODE))) {
+		fprintf(stderr, "edf: a new class needs a mode: rate, control, frame or txtime\n");
+		return -1;
+	}
+	return edf_put_copt(n, &o);
+}
+
+/* ---- printing helpers ---------------------------------------------------- */
+
+/* Attribute payloads may be shorter than we expect (another kernel). */
+static bool edf_attr_u8(const struct rtattr *rta, __u8 *v)
+{
+	if (!rta || RTA_PAYLOAD(rta) < sizeof(*v))
+		return false;
+	memcpy(v, RTA_DATA(rta), sizeof(*v));
+	return true;
+}
+
+static bool edf_attr_u32(const struct rtattr *rta, __u32 *v)
+{
+	if (!rta || RTA_PAYLOAD(rta) < sizeof(*v))
+		return false;
+	memcpy(v, RTA_DATA(rta), sizeof(*v));
+	return true;
+}
+
+static bool edf_attr_u64(const struct rtattr *rta, __u64 *v)
+{
+	if (!rta || RTA_PAYLOAD(rta) < sizeof(*v))
+		return false;
+	memcpy(v, RTA_DATA(rta), sizeof(*v));
+	return true;
+}
+
+/* "KEY 20us" in text, "KEY": 20000 (ns) in JSON. */
+static void edf_print_time(const char *key, const char *fmt, __u64 ns)
+{
+	char buf[EDF_SPRINT_BSIZE];
+
+	print_color_u64(PRINT_JSON, COLOR_NONE, key, NULL, ns);
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, fmt,
+			   sprint_time64((__s64)ns, buf));
+}
+
+/* " LABEL N" in text, "KEY": N in JSON. */
+static void edf_print_counter(const char *key, const char *label, __u64 v)
+{
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, " %s ", label);
+	print_color_u64(PRINT_ANY, COLOR_NONE, key, "%" PRIu64, v);
+}
+
+static const char *const edf_mode_names[] = {
+	[TC_EDF_MODE_RATE]	= "rate",
+	[TC_EDF_MODE_CONTROL]	= "control",
+	[TC_EDF_MODE_FRAME]	= "frame",
+	[TC_EDF_MODE_TXTIME]	= "txtime",
+};
+
+static const char *const edf_vc_names[] = {
+	[TC_EDF_VC_REGULATED]	= "regulated",
+	[TC_EDF_VC_BESTEFFORT]	= "besteffort",
+};
+
+/* A name from @names, or the number if this plugin does not know it. */
+static void edf_print_enum(const char *key, const char *fmt,
+			   const char *fmt_unknown, const char *const *names,
+			   unsigned int nr, unsigned int v)
+{
+	if (v < nr && names[v])
+		print_color_string(PRINT_ANY, COLOR_NONE, key, fmt, names[v]);
+	else
+		print_color_uint(PRINT_ANY, COLOR_NONE, key, fmt_unknown, v);
+}
+
+/* ---- printing options ------------------------------------------------------ */
+
+/* Whose options were printed last: see edf_xstats_are_class(). */
+enum edf_object {
+	EDF_OBJECT_UNKNOWN,
+	EDF_OBJECT_QDISC,
+	EDF_OBJECT_CLASS,
+};
+
+static enum edf_object edf_last_options;
+
+static void edf_print_priomap(const struct rtattr *rta)
+{
+	__u16 map[TC_EDF_PRIO_BANDS] = {};
+	size_t len = RTA_PAYLOAD(rta);
+	int i;
+
+	memcpy(map, RTA_DATA(rta), len < sizeof(map) ? len : sizeof(map));
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, "priomap ", NULL);
+	open_json_array(PRINT_JSON, "priomap");
+	for (i = 0; i < TC_EDF_PRIO_BANDS; i++)
+		print_color_uint(PRINT_ANY, COLOR_NONE, NULL, "%x ", map[i]);
+	close_json_array(PRINT_JSON, NULL);
+}
+
+static int edf_print_qopt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
+{
+	struct rtattr *tb[TCA_EDF_MAX + 1];
+	__u64 v64;
+	__u32 v32;
+	__u8 v8;
+
+	edf_last_options = EDF_OBJECT_QDISC;
+	if (!opt)
+		return 0;
+	parse_rtattr_flags(tb, TCA_EDF_MAX, RTA_DATA(opt), RTA_PAYLOAD(opt),
+			   NLA_F_NESTED);
+
+	if (edf_attr_u64(tb[TCA_EDF_RATE], &v64))
+		tc_print_rate(PRINT_ANY, "rate", "rate %s ", v64);
+	if (edf_attr_u64(tb[TCA_EDF_ELIGIBILITY], &v64))
+		edf_print_time("eligibility", "eligibility %s ", v64);
+	if (edf_attr_u32(tb[TCA_EDF_LIMIT], &v32))
+		print_color_uint(PRINT_ANY, COLOR_NONE, "limit", "limit %up ", v32);
+	if (edf_attr_u32(tb[TCA_EDF_FLOW_LIMIT], &v32))
+		print_color_uint(PRINT_ANY, COLOR_NONE, "flow_limit",
+				 "flow_limit %up ", v32);
+	if (edf_attr_u32(tb[TCA_EDF_MAX_FLOWS], &v32))
+		print_color_uint(PRINT_ANY, COLOR_NONE, "flows", "flows %u ", v32);
+	if (edf_attr_u8(tb[TCA_EDF_TTD], &v8))
+		print_color_on_off(PRINT_ANY, COLOR_NONE, "ttd", "ttd %s ", v8);
+	if (edf_attr_u64(tb[TCA_EDF_HORIZON], &v64))
+		edf_print_time("horizon", "horizon %s ", v64);
+	if (edf_attr_u32(tb[TCA_EDF_DEFAULT], &v32))
+		print_color_uint(PRINT_ANY, COLOR_NONE, "default", "default %x ",
+				 v32);
+	if (tb[TCA_EDF_PRIOMAP])
+		edf_print_priomap(tb[TCA_EDF_PRIOMAP]);
+	return 0;
+}
+
+static int edf_print_copt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
+{
+	struct rtattr *tb[TCA_EDF_CLASS_MAX + 1];
+	__u64 v64;
+	__u8 v8;
+
+	edf_last_options = EDF_OBJECT_CLASS;
+	if (!opt)
+		return 0;
+	parse_rtattr_flags(tb, TCA_EDF_CLASS_MAX, RTA_DATA(opt),
+			   RTA_PAYLOAD(opt), NLA_F_NESTED);
+
+	/*
+	 * tc (6.2 on; 6.1 prints classes as text only) does not put a
+	 * class's options in an object of their own as it does a qdisc's:
+	 * we do, so both read the same.
+	 */
+	open_json_object("options");
+
+	if (edf_attr_u8(tb[TCA_EDF_CLASS_MODE], &v8))
+		edf_print_enum("mode", "mode %s ", "mode %u ", edf_mode_names,
+			       TC_EDF_MODE_MAX + 1, v8);
+	if (edf_attr_u64(tb[TCA_EDF_CLASS_RATE], &v64))
+		tc_print_rate(PRINT_ANY, "rate", "rate %s ", v64);
+	if (edf_attr_u64(tb[TCA_EDF_CLASS_LATENCY], &v64))
+		edf_print_time("latency", "latency %s ", v64);
+	if (edf_attr_u8(tb[TCA_EDF_CLASS_VC], &v8))
+		edf_print_enum("vc", "%s ", "vc %u ", edf_vc_names,
+			       TC_EDF_VC_MAX + 1, v8);
+	if (edf_attr_u8(tb[TCA_EDF_CLASS_SMOOTH], &v8)) {
+		print_color_bool(PRINT_JSON, COLOR_NONE, "smooth", NULL, v8);
+		if (v8)
+			print_color_string(PRINT_FP, COLOR_NONE, NULL, "smooth ",
+					   NULL);
+	}
+	if (edf_attr_u8(tb[TCA_EDF_CLASS_PERFLOW], &v8))
+		print_color_on_off(PRINT_ANY, COLOR_NONE, "perflow",
+				   "perflow %s ", v8);
+	close_json_object();
+	return 0;
+}
+
+/* ---- printing statistics ----------------------------------------------------- */
+
+/*
+ * tc calls this one hook for the qdisc's and for each class's
+ * TCA_STATS_APP; the kernel sends struct tc_edf_qd_stats for the first
+ * and struct tc_edf_class_stats for the second.  Which one is it?
+ *
+ * tc prints an object's options before its statistics (print_qdisc()
+ * and print_class(), 6.1 and later), and sch_edf always dumps options,
+ * so the hook that printed options last tells us; print_xstats uses
+ * that answer once.  Without it (no options in the message) the size
+ * decides: the struct whose size is nearer to the payload's, a tie
+ * going to the qdisc.  Either way at most sizeof the struct is copied
+ * into a zeroed one, so a kernel with fewer or more fields still prints.
+ */
+_Static_assert(sizeof(struct tc_edf_class_stats) != sizeof(struct tc_edf_qd_stats),
+	       "without options, q_edf tells class from qdisc statistics by size");
+
+static bool edf_xstats_are_class(size_t len)
+{
+	size_t cl = sizeof(struct tc_edf_class_stats);
+	size_t qd = sizeof(struct tc_edf_qd_stats);
+	size_t d_cl = len > cl ? len - cl : cl - len;
+	size_t d_qd = len > qd ? len - qd : qd - len;
+
+	switch (edf_last_options) {
+	case EDF_OBJECT_QDISC:
+		return false;
+	case EDF_OBJECT_CLASS:
+		return true;
+	default:
+		return d_cl < d_qd;
+	}
+}
+
+static const char *const edf_drop_names[TC_EDF_DROP_REASONS] = {
+	[TC_EDF_DROP_LIMIT]	= "limit",
+	[TC_EDF_DROP_FLOW_LIMIT] = "flow_limit",
+	[TC_EDF_DROP_FLOWS]	= "flows",
+	[TC_EDF_DROP_OVERSIZE]	= "oversize",
+	[TC_EDF_DROP_NOMEM]	= "nomem",
+};
+
+/* The lines qdisc and class statistics share: drops and deadlines. */
+static void edf_print_drops_lateness(const __u64 *drops, __u64 misses,
+				     __u64 max_lateness, __u64 held)
+{
+	char buf[EDF_SPRINT_BSIZE];
+	int i;
+
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, "  drops:", NULL);
+	open_json_object("drop_reasons");
+	for (i = 0; i < TC_EDF_DROP_REASONS; i++)
+		edf_print_counter(edf_drop_names[i], edf_drop_names[i], drops[i]);
+	close_json_object();
+	print_nl();
+
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, " ", NULL);
+	edf_print_counter("deadline_misses", "deadline_misses", misses);
+	print_color_u64(PRINT_JSON, COLOR_NONE, "max_lateness", NULL,
+			max_lateness);
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, " max_lateness %s",
+			   sprint_time64((__s64)max_lateness, buf));
+	edf_print_counter("held", "held", held);
+	print_nl();
+}
+
+static void edf_print_qd_stats(const struct tc_edf_qd_stats *st)
+{
+	edf_print_drops_lateness(st->drops, st->deadline_misses,
+				 st->max_lateness_ns, st->held);
+
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, " ", NULL);
+	edf_print_counter("flows", "flows", st->flows);
+	edf_print_counter("active_flows", "active", st->active_flows);
+	edf_print_counter("eligible_wait", "eligible_wait", st->eligible_wait);
+	edf_print_counter("flows_created", "created", st->flows_created);
+	edf_print_counter("flows_collected", "collected", st->flows_collected);
+	print_nl();
+
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, " ", NULL);
+	edf_print_counter("throttled", "throttled", st->throttled);
+	edf_print_counter("gso_segmented", "gso_segmented", st->gso_segmented);
+	edf_print_counter("unclassified", "unclassified", st->unclassified);
+	edf_print_counter("ttd_pushed", "ttd_pushed", st->ttd_pushed);
+}
+
+/*
+ * tc prints the class's bytes, packets, backlog and qlen under those
+ * JSON keys already; ours are named apart so one object holds both.
+ */
+static void edf_print_class_stats(const struct tc_edf_class_stats *st)
+{
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, " ", NULL);
+	print_color_u64(PRINT_ANY, COLOR_NONE, "dequeued_bytes",
+			" dequeued %" PRIu64 "b", st->bytes);
+	print_color_u64(PRINT_ANY, COLOR_NONE, "dequeued_packets",
+			" %" PRIu64 "p", st->packets);
+	print_color_u64(PRINT_ANY, COLOR_NONE, "queued_bytes",
+			" queued %" PRIu64 "b", st->backlog);
+	print_color_uint(PRINT_ANY, COLOR_NONE, "queued_packets", " %up",
+			 st->qlen);
+	print_nl();
+
+	edf_print_drops_lateness(st->drops, st->deadline_misses,
+				 st->max_lateness_ns, st->held);
+
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, " ", NULL);
+	edf_print_counter("flows", "flows", st->flows);
+	edf_print_counter("active_flows", "active", st->active_flows);
+	edf_print_counter("flows_created", "created", st->flows_created);
+	edf_print_counter("flows_collected", "collected", st->flows_collected);
+}
+
+static int edf_print_xstats(struct qdisc_util *qu, FILE *f,
+			    struct rtattr *xstats)
+{
+	bool is_class;
+	size_t len;
+
+	if (!xstats || !RTA_PAYLOAD(xstats)) {
+		edf_last_options = EDF_OBJECT_UNKNOWN;
+		return 0;
+	}
+	len = RTA_PAYLOAD(xstats);
+
+	is_class = edf_xstats_are_class(len);
+	edf_last_options = EDF_OBJECT_UNKNOWN;
+	if (is_class) {
+		struct tc_edf_class_stats st = {};
+
+		memcpy(&st, RTA_DATA(xstats), len < sizeof(st) ? len : sizeof(st));
+		edf_print_class_stats(&st);
+	} else {
+		struct tc_edf_qd_stats st = {};
+
+		memcpy(&st, RTA_DATA(xstats), len < sizeof(st) ? len : sizeof(st));
+		edf_print_qd_stats(&st);
+	}
+	return 0;
+}
+
+struct qdisc_util edf_qdisc_util = {
+	.id		= "edf",
+	.parse_qopt	= edf_parse_qopt,
+	.print_qopt	= edf_print_qopt,
+	.print_xstats	= edf_print_xstats,
+	.parse_copt	= edf_parse_copt,
+	.print_copt	= edf_print_copt,
+};
