@@ -7,7 +7,8 @@
 # by `make install` into the image.
 #
 # Usage: scripts/mkinitramfs.sh OUT.cpio.gz TESTLIST
-#   TESTLIST: lines "name timeout_s path", the VM tests to run, in order.
+#   TESTLIST: lines "name timeout_s path", the VM tests (or benchmarks,
+#             selftests/bench) to run, in order.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -33,10 +34,13 @@ INTREE_MODULES="
 "
 # Host programs copied with their shared libraries; optional ones are
 # skipped when this machine lacks them.
-PROGRAMS="/usr/sbin/ip /usr/sbin/tc /usr/bin/kmod /usr/bin/bash"
+PROGRAMS="/usr/sbin/ip /usr/sbin/tc /usr/bin/kmod /usr/bin/bash
+	/usr/bin/timeout /usr/bin/env /usr/bin/nice /usr/bin/nohup /usr/bin/xargs"
 OPTIONAL_PROGRAMS="/usr/sbin/ethtool /usr/bin/taskset"
-# Busybox applets we do not link: the real tools take these names.
-NOT_APPLETS=" ip tc modprobe insmod rmmod lsmod depmod modinfo bash sh "
+# Busybox applets we do not link: the real tools take these names.  The
+# ones that run other commands must be real too: busybox's would run its
+# own "ip" applet rather than /usr/sbin/ip.
+NOT_APPLETS=" ip tc modprobe insmod rmmod lsmod depmod modinfo bash sh timeout env nice nohup xargs "
 
 # Map a host path onto the image's merged-/usr layout.
 usr_path() {
@@ -120,9 +124,9 @@ make -s -C "$FQ_ROOT" install-files DESTDIR="$STAGE" PREFIX=/opt/fabric-qos \
 	KREL="$ABI" >/dev/null
 depmod -b "$STAGE" "$ABI"
 
-# the tests and the list to run
+# the tests, the benchmarks and the list to run
 mkdir -p "$STAGE/opt/fabric-qos/selftests" "$STAGE/etc/fabric-qos"
-cp -r "$FQ_ROOT/selftests/vm" "$STAGE/opt/fabric-qos/selftests/"
+cp -r "$FQ_ROOT/selftests/vm" "$FQ_ROOT/selftests/bench" "$STAGE/opt/fabric-qos/selftests/"
 if [ -d "$FQ_BUILD/selftests/vm" ]; then
 	cp "$FQ_BUILD/selftests/vm/"* "$STAGE/opt/fabric-qos/bin/" 2>/dev/null || true
 fi

@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 300
+#
+# A million flows: pktgen sends 1,048,560 distinct UDP 5-tuples through
+# edf on a dummy device, in a class whose every packet is due 10 s out
+# (frame 10s), so each flow keeps deadline state for 10 s after its
+# packet.  With flows 1048576 the qdisc tracks every flow of the last
+# 10 s (hundreds of thousands) and keeps working; with the default
+# flows 65536 the table stays at that bound, the least recently emptied
+# flows are collected and no packet is dropped for want of a flow.
+# Memory returns when the qdisc goes.
+#
+#   [ns F] pktgen -> dummy0 (edf flows N default 1, 1:1 frame 10s)
+. ./lib.sh
+
+require_cmd tc
+require_module sch_edf
+modprobe pktgen || skip "pktgen not available"
+ns_create F
+ns_run F ip link add dummy0 type dummy || fatal "dummy"
+# no IPv6 chatter in exact packet counts
+ns_exec F sysctl -qw net.ipv6.conf.dummy0.disable_ipv6=1
+ns_run F ip link set dummy0 up
+ns_run F ip addr add 10.12.0.1/24 dev dummy0
+
+PG=/proc/net/pktgen
+PKTS=1048560		# lcm(65535 ports, 16 addresses): every pair once
+
+pg() { ns_exec F sh -c "echo '$2' > $PG/$1" || check_err 1 "pktgen: $2"; }
+
+# run_pktgen COUNT: COUNT packets, each a new (source port, address) pair
+run_pktgen() {
+	pg kpktgend_0 "rem_device_all"
+	pg kpktgend_0 "add_device dummy0"
+	pg dummy0 "xmit_mode queue_xmit"
+	pg dummy0 "count $1"
+	pg dummy0 "pkt_size 60"
+	pg dummy0 "dst_min 10.12.1.1"
+	pg dummy0 "dst_max 10.12.1.16"
+	pg dummy0 "udp_src_min 1"
+	pg dummy0 "udp_src_max 65535"
+	pg dummy0 "dst_mac 02:00:00:00:12:02"
+	timeout 200 ip netns exec "$(ns_name F)" sh -c "echo start > $PG/pgctrl"
+	check_err $? "pktgen run did not finish"
+	ns_exec F grep -A2 "^Result" $PG/dummy0 | sed 's/^/INFO: /'
+	PPS=$(ns_exec F sed -n 's/^ *\([0-9]*\)pps.*/\1/p' $PG/dummy0)
+}
+
+# qd_stat KEY: a statistic of the edf qdisc from `tc -s -j` (not an
+# option or drop reason of the same name)
+qd_stat() {
+	ns_exec F tc -s -j qdisc show dev dummy0 | tr -d ' \n' |
+		sed -e 's/"options":{[^}]*}//' -e 's/"drop_reasons":{[^}]*}//' |
+		sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"
+}
+
+mem_avail() { awk '/MemAvailable/ { print $2 }' /proc/meminfo; }
+
+# --- every flow kept -----------------------------------------------------------
+ns_run F tc qdisc add dev dummy0 root handle 1: edf flows 1048576 default 1 || fatal "edf"
+ns_run F tc class add dev dummy0 parent 1: classid 1:1 edf frame 10s || fatal "1:1"
+mem_before=$(mem_avail)
+run_pktgen $PKTS
+created=$(qd_stat flows_created)
+flows=$(qd_stat flows)
+sent=$(ns_exec F tc -s -j qdisc show dev dummy0 | tr -d ' \n' | sed -n 's/.*"packets":\([0-9]*\).*/\1/p')
+mem_after=$(mem_avail)
+log_info "sent $sent, flows created $created, kept $flows," \
+	"MemAvailable $mem_before -> $mem_after kB"
+check_eq "packets through the qdisc" $PKTS "$sent"
+# distinct 5-tuples can share a 32-bit hash; a handful at most
+[ "${created:-0}" -ge $((PKTS - 1000)) ] && [ "$created" -le $PKTS ]
+check_err $? "created $created flows for $PKTS distinct 5-tuples"
+check_eq "created - collected = kept" "$flows" "$((created - $(qd_stat flows_collected)))"
+log_test "1,048,560 distinct flows through edf"
+
+# every flow of the last 10 s is still tracked
+expect=$((10 * PPS)); [ $expect -gt $PKTS ] && expect=$PKTS
+log_info "$flows flows tracked at the end; $PPS pps x 10 s = $expect expected"
+awk -v k="$flows" -v e="$expect" 'BEGIN { exit !(k >= 0.8 * e && k <= 1.2 * e) }'
+check_err $? "$flows flows tracked, expected about $expect"
+log_test "flows with live deadlines are kept (hundreds of thousands at once)"
+
+ns_run F tc qdisc del dev dummy0 root
+check_err $? "deleting the qdisc with a million flows"
+# the flows' memory comes back (within 16 MB of where we started; the
+# flows took about 8 times that)
+wait_for 10 test "$(mem_avail)" -gt $((mem_before - 16384))
+check_err $? "MemAvailable $(mem_avail) kB after delete, $mem_before kB before"
+log_info "MemAvailable after delete: $(mem_avail) kB"
+log_test "deleting the qdisc frees every flow"
+
+# --- bounded: the default 65536 flows ---------------------------------------------
+ns_run F tc qdisc add dev dummy0 root handle 1: edf default 1 || fatal "edf"
+ns_run F tc class add dev dummy0 parent 1: classid 1:1 edf frame 10s || fatal "1:1"
+run_pktgen $PKTS
+created=$(qd_stat flows_created)
+collected=$(qd_stat flows_collected)
+flows=$(qd_stat flows)
+log_info "flows created $created, collected $collected, kept $flows"
+check_eq "flows kept at the bound" 65536 "$flows"
+check_eq "created - collected = kept" "$flows" "$((created - collected))"
+check_eq "packets dropped for want of a flow" 0 "$(ns_exec F tc -s -j qdisc show dev dummy0 |
+	tr -d ' \n' | sed -n 's/.*"drop_reasons":{[^}]*"flows":\([0-9]*\).*/\1/p')"
+log_test "flows 65536 bounds the table; idle flows are collected"
+
+pg kpktgend_0 "rem_device_all"
+ns_run F tc qdisc del dev dummy0 root
+exit $EXIT_STATUS
