@@ -24,6 +24,10 @@
  *                     frames taken once, before the frame's first send
  *   28  zeros up to --size
  *
+ * With --txtime-frame or --txtime-offset each send also carries an
+ * SO_TXTIME time (CLOCK_MONOTONIC) for the edf qdisc's frame and txtime
+ * classes, computed with userspace/lib/edf_frame.h.
+ *
  * usage() documents the command line and the output.
  */
 #include <arpa/inet.h>
@@ -47,6 +51,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "edf_frame.h"
+
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT		103
 #endif
@@ -63,6 +69,7 @@
 
 #define NSEC_PER_SEC		1000000000LL
 #define MAX_DURATION_S		86400.0
+#define MAX_TXTIME_US		(MAX_DURATION_S * 1e6)
 #define MAX_SAMPLES		2000000
 #define RCVBUF_BYTES		(4 << 20)
 #define RECV_BATCH		64
@@ -145,6 +152,11 @@ static void usage(FILE *f)
 "                         sharing one frame id and one send_ns\n"
 "  --frame-interval US    one frame every US microseconds (with --frame-bytes)\n"
 "  --gso                  send each frame in one sendmsg with UDP_SEGMENT\n"
+"  --txtime-frame US      with --frame-bytes, without --gso: give each part\n"
+"                         the SO_TXTIME deadline max(previous, now) + US / parts,\n"
+"                         so the frame is due US microseconds after it starts\n"
+"  --txtime-offset US     give every send the SO_TXTIME now + US (may be\n"
+"                         negative: already late)\n"
 "\n"
 "A datagram refused with ENOBUFS or EAGAIN (full qdisc or socket buffer) is\n"
 "retried after 100 us; each refusal counts in blocked=.\n"
@@ -162,6 +174,8 @@ static void usage(FILE *f)
 "  on the total line also those without our magic.  bps_active is over the\n"
 "  stream's first to last arrival, bps_total over the whole run (--duration,\n"
 "  unless --count or a signal ended it earlier).\n"
+"\n"
+"Times given with --txtime-* are CLOCK_MONOTONIC, the edf qdisc's clock.\n"
 "\n"
 "Exit status: 0 ok; 1 nothing received / nothing sent / runtime error;\n"
 "2 bad arguments; 4 UDP_SEGMENT not supported (send --gso).\n",
@@ -879,7 +893,7 @@ enum {
 	OPT_FRAME_WINDOW, OPT_LOG, OPT_READY, OPT_DST, OPT_SRC_PORT, OPT_STREAM,
 	OPT_STREAMS, OPT_SAME_PORT, OPT_SIZE, OPT_RATE, OPT_INTERVAL, OPT_POISSON,
 	OPT_SEED, OPT_BURST, OPT_PRIO, OPT_TOS, OPT_PACING, OPT_FRAME_BYTES,
-	OPT_FRAME_INTERVAL, OPT_GSO,
+	OPT_FRAME_INTERVAL, OPT_GSO, OPT_TXTIME_FRAME, OPT_TXTIME_OFFSET,
 };
 
 /* getopt_long's complaint, in our words; @argv is the subcommand's. */
@@ -1051,12 +1065,16 @@ struct send_cfg {
 	double frame_gap_us;
 	bool gso;
 	uint16_t parts;		/* of a frame */
+	uint64_t txtime_latency_ns;	/* --txtime-frame; 0: off */
+	bool have_txtime_offset;
+	int64_t txtime_offset_ns;
 };
 
 struct sstream {
 	int fd;
 	uint16_t id;
 	uint32_t seq, frame;
+	struct edf_frame_clock txclock;	/* --txtime-frame deadlines */
 };
 
 struct sender {
@@ -1072,26 +1090,32 @@ struct sender {
 
 enum xmit_res { XMIT_SENT, XMIT_ERROR, XMIT_STOP, XMIT_NO_GSO };
 
-static int send_buf(int fd, const uint8_t *buf, size_t len, uint16_t gso_size)
+/* One sendmsg, with UDP_SEGMENT if @gso_size, SCM_TXTIME if @txtime. */
+static int send_buf(int fd, const uint8_t *buf, size_t len, uint16_t gso_size,
+		    uint64_t txtime)
 {
 	union {
-		char buf[CMSG_SPACE(sizeof(uint16_t))];
+		char buf[CMSG_SPACE(sizeof(uint16_t)) + EDF_TXTIME_CMSG_SPACE];
 		struct cmsghdr align;
 	} ctrl;
 	struct iovec iov = { (void *)buf, len };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct cmsghdr *cm;
 
+	msg.msg_control = ctrl.buf;
 	if (gso_size) {
 		memset(&ctrl, 0, sizeof(ctrl));
-		msg.msg_control = ctrl.buf;
-		msg.msg_controllen = sizeof(ctrl.buf);
+		msg.msg_controllen = CMSG_SPACE(sizeof(uint16_t));
 		cm = CMSG_FIRSTHDR(&msg);
 		cm->cmsg_level = SOL_UDP;
 		cm->cmsg_type = UDP_SEGMENT;
 		cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
 		memcpy(CMSG_DATA(cm), &gso_size, sizeof(gso_size));
 	}
+	if (txtime)
+		edf_txtime_cmsg_append(&msg, txtime);
+	if (!msg.msg_controllen)
+		msg.msg_control = NULL;
 	return sendmsg(fd, &msg, MSG_DONTWAIT) < 0 ? -1 : 0;
 }
 
@@ -1102,21 +1126,34 @@ static bool gso_refused(int err)
 	return err == ENOPROTOOPT || err == EOPNOTSUPP || err == EIO || err == EINVAL;
 }
 
+/* --txtime-offset: now + offset; 0 would mean no txtime, so at least 1. */
+static uint64_t offset_txtime(const struct send_cfg *c, int64_t now)
+{
+	int64_t t = now + c->txtime_offset_ns;
+
+	return t > 0 ? (uint64_t)t : 1;
+}
+
 /*
  * Send the first @len bytes of sn->buf on @s.  A full qdisc (ENOBUFS, seen
  * thanks to IP_RECVERR) or socket buffer (EAGAIN) is waited out; other
  * errors lose this datagram and are counted.  @restamp rewrites send_ns
  * before each try, so it is the time of the sendmsg call that succeeded.
+ * @txtime is the send's SO_TXTIME (0: none); --txtime-offset sets it anew
+ * at each try, from the same clock reading as send_ns.
  */
 static enum xmit_res xmit(struct sender *sn, struct sstream *s, size_t len,
-			  uint16_t gso_size, bool restamp)
+			  uint16_t gso_size, bool restamp, uint64_t txtime)
 {
 	int64_t now;
 
 	for (;;) {
+		now = now_ns();
 		if (restamp)
-			put64(sn->buf + OFF_SEND_NS, (uint64_t)now_ns());
-		if (!send_buf(s->fd, sn->buf, len, gso_size)) {
+			put64(sn->buf + OFF_SEND_NS, (uint64_t)now);
+		if (sn->cfg->have_txtime_offset)
+			txtime = offset_txtime(sn->cfg, now);
+		if (!send_buf(s->fd, sn->buf, len, gso_size, txtime)) {
 			sn->last_progress = now_ns();
 			if (gso_size)
 				sn->gso_worked = true;
@@ -1181,7 +1218,7 @@ static enum xmit_res send_datagram(struct sender *sn, struct sstream *s)
 	enum xmit_res r;
 
 	put_part(sn, 0, s, s->seq, 0, 0, 0);
-	r = xmit(sn, s, sn->cfg->size, 0, true);
+	r = xmit(sn, s, sn->cfg->size, 0, true, 0);
 	if (r == XMIT_SENT) {
 		s->seq++;
 		s->frame++;
@@ -1192,18 +1229,24 @@ static enum xmit_res send_datagram(struct sender *sn, struct sstream *s)
 }
 
 /* Parts one sendmsg each; one stamp for the frame, so its latency
- * includes the time spent sending its earlier parts. */
+ * includes the time spent sending its earlier parts.  --txtime-frame
+ * gives each part its deadline in the frame as the qdisc would give a
+ * GSO frame's segments, "now" being the time the part is sent. */
 static enum xmit_res send_frame_parts(struct sender *sn, struct sstream *s)
 {
-	uint64_t stamp = (uint64_t)now_ns();
+	const struct send_cfg *c = sn->cfg;
+	uint64_t stamp = (uint64_t)now_ns(), txtime = 0;
 	enum xmit_res r = XMIT_SENT;
 	unsigned int p;
 	size_t len;
 
-	for (p = 0; p < sn->cfg->parts; p++) {
-		len = part_len(sn->cfg, p);
+	for (p = 0; p < c->parts; p++) {
+		len = part_len(c, p);
 		put_part(sn, 0, s, s->seq, (uint16_t)p, UL_F_FRAME, stamp);
-		r = xmit(sn, s, len, 0, false);
+		if (c->txtime_latency_ns)
+			txtime = edf_frame_next_deadline(&s->txclock, (uint64_t)now_ns(),
+							 c->txtime_latency_ns, c->parts);
+		r = xmit(sn, s, len, 0, false, txtime);
 		if (r == XMIT_STOP || r == XMIT_NO_GSO)
 			break;
 		if (r == XMIT_SENT) {
@@ -1228,7 +1271,7 @@ static enum xmit_res send_frame_gso(struct sender *sn, struct sstream *s)
 	for (p = 0; p < c->parts; p++)
 		put_part(sn, p * c->size, s, s->seq + p, (uint16_t)p,
 			 UL_F_FRAME | UL_F_GSO, stamp);
-	r = xmit(sn, s, c->frame_bytes, (uint16_t)c->size, false);
+	r = xmit(sn, s, c->frame_bytes, (uint16_t)c->size, false, 0);
 	if (r == XMIT_SENT) {
 		s->seq += c->parts;
 		sn->sent += c->parts;
@@ -1285,6 +1328,10 @@ static int open_send_socket(const struct send_cfg *c, unsigned int i)
 		val = (int)(uint32_t)c->prio[c->nprio == 1 ? 0 : i];
 		if (set_opt(fd, SOL_SOCKET, SO_PRIORITY, &val, sizeof(val), "SO_PRIORITY") < 0)
 			goto fail;
+	}
+	if ((c->txtime_latency_ns || c->have_txtime_offset) && edf_txtime_enable(fd) < 0) {
+		fprintf(stderr, PROG ": setsockopt SO_TXTIME: %s\n", strerror(errno));
+		goto fail;
 	}
 	/* 64-bit value: Linux reads all of it when given 8 bytes. */
 	if (c->have_pacing &&
@@ -1426,13 +1473,20 @@ static int check_send_args(struct send_cfg *c, bool have_dst)
 		return usage_error("send: %s go past port 65535", "--port + --streams");
 	if (c->src_port && (unsigned int)c->src_port + c->nstreams - 1 > 65535)
 		return usage_error("send: %s go past port 65535", "--src-port + --streams");
+	if (c->txtime_latency_ns && c->have_txtime_offset)
+		return usage_error("send: %s", "--txtime-frame and --txtime-offset exclude each other");
 	if (!c->frame_bytes) {
 		if (c->frame_gap_us > 0)
 			return usage_error("send: %s", "--frame-interval needs --frame-bytes");
 		if (c->gso)
 			return usage_error("send: %s", "--gso needs --frame-bytes");
+		if (c->txtime_latency_ns)
+			return usage_error("send: %s", "--txtime-frame needs --frame-bytes");
 		return 0;
 	}
+	if (c->gso && c->txtime_latency_ns)
+		return usage_error("send: %s", "--txtime-frame is for frames sent in parts; "
+				   "the qdisc gives a --gso frame its deadlines itself");
 
 	if (c->frame_gap_us <= 0)
 		return usage_error("send: %s", "--frame-bytes needs --frame-interval");
@@ -1498,6 +1552,8 @@ static int parse_send_args(int argc, char **argv, struct send_cfg *c)
 		{ "frame-bytes",     required_argument, NULL, OPT_FRAME_BYTES },
 		{ "frame-interval",  required_argument, NULL, OPT_FRAME_INTERVAL },
 		{ "gso",	     no_argument,	NULL, OPT_GSO },
+		{ "txtime-frame",    required_argument, NULL, OPT_TXTIME_FRAME },
+		{ "txtime-offset",   required_argument, NULL, OPT_TXTIME_OFFSET },
 		{ "help",	     no_argument,	NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1601,6 +1657,17 @@ static int parse_send_args(int argc, char **argv, struct send_cfg *c)
 			break;
 		case OPT_GSO:
 			c->gso = true;
+			break;
+		case OPT_TXTIME_FRAME:
+			if (!parse_double(optarg, 0, MAX_TXTIME_US, &d) || llround(d * 1000.0) < 1)
+				return bad_value(name, optarg, "microseconds, > 0 and <= 86400 s");
+			c->txtime_latency_ns = (uint64_t)llround(d * 1000.0);
+			break;
+		case OPT_TXTIME_OFFSET:
+			if (!parse_double(optarg, -MAX_TXTIME_US, MAX_TXTIME_US, &d))
+				return bad_value(name, optarg, "microseconds, at most 86400 s either way");
+			c->txtime_offset_ns = llround(d * 1000.0);
+			c->have_txtime_offset = true;
 			break;
 		case 'h':
 			usage(stdout);

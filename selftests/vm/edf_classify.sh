@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 90
+#
+# Classification order of edf: skb->priority naming a class, then tc
+# filters, then the priomap by skb->priority, then the "default" class,
+# then the built-in default class (counted as unclassified).  Exact
+# packet counts per class.
+#
+#   [ns A] veth0 (edf 1:) -------------------------------> veth1 [ns B]
+#     1:1 control               <- SO_PRIORITY 1:1
+#     1:2 rate 1mbit            <- priomap: priority 3 -> 2
+#     1:3 rate 1mbit besteffort <- u32 filter: UDP dport 9303
+. ./lib.sh
+
+require_cmd tc udp-lat
+require_module sch_edf
+tmp_dir_create
+ns_create A
+ns_create B
+veth_create A veth0 10.13.0.1/24 B veth1 10.13.0.2/24 02:00:00:00:13:02
+# nothing but our datagrams: no IPv6 chatter, no ARP
+ns_exec A sysctl -qw net.ipv6.conf.veth0.disable_ipv6=1
+ns_run A ip neigh replace 10.13.0.2 lladdr 02:00:00:00:13:02 dev veth0 nud permanent
+
+ns_run A tc qdisc add dev veth0 root handle 1: edf priomap 0 0 0 2 || fatal "edf"
+ns_run A tc class add dev veth0 parent 1: classid 1:1 edf control || fatal "1:1"
+ns_run A tc class add dev veth0 parent 1: classid 1:2 edf rate 1mbit || fatal "1:2"
+ns_run A tc class add dev veth0 parent 1: classid 1:3 edf rate 1mbit besteffort || fatal "1:3"
+ns_run A tc filter add dev veth0 parent 1: protocol ip prio 1 u32 \
+	match ip dport 9303 0xffff flowid 1:3 || fatal "filter"
+
+# a receiver on every port, so no ICMP error makes a send fail
+ns_bg B udp-lat recv --port 9301 --ports 4 --duration 60 --ready "$TMP_DIR/ready" > /dev/null
+wait_for 10 test -e "$TMP_DIR/ready" || fatal "receiver did not start"
+
+# send PORT PRIO: 10 datagrams
+send() {
+	ns_exec A udp-lat send --dst 10.13.0.2 --port "$1" --prio "$2" --count 10 \
+		--rate 1000 > /dev/null
+}
+# pkts CLASSID: packets the class has sent
+pkts() {
+	ns_exec A tc -s class show dev veth0 classid "$1" |
+		sed -n 's/.*Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p' | head -n1
+}
+unclassified() {
+	ns_exec A tc -s -j qdisc show dev veth0 | tr -d ' \n' |
+		sed -n 's/.*"unclassified":\([0-9]*\).*/\1/p'
+}
+
+send 9301 1:1
+check_eq "1:1 after priority 1:1" 10 "$(pkts 1:1)"
+log_test "skb->priority naming a class selects it"
+
+send 9302 3
+check_eq "1:2 after priority 3" 10 "$(pkts 1:2)"
+log_test "priomap maps priority 3 to 1:2"
+
+send 9303 0
+check_eq "1:3 after dport 9303" 10 "$(pkts 1:3)"
+log_test "a u32 filter selects 1:3"
+
+send 9303 1:1
+check_eq "1:1 after priority 1:1 to the filtered port" 20 "$(pkts 1:1)"
+check_eq "1:3 unchanged" 10 "$(pkts 1:3)"
+log_test "skb->priority naming a class goes before filters"
+
+send 9304 0
+check_eq "unclassified" 10 "$(unclassified)"
+check_eq "1:1 unchanged" 20 "$(pkts 1:1)"
+check_eq "1:2 unchanged" 10 "$(pkts 1:2)"
+check_eq "1:3 unchanged" 10 "$(pkts 1:3)"
+log_test "the rest goes to the built-in default class"
+
+ns_run A tc qdisc change dev veth0 root handle 1: edf default 3
+send 9304 0
+check_eq "1:3 after default 3" 20 "$(pkts 1:3)"
+check_eq "unclassified unchanged" 10 "$(unclassified)"
+log_test "default names the class for the rest"
+
+exit $EXIT_STATUS

@@ -1,0 +1,179 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 120
+# vm: deterministic
+#
+# SO_TXTIME deadlines, under full best-effort load:
+#  - frame class ("frame 10ms smooth"): frames of 10 parts sent in 10 calls
+#    carry the deadlines D(Pi) = max(D(Pi-1), now) + 10 ms / 10 computed by
+#    the application (edf_frame.h, udp-lat --txtime-frame) and complete in
+#    10 ms +- 10 % at least 99 % of the time.  Negative control: without
+#    txtimes every call is a one-packet frame due 10 ms after it, the
+#    frame takes 100 ms or more, and fewer than 10 % are in the window;
+#  - txtime class: packets due 5 ms after they are sent leave in time
+#    (deadline_misses 0) and far ahead of the best-effort queue; packets
+#    sent 2 ms after their txtime are all counted as deadline misses,
+#    each late by at least those 2 ms.
+#
+#   [ns A] veth0 ------------------------------------> veth1 [ns B]
+#     10.14.0.1/24                                      10.14.0.2/24
+#     edf rate 20mbit: 1:2 frame 10ms smooth  <- frames       (port 9402)
+#                      1:3 rate 10mbit besteffort <- bulk     (port 9403)
+#                      1:4 txtime             <- now + 5 ms   (port 9404)
+#                      1:5 txtime             <- now - 2 ms   (port 9405)
+. ./lib.sh
+
+require_cmd tc udp-lat
+require_module sch_edf
+tmp_dir_create
+ns_create A
+ns_create B
+veth_create A veth0 10.14.0.1/24 B veth1 10.14.0.2/24 02:00:00:00:14:02
+# exact packet counts per class: no IPv6 chatter, no ARP while measuring
+ns_exec A sysctl -qw net.ipv6.conf.veth0.disable_ipv6=1
+ns_run A ip neigh replace 10.14.0.2 lladdr 02:00:00:00:14:02 dev veth0 nud permanent
+
+ns_run A tc qdisc add dev veth0 root handle 1: edf rate 20mbit || fatal "edf"
+ns_run A tc class add dev veth0 parent 1: classid 1:2 edf frame 10ms smooth || fatal "1:2"
+ns_run A tc class add dev veth0 parent 1: classid 1:3 edf rate 10mbit besteffort || fatal "1:3"
+ns_run A tc class add dev veth0 parent 1: classid 1:4 edf txtime || fatal "1:4"
+ns_run A tc class add dev veth0 parent 1: classid 1:5 edf txtime || fatal "1:5"
+
+RUN=8		# seconds of measurement per loaded phase
+DST=10.14.0.2
+
+field() { sed -n "s/.*\b$1=\([0-9.]*\).*/\1/p" | head -n1; }
+
+# cstat CLASS KEY: the word after KEY in the class's `tc -s class show`
+# (cstat 1:4 deadline_misses)
+cstat() {
+	ns_exec A tc -s class show dev veth0 classid "$1" |
+		awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }'
+}
+
+# class_sent CLASS: packets sent ("Sent 5121000 bytes 40012 pkt")
+class_sent() { cstat "$1" bytes; }
+
+# backlog_pkts qdisc | class classid CLASS: packets queued ("backlog
+# 16458b 11p")
+backlog_pkts() {
+	ns_exec A tc -s "$1" show dev veth0 "${@:2}" |
+		awk '$1 == "backlog" { sub(/p$/, "", $3); print $3; exit }'
+}
+
+qdisc_is_empty() { [ "$(backlog_pkts qdisc)" = 0 ]; }
+bulk_is_backlogged() { [ "$(backlog_pkts class classid 1:3)" -ge 50 ] 2>/dev/null; }
+
+# to_ns TIME: a time as tc prints it (0ns, 41us, 2.05ms, 1e+03us) in ns
+to_ns() {
+	awk -v t="$1" 'BEGIN {
+		n = t; u = t
+		sub(/[a-z]+$/, "", n); sub(/^[0-9.e+-]+/, "", u)
+		m = u == "s" ? 1e9 : u == "ms" ? 1e6 : u == "us" ? 1e3 : 1
+		printf "%.0f\n", n * m
+	}'
+}
+
+# run_phase NAME PORT "RECV OPTIONS" SEND OPTIONS...: a receiver on PORT
+# and one for the bulk, the bulk saturating best-effort class 1:3, then
+# the measured sender on top.  Output in $TMP_DIR/NAME.{recv,bulk,send}.
+run_phase() {
+	local name=$1 port=$2 recv_opts=$3
+	shift 3
+
+	# what the last phase left has drained
+	wait_for 5 qdisc_is_empty || fatal "$name: the qdisc still holds $(backlog_pkts qdisc) packets"
+	# shellcheck disable=SC2086 # recv_opts is a list of options
+	ns_bg B udp-lat recv --port "$port" --duration $((RUN + 5)) $recv_opts \
+		--ready "$TMP_DIR/$name.r1" > "$TMP_DIR/$name.recv"
+	local r1=$BG_PID
+	ns_bg B udp-lat recv --port 9403 --duration $((RUN + 5)) \
+		--ready "$TMP_DIR/$name.r2" > "$TMP_DIR/$name.bulk"
+	local r2=$BG_PID
+	wait_for 10 test -e "$TMP_DIR/$name.r1" -a -e "$TMP_DIR/$name.r2" ||
+		fatal "$name: receivers did not start"
+
+	ns_bg A udp-lat send --dst $DST --port 9403 --size 1400 \
+		--duration $((RUN + 3)) --prio 1:3 > /dev/null
+	local bulk=$BG_PID
+	# its single flow fills up to flow_limit (100) within a few ms
+	wait_for 2 bulk_is_backlogged || fatal "$name: the best-effort queue did not build up"
+	ns_run A udp-lat send --dst $DST --port "$port" --duration "$RUN" "$@" \
+		> "$TMP_DIR/$name.send"
+	check_err $? "$name: sender failed"
+	bg_wait "$bulk"
+	bg_wait "$r1"
+	check_err $? "$name: receiver failed"
+	bg_wait "$r2"
+	log_info "$name sender: $(cat "$TMP_DIR/$name.send")"
+	log_info "$name receiver: $(head -n1 "$TMP_DIR/$name.recv")"
+}
+
+FRAME_OPTS=(--size 1000 --frame-bytes 10000 --frame-interval 40000 --prio 1:2)
+
+# --- frames of 10 calls with txtime deadlines ----------------------------------------
+run_phase frames 9402 "--frame-window 9000:11000" "${FRAME_OPTS[@]}" --txtime-frame 10000
+frames=$(field frames < "$TMP_DIR/frames.recv")
+inwin=$(field frames_in_window < "$TMP_DIR/frames.recv")
+log_info "txtime frames within 10 ms +- 10 %: $inwin of $frames"
+[ "${frames:-0}" -ge 150 ]
+check_err $? "only ${frames:-0} frames measured"
+awk -v w="${inwin:-0}" -v n="${frames:-0}" 'BEGIN { exit !(n > 0 && w >= 0.99 * n) }'
+check_err $? "$inwin of $frames frames within 9..11 ms, want 99 %"
+log_test "frames sent in 10 calls with txtime: 10 ms +- 10 % for 99 %"
+
+# --- the same frames without txtime: each call is a frame of its own -------------------
+run_phase plain 9402 "--frame-window 9000:11000" "${FRAME_OPTS[@]}"
+frames=$(field frames < "$TMP_DIR/plain.recv")
+inwin=$(field frames_in_window < "$TMP_DIR/plain.recv")
+p50=$(field frame_p50_us < "$TMP_DIR/plain.recv")
+log_info "frames without txtime within 10 ms +- 10 %: $inwin of $frames (p50 $p50 us)"
+[ "${frames:-0}" -ge 20 ]
+check_err $? "only ${frames:-0} frames measured"
+awk -v w="${inwin:-0}" -v n="${frames:-0}" 'BEGIN { exit !(n > 0 && w < 0.1 * n) }'
+check_err $? "$inwin of $frames frames within 9..11 ms without txtime, want fewer than 10 %"
+awk -v p="${p50:-0}" 'BEGIN { exit !(p >= 99000) }'
+check_err $? "frame p50 ${p50} us without txtime, want >= 99 ms (10 parts x 10 ms)"
+log_test "without txtime the 10 calls take 10 x 10 ms (negative control)"
+
+# --- txtime class: due 5 ms after the send, under load ---------------------------------
+run_phase ahead 9404 "" --size 200 --interval 2000 --txtime-offset 5000 --prio 1:4
+ns_exec A tc -s class show dev veth0 | sed 's/^/INFO: /'
+sent=$(field sent < "$TMP_DIR/ahead.send")
+got=$(field packets < "$TMP_DIR/ahead.recv")
+p50=$(field lat_p50_us < "$TMP_DIR/ahead.recv")
+bulk_p50=$(field lat_p50_us < "$TMP_DIR/ahead.bulk")
+misses=$(cstat 1:4 deadline_misses)
+log_info "txtime now + 5 ms: $misses misses of $sent, p50 $p50 us; best-effort p50 $bulk_p50 us"
+[ "${sent:-0}" -ge 3000 ]
+check_err $? "only ${sent:-0} of about $((RUN * 500)) packets sent"
+check_eq "packets the class sent" "$sent" "$(class_sent 1:4)"
+check_eq "packets received" "$sent" "$got"
+check_eq "deadline misses of class 1:4" 0 "$misses"
+awk -v p="${p50:-0}" -v b="${bulk_p50:-0}" 'BEGIN { exit !(p > 0 && b >= 10 * p) }'
+check_err $? "latency p50 ${p50} us is not 10x below the best-effort p50 ${bulk_p50} us"
+log_test "txtime class: due now + 5 ms, no misses, ahead of best effort"
+
+# --- txtime class: already late ------------------------------------------------------
+COUNT=200
+ns_bg B udp-lat recv --port 9405 --duration 30 --count $COUNT \
+	--ready "$TMP_DIR/late.r" > "$TMP_DIR/late.recv"
+recv=$BG_PID
+wait_for 10 test -e "$TMP_DIR/late.r" || fatal "late: receiver did not start"
+ns_run A udp-lat send --dst $DST --port 9405 --size 200 --interval 1000 --count $COUNT \
+	--txtime-offset -2000 --prio 1:5 > "$TMP_DIR/late.send"
+check_err $? "late: sender failed"
+bg_wait "$recv"
+check_err $? "late: receiver did not get $COUNT packets"
+check_eq "packets the class sent" $COUNT "$(class_sent 1:5)"
+check_eq "deadline misses of class 1:5" $COUNT "$(cstat 1:5 deadline_misses)"
+late=$(cstat 1:5 max_lateness)
+late_ns=$(to_ns "$late")
+log_info "txtime now - 2 ms: max_lateness $late ($late_ns ns)"
+# each is late by the 2 ms it was sent after its txtime, and not much more:
+# a late packet goes first
+[ "${late_ns:-0}" -ge 2000000 ] && [ "${late_ns:-0}" -lt 3000000 ]
+check_err $? "max_lateness $late, want 2 ms and at most 1 ms more"
+log_test "txtime class: packets past their txtime are deadline misses"
+
+exit $EXIT_STATUS
