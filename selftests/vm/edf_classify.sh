@@ -15,13 +15,7 @@
 
 require_cmd tc udp-lat
 require_module sch_edf
-tmp_dir_create
-ns_create A
-ns_create B
-veth_create A veth0 10.13.0.1/24 B veth1 10.13.0.2/24 02:00:00:00:13:02
-# nothing but our datagrams: no IPv6 chatter, no ARP
-ns_exec A sysctl -qw net.ipv6.conf.veth0.disable_ipv6=1
-ns_run A ip neigh replace 10.13.0.2 lladdr 02:00:00:00:13:02 dev veth0 nud permanent
+two_hosts 13 quiet
 
 ns_run A tc qdisc add dev veth0 root handle 1: edf priomap 0 0 0 2 || fatal "edf"
 ns_run A tc class add dev veth0 parent 1: classid 1:1 edf control || fatal "1:1"

@@ -20,10 +20,7 @@
 
 require_cmd tc udp-lat
 require_module sch_edf
-tmp_dir_create
-ns_create A
-ns_create B
-veth_create A veth0 10.9.0.1/24 B veth1 10.9.0.2/24 02:00:00:00:09:02
+two_hosts 9
 
 RUN=8		# seconds of measurement per phase
 

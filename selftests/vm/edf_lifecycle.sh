@@ -13,10 +13,7 @@
 
 require_cmd tc udp-lat
 require_module sch_edf
-tmp_dir_create
-ns_create A
-ns_create B
-veth_create A veth0 10.7.0.1/24 B veth1 10.7.0.2/24 02:00:00:00:07:02
+two_hosts 7
 
 edf_setup() {
 	ns_run A tc qdisc replace dev veth0 root handle 1: edf rate 20mbit &&

@@ -14,10 +14,7 @@
 
 require_cmd tc udp-lat
 require_module sch_edf
-tmp_dir_create
-ns_create A
-ns_create B
-veth_create A veth0 10.10.0.1/24 B veth1 10.10.0.2/24 02:00:00:00:10:02
+two_hosts 10
 
 ns_run A tc qdisc add dev veth0 root handle 1: edf rate 8mbit || fatal "edf"
 ns_run A tc class add dev veth0 parent 1: classid 1:1 edf rate 3mbit besteffort || fatal "1:1"

@@ -18,17 +18,10 @@
 require_cmd tc udp-lat fabric-stat
 require_module sch_edf
 require_module fabric_hdr
-tmp_dir_create
-ns_create A
-ns_create B
-veth_create A veth0 10.11.0.1/24 B veth1 10.11.0.2/24 02:00:00:00:11:02
-# no IPv6 chatter (router solicitations, MLD) to mix into exact counts
-ns_exec A sysctl -qw net.ipv6.conf.veth0.disable_ipv6=1
+two_hosts 11 quiet
 
 ns_run A tc qdisc add dev veth0 root handle 1: edf rate 2mbit ttd on || fatal "edf"
 ns_run A tc class add dev veth0 parent 1: classid 1:1 edf rate 20mbit || fatal "1:1"
-# a permanent neighbour: no ARP frame of ours mixes into the counts
-ns_run A ip neigh replace 10.11.0.2 lladdr 02:00:00:00:11:02 dev veth0 nud permanent
 
 SIZE=1000
 WIRE=$((SIZE + 8 + 20 + 14))			# qdisc's length before the header

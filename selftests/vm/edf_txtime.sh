@@ -25,13 +25,7 @@
 
 require_cmd tc udp-lat
 require_module sch_edf
-tmp_dir_create
-ns_create A
-ns_create B
-veth_create A veth0 10.14.0.1/24 B veth1 10.14.0.2/24 02:00:00:00:14:02
-# exact packet counts per class: no IPv6 chatter, no ARP while measuring
-ns_exec A sysctl -qw net.ipv6.conf.veth0.disable_ipv6=1
-ns_run A ip neigh replace 10.14.0.2 lladdr 02:00:00:00:14:02 dev veth0 nud permanent
+two_hosts 14 quiet
 
 ns_run A tc qdisc add dev veth0 root handle 1: edf rate 20mbit || fatal "edf"
 ns_run A tc class add dev veth0 parent 1: classid 1:2 edf frame 10ms smooth || fatal "1:2"

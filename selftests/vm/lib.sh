@@ -349,3 +349,26 @@ json_hist()
 {
 	echo "$1" | sed -n 's/.*"late_hist":\[\([0-9,]*\)\].*/\1/p'
 }
+
+# ---- the two-host topology of the qdisc tests ----------------------------------
+
+# two_hosts N [quiet]: namespaces A and B joined by veth0 (10.N.0.1/24, in A)
+# and veth1 (10.N.0.2/24, MAC 02:00:00:00:NN:02, in B), up, plus the scratch
+# directory.  "quiet": A sends nothing but what the test sends (no IPv6
+# chatter, a permanent neighbour instead of ARP), for exact counts.
+two_hosts()
+{
+	local n=$1 mode=${2:-}
+	local mac
+
+	mac=$(printf '02:00:00:00:%02x:02' "$n")
+	tmp_dir_create
+	ns_create A
+	ns_create B
+	veth_create A veth0 "10.$n.0.1/24" B veth1 "10.$n.0.2/24" "$mac"
+	if [[ $mode == quiet ]]; then
+		ns_exec A sysctl -qw net.ipv6.conf.veth0.disable_ipv6=1 &&
+		ns_run A ip neigh replace "10.$n.0.2" lladdr "$mac" dev veth0 nud permanent ||
+			fatal "cannot quiet veth0"
+	fi
+}
