@@ -4,6 +4,7 @@
 #   make              modules, tc/ip plugins, tools, test programs
 #   make setup        install build/VM dependencies, fetch the VM kernel
 #   make check [T=re] run the tests (host unit tests and the qemu VM)
+#   make bench [T=re] benchmarks in the deterministic VM (Documentation/bench.rst)
 #   make install      modules, plugins and tools on this host (DESTDIR ok)
 #   make clean
 #
@@ -43,12 +44,13 @@ UNIT_TESTS := $(patsubst selftests/unit/%.c,$(B)/selftests/unit/%,$(wildcard sel
 VM_HELPERS := $(patsubst selftests/vm/%.c,$(B)/selftests/vm/%,$(wildcard selftests/vm/*.c))
 
 .PHONY: all modules userspace plugins selftests-build setup setup-if-needed \
-	check check-locked install install-files clean help
+	check check-locked bench bench-locked build-quiet install install-files \
+	clean help
 
 all: modules userspace plugins selftests-build
 
 help:
-	@sed -n '3,13s/^# \{0,1\}//p' Makefile
+	@sed -n '3,14s/^# \{0,1\}//p' Makefile
 
 kdir-ready:
 	@if [ ! -f "$(KDIR)/Makefile" ]; then \
@@ -72,11 +74,11 @@ $(B)/tc/%.so: tc/%.c $(CORE_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -fPIC -shared -o $@ $<
 
-$(B)/selftests/unit/%: selftests/unit/%.c selftests/unit/unit.h $(CORE_HEADERS)
+$(B)/selftests/unit/%: selftests/unit/%.c selftests/unit/unit.h $(CORE_HEADERS) $(wildcard userspace/lib/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Iselftests/unit -o $@ $< -lm
 
-$(B)/selftests/vm/%: selftests/vm/%.c $(CORE_HEADERS)
+$(B)/selftests/vm/%: selftests/vm/%.c $(CORE_HEADERS) $(wildcard userspace/lib/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(USER_LDLIBS)
 
@@ -93,10 +95,20 @@ check: setup-if-needed
 	@mkdir -p $(B)
 	@flock $(B)/.check.lock $(MAKE) --no-print-directory check-locked
 
-check-locked:
+# Benchmarks boot the VM too: the same lock, so two VMs never run at once.
+bench: setup-if-needed
+	@mkdir -p $(B)
+	@flock $(B)/.check.lock $(MAKE) --no-print-directory bench-locked
+
+build-quiet:
 	@$(MAKE) --no-print-directory all >$(B)/make.log 2>&1 || \
 		{ cat $(B)/make.log; echo "fabric-qos: build failed" >&2; exit 1; }
+
+check-locked: build-quiet
 	@scripts/check.sh '$(T)'
+
+bench-locked: build-quiet
+	@scripts/bench.sh '$(T)'
 
 # Files only, no depmod: used by `make install` and by the VM image.
 install-files: all

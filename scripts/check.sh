@@ -17,7 +17,6 @@ set -uo pipefail
 FILTER=${1:-}
 LOGDIR=$FQ_BUILD/check
 DEFAULT_TIMEOUT=120
-BAD_LOG='WARNING:|BUG:|Oops|general protection|Kernel panic|kernel BUG|UBSAN:|KASAN:|refcount_t:|RCU.*stall|soft lockup'
 
 n=0 passed=0 failed=0 skipped=0
 rm -rf "$LOGDIR"
@@ -28,7 +27,7 @@ wanted() { [ -z "$FILTER" ] || [[ $1 =~ $FILTER ]]; }
 # A test's own timeout: a "# timeout: N" line near its top, else the default.
 test_timeout() {
 	local t
-	t=$(head -n 20 "$1" 2>/dev/null | sed -n 's/^# *timeout: *\([0-9][0-9]*\).*/\1/p' | head -n1)
+	t=$(fq_script_header "$1" timeout)
 	echo "${t:-$DEFAULT_TIMEOUT}"
 }
 
@@ -80,14 +79,12 @@ for t in "$FQ_ROOT"/selftests/host/*.sh; do
 done
 
 # --- VM tests --------------------------------------------------------------
-# Two kinds of boot.  "fast": 2 vCPUs, multi-threaded TCG, for most tests.
-# "deterministic": 1 vCPU under -icount, where guest time advances one
-# nanosecond per guest instruction, so timers, latencies and rates inside
-# the guest do not depend on how busy this machine is.  A test asks for it
-# with a "# vm: deterministic" line near its top.
+# Two kinds of boot (fq_vm_boot in lib.sh): "fast" for most tests,
+# "deterministic" (guest time = instruction count) for a test with a
+# "# vm: deterministic" line near its top.
 
 test_vm_kind() {
-	if head -n 20 "$1" | grep -q '^# *vm: *deterministic'; then
+	if [ "$(fq_script_header "$1" vm)" = deterministic ]; then
 		echo deterministic
 	else
 		echo fast
@@ -112,13 +109,7 @@ run_vm() {
 	# boot and poweroff take well under two minutes even on a busy machine
 	budget=$((budget + 120))
 	vm_start=$(date +%s)
-	if [ "$kind" = deterministic ]; then
-		FQ_VM_ACCEL=tcg,thread=single FQ_VM_CPUS=1 \
-		FQ_VM_QEMU_ARGS="-icount shift=0,sleep=off" \
-			"$FQ_ROOT/scripts/vm-run.sh" "$initrd" "$console" "$ktap" "$budget"
-	else
-		"$FQ_ROOT/scripts/vm-run.sh" "$initrd" "$console" "$ktap" "$budget"
-	fi
+	fq_vm_boot "$kind" "$initrd" "$console" "$ktap" "$budget"
 	vm_rc=$?
 	echo "# $kind VM ran $(( $(date +%s) - vm_start ))s (qemu exit $vm_rc), console: ${console#$FQ_ROOT/}"
 
@@ -159,7 +150,7 @@ run_vm() {
 	done < "$list"
 
 	# the whole kernel log, including what no test was running for
-	grep -Eh -A12 "$BAD_LOG" "$console" "$klog" 2>/dev/null | head -n 80 > "$out"
+	grep -Eh -A12 "$FQ_BAD_LOG" "$console" "$klog" 2>/dev/null | head -n 80 > "$out"
 	if [ -s "$out" ]; then
 		record "vm/kernel-log-$kind" fail "WARNING/BUG/Oops in the kernel log" "$out"
 	elif ! grep -q '^# FQ-VM-DONE' "$ktap"; then
@@ -181,13 +172,7 @@ for t in "$FQ_ROOT"/selftests/vm/*.sh; do
 	tmo=$(test_timeout "$t")
 	kind=$(test_vm_kind "$t")
 	echo "$name $tmo /opt/fabric-qos/selftests/vm/$(basename "$t")" >> "$LOGDIR/vm-tests-$kind"
-	# test timeouts are guest time; a busy deterministic guest's clock
-	# runs up to a few times slower than the wall clock
-	if [ "$kind" = deterministic ]; then
-		vm_budget[$kind]=$((vm_budget[$kind] + 4 * (tmo + 5)))
-	else
-		vm_budget[$kind]=$((vm_budget[$kind] + tmo + 5))
-	fi
+	vm_budget[$kind]=$((vm_budget[$kind] + $(fq_vm_budget "$kind" "$tmo")))
 done
 for kind in fast deterministic; do
 	[ -s "$LOGDIR/vm-tests-$kind" ] &&

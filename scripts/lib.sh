@@ -33,3 +33,40 @@ fq_multiarch() {
 	dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null ||
 		gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu
 }
+
+# A kernel log line that fails a VM run.
+FQ_BAD_LOG='WARNING:|BUG:|Oops|general protection|Kernel panic|kernel BUG|UBSAN:|KASAN:|refcount_t:|RCU.*stall|soft lockup'
+
+# fq_script_header FILE KEY: the value of a "# KEY: value" line near the
+# top of a test or benchmark script ("# timeout: 120", "# vm: deterministic").
+fq_script_header() {
+	head -n 20 "$1" 2>/dev/null | sed -n "s/^# *$2: *\([^ ]*\).*/\1/p" | head -n1
+}
+
+# fq_vm_budget KIND GUEST_SECONDS: wall-clock seconds to allow a script with
+# that timeout (guest time); a busy deterministic guest's clock runs up to a
+# few times slower than the wall clock.
+fq_vm_budget() {
+	if [ "$1" = deterministic ]; then
+		echo $((4 * ($2 + 5)))
+	else
+		echo $(($2 + 5))
+	fi
+}
+
+# fq_vm_boot KIND INITRD CONSOLE_LOG RESULTS TIMEOUT_S: boot the test VM
+# once (scripts/vm-run.sh).  KIND "fast": 2 vCPUs, multi-threaded TCG.
+# "deterministic": 1 vCPU under -icount, where guest time advances one
+# nanosecond per guest instruction, so timers, latencies and rates inside
+# the guest do not depend on how busy this machine is.
+fq_vm_boot() {
+	local kind=$1
+	shift
+	if [ "$kind" = deterministic ]; then
+		FQ_VM_ACCEL=tcg,thread=single FQ_VM_CPUS=1 \
+		FQ_VM_QEMU_ARGS="-icount shift=0,sleep=off" \
+			"$FQ_ROOT/scripts/vm-run.sh" "$@"
+	else
+		"$FQ_ROOT/scripts/vm-run.sh" "$@"
+	fi
+}
