@@ -51,6 +51,7 @@
 
 #define EDF_FLOW_BUCKETS_LOG	10
 #define EDF_GC_BATCH		8	/* idle flows looked at per gc call */
+#define EDF_FLOW_GRACE_NS	NSEC_PER_SEC	/* idle flows kept at least */
 
 #define EDF_DEFAULT_LIMIT	10000
 #define EDF_DEFAULT_FLOW_LIMIT	100
@@ -88,6 +89,7 @@ struct edf_flow {
 	u8			state;
 	bool			shared;		/* the class's own flow */
 	u64			last_deadline;
+	u64			idle_since;	/* when it last emptied */
 };
 
 struct edf_class {
@@ -199,9 +201,18 @@ static void edf_flow_free(struct edf_sched *q, struct edf_flow *f)
 
 /*
  * An idle flow whose last deadline has passed carries no state:
- * max(D', now) = now for its next packet.  Look at a few of the oldest
- * idle flows; bounded work per call.
+ * max(D', now) = now for its next packet.  It is still kept for
+ * EDF_FLOW_GRACE_NS after it emptied, because a flow that sends again
+ * soon would otherwise pay for a free and a new allocation per packet.
+ * The idle list is in emptying order, so looking at a few of its oldest
+ * entries finds what can go; bounded work per call.
  */
+static bool edf_flow_is_collectable(const struct edf_flow *f, u64 now)
+{
+	return f->last_deadline <= now &&
+	       now - f->idle_since >= EDF_FLOW_GRACE_NS;
+}
+
 static void edf_flow_gc(struct edf_sched *q, u64 now)
 {
 	struct edf_flow *f, *tmp;
@@ -210,7 +221,7 @@ static void edf_flow_gc(struct edf_sched *q, u64 now)
 	list_for_each_entry_safe(f, tmp, &q->idle, idle_node) {
 		if (++n > EDF_GC_BATCH)
 			break;
-		if (f->last_deadline <= now)
+		if (edf_flow_is_collectable(f, now))
 			edf_flow_free(q, f);
 	}
 }
@@ -326,9 +337,11 @@ static struct sk_buff *edf_flow_take_head(struct edf_flow *f)
 }
 
 /* The flow has no more packets: out of the heaps, maybe collectable. */
-static void edf_flow_went_idle(struct edf_sched *q, struct edf_flow *f)
+static void edf_flow_went_idle(struct edf_sched *q, struct edf_flow *f,
+			       u64 now)
 {
 	f->state = EDF_FLOW_IDLE;
+	f->idle_since = now;
 	f->cl->active_flows--;
 	/* a class's own flow is never collected: it costs nothing idle */
 	if (!f->shared)
@@ -345,7 +358,7 @@ static void edf_flow_purge(struct Qdisc *sch, struct edf_flow *f,
 
 	if (f->state != EDF_FLOW_IDLE) {
 		pheap_remove(edf_flow_heap(q, f), &f->heap_node);
-		edf_flow_went_idle(q, f);
+		edf_flow_went_idle(q, f, 0);	/* freed by the caller */
 	}
 	while (f->head) {
 		skb = edf_flow_take_head(f);
@@ -707,7 +720,7 @@ static struct sk_buff *edf_take(struct Qdisc *sch, struct edf_flow *f, u64 now)
 	if (f->head)
 		edf_flow_place(q, f, now);
 	else
-		edf_flow_went_idle(q, f);
+		edf_flow_went_idle(q, f, now);
 	cl->qlen--;
 	cl->backlog -= qdisc_pkt_len(skb);
 	sch->q.qlen--;
