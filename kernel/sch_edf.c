@@ -31,6 +31,7 @@
  * Paper: edf-deadline-qos-two-vcs, sections 3.1 to 3.3.
  */
 #include <linux/ethtool.h>
+#include <linux/if_arp.h>
 #include <linux/if_ether.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -90,6 +91,7 @@ struct edf_flow {
 	bool			shared;		/* the class's own flow */
 	u64			last_deadline;
 	u64			idle_since;	/* when it last emptied */
+	u32			socket_hash;	/* of the socket a flow is keyed by */
 };
 
 struct edf_class {
@@ -223,6 +225,9 @@ static void edf_flow_gc(struct edf_sched *q, u64 now)
 			break;
 		if (edf_flow_is_collectable(f, now))
 			edf_flow_free(q, f);
+		else if (now - f->idle_since >= EDF_FLOW_GRACE_NS)
+			/* deadline far ahead: let the ones behind be looked at */
+			list_move_tail(&f->idle_node, &q->idle);
 	}
 }
 
@@ -254,8 +259,20 @@ static struct edf_flow *edf_flow_lookup(struct edf_sched *q,
 	while (*p) {
 		parent = *p;
 		f = rb_entry(parent, struct edf_flow, hash_node);
-		if (f->key == key && f->cl == cl)
+		if (f->key == key && f->cl == cl) {
+			/*
+			 * A closed socket's memory is soon reused by a new
+			 * one: a new connection starts a new flow.  (The old
+			 * one has no packets left: they held the socket.)
+			 */
+			if (sk && sk_fullsock(sk) && f->socket_hash != sk->sk_hash) {
+				f->socket_hash = sk->sk_hash;
+				f->last_deadline = 0;
+				f->seq = 0;
+				f->hash = skb_get_hash(skb);
+			}
 			return f;
+		}
 		if (f->key < key || (f->key == key && f->cl < cl))
 			p = &parent->rb_right;
 		else
@@ -278,6 +295,8 @@ static struct edf_flow *edf_flow_lookup(struct edf_sched *q,
 	if (unlikely(!f))
 		return ERR_PTR(-ENOMEM);
 	edf_flow_init(f, cl, key, skb_get_hash(skb), false);
+	if (sk && sk_fullsock(sk))
+		f->socket_hash = sk->sk_hash;
 	rb_link_node(&f->hash_node, parent, p);
 	rb_insert_color(&f->hash_node, root);
 	list_add_tail(&f->cl_node, &cl->flows);
@@ -494,12 +513,22 @@ static u64 edf_deadline(struct edf_sched *q, struct edf_flow *f,
 					edf_class_rate(q, cl));
 		break;
 	}
-	d = edf_monotonic(f->last_deadline, d);
+	d = edf_cap_lead(edf_monotonic(f->last_deadline, d), now);
 	f->last_deadline = d;
 	return d;
 }
 
 /* ---- enqueue / dequeue ---------------------------------------------- */
+
+/* With ttd on, a frame that could not carry the header is refused here. */
+static bool edf_too_big_for_ttd(const struct Qdisc *sch,
+				const struct sk_buff *skb)
+{
+	const struct net_device *dev = qdisc_dev(sch);
+
+	return !skb_is_gso(skb) &&
+	       skb->len + FABRIC_HDR_LEN > dev->mtu + dev->hard_header_len;
+}
 
 static int edf_drop(struct sk_buff *skb, struct Qdisc *sch,
 		    struct edf_class *cl, int reason, struct sk_buff **to_free)
@@ -523,6 +552,8 @@ static int edf_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 
 	if (unlikely(sch->q.qlen >= q->limit))
 		return edf_drop(skb, sch, cl, TC_EDF_DROP_LIMIT, to_free);
+	if (q->ttd && unlikely(edf_too_big_for_ttd(sch, skb)))
+		return edf_drop(skb, sch, cl, TC_EDF_DROP_OVERSIZE, to_free);
 
 	f = edf_flow_lookup(q, cl, skb, now);
 	if (IS_ERR(f))
@@ -668,41 +699,34 @@ static void edf_account_departure(struct edf_sched *q, struct edf_class *cl,
 }
 
 /*
- * Push the fabric header.  The frame must still fit the device: the
- * inner packet was sized for the route MTU, which must leave the header's
- * 20 bytes (Documentation/edf.rst, "MTU").  Returns 0 or a drop reason.
+ * Push the fabric header.  Whatever can fail for a packet's size was
+ * checked at enqueue (edf_enqueue_one), so a dequeue never drops: a parent
+ * that peeks must not see packets vanish under it.  A packet that still
+ * cannot carry the header (GSO queued before "ttd on", an inner type the
+ * fabric does not carry, no memory) leaves without it and is counted.
  */
-static int edf_push_ttd(struct Qdisc *sch, struct sk_buff *skb,
-			struct edf_flow *f, u64 deadline, u8 msg_flags, u64 now)
+static void edf_push_ttd(struct Qdisc *sch, struct sk_buff *skb,
+			 struct edf_flow *f, u64 deadline, u8 msg_flags, u64 now)
 {
 	struct edf_sched *q = qdisc_priv(sch);
-	struct net_device *dev = qdisc_dev(sch);
+	s64 ttd = deadline >= now ? (s64)min_t(u64, deadline - now, S32_MAX) :
+				    -(s64)min_t(u64, now - deadline, S32_MAX);
 	struct fhc_fields fields = {
 		.vc = f->cl->vc,
 		.head = msg_flags & FABRIC_HDR_F_HEAD,
 		.tail = msg_flags & FABRIC_HDR_F_TAIL,
 		.sl = TC_H_MIN(f->cl->common.classid) & 0xff,
-		.ttd_ns = fhc_clamp_ttd((s64)(deadline - now)),
+		.ttd_ns = fhc_clamp_ttd(ttd),
 		.flow_id = f->hash,
 		.seq = f->seq,
 	};
-	int err;
 
-	if (unlikely(skb_is_gso(skb) ||
-		     skb->len + FABRIC_HDR_LEN > dev->mtu + dev->hard_header_len))
-		return TC_EDF_DROP_OVERSIZE;
-	err = fabric_hdr_push(skb, &fields);
-	/*
-	 * Frames the fabric does not carry (VLAN tags, LLDP...) are not
-	 * fabric traffic: they leave as they are rather than vanish.
-	 */
-	if (err == -EPROTONOSUPPORT)
-		return -1;
-	if (unlikely(err))
-		return TC_EDF_DROP_NOMEM;
+	if (unlikely(fabric_hdr_push(skb, &fields))) {
+		q->xs.ttd_skipped++;
+		return;
+	}
 	f->seq++;
 	q->xs.ttd_pushed++;
-	return -1;
 }
 
 /*
@@ -737,9 +761,7 @@ static struct sk_buff *edf_dequeue(struct Qdisc *sch)
 	struct edf_flow *f;
 	struct pheap_node *n;
 	u64 now;
-	int reason;
 
-again:
 	if (!sch->q.qlen)
 		return NULL;
 
@@ -764,21 +786,11 @@ again:
 	skb = edf_take(sch, f, now);
 	cb = edf_skb_cb(skb);
 	edf_account_departure(q, cl, cb->deadline, now);
-	edf_flow_gc(q, now);
 
-	if (q->ttd) {
-		reason = edf_push_ttd(sch, skb, f, cb->deadline, cb->msg_flags,
-				      now);
-		if (reason >= 0) {
-			q->xs.drops[reason]++;
-			cl->xs.drops[reason]++;
-			cl->qstats.drops++;
-			qdisc_qstats_drop(sch);
-			qdisc_tree_reduce_backlog(sch, 1, qdisc_pkt_len(skb));
-			kfree_skb(skb);
-			goto again;
-		}
-	}
+	if (q->ttd)
+		edf_push_ttd(sch, skb, f, cb->deadline, cb->msg_flags, now);
+	/* after the push, which still reads the flow */
+	edf_flow_gc(q, now);
 
 	if (q->rate)
 		q->next_tx = edf_vclock_deadline(q->next_tx, now, skb->len,
@@ -801,6 +813,8 @@ static struct sk_buff *edf_drop_one(struct Qdisc *sch, u64 now)
 	struct edf_sched *q = qdisc_priv(sch);
 	struct pheap_node *n;
 
+	struct edf_flow *f;
+
 	n = pheap_peek(&q->ready[TC_EDF_VC_BESTEFFORT]);
 	if (!n)
 		n = pheap_peek(&q->waiting);
@@ -808,7 +822,12 @@ static struct sk_buff *edf_drop_one(struct Qdisc *sch, u64 now)
 		n = pheap_peek(&q->ready[TC_EDF_VC_REGULATED]);
 	if (!n)
 		return NULL;
-	return edf_take(sch, container_of(n, struct edf_flow, heap_node), now);
+	f = container_of(n, struct edf_flow, heap_node);
+	q->xs.drops[TC_EDF_DROP_LIMIT]++;
+	f->cl->xs.drops[TC_EDF_DROP_LIMIT]++;
+	f->cl->qstats.drops++;
+	qdisc_qstats_drop(sch);
+	return edf_take(sch, f, now);
 }
 
 /* ---- configuration -------------------------------------------------- */
@@ -889,6 +908,7 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 	u32 limit = q->limit, flow_limit = q->flow_limit;
 	unsigned int dropped_pkts = 0, dropped_bytes = 0;
 	struct sk_buff *skb;
+	u64 link_rate;
 	int err;
 
 	if (!opt)
@@ -920,10 +940,19 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 				   "eligibility longer than the horizon: no deadline could use it");
 		return -EINVAL;
 	}
+	if (tb[TCA_EDF_TTD] && nla_get_u8(tb[TCA_EDF_TTD]) &&
+	    qdisc_dev(sch)->type != ARPHRD_ETHER) {
+		NL_SET_ERR_MSG_MOD(extack, "ttd needs an Ethernet device");
+		return -EOPNOTSUPP;
+	}
+	/* drivers may sleep to tell their speed: ask before taking the lock */
+	link_rate = rate ? rate : edf_device_rate(qdisc_dev(sch));
 
 	sch_tree_lock(sch);
+	if (rate != q->rate)
+		q->next_tx = 0;		/* no wait left over from the old rate */
 	q->rate = rate;
-	q->link_rate = rate ? rate : edf_device_rate(qdisc_dev(sch));
+	q->link_rate = link_rate;
 	q->eligibility = elig;
 	q->horizon = horizon;
 	q->limit = limit;
@@ -944,13 +973,12 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 		skb = edf_drop_one(sch, ktime_get_ns());
 		if (!skb)
 			break;
-		qdisc_qstats_drop(sch);
-		q->xs.drops[TC_EDF_DROP_LIMIT]++;
 		dropped_pkts++;
 		dropped_bytes += qdisc_pkt_len(skb);
 		rtnl_kfree_skbs(skb, skb);
 	}
-	qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
+	if (dropped_pkts)
+		qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
 	sch_tree_unlock(sch);
 	return 0;
 }
@@ -1108,10 +1136,10 @@ static int edf_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 			active += container_of(c, struct edf_class,
 					       common)->active_flows;
 	st = q->xs;
-	sch_tree_unlock(sch);
-	st.active_flows = active;
 	st.flows = q->nflows;
 	st.eligible_wait = q->waiting.count;
+	sch_tree_unlock(sch);
+	st.active_flows = active;
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 
@@ -1221,12 +1249,6 @@ static int edf_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 		NL_SET_ERR_MSG_MOD(extack, "smooth applies to regulated classes only");
 		return -EINVAL;
 	}
-	if (!new && edf_class_is_busy(cl) &&
-	    (vc != cl->vc || smooth != cl->smooth || perflow != cl->perflow)) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "class has queued packets: change vc, smooth or perflow when it is idle");
-		return -EBUSY;
-	}
 
 	if (new) {
 		cl = kzalloc(sizeof(*cl), GFP_KERNEL);
@@ -1236,6 +1258,14 @@ static int edf_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	}
 
 	sch_tree_lock(sch);
+	/* under the lock: an enqueue on another cpu may just have filled it */
+	if (!new && edf_class_is_busy(cl) &&
+	    (vc != cl->vc || smooth != cl->smooth || perflow != cl->perflow)) {
+		sch_tree_unlock(sch);
+		NL_SET_ERR_MSG_MOD(extack,
+				   "class has queued packets: change vc, smooth or perflow when it is idle");
+		return -EBUSY;
+	}
 	if (!new && perflow != cl->perflow)
 		edf_class_free_flows(q, cl);	/* idle: only state goes */
 	cl->mode = mode;

@@ -804,6 +804,7 @@ static void edf_print_qd_stats(const struct tc_edf_qd_stats *st)
 	edf_print_counter("gso_segmented", "gso_segmented", st->gso_segmented);
 	edf_print_counter("unclassified", "unclassified", st->unclassified);
 	edf_print_counter("ttd_pushed", "ttd_pushed", st->ttd_pushed);
+	edf_print_counter("ttd_skipped", "ttd_skipped", st->ttd_skipped);
 }
 
 /*

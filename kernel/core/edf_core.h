@@ -90,6 +90,22 @@ static inline fq_u64 edf_txtime_deadline(fq_u64 txtime, fq_u64 now,
 	return txtime > limit ? limit : txtime;
 }
 
+/*
+ * How far ahead of now a deadline may run.  A flow that sends faster than
+ * its rate on an idle link is served at once while its virtual clock runs
+ * ahead by len / rate per packet; unbounded, a slow class on a fast link
+ * would reach the end of the 64-bit clock in weeks.  2^42 ns (73 min) is
+ * far beyond any meaningful deadline and keeps every sum in range.
+ */
+#define EDF_MAX_LEAD_NS		(1ULL << 42)
+
+static inline fq_u64 edf_cap_lead(fq_u64 deadline, fq_u64 now)
+{
+	fq_u64 limit = edf_add_sat(now, EDF_MAX_LEAD_NS);
+
+	return deadline > limit ? limit : deadline;
+}
+
 /* A flow's deadlines never go backwards, whatever the explicit times say. */
 static inline fq_u64 edf_monotonic(fq_u64 prev, fq_u64 deadline)
 {

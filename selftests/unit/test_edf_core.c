@@ -90,6 +90,20 @@ UNIT_TEST(txtime_horizon)
 	EXPECT_EQ(edf_txtime_deadline(EDF_TIME_MAX, EDF_TIME_MAX - 2, 10), EDF_TIME_MAX);
 }
 
+UNIT_TEST(lead_is_capped)
+{
+	fq_u64 now = 5000000000ULL, d = now;
+	int i;
+
+	EXPECT_EQ(edf_cap_lead(now + 10, now), now + 10);
+	EXPECT_EQ(edf_cap_lead(now + EDF_MAX_LEAD_NS + 1, now), now + EDF_MAX_LEAD_NS);
+	EXPECT_EQ(edf_cap_lead(EDF_TIME_MAX, EDF_TIME_MAX - 1), EDF_TIME_MAX);
+	/* 1 kbit/s flow sending 64 KB packets forever stays within the cap */
+	for (i = 0; i < 100000; i++)
+		d = edf_cap_lead(edf_vclock_deadline(d, now, EDF_LEN_MAX, EDF_RATE_MIN), now);
+	EXPECT_EQ(d, now + EDF_MAX_LEAD_NS);
+}
+
 int main(void)
 {
 	return unit_run();

@@ -105,7 +105,7 @@ struct tc_edf_qd_stats {
 	__u32	active_flows;
 	__u32	flows;
 	__u32	eligible_wait;	/* flows whose head waits for eligibility */
-	__u32	pad;
+	__u32	ttd_skipped;	/* with ttd on: sent without the header */
 };
 
 #endif /* _UAPI_LINUX_PKT_SCHED_EDF_H */
