@@ -41,7 +41,7 @@ start_traffic() {	# SECONDS
 }
 
 edf_setup || fatal "cannot set up edf"
-start_traffic 20
+start_traffic 150
 
 # --- changes under load ----------------------------------------------------------
 for i in 1 2 3 4 5; do
@@ -106,18 +106,25 @@ done
 log_test "module unload and autoload under load"
 
 # --- traffic still flows, accounting is sane ---------------------------------------
-before=$(ns_exec A tc -s -j qdisc show dev veth0 | tr -d ' \n' |
-	sed -n 's/.*"packets":\([0-9]*\).*/\1/p')
-sleep 1
-after=$(ns_exec A tc -s -j qdisc show dev veth0 | tr -d ' \n' |
-	sed -n 's/.*"packets":\([0-9]*\).*/\1/p')
-[ "${after:-0}" -gt "${before:-0}" ]
-check_err $? "edf sends nothing after the churn ($before -> $after packets)"
+sent_pkts() {
+	ns_exec A tc -s -j qdisc show dev veth0 | tr -d ' \n' |
+		sed -n 's/.*"packets":\([0-9]*\).*/\1/p'
+}
+sends_more_than() { [ "$(sent_pkts)" -gt "$1" ]; }
+is_empty() { [ "$(root_backlog)" = "0 0" ]; }
+before=$(sent_pkts)
+wait_for 10 sends_more_than "${before:-0}"
+check_err $? "edf sends nothing after the churn ($before -> $(sent_pkts) packets)"
 log_test "traffic flows through edf after the churn"
 
+# the traffic was sized to outlast any churn: stop it now
+kill "$SEND_PID" 2>/dev/null
 bg_wait "$SEND_PID"
+kill "$RECV_PID" 2>/dev/null
 bg_wait "$RECV_PID"
-check_err $? "receiver: $(cat "$TMP_DIR/recv.err")"
+grep -q '^total packets=[1-9]' "$TMP_DIR/recv.out"
+check_err $? "receiver got nothing: $(cat "$TMP_DIR/recv.err")"
+wait_for 10 is_empty
 read -r qlen backlog <<< "$(root_backlog)"
 check_eq "qlen when idle" 0 "$qlen"
 check_eq "backlog when idle" 0 "$backlog"

@@ -85,7 +85,7 @@ log_test "lateness follows D(Pk) = D(P0) + k * len / rate"
 
 # --- MTU: a full-size IP packet has no room for the header --------------------------
 before=$(json_u64 "$(stat_b)" rx_frames)
-ns_run A udp-lat send --dst 10.11.0.2 --port 9200 --size 1472 --count 5 --rate 100 \
+ns_run A udp-lat send --dst 10.11.0.2 --port 9200 --size 1472 --count 5 --rate 100 --no-retry \
 	--prio 1:1 > /dev/null
 sleep 0.5
 oversize=$(ns_exec A tc -s -j qdisc show dev veth0 | tr -d ' \n' |

@@ -152,6 +152,9 @@ static void usage(FILE *f)
 "                         sharing one frame id and one send_ns\n"
 "  --frame-interval US    one frame every US microseconds (with --frame-bytes)\n"
 "  --gso                  send each frame in one sendmsg with UDP_SEGMENT\n"
+"  --no-retry             count a datagram refused by a full or dropping qdisc\n"
+"                         (ENOBUFS) in blocked= and errors= and go on, instead\n"
+"                         of retrying it\n"
 "  --txtime-frame US      with --frame-bytes, without --gso: give each part\n"
 "                         the SO_TXTIME deadline max(previous, now) + US / parts,\n"
 "                         so the frame is due US microseconds after it starts\n"
@@ -894,6 +897,7 @@ enum {
 	OPT_STREAMS, OPT_SAME_PORT, OPT_SIZE, OPT_RATE, OPT_INTERVAL, OPT_POISSON,
 	OPT_SEED, OPT_BURST, OPT_PRIO, OPT_TOS, OPT_PACING, OPT_FRAME_BYTES,
 	OPT_FRAME_INTERVAL, OPT_GSO, OPT_TXTIME_FRAME, OPT_TXTIME_OFFSET,
+	OPT_NO_RETRY,
 };
 
 /* getopt_long's complaint, in our words; @argv is the subcommand's. */
@@ -1064,6 +1068,7 @@ struct send_cfg {
 	size_t frame_bytes;	/* 0: plain datagrams */
 	double frame_gap_us;
 	bool gso;
+	bool no_retry;		/* a refused datagram is an error, not waited out */
 	uint16_t parts;		/* of a frame */
 	uint64_t txtime_latency_ns;	/* --txtime-frame; 0: off */
 	bool have_txtime_offset;
@@ -1164,6 +1169,8 @@ static enum xmit_res xmit(struct sender *sn, struct sstream *s, size_t len,
 		if (errno != EAGAIN && errno != ENOBUFS)
 			break;
 		sn->blocked++;
+		if (sn->cfg->no_retry)
+			break;
 		now = now_ns();
 		if (stop_requested || (sn->deadline && now >= sn->deadline))
 			return XMIT_STOP;
@@ -1552,6 +1559,7 @@ static int parse_send_args(int argc, char **argv, struct send_cfg *c)
 		{ "frame-bytes",     required_argument, NULL, OPT_FRAME_BYTES },
 		{ "frame-interval",  required_argument, NULL, OPT_FRAME_INTERVAL },
 		{ "gso",	     no_argument,	NULL, OPT_GSO },
+		{ "no-retry",	     no_argument,	NULL, OPT_NO_RETRY },
 		{ "txtime-frame",    required_argument, NULL, OPT_TXTIME_FRAME },
 		{ "txtime-offset",   required_argument, NULL, OPT_TXTIME_OFFSET },
 		{ "help",	     no_argument,	NULL, 'h' },
@@ -1654,6 +1662,9 @@ static int parse_send_args(int argc, char **argv, struct send_cfg *c)
 			if (!parse_double(optarg, 0, MAX_DURATION_S * 1e6, &c->frame_gap_us) ||
 			    c->frame_gap_us <= 0)
 				return bad_value(name, optarg, "microseconds, > 0");
+			break;
+		case OPT_NO_RETRY:
+			c->no_retry = true;
 			break;
 		case OPT_GSO:
 			c->gso = true;
