@@ -37,7 +37,8 @@ USER_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 \
 USER_LDLIBS := -Wl,--as-needed -lmnl -lm
 CORE_HEADERS := $(wildcard kernel/core/*.h kernel/include/uapi/linux/*.h)
 
-TOOLS := $(patsubst userspace/%.c,$(B)/bin/%,$(wildcard userspace/*.c))
+TOOLS := $(patsubst userspace/%.c,$(B)/bin/%,$(wildcard userspace/*.c)) $(B)/bin/qsim
+QSIM_SOURCES := $(wildcard userspace/qsim/*.c)
 TC_PLUGINS := $(patsubst tc/%.c,$(B)/tc/%.so,$(wildcard tc/q_*.c))
 IP_PLUGINS := $(patsubst tc/%.c,$(B)/tc/%.so,$(wildcard tc/link_*.c))
 UNIT_TESTS := $(patsubst selftests/unit/%.c,$(B)/selftests/unit/%,$(wildcard selftests/unit/test_*.c))
@@ -69,6 +70,11 @@ selftests-build: $(UNIT_TESTS) $(VM_HELPERS)
 $(B)/bin/%: userspace/%.c $(CORE_HEADERS) $(wildcard userspace/lib/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(wildcard userspace/lib/*.c) $(USER_LDLIBS)
+
+# qsim: one file per family of disciplines (userspace/qsim/qsim.h)
+$(B)/bin/qsim: $(QSIM_SOURCES) userspace/qsim/qsim.h $(CORE_HEADERS) $(wildcard userspace/lib/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Iuserspace/qsim -o $@ $(QSIM_SOURCES) $(wildcard userspace/lib/*.c) $(USER_LDLIBS)
 
 $(B)/tc/%.so: tc/%.c $(CORE_HEADERS)
 	@mkdir -p $(@D)

@@ -19,6 +19,13 @@ KERNEL=$(fq_kernel_dir "$ABI")/vmlinuz
 : "${FQ_VM_CPUS:=2}" "${FQ_VM_MEM:=1024}"
 : "${FQ_VM_ACCEL:=tcg,thread=multi}"
 
+# One VM at a time on this machine, across trees and clones: two TCG guests
+# on two cores would each run at half speed and time out.  The lock lives in
+# the shared cache; the wait does not count against TIMEOUT.
+mkdir -p "$FQ_CACHE"
+exec 9>>"$FQ_CACHE/vm.lock"
+flock 9
+
 : > "$RESULTS"
 cmd=(qemu-system-x86_64 -accel "$FQ_VM_ACCEL" -cpu max -smp "$FQ_VM_CPUS"
      -m "$FQ_VM_MEM" -nodefaults -no-user-config -display none -no-reboot

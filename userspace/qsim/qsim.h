@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * qsim: trace-driven simulator of the project's schedulers, built from the
+ * same portable core (kernel/core/) as the kernel modules.  Each family of
+ * disciplines is one subcommand in its own file:
+ *
+ *   qsim port   ...   switch output port, two VCs (fifo / takeover / ideal)
+ *   qsim table  ...   table schedulers (dtable / sbt / rr)
+ *   qsim lanes  ...   lane schedulers at flit level (aoq / fbrr / arr / pbrr)
+ *
+ * A subcommand gets argv with argv[0] set to its own name and returns the
+ * process exit status.
+ */
+#ifndef QSIM_H
+#define QSIM_H
+
+struct qsim_cmd {
+	const char *name;
+	const char *summary;	/* one line for "qsim --help" */
+	int (*main)(int argc, char **argv);
+};
+
+/* Each subcommand's file defines one of these; main.c lists them. */
+extern const struct qsim_cmd qsim_cmd_port;
+extern const struct qsim_cmd qsim_cmd_table;
+extern const struct qsim_cmd qsim_cmd_lanes;
+
+#endif
