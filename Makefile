@@ -65,7 +65,7 @@ modules: kdir-ready
 
 userspace: $(TOOLS)
 plugins: $(TC_PLUGINS) $(IP_PLUGINS)
-selftests-build: $(UNIT_TESTS) $(VM_HELPERS)
+selftests-build: $(UNIT_TESTS) $(VM_HELPERS) $(B)/bench/core_cost
 
 $(B)/bin/%: userspace/%.c $(CORE_HEADERS) $(wildcard userspace/lib/*.h)
 	@mkdir -p $(@D)
@@ -75,6 +75,11 @@ $(B)/bin/%: userspace/%.c $(CORE_HEADERS) $(wildcard userspace/lib/*.h)
 $(B)/bin/qsim: $(QSIM_SOURCES) userspace/qsim/qsim.h $(CORE_HEADERS) $(wildcard userspace/lib/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Iuserspace/qsim -o $@ $(QSIM_SOURCES) $(wildcard userspace/lib/*.c) $(USER_LDLIBS)
+
+# host-side cost of the portable cores, counted with callgrind by make bench
+$(B)/bench/core_cost: selftests/bench/core_cost.c $(CORE_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $<
 
 $(B)/tc/%.so: tc/%.c $(CORE_HEADERS)
 	@mkdir -p $(@D)

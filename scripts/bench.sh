@@ -1,12 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make bench: run every benchmark under selftests/bench/ in one boot of the
-# deterministic VM (guest time = guest instruction count), collect their
-# "bench ..." lines into build/bench/results.txt and print them as tables.
-# Benchmarks are not tests: a result below a target is reported, not
-# failed.  The run fails only when a benchmark could not measure (its exit
-# code), the VM did not finish, or the kernel log has a warning or oops.
+# make bench: measure our qdiscs against the in-tree ones
+# (Documentation/benchmarks.rst).
+#
+#   1. every benchmark under selftests/bench/ with "# vm: deterministic"
+#      in one boot of the deterministic VM (guest time = guest instruction
+#      count): instructions per packet, repeatable to well under 1 %;
+#   2. those with "# vm: fast" in one boot of the ordinary VM: wall-clock
+#      figures, reported as medians with their spread;
+#   3. on the host, instructions per packet of the portable cores under
+#      valgrind's callgrind.
+#
+# It prints tables and writes build/bench/{results.txt,qdisc.csv,qdisc.json,
+# core.csv,wall.csv,*.svg}.  Benchmarks are not tests: a figure below a
+# target is reported, not failed.  The run fails only when a benchmark
+# could not measure (its exit code), a VM did not finish, or a kernel log
+# has a warning or oops.
 #
 # Usage: scripts/bench.sh [REGEX]   only benchmarks whose name (bench/x)
 #                                   matches the extended regex
@@ -16,110 +26,130 @@ set -uo pipefail
 
 FILTER=${1:-}
 OUT=$FQ_BUILD/bench
-KIND=deterministic
-LIST=$OUT/list
-KTAP=$OUT/results.ktap
-CONSOLE=$OUT/console.log
 RESULTS=$OUT/results.txt
-TARGET=0.80	# edf/fq, from the edf issue
-
-budget=120	# boot and poweroff
-list=
-for b in "$FQ_ROOT"/selftests/bench/*.sh; do
-	[ -x "$b" ] || continue
-	name=bench/$(basename "$b" .sh)
-	[ -z "$FILTER" ] || [[ $name =~ $FILTER ]] || continue
-	tmo=$(fq_script_header "$b" timeout)
-	tmo=${tmo:-600}
-	list+="$name $tmo /opt/fabric-qos/selftests/bench/$(basename "$b")"$'\n'
-	budget=$((budget + $(fq_vm_budget "$KIND" "$tmo")))
-done
-[ -n "$list" ] || fq_die "no benchmark matches '$FILTER'"
+failed=0
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
-printf '%s' "$list" > "$LIST"
+: > "$RESULTS"
 
-"$FQ_ROOT/scripts/mkinitramfs.sh" "$OUT/initrd.gz" "$LIST" > "$OUT/initramfs.log" 2>&1 ||
-	{ cat "$OUT/initramfs.log"; fq_die "building the initramfs failed"; }
-start=$(date +%s)
-fq_vm_boot "$KIND" "$OUT/initrd.gz" "$CONSOLE" "$KTAP" "$budget"
-vm_rc=$?
-echo "# $KIND VM ran $(( $(date +%s) - start ))s (qemu exit $vm_rc), console: ${CONSOLE#"$FQ_ROOT"/}"
+# run_kind KIND: boot KIND once with its benchmarks, append their "bench"
+# lines to results.txt, keep each one's output in bench_<name>.log
+run_kind() {
+	local kind=$1 list=$OUT/list-$1 ktap=$OUT/results-$1.ktap
+	local console=$OUT/console-$1.log budget=120 b name tmo start vm_rc line
 
-# Each benchmark's output ("# " lines) goes to build/bench/bench_<name>.log;
-# its "bench ..." lines to results.txt as well.
-tr -d '\r' < "$KTAP" | awk -v dir="$OUT" '
-	/^# FQ-KERNEL-LOG-BEGIN/ { klog = 1; next }
-	/^# FQ-KERNEL-LOG-END/   { klog = 0; next }
-	klog { sub(/^# /, ""); print > (dir "/kernel.log"); next }
-	/^# / { sub(/^# /, ""); buf = buf $0 "\n"; if (/^bench /) print > (dir "/results.txt"); next }
-	/^(not )?ok [0-9]+ / {
-		name = ($1 == "ok") ? $3 : $4; gsub("/", "_", name)
-		printf "%s", buf > (dir "/" name ".log"); buf = ""
-	}'
-touch "$RESULTS"
+	: > "$list"
+	for b in "$FQ_ROOT"/selftests/bench/*.sh; do
+		[ -x "$b" ] || continue
+		[ "$(fq_script_header "$b" vm)" = "$kind" ] || continue
+		name=bench/$(basename "$b" .sh)
+		[ -z "$FILTER" ] || [[ $name =~ $FILTER ]] || continue
+		tmo=$(fq_script_header "$b" timeout)
+		tmo=${tmo:-600}
+		echo "$name $tmo /opt/fabric-qos/selftests/bench/$(basename "$b")" >> "$list"
+		budget=$((budget + $(fq_vm_budget "$kind" "$tmo")))
+	done
+	[ -s "$list" ] || return 0
 
-failed=0
-while read -r name _; do
-	line=$(tr -d '\r' < "$KTAP" | grep -E "^(not )?ok [0-9]+ $name( |\$)")
-	if [ -z "$line" ]; then
-		echo "not ok $name # no result: the VM stopped before reporting it"
-		tail -n 20 "$CONSOLE" | sed 's/^/#   /'
+	"$FQ_ROOT/scripts/mkinitramfs.sh" "$OUT/initrd-$kind.gz" "$list" \
+		> "$OUT/initramfs-$kind.log" 2>&1 ||
+		{ cat "$OUT/initramfs-$kind.log"; fq_die "building the initramfs failed"; }
+	start=$(date +%s)
+	fq_vm_boot "$kind" "$OUT/initrd-$kind.gz" "$console" "$ktap" "$budget"
+	vm_rc=$?
+	echo "# $kind VM ran $(( $(date +%s) - start ))s (qemu exit $vm_rc), console: ${console#"$FQ_ROOT"/}"
+
+	tr -d '\r' < "$ktap" | awk -v dir="$OUT" -v kind="$kind" '
+		/^# FQ-KERNEL-LOG-BEGIN/ { klog = 1; next }
+		/^# FQ-KERNEL-LOG-END/   { klog = 0; next }
+		klog { sub(/^# /, ""); print > (dir "/kernel-" kind ".log"); next }
+		/^# / { sub(/^# /, ""); buf = buf $0 "\n"; if (/^bench /) print >> (dir "/results.txt"); next }
+		/^(not )?ok [0-9]+ / {
+			name = ($1 == "ok") ? $3 : $4; gsub("/", "_", name)
+			printf "%s", buf > (dir "/" name ".log"); buf = ""
+		}'
+
+	while read -r name _; do
+		line=$(tr -d '\r' < "$ktap" | grep -E "^(not )?ok [0-9]+ $name( |\$)")
+		if [ -z "$line" ]; then
+			echo "not ok $name # no result: the VM stopped before reporting it"
+			tail -n 20 "$console" | sed 's/^/#   /'
+			failed=1
+		elif [[ $line == "not ok"* ]]; then
+			echo "$line"
+			sed 's/^/#   /' "$OUT/${name//\//_}.log"
+			failed=1
+		elif [[ $line == *"# SKIP"* ]]; then
+			echo "$line"
+		fi
+	done < "$list"
+	if grep -Eh -A12 "$FQ_BAD_LOG" "$console" "$OUT/kernel-$kind.log" 2>/dev/null | head -n 40 | grep .; then
+		echo "not ok kernel-log-$kind # WARNING/BUG/Oops in the kernel log"
 		failed=1
-	elif [[ $line == "not ok"* ]]; then
-		echo "$line"
-		sed 's/^/#   /' "$OUT/${name//\//_}.log"
+	elif ! grep -q '^# FQ-VM-DONE' "$ktap"; then
+		echo "not ok vm-$kind # the VM did not finish (qemu exit $vm_rc)"
 		failed=1
-	elif [[ $line == *"# SKIP"* ]]; then
-		echo "$line"
 	fi
-done < "$LIST"
-if grep -Eh -A12 "$FQ_BAD_LOG" "$CONSOLE" "$OUT/kernel.log" 2>/dev/null | head -n 40 | grep .; then
-	echo "not ok kernel-log # WARNING/BUG/Oops in the kernel log"
-	failed=1
-elif ! grep -q '^# FQ-VM-DONE' "$KTAP"; then
-	echo "not ok vm # the VM did not finish (qemu exit $vm_rc)"
-	failed=1
-fi
+}
 
-# One table per benchmark: rows are flow counts, columns qdiscs, cells
-# "pps (instructions per packet)", then each ratio against its target.
-awk -v target="$TARGET" '
-	$1 != "bench" { next }
-	$3 == "ratio" {
-		split($5, f, "=")
-		ratio[$2, f[2]] = $6; rname[$2] = $4
-		next
-	}
-	{
-		for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		b = $2
-		if (!(b in seen)) { seen[b] = 1; order[++nb] = b }
-		if (!((b, v["qdisc"]) in hasq)) { hasq[b, v["qdisc"]] = 1; qs[b] = qs[b] " " v["qdisc"] }
-		if (!((b, v["flows"]) in hasf)) { hasf[b, v["flows"]] = 1; fs[b] = fs[b] " " v["flows"] }
-		cell[b, v["flows"], v["qdisc"]] = sprintf("%d (%d)", v["pps"], v["insn_per_pkt"])
-	}
-	END {
-		for (n = 1; n <= nb; n++) {
-			b = order[n]
-			nq = split(qs[b], q, " "); nf = split(fs[b], f, " ")
-			printf "\n%s: packets per second (guest instructions per packet)\n", b
-			printf "%-8s", "flows"
-			for (j = 1; j <= nq; j++) printf "  %-15s", q[j]
-			if (rname[b] != "") printf "  %s", rname[b]
-			printf "\n"
-			for (i = 1; i <= nf; i++) {
-				printf "%-8s", f[i]
-				for (j = 1; j <= nq; j++) printf "  %-15s", cell[b, f[i], q[j]]
-				if ((b, f[i]) in ratio) {
-					r = ratio[b, f[i]]
-					printf "  %s %s", r, (r + 0 >= target + 0) ? "" : "(below " target ")"
-				}
-				printf "\n"
+# core_costs: callgrind instruction counts of the portable cores, per
+# packet: the difference between runs of 2N and N packets, over N
+core_costs() {
+	local bin=$FQ_BUILD/bench/core_cost n=100000 d flows path a b
+	local csv=$OUT/core.csv
+
+	command -v valgrind >/dev/null || { echo "# no valgrind: core costs skipped"; return; }
+	echo "discipline,path,flows,insn_per_pkt" > "$csv"
+	for d in $("$bin" --list); do
+		for path in uncongested backlogged; do
+			for flows in 1 1000 100000; do
+				a=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+					"$bin" "$d" "$flows" "$path" "$n" 2>&1 |
+					sed -n 's/.*Collected : //p')
+				b=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+					"$bin" "$d" "$flows" "$path" $((2 * n)) 2>&1 |
+					sed -n 's/.*Collected : //p')
+				[ -n "$a" ] && [ -n "$b" ] || { echo "not ok core-cost $d # callgrind failed"; failed=1; return; }
+				echo "$d,$path,$flows,$(( (b - a) / n ))" >> "$csv"
+			done
+		done
+	done
+	echo
+	echo "portable cores on the host (callgrind): instructions per packet, enqueue + dequeue"
+	awk -F, 'NR > 1 { printf "%-10s %-12s flows=%-7s %s\n", $1, $2, $3, $4 }' "$csv"
+}
+
+# wall_summary: median pps and spread per case of the fast VM's repetitions
+wall_summary() {
+	local csv=$OUT/wall.csv
+
+	grep '^bench wall ' "$RESULTS" | awk '
+		{ for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		  print v["case"], v["pps"] }' | sort -k1,1 -k2n |
+	awk '
+		{ c = $1; if (!(c in n)) order[++nc] = c; p[c, ++n[c]] = $2 }
+		END {
+			print "case,reps,median_pps,min_pps,max_pps,spread_pct"
+			for (i = 1; i <= nc; i++) {
+				c = order[i]; k = n[c]
+				med = (k % 2) ? p[c, (k + 1) / 2] : (p[c, k / 2] + p[c, k / 2 + 1]) / 2
+				printf "%s,%d,%.0f,%d,%d,%.1f\n", c, k, med, p[c, 1], p[c, k],
+					100 * (p[c, k] - p[c, 1]) / med
 			}
-		}
-	}' "$RESULTS"
+		}' > "$csv"
+	[ "$(wc -l < "$csv")" -gt 1 ] || return 0
+	echo
+	echo "wall clock, ordinary VM, uncongested, 1000 flows (moves with host load):"
+	awk -F, 'NR > 1 { printf "%-12s median %8d pps  spread %5.1f %% over %d runs\n", $1, $3, $6, $2 }' "$csv"
+}
+
+run_kind deterministic
+run_kind fast
+[ -s "$RESULTS" ] && FQ_ROOT=$FQ_ROOT "$FQ_ROOT/scripts/bench-report.sh" "$RESULTS" "$OUT"
+wall_summary
+[ -z "$FILTER" ] || [[ core =~ $FILTER ]] && core_costs
+
 echo
 echo "results: ${RESULTS#"$FQ_ROOT"/}, outputs: ${OUT#"$FQ_ROOT"/}/"
 exit $failed

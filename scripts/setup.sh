@@ -13,9 +13,10 @@ FETCH_TMP=
 trap '[ -z "$FETCH_TMP" ] || rm -rf "$FETCH_TMP"' EXIT
 [ "${1:-}" = --check ] && CHECK_ONLY=1
 
-# Build, VM image and test tools, from Debian.
+# Build, VM image and test tools, from Debian; valgrind and gnuplot for
+# make bench's core counts and plots.
 BASE_PACKAGES="gcc make libc6-dev libmnl-dev pkg-config kmod cpio gzip
-	busybox-static qemu-system-x86 iproute2 bash dpkg-dev"
+	busybox-static qemu-system-x86 iproute2 bash dpkg-dev valgrind gnuplot-nox"
 
 apt_updated=0
 apt_update_once() {

@@ -1,0 +1,159 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# The qdiscs `make bench` measures: one entry per configuration.  An entry
+# is a bench_case line and a setup function:
+#
+#   bench_case NAME FAMILY [PEER]
+#     FAMILY  baseline  uncongested only
+#             flows    measured at 1, 1,000 and 100,000 flows
+#             classes  also at several class counts (1,000 flows spread
+#                      over the classes by UDP source port)
+#     PEER    the case NAME is compared with ("edf/fq")
+#
+#   setup_NAME DEV PARENT HANDLE CLASSES
+#     attach the qdisc to DEV at PARENT ("root" or "9:1") with HANDLE
+#     ("1:"), with CLASSES classes for the classes family.  It must hold
+#     at least 1,000,000 packets without dropping (the backlogged path
+#     parks up to 200,000) and forward everything it is given.
+#
+# A case whose setup fails on the qdisc (module missing) is reported as
+# skipped.  Default children of classful qdiscs are pfifo with the device's
+# txqueuelen (at most 32767) as their limit: give each class its own
+# class_fifo instead.
+
+BENCH_CASES=()
+declare -A BENCH_FAMILY=() BENCH_PEER=()
+
+bench_case()
+{
+	BENCH_CASES+=("$1")
+	BENCH_FAMILY[$1]=$2
+	BENCH_PEER[$1]=${3:-}
+}
+
+# classid HANDLE N: class N of qdisc HANDLE ("1:"); tc reads minors in hex
+classid() { printf '%s%x' "$1" "$2"; }
+
+# class_fifo DEV CLASSID: a pfifo child that holds the backlogged path
+class_fifo()
+{
+	tc qdisc add dev "$1" parent "$2" pfifo limit 1000000
+}
+
+# classes_by_port DEV HANDLE CLASSES: send each UDP source port to class
+# HANDLE(1 + port % CLASSES), so consecutive ports fill every class.
+classes_by_port()
+{
+	tc filter add dev "$1" parent "$2" protocol ip prio 1 handle 1 \
+		flow map key proto-src divisor "$3" baseclass "${2%:}:1"
+}
+
+# ---- in-tree peers -------------------------------------------------------------
+
+# the floor, measured uncongested only: no qdisc (dummy is a no-queue device)
+bench_case noqueue baseline
+setup_noqueue() { :; }
+
+bench_case pfifo flows
+setup_pfifo() { tc qdisc add dev "$1" parent "$2" handle "$3" pfifo limit 1000000; }
+
+# fq as it comes keeps socketless packets (pktgen's) in 1024 flows by hash
+bench_case fq flows
+setup_fq()
+{
+	tc qdisc add dev "$1" parent "$2" handle "$3" fq limit 1000000 \
+		flow_limit 1000000
+}
+
+# fq with a flow per 5-tuple hash, as edf keeps them
+bench_case fq-perflow flows
+setup_fq-perflow()
+{
+	tc qdisc add dev "$1" parent "$2" handle "$3" fq limit 1000000 \
+		flow_limit 1000000 orphan_mask 1048575
+}
+
+# CoDel must not drop what the backlogged path parks on purpose
+bench_case fq_codel flows
+setup_fq_codel()
+{
+	tc qdisc add dev "$1" parent "$2" handle "$3" fq_codel limit 1000000 \
+		memory_limit 1gb target 10s interval 100s
+}
+
+bench_case drr classes
+setup_drr()
+{
+	local i
+
+	tc qdisc add dev "$1" parent "$2" handle "$3" drr || return
+	for ((i = 1; i <= $4; i++)); do
+		tc class add dev "$1" parent "$3" classid "$(classid "$3" "$i")" drr &&
+		class_fifo "$1" "$(classid "$3" "$i")" || return
+	done
+	classes_by_port "$1" "$3" "$4"
+}
+
+# ets has at most 16 bands; all of them quantum bands here
+bench_case ets classes
+setup_ets()
+{
+	local i quanta=()
+
+	(($4 <= 16)) || return 2
+	for ((i = 1; i <= $4; i++)); do
+		quanta+=(1514)
+	done
+	tc qdisc add dev "$1" parent "$2" handle "$3" ets bands "$4" \
+		quanta "${quanta[@]}" || return
+	for ((i = 1; i <= $4; i++)); do
+		class_fifo "$1" "$(classid "$3" "$i")" || return
+	done
+	classes_by_port "$1" "$3" "$4"
+}
+
+bench_case hfsc classes
+setup_hfsc()
+{
+	local i
+
+	tc qdisc add dev "$1" parent "$2" handle "$3" hfsc || return
+	for ((i = 1; i <= $4; i++)); do
+		tc class add dev "$1" parent "$3" classid "$(classid "$3" "$i")" hfsc \
+			ls rate 100mbit && class_fifo "$1" "$(classid "$3" "$i")" || return
+	done
+	classes_by_port "$1" "$3" "$4"
+}
+
+# ---- ours ---------------------------------------------------------------------
+
+# One regulated per-flow class for everything.  At 400gbit, far above what
+# pktgen reaches, a flow's last deadline has passed when its packet leaves,
+# so uncongested flows are collected and made again.
+bench_case edf flows fq
+setup_edf()
+{
+	tc qdisc add dev "$1" parent "$2" handle "$3" edf limit 1000000 \
+		flow_limit 1000000 flows 1048576 default 1 &&
+	tc class add dev "$1" parent "$3" classid "${3%:}:1" edf \
+		rate 400gbit perflow on
+}
+
+# deadlines 10 s ahead ("frame 10s"): no flow is ever collected
+bench_case edf-kept flows fq
+setup_edf-kept()
+{
+	tc qdisc add dev "$1" parent "$2" handle "$3" edf limit 1000000 \
+		flow_limit 1000000 flows 1048576 default 1 &&
+	tc class add dev "$1" parent "$3" classid "${3%:}:1" edf \
+		frame 10s perflow on
+}
+
+# no class: the built-in default class, one deadline clock, no flows
+bench_case edf-default flows
+setup_edf-default()
+{
+	tc qdisc add dev "$1" parent "$2" handle "$3" edf limit 1000000 \
+		flow_limit 1000000
+}

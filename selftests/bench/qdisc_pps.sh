@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 1500
+# vm: deterministic
+#
+# Instructions per packet through each qdisc of cases.sh, uncongested and
+# backlogged (see lib.sh for both paths), at 1, 1,000 and 100,000 flows,
+# and for classful qdiscs at several class counts.  noqueue (no qdisc at
+# all) is the floor: a qdisc's own cost is its figure less noqueue's.
+#
+# Output, one line per measurement (scripts/bench.sh makes the tables):
+#   bench qdisc case=fq path=uncongested flows=1000 classes=1 pps=N
+#         insn_per_pkt=N slab_bytes_per_flow=N
+#   bench qdisc case=fq path=backlogged flows=1000 classes=1 pps=N
+#         insn_per_pkt=N held=N drain_insn_per_pkt=N
+# and "bench skip case=NAME reason" for a case this VM cannot set up.
+#
+# Environment: BENCH_CASES_RE (regex of case names), BENCH_FLOWS,
+# BENCH_CLASSES, BENCH_PATHS, BENCH_COUNT, BENCH_WARMUP.
+. ../vm/lib.sh
+. ./cases.sh
+. ./lib.sh
+
+: "${BENCH_FLOWS:=1 1000 100000}"
+: "${BENCH_CLASSES:=4 16 64}"
+: "${BENCH_PATHS:=uncongested backlogged}"
+: "${BENCH_CASES_RE:=.}"
+CLASS_FLOWS=1000	# flows spread over the classes
+
+# The measurements run in a namespace of their own: this script again,
+# inside it (each `ip netns exec` would cost guest time).
+if [[ ${1:-} != --in-netns ]]; then
+	require_root
+	require_cmd tc cpu-steal
+	require_module pktgen
+	tmp_dir_create
+	ns_create P
+	ns_exec P bash "$0" --in-netns "$TMP_DIR"
+	exit
+fi
+TMP_DIR=$2	# the outer run's; it removes it
+
+bench_netns_setup
+
+log_info "$BENCH_COUNT packets of 60 bytes per measurement, after a warm-up" \
+	"of $BENCH_WARMUP or one per flow"
+for cs in "${BENCH_CASES[@]}"; do
+	[[ $cs =~ $BENCH_CASES_RE ]] || continue
+	# a case that cannot be set up here (module missing) is skipped
+	if ! bench_setup "$cs" root 1 2>"$TMP_DIR/setup.err"; then
+		echo "bench skip case=$cs $(head -n1 "$TMP_DIR/setup.err")"
+		continue
+	fi
+	family=${BENCH_FAMILY[$cs]}
+	for path in $BENCH_PATHS; do
+		[[ $family == baseline && $path == backlogged ]] && continue
+		for flows in $BENCH_FLOWS; do
+			"measure_$path" "$cs" "$flows" 1
+		done
+		[[ $family == classes ]] || continue
+		for classes in $BENCH_CLASSES; do
+			# setup status 2: the qdisc cannot have that many classes
+			bench_setup "$cs" root "$classes" 2>/dev/null
+			(($? == 2)) && continue
+			"measure_$path" "$cs" "$CLASS_FLOWS" "$classes"
+		done
+	done
+	[[ -z ${BENCH_PEER[$cs]} ]] || echo "bench peer case=$cs peer=${BENCH_PEER[$cs]}"
+done
+pg pgctrl reset
+tc qdisc del dev "$DEV" root 2>/dev/null
+exit 0
