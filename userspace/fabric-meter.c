@@ -22,9 +22,10 @@
  *    0  u32 magic     FM_MAGIC
  *    4  u8  version   1
  *    5  u8  type      FM_T_*
- *    6  u16 class     class index 0 .. 63
- *    8  u32 seq       per class, one per datagram, from 0
- *   12  u32 msg       per class, one per message, from 0
+ *    6  u8  flow      flow of the class, 0 .. 255
+ *    7  u8  class     class index 0 .. 63
+ *    8  u32 seq       per flow, one per datagram, from 0
+ *   12  u32 msg       per flow, one per message, from 0
  *   16  u16 part      0 .. parts-1
  *   18  u16 parts     datagrams of the message
  *   20  u32 size      message size, bytes
@@ -79,6 +80,7 @@
 
 #define NSEC_PER_SEC		1000000000LL
 #define MAX_CLASSES		64
+#define MAX_FLOWS		256	/* per class, and in all on one sender */
 #define MAX_DURATION_S		3600.0
 /* Every run ends: this long after its --duration at the latest. */
 #define HARD_CAP_EXTRA_S	30
@@ -91,7 +93,8 @@
 #define RECV_BATCH		64
 #define RECV_SNAP		(FM_FIN_LEN)
 #define FIN_REPEAT		3
-#define FIN_GAP_NS		(10 * 1000000LL)
+/* The end marks queue behind the class's data: let short queues drain first. */
+#define FIN_GAP_NS		(50 * 1000000LL)
 #define CDF_POINTS		400
 #define HIST_BUCKETS		50
 
@@ -325,7 +328,7 @@ static uint8_t clock_code(void)
 /* ---- wire header -------------------------------------------------------------- */
 
 struct fm_hdr {
-	uint8_t type;
+	uint8_t type, flow;
 	uint16_t cls;
 	uint32_t seq, msg;
 	uint16_t part, parts;
@@ -338,6 +341,7 @@ struct fm_fin {
 	int64_t target_ns;
 	uint8_t kind;
 	char name[FM_NAME_LEN + 1];
+	uint16_t nflows;	/* flows of the class */
 };
 
 static void put16(uint8_t *p, uint16_t v) { v = htobe16(v); memcpy(p, &v, 2); }
@@ -352,7 +356,8 @@ static void hdr_put(uint8_t *p, const struct fm_hdr *h)
 	put32(p, FM_MAGIC);
 	p[4] = FM_VERSION;
 	p[5] = h->type;
-	put16(p + 6, h->cls);
+	p[6] = h->flow;
+	p[7] = (uint8_t)h->cls;
 	put32(p + 8, h->seq);
 	put32(p + 12, h->msg);
 	put16(p + 16, h->part);
@@ -368,7 +373,8 @@ static bool hdr_get(const uint8_t *p, size_t len, struct fm_hdr *h)
 	if (len < FM_HDR_LEN || get32(p) != FM_MAGIC || p[4] != FM_VERSION)
 		return false;
 	h->type = p[5];
-	h->cls = get16(p + 6);
+	h->flow = p[6];
+	h->cls = p[7];
 	h->seq = get32(p + 8);
 	h->msg = get32(p + 12);
 	h->part = get16(p + 16);
@@ -390,6 +396,7 @@ static void fin_put(uint8_t *p, const struct fm_fin *f)
 	put64(p + 32, (uint64_t)f->target_ns);
 	p[40] = f->kind;
 	memcpy(p + 41, f->name, FM_NAME_LEN);
+	put16(p + 57, f->nflows);
 }
 
 static bool fin_get(const uint8_t *p, size_t len, struct fm_fin *f)
@@ -405,27 +412,38 @@ static bool fin_get(const uint8_t *p, size_t len, struct fm_fin *f)
 	f->kind = p[40] < TM_KINDS ? p[40] : TM_CBR;
 	memcpy(f->name, p + 41, FM_NAME_LEN);
 	f->name[FM_NAME_LEN] = '\0';
+	f->nflows = get16(p + 57);
+	if (!f->nflows || f->nflows > MAX_FLOWS)
+		f->nflows = 1;
 	return true;
 }
 
 /* ---- per-class results, shared by the receiver and the round-trip sender ---- */
 
-struct result {
+/* A flow of a class, as the receiver sees it. */
+struct rflow {
 	bool seen, have_fin;
-	char name[FM_NAME_LEN + 1];
-	int kind;
-	int64_t target_ns;
 	struct fm_fin fin;
-	uint64_t packets, bytes, reordered, duplicates, late_old;
 	uint64_t next_seq;		/* highest seq + 1 */
-	int64_t first_rx, last_rx;
-	struct ls_stats pkt, msg;
-	uint64_t msgs_incomplete, in_window;
 	/* the message being reassembled */
 	bool cur_valid;
 	uint32_t cur_msg;
 	uint16_t cur_got, cur_parts;
 	uint64_t cur_gen;
+};
+
+/* A class: its flows' statistics together. */
+struct result {
+	bool seen, have_fin;		/* have_fin: from every flow */
+	char name[FM_NAME_LEN + 1];
+	int kind;
+	int64_t target_ns;
+	struct fm_fin fin;		/* the flows' end marks added up */
+	uint64_t packets, bytes, reordered, late_old;
+	int64_t first_rx, last_rx;
+	struct ls_stats pkt, msg;
+	uint64_t msgs_incomplete, in_window;
+	struct rflow *fl;		/* MAX_FLOWS, allocated when first seen */
 };
 
 struct output_cfg {
@@ -450,62 +468,95 @@ static void result_set_target(struct result *r, int64_t target_ns)
 	r->msg.target = target_ns;
 }
 
-static void result_close_msg(struct result *r, double window)
+static struct rflow *result_flow(struct result *r, unsigned int flow)
 {
-	if (!r->cur_valid)
+	if (!r->fl)
+		r->fl = xcalloc(MAX_FLOWS, sizeof(*r->fl));
+	return &r->fl[flow];
+}
+
+static void result_close_msg(struct result *r, struct rflow *f)
+{
+	if (!f->cur_valid)
 		return;
-	if (r->cur_got < r->cur_parts)
+	if (f->cur_got < f->cur_parts)
 		r->msgs_incomplete++;
-	r->cur_valid = false;
+	f->cur_valid = false;
+}
+
+/* An end mark of one flow. */
+static void result_fin(struct result *r, unsigned int flow, const struct fm_fin *fin)
+{
+	struct rflow *f = result_flow(r, flow);
+	unsigned int i, n = 0;
+
+	if (f->have_fin)
+		return;
+	f->have_fin = true;
+	f->seen = true;
+	f->fin = *fin;
+	for (i = 0; i < MAX_FLOWS; i++)
+		n += r->fl[i].have_fin;
+	r->have_fin = n >= fin->nflows;
 }
 
 /* One DATA datagram: latency = @rx - send (packet), @rx - gen (message). */
 static void result_add(struct result *r, const struct fm_hdr *h, size_t len,
 		       int64_t rx, double window)
 {
+	struct rflow *f = result_flow(r, h->flow);
 	int64_t lat;
 
 	if (!r->seen) {
 		r->seen = true;
 		r->first_rx = rx;
 	}
-	if (h->seq < r->next_seq) {
+	f->seen = true;
+	if (h->seq < f->next_seq) {
 		/* older than the newest: reordered, or a duplicate */
 		r->reordered++;
 	} else {
-		r->next_seq = (uint64_t)h->seq + 1;
+		f->next_seq = (uint64_t)h->seq + 1;
 	}
 	r->packets++;
 	r->bytes += len;
 	r->last_rx = rx;
 	ls_add(&r->pkt, rx - (int64_t)h->send_ns);
 
-	if (r->cur_valid && r->cur_msg != h->msg) {
-		if ((int32_t)(h->msg - r->cur_msg) < 0) {
+	if (f->cur_valid && f->cur_msg != h->msg) {
+		if ((int32_t)(h->msg - f->cur_msg) < 0) {
 			r->late_old++;	/* a part of an earlier message */
 			return;
 		}
-		result_close_msg(r, window);
+		result_close_msg(r, f);
 	}
-	if (!r->cur_valid) {
-		r->cur_valid = true;
-		r->cur_msg = h->msg;
-		r->cur_got = 0;
-		r->cur_parts = h->parts ? h->parts : 1;
-		r->cur_gen = h->gen_ns;
+	if (!f->cur_valid) {
+		f->cur_valid = true;
+		f->cur_msg = h->msg;
+		f->cur_got = 0;
+		f->cur_parts = h->parts ? h->parts : 1;
+		f->cur_gen = h->gen_ns;
 	}
-	if (++r->cur_got == r->cur_parts) {
-		lat = rx - (int64_t)r->cur_gen;
+	if (++f->cur_got == f->cur_parts) {
+		lat = rx - (int64_t)f->cur_gen;
 		ls_add(&r->msg, lat);
 		if (r->target_ns > 0 && llabs(lat - r->target_ns) <= window * r->target_ns)
 			r->in_window++;
-		r->cur_valid = false;
+		f->cur_valid = false;
 	}
 }
 
+/* Per flow: its end mark's count, else its highest sequence number + 1. */
 static uint64_t result_sent(const struct result *r)
 {
-	return r->have_fin ? r->fin.sent_pkts : r->next_seq;
+	uint64_t n = 0;
+	int i;
+
+	if (!r->fl)
+		return 0;
+	for (i = 0; i < MAX_FLOWS; i++)
+		n += r->fl[i].have_fin ? r->fl[i].fin.sent_pkts : r->fl[i].next_seq;
+	return n;
 }
 
 static uint64_t result_lost(const struct result *r)
@@ -727,25 +778,13 @@ static int write_data_files(const char *dir, struct result *res)
 	return 0;
 }
 
-static int print_results(const struct output_cfg *o, struct result *res,
-			 const char *role, const char *mode, double duration_s)
+static void write_results(FILE *f, int fmt, struct result *res, const char *role,
+			  const char *mode, double duration_s)
 {
-	FILE *f = stdout;
 	bool first = true;
 	int i;
 
-	for (i = 0; i < MAX_CLASSES; i++) {
-		ls_finish(&res[i].pkt);
-		ls_finish(&res[i].msg);
-	}
-	if (o->file) {
-		f = fopen(o->file, "w");
-		if (!f) {
-			fprintf(stderr, PROG ": %s: %s\n", o->file, strerror(errno));
-			return 1;
-		}
-	}
-	switch (o->fmt) {
+	switch (fmt) {
 	case OUT_JSON:
 		fprintf(f, "{\"tool\":\"" PROG "\",\"version\":1,\"role\":\"%s\","
 			"\"mode\":\"%s\",\"clock\":\"%s\",\"duration_s\":%.3f,\"classes\":[",
@@ -775,12 +814,52 @@ static int print_results(const struct output_cfg *o, struct result *res,
 			    "generated to last packet reflected back");
 		break;
 	}
-	if (f != stdout && fclose(f)) {
-		fprintf(stderr, PROG ": %s: %s\n", o->file, strerror(errno));
-		return 1;
+}
+
+/* Write the results in @fmt to @path; 0 or -1 with a message. */
+static int write_results_file(const char *path, int fmt, struct result *res,
+			      const char *role, const char *mode, double duration_s)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return -1;
 	}
-	fflush(stdout);
-	if (o->data_dir && write_data_files(o->data_dir, res))
+	write_results(f, fmt, res, role, mode, duration_s);
+	if (fclose(f)) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int print_results(const struct output_cfg *o, struct result *res,
+			 const char *role, const char *mode, double duration_s)
+{
+	char path[PATH_MAX];
+	int i;
+
+	for (i = 0; i < MAX_CLASSES; i++) {
+		ls_finish(&res[i].pkt);
+		ls_finish(&res[i].msg);
+	}
+	if (o->file) {
+		if (write_results_file(o->file, o->fmt, res, role, mode, duration_s))
+			return 1;
+	} else {
+		write_results(stdout, o->fmt, res, role, mode, duration_s);
+		fflush(stdout);
+	}
+	if (!o->data_dir)
+		return 0;
+	if (write_data_files(o->data_dir, res))
+		return 1;
+	snprintf(path, sizeof(path), "%s/results.json", o->data_dir);
+	if (write_results_file(path, OUT_JSON, res, role, mode, duration_s))
+		return 1;
+	snprintf(path, sizeof(path), "%s/results.csv", o->data_dir);
+	if (write_results_file(path, OUT_CSV, res, role, mode, duration_s))
 		return 1;
 	return 0;
 }
@@ -966,11 +1045,8 @@ static int recv_loop(struct listen_cfg *c, int *fds, struct result *res, int64_t
 					answer_hello(fds[i], &rx.mm[k], rx.buf[k], len, &h);
 					break;
 				case FM_T_FIN:
-					if (res[h.cls].have_fin ||
-					    !fin_get(rx.buf[k], len, &fin))
-						break;
-					res[h.cls].have_fin = true;
-					res[h.cls].fin = fin;
+					if (fin_get(rx.buf[k], len, &fin))
+						result_fin(&res[h.cls], h.flow, &fin);
 					break;
 				default:
 					break;
@@ -992,21 +1068,39 @@ static int recv_loop(struct listen_cfg *c, int *fds, struct result *res, int64_t
 	return 0;
 }
 
-/* Results take names, kinds and targets from the sender's FIN messages. */
-static void apply_fins(struct result *res, double window)
+/*
+ * Results take names, kinds and targets from the sender's end marks, and
+ * add up their counts.
+ */
+static void apply_fins(struct result *res)
 {
-	int i;
+	struct fm_fin *sum;
+	int i, j;
 
 	for (i = 0; i < MAX_CLASSES; i++) {
 		struct result *r = &res[i];
+		bool named = false;
 
-		result_close_msg(r, window);
-		if (!r->have_fin)
+		if (!r->fl)
 			continue;
-		if (r->fin.name[0])
-			snprintf(r->name, sizeof(r->name), "%s", r->fin.name);
-		r->kind = r->fin.kind;
-		r->target_ns = r->fin.target_ns;
+		sum = &r->fin;
+		for (j = 0; j < MAX_FLOWS; j++) {
+			struct rflow *f = &r->fl[j];
+
+			result_close_msg(r, f);
+			if (!f->have_fin)
+				continue;
+			if (!named && f->fin.name[0]) {
+				snprintf(r->name, sizeof(r->name), "%s", f->fin.name);
+				r->kind = f->fin.kind;
+				r->target_ns = f->fin.target_ns;
+				named = true;
+			}
+			sum->sent_pkts += f->fin.sent_pkts;
+			sum->sent_msgs += f->fin.sent_msgs;
+			sum->sent_bytes += f->fin.sent_bytes;
+			sum->src_drops += f->fin.src_drops;
+		}
 	}
 }
 
@@ -1174,7 +1268,7 @@ static int cmd_recv(int argc, char **argv)
 	end = now_ns();
 	for (i = 0; i < c.nports; i++)
 		close(fds[i]);
-	apply_fins(res, c.out.window);
+	apply_fins(res);
 	for (i = 0; i < MAX_CLASSES; i++)
 		total += res[i].packets;
 	ret = print_results(&c.out, res, "recv", "oneway", (end - start) / 1e9);
@@ -1281,6 +1375,9 @@ struct sclass {
 	int64_t target_ns;
 	int64_t txtime_ns;	/* SO_TXTIME frame latency, 0: off */
 	uint16_t port;		/* 0: --port */
+	uint8_t id, flow;	/* class index, flow in the class */
+	uint16_t nflows;
+	double offset_ns;	/* the flow's first message is this much later */
 	/* state */
 	struct tm_model model;
 	int fd;
@@ -1306,8 +1403,9 @@ struct send_cfg {
 	double duration_s, wait_s;
 	uint64_t seed;
 	bool have_seed, rtt, quiet;
-	int nclasses;
-	struct sclass *cls[MAX_CLASSES];
+	int nclasses;		/* flows of all classes: one socket each */
+	int nspecs;		/* --class options */
+	struct sclass *cls[MAX_FLOWS];
 	struct output_cfg out;
 };
 
@@ -1317,6 +1415,7 @@ static void class_defaults(struct sclass *s, enum tm_kind kind)
 	memset(s, 0, sizeof(*s));
 	tm_params_default(&s->tp, kind);
 	s->seg = DEFAULT_SEG;
+	s->nflows = 1;
 	s->dscp = -1;
 	s->fd = -1;
 	snprintf(s->name, sizeof(s->name), "%s", tm_kind_name(kind));
@@ -1416,6 +1515,10 @@ static int parse_class(const char *spec, struct sclass *s)
 			if (!parse_u64(val, 10, 65535, &v) || !v)
 				return class_error(spec, "port: want 1 .. 65535");
 			s->port = (uint16_t)v;
+		} else if (!strcmp(tok, "flows")) {
+			if (!parse_u64(val, 10, MAX_FLOWS, &v) || !v)
+				return class_error(spec, "flows: want 1 .. 256");
+			s->nflows = (uint16_t)v;
 		} else if (!strcmp(tok, "seed")) {
 			if (!parse_u64(val, 0, UINT64_MAX, &v))
 				return class_error(spec, "seed: want an unsigned number");
@@ -1584,7 +1687,7 @@ static int send_part(struct sclass *s, int cls, const struct pending *p, uint16_
 		len = FM_HDR_LEN;
 	*now = now_ns();
 	h = (struct fm_hdr){
-		.type = FM_T_DATA, .cls = (uint16_t)cls, .seq = s->seq, .msg = p->msg,
+		.type = FM_T_DATA, .cls = s->id, .flow = s->flow, .seq = s->seq, .msg = p->msg,
 		.part = s->part, .parts = parts, .size = p->size,
 		.gen_ns = (uint64_t)p->gen, .send_ns = (uint64_t)*now,
 	};
@@ -1660,7 +1763,7 @@ static void class_generate(struct sclass *s, int64_t start, int64_t now, int64_t
 		}
 		s->msgs++;
 		tm_model_next(&s->model, &msg);
-		s->next_gen = start + (int64_t)msg.at_ns;
+		s->next_gen = start + (int64_t)(s->offset_ns + msg.at_ns);
 		s->next_size = msg.size;
 		if (s->next_gen >= end)
 			s->gen_done = true;
@@ -1675,11 +1778,15 @@ static void send_fins(struct send_cfg *c)
 	int i, r;
 
 	for (r = 0; r < FIN_REPEAT; r++) {
+		struct timespec ts = { 0, FIN_GAP_NS };
+
+		nanosleep(&ts, NULL);
 		for (i = 0; i < c->nclasses; i++) {
 			struct sclass *s = c->cls[i];
 
 			memset(b, 0, sizeof(b));
-			h.cls = (uint16_t)i;
+			h.cls = s->id;
+			h.flow = s->flow;
 			h.seq = s->seq;
 			h.send_ns = (uint64_t)now_ns();
 			hdr_put(b, &h);
@@ -1687,15 +1794,11 @@ static void send_fins(struct send_cfg *c)
 				.sent_pkts = s->sent_pkts, .sent_msgs = s->sent_msgs,
 				.sent_bytes = s->sent_bytes, .src_drops = s->src_drops,
 				.target_ns = s->target_ns, .kind = (uint8_t)s->tp.kind,
+				.nflows = s->nflows,
 			};
 			memcpy(f.name, s->name, FM_NAME_LEN);
 			fin_put(b, &f);
 			sendto(s->fd, b, sizeof(b), 0, (struct sockaddr *)&s->dst, s->dst_len);
-		}
-		if (r < FIN_REPEAT - 1) {
-			struct timespec ts = { 0, FIN_GAP_NS };
-
-			nanosleep(&ts, NULL);
 		}
 	}
 }
@@ -1714,16 +1817,18 @@ static void drain_echoes(struct send_cfg *c, struct result *res)
 		prepared = true;
 	}
 	for (i = 0; i < c->nclasses; i++) {
+		struct sclass *s = c->cls[i];
+
 		do {
 			for (k = 0; k < RECV_BATCH; k++)
 				rx.mm[k].msg_hdr.msg_namelen = sizeof(rx.from[k]);
-			n = recvmmsg(c->cls[i]->fd, rx.mm, RECV_BATCH, MSG_TRUNC, NULL);
+			n = recvmmsg(s->fd, rx.mm, RECV_BATCH, MSG_TRUNC, NULL);
 			now = now_ns();
 			for (k = 0; k < n; k++) {
 				if (!hdr_get(rx.buf[k], rx.mm[k].msg_len, &h) ||
-				    h.type != FM_T_ECHO || h.cls != i)
+				    h.type != FM_T_ECHO || h.cls != s->id || h.flow != s->flow)
 					continue;
-				result_add(&res[i], &h, rx.mm[k].msg_len, now, c->out.window);
+				result_add(&res[s->id], &h, rx.mm[k].msg_len, now, c->out.window);
 			}
 		} while (n == RECV_BATCH);
 	}
@@ -1783,6 +1888,45 @@ static int send_loop(struct send_cfg *c, struct result *res, int64_t start)
 	return 0;
 }
 
+/*
+ * A class of N flows is N sockets, each with rate / N.  Multimedia flows
+ * start their frames interval / N apart and at different places of the
+ * group of pictures (or trace), so their big frames do not coincide.
+ */
+static int add_class(struct send_cfg *c, const char *spec)
+{
+	struct sclass *t = xcalloc(1, sizeof(*t)), *s;
+	int ret, j;
+
+	ret = parse_class(spec, t);
+	if (ret) {
+		free(t);
+		return ret;
+	}
+	if (c->nclasses + t->nflows > MAX_FLOWS) {
+		free(t);
+		return usage_error("at most %d flows in all classes", MAX_FLOWS);
+	}
+	t->id = (uint8_t)c->nspecs;
+	t->tp.rate_bps /= t->nflows;
+	for (j = 0; j < t->nflows; j++) {
+		s = t;
+		if (j) {
+			s = xcalloc(1, sizeof(*s));
+			*s = *t;
+			s->tp.trace = t->tp.trace ? &t->trace : NULL;
+		}
+		s->flow = (uint8_t)j;
+		if (t->tp.kind == TM_MULTIMEDIA) {
+			s->offset_ns = t->tp.interval_ns * j / t->nflows;
+			s->tp.phase = (unsigned int)j * 5;
+		}
+		c->cls[c->nclasses++] = s;
+	}
+	c->nspecs++;
+	return 0;
+}
+
 static int parse_send_args(int argc, char **argv, struct send_cfg *c)
 {
 	static const struct option opts[] = {
@@ -1828,13 +1972,11 @@ static int parse_send_args(int argc, char **argv, struct send_cfg *c)
 			c->port = (uint16_t)v;
 			break;
 		case OPT_CLASS:
-			if (c->nclasses == MAX_CLASSES)
+			if (c->nspecs == MAX_CLASSES)
 				return usage_error("at most %d classes", MAX_CLASSES);
-			c->cls[c->nclasses] = xcalloc(1, sizeof(struct sclass));
-			ret = parse_class(optarg, c->cls[c->nclasses]);
+			ret = add_class(c, optarg);
 			if (ret)
 				return ret;
-			c->nclasses++;
 			break;
 		case OPT_DURATION:
 			if (!parse_double(optarg, 0, MAX_DURATION_S, &c->duration_s) ||
@@ -1866,7 +2008,7 @@ static int parse_send_args(int argc, char **argv, struct send_cfg *c)
 		return usage_error("send: --dst is required");
 	if (!have_duration)
 		return usage_error("send: --duration is required, so the run ends by itself");
-	if (!c->nclasses)
+	if (!c->nspecs)
 		return usage_error("send: give at least one --class");
 	c->dst_name = dst;
 	if (resolve(dst, c->port, &c->dst, &c->dst_len))
@@ -1895,19 +2037,23 @@ static int cmd_send(int argc, char **argv)
 	for (i = 0; i < c.nclasses; i++) {
 		struct sclass *s = c.cls[i];
 
-		for (j = 0; j < i; j++)
+		for (j = 0; j < i && !s->flow; j++)
 			if (!strcmp(c.cls[j]->name, s->name))
 				return usage_error("two classes named '%s': give name=", s->name);
 		if (!s->tp.seed)
 			s->tp.seed = c.seed + (uint64_t)i * 0x9E3779B97F4A7C15ULL;
+		else
+			s->tp.seed += s->flow;
 		if (tm_model_init(&s->model, &s->tp, err, sizeof(err)))
 			return usage_error("class %s: %s", s->name, err);
 		if (open_class_socket(&c, s))
 			return 1;
-		result_init(&res[i], i);
-		snprintf(res[i].name, sizeof(res[i].name), "%s", s->name);
-		res[i].kind = s->tp.kind;
-		result_set_target(&res[i], s->target_ns);
+		if (s->flow)
+			continue;
+		result_init(&res[s->id], s->id);
+		snprintf(res[s->id].name, sizeof(res[s->id].name), "%s", s->name);
+		res[s->id].kind = s->tp.kind;
+		result_set_target(&res[s->id], s->target_ns);
 	}
 	catch_signals(c.duration_s + c.wait_s);
 	/* every destination port must answer before the run starts */
@@ -1930,7 +2076,7 @@ static int cmd_send(int argc, char **argv)
 		struct sclass *s = c.cls[i];
 
 		tm_model_next(&s->model, &msg);
-		s->next_gen = start + (int64_t)msg.at_ns;
+		s->next_gen = start + (int64_t)(s->offset_ns + msg.at_ns);
 		s->next_size = msg.size;
 		s->gen_done = s->next_gen >= start + (int64_t)(c.duration_s * NSEC_PER_SEC);
 	}
@@ -1949,16 +2095,17 @@ static int cmd_send(int argc, char **argv)
 		}
 		for (i = 0; i < c.nclasses; i++) {
 			struct sclass *s = c.cls[i];
-
-			res[i].have_fin = true;
-			res[i].fin = (struct fm_fin){
+			struct fm_fin f = {
 				.sent_pkts = s->sent_pkts, .sent_msgs = s->sent_msgs,
 				.sent_bytes = s->sent_bytes, .src_drops = s->src_drops,
 				.target_ns = s->target_ns, .kind = (uint8_t)s->tp.kind,
+				.nflows = s->nflows,
 			};
-			snprintf(res[i].fin.name, sizeof(res[i].fin.name), "%s", s->name);
+
+			snprintf(f.name, sizeof(f.name), "%s", s->name);
+			result_fin(&res[s->id], s->flow, &f);
 		}
-		apply_fins(res, c.out.window);
+		apply_fins(res);
 		ret = print_results(&c.out, res, "send", "roundtrip", (end - start) / 1e9) || ret;
 	} else {
 		FILE *f = stdout;
@@ -1980,20 +2127,26 @@ static int cmd_send(int argc, char **argv)
 		for (i = 0; i < c.nclasses; i++) {
 			struct sclass *s = c.cls[i];
 			const char *k = tm_kind_name(s->tp.kind);
+			char nm[FM_NAME_LEN + 8];
+
+			if (s->nflows > 1)
+				snprintf(nm, sizeof(nm), "%s/%u", s->name, s->flow);
+			else
+				snprintf(nm, sizeof(nm), "%s", s->name);
 
 			if (c.out.fmt == OUT_JSON)
 				fprintf(f, "%s{\"id\":%d,\"name\":\"%s\",\"kind\":\"%s\",\"sent\":%" PRIu64
 					",\"bytes\":%" PRIu64 ",\"messages\":%" PRIu64
 					",\"source_drops\":%" PRIu64 ",\"unsent\":%" PRIu64 "}",
-					i ? "," : "", i, s->name, k, s->sent_pkts, s->sent_bytes,
+					i ? "," : "", s->id, nm, k, s->sent_pkts, s->sent_bytes,
 					s->sent_msgs, s->src_drops, s->unsent);
 			else if (c.out.fmt == OUT_CSV)
 				fprintf(f, "%d,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-					",%" PRIu64 "\n", i, s->name, k, s->sent_pkts, s->sent_bytes,
+					",%" PRIu64 "\n", s->id, nm, k, s->sent_pkts, s->sent_bytes,
 					s->sent_msgs, s->src_drops, s->unsent);
 			else
 				fprintf(f, "%-12s %-10s %9" PRIu64 " %11" PRIu64 " %9" PRIu64 " %8"
-					PRIu64 " %7" PRIu64 "\n", s->name, k, s->sent_pkts,
+					PRIu64 " %7" PRIu64 "\n", nm, k, s->sent_pkts,
 					s->sent_bytes, s->sent_msgs, s->src_drops, s->unsent);
 		}
 		if (c.out.fmt == OUT_JSON)
@@ -2001,9 +2154,10 @@ static int cmd_send(int argc, char **argv)
 		if (f != stdout)
 			fclose(f);
 	}
-	for (i = 0; i < c.nclasses; i++) {
+	for (i = c.nclasses - 1; i >= 0; i--) {
 		close(c.cls[i]->fd);
-		tm_trace_free(&c.cls[i]->trace);
+		if (!c.cls[i]->flow)
+			tm_trace_free(&c.cls[i]->trace);
 		free(c.cls[i]);
 	}
 	return ret;
@@ -2053,7 +2207,8 @@ static void usage(FILE *f)
 "  trace=FILE (multimedia frame sizes), alpha=SHAPE, burst=MESSAGES,\n"
 "  seg=BYTES (datagram size, default 1400), prio=N|MAJ:MIN (SO_PRIORITY),\n"
 "  dscp=0..63, pacing=BIT/S (SO_MAX_PACING_RATE), target=TIME (deadline),\n"
-"  txtime=TIME (SO_TXTIME frame deadlines for edf), port=P, seed=N.\n"
+"  txtime=TIME (SO_TXTIME frame deadlines for edf), port=P, seed=N,\n"
+"  flows=N (N sockets sharing the rate).\n"
 "  TIME: ns, us, ms, s (bare number: us).\n"
 "\n"
 "Common options:\n"
@@ -2062,7 +2217,8 @@ static void usage(FILE *f)
 "  --clock C        realtime (default), tai or monotonic; same on both ends\n"
 "  --json | --csv   output format (default: a table)\n"
 "  --output FILE    write the results there instead of stdout\n"
-"  --data DIR       also write DIR/CLASS.cdf, .msg.cdf, .msg.hist (gnuplot)\n"
+"  --data DIR       also write DIR/results.json, results.csv and per class\n"
+"                   CLASS.cdf, CLASS.msg.cdf, CLASS.msg.hist (for gnuplot)\n"
 "  --window F       in-window: message latency within target +- F (0.1)\n"
 "  -q, --quiet      no progress line (shown only on a terminal anyway)\n"
 "send:  --dst ADDR, --class SPEC (repeat), --seed N, --rtt, --wait S (peer\n"

@@ -129,6 +129,20 @@ UNIT_TEST(multimedia_gop_frames_every_40ms)
 	EXPECT_TRUE(msg.size > 2.5 * 40000);
 	tm_model_next(&m, &msg);
 	EXPECT_TRUE(msg.size < 0.8 * 40000);
+
+	/* phase 3 starts at the first P frame of the group */
+	{
+		struct tm_params p;
+		char err[128];
+
+		tm_params_default(&p, TM_MULTIMEDIA);
+		p.rate_bps = 8e6;
+		p.phase = 3 + 12;
+		ASSERT_EQ(tm_model_init(&m, &p, err, sizeof(err)), 0);
+		tm_model_next(&m, &msg);
+		EXPECT_TRUE(msg.size > 1.5 * 40000 / (19.0 / 12) &&
+			    msg.size < 2.5 * 40000 / (19.0 / 12));
+	}
 }
 
 UNIT_TEST(multimedia_rejects_a_rate_outside_the_frame_sizes)

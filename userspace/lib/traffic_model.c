@@ -284,7 +284,9 @@ int tm_model_init(struct tm_model *m, const struct tm_params *p,
 			if (!p->trace->n || !(p->trace->mean > 0))
 				return model_error(err, errlen, "multimedia: empty trace");
 			m->scale = m->mean_size / p->trace->mean;
+			m->pos = p->phase % p->trace->n;
 		} else {
+			m->pos = p->phase % TM_GOP_LEN;
 			for (i = 0; i < TM_GOP_LEN; i++)
 				wsum += gop_weight(tm_gop[i]);
 			m->scale = m->mean_size / (wsum / TM_GOP_LEN);

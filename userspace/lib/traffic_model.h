@@ -81,6 +81,7 @@ struct tm_params {
 	double alpha;		/* besteffort/background: size shape */
 	double burst_mean;	/* besteffort/background: mean messages per burst */
 	const struct tm_trace *trace;	/* multimedia: sizes, or NULL (GOP) */
+	unsigned int phase;	/* multimedia: first trace / GOP position */
 	uint64_t seed;
 };
 
