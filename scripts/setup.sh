@@ -15,7 +15,7 @@ trap '[ -z "$FETCH_TMP" ] || rm -rf "$FETCH_TMP"' EXIT
 
 # Build, VM image and test tools, from Debian.
 BASE_PACKAGES="gcc make libc6-dev libmnl-dev pkg-config kmod cpio gzip
-	busybox-static qemu-system-x86 iproute2 bash dpkg-dev"
+	busybox-static qemu-system-x86 iproute2 bash dpkg-dev gnuplot-nox"
 
 apt_updated=0
 apt_update_once() {

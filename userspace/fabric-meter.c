@@ -663,7 +663,8 @@ static void json_class(FILE *f, int cls, const struct result *r, bool have_sent)
 static const char *csv_header =
 	"class,name,kind,sent,received,lost,loss_ratio,bytes,throughput_bps,"
 	"lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,jitter_us,"
-	"msgs,msg_mean_us,msg_p50_us,msg_p99_us,msg_max_us,target_us,deadline_miss_ratio\n";
+	"msgs,msg_mean_us,msg_p50_us,msg_p99_us,msg_max_us,target_us,deadline_miss_ratio,"
+	"in_window_ratio,msg_p90_us,msg_p999_us,msg_jitter_us\n";
 
 static void csv_class(FILE *f, int cls, const struct result *r)
 {
@@ -680,9 +681,12 @@ static void csv_class(FILE *f, int cls, const struct result *r)
 		m->count, ls_mean(m) / 1e3, ls_percentile(m, 0.5) / 1e3,
 		ls_percentile(m, 0.99) / 1e3, m->count ? m->max / 1e3 : 0.0);
 	if (r->target_ns > 0)
-		fprintf(f, "%.3f,%.6f\n", r->target_ns / 1e3, ls_miss_ratio(m));
+		fprintf(f, "%.3f,%.6f,%.6f,", r->target_ns / 1e3, ls_miss_ratio(m),
+			m->count ? (double)r->in_window / m->count : 0.0);
 	else
-		fputs(",\n", f);
+		fputs(",,,", f);
+	fprintf(f, "%.3f,%.3f,%.3f\n", ls_percentile(m, 0.9) / 1e3,
+		ls_percentile(m, 0.999) / 1e3, ls_jitter(m) / 1e3);
 }
 
 static void table_print(FILE *f, struct result *res, const char *what)
