@@ -1774,7 +1774,33 @@ static void class_generate(struct sclass *s, int64_t start, int64_t now, int64_t
 	}
 }
 
-static void send_fins(struct send_cfg *c)
+static void drain_echoes(struct send_cfg *c, struct result *res);
+
+/*
+ * Wait @ns; in round-trip mode read echoes meanwhile, as they come, so
+ * their receive times are not those of a later read.
+ */
+static void wait_reading(struct send_cfg *c, struct result *res, int64_t ns)
+{
+	int64_t until = now_ns() + ns, left;
+	struct pollfd pfd[MAX_FLOWS];
+	struct timespec ts;
+	int i;
+
+	for (i = 0; i < c->nclasses; i++)
+		pfd[i] = (struct pollfd){ .fd = c->cls[i]->fd, .events = POLLIN };
+	while ((left = until - now_ns()) > 0) {
+		ts = (struct timespec){ left / NSEC_PER_SEC, left % NSEC_PER_SEC };
+		if (!c->rtt) {
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (ppoll(pfd, c->nclasses, &ts, NULL) > 0)
+			drain_echoes(c, res);
+	}
+}
+
+static void send_fins(struct send_cfg *c, struct result *res)
 {
 	uint8_t b[FM_FIN_LEN];
 	struct fm_hdr h = { .type = FM_T_FIN };
@@ -1782,9 +1808,7 @@ static void send_fins(struct send_cfg *c)
 	int i, r;
 
 	for (r = 0; r < FIN_REPEAT; r++) {
-		struct timespec ts = { 0, FIN_GAP_NS };
-
-		nanosleep(&ts, NULL);
+		wait_reading(c, res, FIN_GAP_NS);
 		for (i = 0; i < c->nclasses; i++) {
 			struct sclass *s = c->cls[i];
 
@@ -2086,17 +2110,10 @@ static int cmd_send(int argc, char **argv)
 	}
 	ret = send_loop(&c, res, start);
 	end = now_ns();
-	send_fins(&c);
+	send_fins(&c, res);
 	if (c.rtt) {
 		/* echoes still on their way back */
-		int64_t until = now_ns() + NSEC_PER_SEC / 2;
-
-		while (now_ns() < until) {
-			struct timespec ts = { 0, 5000000 };
-
-			drain_echoes(&c, res);
-			nanosleep(&ts, NULL);
-		}
+		wait_reading(&c, res, NSEC_PER_SEC / 2);
 		for (i = 0; i < c.nclasses; i++) {
 			struct sclass *s = c.cls[i];
 			struct fm_fin f = {
