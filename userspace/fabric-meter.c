@@ -58,6 +58,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_util.h"
 #include "edf_frame.h"
 #include "latstats.h"
 #include "traffic_model.h"
@@ -170,34 +171,6 @@ static void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
-static bool parse_u64(const char *s, int base, uint64_t max, uint64_t *v)
-{
-	unsigned long long x;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	x = strtoull(s, &end, base);
-	if (errno || *end || x > max)
-		return false;
-	*v = x;
-	return true;
-}
-
-static bool parse_double(const char *s, double min, double max, double *v)
-{
-	char *end;
-	double x;
-
-	errno = 0;
-	x = strtod(s, &end);
-	if (end == s || *end || errno || !isfinite(x) || x < min || x > max)
-		return false;
-	*v = x;
-	return true;
-}
-
 /* A number with an optional suffix from @units (name, factor); NULL-ended. */
 struct unit { const char *name; double factor; };
 
@@ -238,30 +211,6 @@ static const struct unit size_units[] = {
 	{ NULL, 0 },
 };
 
-/* SO_PRIORITY as a number or as a tc class handle MAJ:MIN (both hex). */
-static bool parse_prio(const char *s, uint32_t *v)
-{
-	uint64_t maj, min, x;
-	char buf[32], *colon;
-
-	colon = strchr(s, ':');
-	if (!colon) {
-		if (!parse_u64(s, 0, UINT32_MAX, &x))
-			return false;
-		*v = (uint32_t)x;
-		return true;
-	}
-	if (strlen(s) >= sizeof(buf))
-		return false;
-	strcpy(buf, s);
-	buf[colon - s] = '\0';
-	if (!parse_u64(buf, 16, 0xffff, &maj) ||
-	    !parse_u64(buf + (colon - s) + 1, 16, 0xffff, &min))
-		return false;
-	*v = (uint32_t)(maj << 16 | min);
-	return true;
-}
-
 static int resolve(const char *addr, uint16_t port, struct sockaddr_storage *ss,
 		   socklen_t *len)
 {
@@ -284,14 +233,6 @@ static int resolve(const char *addr, uint16_t port, struct sockaddr_storage *ss,
 	*len = res->ai_addrlen;
 	freeaddrinfo(res);
 	return 0;
-}
-
-static void set_port(struct sockaddr_storage *ss, uint16_t port)
-{
-	if (ss->ss_family == AF_INET6)
-		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
-	else
-		((struct sockaddr_in *)ss)->sin_port = htons(port);
 }
 
 static const char *addr_str(const struct sockaddr_storage *ss)
@@ -343,13 +284,6 @@ struct fm_fin {
 	char name[FM_NAME_LEN + 1];
 	uint16_t nflows;	/* flows of the class */
 };
-
-static void put16(uint8_t *p, uint16_t v) { v = htobe16(v); memcpy(p, &v, 2); }
-static void put32(uint8_t *p, uint32_t v) { v = htobe32(v); memcpy(p, &v, 4); }
-static void put64(uint8_t *p, uint64_t v) { v = htobe64(v); memcpy(p, &v, 8); }
-static uint16_t get16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return be16toh(v); }
-static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return be32toh(v); }
-static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return be64toh(v); }
 
 static void hdr_put(uint8_t *p, const struct fm_hdr *h)
 {
@@ -1496,8 +1430,9 @@ static int parse_class(const char *spec, struct sclass *s)
 				return class_error(spec, "seg: want 48 .. 65507 bytes");
 			s->seg = (uint32_t)v;
 		} else if (!strcmp(tok, "prio")) {
-			if (!parse_prio(val, &s->prio))
+			if (!parse_prio(val, &v))
 				return class_error(spec, "prio: want a 32-bit number or MAJ:MIN");
+			s->prio = (uint32_t)v;
 			s->have_prio = true;
 		} else if (!strcmp(tok, "dscp")) {
 			if (!parse_u64(val, 0, 63, &v))
