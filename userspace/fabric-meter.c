@@ -817,13 +817,13 @@ static void progress_init(struct progress *p, int64_t start, bool quiet)
 }
 
 static void progress_show(struct progress *p, int64_t now, double duration_s,
-			  const char *what, uint64_t a, uint64_t b)
+			  const char *what, uint64_t n)
 {
 	if (!p->on || now < p->next)
 		return;
 	p->next = now + NSEC_PER_SEC;
-	fprintf(stderr, "\r" PROG ": %5.1f / %.1f s  %s %" PRIu64 " / %" PRIu64 "   ",
-		(now - p->start) / 1e9, duration_s, what, a, b);
+	fprintf(stderr, "\r" PROG ": %5.1f / %.1f s  %s %" PRIu64 "   ",
+		(now - p->start) / 1e9, duration_s, what, n);
 }
 
 static void progress_end(struct progress *p)
@@ -956,7 +956,7 @@ static int recv_loop(struct listen_cfg *c, int *fds, struct result *res, int64_t
 		now = now_ns();
 		if (now >= deadline || (all_done && now >= all_done))
 			break;
-		progress_show(&prog, now, c->duration_s, "packets", total, total);
+		progress_show(&prog, now, c->duration_s, "datagrams received", total);
 		n = poll(pfd, c->nports, 100);
 		if (n <= 0)
 			continue;
@@ -1250,7 +1250,7 @@ static int cmd_reflect(int argc, char **argv)
 	for (i = 0; i < c.nports; i++)
 		pfd[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
 	while (!stop_requested && (now = now_ns()) < deadline) {
-		progress_show(&prog, now, c.duration_s, "echoed", echoed, echoed);
+		progress_show(&prog, now, c.duration_s, "datagrams echoed", echoed);
 		if (poll(pfd, c.nports, 100) <= 0)
 			continue;
 		for (i = 0; i < c.nports; i++) {
@@ -1823,7 +1823,7 @@ static int send_loop(struct send_cfg *c, struct result *res, int64_t start)
 		}
 		if (c->rtt)
 			drain_echoes(c, res);
-		progress_show(&prog, now, c->duration_s, "sent", sent, sent);
+		progress_show(&prog, now, c->duration_s, "datagrams sent", sent);
 		n = 0;
 		for (i = 0; i < c->nclasses; i++) {
 			struct sclass *s = c->cls[i];
