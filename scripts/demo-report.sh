@@ -40,7 +40,7 @@ table() {
 	local hdr="| architecture | sent | lost % | Mbit/s | pkt mean us | pkt p99 us | msg mean us | msg p50 us | msg p99 us | msg p99.9 us | msg max us | jitter us | miss % | in +-10 % |"
 
 	echo "$hdr"
-	echo "$hdr" | sed 's/[^|]/-/g; s/--/ -/g'
+	echo "$hdr" | awk -F'|' '{ s = "|"; for (i = 2; i < NF; i++) s = s " --- |"; print s }'
 	for n in "${scen[@]}"; do
 		awk -F, -v kind="$kind" -v arch="$(title_of "$n") ($n)" '
 			NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
@@ -107,18 +107,19 @@ if command -v gnuplot >/dev/null; then
 			echo "${p%,}"
 			echo "unset logscale x"
 		done
-		# multimedia frame latency histogram: fraction of frames per bucket
+		# multimedia frame latency histogram, as a density (fraction of
+		# frames per ms) since each scenario has its own bucket width
 		echo "set output '$DIR/frame-latency-hist.png'"
 		echo "set title 'multimedia: frame latency histogram (generated to last packet)'"
-		echo "set xlabel 'frame latency (ms)'; set ylabel 'fraction of frames'; set autoscale y"
-		echo "set key top right"
+		echo "set xlabel 'frame latency (ms)'; set ylabel 'fraction of frames per ms'; set autoscale y"
+		echo "set key top center"
 		p="plot"
 		for n in "${scen[@]}"; do
 			f=$DIR/$n/multimedia.msg.hist
 			[ -s "$f" ] || continue
 			tot=$(awk '!/^#/ { s += $3 } END { print s + 0 }' "$f")
 			[ "$tot" -gt 0 ] || continue
-			p+=" '$f' using ((\$1+\$2/2)/1000):(\$3/$tot) with steps lw 2 title '$(title_of "$n")',"
+			p+=" '$f' using (\$1/1000):(\$3/$tot/(\$2/1000)) with steps lw 2 title '$(title_of "$n")',"
 		done
 		echo "${p%,}"
 		# best-effort and background throughput per architecture

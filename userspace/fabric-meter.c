@@ -376,7 +376,8 @@ struct result {
 	uint64_t packets, bytes, reordered, late_old;
 	int64_t first_rx, last_rx;
 	struct ls_stats pkt, msg;
-	uint64_t msgs_incomplete, in_window;
+	uint64_t msgs_incomplete;
+	double window;			/* in window: within target x (1 +- window) */
 	struct rflow *fl;		/* MAX_FLOWS, allocated when first seen */
 };
 
@@ -396,10 +397,23 @@ static void result_init(struct result *r, int cls)
 	ls_init(&r->msg, MAX_KEEP, 0);
 }
 
-static void result_set_target(struct result *r, int64_t target_ns)
+/*
+ * Deadline misses and messages in the window, from the kept message
+ * latencies: the receiver learns a class's target only from its end mark,
+ * after the samples.  All samples are kept up to MAX_KEEP per class;
+ * past that these are the fractions of a uniform pick.
+ */
+static double result_miss_ratio(const struct result *r)
 {
-	r->target_ns = target_ns;
-	r->msg.target = target_ns;
+	return r->msg.n ? 1.0 - ls_cdf_at(&r->msg, r->target_ns) : 0.0;
+}
+
+static double result_in_window(const struct result *r)
+{
+	int64_t lo = (int64_t)llround(r->target_ns * (1.0 - r->window));
+	int64_t hi = (int64_t)llround(r->target_ns * (1.0 + r->window));
+
+	return r->msg.n ? ls_cdf_at(&r->msg, hi) - ls_cdf_at(&r->msg, lo - 1) : 0.0;
 }
 
 static struct rflow *result_flow(struct result *r, unsigned int flow)
@@ -474,8 +488,7 @@ static void result_add(struct result *r, const struct fm_hdr *h, size_t len,
 	if (++f->cur_got == f->cur_parts) {
 		lat = rx - (int64_t)f->cur_gen;
 		ls_add(&r->msg, lat);
-		if (r->target_ns > 0 && llabs(lat - r->target_ns) <= window * r->target_ns)
-			r->in_window++;
+		r->window = window;
 		f->cur_valid = false;
 	}
 }
@@ -580,8 +593,7 @@ static void json_class(FILE *f, int cls, const struct result *r, bool have_sent)
 		r->msg.count, r->msgs_incomplete);
 	if (r->target_ns > 0)
 		fprintf(f, "\"deadline_miss_ratio\":%.6f,\"in_window_ratio\":%.6f,",
-			ls_miss_ratio(&r->msg),
-			r->msg.count ? (double)r->in_window / r->msg.count : 0.0);
+			result_miss_ratio(r), result_in_window(r));
 	else
 		fputs("\"deadline_miss_ratio\":null,\"in_window_ratio\":null,", f);
 	json_stats(f, "latency_us", &r->msg);
@@ -615,8 +627,8 @@ static void csv_class(FILE *f, int cls, const struct result *r)
 		m->count, ls_mean(m) / 1e3, ls_percentile(m, 0.5) / 1e3,
 		ls_percentile(m, 0.99) / 1e3, m->count ? m->max / 1e3 : 0.0);
 	if (r->target_ns > 0)
-		fprintf(f, "%.3f,%.6f,%.6f,", r->target_ns / 1e3, ls_miss_ratio(m),
-			m->count ? (double)r->in_window / m->count : 0.0);
+		fprintf(f, "%.3f,%.6f,%.6f,", r->target_ns / 1e3, result_miss_ratio(r),
+			result_in_window(r));
 	else
 		fputs(",,,", f);
 	fprintf(f, "%.3f,%.3f,%.3f\n", ls_percentile(m, 0.9) / 1e3,
@@ -643,7 +655,7 @@ static void table_print(FILE *f, struct result *res, const char *what)
 			ls_percentile(s, 0.99) / 1e3, ls_percentile(s, 0.999) / 1e3,
 			s->count ? s->max / 1e3 : 0.0, ls_jitter(s) / 1e3);
 		if (r->target_ns > 0)
-			fprintf(f, "%6.2f\n", 100.0 * ls_miss_ratio(&r->msg));
+			fprintf(f, "%6.2f\n", 100.0 * result_miss_ratio(r));
 		else
 			fprintf(f, "%6s\n", "-");
 	}
@@ -2016,7 +2028,7 @@ static int cmd_send(int argc, char **argv)
 		result_init(&res[s->id], s->id);
 		snprintf(res[s->id].name, sizeof(res[s->id].name), "%s", s->name);
 		res[s->id].kind = s->tp.kind;
-		result_set_target(&res[s->id], s->target_ns);
+		res[s->id].target_ns = s->target_ns;
 	}
 	catch_signals(c.duration_s + c.wait_s);
 	/* every destination port must answer before the run starts */
