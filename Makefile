@@ -5,6 +5,8 @@
 #   make setup        install build/VM dependencies, fetch the VM kernel
 #   make check [T=re] run the tests (host unit tests and the qemu VM)
 #   make bench [T=re] benchmarks in the deterministic VM (Documentation/bench.rst)
+#   make demo [S=names] [LIVE=1]  the paper's architectures side by side, tables
+#                     and plots in build/demo/ (Documentation/demo.rst)
 #   make install      modules, plugins and tools on this host (DESTDIR ok)
 #   make clean
 #
@@ -45,13 +47,14 @@ UNIT_TESTS := $(patsubst selftests/unit/%.c,$(B)/selftests/unit/%,$(wildcard sel
 VM_HELPERS := $(patsubst selftests/vm/%.c,$(B)/selftests/vm/%,$(wildcard selftests/vm/*.c))
 
 .PHONY: all modules userspace plugins selftests-build setup setup-if-needed \
-	check check-locked bench bench-locked build-quiet install install-files \
+	check check-locked bench bench-locked demo demo-locked build-quiet \
+	install install-files \
 	clean help
 
 all: modules userspace plugins selftests-build
 
 help:
-	@sed -n '3,14s/^# \{0,1\}//p' Makefile
+	@sed -n '3,16s/^# \{0,1\}//p' Makefile
 
 kdir-ready:
 	@if [ ! -f "$(KDIR)/Makefile" ]; then \
@@ -110,6 +113,14 @@ check: setup-if-needed
 bench: setup-if-needed
 	@mkdir -p $(B)
 	@flock $(B)/.check.lock $(MAKE) --no-print-directory bench-locked
+
+# The demo boots the deterministic VM (or, with LIVE=1, runs on this host).
+demo: setup-if-needed
+	@mkdir -p $(B)
+	@flock $(B)/.check.lock $(MAKE) --no-print-directory demo-locked
+
+demo-locked: build-quiet
+	@scripts/demo.sh $(if $(LIVE),--live) $(S)
 
 build-quiet:
 	@$(MAKE) --no-print-directory all >$(B)/make.log 2>&1 || \

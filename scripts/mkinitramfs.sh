@@ -126,11 +126,16 @@ depmod -b "$STAGE" "$ABI"
 
 # the tests, the benchmarks and the list to run
 mkdir -p "$STAGE/opt/fabric-qos/selftests" "$STAGE/etc/fabric-qos"
-cp -r "$FQ_ROOT/selftests/vm" "$FQ_ROOT/selftests/bench" "$STAGE/opt/fabric-qos/selftests/"
+cp -r "$FQ_ROOT/selftests/vm" "$FQ_ROOT/selftests/bench" "$FQ_ROOT/selftests/demo" \
+	"$STAGE/opt/fabric-qos/selftests/"
 if [ -d "$FQ_BUILD/selftests/vm" ]; then
 	cp "$FQ_BUILD/selftests/vm/"* "$STAGE/opt/fabric-qos/bin/" 2>/dev/null || true
 fi
 cp "$TESTLIST" "$STAGE/etc/fabric-qos/tests"
+# make demo: which scenarios selftests/demo/demo.sh runs (default: all)
+if [ -n "${FQ_DEMO_SCENARIOS:-}" ]; then
+	printf '%s\n' $FQ_DEMO_SCENARIOS > "$STAGE/etc/fabric-qos/demo-scenarios"
+fi
 install -m 755 "$FQ_ROOT/scripts/vm-init" "$STAGE/init"
 
 ( cd "$STAGE" && find . -print0 | cpio --null -o -H newc --quiet ) | gzip -1 > "$OUT"

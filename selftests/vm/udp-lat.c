@@ -51,6 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_util.h"
 #include "edf_frame.h"
 
 #ifndef UDP_SEGMENT
@@ -199,55 +200,6 @@ static int bad_value(const char *opt, const char *val, const char *want)
 	return EXIT_USAGE;
 }
 
-/* Unsigned integer in @base (0: also 0x hex), no sign, at most @max. */
-static bool parse_u64(const char *s, int base, uint64_t max, uint64_t *v)
-{
-	unsigned long long x;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	x = strtoull(s, &end, base);
-	if (errno || *end || x > max)
-		return false;
-	*v = x;
-	return true;
-}
-
-static bool parse_double(const char *s, double min, double max, double *v)
-{
-	char *end;
-	double x;
-
-	errno = 0;
-	x = strtod(s, &end);
-	if (end == s || *end || errno || !isfinite(x) || x < min || x > max)
-		return false;
-	*v = x;
-	return true;
-}
-
-/* SO_PRIORITY as a number or as a tc class handle MAJ:MIN (both hex). */
-static bool parse_prio(const char *s, uint64_t *v)
-{
-	uint64_t maj, min;
-	char buf[32], *colon;
-
-	colon = strchr(s, ':');
-	if (!colon)
-		return parse_u64(s, 0, UINT32_MAX, v);
-	if (strlen(s) >= sizeof(buf))
-		return false;
-	strcpy(buf, s);
-	buf[colon - s] = '\0';
-	if (!parse_u64(buf, 16, 0xffff, &maj) ||
-	    !parse_u64(buf + (colon - s) + 1, 16, 0xffff, &min))
-		return false;
-	*v = maj << 16 | min;
-	return true;
-}
-
 static int64_t now_ns(void)
 {
 	struct timespec ts;
@@ -342,22 +294,7 @@ static int resolve(const char *addr, uint16_t port, struct sockaddr_storage *ss,
 	return 0;
 }
 
-static void set_port(struct sockaddr_storage *ss, uint16_t port)
-{
-	if (ss->ss_family == AF_INET6)
-		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
-	else
-		((struct sockaddr_in *)ss)->sin_port = htons(port);
-}
-
 /* ---- wire header ---------------------------------------------------------- */
-
-static void put16(uint8_t *p, uint16_t v) { v = htobe16(v); memcpy(p, &v, 2); }
-static void put32(uint8_t *p, uint32_t v) { v = htobe32(v); memcpy(p, &v, 4); }
-static void put64(uint8_t *p, uint64_t v) { v = htobe64(v); memcpy(p, &v, 8); }
-static uint16_t get16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return be16toh(v); }
-static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return be32toh(v); }
-static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return be64toh(v); }
 
 #define OFF_SEND_NS	20
 

@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make demo: run the scenarios of selftests/demo/scenarios/ (the paper's
+# architectures on the Table 1 mix) in one boot of the deterministic VM,
+# collect their results into build/demo/NAME/, then print one table per
+# traffic class comparing the architectures and write build/demo/report.md
+# with gnuplot plots (scripts/demo-report.sh).  Documentation/demo.rst.
+#
+# Usage: scripts/demo.sh [--live] [SCENARIO...]
+#   SCENARIO   names of selftests/demo/scenarios/*.conf (default: all;
+#              those that need what is not built yet are skipped)
+#   --live     run on this host's kernel instead of the VM (root; the
+#              modules and tc plugin installed: make install)
+# Environment: V=1 shows the VM console live.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+OUT=$FQ_BUILD/demo
+KIND=deterministic
+LIVE=0
+if [ "${1:-}" = --live ]; then
+	LIVE=1
+	shift
+fi
+SCEN_DIR=$FQ_ROOT/selftests/demo/scenarios
+names=${*:-$(ls "$SCEN_DIR"/*.conf | sed 's|.*/||; s|\.conf$||')}
+for n in $names; do
+	[ -r "$SCEN_DIR/$n.conf" ] || fq_die "no scenario '$n' in ${SCEN_DIR#"$FQ_ROOT"/}"
+done
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+start=$(date +%s)
+failed=0
+
+if [ $LIVE = 1 ]; then
+	[ "$(id -u)" = 0 ] || fq_die "--live needs root"
+	export PATH=$FQ_BUILD/bin:$PATH
+	for n in $names; do
+		echo "# scenario $n (live host $(uname -r))"
+		bash "$FQ_ROOT/selftests/demo/scenario.sh" "$SCEN_DIR/$n.conf" "$OUT/$n"
+		rc=$?
+		case $rc in
+		0) echo "ok $n" ;;
+		4) echo "ok $n # SKIP"; rm -rf "${OUT:?}/$n" ;;
+		*) echo "not ok $n # exit $rc"; failed=1 ;;
+		esac
+	done
+else
+	list=$OUT/list
+	echo "demo/scenarios 900 /opt/fabric-qos/selftests/demo/demo.sh" > "$list"
+	FQ_DEMO_SCENARIOS="$names" "$FQ_ROOT/scripts/mkinitramfs.sh" "$OUT/initrd.gz" "$list" \
+		> "$OUT/initramfs.log" 2>&1 ||
+		{ cat "$OUT/initramfs.log"; fq_die "building the initramfs failed"; }
+	# guest seconds per scenario: its run plus setup; budget in wall seconds
+	budget=$((120 + $(fq_vm_budget "$KIND" $((30 * $(echo $names | wc -w))))))
+	fq_vm_boot "$KIND" "$OUT/initrd.gz" "$OUT/console.log" "$OUT/results.ktap" "$budget"
+	vm_rc=$?
+	echo "# $KIND VM ran $(( $(date +%s) - start ))s (qemu exit $vm_rc), console: ${OUT#"$FQ_ROOT"/}/console.log"
+	# the files between the markers, into build/demo/NAME/FILE
+	tr -d '\r' < "$OUT/results.ktap" | awk -v dir="$OUT" '
+		/^# FQ-DEMO-FILE / { f = dir "/" $3; d = f; sub("/[^/]*$", "", d)
+				     system("mkdir -p \"" d "\""); printf "" > f; next }
+		/^# FQ-DEMO-EOF/   { close(f); f = ""; next }
+		f != ""            { sub(/^# /, ""); sub(/^#$/, ""); print >> f; next }
+		/^# FQ-DEMO-RESULT / { sub(/^# FQ-DEMO-RESULT /, ""); print > (dir "/summary.txt"); next }
+		/^# FQ-KERNEL-LOG-BEGIN/ { k = 1; next }
+		/^# FQ-KERNEL-LOG-END/ { k = 0; next }
+		k { sub(/^# /, ""); print > (dir "/kernel.log"); next }
+		/^#   / { sub(/^# /, ""); print > (dir "/scenarios.log") }'
+	touch "$OUT/summary.txt"
+	while read -r n res rest; do
+		case $res in
+		ok) echo "ok $n${rest:+ # $rest}" ;;
+		skip) echo "ok $n # SKIP ${rest#SKIP: }"; rm -rf "${OUT:?}/$n" ;;
+		*) echo "not ok $n # $rest"; failed=1 ;;
+		esac
+	done < "$OUT/summary.txt"
+	if grep -Eh -A12 "$FQ_BAD_LOG" "$OUT/console.log" "$OUT/kernel.log" 2>/dev/null | head -n 40 | grep .; then
+		echo "not ok kernel-log # WARNING/BUG/Oops in the kernel log"
+		failed=1
+	elif ! grep -q '^# FQ-VM-DONE' "$OUT/results.ktap"; then
+		echo "not ok vm # the VM did not finish (qemu exit $vm_rc)"
+		tail -n 20 "$OUT/console.log" | sed 's/^/#   /'
+		failed=1
+	fi
+fi
+
+"$FQ_ROOT/scripts/demo-report.sh" "$OUT" || failed=1
+echo
+echo "make demo took $(( $(date +%s) - start ))s; report: ${OUT#"$FQ_ROOT"/}/report.md"
+exit $failed

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 90
+#
+# The scenario runner of make demo (selftests/demo/scenario.sh): a short
+# edf scenario runs and leaves results for all four classes of the mix;
+# bad scenario files are refused with file and line; a switch scenario is
+# skipped with its reason while the soft switch is missing; a scenario
+# whose qdisc setup fails exits 1; and every run, failed or not, leaves no
+# namespace behind.  No timing is asserted (make demo measures).
+. ./lib.sh
+. ./meter_lib.sh
+
+require_cmd tc fabric-meter
+require_module sch_edf
+RUNNER=../demo/scenario.sh
+[[ -r $RUNNER ]] || skip "no $RUNNER"
+tmp_dir_create
+
+# no namespace of the runner's left
+runner_ns_gone() { ! ip netns list | grep -q '^fqs-'; }
+
+# --- a short run -------------------------------------------------------------
+cat > "$TMP_DIR/short.conf" <<'CONF'
+title = short edf run   # comments after values are fine
+host = edf
+link = 20mbit
+duration = 1
+flows = control:1 multimedia:2 besteffort:1 background:1
+CONF
+bash "$RUNNER" "$TMP_DIR/short.conf" "$TMP_DIR/short" > "$TMP_DIR/short.out" 2>&1
+check_err $? "scenario run failed: $(tail -n 5 "$TMP_DIR/short.out")"
+for k in control multimedia besteffort background; do
+	n=$(meter_csv "$TMP_DIR/short/results.csv" $k received)
+	[[ ${n:-0} -gt 0 ]]
+	check_err $? "class $k: received '${n}'"
+	[[ -s $TMP_DIR/short/$k.cdf ]]
+	check_err $? "no $k.cdf"
+done
+grep -q "^qdisc edf 1: root" "$TMP_DIR/short/qdisc.txt"
+check_err $? "qdisc.txt lacks the edf qdisc"
+runner_ns_gone
+check_err $? "namespaces left: $(ip netns list)"
+log_test "scenario run: results for every class, torn down"
+
+# --- bad files ------------------------------------------------------------------
+printf 'host = edf\ncolour = blue\n' > "$TMP_DIR/bad1.conf"
+bash "$RUNNER" "$TMP_DIR/bad1.conf" "$TMP_DIR/bad1" > "$TMP_DIR/bad1.out" 2>&1
+check_eq "exit status, unknown key" 2 $?
+grep -q "bad1.conf:2: unknown key 'colour'" "$TMP_DIR/bad1.out"
+check_err $? "message: $(cat "$TMP_DIR/bad1.out")"
+printf 'host = edf\nlink 20mbit\n' > "$TMP_DIR/bad2.conf"
+bash "$RUNNER" "$TMP_DIR/bad2.conf" "$TMP_DIR/bad2" > "$TMP_DIR/bad2.out" 2>&1
+check_eq "exit status, no '='" 2 $?
+grep -q "bad2.conf:2: want 'key = value'" "$TMP_DIR/bad2.out"
+check_err $? "message: $(cat "$TMP_DIR/bad2.out")"
+printf 'host = fifo\n' > "$TMP_DIR/bad3.conf"
+bash "$RUNNER" "$TMP_DIR/bad3.conf" "$TMP_DIR/bad3" > "$TMP_DIR/bad3.out" 2>&1
+check_eq "exit status, bad host" 2 $?
+log_test "bad scenario files refused with file and line"
+
+# --- a switch mode without the switch ----------------------------------------------
+if ! modinfo fabric_switch > /dev/null 2>&1; then
+	printf 'host = edf\nswitch = takeover\n' > "$TMP_DIR/sw.conf"
+	bash "$RUNNER" "$TMP_DIR/sw.conf" "$TMP_DIR/sw" > "$TMP_DIR/sw.out" 2>&1
+	check_eq "exit status, switch missing" 4 $?
+	grep -q "SKIP: switch = takeover needs the soft switch" "$TMP_DIR/sw.out"
+	check_err $? "message: $(cat "$TMP_DIR/sw.out")"
+	runner_ns_gone
+	check_err $? "namespaces left after the skip: $(ip netns list)"
+	log_test "switch scenario skipped while the soft switch is missing"
+fi
+
+# --- a failing setup still tears down -------------------------------------------------
+printf 'host = edf\neligibility = 5s\nduration = 1\n' > "$TMP_DIR/fail.conf"
+bash "$RUNNER" "$TMP_DIR/fail.conf" "$TMP_DIR/fail" > "$TMP_DIR/fail.out" 2>&1
+check_eq "exit status, edf refuses eligibility 5s" 1 $?
+grep -q "tc qdisc add dev veth0 root handle 1: edf .* failed" "$TMP_DIR/fail.out"
+check_err $? "message: $(cat "$TMP_DIR/fail.out")"
+runner_ns_gone
+check_err $? "namespaces left after the failure: $(ip netns list)"
+log_test "failed setup: exit 1, torn down"
+
+exit $EXIT_STATUS
