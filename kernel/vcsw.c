@@ -351,6 +351,7 @@ static void vcsw_slave_service(struct vcsw_slave *p, u64 now,
 static void vcsw_slave_send(struct vcsw_slave *p, struct sk_buff_head *list)
 {
 	struct sk_buff *skb;
+	int rc;
 
 	while ((skb = __skb_dequeue(list))) {
 		struct vcsw_skb_cb cb = *vcsw_cb(skb);
@@ -371,7 +372,9 @@ static void vcsw_slave_send(struct vcsw_slave *p, struct sk_buff_head *list)
 		}
 		memset(skb->cb, 0, sizeof(skb->cb));
 		skb->dev = p->dev;
-		if (unlikely(net_xmit_eval(dev_queue_xmit(skb))))
+		/* net_xmit_eval() is a macro that evaluates its argument twice */
+		rc = dev_queue_xmit(skb);
+		if (unlikely(net_xmit_eval(rc)))
 			vcsw_count(p, VCSW_PS_DROP_XMIT);
 	}
 }
