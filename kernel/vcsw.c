@@ -476,13 +476,61 @@ static bool vcsw_read_header(struct sk_buff *skb, struct fhc_fields *f)
 	return true;
 }
 
+/* One frame, skb->data at its Ethernet header: to its port, or flooded. */
+static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
+			 struct sk_buff *skb, const u8 *dst, u64 deadline,
+			 u8 vc, bool timed, u64 now)
+{
+	struct vcsw_slave *out = NULL, *p, *last = NULL;
+
+	if (!is_multicast_ether_addr(dst)) {
+		struct vcsw_fdb *f = vcsw_fdb_find(sw, dst);
+
+		if (f && !vcsw_fdb_expired(sw, f))
+			out = READ_ONCE(f->port);
+	}
+	if (out) {
+		if (unlikely(out == in)) {
+			vcsw_count(in, VCSW_PS_DROP_LOOP);
+			consume_skb(skb);
+			return;
+		}
+		vcsw_forward_one(out, skb, deadline, vc, timed, now);
+		return;
+	}
+
+	/* flood: a clone to every other port, the frame itself to the last */
+	list_for_each_entry_rcu(p, &sw->ports, list) {
+		struct sk_buff *c;
+
+		if (p == in || !netif_running(p->dev))
+			continue;
+		if (last) {
+			c = skb_clone(skb, GFP_ATOMIC);
+			if (unlikely(!c)) {
+				vcsw_count(last, VCSW_PS_DROP_NOMEM);
+			} else {
+				vcsw_count(last, VCSW_PS_FLOODED);
+				vcsw_forward_one(last, c, deadline, vc, timed, now);
+			}
+		}
+		last = p;
+	}
+	if (last) {
+		vcsw_count(last, VCSW_PS_FLOODED);
+		vcsw_forward_one(last, skb, deadline, vc, timed, now);
+	} else {
+		consume_skb(skb);
+	}
+}
+
 static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 {
-	struct sk_buff *skb = *pskb;
-	struct vcsw_slave *in, *out = NULL, *p, *last = NULL;
+	struct sk_buff *skb = *pskb, *segs, *next;
 	u8 dst[ETH_ALEN], src[ETH_ALEN];
 	bool timed = false;
 	u64 now, deadline;
+	struct vcsw_slave *in;
 	struct vcsw *sw;
 	u8 vc = FABRIC_VC_BESTEFFORT;
 
@@ -522,44 +570,26 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	skb_forward_csum(skb);
 	skb_clear_tstamp(skb);
 
-	if (!is_multicast_ether_addr(dst)) {
-		struct vcsw_fdb *f = vcsw_fdb_find(sw, dst);
-
-		if (f && !vcsw_fdb_expired(sw, f))
-			out = READ_ONCE(f->port);
-	}
-	if (out) {
-		if (unlikely(out == in)) {
-			vcsw_count(in, VCSW_PS_DROP_LOOP);
-			consume_skb(skb);
-			return RX_HANDLER_CONSUMED;
-		}
-		vcsw_forward_one(out, skb, deadline, vc, timed, now);
+	if (likely(!skb_is_gso(skb))) {
+		vcsw_deliver(sw, in, skb, dst, deadline, vc, timed, now);
 		return RX_HANDLER_CONSUMED;
 	}
-
-	/* flood: a clone to every other port, the frame itself to the last */
-	list_for_each_entry_rcu(p, &sw->ports, list) {
-		struct sk_buff *c;
-
-		if (p == in || !netif_running(p->dev))
-			continue;
-		if (last) {
-			c = skb_clone(skb, GFP_ATOMIC);
-			if (unlikely(!c)) {
-				vcsw_count(last, VCSW_PS_DROP_NOMEM);
-			} else {
-				vcsw_count(last, VCSW_PS_FLOODED);
-				vcsw_forward_one(last, c, deadline, vc, timed, now);
-			}
-		}
-		last = p;
+	/*
+	 * A GSO frame (veth passes TSO aggregates through) is queued as the
+	 * frames that will be on the wire, so that buffer limits, the link
+	 * rate and the counters see real frame sizes.  Fabric frames are
+	 * never GSO: the hosts segment before pushing the header.
+	 */
+	segs = skb_gso_segment(skb, 0);
+	if (IS_ERR_OR_NULL(segs)) {
+		vcsw_count(in, VCSW_PS_DROP_NOMEM);
+		kfree_skb(skb);
+		return RX_HANDLER_CONSUMED;
 	}
-	if (last) {
-		vcsw_count(last, VCSW_PS_FLOODED);
-		vcsw_forward_one(last, skb, deadline, vc, timed, now);
-	} else {
-		consume_skb(skb);
+	consume_skb(skb);
+	skb_list_walk_safe(segs, skb, next) {
+		skb_mark_not_on_list(skb);
+		vcsw_deliver(sw, in, skb, dst, deadline, vc, timed, now);
 	}
 	return RX_HANDLER_CONSUMED;
 
