@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The output port buffer of the soft switch (paper: edf-deadline-qos-two-vcs,
+ * sections 3.2 to 3.4 and the appendix), shared by kernel/vcsw.c, the unit
+ * tests and "qsim port".
+ *
+ * A port has two virtual channels, VC0 (regulated) strictly before VC1
+ * (best effort), each with a byte limit.  VC1 is a FIFO.  VC0 is one of:
+ *
+ *  fifo      one FIFO in arrival order (the paper's "Simple 2 VCs");
+ *  takeover  an ordered FIFO L and a take-over FIFO U ("Advanced 2 VCs"):
+ *            a packet goes to L if L is empty or its deadline is not
+ *            below the deadline of L's tail, else to U; the head with the
+ *            smaller deadline leaves first, L's on a tie (see
+ *            vcsw_vc_pick() for why the tie matters);
+ *  ideal     fully sorted by deadline, ties in arrival order.
+ *
+ * The appendix proves that takeover keeps L sorted, that L's tail holds the
+ * largest deadline, that U never outlives L, and hence that no flow whose
+ * deadlines grow is reordered.  selftests/unit/test_vcsw_port.c checks all
+ * of that on random traces.
+ *
+ * Order errors (a departure while a packet with a smaller deadline waits
+ * in the same VC) are measured, not assumed: every waiting packet also
+ * sits in a pairing heap keyed by deadline, whose minimum after a
+ * departure tells whether a smaller deadline was left behind.  The heap
+ * costs O(log n) per packet and no memory beyond the node.
+ *
+ * Packets are intrusive nodes (struct vcsw_node) that the caller embeds in
+ * its own packet descriptor, so nothing here allocates.  Times are ns on
+ * one clock, rates bytes/s.  The caller serialises all calls on a port.
+ */
+#ifndef FQ_VCSW_PORT_H
+#define FQ_VCSW_PORT_H
+
+#include "core_types.h"
+#include "pheap.h"
+#include "edf_core.h"
+#include "../include/uapi/linux/vcsw.h"
+
+struct vcsw_node {
+	struct vcsw_node	*next;
+	struct vcsw_node	*prev;
+	struct pheap_node	heap;		/* key: deadline */
+	fq_u64			deadline;
+	fq_u64			enq_ns;
+	fq_u32			len;
+	fq_u8			vc;
+	bool			in_takeover;	/* in U (takeover mode) */
+	bool			timed;		/* deadline from a header */
+};
+
+/* A doubly linked FIFO of nodes. */
+struct vcsw_list {
+	struct vcsw_node	*head;
+	struct vcsw_node	*tail;
+	fq_u32			count;
+};
+
+struct vcsw_vc {
+	struct vcsw_list	ordered;	/* the FIFO, L, or the sorted list */
+	struct vcsw_list	takeover;	/* U: takeover mode only */
+	struct pheap		waiting;	/* every waiting node, by deadline */
+	fq_u8			mode;		/* VCSW_MODE_* */
+	fq_u32			limit;		/* bytes */
+	fq_u32			backlog;	/* bytes */
+	struct vcsw_vc_stats	st;
+};
+
+struct vcsw_port {
+	struct vcsw_vc		vc[VCSW_NUM_VCS];
+	fq_u64			rate;		/* bytes/s; 0: no emulated link */
+	fq_u64			link_free;	/* the link is busy until then */
+};
+
+enum vcsw_enq_result {
+	VCSW_ENQ_OK,
+	VCSW_ENQ_FULL,		/* over the VC's byte limit: caller frees it */
+};
+
+/* ---- lists ----------------------------------------------------------------- */
+
+static inline void vcsw_list_init(struct vcsw_list *l)
+{
+	l->head = NULL;
+	l->tail = NULL;
+	l->count = 0;
+}
+
+static inline void vcsw_list_insert_after(struct vcsw_list *l,
+					  struct vcsw_node *pos,
+					  struct vcsw_node *n)
+{
+	n->prev = pos;
+	n->next = pos ? pos->next : l->head;
+	if (n->next)
+		n->next->prev = n;
+	else
+		l->tail = n;
+	if (pos)
+		pos->next = n;
+	else
+		l->head = n;
+	l->count++;
+}
+
+static inline void vcsw_list_append(struct vcsw_list *l, struct vcsw_node *n)
+{
+	vcsw_list_insert_after(l, l->tail, n);
+}
+
+static inline void vcsw_list_unlink(struct vcsw_list *l, struct vcsw_node *n)
+{
+	if (n->prev)
+		n->prev->next = n->next;
+	else
+		l->head = n->next;
+	if (n->next)
+		n->next->prev = n->prev;
+	else
+		l->tail = n->prev;
+	n->next = NULL;
+	n->prev = NULL;
+	l->count--;
+}
+
+/* Stable sorted insert, searching from the tail: arrivals are mostly late. */
+static inline void vcsw_list_insert_sorted(struct vcsw_list *l,
+					   struct vcsw_node *n)
+{
+	struct vcsw_node *pos = l->tail;
+
+	while (pos && pos->deadline > n->deadline)
+		pos = pos->prev;
+	vcsw_list_insert_after(l, pos, n);
+}
+
+/* ---- one VC ---------------------------------------------------------------- */
+
+static inline const char *vcsw_mode_name(unsigned int mode)
+{
+	switch (mode) {
+	case VCSW_MODE_FIFO:
+		return "fifo";
+	case VCSW_MODE_TAKEOVER:
+		return "takeover";
+	case VCSW_MODE_IDEAL:
+		return "ideal";
+	default:
+		return "?";
+	}
+}
+
+static inline void vcsw_vc_init(struct vcsw_vc *v, fq_u8 mode, fq_u32 limit)
+{
+	vcsw_list_init(&v->ordered);
+	vcsw_list_init(&v->takeover);
+	pheap_init(&v->waiting);
+	v->mode = mode;
+	v->limit = limit;
+	v->backlog = 0;
+	{
+		struct vcsw_vc_stats zero = { 0 };
+
+		v->st = zero;
+	}
+}
+
+static inline fq_u32 vcsw_vc_qlen(const struct vcsw_vc *v)
+{
+	return v->ordered.count + v->takeover.count;
+}
+
+/* Put @n in the VC's structure, no accounting. */
+static inline void vcsw_vc_link(struct vcsw_vc *v, struct vcsw_node *n)
+{
+	struct vcsw_node *tail = v->ordered.tail;
+
+	n->in_takeover = false;
+	switch (v->mode) {
+	case VCSW_MODE_TAKEOVER:
+		/*
+		 * L empty (and so U empty, Lemma 1) or not below L's tail:
+		 * the ordered FIFO; otherwise it may overtake L.
+		 */
+		if (tail && n->deadline < tail->deadline) {
+			n->in_takeover = true;
+			vcsw_list_append(&v->takeover, n);
+			break;
+		}
+		vcsw_list_append(&v->ordered, n);
+		break;
+	case VCSW_MODE_IDEAL:
+		vcsw_list_insert_sorted(&v->ordered, n);
+		break;
+	default:
+		vcsw_list_append(&v->ordered, n);
+		break;
+	}
+	pheap_insert(&v->waiting, &n->heap, n->deadline);
+}
+
+/*
+ * The node that leaves next.  Takeover: the head with the smaller
+ * deadline, and L's head on a tie.  The tie rule keeps flows in order
+ * even when a flow repeats a deadline: a flow's later packet can sit at
+ * U's head while its earlier packet with the same deadline is still in L;
+ * L's head then has a deadline no larger, and must go first.
+ */
+static inline struct vcsw_node *vcsw_vc_pick(const struct vcsw_vc *v)
+{
+	struct vcsw_node *l = v->ordered.head, *u = v->takeover.head;
+
+	if (!u)
+		return l;
+	if (!l || u->deadline < l->deadline)
+		return u;
+	return l;
+}
+
+/* Take @n out of the VC, no accounting. */
+static inline void vcsw_vc_unlink(struct vcsw_vc *v, struct vcsw_node *n)
+{
+	vcsw_list_unlink(n->in_takeover ? &v->takeover : &v->ordered, n);
+	pheap_remove(&v->waiting, &n->heap);
+	n->in_takeover = false;
+}
+
+/* ---- the port -------------------------------------------------------------- */
+
+static inline void vcsw_port_init(struct vcsw_port *p, fq_u8 vc0_mode,
+				  fq_u32 vc0_limit, fq_u32 vc1_limit,
+				  fq_u64 rate)
+{
+	vcsw_vc_init(&p->vc[0], vc0_mode, vc0_limit);
+	vcsw_vc_init(&p->vc[1], VCSW_MODE_FIFO, vc1_limit);
+	p->rate = rate;
+	p->link_free = 0;
+}
+
+static inline fq_u32 vcsw_port_qlen(const struct vcsw_port *p)
+{
+	return vcsw_vc_qlen(&p->vc[0]) + vcsw_vc_qlen(&p->vc[1]);
+}
+
+/*
+ * Queue @n (deadline, len, vc and timed filled in by the caller) at @now.
+ * A packet that does not fit in its VC's byte limit is counted and
+ * refused; the caller frees it.
+ */
+static inline enum vcsw_enq_result vcsw_port_enqueue(struct vcsw_port *p,
+						     struct vcsw_node *n,
+						     fq_u64 now)
+{
+	struct vcsw_vc *v;
+
+	if (n->vc >= VCSW_NUM_VCS)
+		n->vc = VCSW_NUM_VCS - 1;
+	v = &p->vc[n->vc];
+	if (n->len > v->limit || v->backlog > v->limit - n->len) {
+		v->st.drops_full++;
+		return VCSW_ENQ_FULL;
+	}
+	n->enq_ns = now;
+	vcsw_vc_link(v, n);
+	if (n->in_takeover)
+		v->st.takeovers++;
+	v->backlog += n->len;
+	if (v->backlog > v->st.max_backlog_bytes)
+		v->st.max_backlog_bytes = v->backlog;
+	if (vcsw_vc_qlen(v) > v->st.max_backlog_packets)
+		v->st.max_backlog_packets = vcsw_vc_qlen(v);
+	return VCSW_ENQ_OK;
+}
+
+/* The packet that leaves next: VC0 strictly before VC1. */
+static inline struct vcsw_node *vcsw_port_peek(const struct vcsw_port *p)
+{
+	struct vcsw_node *n = vcsw_vc_pick(&p->vc[0]);
+
+	return n ? n : vcsw_vc_pick(&p->vc[1]);
+}
+
+/* May a packet start now?  Only the head is checked (appendix). */
+static inline bool vcsw_port_link_ready(const struct vcsw_port *p, fq_u64 now)
+{
+	return !p->rate || now >= p->link_free;
+}
+
+static inline unsigned int vcsw_sojourn_bucket(fq_u64 ns)
+{
+	fq_u64 us = fq_div64(ns, 1000);
+	unsigned int b = 0;
+
+	while (us && b < VCSW_SOJOURN_BUCKETS - 1) {
+		us >>= 1;
+		b++;
+	}
+	return b;
+}
+
+/*
+ * Remove the next packet at @now (the caller checked the link with
+ * vcsw_port_link_ready()), account its departure and occupy the emulated
+ * link for its transmission time.  NULL when the port is empty.
+ */
+static inline struct vcsw_node *vcsw_port_dequeue(struct vcsw_port *p,
+						  fq_u64 now)
+{
+	struct vcsw_node *n = vcsw_port_peek(p);
+	struct pheap_node *min;
+	struct vcsw_vc *v;
+
+	if (!n)
+		return NULL;
+	v = &p->vc[n->vc];
+	vcsw_vc_unlink(v, n);
+	v->backlog -= n->len;
+
+	min = pheap_peek(&v->waiting);
+	if (min && min->key < n->deadline)
+		v->st.order_errors++;
+	if (n->timed && n->deadline < now)
+		v->st.deadline_misses++;
+	v->st.packets++;
+	v->st.bytes += n->len;
+	v->st.sojourn_hist[vcsw_sojourn_bucket(now > n->enq_ns ?
+					       now - n->enq_ns : 0)]++;
+	if (p->rate)
+		p->link_free = edf_add_sat(edf_max(p->link_free, now),
+					   edf_tx_time(n->len, p->rate));
+	return n;
+}
+
+/* Remove any packet without accounting it (flush); NULL when empty. */
+static inline struct vcsw_node *vcsw_port_pop(struct vcsw_port *p)
+{
+	struct vcsw_node *n = vcsw_port_peek(p);
+
+	if (n) {
+		vcsw_vc_unlink(&p->vc[n->vc], n);
+		p->vc[n->vc].backlog -= n->len;
+	}
+	return n;
+}
+
+/*
+ * Switch VC0 to another discipline with packets waiting: they are taken
+ * out in the old discipline's order and queued again under the new one,
+ * which keeps every flow's order (both orders are order preserving).
+ */
+static inline void vcsw_port_set_mode(struct vcsw_port *p, fq_u8 mode)
+{
+	struct vcsw_vc *v = &p->vc[0];
+	struct vcsw_list tmp;
+	struct vcsw_node *n;
+
+	if (v->mode == mode)
+		return;
+	vcsw_list_init(&tmp);
+	while ((n = vcsw_vc_pick(v))) {
+		vcsw_vc_unlink(v, n);
+		vcsw_list_append(&tmp, n);
+	}
+	v->mode = mode;
+	while ((n = tmp.head)) {
+		vcsw_list_unlink(&tmp, n);
+		vcsw_vc_link(v, n);
+	}
+}
+
+/* Counters with the current backlog filled in. */
+static inline void vcsw_vc_read_stats(const struct vcsw_vc *v,
+				      struct vcsw_vc_stats *st)
+{
+	*st = v->st;
+	st->backlog_bytes = v->backlog;
+	st->backlog_packets = vcsw_vc_qlen(v);
+}
+
+#endif /* FQ_VCSW_PORT_H */

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * fabric-qos soft switch "vcsw": netlink attributes of the switch device
+ * (IFLA_INFO_DATA of kind "vcsw") and of its ports (IFLA_INFO_SLAVE_DATA
+ * of kind "vcsw"), and the per-port, per-VC statistics.  Documented in
+ * Documentation/vcsw.rst.
+ */
+#ifndef _UAPI_LINUX_VCSW_H
+#define _UAPI_LINUX_VCSW_H
+
+#include <linux/types.h>
+
+/* VC0 (regulated) port buffer disciplines. */
+enum {
+	VCSW_MODE_FIFO,		/* one FIFO: the paper's Simple 2 VCs */
+	VCSW_MODE_TAKEOVER,	/* ordered FIFO + take-over FIFO: Advanced */
+	VCSW_MODE_IDEAL,	/* fully sorted by deadline: Ideal */
+	__VCSW_MODE_MAX,
+};
+#define VCSW_MODE_MAX (__VCSW_MODE_MAX - 1)
+
+#define VCSW_NUM_VCS		2
+/*
+ * Sojourn-time histogram: bucket 0 counts departures that waited under
+ * 1 us, bucket b (1 <= b < VCSW_SOJOURN_BUCKETS - 1) those that waited
+ * [2^(b-1), 2^b) us, the last bucket everything longer.
+ */
+#define VCSW_SOJOURN_BUCKETS	16
+
+/* Switch device attributes (IFLA_INFO_DATA). */
+enum {
+	IFLA_VCSW_UNSPEC,
+	IFLA_VCSW_PAD,
+	IFLA_VCSW_VC0_MODE,	/* u8: VCSW_MODE_* */
+	IFLA_VCSW_RATE,		/* u64: emulated port link rate, bytes/s; 0: none */
+	IFLA_VCSW_VC0_BUFFER,	/* u32: VC0 buffer per port, bytes */
+	IFLA_VCSW_VC1_BUFFER,	/* u32: VC1 buffer per port, bytes */
+	IFLA_VCSW_FDB_MAX,	/* u32: most forwarding entries */
+	IFLA_VCSW_AGEING,	/* u32: learned entry lifetime, seconds */
+	IFLA_VCSW_FDB_COUNT,	/* u32, read only: entries in use */
+	__IFLA_VCSW_MAX,
+};
+#define IFLA_VCSW_MAX (__IFLA_VCSW_MAX - 1)
+
+/* Port attributes (IFLA_INFO_SLAVE_DATA). */
+enum {
+	IFLA_VCSW_PORT_UNSPEC,
+	IFLA_VCSW_PORT_PAD,
+	IFLA_VCSW_PORT_FDB_ADD,		/* binary[6]: static entry to this port */
+	IFLA_VCSW_PORT_FDB_DEL,		/* binary[6]: remove a static entry */
+	IFLA_VCSW_PORT_RATE,		/* u64 bytes/s, read only: in effect */
+	IFLA_VCSW_PORT_STATS,		/* struct vcsw_port_stats, read only */
+	IFLA_VCSW_PORT_VC0_STATS,	/* struct vcsw_vc_stats, read only */
+	IFLA_VCSW_PORT_VC1_STATS,	/* struct vcsw_vc_stats, read only */
+	IFLA_VCSW_PORT_FDB_FLUSH,	/* flag: forget entries learned here */
+	__IFLA_VCSW_PORT_MAX,
+};
+#define IFLA_VCSW_PORT_MAX (__IFLA_VCSW_PORT_MAX - 1)
+
+/* Per VC of an output port.  Counters only grow. */
+struct vcsw_vc_stats {
+	__u64	packets;		/* departed */
+	__u64	bytes;
+	__u64	drops_full;		/* refused: VC buffer full */
+	__u64	max_backlog_bytes;	/* largest queue seen */
+	__u64	max_backlog_packets;
+	__u64	takeovers;		/* went to the take-over FIFO */
+	__u64	order_errors;		/* left while a smaller deadline waited */
+	__u64	deadline_misses;	/* left after their deadline (header frames) */
+	__u64	backlog_bytes;		/* now */
+	__u64	backlog_packets;	/* now */
+	__u64	sojourn_hist[VCSW_SOJOURN_BUCKETS];
+};
+
+/* Per port, on the way in and out, by drop reason. */
+struct vcsw_port_stats {
+	__u64	rx_packets;		/* frames received on this port */
+	__u64	rx_bytes;
+	__u64	rx_fabric;		/* of those, with a fabric header */
+	__u64	drop_malformed;		/* bad fabric header, in */
+	__u64	drop_nomem;		/* out of memory, in or out */
+	__u64	drop_down;		/* output port down or leaving */
+	__u64	drop_xmit;		/* the device refused the frame */
+	__u64	drop_rewrite;		/* TTD rewrite failed */
+	__u64	drop_loop;		/* destination is the ingress port */
+	__u64	flooded;		/* frames flooded out of this port */
+};
+
+#endif /* _UAPI_LINUX_VCSW_H */

@@ -1,0 +1,1035 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vcsw: a soft switch whose output ports have the two-VC buffers of
+ * edf-deadline-qos-two-vcs (sections 3.2 to 3.4).
+ *
+ *	ip link add sw0 type vcsw vc0 takeover rate 1gbit vc0_buffer 64k
+ *	ip link set veth-h1 master sw0
+ *
+ * A switch is a net_device of kind "vcsw"; any Ethernet device becomes a
+ * port with "master sw0".  An rx_handler on each port takes every frame:
+ * it learns the source MAC, finds the output port by destination MAC
+ * (static entries, learned entries, else flooding: broadcast, multicast
+ * and unknown unicast go to every other port), and queues the frame in the
+ * output port's buffer.  Nothing is passed to the local stack and there is
+ * no loop protection: a loop of switches floods for ever.
+ *
+ * Ingress turns the fabric header's time to deadline into a local
+ * deadline D = now + TTD; the header's VC picks the virtual channel.  A
+ * frame without the header is best effort (VC1) in arrival order.  A
+ * frame with a malformed header is dropped and counted.
+ *
+ * Output port: the portable core (core/vcsw_port.h) holds VC0 in the
+ * switch's discipline (fifo / takeover / ideal) strictly before the VC1
+ * FIFO, each VC within its byte limit.  With a rate the port emulates a
+ * link of that speed: a frame may start only when the previous one has
+ * been "on the wire" for len / rate, an hrtimer wakes the port then, so
+ * queues really form on veth.  On departure the header's TTD becomes
+ * D - now.
+ *
+ * Locking: configuration and port membership change under RTNL.  The
+ * port list and the forwarding table are read under RCU from the receive
+ * path (softirq).  Each port's buffer is guarded by its spinlock, taken
+ * by the receive path of any port, by the port's hrtimer (softirq mode)
+ * and, with BHs off, by configuration; frames are handed to the device
+ * after the lock is dropped.  Never two port locks at once; the table's
+ * lock nests in none.
+ */
+#include <linux/etherdevice.h>
+#include <linux/hash.h>
+#include <linux/hrtimer.h>
+#include <linux/if_arp.h>
+#include <linux/if_ether.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/rculist.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <net/netlink.h>
+#include <net/rtnetlink.h>
+
+#include "include/uapi/linux/vcsw.h"
+#include "core/vcsw_port.h"
+#include "fabric_hdr.h"
+
+#define VCSW_FDB_BITS		8
+#define VCSW_DEFAULT_MODE	VCSW_MODE_TAKEOVER
+#define VCSW_DEFAULT_BUFFER	65536
+#define VCSW_DEFAULT_FDB_MAX	1024
+#define VCSW_DEFAULT_AGEING	300
+
+/* Port counters, in the order of struct vcsw_port_stats. */
+enum vcsw_pstat {
+	VCSW_PS_RX_PACKETS,
+	VCSW_PS_RX_BYTES,
+	VCSW_PS_RX_FABRIC,
+	VCSW_PS_DROP_MALFORMED,
+	VCSW_PS_DROP_NOMEM,
+	VCSW_PS_DROP_DOWN,
+	VCSW_PS_DROP_XMIT,
+	VCSW_PS_DROP_REWRITE,
+	VCSW_PS_DROP_LOOP,
+	VCSW_PS_FLOODED,
+	VCSW_PS_MAX,
+};
+
+struct vcsw;
+
+struct vcsw_slave {
+	struct list_head	list;		/* in vcsw->ports, RCU */
+	struct vcsw		*sw;
+	struct net_device	*dev;
+	spinlock_t		lock;		/* @q, @dead */
+	bool			dead;		/* leaving: refuse frames */
+	struct vcsw_port	q;
+	struct hrtimer		timer;		/* link free again */
+	atomic64_t		st[VCSW_PS_MAX];
+};
+
+struct vcsw_fdb {
+	struct hlist_node	node;
+	struct rcu_head		rcu;
+	u8			addr[ETH_ALEN];
+	bool			is_static;
+	struct vcsw_slave	*port;		/* READ_ONCE: learning moves it */
+	unsigned long		updated;	/* jiffies */
+};
+
+struct vcsw {
+	struct net_device	*dev;
+	struct list_head	ports;		/* RTNL writes, RCU reads */
+	spinlock_t		fdb_lock;
+	struct hlist_head	fdb[1 << VCSW_FDB_BITS];
+	u32			fdb_count;
+	/* configuration: written under RTNL, read by the data path */
+	u32			fdb_max;
+	u32			ageing;		/* s; 0: never */
+	u8			mode;
+	u64			rate;
+	u32			buffer[VCSW_NUM_VCS];
+};
+
+/* A queued frame: the core's node plus the frame. */
+struct vcsw_ent {
+	struct vcsw_node	node;
+	struct sk_buff		*skb;
+};
+
+/* Carried from dequeue to transmission, outside the port lock. */
+struct vcsw_skb_cb {
+	u64	deadline;
+	bool	timed;
+};
+
+static struct kmem_cache *vcsw_ent_cache __read_mostly;
+static const struct net_device_ops vcsw_netdev_ops;
+
+static struct vcsw_skb_cb *vcsw_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct vcsw_skb_cb) > sizeof(skb->cb));
+	return (struct vcsw_skb_cb *)skb->cb;
+}
+
+static void vcsw_count(struct vcsw_slave *p, enum vcsw_pstat s)
+{
+	atomic64_inc(&p->st[s]);
+}
+
+static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb);
+
+/* The port behind @dev, or NULL; caller holds RTNL. */
+static struct vcsw_slave *vcsw_slave_of_rtnl(const struct net_device *dev)
+{
+	if (rcu_access_pointer(dev->rx_handler) != vcsw_handle_frame)
+		return NULL;
+	return rcu_dereference_rtnl(dev->rx_handler_data);
+}
+
+/* ---- forwarding table ---------------------------------------------------- */
+
+static struct hlist_head *vcsw_fdb_bucket(struct vcsw *sw, const u8 *addr)
+{
+	return &sw->fdb[hash_64(ether_addr_to_u64(addr), VCSW_FDB_BITS)];
+}
+
+/* Caller holds rcu_read_lock() or fdb_lock. */
+static struct vcsw_fdb *vcsw_fdb_find(struct vcsw *sw, const u8 *addr)
+{
+	struct vcsw_fdb *f;
+
+	hlist_for_each_entry_rcu(f, vcsw_fdb_bucket(sw, addr), node,
+				 lockdep_is_held(&sw->fdb_lock))
+		if (ether_addr_equal(f->addr, addr))
+			return f;
+	return NULL;
+}
+
+static bool vcsw_fdb_expired(const struct vcsw *sw, const struct vcsw_fdb *f)
+{
+	u32 ageing = READ_ONCE(sw->ageing);
+
+	return !f->is_static && ageing &&
+	       time_after(jiffies, READ_ONCE(f->updated) + ageing * HZ);
+}
+
+static void vcsw_fdb_del(struct vcsw *sw, struct vcsw_fdb *f)
+{
+	lockdep_assert_held(&sw->fdb_lock);
+	hlist_del_rcu(&f->node);
+	sw->fdb_count--;
+	kfree_rcu(f, rcu);
+}
+
+/* Receive path: remember that @addr lives behind @p. */
+static void vcsw_fdb_learn(struct vcsw *sw, struct vcsw_slave *p,
+			   const u8 *addr)
+{
+	struct vcsw_fdb *f, *old = NULL;
+
+	f = vcsw_fdb_find(sw, addr);
+	if (likely(f)) {
+		if (f->is_static)
+			return;
+		if (unlikely(READ_ONCE(f->port) != p))
+			WRITE_ONCE(f->port, p);
+		if (READ_ONCE(f->updated) != jiffies)
+			WRITE_ONCE(f->updated, jiffies);
+		return;
+	}
+
+	spin_lock(&sw->fdb_lock);
+	if (vcsw_fdb_find(sw, addr))
+		goto out;
+	if (sw->fdb_count >= READ_ONCE(sw->fdb_max)) {
+		/* full: make room only by forgetting an expired entry */
+		hlist_for_each_entry(f, vcsw_fdb_bucket(sw, addr), node)
+			if (vcsw_fdb_expired(sw, f)) {
+				old = f;
+				break;
+			}
+		if (!old)
+			goto out;
+		vcsw_fdb_del(sw, old);
+	}
+	f = kzalloc(sizeof(*f), GFP_ATOMIC);
+	if (!f)
+		goto out;
+	ether_addr_copy(f->addr, addr);
+	f->port = p;
+	f->updated = jiffies;
+	hlist_add_head_rcu(&f->node, vcsw_fdb_bucket(sw, addr));
+	sw->fdb_count++;
+out:
+	spin_unlock(&sw->fdb_lock);
+}
+
+/* Forget @p's entries: learned only, or all (port leaving). */
+static void vcsw_fdb_flush_port(struct vcsw *sw, struct vcsw_slave *p,
+				bool with_static)
+{
+	struct hlist_node *tmp;
+	struct vcsw_fdb *f;
+	unsigned int i;
+
+	spin_lock_bh(&sw->fdb_lock);
+	for (i = 0; i < ARRAY_SIZE(sw->fdb); i++)
+		hlist_for_each_entry_safe(f, tmp, &sw->fdb[i], node)
+			if (READ_ONCE(f->port) == p &&
+			    (with_static || !f->is_static))
+				vcsw_fdb_del(sw, f);
+	spin_unlock_bh(&sw->fdb_lock);
+}
+
+static int vcsw_fdb_add_static(struct vcsw *sw, struct vcsw_slave *p,
+			       const u8 *addr, struct netlink_ext_ack *extack)
+{
+	struct vcsw_fdb *f, *n;
+	int err = 0;
+
+	if (!is_valid_ether_addr(addr)) {
+		NL_SET_ERR_MSG_MOD(extack, "static entry needs a unicast address");
+		return -EINVAL;
+	}
+	n = kzalloc(sizeof(*n), GFP_KERNEL);
+	if (!n)
+		return -ENOMEM;
+	spin_lock_bh(&sw->fdb_lock);
+	f = vcsw_fdb_find(sw, addr);
+	if (f) {
+		/* a learned or static entry becomes static here */
+		WRITE_ONCE(f->port, p);
+		f->is_static = true;
+		goto out;
+	}
+	if (sw->fdb_count >= sw->fdb_max) {
+		NL_SET_ERR_MSG_MOD(extack, "forwarding table full (fdb_max)");
+		err = -ENOSPC;
+		goto out;
+	}
+	ether_addr_copy(n->addr, addr);
+	n->port = p;
+	n->is_static = true;
+	n->updated = jiffies;
+	hlist_add_head_rcu(&n->node, vcsw_fdb_bucket(sw, addr));
+	sw->fdb_count++;
+	n = NULL;
+out:
+	spin_unlock_bh(&sw->fdb_lock);
+	kfree(n);
+	return err;
+}
+
+static int vcsw_fdb_del_static(struct vcsw *sw, struct vcsw_slave *p,
+			       const u8 *addr, struct netlink_ext_ack *extack)
+{
+	struct vcsw_fdb *f;
+	int err = 0;
+
+	spin_lock_bh(&sw->fdb_lock);
+	f = vcsw_fdb_find(sw, addr);
+	if (!f || !f->is_static || f->port != p) {
+		NL_SET_ERR_MSG_MOD(extack, "no static entry for this address on this port");
+		err = -ENOENT;
+	} else {
+		vcsw_fdb_del(sw, f);
+	}
+	spin_unlock_bh(&sw->fdb_lock);
+	return err;
+}
+
+static void vcsw_fdb_flush_all(struct vcsw *sw)
+{
+	struct hlist_node *tmp;
+	struct vcsw_fdb *f;
+	unsigned int i;
+
+	spin_lock_bh(&sw->fdb_lock);
+	for (i = 0; i < ARRAY_SIZE(sw->fdb); i++)
+		hlist_for_each_entry_safe(f, tmp, &sw->fdb[i], node)
+			vcsw_fdb_del(sw, f);
+	spin_unlock_bh(&sw->fdb_lock);
+}
+
+/* ---- output ports ---------------------------------------------------------- */
+
+static void vcsw_ent_free(struct vcsw_ent *e)
+{
+	kfree_skb(e->skb);
+	kmem_cache_free(vcsw_ent_cache, e);
+}
+
+/*
+ * Take every frame that may leave by @now off the buffer into @out and
+ * arm the timer for the next one.  Caller holds p->lock.
+ */
+static void vcsw_slave_service(struct vcsw_slave *p, u64 now,
+			       struct sk_buff_head *out)
+{
+	struct vcsw_node *n;
+
+	while (vcsw_port_qlen(&p->q) && vcsw_port_link_ready(&p->q, now)) {
+		struct vcsw_ent *e;
+		struct sk_buff *skb;
+
+		n = vcsw_port_dequeue(&p->q, now);
+		e = container_of(n, struct vcsw_ent, node);
+		skb = e->skb;
+		vcsw_cb(skb)->deadline = n->deadline;
+		vcsw_cb(skb)->timed = n->timed;
+		kmem_cache_free(vcsw_ent_cache, e);
+		__skb_queue_tail(out, skb);
+	}
+	if (vcsw_port_qlen(&p->q) && !hrtimer_is_queued(&p->timer))
+		hrtimer_start(&p->timer, ns_to_ktime(p->q.link_free),
+			      HRTIMER_MODE_ABS_SOFT);
+}
+
+/* Hand frames to the device, outside the port lock, under RCU. */
+static void vcsw_slave_send(struct vcsw_slave *p, struct sk_buff_head *list)
+{
+	struct sk_buff *skb;
+	int rc;
+
+	while ((skb = __skb_dequeue(list))) {
+		struct vcsw_skb_cb cb = *vcsw_cb(skb);
+
+		if (cb.timed) {
+			s64 ttd = (s64)(cb.deadline - ktime_get_ns());
+
+			if (unlikely(fabric_hdr_set_ttd(skb, ETH_HLEN, ttd))) {
+				vcsw_count(p, VCSW_PS_DROP_REWRITE);
+				kfree_skb(skb);
+				continue;
+			}
+		}
+		if (unlikely(!netif_running(p->dev) || !netif_carrier_ok(p->dev))) {
+			vcsw_count(p, VCSW_PS_DROP_DOWN);
+			kfree_skb(skb);
+			continue;
+		}
+		memset(skb->cb, 0, sizeof(skb->cb));
+		skb->dev = p->dev;
+		/* net_xmit_eval() is a macro that evaluates its argument twice */
+		rc = dev_queue_xmit(skb);
+		if (unlikely(net_xmit_eval(rc)))
+			vcsw_count(p, VCSW_PS_DROP_XMIT);
+	}
+}
+
+static enum hrtimer_restart vcsw_slave_timer(struct hrtimer *t)
+{
+	struct vcsw_slave *p = container_of(t, struct vcsw_slave, timer);
+	struct sk_buff_head list;
+
+	__skb_queue_head_init(&list);
+	rcu_read_lock();
+	spin_lock(&p->lock);
+	if (!p->dead)
+		vcsw_slave_service(p, ktime_get_ns(), &list);
+	spin_unlock(&p->lock);
+	vcsw_slave_send(p, &list);
+	rcu_read_unlock();
+	return HRTIMER_NORESTART;
+}
+
+/* Drop everything waiting on @p. */
+static void vcsw_slave_purge(struct vcsw_slave *p, bool count)
+{
+	struct vcsw_node *n;
+
+	spin_lock_bh(&p->lock);
+	while ((n = vcsw_port_pop(&p->q))) {
+		if (count)
+			vcsw_count(p, VCSW_PS_DROP_DOWN);
+		vcsw_ent_free(container_of(n, struct vcsw_ent, node));
+	}
+	spin_unlock_bh(&p->lock);
+}
+
+/* Receive path (softirq, RCU): queue @skb on @out and send what may go. */
+static void vcsw_forward_one(struct vcsw_slave *out, struct sk_buff *skb,
+			     u64 deadline, u8 vc, bool timed, u64 now)
+{
+	struct sk_buff_head list;
+	struct vcsw_ent *e;
+
+	if (unlikely(!netif_running(out->dev))) {
+		vcsw_count(out, VCSW_PS_DROP_DOWN);
+		kfree_skb(skb);
+		return;
+	}
+	e = kmem_cache_alloc(vcsw_ent_cache, GFP_ATOMIC);
+	if (unlikely(!e)) {
+		vcsw_count(out, VCSW_PS_DROP_NOMEM);
+		kfree_skb(skb);
+		return;
+	}
+	memset(&e->node, 0, sizeof(e->node));
+	e->skb = skb;
+	e->node.deadline = deadline;
+	e->node.len = skb->len;
+	e->node.vc = vc;
+	e->node.timed = timed;
+
+	__skb_queue_head_init(&list);
+	spin_lock(&out->lock);
+	if (unlikely(out->dead)) {
+		spin_unlock(&out->lock);
+		vcsw_count(out, VCSW_PS_DROP_DOWN);
+		vcsw_ent_free(e);
+		return;
+	}
+	if (unlikely(vcsw_port_enqueue(&out->q, &e->node, now) != VCSW_ENQ_OK)) {
+		/* counted by the core as drops_full of the VC */
+		spin_unlock(&out->lock);
+		vcsw_ent_free(e);
+		return;
+	}
+	vcsw_slave_service(out, now, &list);
+	spin_unlock(&out->lock);
+	vcsw_slave_send(out, &list);
+}
+
+/* ---- receive path ------------------------------------------------------------ */
+
+/*
+ * Check a frame carrying EtherType ETH_P_FABRIC (skb->data at the fabric
+ * header) and read it.  False: malformed, drop it.
+ */
+static bool vcsw_read_header(struct sk_buff *skb, struct fhc_fields *f)
+{
+	u32 want;
+
+	if (!pskb_may_pull(skb, min_t(u32, skb->len, FABRIC_HDR_LEN)))
+		return false;
+	if (skb->len >= FABRIC_HDR_LEN) {
+		want = FABRIC_HDR_LEN + fhc_inner_probe_len(fhc_get_be16(skb->data + 2));
+		if (!pskb_may_pull(skb, min_t(u32, skb->len, want)))
+			return false;
+	}
+	if (fhc_validate(skb->data, skb_headlen(skb), skb->len) != FHC_OK)
+		return false;
+	fhc_decode(skb->data, f);
+	return true;
+}
+
+/* One frame, skb->data at its Ethernet header: to its port, or flooded. */
+static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
+			 struct sk_buff *skb, const u8 *dst, u64 deadline,
+			 u8 vc, bool timed, u64 now)
+{
+	struct vcsw_slave *out = NULL, *p, *last = NULL;
+
+	if (!is_multicast_ether_addr(dst)) {
+		struct vcsw_fdb *f = vcsw_fdb_find(sw, dst);
+
+		if (f && !vcsw_fdb_expired(sw, f))
+			out = READ_ONCE(f->port);
+	}
+	if (out) {
+		if (unlikely(out == in)) {
+			vcsw_count(in, VCSW_PS_DROP_LOOP);
+			consume_skb(skb);
+			return;
+		}
+		vcsw_forward_one(out, skb, deadline, vc, timed, now);
+		return;
+	}
+
+	/* flood: a clone to every other port, the frame itself to the last */
+	list_for_each_entry_rcu(p, &sw->ports, list) {
+		struct sk_buff *c;
+
+		if (p == in || !netif_running(p->dev))
+			continue;
+		if (last) {
+			c = skb_clone(skb, GFP_ATOMIC);
+			if (unlikely(!c)) {
+				vcsw_count(last, VCSW_PS_DROP_NOMEM);
+			} else {
+				vcsw_count(last, VCSW_PS_FLOODED);
+				vcsw_forward_one(last, c, deadline, vc, timed, now);
+			}
+		}
+		last = p;
+	}
+	if (last) {
+		vcsw_count(last, VCSW_PS_FLOODED);
+		vcsw_forward_one(last, skb, deadline, vc, timed, now);
+	} else {
+		consume_skb(skb);
+	}
+}
+
+static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
+{
+	struct sk_buff *skb = *pskb, *segs, *next;
+	u8 dst[ETH_ALEN], src[ETH_ALEN];
+	bool timed = false;
+	u64 now, deadline;
+	struct vcsw_slave *in;
+	struct vcsw *sw;
+	u8 vc = FABRIC_VC_BESTEFFORT;
+
+	if (unlikely(skb->pkt_type == PACKET_LOOPBACK))
+		return RX_HANDLER_PASS;
+	in = rcu_dereference(skb->dev->rx_handler_data);
+	sw = in->sw;
+
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (unlikely(!skb)) {
+		vcsw_count(in, VCSW_PS_DROP_NOMEM);
+		return RX_HANDLER_CONSUMED;
+	}
+	vcsw_count(in, VCSW_PS_RX_PACKETS);
+	atomic64_add(skb->len + ETH_HLEN, &in->st[VCSW_PS_RX_BYTES]);
+	ether_addr_copy(dst, eth_hdr(skb)->h_dest);
+	ether_addr_copy(src, eth_hdr(skb)->h_source);
+	now = ktime_get_ns();
+	deadline = now;
+
+	if (unlikely(!is_valid_ether_addr(src)))
+		goto malformed;
+	if (eth_hdr(skb)->h_proto == htons(ETH_P_FABRIC)) {
+		struct fhc_fields f;
+
+		if (unlikely(!vcsw_read_header(skb, &f)))
+			goto malformed;
+		vcsw_count(in, VCSW_PS_RX_FABRIC);
+		deadline = (u64)((s64)now + f.ttd_ns);
+		vc = f.vc == FABRIC_VC_REGULATED ? 0 : 1;
+		timed = true;
+	}
+	vcsw_fdb_learn(sw, in, src);
+
+	/* transmit from the Ethernet header on */
+	skb_push(skb, skb->data - skb_mac_header(skb));
+	skb_forward_csum(skb);
+	skb_clear_tstamp(skb);
+
+	if (likely(!skb_is_gso(skb))) {
+		vcsw_deliver(sw, in, skb, dst, deadline, vc, timed, now);
+		return RX_HANDLER_CONSUMED;
+	}
+	/*
+	 * A GSO frame (veth passes TSO aggregates through) is queued as the
+	 * frames that will be on the wire, so that buffer limits, the link
+	 * rate and the counters see real frame sizes.  Fabric frames are
+	 * never GSO: the hosts segment before pushing the header.
+	 */
+	segs = skb_gso_segment(skb, 0);
+	if (IS_ERR_OR_NULL(segs)) {
+		vcsw_count(in, VCSW_PS_DROP_NOMEM);
+		kfree_skb(skb);
+		return RX_HANDLER_CONSUMED;
+	}
+	consume_skb(skb);
+	skb_list_walk_safe(segs, skb, next) {
+		skb_mark_not_on_list(skb);
+		vcsw_deliver(sw, in, skb, dst, deadline, vc, timed, now);
+	}
+	return RX_HANDLER_CONSUMED;
+
+malformed:
+	vcsw_count(in, VCSW_PS_DROP_MALFORMED);
+	kfree_skb(skb);
+	return RX_HANDLER_CONSUMED;
+}
+
+/* ---- ports: add and remove ------------------------------------------------- */
+
+static int vcsw_add_slave(struct net_device *dev, struct net_device *sdev,
+			  struct netlink_ext_ack *extack)
+{
+	struct vcsw *sw = netdev_priv(dev);
+	struct vcsw_slave *p;
+	int err, i;
+
+	if (sdev->type != ARPHRD_ETHER || sdev->addr_len != ETH_ALEN ||
+	    (sdev->flags & IFF_LOOPBACK)) {
+		NL_SET_ERR_MSG_MOD(extack, "a port must be an Ethernet device");
+		return -EINVAL;
+	}
+	if (sdev->netdev_ops == &vcsw_netdev_ops) {
+		NL_SET_ERR_MSG_MOD(extack, "a switch cannot be a port of a switch");
+		return -ELOOP;
+	}
+	if (!net_eq(dev_net(sdev), dev_net(dev))) {
+		NL_SET_ERR_MSG_MOD(extack, "port and switch must be in one namespace");
+		return -EINVAL;
+	}
+	if (netdev_is_rx_handler_busy(sdev)) {
+		NL_SET_ERR_MSG_MOD(extack, "device already has a receive handler (bridge, bond, ...)");
+		return -EBUSY;
+	}
+
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	p->sw = sw;
+	p->dev = sdev;
+	spin_lock_init(&p->lock);
+	vcsw_port_init(&p->q, sw->mode, sw->buffer[0], sw->buffer[1], sw->rate);
+	hrtimer_init(&p->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	p->timer.function = vcsw_slave_timer;
+	for (i = 0; i < VCSW_PS_MAX; i++)
+		atomic64_set(&p->st[i], 0);
+
+	err = dev_set_promiscuity(sdev, 1);
+	if (err)
+		goto err_free;
+	err = netdev_rx_handler_register(sdev, vcsw_handle_frame, p);
+	if (err)
+		goto err_promisc;
+	err = netdev_master_upper_dev_link(sdev, dev, NULL, NULL, extack);
+	if (err)
+		goto err_handler;
+	dev_hold(sdev);
+	list_add_tail_rcu(&p->list, &sw->ports);
+	return 0;
+
+err_handler:
+	netdev_rx_handler_unregister(sdev);
+err_promisc:
+	dev_set_promiscuity(sdev, -1);
+err_free:
+	kfree(p);
+	return err;
+}
+
+/* RTNL held. */
+static void vcsw_slave_remove(struct vcsw *sw, struct vcsw_slave *p)
+{
+	spin_lock_bh(&p->lock);
+	p->dead = true;
+	spin_unlock_bh(&p->lock);
+	hrtimer_cancel(&p->timer);
+
+	netdev_rx_handler_unregister(p->dev);
+	list_del_rcu(&p->list);
+	netdev_upper_dev_unlink(p->dev, sw->dev);
+	dev_set_promiscuity(p->dev, -1);
+	/* no receive handler of this port runs now, so nothing learns it */
+	synchronize_net();
+	vcsw_fdb_flush_port(sw, p, true);
+	/* and nobody still holds a table entry or list pointer to it */
+	synchronize_net();
+	vcsw_slave_purge(p, true);
+	dev_put(p->dev);
+	kfree(p);
+}
+
+static int vcsw_del_slave(struct net_device *dev, struct net_device *sdev)
+{
+	struct vcsw_slave *p = vcsw_slave_of_rtnl(sdev);
+
+	if (!p || p->sw != netdev_priv(dev))
+		return -EINVAL;
+	vcsw_slave_remove(p->sw, p);
+	return 0;
+}
+
+static int vcsw_netdev_event(struct notifier_block *nb, unsigned long event,
+			     void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct vcsw_slave *p = vcsw_slave_of_rtnl(dev);
+
+	if (!p)
+		return NOTIFY_DONE;
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		vcsw_slave_remove(p->sw, p);
+		break;
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		if (!netif_running(dev) || !netif_carrier_ok(dev))
+			vcsw_slave_purge(p, true);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block vcsw_notifier = {
+	.notifier_call = vcsw_netdev_event,
+};
+
+/* ---- the switch device ------------------------------------------------------ */
+
+static netdev_tx_t vcsw_dev_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	/* the switch has no local port: what the host sends to it is lost */
+	DEV_STATS_INC(dev, tx_dropped);
+	dev_kfree_skb(skb);
+	return NETDEV_TX_OK;
+}
+
+static void vcsw_dev_uninit(struct net_device *dev)
+{
+	struct vcsw *sw = netdev_priv(dev);
+	struct vcsw_slave *p, *tmp;
+
+	list_for_each_entry_safe(p, tmp, &sw->ports, list)
+		vcsw_slave_remove(sw, p);
+	vcsw_fdb_flush_all(sw);
+}
+
+static const struct net_device_ops vcsw_netdev_ops = {
+	.ndo_uninit		= vcsw_dev_uninit,
+	.ndo_start_xmit		= vcsw_dev_xmit,
+	.ndo_add_slave		= vcsw_add_slave,
+	.ndo_del_slave		= vcsw_del_slave,
+	.ndo_set_mac_address	= eth_mac_addr,
+	.ndo_validate_addr	= eth_validate_addr,
+};
+
+static void vcsw_setup(struct net_device *dev)
+{
+	struct vcsw *sw = netdev_priv(dev);
+	unsigned int i;
+
+	ether_setup(dev);
+	dev->netdev_ops = &vcsw_netdev_ops;
+	dev->needs_free_netdev = true;
+	dev->priv_flags |= IFF_NO_QUEUE;
+	dev->features |= NETIF_F_LLTX;
+	eth_hw_addr_random(dev);
+
+	sw->dev = dev;
+	INIT_LIST_HEAD(&sw->ports);
+	spin_lock_init(&sw->fdb_lock);
+	for (i = 0; i < ARRAY_SIZE(sw->fdb); i++)
+		INIT_HLIST_HEAD(&sw->fdb[i]);
+	sw->mode = VCSW_DEFAULT_MODE;
+	sw->rate = 0;
+	sw->buffer[0] = VCSW_DEFAULT_BUFFER;
+	sw->buffer[1] = VCSW_DEFAULT_BUFFER;
+	sw->fdb_max = VCSW_DEFAULT_FDB_MAX;
+	sw->ageing = VCSW_DEFAULT_AGEING;
+}
+
+/* ---- netlink ------------------------------------------------------------------ */
+
+static struct netlink_range_validation vcsw_rate_range = {
+	.min = 0,
+	.max = EDF_RATE_MAX,
+};
+
+static struct netlink_range_validation vcsw_buffer_range = {
+	.min = 2048,
+	.max = 64 << 20,
+};
+
+static struct netlink_range_validation vcsw_fdb_max_range = {
+	.min = 1,
+	.max = 65536,
+};
+
+static struct netlink_range_validation vcsw_ageing_range = {
+	.min = 0,
+	.max = 1000000,
+};
+
+static const struct nla_policy vcsw_policy[IFLA_VCSW_MAX + 1] = {
+	[IFLA_VCSW_VC0_MODE]	= NLA_POLICY_MAX(NLA_U8, VCSW_MODE_MAX),
+	[IFLA_VCSW_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U64, &vcsw_rate_range),
+	[IFLA_VCSW_VC0_BUFFER]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_buffer_range),
+	[IFLA_VCSW_VC1_BUFFER]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_buffer_range),
+	[IFLA_VCSW_FDB_MAX]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_fdb_max_range),
+	[IFLA_VCSW_AGEING]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_ageing_range),
+	[IFLA_VCSW_FDB_COUNT]	= { .type = NLA_REJECT },
+};
+
+static const struct nla_policy vcsw_slave_policy[IFLA_VCSW_PORT_MAX + 1] = {
+	[IFLA_VCSW_PORT_FDB_ADD]	= NLA_POLICY_ETH_ADDR,
+	[IFLA_VCSW_PORT_FDB_DEL]	= NLA_POLICY_ETH_ADDR,
+	[IFLA_VCSW_PORT_FDB_FLUSH]	= { .type = NLA_FLAG },
+	[IFLA_VCSW_PORT_RATE]		= { .type = NLA_REJECT },
+	[IFLA_VCSW_PORT_STATS]		= { .type = NLA_REJECT },
+	[IFLA_VCSW_PORT_VC0_STATS]	= { .type = NLA_REJECT },
+	[IFLA_VCSW_PORT_VC1_STATS]	= { .type = NLA_REJECT },
+};
+
+static int vcsw_validate(struct nlattr *tb[], struct nlattr *data[],
+			 struct netlink_ext_ack *extack)
+{
+	if (tb[IFLA_ADDRESS]) {
+		if (nla_len(tb[IFLA_ADDRESS]) != ETH_ALEN ||
+		    !is_valid_ether_addr(nla_data(tb[IFLA_ADDRESS]))) {
+			NL_SET_ERR_MSG_MOD(extack, "invalid MAC address");
+			return -EADDRNOTAVAIL;
+		}
+	}
+	return 0;
+}
+
+/* Validated by the policy: apply it all, under RTNL, to every port. */
+static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
+{
+	struct vcsw_slave *p;
+
+	if (!data)
+		return;
+	if (data[IFLA_VCSW_VC0_MODE])
+		WRITE_ONCE(sw->mode, nla_get_u8(data[IFLA_VCSW_VC0_MODE]));
+	if (data[IFLA_VCSW_RATE])
+		WRITE_ONCE(sw->rate, nla_get_u64(data[IFLA_VCSW_RATE]));
+	if (data[IFLA_VCSW_VC0_BUFFER])
+		WRITE_ONCE(sw->buffer[0], nla_get_u32(data[IFLA_VCSW_VC0_BUFFER]));
+	if (data[IFLA_VCSW_VC1_BUFFER])
+		WRITE_ONCE(sw->buffer[1], nla_get_u32(data[IFLA_VCSW_VC1_BUFFER]));
+	if (data[IFLA_VCSW_FDB_MAX])
+		WRITE_ONCE(sw->fdb_max, nla_get_u32(data[IFLA_VCSW_FDB_MAX]));
+	if (data[IFLA_VCSW_AGEING])
+		WRITE_ONCE(sw->ageing, nla_get_u32(data[IFLA_VCSW_AGEING]));
+
+	list_for_each_entry(p, &sw->ports, list) {
+		struct sk_buff_head list;
+
+		__skb_queue_head_init(&list);
+		rcu_read_lock();
+		spin_lock_bh(&p->lock);
+		vcsw_port_set_mode(&p->q, sw->mode);
+		p->q.vc[0].limit = sw->buffer[0];
+		p->q.vc[1].limit = sw->buffer[1];
+		if (p->q.rate != sw->rate) {
+			p->q.rate = sw->rate;
+			/* the new rate counts from now on */
+			p->q.link_free = 0;
+			hrtimer_try_to_cancel(&p->timer);
+		}
+		if (!p->dead)
+			vcsw_slave_service(p, ktime_get_ns(), &list);
+		spin_unlock_bh(&p->lock);
+		local_bh_disable();
+		vcsw_slave_send(p, &list);
+		local_bh_enable();
+		rcu_read_unlock();
+	}
+}
+
+static int vcsw_newlink(struct net *src_net, struct net_device *dev,
+			struct nlattr *tb[], struct nlattr *data[],
+			struct netlink_ext_ack *extack)
+{
+	vcsw_apply(netdev_priv(dev), data);
+	return register_netdevice(dev);
+}
+
+static int vcsw_changelink(struct net_device *dev, struct nlattr *tb[],
+			   struct nlattr *data[], struct netlink_ext_ack *extack)
+{
+	vcsw_apply(netdev_priv(dev), data);
+	return 0;
+}
+
+static size_t vcsw_get_size(const struct net_device *dev)
+{
+	return nla_total_size(sizeof(u8)) +		/* VC0_MODE */
+	       nla_total_size_64bit(sizeof(u64)) +	/* RATE */
+	       4 * nla_total_size(sizeof(u32));		/* buffers, fdb_max, ageing */
+}
+
+static int vcsw_fill_info(struct sk_buff *skb, const struct net_device *dev)
+{
+	struct vcsw *sw = netdev_priv(dev);
+
+	if (nla_put_u8(skb, IFLA_VCSW_VC0_MODE, sw->mode) ||
+	    nla_put_u64_64bit(skb, IFLA_VCSW_RATE, sw->rate, IFLA_VCSW_PAD) ||
+	    nla_put_u32(skb, IFLA_VCSW_VC0_BUFFER, sw->buffer[0]) ||
+	    nla_put_u32(skb, IFLA_VCSW_VC1_BUFFER, sw->buffer[1]) ||
+	    nla_put_u32(skb, IFLA_VCSW_FDB_MAX, sw->fdb_max) ||
+	    nla_put_u32(skb, IFLA_VCSW_AGEING, sw->ageing) ||
+	    nla_put_u32(skb, IFLA_VCSW_FDB_COUNT, READ_ONCE(sw->fdb_count)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int vcsw_slave_changelink(struct net_device *dev,
+				 struct net_device *sdev, struct nlattr *tb[],
+				 struct nlattr *data[],
+				 struct netlink_ext_ack *extack)
+{
+	struct vcsw_slave *p = vcsw_slave_of_rtnl(sdev);
+	int err;
+
+	if (!p || !data)
+		return 0;
+	if (data[IFLA_VCSW_PORT_FDB_FLUSH])
+		vcsw_fdb_flush_port(p->sw, p, false);
+	if (data[IFLA_VCSW_PORT_FDB_DEL]) {
+		err = vcsw_fdb_del_static(p->sw, p, nla_data(data[IFLA_VCSW_PORT_FDB_DEL]),
+					  extack);
+		if (err)
+			return err;
+	}
+	if (data[IFLA_VCSW_PORT_FDB_ADD]) {
+		err = vcsw_fdb_add_static(p->sw, p, nla_data(data[IFLA_VCSW_PORT_FDB_ADD]),
+					  extack);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static size_t vcsw_get_slave_size(const struct net_device *dev,
+				  const struct net_device *sdev)
+{
+	return nla_total_size_64bit(sizeof(u64)) +
+	       nla_total_size_64bit(sizeof(struct vcsw_port_stats)) +
+	       2 * nla_total_size_64bit(sizeof(struct vcsw_vc_stats));
+}
+
+static int vcsw_fill_slave_info(struct sk_buff *skb,
+				const struct net_device *dev,
+				const struct net_device *sdev)
+{
+	struct vcsw_slave *p = vcsw_slave_of_rtnl(sdev);
+	struct vcsw_vc_stats vst[VCSW_NUM_VCS];
+	struct vcsw_port_stats ps;
+	u64 *ctr = (u64 *)&ps;
+	u64 rate;
+	int i;
+
+	BUILD_BUG_ON(sizeof(ps) != VCSW_PS_MAX * sizeof(u64));
+	if (!p)
+		return 0;
+	for (i = 0; i < VCSW_PS_MAX; i++)
+		ctr[i] = atomic64_read(&p->st[i]);
+	spin_lock_bh(&p->lock);
+	for (i = 0; i < VCSW_NUM_VCS; i++)
+		vcsw_vc_read_stats(&p->q.vc[i], &vst[i]);
+	rate = p->q.rate;
+	spin_unlock_bh(&p->lock);
+
+	if (nla_put_u64_64bit(skb, IFLA_VCSW_PORT_RATE, rate, IFLA_VCSW_PORT_PAD) ||
+	    nla_put_64bit(skb, IFLA_VCSW_PORT_STATS, sizeof(ps), &ps,
+			  IFLA_VCSW_PORT_PAD) ||
+	    nla_put_64bit(skb, IFLA_VCSW_PORT_VC0_STATS, sizeof(vst[0]), &vst[0],
+			  IFLA_VCSW_PORT_PAD) ||
+	    nla_put_64bit(skb, IFLA_VCSW_PORT_VC1_STATS, sizeof(vst[1]), &vst[1],
+			  IFLA_VCSW_PORT_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static struct rtnl_link_ops vcsw_link_ops __read_mostly = {
+	.kind			= "vcsw",
+	.priv_size		= sizeof(struct vcsw),
+	.setup			= vcsw_setup,
+	.maxtype		= IFLA_VCSW_MAX,
+	.policy			= vcsw_policy,
+	.validate		= vcsw_validate,
+	.newlink		= vcsw_newlink,
+	.changelink		= vcsw_changelink,
+	.get_size		= vcsw_get_size,
+	.fill_info		= vcsw_fill_info,
+	.slave_maxtype		= IFLA_VCSW_PORT_MAX,
+	.slave_policy		= vcsw_slave_policy,
+	.slave_changelink	= vcsw_slave_changelink,
+	.get_slave_size		= vcsw_get_slave_size,
+	.fill_slave_info	= vcsw_fill_slave_info,
+};
+
+/* ---- module ------------------------------------------------------------------- */
+
+static int __init vcsw_module_init(void)
+{
+	int err;
+
+	vcsw_ent_cache = KMEM_CACHE(vcsw_ent, 0);
+	if (!vcsw_ent_cache)
+		return -ENOMEM;
+	err = register_netdevice_notifier(&vcsw_notifier);
+	if (err)
+		goto err_cache;
+	err = rtnl_link_register(&vcsw_link_ops);
+	if (err)
+		goto err_notifier;
+	return 0;
+
+err_notifier:
+	unregister_netdevice_notifier(&vcsw_notifier);
+err_cache:
+	kmem_cache_destroy(vcsw_ent_cache);
+	return err;
+}
+
+static void __exit vcsw_module_exit(void)
+{
+	/* deletes every switch, and with them every port and queued frame */
+	rtnl_link_unregister(&vcsw_link_ops);
+	unregister_netdevice_notifier(&vcsw_notifier);
+	/* table entries are freed after a grace period */
+	rcu_barrier();
+	kmem_cache_destroy(vcsw_ent_cache);
+}
+
+module_init(vcsw_module_init);
+module_exit(vcsw_module_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Soft switch with two-VC deadline port buffers (fifo / takeover / ideal)");
+MODULE_ALIAS_RTNL_LINK("vcsw");

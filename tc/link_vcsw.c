@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * link_vcsw.c	ip link plugin for the vcsw soft switch (kernel/vcsw.c).
+ *
+ *	ip link add sw0 type vcsw vc0 takeover rate 1gbit buffer 64k
+ *	ip -d link show sw0
+ *
+ * The stock ip of iproute2 6.1 dlopen()s $IP_LIB_DIR/link_vcsw.so and
+ * looks up vcsw_link_util.  Rates go to the kernel in bytes/s, buffers in
+ * bytes.  Only the options given are sent; the kernel checks ranges and
+ * says why it refuses.  Documentation/vcsw.rst describes every option.
+ */
+#include <errno.h>
+#include <inttypes.h>
+
+#include "vcsw_ipdecl.h"
+#include <linux/vcsw.h>
+
+static const char *const vcsw_modes[] = { "fifo", "takeover", "ideal" };
+
+static void vcsw_explain(FILE *f)
+{
+	fprintf(f,
+		"Usage: ... vcsw [ vc0 { fifo | takeover | ideal } ] [ rate RATE ]\n"
+		"                [ buffer SIZE ] [ vc0_buffer SIZE ] [ vc1_buffer SIZE ]\n"
+		"                [ fdb_max ENTRIES ] [ ageing SECONDS ]\n"
+		"  vc0         VC0 (regulated) discipline of every port (takeover)\n"
+		"  rate        emulated link rate of every port, 0: the device's own (0)\n"
+		"              RATE: a number with bit, kbit, mbit, gbit, bps, kbps, mbps, gbps\n"
+		"  buffer      both VCs' buffer per port, bytes (k, m suffixes) (64k)\n"
+		"  vc0_buffer, vc1_buffer   one VC's buffer, 2048 .. 64m\n"
+		"  fdb_max     forwarding entries, 1 .. 65536 (1024)\n"
+		"  ageing      learned entries live SECONDS, 0: for ever (300)\n"
+		"Ports: ip link set DEV master SWITCH; see: ip link help vcsw_slave\n");
+}
+
+/* "1gbit", "100mbit", "125000000bps", "0": bytes per second. */
+static int vcsw_get_rate(uint64_t *bytes, const char *s)
+{
+	static const struct { const char *u; double mul; } units[] = {
+		{ "bit", 1 / 8.0 }, { "kbit", 1e3 / 8 }, { "mbit", 1e6 / 8 },
+		{ "gbit", 1e9 / 8 }, { "bps", 1 }, { "kbps", 1e3 },
+		{ "mbps", 1e6 }, { "gbps", 1e9 },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -1;
+	if (!*end) {
+		if (v != 0)
+			return -1;	/* a rate needs its unit, except 0 */
+		*bytes = 0;
+		return 0;
+	}
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(end, units[i].u)) {
+			v *= units[i].mul;
+			if (v > 1e19)
+				return -1;
+			*bytes = (uint64_t)(v + 0.5);
+			return 0;
+		}
+	return -1;
+}
+
+/* "65536", "64k", "1m": bytes. */
+static int vcsw_get_size(uint32_t *bytes, const char *s)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *s == '-')
+		return -1;
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20, end++;
+	if ((*end == 'b' || *end == 'B') && !end[1])
+		end++;
+	if (*end || v > 0xffffffffULL)
+		return -1;
+	*bytes = (uint32_t)v;
+	return 0;
+}
+
+static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
+			  struct nlmsghdr *n)
+{
+	uint64_t rate;
+	uint32_t v;
+	int i;
+
+	while (argc > 0) {
+		if (!strcmp(*argv, "vc0")) {
+			if (argc < 2) {
+				fprintf(stderr, "vcsw: \"vc0\" needs a discipline\n");
+				return -1;
+			}
+			argc--, argv++;
+			for (i = 0; i <= VCSW_MODE_MAX; i++)
+				if (!strcmp(*argv, vcsw_modes[i]))
+					break;
+			if (i > VCSW_MODE_MAX) {
+				fprintf(stderr, "vcsw: Illegal \"vc0\" \"%s\": fifo, takeover or ideal\n",
+					*argv);
+				return -1;
+			}
+			addattr8(n, VCSW_MSG_MAX, IFLA_VCSW_VC0_MODE, (__u8)i);
+		} else if (!strcmp(*argv, "rate")) {
+			if (argc < 2 || vcsw_get_rate(&rate, argv[1])) {
+				fprintf(stderr, "vcsw: Illegal \"rate\"\n");
+				return -1;
+			}
+			argc--, argv++;
+			addattr64(n, VCSW_MSG_MAX, IFLA_VCSW_RATE, rate);
+		} else if (!strcmp(*argv, "buffer") || !strcmp(*argv, "vc0_buffer") ||
+			   !strcmp(*argv, "vc1_buffer")) {
+			const char *what = *argv;
+
+			if (argc < 2 || vcsw_get_size(&v, argv[1])) {
+				fprintf(stderr, "vcsw: Illegal \"%s\"\n", what);
+				return -1;
+			}
+			argc--, argv++;
+			if (strcmp(what, "vc1_buffer"))
+				addattr32(n, VCSW_MSG_MAX, IFLA_VCSW_VC0_BUFFER, v);
+			if (strcmp(what, "vc0_buffer"))
+				addattr32(n, VCSW_MSG_MAX, IFLA_VCSW_VC1_BUFFER, v);
+		} else if (!strcmp(*argv, "fdb_max") || !strcmp(*argv, "ageing")) {
+			const char *what = *argv;
+
+			if (argc < 2 || get_u32(&v, argv[1], 0)) {
+				fprintf(stderr, "vcsw: Illegal \"%s\"\n", what);
+				return -1;
+			}
+			argc--, argv++;
+			addattr32(n, VCSW_MSG_MAX, !strcmp(what, "fdb_max") ?
+				  IFLA_VCSW_FDB_MAX : IFLA_VCSW_AGEING, v);
+		} else if (!strcmp(*argv, "help")) {
+			vcsw_explain(stderr);
+			return -1;
+		} else {
+			fprintf(stderr, "vcsw: What is \"%s\"?\n", *argv);
+			vcsw_explain(stderr);
+			return -1;
+		}
+		argc--, argv++;
+	}
+	return 0;
+}
+
+static void vcsw_print_opt(struct link_util *lu, FILE *f, struct rtattr *tb[])
+{
+	const __u8 *mode;
+	const __u64 *rate;
+	const __u32 *v;
+	char buf[64];
+
+	if (!tb)
+		return;
+	mode = vcsw_rta_data(tb[IFLA_VCSW_VC0_MODE], sizeof(*mode));
+	if (mode)
+		print_color_string(PRINT_ANY, COLOR_NONE, "vc0", "vc0 %s ",
+				   *mode <= VCSW_MODE_MAX ? vcsw_modes[*mode] : "unknown");
+	rate = vcsw_rta_data(tb[IFLA_VCSW_RATE], sizeof(*rate));
+	if (rate) {
+		print_color_u64(PRINT_JSON, COLOR_NONE, "rate", NULL, *rate);
+		if (!*rate)
+			snprintf(buf, sizeof(buf), "0");
+		else if (*rate * 8 % 1000000000 == 0)
+			snprintf(buf, sizeof(buf), "%" PRIu64 "gbit", (uint64_t)(*rate * 8 / 1000000000));
+		else if (*rate * 8 % 1000000 == 0)
+			snprintf(buf, sizeof(buf), "%" PRIu64 "mbit", (uint64_t)(*rate * 8 / 1000000));
+		else
+			snprintf(buf, sizeof(buf), "%" PRIu64 "bps", (uint64_t)*rate);
+		print_color_string(PRINT_FP, COLOR_NONE, NULL, "rate %s ", buf);
+	}
+	v = vcsw_rta_data(tb[IFLA_VCSW_VC0_BUFFER], sizeof(*v));
+	if (v)
+		print_color_uint(PRINT_ANY, COLOR_NONE, "vc0_buffer", "vc0_buffer %u ", *v);
+	v = vcsw_rta_data(tb[IFLA_VCSW_VC1_BUFFER], sizeof(*v));
+	if (v)
+		print_color_uint(PRINT_ANY, COLOR_NONE, "vc1_buffer", "vc1_buffer %u ", *v);
+	v = vcsw_rta_data(tb[IFLA_VCSW_FDB_MAX], sizeof(*v));
+	if (v)
+		print_color_uint(PRINT_ANY, COLOR_NONE, "fdb_max", "fdb_max %u ", *v);
+	v = vcsw_rta_data(tb[IFLA_VCSW_AGEING], sizeof(*v));
+	if (v)
+		print_color_uint(PRINT_ANY, COLOR_NONE, "ageing", "ageing %u ", *v);
+	v = vcsw_rta_data(tb[IFLA_VCSW_FDB_COUNT], sizeof(*v));
+	if (v)
+		print_color_uint(PRINT_ANY, COLOR_NONE, "fdb_count", "fdb_count %u ", *v);
+}
+
+static void vcsw_print_help(struct link_util *lu, int argc, char **argv, FILE *f)
+{
+	vcsw_explain(f);
+}
+
+struct link_util vcsw_link_util = {
+	.id		= "vcsw",
+	.maxattr	= IFLA_VCSW_MAX,
+	.parse_opt	= vcsw_parse_opt,
+	.print_opt	= vcsw_print_opt,
+	.print_help	= vcsw_print_help,
+};
