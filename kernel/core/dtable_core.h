@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Table-based egress schedulers of the dtable qdisc (paper:
+ * omni-path-qos-sbt-dtable, section 3), shared by sch_dtable.c, the unit
+ * tests and qsim.
+ *
+ * A table is a list of entries (class, weight).  Three disciplines walk it:
+ *
+ *  dtable  (Algorithm 2) the table is walked round robin to the next entry
+ *          whose class is active; the class gets the entry's weight (in
+ *          credits of @credit bytes) plus its deficit and sends while its
+ *          head packet fits.  When the head no longer fits, what is left
+ *          becomes the class's deficit; when the class goes idle its
+ *          deficit is cleared.  Real packet lengths are charged.
+ *  sbt     (Algorithm 1) one entry per class, weights in packets: the class
+ *          being served keeps sending while it has weight left, each packet
+ *          costs one; the weights are restored when every active class has
+ *          run out.  A lone active class may send with no weight left.
+ *  rr      one packet per active class in table order (the baseline).
+ *
+ * The core holds no packets.  The caller tells it, through a callback, the
+ * length of a class's head packet, or that the class is idle (no packet)
+ * or held (packets, none allowed out now: a shaping child).  dt_pick()
+ * names the class to send from; the caller takes the head packet and
+ * reports it with dt_charge().  dt_class_idle() is called when a class
+ * empties (after a dequeue, or when its child dropped its last packet).
+ */
+#ifndef FQ_DTABLE_CORE_H
+#define FQ_DTABLE_CORE_H
+
+#include "core_types.h"
+
+#define DT_MAX_ENTRIES		4096
+#define DT_MAX_CLASSES		256
+#define DT_MAX_WEIGHT		(1U << 24)
+#define DT_MAX_CREDIT		65536U
+
+enum dt_mode {
+	DT_MODE_DTABLE = 0,
+	DT_MODE_SBT = 1,
+	DT_MODE_RR = 2,
+};
+
+/* head callback results besides a length */
+#define DT_IDLE		(-1)	/* no packet queued */
+#define DT_HELD		(-2)	/* packets queued, none may leave now */
+
+struct dt_entry {
+	fq_u16 cls;
+	fq_u32 weight;		/* dtable: credits; sbt: packets; rr: unused */
+};
+
+struct dt_class {
+	fq_u64 deficit;		/* dtable: bytes owed to the class */
+	fq_u32 mtu;		/* largest packet the weights are sized for */
+	fq_u32 left;		/* sbt: packets left in this round */
+	fq_u32 sbt_weight;	/* sbt: weight restored on reset */
+	/* statistics, only grow */
+	fq_u64 packets;
+	fq_u64 bytes;
+	fq_u64 visited;		/* table entries of this class looked at */
+	fq_u64 skipped;		/* ... and passed over because idle/held */
+};
+
+struct dt_sched {
+	const struct dt_entry *table;
+	fq_u32 n;		/* entries */
+	fq_u32 credit;		/* bytes per weight unit (dtable) */
+	fq_u32 rounds;		/* table walks a pick may need */
+	fq_u8 mode;
+	struct dt_class *cls;
+	fq_u32 ncls;
+
+	fq_u32 pos;		/* entry being served or last visited */
+	fq_s32 cur;		/* class being served, -1 for none */
+	fq_u64 acc;		/* dtable: accumulated weight of cur, bytes */
+	bool free_ride;		/* sbt: this pick is the lone-class exception */
+
+	/* statistics */
+	fq_u64 walks;		/* passes through the whole table */
+	fq_u64 empty_scans;	/* picks that found nothing to send */
+	fq_u64 resets;		/* sbt weight restorations */
+	fq_u64 lone_sends;	/* sbt packets sent on zero weight */
+};
+
+typedef int (*dt_head_fn)(void *ctx, fq_u32 cls);
+
+/*
+ * Install @table (@n entries) on @s.  Queued packets stay where they are:
+ * the class being served gives what it holds back as deficit, the walk
+ * restarts at the first entry, sbt weights restart full.  The caller has
+ * validated the table (dt_table_check()).
+ */
+static inline void dt_set_table(struct dt_sched *s, const struct dt_entry *table,
+				fq_u32 n, fq_u8 mode, fq_u32 credit)
+{
+	fq_u32 i, rounds = 1;
+
+	if (s->cur >= 0 && s->mode == DT_MODE_DTABLE)
+		s->cls[s->cur].deficit = s->acc;
+	s->table = table;
+	s->n = n;
+	s->mode = mode;
+	s->credit = credit ? credit : 1;
+	s->cur = -1;
+	s->acc = 0;
+	s->free_ride = false;
+	/* the first walk starts at entry 0 (sbt scans from pos itself) */
+	s->pos = mode == DT_MODE_SBT ? 0 : n - 1;
+	for (i = 0; i < s->ncls; i++)
+		s->cls[i].sbt_weight = 0;
+	for (i = 0; i < n; i++) {
+		struct dt_class *c = &s->cls[table[i].cls];
+		fq_u64 w = (fq_u64)table[i].weight * s->credit;
+		fq_u32 r;
+
+		c->sbt_weight += table[i].weight;
+		/* visits an entry needs before its class's largest packet fits */
+		r = w ? (fq_u32)fq_div64(c->mtu + w - 1, w) : 1;
+		if (r > rounds)
+			rounds = r;
+	}
+	for (i = 0; i < s->ncls; i++)
+		s->cls[i].left = s->cls[i].sbt_weight;
+	s->rounds = rounds + 1;
+}
+
+static inline void dt_init(struct dt_sched *s, struct dt_class *cls, fq_u32 ncls,
+			   const struct dt_entry *table, fq_u32 n, fq_u8 mode,
+			   fq_u32 credit)
+{
+	*s = (struct dt_sched){ .cur = -1 };
+	s->cls = cls;
+	s->ncls = ncls;
+	dt_set_table(s, table, n, mode, credit);
+}
+
+/*
+ * Why a table is refused, or NULL.  @mtu[c] is class c's packet size in
+ * bytes (weights below it are refused in dtable mode).  @bad_entry gets
+ * the offending entry's index where there is one.
+ */
+static inline const char *dt_table_check(const struct dt_entry *table, fq_u32 n,
+					 fq_u8 mode, fq_u32 credit,
+					 const fq_u32 *mtu, fq_u32 ncls,
+					 fq_u32 *bad_entry)
+{
+	fq_u32 seen[DT_MAX_CLASSES / 32] = { 0 };
+	fq_u32 i;
+
+	*bad_entry = 0;
+	if (!n)
+		return "the table has no entries";
+	if (n > DT_MAX_ENTRIES)
+		return "too many table entries";
+	if (!credit || credit > DT_MAX_CREDIT)
+		return "credit out of range";
+	for (i = 0; i < n; i++) {
+		const struct dt_entry *e = &table[i];
+
+		*bad_entry = i;
+		if (e->cls >= ncls)
+			return "a table entry names a class that does not exist";
+		if (mode != DT_MODE_RR && !e->weight)
+			return "a table entry has weight zero";
+		if (e->weight > DT_MAX_WEIGHT)
+			return "a table entry's weight is too large";
+		if (mode == DT_MODE_DTABLE &&
+		    (fq_u64)e->weight * credit < mtu[e->cls])
+			return "a table entry's weight is below its class's packet size";
+		if (mode == DT_MODE_SBT && (seen[e->cls / 32] & (1U << (e->cls % 32))))
+			return "sbt takes one entry per class";
+		seen[e->cls / 32] |= 1U << (e->cls % 32);
+	}
+	for (i = 0; i < ncls; i++) {
+		if (!(seen[i / 32] & (1U << (i % 32)))) {
+			*bad_entry = i;
+			return "a class has no table entry";
+		}
+	}
+	return 0;
+}
+
+static inline void dt_advance(struct dt_sched *s)
+{
+	if (++s->pos >= s->n) {
+		s->pos = 0;
+		s->walks++;
+	}
+}
+
+/*
+ * Does a head of @len fit in @acc bytes?  A packet longer than the class's
+ * packet size (a GSO packet, a misconfigured class) goes once the class
+ * holds a full packet size, and is charged what the class holds, so no
+ * packet waits forever.
+ */
+static inline bool dt_fits(const struct dt_class *c, fq_u32 len, fq_u64 acc)
+{
+	return len <= acc || (len > c->mtu && acc >= c->mtu && acc);
+}
+
+/* Algorithm 2: the class to send from, or -1. */
+static inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, void *ctx)
+{
+	fq_u64 visits, max_visits = (fq_u64)s->n * s->rounds;
+	int len;
+
+	if (s->cur >= 0) {
+		struct dt_class *c = &s->cls[s->cur];
+
+		len = head(ctx, s->cur);
+		if (len >= 0 && dt_fits(c, len, s->acc))
+			return s->cur;
+		/* idle: deficit cleared; held or too long: remainder kept */
+		c->deficit = len == DT_IDLE ? 0 : s->acc;
+		s->cur = -1;
+		s->acc = 0;
+	}
+	for (visits = 0; visits < max_visits; visits++) {
+		const struct dt_entry *e;
+		struct dt_class *c;
+		fq_u64 acc;
+
+		dt_advance(s);
+		e = &s->table[s->pos];
+		c = &s->cls[e->cls];
+		c->visited++;
+		len = head(ctx, e->cls);
+		if (len < 0) {
+			c->skipped++;
+			if (len == DT_IDLE)
+				c->deficit = 0;
+			continue;
+		}
+		acc = c->deficit + (fq_u64)e->weight * s->credit;
+		c->deficit = 0;
+		if (dt_fits(c, len, acc)) {
+			s->cur = e->cls;
+			s->acc = acc;
+			return s->cur;
+		}
+		c->deficit = acc;
+	}
+	s->empty_scans++;
+	return -1;
+}
+
+/* Algorithm 1 with the reset and the lone-active-class exception. */
+static inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, void *ctx)
+{
+	fq_u32 i, p, active, total_left, last_active = 0;
+	int pass;
+
+	s->free_ride = false;
+	for (pass = 0; pass < 2; pass++) {
+		active = 0;
+		total_left = 0;
+		/* the scan starts at the entry served last: it keeps the link
+		 * while it has weight */
+		for (i = 0, p = s->pos; i < s->n; i++, p = p + 1 >= s->n ? 0 : p + 1) {
+			const struct dt_entry *e = &s->table[p];
+			struct dt_class *c = &s->cls[e->cls];
+
+			total_left += c->left;
+			c->visited++;
+			if (head(ctx, e->cls) < 0) {
+				c->skipped++;
+				continue;
+			}
+			active++;
+			last_active = p;
+			if (c->left) {
+				if (p < s->pos)
+					s->walks++;
+				s->pos = p;
+				s->cur = e->cls;
+				return s->cur;
+			}
+		}
+		if (!active)
+			break;
+		/*
+		 * Every active class is out of weight.  A lone one may go on
+		 * (its idle peers keep what they have); otherwise, and when
+		 * nobody has weight left, restore the table.
+		 */
+		if (active == 1 && total_left) {
+			s->lone_sends++;
+			s->free_ride = true;
+			s->pos = last_active;
+			s->cur = s->table[last_active].cls;
+			return s->cur;
+		}
+		for (i = 0; i < s->ncls; i++)
+			s->cls[i].left = s->cls[i].sbt_weight;
+		s->resets++;
+	}
+	s->cur = -1;
+	s->empty_scans++;
+	return -1;
+}
+
+/* Round robin: the next active entry, one packet each. */
+static inline int dt_pick_rr(struct dt_sched *s, dt_head_fn head, void *ctx)
+{
+	fq_u32 i;
+
+	for (i = 0; i < s->n; i++) {
+		const struct dt_entry *e;
+		struct dt_class *c;
+
+		dt_advance(s);
+		e = &s->table[s->pos];
+		c = &s->cls[e->cls];
+		c->visited++;
+		if (head(ctx, e->cls) >= 0) {
+			s->cur = e->cls;
+			return s->cur;
+		}
+		c->skipped++;
+	}
+	s->cur = -1;
+	s->empty_scans++;
+	return -1;
+}
+
+static inline int dt_pick(struct dt_sched *s, dt_head_fn head, void *ctx)
+{
+	if (!s->n)
+		return -1;
+	switch (s->mode) {
+	case DT_MODE_SBT:
+		return dt_pick_sbt(s, head, ctx);
+	case DT_MODE_RR:
+		return dt_pick_rr(s, head, ctx);
+	default:
+		return dt_pick_dtable(s, head, ctx);
+	}
+}
+
+/* The head of class @cls (just picked), @len bytes, has left. */
+static inline void dt_charge(struct dt_sched *s, fq_u32 cls, fq_u32 len)
+{
+	struct dt_class *c = &s->cls[cls];
+
+	c->packets++;
+	c->bytes += len;
+	switch (s->mode) {
+	case DT_MODE_DTABLE:
+		if ((fq_s32)cls == s->cur)
+			s->acc -= len < s->acc ? len : s->acc;
+		break;
+	case DT_MODE_SBT:
+		if (!s->free_ride && c->left)
+			c->left--;
+		s->free_ride = false;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Class @cls has no packet left: it loses its deficit and the link. */
+static inline void dt_class_idle(struct dt_sched *s, fq_u32 cls)
+{
+	s->cls[cls].deficit = 0;
+	if (s->cur == (fq_s32)cls) {
+		s->cur = -1;
+		s->acc = 0;
+	}
+}
+
+/* A class's deficit as statistics show it (the served one holds acc). */
+static inline fq_u64 dt_class_deficit(const struct dt_sched *s, fq_u32 cls)
+{
+	if (s->mode == DT_MODE_DTABLE && s->cur == (fq_s32)cls)
+		return s->acc;
+	return s->cls[cls].deficit;
+}
+
+#endif /* FQ_DTABLE_CORE_H */
