@@ -135,50 +135,80 @@ static inline void dt_init(struct dt_sched *s, struct dt_class *cls, fq_u32 ncls
 	dt_set_table(s, table, n, mode, credit);
 }
 
+/* Why dt_table_check() refuses a table. */
+enum dt_table_err {
+	DT_TABLE_OK,
+	DT_TABLE_EMPTY,
+	DT_TABLE_TOO_LONG,
+	DT_TABLE_BAD_CREDIT,
+	DT_TABLE_NO_CLASS,
+	DT_TABLE_ZERO_WEIGHT,
+	DT_TABLE_HEAVY,
+	DT_TABLE_BELOW_MTU,
+	DT_TABLE_SBT_DUP,
+	DT_TABLE_UNSERVED,
+};
+
+static inline const char *dt_table_strerror(int err)
+{
+	switch (err) {
+	case DT_TABLE_OK:		return "ok";
+	case DT_TABLE_EMPTY:		return "the table has no entries";
+	case DT_TABLE_TOO_LONG:		return "too many table entries";
+	case DT_TABLE_BAD_CREDIT:	return "credit out of range";
+	case DT_TABLE_NO_CLASS:		return "a table entry names a class that does not exist";
+	case DT_TABLE_ZERO_WEIGHT:	return "a table entry has weight zero";
+	case DT_TABLE_HEAVY:		return "a table entry's weight is too large";
+	case DT_TABLE_BELOW_MTU:	return "a table entry's weight is below its class's packet size";
+	case DT_TABLE_SBT_DUP:		return "sbt takes one entry per class";
+	default:			return "a class has no table entry";
+	}
+}
+
 /*
- * Why a table is refused, or NULL.  @mtu[c] is class c's packet size in
- * bytes (weights below it are refused in dtable mode).  @bad_entry gets
- * the offending entry's index where there is one.
+ * Why a table is refused (DT_TABLE_*), or DT_TABLE_OK.  @mtu[c] is class
+ * c's packet size in bytes (weights below it are refused in dtable mode,
+ * so that one walk of the table always finds a sender).  @bad gets the
+ * offending entry (or class, for DT_TABLE_UNSERVED).
  */
-static inline const char *dt_table_check(const struct dt_entry *table, fq_u32 n,
-					 fq_u8 mode, fq_u32 credit,
-					 const fq_u32 *mtu, fq_u32 ncls,
-					 fq_u32 *bad_entry)
+static inline int dt_table_check(const struct dt_entry *table, fq_u32 n,
+				 fq_u8 mode, fq_u32 credit,
+				 const fq_u32 *mtu, fq_u32 ncls, fq_u32 *bad)
 {
 	fq_u32 seen[DT_MAX_CLASSES / 32] = { 0 };
 	fq_u32 i;
 
-	*bad_entry = 0;
+	*bad = 0;
 	if (!n)
-		return "the table has no entries";
+		return DT_TABLE_EMPTY;
 	if (n > DT_MAX_ENTRIES)
-		return "too many table entries";
+		return DT_TABLE_TOO_LONG;
 	if (!credit || credit > DT_MAX_CREDIT)
-		return "credit out of range";
+		return DT_TABLE_BAD_CREDIT;
 	for (i = 0; i < n; i++) {
 		const struct dt_entry *e = &table[i];
 
-		*bad_entry = i;
+		*bad = i;
 		if (e->cls >= ncls)
-			return "a table entry names a class that does not exist";
+			return DT_TABLE_NO_CLASS;
 		if (mode != DT_MODE_RR && !e->weight)
-			return "a table entry has weight zero";
+			return DT_TABLE_ZERO_WEIGHT;
 		if (e->weight > DT_MAX_WEIGHT)
-			return "a table entry's weight is too large";
+			return DT_TABLE_HEAVY;
 		if (mode == DT_MODE_DTABLE &&
 		    (fq_u64)e->weight * credit < mtu[e->cls])
-			return "a table entry's weight is below its class's packet size";
+			return DT_TABLE_BELOW_MTU;
 		if (mode == DT_MODE_SBT && (seen[e->cls / 32] & (1U << (e->cls % 32))))
-			return "sbt takes one entry per class";
+			return DT_TABLE_SBT_DUP;
 		seen[e->cls / 32] |= 1U << (e->cls % 32);
 	}
 	for (i = 0; i < ncls; i++) {
 		if (!(seen[i / 32] & (1U << (i % 32)))) {
-			*bad_entry = i;
-			return "a class has no table entry";
+			*bad = i;
+			return DT_TABLE_UNSERVED;
 		}
 	}
-	return 0;
+	return DT_TABLE_OK;
 }
 
 static inline void dt_advance(struct dt_sched *s)

@@ -292,20 +292,20 @@ UNIT_TEST(table_check_rejects)
 	static const struct dt_entry missing[] = { { 0, 2 }, { 3, 1 } };
 	static const struct dt_entry zero[] = { { 0, 2 }, { 1, 0 } };
 	static const struct dt_entry dup[] = { { 0, 2 }, { 1, 1 }, { 0, 2 } };
-	static const struct dt_entry unused[] = { { 0, 2 }, { 0, 1 } };
+	static const struct dt_entry unused[] = { { 0, 2 }, { 0, 2 } };
 	fq_u32 mtu[2] = { 100, 64 }, bad;
 
-	EXPECT_TRUE(!dt_table_check(ok, 2, DT_MODE_DTABLE, 64, mtu, 2, &bad));
-	EXPECT_TRUE(dt_table_check(ok, 2, DT_MODE_DTABLE, 32, mtu, 2, &bad) != NULL);
+	EXPECT_EQ(DT_TABLE_OK, dt_table_check(ok, 2, DT_MODE_DTABLE, 64, mtu, 2, &bad));
+	EXPECT_EQ(dt_table_check(ok, 2, DT_MODE_DTABLE, 32, mtu, 2, &bad), DT_TABLE_BELOW_MTU);
 	EXPECT_EQ(bad, 0);	/* 2 x 32 < 100 */
-	EXPECT_TRUE(dt_table_check(missing, 2, DT_MODE_DTABLE, 64, mtu, 2, &bad) != NULL);
+	EXPECT_EQ(dt_table_check(missing, 2, DT_MODE_DTABLE, 64, mtu, 2, &bad), DT_TABLE_NO_CLASS);
 	EXPECT_EQ(bad, 1);
-	EXPECT_TRUE(dt_table_check(zero, 2, DT_MODE_SBT, 64, mtu, 2, &bad) != NULL);
-	EXPECT_TRUE(!dt_table_check(zero, 2, DT_MODE_RR, 64, mtu, 2, &bad));
-	EXPECT_TRUE(dt_table_check(dup, 3, DT_MODE_SBT, 64, mtu, 2, &bad) != NULL);
-	EXPECT_TRUE(!dt_table_check(dup, 3, DT_MODE_DTABLE, 64, mtu, 2, &bad));
-	EXPECT_TRUE(dt_table_check(unused, 2, DT_MODE_DTABLE, 64, mtu, 2, &bad) != NULL);
-	EXPECT_TRUE(dt_table_check(ok, DT_MAX_ENTRIES + 1, DT_MODE_DTABLE, 64, mtu, 2, &bad) != NULL);
+	EXPECT_EQ(dt_table_check(zero, 2, DT_MODE_SBT, 64, mtu, 2, &bad), DT_TABLE_ZERO_WEIGHT);
+	EXPECT_EQ(DT_TABLE_OK, dt_table_check(zero, 2, DT_MODE_RR, 64, mtu, 2, &bad));
+	EXPECT_EQ(dt_table_check(dup, 3, DT_MODE_SBT, 64, mtu, 2, &bad), DT_TABLE_SBT_DUP);
+	EXPECT_EQ(DT_TABLE_OK, dt_table_check(dup, 3, DT_MODE_DTABLE, 64, mtu, 2, &bad));
+	EXPECT_EQ(dt_table_check(unused, 2, DT_MODE_DTABLE, 64, mtu, 2, &bad), DT_TABLE_UNSERVED);
+	EXPECT_EQ(dt_table_check(ok, DT_MAX_ENTRIES + 1, DT_MODE_DTABLE, 64, mtu, 2, &bad), DT_TABLE_TOO_LONG);
 }
 
 UNIT_TEST(table_change_keeps_served_credit)
