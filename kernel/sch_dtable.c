@@ -171,6 +171,7 @@ static int dtable_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 				struct sk_buff **to_free)
 {
 	unsigned int len = qdisc_pkt_len(skb);
+	struct dtable_sched *q = qdisc_priv(sch);
 	struct dtable_class *cl;
 	int err;
 
@@ -189,6 +190,7 @@ static int dtable_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		}
 		return err;
 	}
+	dt_class_active(&q->core, cl - q->classes);
 	sch->qstats.backlog += len;
 	sch->q.qlen++;
 	return NET_XMIT_SUCCESS;
@@ -470,13 +472,11 @@ static void dtable_qdisc_reset(struct Qdisc *sch)
 	struct dtable_sched *q = qdisc_priv(sch);
 	u32 i;
 
+	/* nothing queued: no class holds the link, credit or walk bits */
 	for (i = 0; i < q->nclasses; i++) {
 		qdisc_reset(q->classes[i].qdisc);
-		q->core_cls[i].deficit = 0;
+		dt_class_idle(&q->core, i);
 	}
-	/* nothing queued: no class holds the link or credit */
-	q->core.cur = -1;
-	q->core.acc = 0;
 	if (q->table)
 		dt_set_table(&q->core, q->table, q->core.n, q->core.mode, q->core.credit);
 }
@@ -653,8 +653,8 @@ static int dtable_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 	/* gnet_stats_start_copy() holds the qdisc tree lock for us */
 	c = &q->core_cls[arg - 1];
 	st.deficit = dt_class_deficit(&q->core, arg - 1);
-	st.visited = c->visited;
-	st.skipped = c->skipped;
+	st.visited = dt_class_visited(&q->core, arg - 1);
+	st.skipped = dt_class_skipped(&q->core, arg - 1);
 	st.packets = c->packets;
 	st.bytes = c->bytes;
 	st.drops = cl->drops;

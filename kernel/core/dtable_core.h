@@ -45,8 +45,11 @@ enum dt_mode {
 #define DT_IDLE		(-1)	/* no packet queued */
 #define DT_HELD		(-2)	/* packets queued, none may leave now */
 
+#define DT_NO_ENTRY	0xffff
+
 struct dt_entry {
 	fq_u16 cls;
+	fq_u16 next;		/* next entry of the same class (dt_set_table) */
 	fq_u32 weight;		/* dtable: credits; sbt: packets; rr: unused */
 };
 
@@ -55,15 +58,22 @@ struct dt_class {
 	fq_u32 mtu;		/* largest packet the weights are sized for */
 	fq_u32 left;		/* sbt: packets left in this round */
 	fq_u32 sbt_weight;	/* sbt: weight restored on reset */
+	fq_u16 first;		/* its first table entry, DT_NO_ENTRY: none */
+	fq_u16 nent;		/* its table entries */
+	bool active;		/* has packets (dt_class_active / _idle) */
+	/* where the walk was when the class went idle (dtable, rr) */
+	fq_u64 idle_walks;
+	fq_u32 idle_pos;
 	/* statistics, only grow */
 	fq_u64 packets;
 	fq_u64 bytes;
-	fq_u64 visited;		/* table entries of this class looked at */
-	fq_u64 skipped;		/* ... and passed over because idle/held */
+	fq_u64 visited;		/* table entries of this class the walk passed */
+	fq_u64 skipped;		/* ... without the class sending (idle, held,
+				 * head too long) */
 };
 
 struct dt_sched {
-	const struct dt_entry *table;
+	struct dt_entry *table;
 	fq_u32 n;		/* entries */
 	fq_u32 credit;		/* bytes per weight unit (dtable) */
 	fq_u32 rounds;		/* table walks a pick may need */
@@ -81,23 +91,83 @@ struct dt_sched {
 	fq_u64 empty_scans;	/* picks that found nothing to send */
 	fq_u64 resets;		/* sbt weight restorations */
 	fq_u64 lone_sends;	/* sbt packets sent on zero weight */
+
+	/*
+	 * dtable and rr walk only the entries whose class has packets: bit i
+	 * is set while entry i's class is active, so an idle class costs
+	 * nothing per packet.  The passes over an idle class's entries are
+	 * counted when it wakes up (dt_idle_passes()), not one by one.
+	 */
+	fq_u64 emask[DT_MAX_ENTRIES / 64];
 };
 
 typedef int (*dt_head_fn)(void *ctx, fq_u32 cls);
 
+/* Set or clear the walk bits of class @c's entries. */
+static inline void dt_mark(struct dt_sched *s, const struct dt_class *c, bool on)
+{
+	fq_u32 e;
+
+	for (e = c->first; e != DT_NO_ENTRY; e = s->table[e].next) {
+		if (on)
+			s->emask[e / 64] |= 1ULL << (e % 64);
+		else
+			s->emask[e / 64] &= ~(1ULL << (e % 64));
+	}
+}
+
 /*
- * Install @table (@n entries) on @s.  Queued packets stay where they are:
- * the class being served gives what it holds back as deficit, the walk
- * restarts at the first entry, sbt weights restart full.  The caller has
- * validated the table (dt_table_check()).
+ * Passes of the walk over idle class @c's entries since it went idle.
+ * With W = walks x n + pos the walk's position, entry i is passed once
+ * per k in (W1, W2] with k = i mod n, which is (walks2 - walks1) +
+ * [i <= pos2] - [i <= pos1]: no division, one look per entry.
  */
-static inline void dt_set_table(struct dt_sched *s, const struct dt_entry *table,
+static inline fq_u64 dt_idle_passes(const struct dt_sched *s, const struct dt_class *c)
+{
+	fq_u64 passes = (fq_u64)c->nent * (s->walks - c->idle_walks);
+	fq_u32 e;
+
+	for (e = c->first; e != DT_NO_ENTRY; e = s->table[e].next)
+		passes += (e <= s->pos) - (e <= c->idle_pos);
+	return passes;
+}
+
+static inline bool dt_counts_lazily(const struct dt_sched *s)
+{
+	return s->mode != DT_MODE_SBT;
+}
+
+/* fold an idle class's passes into its statistics, restart the count */
+static inline void dt_fold_idle(struct dt_sched *s, struct dt_class *c)
+{
+	if (!c->active && dt_counts_lazily(s)) {
+		fq_u64 p = dt_idle_passes(s, c);
+
+		c->visited += p;
+		c->skipped += p;
+	}
+	c->idle_walks = s->walks;
+	c->idle_pos = s->pos;
+}
+
+/*
+ * Install @table (@n entries) on @s; its next links are (re)computed.
+ * Queued packets stay where they are: the class being served gives what
+ * it holds back as deficit, the walk restarts at the first entry, sbt
+ * weights restart full.  The caller has validated the table
+ * (dt_table_check()).
+ */
+static inline void dt_set_table(struct dt_sched *s, struct dt_entry *table,
 				fq_u32 n, fq_u8 mode, fq_u32 credit)
 {
 	fq_u32 i, rounds = 1;
 
 	if (s->cur >= 0 && s->mode == DT_MODE_DTABLE)
 		s->cls[s->cur].deficit = s->acc;
+	if (s->table) {
+		for (i = 0; i < s->ncls; i++)
+			dt_fold_idle(s, &s->cls[i]);
+	}
 	s->table = table;
 	s->n = n;
 	s->mode = mode;
@@ -107,32 +177,114 @@ static inline void dt_set_table(struct dt_sched *s, const struct dt_entry *table
 	s->free_ride = false;
 	/* the first walk starts at entry 0 (sbt scans from pos itself) */
 	s->pos = mode == DT_MODE_SBT ? 0 : n - 1;
-	for (i = 0; i < s->ncls; i++)
+	for (i = 0; i < s->ncls; i++) {
 		s->cls[i].sbt_weight = 0;
-	for (i = 0; i < n; i++) {
+		s->cls[i].first = DT_NO_ENTRY;
+		s->cls[i].nent = 0;
+	}
+	/* links built backwards so each list is in table order */
+	for (i = n; i-- > 0; ) {
 		struct dt_class *c = &s->cls[table[i].cls];
 		fq_u64 w = (fq_u64)table[i].weight * s->credit;
 		fq_u32 r;
 
+		table[i].next = c->first;
+		c->first = (fq_u16)i;
+		c->nent++;
 		c->sbt_weight += table[i].weight;
-		/* visits an entry needs before its class's largest packet fits */
+		/* walks an entry needs before its class's largest packet fits */
 		r = w ? (fq_u32)fq_div64(c->mtu + w - 1, w) : 1;
 		if (r > rounds)
 			rounds = r;
 	}
-	for (i = 0; i < s->ncls; i++)
-		s->cls[i].left = s->cls[i].sbt_weight;
-	s->rounds = rounds + 1;
+	for (i = 0; i < DT_MAX_ENTRIES / 64; i++)
+		s->emask[i] = 0;
+	for (i = 0; i < s->ncls; i++) {
+		struct dt_class *c = &s->cls[i];
+
+		c->left = c->sbt_weight;
+		c->idle_walks = s->walks;
+		c->idle_pos = s->pos;
+		if (c->active)
+			dt_mark(s, c, true);
+	}
+	s->rounds = rounds;
 }
 
 static inline void dt_init(struct dt_sched *s, struct dt_class *cls, fq_u32 ncls,
-			   const struct dt_entry *table, fq_u32 n, fq_u8 mode,
+			   struct dt_entry *table, fq_u32 n, fq_u8 mode,
 			   fq_u32 credit)
 {
 	*s = (struct dt_sched){ .cur = -1 };
 	s->cls = cls;
 	s->ncls = ncls;
 	dt_set_table(s, table, n, mode, credit);
+}
+
+/* Class @cls has packets now (idempotent: call after every enqueue). */
+static inline void dt_class_active(struct dt_sched *s, fq_u32 cls)
+{
+	struct dt_class *c = &s->cls[cls];
+
+	if (c->active)
+		return;
+	dt_fold_idle(s, c);
+	c->active = true;
+	dt_mark(s, c, true);
+}
+
+/* Class @cls has no packet left: it loses its deficit and the link. */
+static inline void dt_class_idle(struct dt_sched *s, fq_u32 cls)
+{
+	struct dt_class *c = &s->cls[cls];
+
+	c->deficit = 0;
+	if (s->cur == (fq_s32)cls) {
+		s->cur = -1;
+		s->acc = 0;
+	}
+	if (!c->active)
+		return;
+	c->active = false;
+	c->idle_walks = s->walks;
+	c->idle_pos = s->pos;
+	dt_mark(s, c, false);
+}
+
+/* statistics: entries passed and skipped, idle passes included */
+static inline fq_u64 dt_class_visited(const struct dt_sched *s, fq_u32 cls)
+{
+	const struct dt_class *c = &s->cls[cls];
+
+	return c->visited + (!c->active && dt_counts_lazily(s) ? dt_idle_passes(s, c) : 0);
+}
+
+static inline fq_u64 dt_class_skipped(const struct dt_sched *s, fq_u32 cls)
+{
+	const struct dt_class *c = &s->cls[cls];
+
+	return c->skipped + (!c->active && dt_counts_lazily(s) ? dt_idle_passes(s, c) : 0);
+}
+
+/*
+ * The first entry after @from, cyclically, whose class is active; -1 when
+ * none is.  At most one look per 64 entries.
+ */
+static inline int dt_next_active(const struct dt_sched *s, fq_u32 from)
+{
+	fq_u32 words = (s->n + 63) / 64, i = from + 1 >= s->n ? 0 : from + 1, k;
+
+	for (k = 0; k <= words; k++) {
+		fq_u32 w = i / 64;
+		fq_u64 m = s->emask[w] & (~0ULL << (i % 64));
+
+		if (m)
+			return (int)(w * 64 + __builtin_ctzll(m));
+		i = (w + 1) * 64;
+		if (i >= s->n)
+			i = 0;
+	}
+	return -1;
 }
 
 /* Why dt_table_check() refuses a table. */
@@ -211,14 +363,6 @@ static inline int dt_table_check(const struct dt_entry *table, fq_u32 n,
 	return DT_TABLE_OK;
 }
 
-static inline void dt_advance(struct dt_sched *s)
-{
-	if (++s->pos >= s->n) {
-		s->pos = 0;
-		s->walks++;
-	}
-}
-
 /*
  * Does a head of @len fit in @acc bytes?  A packet longer than the class's
  * packet size (a GSO packet, a misconfigured class) goes once the class
@@ -243,24 +387,33 @@ static inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, void *ctx)
 		if (len >= 0 && dt_fits(c, len, s->acc))
 			return s->cur;
 		/* idle: deficit cleared; held or too long: remainder kept */
-		c->deficit = len == DT_IDLE ? 0 : s->acc;
-		s->cur = -1;
-		s->acc = 0;
+		if (len == DT_IDLE) {
+			dt_class_idle(s, s->cur);
+		} else {
+			c->deficit = s->acc;
+			s->cur = -1;
+			s->acc = 0;
+		}
 	}
 	for (visits = 0; visits < max_visits; visits++) {
 		const struct dt_entry *e;
 		struct dt_class *c;
 		fq_u64 acc;
+		int p = dt_next_active(s, s->pos);
 
-		dt_advance(s);
-		e = &s->table[s->pos];
+		if (p < 0)
+			break;
+		if ((fq_u32)p <= s->pos)
+			s->walks++;
+		s->pos = p;
+		e = &s->table[p];
 		c = &s->cls[e->cls];
 		c->visited++;
 		len = head(ctx, e->cls);
 		if (len < 0) {
 			c->skipped++;
 			if (len == DT_IDLE)
-				c->deficit = 0;
+				dt_class_idle(s, e->cls);
 			continue;
 		}
 		acc = c->deficit + (fq_u64)e->weight * s->credit;
@@ -270,6 +423,7 @@ static inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, void *ctx)
 			s->acc = acc;
 			return s->cur;
 		}
+		c->skipped++;
 		c->deficit = acc;
 	}
 	s->empty_scans++;
@@ -339,16 +493,24 @@ static inline int dt_pick_rr(struct dt_sched *s, dt_head_fn head, void *ctx)
 	for (i = 0; i < s->n; i++) {
 		const struct dt_entry *e;
 		struct dt_class *c;
+		int p = dt_next_active(s, s->pos), len;
 
-		dt_advance(s);
-		e = &s->table[s->pos];
+		if (p < 0)
+			break;
+		if ((fq_u32)p <= s->pos)
+			s->walks++;
+		s->pos = p;
+		e = &s->table[p];
 		c = &s->cls[e->cls];
 		c->visited++;
-		if (head(ctx, e->cls) >= 0) {
+		len = head(ctx, e->cls);
+		if (len >= 0) {
 			s->cur = e->cls;
 			return s->cur;
 		}
 		c->skipped++;
+		if (len == DT_IDLE)
+			dt_class_idle(s, e->cls);
 	}
 	s->cur = -1;
 	s->empty_scans++;
@@ -388,16 +550,6 @@ static inline void dt_charge(struct dt_sched *s, fq_u32 cls, fq_u32 len)
 		break;
 	default:
 		break;
-	}
-}
-
-/* Class @cls has no packet left: it loses its deficit and the link. */
-static inline void dt_class_idle(struct dt_sched *s, fq_u32 cls)
-{
-	s->cls[cls].deficit = 0;
-	if (s->cur == (fq_s32)cls) {
-		s->cur = -1;
-		s->acc = 0;
 	}
 }
 

@@ -21,6 +21,9 @@ struct fake {
 	bool endless[DT_MAX_CLASSES];	/* saturated: refills itself */
 };
 
+static struct dt_class CLS[DT_MAX_CLASSES];
+static struct dt_sched S;
+
 static int fake_head(void *ctx, fq_u32 c)
 {
 	struct fake *f = ctx;
@@ -33,7 +36,10 @@ static int fake_head(void *ctx, fq_u32 c)
 static void fake_push(struct fake *f, int c, int len)
 {
 	f->len[c][f->tail[c]++] = len;
+	dt_class_active(&S, c);
 }
+
+static struct fake F;
 
 /* one dequeue: the class sent from and the length, or -1 */
 static int step(struct dt_sched *s, struct fake *f, int *len)
@@ -60,11 +66,8 @@ static int step(struct dt_sched *s, struct fake *f, int *len)
 			EXPECT_EQ(l_, (wl));				\
 	} while (0)
 
-static struct fake F;
-static struct dt_class CLS[DT_MAX_CLASSES];
-static struct dt_sched S;
 
-static void setup(const struct dt_entry *t, fq_u32 n, fq_u32 ncls, fq_u8 mode,
+static void setup(struct dt_entry *t, fq_u32 n, fq_u32 ncls, fq_u8 mode,
 		  fq_u32 credit, fq_u32 mtu)
 {
 	fq_u32 i;
@@ -81,7 +84,7 @@ static void setup(const struct dt_entry *t, fq_u32 n, fq_u32 ncls, fq_u8 mode,
 UNIT_TEST(dtable_weight_deficit_and_idle)
 {
 	/* weights 300 and 200 bytes; real, varying lengths */
-	static const struct dt_entry t[] = { { 0, 3 }, { 1, 2 } };
+	static struct dt_entry t[] = { { .cls = 0, .weight = 3 }, { .cls = 1, .weight = 2 } };
 
 	setup(t, 2, 2, DT_MODE_DTABLE, 100, 150);
 	fake_push(&F, 0, 100);
@@ -109,7 +112,7 @@ UNIT_TEST(dtable_weight_deficit_and_idle)
 	 * and skipped; entry 1: 100 + 200 */
 	EXPECT_STEP(&S, &F, 1, 150);
 	EXPECT_STEP(&S, &F, 1, 150);
-	EXPECT_EQ(CLS[0].skipped, 1);
+	EXPECT_EQ(dt_class_skipped(&S, 0), 1);
 	EXPECT_EQ(CLS[1].deficit, 0);
 	EXPECT_STEP(&S, &F, -1, 0);
 	EXPECT_EQ(CLS[0].packets, 4);
@@ -121,7 +124,7 @@ UNIT_TEST(dtable_deficit_builds_over_walks)
 {
 	/* weights of 100 bytes for packets of 250: the deficit grows walk
 	 * after walk until the packet fits */
-	static const struct dt_entry t[] = { { 0, 1 }, { 1, 1 } };
+	static struct dt_entry t[] = { { .cls = 0, .weight = 1 }, { .cls = 1, .weight = 1 } };
 
 	setup(t, 2, 2, DT_MODE_DTABLE, 100, 250);
 	fake_push(&F, 0, 250);
@@ -129,14 +132,14 @@ UNIT_TEST(dtable_deficit_builds_over_walks)
 	EXPECT_STEP(&S, &F, 1, 100);	/* class 0 saved 100 first */
 	EXPECT_EQ(CLS[0].deficit, 100);
 	EXPECT_STEP(&S, &F, 0, 250);	/* 200, then 300 on the next walk */
-	EXPECT_EQ(CLS[0].visited, 3);
-	EXPECT_EQ(CLS[1].skipped, 1);
+	EXPECT_EQ(dt_class_visited(&S, 0), 3);
+	EXPECT_EQ(dt_class_skipped(&S, 1), 1);
 	EXPECT_EQ(S.walks, 3);	/* passes started at entry 0 */
 }
 
 UNIT_TEST(dtable_held_class_keeps_deficit)
 {
-	static const struct dt_entry t[] = { { 0, 2 }, { 1, 2 } };
+	static struct dt_entry t[] = { { .cls = 0, .weight = 2 }, { .cls = 1, .weight = 2 } };
 
 	setup(t, 2, 2, DT_MODE_DTABLE, 100, 150);
 	fake_push(&F, 0, 150);
@@ -155,7 +158,7 @@ UNIT_TEST(dtable_held_class_keeps_deficit)
 
 UNIT_TEST(dtable_oversized_packet_goes)
 {
-	static const struct dt_entry t[] = { { 0, 1 }, { 1, 1 } };
+	static struct dt_entry t[] = { { .cls = 0, .weight = 1 }, { .cls = 1, .weight = 1 } };
 
 	setup(t, 2, 2, DT_MODE_DTABLE, 100, 100);
 	fake_push(&F, 0, 9000);
@@ -166,11 +169,39 @@ UNIT_TEST(dtable_oversized_packet_goes)
 	EXPECT_STEP(&S, &F, 0, 100);
 }
 
+/* the walk jumps over idle classes; their passes are still counted */
+UNIT_TEST(dtable_idle_passes_counted)
+{
+	static struct dt_entry t[] = {
+		{ .cls = 0, .weight = 1 }, { .cls = 1, .weight = 1 },
+		{ .cls = 0, .weight = 1 }, { .cls = 1, .weight = 1 },
+	};
+	int i;
+
+	setup(t, 4, 2, DT_MODE_DTABLE, 100, 100);
+	for (i = 0; i < 10; i++)
+		fake_push(&F, 0, 100);
+	for (i = 0; i < 10; i++)
+		EXPECT_STEP(&S, &F, 0, 100);
+	EXPECT_STEP(&S, &F, -1, 0);
+	/* entries 0, 2, 0, 2 ...: the walk went by entries 1 and 3 nine times */
+	EXPECT_EQ(dt_class_visited(&S, 0), 10);
+	EXPECT_EQ(dt_class_skipped(&S, 0), 0);
+	EXPECT_EQ(dt_class_visited(&S, 1), 9);
+	EXPECT_EQ(dt_class_skipped(&S, 1), 9);
+	EXPECT_EQ(S.walks, 5);
+	/* waking up folds them in once */
+	fake_push(&F, 1, 100);
+	EXPECT_EQ(dt_class_skipped(&S, 1), 9);
+	EXPECT_STEP(&S, &F, 1, 100);
+	EXPECT_EQ(dt_class_visited(&S, 1), 10);
+}
+
 /* saturated classes of equal packets get bytes in proportion to weights */
 UNIT_TEST(dtable_saturated_shares)
 {
-	static const struct dt_entry t[] = {
-		{ 0, 7 }, { 1, 12 }, { 0, 7 }, { 2, 12 },
+	static struct dt_entry t[] = {
+		{ .cls = 0, .weight = 7 }, { .cls = 1, .weight = 12 }, { .cls = 0, .weight = 7 }, { .cls = 2, .weight = 12 },
 	};
 	int i, l;
 	fq_u64 b[3];
@@ -193,7 +224,7 @@ UNIT_TEST(dtable_saturated_shares)
 
 UNIT_TEST(sbt_keeps_link_then_resets)
 {
-	static const struct dt_entry t[] = { { 0, 3 }, { 1, 1 } };
+	static struct dt_entry t[] = { { .cls = 0, .weight = 3 }, { .cls = 1, .weight = 1 } };
 
 	setup(t, 2, 2, DT_MODE_SBT, 1, 1500);
 	F.endless[0] = F.endless[1] = true;
@@ -219,7 +250,7 @@ UNIT_TEST(sbt_keeps_link_then_resets)
 
 UNIT_TEST(sbt_lone_active_class_exception)
 {
-	static const struct dt_entry t[] = { { 0, 1 }, { 1, 5 } };
+	static struct dt_entry t[] = { { .cls = 0, .weight = 1 }, { .cls = 1, .weight = 5 } };
 
 	setup(t, 2, 2, DT_MODE_SBT, 1, 1500);
 	fake_push(&F, 0, 100);
@@ -250,7 +281,7 @@ UNIT_TEST(sbt_lone_active_class_exception)
 
 UNIT_TEST(sbt_restores_when_all_zero_alone)
 {
-	static const struct dt_entry t[] = { { 0, 1 }, { 1, 1 } };
+	static struct dt_entry t[] = { { .cls = 0, .weight = 1 }, { .cls = 1, .weight = 1 } };
 
 	setup(t, 2, 2, DT_MODE_SBT, 1, 1500);
 	fake_push(&F, 1, 10);
@@ -269,7 +300,7 @@ UNIT_TEST(sbt_restores_when_all_zero_alone)
 
 UNIT_TEST(rr_one_packet_each)
 {
-	static const struct dt_entry t[] = { { 0, 1 }, { 1, 1 }, { 2, 1 } };
+	static struct dt_entry t[] = { { .cls = 0, .weight = 1 }, { .cls = 1, .weight = 1 }, { .cls = 2, .weight = 1 } };
 
 	setup(t, 3, 3, DT_MODE_RR, 1, 1500);
 	fake_push(&F, 0, 1000);
@@ -283,16 +314,16 @@ UNIT_TEST(rr_one_packet_each)
 	EXPECT_STEP(&S, &F, 2, 64);
 	EXPECT_STEP(&S, &F, 2, 64);
 	EXPECT_STEP(&S, &F, -1, 0);
-	EXPECT_EQ(CLS[1].skipped, 4);
+	EXPECT_EQ(dt_class_skipped(&S, 1), 3);	/* the walk passed it 3 times */
 }
 
 UNIT_TEST(table_check_rejects)
 {
-	static const struct dt_entry ok[] = { { 0, 2 }, { 1, 1 } };
-	static const struct dt_entry missing[] = { { 0, 2 }, { 3, 1 } };
-	static const struct dt_entry zero[] = { { 0, 2 }, { 1, 0 } };
-	static const struct dt_entry dup[] = { { 0, 2 }, { 1, 1 }, { 0, 2 } };
-	static const struct dt_entry unused[] = { { 0, 2 }, { 0, 2 } };
+	static struct dt_entry ok[] = { { .cls = 0, .weight = 2 }, { .cls = 1, .weight = 1 } };
+	static struct dt_entry missing[] = { { .cls = 0, .weight = 2 }, { .cls = 3, .weight = 1 } };
+	static struct dt_entry zero[] = { { .cls = 0, .weight = 2 }, { .cls = 1, .weight = 0 } };
+	static struct dt_entry dup[] = { { .cls = 0, .weight = 2 }, { .cls = 1, .weight = 1 }, { .cls = 0, .weight = 2 } };
+	static struct dt_entry unused[] = { { .cls = 0, .weight = 2 }, { .cls = 0, .weight = 2 } };
 	fq_u32 mtu[2] = { 100, 64 }, bad;
 
 	EXPECT_EQ(DT_TABLE_OK, dt_table_check(ok, 2, DT_MODE_DTABLE, 64, mtu, 2, &bad));
@@ -310,8 +341,8 @@ UNIT_TEST(table_check_rejects)
 
 UNIT_TEST(table_change_keeps_served_credit)
 {
-	static const struct dt_entry t1[] = { { 0, 3 }, { 1, 3 } };
-	static const struct dt_entry t2[] = { { 1, 2 }, { 0, 2 } };
+	static struct dt_entry t1[] = { { .cls = 0, .weight = 3 }, { .cls = 1, .weight = 3 } };
+	static struct dt_entry t2[] = { { .cls = 1, .weight = 2 }, { .cls = 0, .weight = 2 } };
 
 	setup(t1, 2, 2, DT_MODE_DTABLE, 100, 100);
 	fake_push(&F, 0, 100);
@@ -405,8 +436,10 @@ UNIT_TEST(config_paper_table5)
 UNIT_TEST(config_paper_table6_spread)
 {
 	struct dt_entry t[] = {
-		{ 0, 4 }, { 1, 2 }, { 0, 4 }, { 2, 3 },
-		{ 0, 4 }, { 1, 2 }, { 0, 4 }, { 2, 3 },
+		{ .cls = 0, .weight = 4 }, { .cls = 1, .weight = 2 },
+		{ .cls = 0, .weight = 4 }, { .cls = 2, .weight = 3 },
+		{ .cls = 0, .weight = 4 }, { .cls = 1, .weight = 2 },
+		{ .cls = 0, .weight = 4 }, { .cls = 2, .weight = 3 },
 	};
 	static const fq_u32 want[] = { 4, 2, 3, 4, 3, 3, 3, 4 };
 	fq_u32 i;

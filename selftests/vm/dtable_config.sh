@@ -176,16 +176,21 @@ log_info "class 1:1 (pfifo limit 2): $drops packets refused and sent again"
 check_err $? "pfifo limit 2 never dropped: the test did not test it"
 log_test "children that drop or hold back: counters right, all delivered"
 
-# grafting back to the default while packets wait purges them cleanly
+# grafting back to the default while packets wait purges them cleanly: a
+# slow tbf (100 packets take 6 s) so they are still there
+ns_run A tc qdisc replace dev veth0 parent 1:2 handle 12: tbf rate 100kbit burst 2k latency 20s ||
+	fatal "slow tbf"
 ns_bg B udp-lat recv --port 9300 --duration 5 > /dev/null
 ns_bg A udp-lat send --dst 10.21.0.2 --port 9300 --size 800 --burst 100 --prio 1:2 > /dev/null
 spid=$BG_PID
-tbf_holds() {
+tbf_backlog() {
 	ns_exec A tc -s qdisc show dev veth0 |
-		awk '/qdisc tbf 12:/ { f = 1 } f && /backlog/ { exit $3 == "0p" }'
+		awk '/qdisc tbf 12:/ { f = 1 } f && /backlog/ { print $3; exit }'
 }
+tbf_holds() { [ "$(tbf_backlog)" != 0p ]; }
 wait_for 10 tbf_holds
 check_err $? "the tbf child never held packets"
+log_info "tbf child holds $(tbf_backlog) when it is deleted"
 ns_run A tc qdisc del dev veth0 parent 1:2
 check_err $? "delete the tbf child"
 bg_wait $spid

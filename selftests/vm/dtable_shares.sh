@@ -45,7 +45,7 @@ DTABLE_CMD=${DTABLE_CMD/ replace / change }
 ns_run A tc qdisc add dev veth0 root handle 10: tbf rate $((RATE * 8))bit burst 2000 latency 10s ||
 	fatal "tbf"
 ns_run A tc qdisc add dev veth0 parent 10:1 handle 1: dtable classes 5 || fatal "dtable"
-ns_exec A ${DTABLE_CMD#tc } || fatal "installing the dtable-config table"
+ns_exec A $DTABLE_CMD || fatal "installing the dtable-config table"
 # short child queues: the saturated phases drain quickly
 for k in 1 2 3 4 5; do
 	ns_run A tc qdisc replace dev veth0 parent 1:$k handle $((20 + k)): pfifo limit 100 ||
@@ -54,7 +54,7 @@ done
 
 set_mode() {
 	case $1 in
-	dtable) ns_exec A ${DTABLE_CMD#tc } ;;
+	dtable) ns_exec A $DTABLE_CMD ;;
 	sbt) ns_exec A tc qdisc change dev veth0 parent 10:1 handle 1: dtable mode sbt \
 		table 0:10 1:30 2:50 3:5 4:5 ;;
 	rr) ns_exec A tc qdisc change dev veth0 parent 10:1 handle 1: dtable mode rr \

@@ -147,6 +147,9 @@ static uint64_t ts_gap(struct ts_class *c)
 	return (uint64_t)mean + 1;
 }
 
+static struct dt_sched ts_sched;
+static bool ts_running;
+
 static int ts_push(struct ts_class *c, uint64_t t, uint32_t len)
 {
 	if (c->count >= ts.limit) {
@@ -155,6 +158,8 @@ static int ts_push(struct ts_class *c, uint64_t t, uint32_t len)
 	}
 	c->q[(c->head + c->count) % ts.limit] = (struct ts_pkt){ t, len };
 	c->count++;
+	if (ts_running)
+		dt_class_active(&ts_sched, c - ts.cls);
 	return 0;
 }
 
@@ -210,7 +215,7 @@ static int ts_run(void)
 	uint64_t end = (uint64_t)(ts.duration * TS_NS), link_free = 0, backlog = 0;
 	uint64_t tr_t = TS_INF, total_bytes = 0, total_pkts = 0;
 	uint32_t tr_c = 0, tr_len = 0, i, bad;
-	struct dt_sched s;
+	struct dt_sched *sp = &ts_sched;
 	int r;
 
 	for (i = 0; i < ts.ncls; i++) {
@@ -250,7 +255,11 @@ static int ts_run(void)
 		fprintf(stderr, "qsim table: %s (entry or class %u)\n", dt_table_strerror(r), bad);
 		return 2;
 	}
-	dt_init(&s, dc, ts.ncls, ts.table, ts.n, ts.mode, ts.credit);
+	dt_init(sp, dc, ts.ncls, ts.table, ts.n, ts.mode, ts.credit);
+	ts_running = true;
+	for (i = 0; i < ts.ncls; i++)
+		if (ts.cls[i].count)
+			dt_class_active(sp, i);
 	if (ts.trace) {
 		r = ts_trace_next(&tr_t, &tr_c, &tr_len);
 		if (r < 0)
@@ -275,7 +284,7 @@ static int ts_run(void)
 			struct ts_class *c;
 			struct ts_pkt p;
 			uint64_t tx;
-			int k = dt_pick(&s, ts_head, NULL);
+			int k = dt_pick(sp, ts_head, NULL);
 
 			if (k < 0 || link_free > end)
 				break;
@@ -285,9 +294,9 @@ static int ts_run(void)
 			c->count--;
 			backlog--;
 			tx = (uint64_t)p.len * TS_NS / ts.rate;
-			dt_charge(&s, k, p.len);
+			dt_charge(sp, k, p.len);
 			if (!c->count)
-				dt_class_idle(&s, k);
+				dt_class_idle(sp, k);
 			link_free += tx;
 			total_bytes += p.len;
 			total_pkts++;
@@ -333,7 +342,7 @@ static int ts_run(void)
 		printf("{\"mode\":\"%s\",\"bytes\":%" PRIu64 ",\"walks\":%" PRIu64
 		       ",\"resets\":%" PRIu64 ",\"lone_sends\":%" PRIu64 ",\"classes\":[\n",
 		       ts.mode == DT_MODE_SBT ? "sbt" : ts.mode == DT_MODE_RR ? "rr" : "dtable",
-		       total_bytes, s.walks, s.resets, s.lone_sends);
+		       total_bytes, sp->walks, sp->resets, sp->lone_sends);
 	else
 		printf("%-5s %10s %12s %7s %7s %8s %9s %9s %9s %9s\n", "class", "packets",
 		       "bytes", "share", "pshare", "drops", "mean_us", "p50_us",
