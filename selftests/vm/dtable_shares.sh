@@ -7,7 +7,8 @@
 # five classes VO VI CL BE BK configured by dtable-config for 10 / 30 /
 # 50 / 5 / 5 % with distances 2 / 4 / 8 / 16 / 16 and MTUs 128 / 256 /
 # 512 / 1024 / 1024 bytes (each class sends packets of its MTU), behind a
-# tbf of 8 Mbit/s so the dtable queue is the bottleneck.
+# tbf of 8 Mbit/s (burst: one largest frame, so the link serialises like a
+# real one) so the dtable queue is the bottleneck.
 #
 #   [ns A] veth0: tbf 10: 8mbit -> dtable 1: ----------> veth1 [ns B]
 #            1:1 VO 128 B  1:2 VI 256 B  1:3 CL 512 B     udp-lat recv
@@ -42,7 +43,7 @@ DTABLE_CMD=$(dtable-config --entries 128 --gmtu 1024 --w 8 --k 2 --credit 64 \
 DTABLE_CMD=${DTABLE_CMD/ root / parent 10:1 }
 DTABLE_CMD=${DTABLE_CMD/ replace / change }
 
-ns_run A tc qdisc add dev veth0 root handle 10: tbf rate $((RATE * 8))bit burst 2000 latency 10s ||
+ns_run A tc qdisc add dev veth0 root handle 10: tbf rate $((RATE * 8))bit burst 1100 latency 10s ||
 	fatal "tbf"
 ns_run A tc qdisc add dev veth0 parent 10:1 handle 1: dtable classes 5 || fatal "dtable"
 ns_exec A $DTABLE_CMD || fatal "installing the dtable-config table"
@@ -65,7 +66,7 @@ set_mode() {
 # "packets bytes backlog_packets" of each class, one line per class
 class_counters() {
 	ns_exec A tc -s class show dev veth0 | awk '
-		/^class dtable/ { c = $3 }
+		/^class/ { c = ($2 == "dtable") ? $3 : "" }
 		/backlog/ && c { for (i = 1; i < NF; i++) if ($i == "backlog") q[c] = $(i + 2) }
 		/deficit/ && c { for (i = 1; i < NF; i++) { if ($i == "packets") p[c] = $(i + 1); if ($i == "bytes") b[c] = $(i + 1) } }
 		END { for (k = 1; k <= 5; k++) { c = "1:" k; sub(/p$/, "", q[c]); print p[c] + 0, b[c] + 0, q[c] + 0 } }'
@@ -80,20 +81,21 @@ SINK=$BG_PID
 
 # saturate MODE: byte and packet shares in % over a window, "b1..b5 p1..p5"
 saturate() {
-	local mode=$1 pids=() k before after
+	local mode=$1 pids=() k
 	for k in 0 1 2 3 4; do
 		ns_bg A udp-lat send --dst $DST --port $((9500 + k)) --size "$(payload "${FRAME[$k]}")" \
-			--duration 4 --prio 1:$((k + 1)) > /dev/null
+			--duration 10 --stream $k --prio 1:$((k + 1)) > /dev/null
 		pids+=($BG_PID)
 	done
 	wait_for 20 all_backlogged || check_err 1 "$mode: not every class got backlogged"
-	before=$(class_counters)
+	class_counters > "$TMP_DIR/before-$mode"
 	sleep 2
-	after=$(class_counters)
+	class_counters > "$TMP_DIR/after-$mode"
 	all_backlogged || check_err 1 "$mode: a class ran dry during the window"
-	for k in "${pids[@]}"; do bg_wait "$k"; done
+	# enough: stop the senders rather than wait out their duration
+	for k in "${pids[@]}"; do kill "$k" 2>/dev/null; bg_wait "$k"; done
 	wait_for 20 test "$(class_counters | awk '{ s += $3 } END { print s }')" = 0
-	paste <(echo "$before") <(echo "$after") | awk '
+	paste "$TMP_DIR/before-$mode" "$TMP_DIR/after-$mode" | awk '
 		{ dp[NR] = $4 - $1; db[NR] = $5 - $2; P += dp[NR]; B += db[NR] }
 		END { for (k = 1; k <= 5; k++) printf "%.2f ", B ? 100 * db[k] / B : 0
 		      for (k = 1; k <= 5; k++) printf "%.2f ", P ? 100 * dp[k] / P : 0 }'
@@ -110,7 +112,8 @@ paced() {
 		# mean gap = frame / (share / 2 x rate)
 		mean=$((FRAME[k] * 200 * 1000000 / (SHARE[k] * RATE)))
 		ns_bg A udp-lat send --dst $DST --port $((9600 + k)) --size "$(payload "${FRAME[$k]}")" \
-			--duration 3 --poisson "$mean" --seed $((k + 7)) --prio 1:$((k + 1)) > /dev/null
+			--duration 3 --poisson "$mean" --seed $((k + 7)) --stream $k \
+			--prio 1:$((k + 1)) > /dev/null
 		pids+=($BG_PID)
 	done
 	for k in "${pids[@]}"; do bg_wait "$k"; done
