@@ -134,7 +134,7 @@ static inline fq_u64 dt_idle_passes(const struct dt_sched *s, const struct dt_cl
 
 static inline bool dt_counts_lazily(const struct dt_sched *s)
 {
-	return s->mode != DT_MODE_SBT;
+	return true;	/* every mode walks the active entries only */
 }
 
 /* fold an idle class's passes into its statistics, restart the count */
@@ -433,34 +433,44 @@ static inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, void *ctx)
 /* Algorithm 1 with the reset and the lone-active-class exception. */
 static inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, void *ctx)
 {
-	fq_u32 i, p, active, total_left, last_active = 0;
-	int pass;
+	fq_u32 i, active, total_left, last_active = 0, off;
+	int pass, p, next, len;
 
 	s->free_ride = false;
 	for (pass = 0; pass < 2; pass++) {
 		active = 0;
-		total_left = 0;
-		/* the scan starts at the entry served last: it keeps the link
-		 * while it has weight */
-		for (i = 0, p = s->pos; i < s->n; i++, p = p + 1 >= s->n ? 0 : p + 1) {
+		/*
+		 * The scan starts at the entry served last (it keeps the link
+		 * while it has weight) and goes once around, over the entries
+		 * of active classes only.
+		 */
+		p = dt_next_active(s, s->pos ? s->pos - 1 : s->n - 1);
+		off = p < 0 ? s->n : ((fq_u32)p + s->n - s->pos) % s->n;
+		while (off < s->n) {
 			const struct dt_entry *e = &s->table[p];
 			struct dt_class *c = &s->cls[e->cls];
 
-			total_left += c->left;
 			c->visited++;
-			if (head(ctx, e->cls) < 0) {
-				c->skipped++;
-				continue;
+			len = head(ctx, e->cls);
+			if (len >= 0) {
+				active++;
+				last_active = p;
+				if (c->left) {
+					if ((fq_u32)p < s->pos)
+						s->walks++;
+					s->pos = p;
+					s->cur = e->cls;
+					return s->cur;
+				}
+			} else if (len == DT_IDLE) {
+				dt_class_idle(s, e->cls);
 			}
-			active++;
-			last_active = p;
-			if (c->left) {
-				if (p < s->pos)
-					s->walks++;
-				s->pos = p;
-				s->cur = e->cls;
-				return s->cur;
-			}
+			c->skipped++;
+			next = dt_next_active(s, p);
+			if (next < 0)
+				break;
+			off += next > p ? (fq_u32)(next - p) : (fq_u32)next + s->n - (fq_u32)p;
+			p = next;
 		}
 		if (!active)
 			break;
@@ -469,9 +479,13 @@ static inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, void *ctx)
 		 * (its idle peers keep what they have); otherwise, and when
 		 * nobody has weight left, restore the table.
 		 */
+		for (i = 0, total_left = 0; i < s->ncls; i++)
+			total_left += s->cls[i].left;
 		if (active == 1 && total_left) {
 			s->lone_sends++;
 			s->free_ride = true;
+			if (last_active < s->pos)
+				s->walks++;
 			s->pos = last_active;
 			s->cur = s->table[last_active].cls;
 			return s->cur;

@@ -298,6 +298,30 @@ UNIT_TEST(sbt_restores_when_all_zero_alone)
 	EXPECT_STEP(&S, &F, -1, 0);
 }
 
+/* idle classes in between: the scan jumps them, the ratios hold */
+UNIT_TEST(sbt_with_idle_classes)
+{
+	static struct dt_entry t[] = {
+		{ .cls = 0, .weight = 1 }, { .cls = 1, .weight = 2 },
+		{ .cls = 2, .weight = 3 }, { .cls = 3, .weight = 4 },
+		{ .cls = 4, .weight = 5 }, { .cls = 5, .weight = 6 },
+	};
+	int i, l;
+
+	setup(t, 6, 6, DT_MODE_SBT, 1, 1500);
+	for (i = 1; i <= 4; i += (i == 1 ? 2 : 1)) {
+		F.endless[i] = true;
+		fake_push(&F, i, 100);
+	}
+	for (i = 0; i < 110; i++)
+		EXPECT_TRUE(step(&S, &F, &l) >= 0);
+	EXPECT_EQ(CLS[1].packets, 20);
+	EXPECT_EQ(CLS[3].packets, 40);
+	EXPECT_EQ(CLS[4].packets, 50);
+	EXPECT_EQ(S.lone_sends, 0);
+	EXPECT_EQ(S.resets, 9);	/* the tenth round is still on its weights */
+}
+
 UNIT_TEST(rr_one_packet_each)
 {
 	static struct dt_entry t[] = { { .cls = 0, .weight = 1 }, { .cls = 1, .weight = 1 }, { .cls = 2, .weight = 1 } };
