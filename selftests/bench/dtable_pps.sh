@@ -11,7 +11,8 @@
 # classes go active and idle packet by packet, the worst case for a table
 # walk.  The same flow filter spreads packets over the classes for every
 # qdisc: pktgen steps through 1024 UDP source ports, and
-# "flow hash keys proto-src divisor N baseclass 1:1" maps them to 1:1..1:N.
+# "handle 1 flow hash keys proto-src divisor N baseclass 1:1" (cls_flow
+# wants a handle) maps them to 1:1..1:N.
 #
 #   [ns P]  kpktgend_0 --dev_queue_xmit--> root qdisc of dummy0 --> dummy0
 #
@@ -114,7 +115,7 @@ qdisc_setup() {
 		tc qdisc add dev "$DEV" root handle 1: dtable classes "$n" mode rr ;;
 	esac || fatal "cannot set up $qd"
 	[[ $qd == pfifo ]] && return
-	tc filter add dev "$DEV" parent 1: protocol ip prio 1 flow hash \
+	tc filter add dev "$DEV" parent 1: protocol ip prio 1 handle 1 flow hash \
 		keys proto-src divisor "$n" baseclass 1:1 || fatal "filter for $qd"
 }
 
