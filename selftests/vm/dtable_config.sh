@@ -169,6 +169,10 @@ ns_run A tc qdisc replace dev veth0 parent 1:1 handle 11: pfifo limit 2 &&
 ns_run A tc qdisc replace dev veth0 parent 1:2 handle 12: tbf rate 2mbit burst 2k latency 1s &&
 ns_run A tc qdisc replace dev veth0 parent 1:3 handle 13: netem delay 5ms limit 50 ||
 	fatal "grafting children"
+# a 2 Mbit/s link: queues form in the children however slowly a loaded
+# VM sends (at 20 Mbit/s a slow sender never filled pfifo limit 2)
+ns_run A tc qdisc change dev veth0 root handle 10: tbf rate 2mbit burst 4k latency 2s ||
+	fatal "slowing the link"
 burst_test children 150
 drops=$(ns_exec A tc -s class show dev veth0 classid 1:1 | sed -n 's/.* drops \([0-9]*\).*/\1/p' | tail -n1)
 log_info "class 1:1 (pfifo limit 2): $drops packets refused and sent again"
