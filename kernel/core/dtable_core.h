@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Table-based egress schedulers of the dtable qdisc (paper:
+ * omni-path-qos-sbt-dtable, section 3), shared by sch_dtable.c, the unit
+ * tests and qsim.
+ *
+ * A table is a list of entries (class, weight).  Three disciplines walk it:
+ *
+ *  dtable  (Algorithm 2) the table is walked round robin to the next entry
+ *          whose class is active; the class gets the entry's weight (in
+ *          credits of @credit bytes) plus its deficit and sends while its
+ *          head packet fits.  When the head no longer fits, what is left
+ *          becomes the class's deficit; when the class goes idle its
+ *          deficit is cleared.  Real packet lengths are charged.
+ *  sbt     (Algorithm 1) one entry per class, weights in packets: the class
+ *          being served keeps sending while it has weight left, each packet
+ *          costs one; the weights are restored when every active class has
+ *          run out.  A lone active class may send with no weight left.
+ *  rr      one packet per active class in table order (the baseline).
+ *
+ * The core holds no packets.  The caller tells it, through a callback, the
+ * length of a class's head packet, or that the class is idle (no packet)
+ * or held (packets, none allowed out now: a shaping child).  dt_pick()
+ * names the class to send from; the caller takes the head packet and
+ * reports it with dt_charge().  dt_class_idle() is called when a class
+ * empties (after a dequeue, or when its child dropped its last packet).
+ */
+#ifndef FQ_DTABLE_CORE_H
+#define FQ_DTABLE_CORE_H
+
+#include "core_types.h"
+
+#define DT_MAX_ENTRIES		4096
+#define DT_MAX_CLASSES		256
+#define DT_MAX_WEIGHT		(1U << 24)
+#define DT_MAX_CREDIT		65536U
+
+enum dt_mode {
+	DT_MODE_DTABLE = 0,
+	DT_MODE_SBT = 1,
+	DT_MODE_RR = 2,
+};
+
+/* head callback results besides a length */
+#define DT_IDLE		(-1)	/* no packet queued */
+#define DT_HELD		(-2)	/* packets queued, none may leave now */
+
+#define DT_NO_ENTRY	0xffff
+
+struct dt_entry {
+	fq_u16 cls;
+	fq_u16 next;		/* next entry of the same class (dt_set_table) */
+	fq_u32 weight;		/* dtable: credits; sbt: packets; rr: unused */
+};
+
+struct dt_class {
+	fq_u64 deficit;		/* dtable: bytes owed to the class */
+	fq_u32 mtu;		/* largest packet the weights are sized for */
+	fq_u32 left;		/* sbt: packets left in this round */
+	fq_u32 sbt_weight;	/* sbt: weight restored on reset */
+	fq_u16 first;		/* its first table entry, DT_NO_ENTRY: none */
+	fq_u16 nent;		/* its table entries */
+	bool active;		/* has packets (dt_class_active / _idle) */
+	/* where the walk was when the class went idle (dtable, rr) */
+	fq_u64 idle_walks;
+	fq_u32 idle_pos;
+	/* statistics, only grow */
+	fq_u64 packets;
+	fq_u64 bytes;
+	fq_u64 visited;		/* table entries of this class the walk passed */
+	fq_u64 skipped;		/* ... without the class sending (idle, held,
+				 * head too long) */
+};
+
+struct dt_sched {
+	struct dt_entry *table;
+	fq_u32 n;		/* entries */
+	fq_u32 credit;		/* bytes per weight unit (dtable) */
+	fq_u32 rounds;		/* table walks a pick may need */
+	fq_u8 mode;
+	struct dt_class *cls;
+	fq_u32 ncls;
+
+	fq_u32 pos;		/* entry being served or last visited */
+	fq_s32 cur;		/* class being served, -1 for none */
+	fq_u64 acc;		/* dtable: accumulated weight of cur, bytes */
+	bool free_ride;		/* sbt: this pick is the lone-class exception */
+
+	/* statistics */
+	fq_u64 walks;		/* passes through the whole table */
+	fq_u64 empty_scans;	/* picks that found nothing to send */
+	fq_u64 resets;		/* sbt weight restorations */
+	fq_u64 lone_sends;	/* sbt packets sent on zero weight */
+
+	/*
+	 * dtable and rr walk only the entries whose class has packets: bit i
+	 * is set while entry i's class is active, so an idle class costs
+	 * nothing per packet.  The passes over an idle class's entries are
+	 * counted when it wakes up (dt_idle_passes()), not one by one.
+	 */
+	fq_u64 emask[DT_MAX_ENTRIES / 64];
+};
+
+typedef int (*dt_head_fn)(void *ctx, fq_u32 cls);
+
+/* Set or clear the walk bits of class @c's entries. */
+static inline void dt_mark(struct dt_sched *s, const struct dt_class *c, bool on)
+{
+	fq_u32 e;
+
+	for (e = c->first; e != DT_NO_ENTRY; e = s->table[e].next) {
+		if (on)
+			s->emask[e / 64] |= 1ULL << (e % 64);
+		else
+			s->emask[e / 64] &= ~(1ULL << (e % 64));
+	}
+}
+
+/*
+ * Passes of the walk over idle class @c's entries since it went idle.
+ * With W = walks x n + pos the walk's position, entry i is passed once
+ * per k in (W1, W2] with k = i mod n, which is (walks2 - walks1) +
+ * [i <= pos2] - [i <= pos1]: no division, one look per entry.
+ */
+static inline fq_u64 dt_idle_passes(const struct dt_sched *s, const struct dt_class *c)
+{
+	fq_u64 passes = (fq_u64)c->nent * (s->walks - c->idle_walks);
+	fq_u32 e;
+
+	for (e = c->first; e != DT_NO_ENTRY; e = s->table[e].next)
+		passes += (e <= s->pos) - (e <= c->idle_pos);
+	return passes;
+}
+
+static inline bool dt_counts_lazily(const struct dt_sched *s)
+{
+	return true;	/* every mode walks the active entries only */
+}
+
+/* fold an idle class's passes into its statistics, restart the count */
+static inline void dt_fold_idle(struct dt_sched *s, struct dt_class *c)
+{
+	if (!c->active && dt_counts_lazily(s)) {
+		fq_u64 p = dt_idle_passes(s, c);
+
+		c->visited += p;
+		c->skipped += p;
+	}
+	c->idle_walks = s->walks;
+	c->idle_pos = s->pos;
+}
+
+/*
+ * Install @table (@n entries) on @s; its next links are (re)computed.
+ * Queued packets stay where they are: the class being served gives what
+ * it holds back as deficit, the walk restarts at the first entry, sbt
+ * weights restart full.  The caller has validated the table
+ * (dt_table_check()).
+ */
+static inline void dt_set_table(struct dt_sched *s, struct dt_entry *table,
+				fq_u32 n, fq_u8 mode, fq_u32 credit)
+{
+	fq_u32 i, rounds = 1;
+
+	if (s->cur >= 0 && s->mode == DT_MODE_DTABLE)
+		s->cls[s->cur].deficit = s->acc;
+	if (s->table) {
+		for (i = 0; i < s->ncls; i++)
+			dt_fold_idle(s, &s->cls[i]);
+	}
+	s->table = table;
+	s->n = n;
+	s->mode = mode;
+	s->credit = credit ? credit : 1;
+	s->cur = -1;
+	s->acc = 0;
+	s->free_ride = false;
+	/* the first walk starts at entry 0 (sbt scans from pos itself) */
+	s->pos = mode == DT_MODE_SBT ? 0 : n - 1;
+	for (i = 0; i < s->ncls; i++) {
+		s->cls[i].sbt_weight = 0;
+		s->cls[i].first = DT_NO_ENTRY;
+		s->cls[i].nent = 0;
+	}
+	/* links built backwards so each list is in table order */
+	for (i = n; i-- > 0; ) {
+		struct dt_class *c = &s->cls[table[i].cls];
+		fq_u64 w = (fq_u64)table[i].weight * s->credit;
+		fq_u32 r;
+
+		table[i].next = c->first;
+		c->first = (fq_u16)i;
+		c->nent++;
+		c->sbt_weight += table[i].weight;
+		/* walks an entry needs before its class's largest packet fits */
+		r = w ? (fq_u32)fq_div64(c->mtu + w - 1, w) : 1;
+		if (r > rounds)
+			rounds = r;
+	}
+	for (i = 0; i < DT_MAX_ENTRIES / 64; i++)
+		s->emask[i] = 0;
+	for (i = 0; i < s->ncls; i++) {
+		struct dt_class *c = &s->cls[i];
+
+		c->left = c->sbt_weight;
+		c->idle_walks = s->walks;
+		c->idle_pos = s->pos;
+		if (c->active)
+			dt_mark(s, c, true);
+	}
+	s->rounds = rounds;
+}
+
+static inline void dt_init(struct dt_sched *s, struct dt_class *cls, fq_u32 ncls,
+			   struct dt_entry *table, fq_u32 n, fq_u8 mode,
+			   fq_u32 credit)
+{
+	*s = (struct dt_sched){ .cur = -1 };
+	s->cls = cls;
+	s->ncls = ncls;
+	dt_set_table(s, table, n, mode, credit);
+}
+
+/* Class @cls has packets now (idempotent: call after every enqueue). */
+static inline void dt_class_active(struct dt_sched *s, fq_u32 cls)
+{
+	struct dt_class *c = &s->cls[cls];
+
+	if (c->active)
+		return;
+	dt_fold_idle(s, c);
+	c->active = true;
+	dt_mark(s, c, true);
+}
+
+/* Class @cls has no packet left: it loses its deficit and the link. */
+static inline void dt_class_idle(struct dt_sched *s, fq_u32 cls)
+{
+	struct dt_class *c = &s->cls[cls];
+
+	c->deficit = 0;
+	if (s->cur == (fq_s32)cls) {
+		s->cur = -1;
+		s->acc = 0;
+	}
+	if (!c->active)
+		return;
+	c->active = false;
+	c->idle_walks = s->walks;
+	c->idle_pos = s->pos;
+	dt_mark(s, c, false);
+}
+
+/* statistics: entries passed and skipped, idle passes included */
+static inline fq_u64 dt_class_visited(const struct dt_sched *s, fq_u32 cls)
+{
+	const struct dt_class *c = &s->cls[cls];
+
+	return c->visited + (!c->active && dt_counts_lazily(s) ? dt_idle_passes(s, c) : 0);
+}
+
+static inline fq_u64 dt_class_skipped(const struct dt_sched *s, fq_u32 cls)
+{
+	const struct dt_class *c = &s->cls[cls];
+
+	return c->skipped + (!c->active && dt_counts_lazily(s) ? dt_idle_passes(s, c) : 0);
+}
+
+/*
+ * The first entry after @from, cyclically, whose class is active; -1 when
+ * none is.  At most one look per 64 entries.
+ */
+static inline int dt_next_active(const struct dt_sched *s, fq_u32 from)
+{
+	fq_u32 words = (s->n + 63) / 64, i = from + 1 >= s->n ? 0 : from + 1, k;
+
+	for (k = 0; k <= words; k++) {
+		fq_u32 w = i / 64;
+		fq_u64 m = s->emask[w] & (~0ULL << (i % 64));
+
+		if (m)
+			return (int)(w * 64 + __builtin_ctzll(m));
+		i = (w + 1) * 64;
+		if (i >= s->n)
+			i = 0;
+	}
+	return -1;
+}
+
+/* Why dt_table_check() refuses a table. */
+enum dt_table_err {
+	DT_TABLE_OK,
+	DT_TABLE_EMPTY,
+	DT_TABLE_TOO_LONG,
+	DT_TABLE_BAD_CREDIT,
+	DT_TABLE_NO_CLASS,
+	DT_TABLE_ZERO_WEIGHT,
+	DT_TABLE_HEAVY,
+	DT_TABLE_BELOW_MTU,
+	DT_TABLE_SBT_DUP,
+	DT_TABLE_UNSERVED,
+};
+
+static inline const char *dt_table_strerror(int err)
+{
+	switch (err) {
+	case DT_TABLE_OK:		return "ok";
+	case DT_TABLE_EMPTY:		return "the table has no entries";
+	case DT_TABLE_TOO_LONG:		return "too many table entries";
+	case DT_TABLE_BAD_CREDIT:	return "credit out of range";
+	case DT_TABLE_NO_CLASS:		return "a table entry names a class that does not exist";
+	case DT_TABLE_ZERO_WEIGHT:	return "a table entry has weight zero";
+	case DT_TABLE_HEAVY:		return "a table entry's weight is too large";
+	case DT_TABLE_BELOW_MTU:	return "a table entry's weight is below its class's packet size";
+	case DT_TABLE_SBT_DUP:		return "sbt takes one entry per class";
+	default:			return "a class has no table entry";
+	}
+}
+
+/*
+ * Why a table is refused (DT_TABLE_*), or DT_TABLE_OK.  @mtu[c] is class
+ * c's packet size in bytes (weights below it are refused in dtable mode,
+ * so that one walk of the table always finds a sender).  @bad gets the
+ * offending entry (or class, for DT_TABLE_UNSERVED).
+ */
+static inline int dt_table_check(const struct dt_entry *table, fq_u32 n,
+				 fq_u8 mode, fq_u32 credit,
+				 const fq_u32 *mtu, fq_u32 ncls, fq_u32 *bad)
+{
+	fq_u32 seen[DT_MAX_CLASSES / 32] = { 0 };
+	fq_u32 i;
+
+	*bad = 0;
+	if (!n)
+		return DT_TABLE_EMPTY;
+	if (n > DT_MAX_ENTRIES)
+		return DT_TABLE_TOO_LONG;
+	if (!credit || credit > DT_MAX_CREDIT)
+		return DT_TABLE_BAD_CREDIT;
+	for (i = 0; i < n; i++) {
+		const struct dt_entry *e = &table[i];
+
+		*bad = i;
+		if (e->cls >= ncls)
+			return DT_TABLE_NO_CLASS;
+		if (mode != DT_MODE_RR && !e->weight)
+			return DT_TABLE_ZERO_WEIGHT;
+		if (e->weight > DT_MAX_WEIGHT)
+			return DT_TABLE_HEAVY;
+		if (mode == DT_MODE_DTABLE &&
+		    (fq_u64)e->weight * credit < mtu[e->cls])
+			return DT_TABLE_BELOW_MTU;
+		if (mode == DT_MODE_SBT && (seen[e->cls / 32] & (1U << (e->cls % 32))))
+			return DT_TABLE_SBT_DUP;
+		seen[e->cls / 32] |= 1U << (e->cls % 32);
+	}
+	for (i = 0; i < ncls; i++) {
+		if (!(seen[i / 32] & (1U << (i % 32)))) {
+			*bad = i;
+			return DT_TABLE_UNSERVED;
+		}
+	}
+	return DT_TABLE_OK;
+}
+
+/*
+ * Does a head of @len fit in @acc bytes?  A packet longer than the class's
+ * packet size (a GSO packet, a misconfigured class) goes once the class
+ * holds a full packet size, and is charged what the class holds, so no
+ * packet waits forever.
+ */
+static inline bool dt_fits(const struct dt_class *c, fq_u32 len, fq_u64 acc)
+{
+	return len <= acc || (len > c->mtu && acc >= c->mtu && acc);
+}
+
+/* Algorithm 2: the class to send from, or -1. */
+static inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, void *ctx)
+{
+	fq_u64 visits, max_visits = (fq_u64)s->n * s->rounds;
+	int len;
+
+	if (s->cur >= 0) {
+		struct dt_class *c = &s->cls[s->cur];
+
+		len = head(ctx, s->cur);
+		if (len >= 0 && dt_fits(c, len, s->acc))
+			return s->cur;
+		/* idle: deficit cleared; held or too long: remainder kept */
+		if (len == DT_IDLE) {
+			dt_class_idle(s, s->cur);
+		} else {
+			c->deficit = s->acc;
+			s->cur = -1;
+			s->acc = 0;
+		}
+	}
+	for (visits = 0; visits < max_visits; visits++) {
+		const struct dt_entry *e;
+		struct dt_class *c;
+		fq_u64 acc;
+		int p = dt_next_active(s, s->pos);
+
+		if (p < 0)
+			break;
+		if ((fq_u32)p <= s->pos)
+			s->walks++;
+		s->pos = p;
+		e = &s->table[p];
+		c = &s->cls[e->cls];
+		c->visited++;
+		len = head(ctx, e->cls);
+		if (len < 0) {
+			c->skipped++;
+			if (len == DT_IDLE)
+				dt_class_idle(s, e->cls);
+			continue;
+		}
+		acc = c->deficit + (fq_u64)e->weight * s->credit;
+		c->deficit = 0;
+		if (dt_fits(c, len, acc)) {
+			s->cur = e->cls;
+			s->acc = acc;
+			return s->cur;
+		}
+		c->skipped++;
+		c->deficit = acc;
+	}
+	s->empty_scans++;
+	return -1;
+}
+
+/* Algorithm 1 with the reset and the lone-active-class exception. */
+static inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, void *ctx)
+{
+	fq_u32 i, active, total_left, last_active = 0, off;
+	int pass, p, next, len;
+
+	s->free_ride = false;
+	for (pass = 0; pass < 2; pass++) {
+		active = 0;
+		/*
+		 * The scan starts at the entry served last (it keeps the link
+		 * while it has weight) and goes once around, over the entries
+		 * of active classes only.
+		 */
+		p = dt_next_active(s, s->pos ? s->pos - 1 : s->n - 1);
+		off = p < 0 ? s->n : ((fq_u32)p + s->n - s->pos) % s->n;
+		while (off < s->n) {
+			const struct dt_entry *e = &s->table[p];
+			struct dt_class *c = &s->cls[e->cls];
+
+			c->visited++;
+			len = head(ctx, e->cls);
+			if (len >= 0) {
+				active++;
+				last_active = p;
+				if (c->left) {
+					if ((fq_u32)p < s->pos)
+						s->walks++;
+					s->pos = p;
+					s->cur = e->cls;
+					return s->cur;
+				}
+			} else if (len == DT_IDLE) {
+				dt_class_idle(s, e->cls);
+			}
+			c->skipped++;
+			next = dt_next_active(s, p);
+			if (next < 0)
+				break;
+			off += next > p ? (fq_u32)(next - p) : (fq_u32)next + s->n - (fq_u32)p;
+			p = next;
+		}
+		if (!active)
+			break;
+		/*
+		 * Every active class is out of weight.  A lone one may go on
+		 * (its idle peers keep what they have); otherwise, and when
+		 * nobody has weight left, restore the table.
+		 */
+		for (i = 0, total_left = 0; i < s->ncls; i++)
+			total_left += s->cls[i].left;
+		if (active == 1 && total_left) {
+			s->lone_sends++;
+			s->free_ride = true;
+			if (last_active < s->pos)
+				s->walks++;
+			s->pos = last_active;
+			s->cur = s->table[last_active].cls;
+			return s->cur;
+		}
+		for (i = 0; i < s->ncls; i++)
+			s->cls[i].left = s->cls[i].sbt_weight;
+		s->resets++;
+	}
+	s->cur = -1;
+	s->empty_scans++;
+	return -1;
+}
+
+/* Round robin: the next active entry, one packet each. */
+static inline int dt_pick_rr(struct dt_sched *s, dt_head_fn head, void *ctx)
+{
+	fq_u32 i;
+
+	for (i = 0; i < s->n; i++) {
+		const struct dt_entry *e;
+		struct dt_class *c;
+		int p = dt_next_active(s, s->pos), len;
+
+		if (p < 0)
+			break;
+		if ((fq_u32)p <= s->pos)
+			s->walks++;
+		s->pos = p;
+		e = &s->table[p];
+		c = &s->cls[e->cls];
+		c->visited++;
+		len = head(ctx, e->cls);
+		if (len >= 0) {
+			s->cur = e->cls;
+			return s->cur;
+		}
+		c->skipped++;
+		if (len == DT_IDLE)
+			dt_class_idle(s, e->cls);
+	}
+	s->cur = -1;
+	s->empty_scans++;
+	return -1;
+}
+
+static inline int dt_pick(struct dt_sched *s, dt_head_fn head, void *ctx)
+{
+	if (!s->n)
+		return -1;
+	switch (s->mode) {
+	case DT_MODE_SBT:
+		return dt_pick_sbt(s, head, ctx);
+	case DT_MODE_RR:
+		return dt_pick_rr(s, head, ctx);
+	default:
+		return dt_pick_dtable(s, head, ctx);
+	}
+}
+
+/* The head of class @cls (just picked), @len bytes, has left. */
+static inline void dt_charge(struct dt_sched *s, fq_u32 cls, fq_u32 len)
+{
+	struct dt_class *c = &s->cls[cls];
+
+	c->packets++;
+	c->bytes += len;
+	switch (s->mode) {
+	case DT_MODE_DTABLE:
+		if ((fq_s32)cls == s->cur)
+			s->acc -= len < s->acc ? len : s->acc;
+		break;
+	case DT_MODE_SBT:
+		if (!s->free_ride && c->left)
+			c->left--;
+		s->free_ride = false;
+		break;
+	default:
+		break;
+	}
+}
+
+/* A class's deficit as statistics show it (the served one holds acc). */
+static inline fq_u64 dt_class_deficit(const struct dt_sched *s, fq_u32 cls)
+{
+	if (s->mode == DT_MODE_DTABLE && s->cur == (fq_s32)cls)
+		return s->acc;
+	return s->cls[cls].deficit;
+}
+
+#endif /* FQ_DTABLE_CORE_H */

@@ -1,0 +1,746 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sch_dtable: table-based egress scheduling (DTable, SBT, round robin).
+ *
+ * The classes are service levels, each with a child qdisc (pfifo unless
+ * grafted).  An arbitration table of entries (class, weight) decides which
+ * class sends next (paper: omni-path-qos-sbt-dtable, section 3; the
+ * algorithms are in core/dtable_core.h):
+ *
+ *   dtable  the table is walked round robin to the next entry whose class
+ *           has a packet; the class gets the entry's weight (credits of
+ *           "credit" bytes) plus its deficit and sends while its head
+ *           packet fits; the rest is its deficit; an idle class loses it.
+ *           The number of entries of a class and their spacing bound its
+ *           latency, their weights set its share: the two are decoupled
+ *           (dtable-config computes such tables).
+ *   sbt     one entry per class, weights in packets, restored when every
+ *           active class has used its own; a lone active class may go on.
+ *   rr      one packet per active class in table order.
+ *
+ * The table is replaced whole and atomically by "tc qdisc change": queued
+ * packets stay in their classes, so nothing is lost or reordered within a
+ * class.  Validation rejects tables that name missing classes, leave a
+ * class out, hold zero weights (dtable, sbt), exceed the entry limit, or
+ * (dtable) give an entry less than its class's packet size, which is what
+ * lets one walk of the table always find a sender.
+ *
+ * Children may drop (a full pfifo, codel at dequeue) or hold packets back
+ * (tbf, netem).  The scheduler asks a child for its head with ->peek()
+ * and takes exactly that packet with qdisc_dequeue_peeked(); a held child
+ * is passed over with its deficit kept; when a child empties, at our
+ * dequeue or by its own drops (qlen_notify), its class loses its deficit
+ * and the link.  qlen_notify only touches the core's per-class state, so
+ * calling it twice, or during a walk, is harmless.
+ */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <net/netlink.h>
+#include <net/pkt_cls.h>
+#include <net/pkt_sched.h>
+#include <net/sch_generic.h>
+
+#include "include/uapi/linux/pkt_sched_dtable.h"
+#include "core/dtable_core.h"
+
+#define DTABLE_DEFAULT_CREDIT	1	/* weights in bytes */
+#define DTABLE_MTU_MAX		65536
+
+struct dtable_class {
+	struct Qdisc *qdisc;
+	u64 drops;		/* refused by the child at enqueue */
+};
+
+struct dtable_sched {
+	struct tcf_proto __rcu *filter_list;
+	struct tcf_block *block;
+	u16 nclasses;
+	u8 prio2cls[TC_DTABLE_PRIO_BANDS];
+	struct dtable_class *classes;
+	struct dt_class *core_cls;
+	struct dt_entry *table;
+	struct dt_sched core;
+	u64 table_changes;
+};
+
+/* A validated configuration, built before anything is changed. */
+struct dtable_cfg {
+	u8 mode;
+	u32 credit;
+	u32 mtu[TC_DTABLE_MAX_CLASSES];
+	u8 prio2cls[TC_DTABLE_PRIO_BANDS];
+	struct dt_entry *table;	/* newly allocated, or NULL: keep the old */
+	u32 n;
+};
+
+/* ---- netlink policy ---------------------------------------------------- */
+
+static struct netlink_range_validation dtable_credit_range = {
+	.min = 1,
+	.max = DT_MAX_CREDIT,
+};
+
+static const struct nla_policy dtable_policy[TCA_DTABLE_MAX + 1] = {
+	[TCA_DTABLE_MODE]	= NLA_POLICY_MAX(NLA_U8, TC_DTABLE_MODE_MAX),
+	[TCA_DTABLE_CLASSES]	= NLA_POLICY_RANGE(NLA_U16, 1, TC_DTABLE_MAX_CLASSES),
+	[TCA_DTABLE_CREDIT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dtable_credit_range),
+	[TCA_DTABLE_MTU]	= { .type = NLA_BINARY,
+				    .len = sizeof(u32) * TC_DTABLE_MAX_CLASSES },
+	[TCA_DTABLE_PRIOMAP]	= NLA_POLICY_EXACT_LEN(TC_DTABLE_PRIO_BANDS),
+	/* the entry count is checked by hand, to say so in plain words */
+	[TCA_DTABLE_TABLE]	= { .type = NLA_BINARY, .len = U16_MAX - NLA_HDRLEN },
+	[TCA_DTABLE_ENTRIES]	= { .type = NLA_REJECT },
+};
+
+/* room left for the statistics after the options of a dump */
+#define DTABLE_DUMP_SPARE	512
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static u32 dtable_class_id(struct Qdisc *sch, u32 c)
+{
+	return TC_H_MAKE(sch->handle, c + 1);
+}
+
+/* The class of a "minor" arg (1..nclasses), or NULL. */
+static struct dtable_class *dtable_class_from_arg(struct Qdisc *sch, unsigned long arg)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+
+	if (!arg || arg > q->nclasses)
+		return NULL;
+	return &q->classes[arg - 1];
+}
+
+/* Head callback of the core: the length of class @c's next packet. */
+static int dtable_head(void *ctx, u32 c)
+{
+	struct dtable_sched *q = ctx;
+	struct Qdisc *child = q->classes[c].qdisc;
+	struct sk_buff *skb;
+
+	if (!child->q.qlen)
+		return DT_IDLE;
+	skb = child->ops->peek(child);
+	if (!skb)
+		return child->q.qlen ? DT_HELD : DT_IDLE;
+	return min_t(unsigned int, qdisc_pkt_len(skb), INT_MAX);
+}
+
+/* ---- enqueue / dequeue ---------------------------------------------------- */
+
+static struct dtable_class *dtable_classify(struct sk_buff *skb, struct Qdisc *sch,
+					    int *qerr)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+	u32 prio = skb->priority;
+	struct tcf_result res;
+	struct tcf_proto *fl;
+	int err;
+
+	*qerr = NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
+	if (TC_H_MAJ(prio) != sch->handle) {
+		fl = rcu_dereference_bh(q->filter_list);
+		err = tcf_classify_qdisc(skb, fl, &res, false);
+#ifdef CONFIG_NET_CLS_ACT
+		switch (err) {
+		case TC_ACT_STOLEN:
+		case TC_ACT_QUEUED:
+		case TC_ACT_TRAP:
+			*qerr = NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
+			fallthrough;
+		case TC_ACT_SHOT:
+			return NULL;
+		}
+#endif
+		if (!fl || err < 0)
+			return &q->classes[q->prio2cls[prio & TC_PRIO_MAX]];
+		prio = res.classid;
+	}
+	/* a classid of ours: minors 1..nclasses; anything else the priomap's */
+	if (TC_H_MIN(prio) < 1 || TC_H_MIN(prio) > q->nclasses)
+		return &q->classes[q->prio2cls[0]];
+	return &q->classes[TC_H_MIN(prio) - 1];
+}
+
+static int dtable_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+				struct sk_buff **to_free)
+{
+	unsigned int len = qdisc_pkt_len(skb);
+	struct dtable_sched *q = qdisc_priv(sch);
+	struct dtable_class *cl;
+	int err;
+
+	cl = dtable_classify(skb, sch, &err);
+	if (unlikely(!cl)) {
+		if (err & __NET_XMIT_BYPASS)
+			qdisc_qstats_drop(sch);
+		__qdisc_drop(skb, to_free);
+		return err;
+	}
+	err = qdisc_enqueue(skb, cl->qdisc, to_free);
+	if (unlikely(err != NET_XMIT_SUCCESS)) {
+		if (net_xmit_drop_count(err)) {
+			cl->drops++;
+			qdisc_qstats_drop(sch);
+		}
+		return err;
+	}
+	dt_class_active(&q->core, cl - q->classes);
+	sch->qstats.backlog += len;
+	sch->q.qlen++;
+	return NET_XMIT_SUCCESS;
+}
+
+static struct sk_buff *dtable_qdisc_dequeue(struct Qdisc *sch)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+	struct dtable_class *cl;
+	struct sk_buff *skb;
+	int c;
+
+	if (!sch->q.qlen)
+		return NULL;
+	c = dt_pick(&q->core, dtable_head, q);
+	if (c < 0)
+		return NULL;	/* only held-back children: their timers call us */
+	cl = &q->classes[c];
+	skb = qdisc_dequeue_peeked(cl->qdisc);
+	if (unlikely(!skb))
+		return NULL;
+	dt_charge(&q->core, c, qdisc_pkt_len(skb));
+	qdisc_bstats_update(sch, skb);
+	qdisc_qstats_backlog_dec(sch, skb);
+	sch->q.qlen--;
+	if (!cl->qdisc->q.qlen)
+		dt_class_idle(&q->core, c);
+	return skb;
+}
+
+/* ---- configuration ------------------------------------------------------- */
+
+/*
+ * Check @tb against the current state (@init: none yet) and fill @cfg.
+ * Allocates cfg->table when a table is given or made by default; the
+ * caller frees it on error.
+ */
+static int dtable_prepare(struct Qdisc *sch, struct nlattr **tb, u16 nclasses,
+			  bool init, struct dtable_cfg *cfg,
+			  struct netlink_ext_ack *extack)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+	const struct dt_entry *check;
+	u32 i, n, bad;
+
+	cfg->table = NULL;
+	cfg->mode = tb[TCA_DTABLE_MODE] ? nla_get_u8(tb[TCA_DTABLE_MODE]) :
+		    init ? TC_DTABLE_MODE_DTABLE : q->core.mode;
+	cfg->credit = tb[TCA_DTABLE_CREDIT] ? nla_get_u32(tb[TCA_DTABLE_CREDIT]) :
+		      init ? DTABLE_DEFAULT_CREDIT : q->core.credit;
+
+	if (tb[TCA_DTABLE_MTU]) {
+		u32 len = nla_len(tb[TCA_DTABLE_MTU]);
+		const u32 *v = nla_data(tb[TCA_DTABLE_MTU]);
+
+		if (len != sizeof(u32) && len != sizeof(u32) * nclasses) {
+			NL_SET_ERR_MSG_MOD(extack, "mtu takes one value or one per class");
+			return -EINVAL;
+		}
+		for (i = 0; i < nclasses; i++) {
+			cfg->mtu[i] = len == sizeof(u32) ? v[0] : v[i];
+			if (cfg->mtu[i] < 1 || cfg->mtu[i] > DTABLE_MTU_MAX) {
+				NL_SET_ERR_MSG_MOD(extack, "a class mtu is outside 1..65536 bytes");
+				return -EINVAL;
+			}
+		}
+	} else {
+		for (i = 0; i < nclasses; i++)
+			cfg->mtu[i] = init ? psched_mtu(qdisc_dev(sch)) : q->core_cls[i].mtu;
+	}
+
+	if (tb[TCA_DTABLE_PRIOMAP]) {
+		const u8 *p = nla_data(tb[TCA_DTABLE_PRIOMAP]);
+
+		for (i = 0; i < TC_DTABLE_PRIO_BANDS; i++) {
+			if (p[i] >= nclasses) {
+				NL_SET_ERR_MSG_MOD(extack, "the priomap names a class that does not exist");
+				return -EINVAL;
+			}
+			cfg->prio2cls[i] = p[i];
+		}
+	} else {
+		for (i = 0; i < TC_DTABLE_PRIO_BANDS; i++)
+			cfg->prio2cls[i] = init ? nclasses - 1 : q->prio2cls[i];
+	}
+
+	if (tb[TCA_DTABLE_TABLE]) {
+		const struct tc_dtable_entry *e = nla_data(tb[TCA_DTABLE_TABLE]);
+		u32 len = nla_len(tb[TCA_DTABLE_TABLE]);
+
+		if (len % sizeof(*e)) {
+			NL_SET_ERR_MSG_MOD(extack, "the table is not a whole number of entries");
+			return -EINVAL;
+		}
+		n = len / sizeof(*e);
+		if (n > TC_DTABLE_MAX_ENTRIES) {
+			NL_SET_ERR_MSG_MOD(extack, "too many table entries (at most 4096)");
+			return -EINVAL;
+		}
+		if (!n) {
+			NL_SET_ERR_MSG_MOD(extack, "the table has no entries");
+			return -EINVAL;
+		}
+		cfg->table = kvcalloc(n, sizeof(*cfg->table), GFP_KERNEL);
+		if (!cfg->table)
+			return -ENOMEM;
+		for (i = 0; i < n; i++) {
+			/* out of range classes fail dt_table_check() below */
+			cfg->table[i].cls = e[i].cls;
+			cfg->table[i].weight = e[i].weight;
+		}
+		cfg->n = n;
+	} else if (init) {
+		/* one entry per class, of its packet size (dtable) or 1 */
+		n = nclasses;
+		cfg->table = kvcalloc(n, sizeof(*cfg->table), GFP_KERNEL);
+		if (!cfg->table)
+			return -ENOMEM;
+		for (i = 0; i < n; i++) {
+			cfg->table[i].cls = i;
+			cfg->table[i].weight = cfg->mode == TC_DTABLE_MODE_DTABLE ?
+				DIV_ROUND_UP(cfg->mtu[i], cfg->credit) : 1;
+		}
+		cfg->n = n;
+	} else {
+		cfg->n = q->core.n;
+	}
+
+	/* the old table must also suit a new mode, credit or mtu */
+	check = cfg->table ? cfg->table : q->table;
+	switch (dt_table_check(check, cfg->n, cfg->mode, cfg->credit, cfg->mtu,
+			       nclasses, &bad)) {
+	case DT_TABLE_OK:
+		return 0;
+	case DT_TABLE_NO_CLASS:
+		NL_SET_ERR_MSG_MOD(extack, "a table entry names a class that does not exist");
+		break;
+	case DT_TABLE_ZERO_WEIGHT:
+		NL_SET_ERR_MSG_MOD(extack, "a table entry has weight zero");
+		break;
+	case DT_TABLE_HEAVY:
+		NL_SET_ERR_MSG_MOD(extack, "a table entry's weight is above 2^24");
+		break;
+	case DT_TABLE_BELOW_MTU:
+		NL_SET_ERR_MSG_MOD(extack, "a table entry's weight x credit is below its class's mtu");
+		break;
+	case DT_TABLE_SBT_DUP:
+		NL_SET_ERR_MSG_MOD(extack, "sbt takes exactly one table entry per class");
+		break;
+	case DT_TABLE_UNSERVED:
+		NL_SET_ERR_MSG_MOD(extack, "a class has no table entry: its packets would never leave");
+		break;
+	default:
+		NL_SET_ERR_MSG_MOD(extack, "invalid table");
+		break;
+	}
+	kvfree(cfg->table);
+	cfg->table = NULL;
+	return -EINVAL;
+}
+
+/* Install @cfg; under sch_tree_lock unless @init.  Returns the old table. */
+static struct dt_entry *dtable_commit(struct Qdisc *sch, struct dtable_cfg *cfg)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+	struct dt_entry *old = NULL;
+	u32 i;
+
+	for (i = 0; i < q->nclasses; i++)
+		q->core_cls[i].mtu = cfg->mtu[i];
+	memcpy(q->prio2cls, cfg->prio2cls, sizeof(q->prio2cls));
+	if (cfg->table) {
+		old = q->table;
+		q->table = cfg->table;
+		cfg->table = NULL;
+	}
+	dt_set_table(&q->core, q->table, cfg->n, cfg->mode, cfg->credit);
+	return old;
+}
+
+static int dtable_qdisc_change(struct Qdisc *sch, struct nlattr *opt,
+			       struct netlink_ext_ack *extack)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+	struct nlattr *tb[TCA_DTABLE_MAX + 1];
+	struct dtable_cfg *cfg;
+	struct dt_entry *old;
+	int err;
+
+	if (!opt) {
+		NL_SET_ERR_MSG_MOD(extack, "options are required");
+		return -EINVAL;
+	}
+	err = nla_parse_nested(tb, TCA_DTABLE_MAX, opt, dtable_policy, extack);
+	if (err < 0)
+		return err;
+	if (tb[TCA_DTABLE_CLASSES] && nla_get_u16(tb[TCA_DTABLE_CLASSES]) != q->nclasses) {
+		NL_SET_ERR_MSG_MOD(extack, "the number of classes cannot change");
+		return -EINVAL;
+	}
+	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
+		return -ENOMEM;
+	err = dtable_prepare(sch, tb, q->nclasses, false, cfg, extack);
+	if (err)
+		goto out;
+
+	sch_tree_lock(sch);
+	old = dtable_commit(sch, cfg);
+	q->table_changes++;
+	sch_tree_unlock(sch);
+	kvfree(old);
+out:
+	kvfree(cfg->table);
+	kfree(cfg);
+	return err;
+}
+
+static int dtable_qdisc_init(struct Qdisc *sch, struct nlattr *opt,
+			     struct netlink_ext_ack *extack)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+	struct nlattr *tb[TCA_DTABLE_MAX + 1];
+	struct dtable_cfg *cfg;
+	u16 nclasses;
+	int err;
+	u32 i;
+
+	err = tcf_block_get(&q->block, &q->filter_list, sch, extack);
+	if (err)
+		return err;
+	if (!opt) {
+		NL_SET_ERR_MSG_MOD(extack, "\"classes N\" is required");
+		return -EINVAL;
+	}
+	err = nla_parse_nested(tb, TCA_DTABLE_MAX, opt, dtable_policy, extack);
+	if (err < 0)
+		return err;
+	if (!tb[TCA_DTABLE_CLASSES]) {
+		NL_SET_ERR_MSG_MOD(extack, "\"classes N\" is required");
+		return -EINVAL;
+	}
+	nclasses = nla_get_u16(tb[TCA_DTABLE_CLASSES]);
+
+	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
+		return -ENOMEM;
+	err = dtable_prepare(sch, tb, nclasses, true, cfg, extack);
+	if (err)
+		goto out;
+
+	err = -ENOMEM;
+	q->classes = kcalloc(nclasses, sizeof(*q->classes), GFP_KERNEL);
+	q->core_cls = kcalloc(nclasses, sizeof(*q->core_cls), GFP_KERNEL);
+	if (!q->classes || !q->core_cls)
+		goto out;	/* destroy() frees what was allocated */
+	for (i = 0; i < nclasses; i++) {
+		struct Qdisc *child;
+
+		child = qdisc_create_dflt(sch->dev_queue, &pfifo_qdisc_ops,
+					  dtable_class_id(sch, i), extack);
+		if (child)
+			qdisc_hash_add(child, true);
+		q->classes[i].qdisc = child ? child : &noop_qdisc;
+	}
+	q->nclasses = nclasses;
+	dt_init(&q->core, q->core_cls, nclasses, cfg->table, cfg->n, cfg->mode,
+		cfg->credit);
+	dtable_commit(sch, cfg);	/* nothing old to free */
+	err = 0;
+out:
+	kvfree(cfg->table);
+	kfree(cfg);
+	return err;
+}
+
+static void dtable_qdisc_reset(struct Qdisc *sch)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+	u32 i;
+
+	/* nothing queued: no class holds the link, credit or walk bits */
+	for (i = 0; i < q->nclasses; i++) {
+		qdisc_reset(q->classes[i].qdisc);
+		dt_class_idle(&q->core, i);
+	}
+	if (q->table)
+		dt_set_table(&q->core, q->table, q->core.n, q->core.mode, q->core.credit);
+}
+
+static void dtable_qdisc_destroy(struct Qdisc *sch)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+	u32 i;
+
+	tcf_block_put(q->block);
+	if (q->classes) {
+		for (i = 0; i < q->nclasses; i++)
+			qdisc_put(q->classes[i].qdisc);
+	}
+	kfree(q->classes);
+	kfree(q->core_cls);
+	kvfree(q->table);
+}
+
+static int dtable_qdisc_dump(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+	struct tc_dtable_entry *e;
+	struct nlattr *opts, *attr;
+	u32 i, *mtu;
+
+	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!opts)
+		goto nla_put_failure;
+	if (nla_put_u8(skb, TCA_DTABLE_MODE, q->core.mode) ||
+	    nla_put_u16(skb, TCA_DTABLE_CLASSES, q->nclasses) ||
+	    nla_put_u32(skb, TCA_DTABLE_ENTRIES, q->core.n) ||
+	    nla_put_u32(skb, TCA_DTABLE_CREDIT, q->core.credit) ||
+	    nla_put(skb, TCA_DTABLE_PRIOMAP, sizeof(q->prio2cls), q->prio2cls))
+		goto nla_put_failure;
+	attr = nla_reserve(skb, TCA_DTABLE_MTU, sizeof(u32) * q->nclasses);
+	if (!attr)
+		goto nla_put_failure;
+	mtu = nla_data(attr);
+	for (i = 0; i < q->nclasses; i++)
+		mtu[i] = q->core_cls[i].mtu;
+	/*
+	 * A 4096-entry table (32 KiB) fits no netlink message: rather than
+	 * make the qdisc vanish from dumps, a table that does not fit in this
+	 * one is left out (the entry count above still says how long it is).
+	 */
+	if (nla_total_size(sizeof(*e) * q->core.n) + DTABLE_DUMP_SPARE >
+	    skb_tailroom(skb))
+		return nla_nest_end(skb, opts);
+	attr = nla_reserve(skb, TCA_DTABLE_TABLE, sizeof(*e) * q->core.n);
+	if (!attr)
+		goto nla_put_failure;
+	e = nla_data(attr);
+	for (i = 0; i < q->core.n; i++) {
+		e[i].cls = q->table[i].cls;
+		e[i].pad = 0;
+		e[i].weight = q->table[i].weight;
+	}
+	return nla_nest_end(skb, opts);
+
+nla_put_failure:
+	nla_nest_cancel(skb, opts);
+	return -EMSGSIZE;
+}
+
+static int dtable_qdisc_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+	struct tc_dtable_xstats st = {
+		.type		= TC_DTABLE_XSTATS_QDISC,
+		.walks		= q->core.walks,
+		.empty_scans	= q->core.empty_scans,
+		.resets		= q->core.resets,
+		.lone_sends	= q->core.lone_sends,
+		.table_changes	= q->table_changes,
+	};
+
+	return gnet_stats_copy_app(d, &st, sizeof(st));
+}
+
+/* ---- classes ---------------------------------------------------------------- */
+
+static int dtable_class_graft(struct Qdisc *sch, unsigned long arg,
+			      struct Qdisc *new, struct Qdisc **old,
+			      struct netlink_ext_ack *extack)
+{
+	struct dtable_class *cl = dtable_class_from_arg(sch, arg);
+
+	if (!cl)
+		return -ENOENT;
+	if (!new) {
+		new = qdisc_create_dflt(sch->dev_queue, &pfifo_qdisc_ops,
+					dtable_class_id(sch, arg - 1), extack);
+		if (new)
+			qdisc_hash_add(new, true);
+		else
+			new = &noop_qdisc;
+	}
+	/* purges the old child: qlen_notify clears the class's state */
+	*old = qdisc_replace(sch, new, &cl->qdisc);
+	return 0;
+}
+
+static struct Qdisc *dtable_class_leaf(struct Qdisc *sch, unsigned long arg)
+{
+	struct dtable_class *cl = dtable_class_from_arg(sch, arg);
+
+	return cl ? cl->qdisc : NULL;
+}
+
+static unsigned long dtable_class_find(struct Qdisc *sch, u32 classid)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+	u32 minor = TC_H_MIN(classid);
+
+	if (TC_H_MAJ(classid) && TC_H_MAJ(classid) != sch->handle)
+		return 0;
+	return minor >= 1 && minor <= q->nclasses ? minor : 0;
+}
+
+static void dtable_class_qlen_notify(struct Qdisc *sch, unsigned long arg)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+
+	if (arg && arg <= q->nclasses)
+		dt_class_idle(&q->core, arg - 1);
+}
+
+static int dtable_class_dump(struct Qdisc *sch, unsigned long arg,
+			     struct sk_buff *skb, struct tcmsg *tcm)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+	struct dtable_class *cl = dtable_class_from_arg(sch, arg);
+	struct nlattr *opts;
+	u64 weight = 0;
+	u32 i, entries = 0;
+
+	if (!cl)
+		return -1;
+	for (i = 0; i < q->core.n; i++) {
+		if (q->table[i].cls == arg - 1) {
+			entries++;
+			weight += q->table[i].weight;
+		}
+	}
+	tcm->tcm_parent = TC_H_ROOT;
+	tcm->tcm_handle = dtable_class_id(sch, arg - 1);
+	tcm->tcm_info = cl->qdisc->handle;
+	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!opts)
+		goto nla_put_failure;
+	if (nla_put_u32(skb, TCA_DTABLE_CLASS_MTU, q->core_cls[arg - 1].mtu) ||
+	    nla_put_u32(skb, TCA_DTABLE_CLASS_ENTRIES, entries) ||
+	    nla_put_u64_64bit(skb, TCA_DTABLE_CLASS_WEIGHT, weight,
+			      TCA_DTABLE_CLASS_UNSPEC))
+		goto nla_put_failure;
+	return nla_nest_end(skb, opts);
+
+nla_put_failure:
+	nla_nest_cancel(skb, opts);
+	return -EMSGSIZE;
+}
+
+static int dtable_class_dump_stats(struct Qdisc *sch, unsigned long arg,
+				   struct gnet_dump *d)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+	struct dtable_class *cl = dtable_class_from_arg(sch, arg);
+	struct tc_dtable_class_xstats st = { .type = TC_DTABLE_XSTATS_CLASS };
+	const struct dt_class *c;
+
+	if (!cl)
+		return -1;
+	/* gnet_stats_start_copy() holds the qdisc tree lock for us */
+	c = &q->core_cls[arg - 1];
+	st.deficit = dt_class_deficit(&q->core, arg - 1);
+	st.visited = dt_class_visited(&q->core, arg - 1);
+	st.skipped = dt_class_skipped(&q->core, arg - 1);
+	st.packets = c->packets;
+	st.bytes = c->bytes;
+	st.drops = cl->drops;
+	st.left = c->left;
+	if (gnet_stats_copy_basic(d, NULL, &cl->qdisc->bstats, true) < 0 ||
+	    qdisc_qstats_copy(d, cl->qdisc) < 0)
+		return -1;
+	return gnet_stats_copy_app(d, &st, sizeof(st));
+}
+
+static void dtable_class_walk(struct Qdisc *sch, struct qdisc_walker *arg)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+	u32 i;
+
+	if (arg->stop)
+		return;
+	for (i = 0; i < q->nclasses; i++)
+		if (!tc_qdisc_stats_dump(sch, i + 1, arg))
+			break;
+}
+
+static struct tcf_block *dtable_tcf_block(struct Qdisc *sch, unsigned long cl,
+					  struct netlink_ext_ack *extack)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+
+	if (cl) {
+		NL_SET_ERR_MSG_MOD(extack, "filters attach to the qdisc, not to a class");
+		return NULL;
+	}
+	return q->block;
+}
+
+static unsigned long dtable_bind_tcf(struct Qdisc *sch, unsigned long parent,
+				     u32 classid)
+{
+	return dtable_class_find(sch, classid);
+}
+
+static void dtable_unbind_tcf(struct Qdisc *sch, unsigned long arg)
+{
+}
+
+static const struct Qdisc_class_ops dtable_class_ops = {
+	.graft		= dtable_class_graft,
+	.leaf		= dtable_class_leaf,
+	.find		= dtable_class_find,
+	.qlen_notify	= dtable_class_qlen_notify,
+	.dump		= dtable_class_dump,
+	.dump_stats	= dtable_class_dump_stats,
+	.walk		= dtable_class_walk,
+	.tcf_block	= dtable_tcf_block,
+	.bind_tcf	= dtable_bind_tcf,
+	.unbind_tcf	= dtable_unbind_tcf,
+};
+
+static struct Qdisc_ops dtable_qdisc_ops __read_mostly = {
+	.cl_ops		= &dtable_class_ops,
+	.id		= "dtable",
+	.priv_size	= sizeof(struct dtable_sched),
+	.enqueue	= dtable_qdisc_enqueue,
+	.dequeue	= dtable_qdisc_dequeue,
+	.peek		= qdisc_peek_dequeued,
+	.change		= dtable_qdisc_change,
+	.init		= dtable_qdisc_init,
+	.reset		= dtable_qdisc_reset,
+	.destroy	= dtable_qdisc_destroy,
+	.dump		= dtable_qdisc_dump,
+	.dump_stats	= dtable_qdisc_dump_stats,
+	.owner		= THIS_MODULE,
+};
+
+static int __init dtable_module_init(void)
+{
+	return register_qdisc(&dtable_qdisc_ops);
+}
+
+static void __exit dtable_module_exit(void)
+{
+	unregister_qdisc(&dtable_qdisc_ops);
+}
+
+module_init(dtable_module_init);
+module_exit(dtable_module_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Table-based egress scheduling: DTable, SBT and round robin");
+MODULE_ALIAS("sch_dtable");

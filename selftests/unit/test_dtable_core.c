@@ -1,0 +1,656 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the table schedulers (kernel/core/dtable_core.h) and the
+ * DTable configurator (kernel/core/dtable_config.h): Algorithm 2 step by
+ * step on hand-made queues, SBT's reset and lone-class exception, round
+ * robin, and the configurator against the paper's Tables 5, 6 and 10.
+ */
+#include "unit.h"
+
+#include "core/dtable_core.h"
+#include "core/dtable_config.h"
+
+/* ---- fake queues: per class a list of packet lengths ------------------- */
+
+#define FQ_MAXPKT	256
+
+struct fake {
+	int len[DT_MAX_CLASSES][FQ_MAXPKT];
+	int head[DT_MAX_CLASSES], tail[DT_MAX_CLASSES];
+	bool held[DT_MAX_CLASSES];
+	bool endless[DT_MAX_CLASSES];	/* saturated: refills itself */
+};
+
+static struct dt_class CLS[DT_MAX_CLASSES];
+static struct dt_sched S;
+
+static int fake_head(void *ctx, fq_u32 c)
+{
+	struct fake *f = ctx;
+
+	if (f->head[c] == f->tail[c])
+		return DT_IDLE;
+	return f->held[c] ? DT_HELD : f->len[c][f->head[c]];
+}
+
+static void fake_push(struct fake *f, int c, int len)
+{
+	f->len[c][f->tail[c]++] = len;
+	dt_class_active(&S, c);
+}
+
+static struct fake F;
+
+/* one dequeue: the class sent from and the length, or -1 */
+static int step(struct dt_sched *s, struct fake *f, int *len)
+{
+	int c = dt_pick(s, fake_head, f);
+
+	if (c < 0)
+		return -1;
+	*len = f->len[c][f->head[c]];
+	if (f->endless[c])
+		fake_push(f, c, *len);
+	f->head[c]++;
+	dt_charge(s, c, *len);
+	if (f->head[c] == f->tail[c])
+		dt_class_idle(s, c);
+	return c;
+}
+
+#define EXPECT_STEP(s, f, wc, wl)					\
+	do {								\
+		int l_ = -1, c_ = step((s), (f), &l_);			\
+		EXPECT_EQ(c_, (wc));					\
+		if ((wc) >= 0)						\
+			EXPECT_EQ(l_, (wl));				\
+	} while (0)
+
+
+static void setup(struct dt_entry *t, fq_u32 n, fq_u32 ncls, fq_u8 mode,
+		  fq_u32 credit, fq_u32 mtu)
+{
+	fq_u32 i;
+
+	memset(&F, 0, sizeof(F));
+	memset(CLS, 0, sizeof(CLS));
+	for (i = 0; i < ncls; i++)
+		CLS[i].mtu = mtu;
+	dt_init(&S, CLS, ncls, t, n, mode, credit);
+}
+
+/* ---- Algorithm 2 ---------------------------------------------------------- */
+
+UNIT_TEST(dtable_weight_deficit_and_idle)
+{
+	/* weights 300 and 200 bytes; real, varying lengths */
+	static struct dt_entry t[] = { { .cls = 0, .weight = 3 }, { .cls = 1, .weight = 2 } };
+
+	setup(t, 2, 2, DT_MODE_DTABLE, 100, 150);
+	fake_push(&F, 0, 100);
+	fake_push(&F, 0, 100);
+	fake_push(&F, 0, 150);
+	fake_push(&F, 0, 50);
+	fake_push(&F, 1, 150);
+	fake_push(&F, 1, 150);
+	fake_push(&F, 1, 150);
+
+	/* entry 0: 300 bytes, 100 + 100 go, 150 does not fit in 100 */
+	EXPECT_STEP(&S, &F, 0, 100);
+	EXPECT_EQ(dt_class_deficit(&S, 0), 200);
+	EXPECT_STEP(&S, &F, 0, 100);
+	/* entry 1: 200 bytes, 150 goes, the 50 left becomes its deficit */
+	EXPECT_STEP(&S, &F, 1, 150);
+	EXPECT_EQ(CLS[0].deficit, 100);
+	/* entry 0 again: 100 + 300; it empties and its deficit is cleared */
+	EXPECT_STEP(&S, &F, 0, 150);
+	EXPECT_EQ(CLS[1].deficit, 50);
+	EXPECT_STEP(&S, &F, 0, 50);
+	EXPECT_EQ(CLS[0].deficit, 0);
+	EXPECT_EQ(S.cur, -1);
+	/* entry 1: 50 + 200: one packet, 100 left as deficit; entry 0 is idle
+	 * and skipped; entry 1: 100 + 200 */
+	EXPECT_STEP(&S, &F, 1, 150);
+	EXPECT_STEP(&S, &F, 1, 150);
+	EXPECT_EQ(dt_class_skipped(&S, 0), 1);
+	EXPECT_EQ(CLS[1].deficit, 0);
+	EXPECT_STEP(&S, &F, -1, 0);
+	EXPECT_EQ(CLS[0].packets, 4);
+	EXPECT_EQ(CLS[0].bytes, 400);
+	EXPECT_EQ(CLS[1].bytes, 450);
+}
+
+UNIT_TEST(dtable_deficit_builds_over_walks)
+{
+	/* weights of 100 bytes for packets of 250: the deficit grows walk
+	 * after walk until the packet fits */
+	static struct dt_entry t[] = { { .cls = 0, .weight = 1 }, { .cls = 1, .weight = 1 } };
+
+	setup(t, 2, 2, DT_MODE_DTABLE, 100, 250);
+	fake_push(&F, 0, 250);
+	fake_push(&F, 1, 100);
+	EXPECT_STEP(&S, &F, 1, 100);	/* class 0 saved 100 first */
+	EXPECT_EQ(CLS[0].deficit, 100);
+	EXPECT_STEP(&S, &F, 0, 250);	/* 200, then 300 on the next walk */
+	EXPECT_EQ(dt_class_visited(&S, 0), 3);
+	EXPECT_EQ(dt_class_skipped(&S, 1), 1);
+	EXPECT_EQ(S.walks, 3);	/* passes started at entry 0 */
+}
+
+UNIT_TEST(dtable_held_class_keeps_deficit)
+{
+	static struct dt_entry t[] = { { .cls = 0, .weight = 2 }, { .cls = 1, .weight = 2 } };
+
+	setup(t, 2, 2, DT_MODE_DTABLE, 100, 150);
+	fake_push(&F, 0, 150);
+	fake_push(&F, 0, 150);
+	fake_push(&F, 1, 100);
+	EXPECT_STEP(&S, &F, 0, 150);	/* 50 left */
+	F.held[0] = true;
+	EXPECT_STEP(&S, &F, 1, 100);
+	EXPECT_EQ(CLS[0].deficit, 50);	/* held, not idle: keeps it */
+	EXPECT_STEP(&S, &F, -1, 0);
+	EXPECT_EQ(S.empty_scans, 1);
+	F.held[0] = false;
+	EXPECT_STEP(&S, &F, 0, 150);
+	EXPECT_EQ(CLS[0].deficit, 0);	/* emptied */
+}
+
+UNIT_TEST(dtable_oversized_packet_goes)
+{
+	static struct dt_entry t[] = { { .cls = 0, .weight = 1 }, { .cls = 1, .weight = 1 } };
+
+	setup(t, 2, 2, DT_MODE_DTABLE, 100, 100);
+	fake_push(&F, 0, 9000);
+	fake_push(&F, 0, 100);
+	fake_push(&F, 1, 100);
+	EXPECT_STEP(&S, &F, 0, 9000);	/* charged what it had */
+	EXPECT_STEP(&S, &F, 1, 100);
+	EXPECT_STEP(&S, &F, 0, 100);
+}
+
+/* the walk jumps over idle classes; their passes are still counted */
+UNIT_TEST(dtable_idle_passes_counted)
+{
+	static struct dt_entry t[] = {
+		{ .cls = 0, .weight = 1 }, { .cls = 1, .weight = 1 },
+		{ .cls = 0, .weight = 1 }, { .cls = 1, .weight = 1 },
+	};
+	int i;
+
+	setup(t, 4, 2, DT_MODE_DTABLE, 100, 100);
+	for (i = 0; i < 10; i++)
+		fake_push(&F, 0, 100);
+	for (i = 0; i < 10; i++)
+		EXPECT_STEP(&S, &F, 0, 100);
+	EXPECT_STEP(&S, &F, -1, 0);
+	/* entries 0, 2, 0, 2 ...: the walk went by entries 1 and 3 nine times */
+	EXPECT_EQ(dt_class_visited(&S, 0), 10);
+	EXPECT_EQ(dt_class_skipped(&S, 0), 0);
+	EXPECT_EQ(dt_class_visited(&S, 1), 9);
+	EXPECT_EQ(dt_class_skipped(&S, 1), 9);
+	EXPECT_EQ(S.walks, 5);
+	/* waking up folds them in once */
+	fake_push(&F, 1, 100);
+	EXPECT_EQ(dt_class_skipped(&S, 1), 9);
+	EXPECT_STEP(&S, &F, 1, 100);
+	EXPECT_EQ(dt_class_visited(&S, 1), 10);
+}
+
+/* saturated classes of equal packets get bytes in proportion to weights */
+UNIT_TEST(dtable_saturated_shares)
+{
+	static struct dt_entry t[] = {
+		{ .cls = 0, .weight = 7 }, { .cls = 1, .weight = 12 }, { .cls = 0, .weight = 7 }, { .cls = 2, .weight = 12 },
+	};
+	int i, l;
+	fq_u64 b[3];
+
+	setup(t, 4, 3, DT_MODE_DTABLE, 100, 100);
+	for (i = 0; i < 3; i++) {
+		F.endless[i] = true;
+		fake_push(&F, i, 100);
+	}
+	for (i = 0; i < 38 * 100; i++)
+		step(&S, &F, &l);
+	for (i = 0; i < 3; i++)
+		b[i] = CLS[i].bytes;
+	EXPECT_EQ(b[0], 140000);
+	EXPECT_EQ(b[1], 120000);
+	EXPECT_EQ(b[2], 120000);
+}
+
+/* ---- SBT and RR ------------------------------------------------------------ */
+
+UNIT_TEST(sbt_keeps_link_then_resets)
+{
+	static struct dt_entry t[] = { { .cls = 0, .weight = 3 }, { .cls = 1, .weight = 1 } };
+
+	setup(t, 2, 2, DT_MODE_SBT, 1, 1500);
+	F.endless[0] = F.endless[1] = true;
+	fake_push(&F, 0, 1000);
+	fake_push(&F, 1, 60);	/* packets, not bytes, are counted */
+	EXPECT_STEP(&S, &F, 0, 1000);
+	EXPECT_STEP(&S, &F, 0, 1000);
+	EXPECT_STEP(&S, &F, 0, 1000);
+	EXPECT_STEP(&S, &F, 1, 60);
+	/* restored; the scan starts again at the class served last */
+	EXPECT_STEP(&S, &F, 1, 60);
+	EXPECT_EQ(S.resets, 1);
+	EXPECT_STEP(&S, &F, 0, 1000);
+	EXPECT_STEP(&S, &F, 0, 1000);
+	EXPECT_STEP(&S, &F, 0, 1000);
+	/* two rounds: 3 : 1 in packets whatever their sizes */
+	EXPECT_EQ(CLS[0].packets, 6);
+	EXPECT_EQ(CLS[1].packets, 2);
+	EXPECT_STEP(&S, &F, 0, 1000);
+	EXPECT_EQ(S.resets, 2);
+	EXPECT_EQ(S.lone_sends, 0);
+}
+
+UNIT_TEST(sbt_lone_active_class_exception)
+{
+	static struct dt_entry t[] = { { .cls = 0, .weight = 1 }, { .cls = 1, .weight = 5 } };
+
+	setup(t, 2, 2, DT_MODE_SBT, 1, 1500);
+	fake_push(&F, 0, 100);
+	fake_push(&F, 0, 100);
+	fake_push(&F, 0, 100);
+	EXPECT_STEP(&S, &F, 0, 100);	/* on its weight */
+	EXPECT_STEP(&S, &F, 0, 100);	/* no weight, but alone */
+	EXPECT_STEP(&S, &F, 0, 100);
+	EXPECT_EQ(S.lone_sends, 2);
+	EXPECT_EQ(S.resets, 0);
+	EXPECT_EQ(CLS[1].left, 5);	/* the idle class kept its weight */
+	/* both active, class 0 out of weight: class 1 sends its five */
+	fake_push(&F, 0, 100);
+	fake_push(&F, 0, 100);
+	F.endless[1] = true;
+	fake_push(&F, 1, 200);
+	EXPECT_STEP(&S, &F, 1, 200);
+	EXPECT_STEP(&S, &F, 1, 200);
+	EXPECT_STEP(&S, &F, 1, 200);
+	EXPECT_STEP(&S, &F, 1, 200);
+	EXPECT_STEP(&S, &F, 1, 200);
+	EXPECT_EQ(S.resets, 0);
+	/* now every active class is out: restored */
+	EXPECT_STEP(&S, &F, 1, 200);	/* the scan starts at the last served */
+	EXPECT_EQ(S.resets, 1);
+	EXPECT_EQ(S.lone_sends, 2);
+}
+
+UNIT_TEST(sbt_restores_when_all_zero_alone)
+{
+	static struct dt_entry t[] = { { .cls = 0, .weight = 1 }, { .cls = 1, .weight = 1 } };
+
+	setup(t, 2, 2, DT_MODE_SBT, 1, 1500);
+	fake_push(&F, 1, 10);
+	fake_push(&F, 0, 10);
+	fake_push(&F, 0, 10);
+	fake_push(&F, 0, 10);
+	EXPECT_STEP(&S, &F, 0, 10);
+	EXPECT_STEP(&S, &F, 1, 10);
+	/* every weight is zero: restored rather than a free ride */
+	EXPECT_STEP(&S, &F, 0, 10);
+	EXPECT_EQ(S.resets, 1);
+	EXPECT_STEP(&S, &F, 0, 10);	/* alone, zero weight, class 1 has 1 */
+	EXPECT_EQ(S.lone_sends, 1);
+	EXPECT_STEP(&S, &F, -1, 0);
+}
+
+/* idle classes in between: the scan jumps them, the ratios hold */
+UNIT_TEST(sbt_with_idle_classes)
+{
+	static struct dt_entry t[] = {
+		{ .cls = 0, .weight = 1 }, { .cls = 1, .weight = 2 },
+		{ .cls = 2, .weight = 3 }, { .cls = 3, .weight = 4 },
+		{ .cls = 4, .weight = 5 }, { .cls = 5, .weight = 6 },
+	};
+	int i, l;
+
+	setup(t, 6, 6, DT_MODE_SBT, 1, 1500);
+	for (i = 1; i <= 4; i += (i == 1 ? 2 : 1)) {
+		F.endless[i] = true;
+		fake_push(&F, i, 100);
+	}
+	for (i = 0; i < 110; i++)
+		EXPECT_TRUE(step(&S, &F, &l) >= 0);
+	EXPECT_EQ(CLS[1].packets, 20);
+	EXPECT_EQ(CLS[3].packets, 40);
+	EXPECT_EQ(CLS[4].packets, 50);
+	EXPECT_EQ(S.lone_sends, 0);
+	EXPECT_EQ(S.resets, 9);	/* the tenth round is still on its weights */
+}
+
+UNIT_TEST(rr_one_packet_each)
+{
+	static struct dt_entry t[] = { { .cls = 0, .weight = 1 }, { .cls = 1, .weight = 1 }, { .cls = 2, .weight = 1 } };
+
+	setup(t, 3, 3, DT_MODE_RR, 1, 1500);
+	fake_push(&F, 0, 1000);
+	fake_push(&F, 0, 1000);
+	fake_push(&F, 2, 64);
+	fake_push(&F, 2, 64);
+	fake_push(&F, 2, 64);
+	EXPECT_STEP(&S, &F, 0, 1000);
+	EXPECT_STEP(&S, &F, 2, 64);
+	EXPECT_STEP(&S, &F, 0, 1000);
+	EXPECT_STEP(&S, &F, 2, 64);
+	EXPECT_STEP(&S, &F, 2, 64);
+	EXPECT_STEP(&S, &F, -1, 0);
+	EXPECT_EQ(dt_class_skipped(&S, 1), 3);	/* the walk passed it 3 times */
+}
+
+UNIT_TEST(table_check_rejects)
+{
+	static struct dt_entry ok[] = { { .cls = 0, .weight = 2 }, { .cls = 1, .weight = 1 } };
+	static struct dt_entry missing[] = { { .cls = 0, .weight = 2 }, { .cls = 3, .weight = 1 } };
+	static struct dt_entry zero[] = { { .cls = 0, .weight = 2 }, { .cls = 1, .weight = 0 } };
+	static struct dt_entry dup[] = { { .cls = 0, .weight = 2 }, { .cls = 1, .weight = 1 }, { .cls = 0, .weight = 2 } };
+	static struct dt_entry unused[] = { { .cls = 0, .weight = 2 }, { .cls = 0, .weight = 2 } };
+	fq_u32 mtu[2] = { 100, 64 }, bad;
+
+	EXPECT_EQ(DT_TABLE_OK, dt_table_check(ok, 2, DT_MODE_DTABLE, 64, mtu, 2, &bad));
+	EXPECT_EQ(dt_table_check(ok, 2, DT_MODE_DTABLE, 32, mtu, 2, &bad), DT_TABLE_BELOW_MTU);
+	EXPECT_EQ(bad, 0);	/* 2 x 32 < 100 */
+	EXPECT_EQ(dt_table_check(missing, 2, DT_MODE_DTABLE, 64, mtu, 2, &bad), DT_TABLE_NO_CLASS);
+	EXPECT_EQ(bad, 1);
+	EXPECT_EQ(dt_table_check(zero, 2, DT_MODE_SBT, 64, mtu, 2, &bad), DT_TABLE_ZERO_WEIGHT);
+	EXPECT_EQ(DT_TABLE_OK, dt_table_check(zero, 2, DT_MODE_RR, 64, mtu, 2, &bad));
+	EXPECT_EQ(dt_table_check(dup, 3, DT_MODE_SBT, 64, mtu, 2, &bad), DT_TABLE_SBT_DUP);
+	EXPECT_EQ(DT_TABLE_OK, dt_table_check(dup, 3, DT_MODE_DTABLE, 64, mtu, 2, &bad));
+	EXPECT_EQ(dt_table_check(unused, 2, DT_MODE_DTABLE, 64, mtu, 2, &bad), DT_TABLE_UNSERVED);
+	EXPECT_EQ(dt_table_check(ok, DT_MAX_ENTRIES + 1, DT_MODE_DTABLE, 64, mtu, 2, &bad), DT_TABLE_TOO_LONG);
+}
+
+UNIT_TEST(table_change_keeps_served_credit)
+{
+	static struct dt_entry t1[] = { { .cls = 0, .weight = 3 }, { .cls = 1, .weight = 3 } };
+	static struct dt_entry t2[] = { { .cls = 1, .weight = 2 }, { .cls = 0, .weight = 2 } };
+
+	setup(t1, 2, 2, DT_MODE_DTABLE, 100, 100);
+	fake_push(&F, 0, 100);
+	fake_push(&F, 0, 100);
+	fake_push(&F, 1, 100);
+	EXPECT_STEP(&S, &F, 0, 100);
+	dt_set_table(&S, t2, 2, DT_MODE_DTABLE, 100);
+	EXPECT_EQ(CLS[0].deficit, 200);
+	EXPECT_STEP(&S, &F, 1, 100);	/* the new table starts at entry 0 */
+	EXPECT_STEP(&S, &F, 0, 100);
+	EXPECT_EQ(dt_class_deficit(&S, 0), 0);
+}
+
+/* ---- configurator ------------------------------------------------------------ */
+
+static struct dtc_config C;
+
+static void cfg(fq_u32 n, fq_u32 gmtu, fq_u32 w, fq_u32 k, fq_u32 credit)
+{
+	memset(&C, 0, sizeof(C));
+	C.n = n;
+	C.gmtu_bytes = gmtu;
+	C.w = w;
+	C.k = k;
+	C.credit = credit;
+}
+
+static void sl(const char *name, fq_s64 share_ppb, fq_u32 d, fq_u32 mtu)
+{
+	struct dtc_sl *s = &C.sl[C.nsl++];
+
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->share = share_ppb;
+	s->distance = d;
+	s->mtu_bytes = mtu;
+}
+
+static int same5(double v, const char *want)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%.5f", v);
+	return !strcmp(b, want);
+}
+
+UNIT_TEST(config_paper_table5)
+{
+	static const char *mins[] = { "0.05556", "0.05556", "0.08333" };
+	static const char *maxs[] = { "0.66667", "0.33333", "0.33333" };
+	static const int ew[] = { 7, 12, 12 }, dw[] = { -43, 21, 21 };
+	static const int ent[] = { 64, 32, 32 };
+	fq_u32 i;
+
+	/* the paper's shares are 0.33334, 0.33333, 0.33333 (Table 5, phi) */
+	cfg(128, 3, 4, 3, 1);
+	sl("SL0", 333340000, 2, 1);
+	sl("SL1", 333330000, 4, 2);
+	sl("SL2", 333330000, 4, 3);
+	ASSERT_EQ(dtc_build(&C), 0);
+	EXPECT_EQ(C.pool, 1152);
+	EXPECT_EQ(C.max_weight, 12);
+	EXPECT_EQ(C.len, 128);
+	EXPECT_EQ(C.total_before, 1216);
+	EXPECT_EQ(C.total_after, 1215);
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(C.sl[i].entries, ent[i]);
+		EXPECT_EQ(C.sl[i].entry_weight, ew[i]);
+		EXPECT_EQ(C.sl[i].dweight, dw[i]);
+		EXPECT_EQ(C.sl[i].dweight_left, 0);
+		EXPECT_EQ(C.sl[i].total_weight, 405);
+		EXPECT_TRUE(same5(dtc_min_share(&C, &C.sl[i]), mins[i]));
+		EXPECT_TRUE(same5(dtc_max_share(&C, &C.sl[i]), maxs[i]));
+		EXPECT_TRUE(same5(dtc_frac(C.sl[i].total_weight, C.total_after), "0.33333"));
+		EXPECT_TRUE(dtc_max_gap(C.table, C.len, i) <= C.sl[i].distance);
+	}
+	EXPECT_TRUE(same5(dtc_frac(C.sl[0].weight_before, C.total_before), "0.36842"));
+	/* the layout of Table 6: 0 1 0 2 ... */
+	for (i = 0; i < 128; i++)
+		EXPECT_EQ(C.table[i].cls, (i % 2) ? (i % 4 == 1 ? 1 : 2) : 0);
+	/* -43 from SL0's last entry (126) backwards: 126 .. 42 lose one */
+	EXPECT_EQ(C.table[40].weight, 7);
+	EXPECT_EQ(C.table[42].weight, 6);
+	EXPECT_EQ(C.table[126].weight, 6);
+	/* +21 from SL1's last (125) backwards: 125 .. 45 */
+	EXPECT_EQ(C.table[41].weight, 12);
+	EXPECT_EQ(C.table[45].weight, 13);
+	EXPECT_EQ(C.table[127].weight, 13);
+	EXPECT_EQ(C.table[43].weight, 12);
+}
+
+UNIT_TEST(config_paper_table6_spread)
+{
+	struct dt_entry t[] = {
+		{ .cls = 0, .weight = 4 }, { .cls = 1, .weight = 2 },
+		{ .cls = 0, .weight = 4 }, { .cls = 2, .weight = 3 },
+		{ .cls = 0, .weight = 4 }, { .cls = 1, .weight = 2 },
+		{ .cls = 0, .weight = 4 }, { .cls = 2, .weight = 3 },
+	};
+	static const fq_u32 want[] = { 4, 2, 3, 4, 3, 3, 3, 4 };
+	fq_u32 i;
+
+	EXPECT_EQ(dtc_spread(t, 8, 0, -3, 1), 0);
+	EXPECT_EQ(dtc_spread(t, 8, 1, 1, 1), 0);
+	EXPECT_EQ(dtc_spread(t, 8, 2, 2, 1), 0);
+	for (i = 0; i < 8; i++)
+		EXPECT_EQ(t[i].weight, want[i]);
+	/* never below the MTU: only entry 0 is above 3, 3 are reported */
+	EXPECT_EQ(dtc_spread(t, 8, 0, -4, 3), -3);
+	EXPECT_EQ(t[0].weight, 3);
+	EXPECT_EQ(t[2].weight, 3);
+}
+
+UNIT_TEST(config_paper_table10)
+{
+	static const int tw[] = { 416, 1248, 2080, 208, 208 };
+	static const int dw[] = { -32, 0, 32, 0, 0 };
+	fq_u32 i, vo = 0;
+
+	/* flits of 64 bits... the paper's units are 64-byte credits */
+	cfg(128, 1024, 8, 2, 64);
+	sl("VO", 100000000, 2, 128);
+	sl("VI", 300000000, 4, 256);
+	sl("CL", 500000000, 8, 512);
+	sl("BE", 50000000, 16, 1024);
+	sl("BK", 50000000, 16, 1024);
+	ASSERT_EQ(dtc_build(&C), 0);
+	EXPECT_EQ(C.pool, 4096);
+	EXPECT_EQ(C.total_before, 4160);
+	EXPECT_EQ(C.total_after, 4160);
+	for (i = 0; i < 5; i++) {
+		EXPECT_EQ(C.sl[i].total_weight, tw[i]);
+		EXPECT_EQ(C.sl[i].dweight, dw[i]);
+		EXPECT_TRUE(dtc_max_gap(C.table, C.len, i) <= C.sl[i].distance);
+	}
+	EXPECT_TRUE(same5(dtc_min_share(&C, &C.sl[0]), "0.03125"));
+	EXPECT_TRUE(same5(dtc_max_share(&C, &C.sl[0]), "2.00000"));
+	/* VO: the first 32 entries keep 7, the last 32 have 6; CL: 130 */
+	for (i = 0; i < C.len; i++) {
+		if (C.table[i].cls == 0) {
+			EXPECT_EQ(C.table[i].weight, vo < 32 ? 7 : 6);
+			vo++;
+		} else if (C.table[i].cls == 2) {
+			EXPECT_EQ(C.table[i].weight, 130);
+		}
+	}
+	EXPECT_EQ(vo, 64);
+}
+
+UNIT_TEST(config_rejects)
+{
+	cfg(128, 1024, 8, 2, 64);
+	sl("VO", 20000000, 2, 128);	/* 0.02 < min 0.03125 */
+	EXPECT_EQ(dtc_build(&C), -1);
+	EXPECT_TRUE(strstr(C.err, "outside") != NULL);
+
+	cfg(128, 1024, 8, 2, 64);
+	sl("BE", 300000000, 16, 1024);	/* 0.3 > max 0.25 */
+	EXPECT_EQ(dtc_build(&C), -1);
+
+	cfg(16, 1024, 8, 2, 64);
+	sl("A", 500000000, 2, 1024);
+	sl("B", 400000000, 2, 1024);
+	sl("C", 100000000, 4, 1024);	/* 8 + 8 + 4 > 16 */
+	EXPECT_EQ(dtc_build(&C), -1);
+	EXPECT_TRUE(strstr(C.err, "entries") != NULL);
+
+	cfg(16, 1024, 2, 3, 64);	/* k > w */
+	sl("A", 500000000, 2, 1024);
+	EXPECT_EQ(dtc_build(&C), -1);
+
+	cfg(16, 1024, 8, 2, 64);
+	sl("A", 600000000, 2, 1024);
+	sl("B", 500000000, 2, 1024);	/* 1.1 in all */
+	EXPECT_EQ(dtc_build(&C), -1);
+
+	cfg(16, 512, 8, 2, 64);
+	sl("A", 500000000, 2, 1024);	/* MTU above GMTU */
+	EXPECT_EQ(dtc_build(&C), -1);
+}
+
+/* our own case: distances that do not divide N, unused slots dropped */
+UNIT_TEST(config_uneven_distances)
+{
+	fq_u32 i;
+
+	cfg(100, 1500, 8, 2, 64);
+	sl("A", 300000000, 3, 1500);
+	sl("B", 300000000, 7, 1500);
+	sl("C", 100000000, 20, 1500);
+	ASSERT_EQ(dtc_build(&C), 0);
+	for (i = 0; i < 3; i++) {
+		EXPECT_TRUE(dtc_max_gap(C.table, C.len, i) <= C.sl[i].distance);
+		EXPECT_TRUE(C.sl[i].entries >= (100 + C.sl[i].distance - 1) / C.sl[i].distance);
+	}
+	EXPECT_TRUE(C.len <= 100);
+	for (i = 0; i < C.len; i++)
+		EXPECT_TRUE(C.table[i].weight >= C.sl[C.table[i].cls].mtu);
+}
+
+static fq_u32 rnd_state = 12345;
+
+static fq_u32 rnd(void)
+{
+	rnd_state = rnd_state * 1103515245u + 12345u;
+	return rnd_state >> 8;
+}
+
+/*
+ * Property: whatever the distances, a table that is built never has a gap
+ * above an SL's distance, never an entry below its MTU, and a saturated
+ * run of the scheduler over it gives byte shares of total_weight / total.
+ */
+UNIT_TEST(config_property_gaps_and_shares)
+{
+	int iter, built = 0;
+
+	for (iter = 0; iter < 400; iter++) {
+		fq_u32 n = 8 + rnd() % 500, nsl = 1 + rnd() % 6, i, j, room;
+		fq_u64 want_n = 0;
+		int bad = 0;
+
+		cfg(n, 1024, 16, 1, 64);
+		room = n;
+		for (i = 0; i < nsl && room; i++) {
+			fq_u32 d = 1 + rnd() % (i == 0 ? 8 : n);
+			fq_u32 e = (n + d - 1) / d;
+
+			if (e > room)
+				break;
+			room -= e;
+			want_n += e;
+			sl("x", 0, d, 64 * (1 + rnd() % 16));
+		}
+		if (!C.nsl)
+			continue;
+		/* a share each SL can take: a bit above its entry count's share */
+		for (i = 0; i < C.nsl; i++) {
+			fq_u32 e = (n + C.sl[i].distance - 1) / C.sl[i].distance;
+
+			C.sl[i].share = (fq_s64)e * DTC_ONE / n;
+		}
+		if (dtc_build(&C))
+			continue;
+		built++;
+		for (i = 0; i < C.nsl; i++) {
+			if (dtc_max_gap(C.table, C.len, i) > C.sl[i].distance)
+				bad = 1;
+		}
+		for (j = 0; j < C.len; j++)
+			if (C.table[j].weight < C.sl[C.table[j].cls].mtu)
+				bad = 2;
+		if (bad) {
+			UNIT_FAIL("iteration %d: n %u, %u SLs, failure %d", iter, n, C.nsl, bad);
+			return;
+		}
+		/* run the scheduler: one packet of 64 bytes per credit unit */
+		{
+			int l;
+			fq_u32 k;
+			fq_u64 sent = 0;
+
+			setup(C.table, C.len, C.nsl, DT_MODE_DTABLE, 64, 64);
+			for (k = 0; k < C.nsl; k++) {
+				F.endless[k] = true;
+				fake_push(&F, k, 64);
+			}
+			for (k = 0; k < C.total_after * 3; k++)
+				step(&S, &F, &l);
+			for (k = 0; k < C.nsl; k++) {
+				sent += CLS[k].bytes;
+				if (CLS[k].bytes != 3 * 64 * C.sl[k].total_weight)
+					bad = 3;
+			}
+			if (bad || sent != 3 * 64 * C.total_after) {
+				UNIT_FAIL("iteration %d: shares off", iter);
+				return;
+			}
+		}
+	}
+	/* not vacuous */
+	EXPECT_TRUE(built > 200);
+}
+
+int main(void)
+{
+	return unit_run();
+}

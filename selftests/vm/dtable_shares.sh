@@ -1,0 +1,161 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 240
+# vm: deterministic
+#
+# dtable against sbt and rr on the paper's scenario (Tables 9 and 10):
+# five classes VO VI CL BE BK configured by dtable-config for 10 / 30 /
+# 50 / 5 / 5 % with distances 2 / 4 / 8 / 16 / 16 and MTUs 128 / 256 /
+# 512 / 1024 / 1024 bytes (each class sends packets of its MTU), behind a
+# tbf of 8 Mbit/s (burst: one largest frame, so the link serialises like a
+# real one) so the dtable queue is the bottleneck.
+#
+#   [ns A] veth0: tbf 10: 8mbit -> dtable 1: ----------> veth1 [ns B]
+#            1:1 VO 128 B  1:2 VI 256 B  1:3 CL 512 B     udp-lat recv
+#            1:4 BE 1024 B 1:5 BK 1024 B                  ports 9500..9504
+#
+# 1. all classes saturated: byte shares from the scheduler's counters
+#    over a window in which every class stays backlogged.  dtable: within
+#    1 point of 10/30/50/5/5; sbt (weights 10/30/50/5/5 packets): packet
+#    shares within 1 point of those; rr: 20 % of the packets each.
+# 2. every class offered half its share, Poisson arrivals: p99 latency per
+#    class; under dtable VO (distance 2) has the lowest.
+# The log gives every figure for the three disciplines.
+. ./lib.sh
+
+require_cmd tc udp-lat dtable-config
+require_module sch_dtable
+two_hosts 22 quiet
+
+NAMES=(VO VI CL BE BK)
+SHARE=(10 30 50 5 5)
+FRAME=(128 256 512 1024 1024)
+RATE=1000000		# bytes/s of the tbf
+DST=10.22.0.2
+# UDP payload that makes a frame of FRAME bytes at the qdisc
+payload() { echo $(($1 - 14 - 20 - 8)); }
+
+DTABLE_CMD=$(dtable-config --entries 128 --gmtu 1024 --w 8 --k 2 --credit 64 \
+	--sl VO:10%:2:128 --sl VI:30%:4:256 --sl CL:50%:8:512 \
+	--sl BE:5%:16:1024 --sl BK:5%:16:1024 --dev veth0 | grep '^tc qdisc') ||
+	fatal "dtable-config failed"
+# under the tbf rather than at the root
+DTABLE_CMD=${DTABLE_CMD/ root / parent 10:1 }
+DTABLE_CMD=${DTABLE_CMD/ replace / change }
+
+ns_run A tc qdisc add dev veth0 root handle 10: tbf rate $((RATE * 8))bit burst 1100 latency 10s ||
+	fatal "tbf"
+ns_run A tc qdisc add dev veth0 parent 10:1 handle 1: dtable classes 5 || fatal "dtable"
+ns_exec A $DTABLE_CMD || fatal "installing the dtable-config table"
+# short child queues: the saturated phases drain quickly
+for k in 1 2 3 4 5; do
+	ns_run A tc qdisc replace dev veth0 parent 1:$k handle $((20 + k)): pfifo limit 100 ||
+		fatal "child of 1:$k"
+done
+
+set_mode() {
+	case $1 in
+	dtable) ns_exec A $DTABLE_CMD ;;
+	sbt) ns_exec A tc qdisc change dev veth0 parent 10:1 handle 1: dtable mode sbt \
+		table 0:10 1:30 2:50 3:5 4:5 ;;
+	rr) ns_exec A tc qdisc change dev veth0 parent 10:1 handle 1: dtable mode rr \
+		table 0:1 1:1 2:1 3:1 4:1 ;;
+	esac
+}
+
+# "packets bytes backlog_packets" of each class, one line per class
+class_counters() {
+	ns_exec A tc -s class show dev veth0 | awk '
+		/^class/ { c = ($2 == "dtable") ? $3 : "" }
+		/backlog/ && c { for (i = 1; i < NF; i++) if ($i == "backlog") q[c] = $(i + 2) }
+		/deficit/ && c { for (i = 1; i < NF; i++) { if ($i == "packets") p[c] = $(i + 1); if ($i == "bytes") b[c] = $(i + 1) } }
+		END { for (k = 1; k <= 5; k++) { c = "1:" k; sub(/p$/, "", q[c]); print p[c] + 0, b[c] + 0, q[c] + 0 } }'
+}
+
+all_backlogged() {
+	class_counters | awk '$3 == 0 { bad = 1 } END { exit bad }'
+}
+
+ns_bg B udp-lat recv --port 9500 --ports 5 --duration 200 > /dev/null
+SINK=$BG_PID
+
+# saturate MODE: byte and packet shares in % over a window, "b1..b5 p1..p5"
+saturate() {
+	local mode=$1 pids=() k
+	for k in 0 1 2 3 4; do
+		ns_bg A udp-lat send --dst $DST --port $((9500 + k)) --size "$(payload "${FRAME[$k]}")" \
+			--duration 10 --stream $k --prio 1:$((k + 1)) > /dev/null
+		pids+=($BG_PID)
+	done
+	wait_for 20 all_backlogged || check_err 1 "$mode: not every class got backlogged"
+	class_counters > "$TMP_DIR/before-$mode"
+	sleep 2
+	class_counters > "$TMP_DIR/after-$mode"
+	all_backlogged || check_err 1 "$mode: a class ran dry during the window"
+	# enough: stop the senders rather than wait out their duration
+	for k in "${pids[@]}"; do kill "$k" 2>/dev/null; bg_wait "$k"; done
+	wait_for 20 test "$(class_counters | awk '{ s += $3 } END { print s }')" = 0
+	paste "$TMP_DIR/before-$mode" "$TMP_DIR/after-$mode" | awk '
+		{ dp[NR] = $4 - $1; db[NR] = $5 - $2; P += dp[NR]; B += db[NR] }
+		END { for (k = 1; k <= 5; k++) printf "%.2f ", B ? 100 * db[k] / B : 0
+		      for (k = 1; k <= 5; k++) printf "%.2f ", P ? 100 * dp[k] / P : 0 }'
+}
+
+# paced MODE: p99 latency (us) per class at half its share, Poisson
+paced() {
+	local mode=$1 pids=() k mean
+	ns_bg B udp-lat recv --port 9600 --ports 5 --duration 4 --ready "$TMP_DIR/ready-$mode" \
+		> "$TMP_DIR/lat-$mode"
+	local rpid=$BG_PID
+	wait_for 10 test -e "$TMP_DIR/ready-$mode" || fatal "receiver did not start"
+	for k in 0 1 2 3 4; do
+		# mean gap = frame / (share / 2 x rate)
+		mean=$((FRAME[k] * 200 * 1000000 / (SHARE[k] * RATE)))
+		ns_bg A udp-lat send --dst $DST --port $((9600 + k)) --size "$(payload "${FRAME[$k]}")" \
+			--duration 3 --poisson "$mean" --seed $((k + 7)) --stream $k \
+			--prio 1:$((k + 1)) > /dev/null
+		pids+=($BG_PID)
+	done
+	for k in "${pids[@]}"; do bg_wait "$k"; done
+	bg_wait $rpid
+	for k in 0 1 2 3 4; do
+		sed -n "s/^stream=$k .*lat_p99_us=\([0-9.]*\).*/\1/p" "$TMP_DIR/lat-$mode" | head -n1
+	done | tr '\n' ' '
+}
+
+bytes_of() { echo "$1" | cut -d' ' -f1-5; }
+pkts_of() { echo "$1" | cut -d' ' -f6-10; }
+
+declare -A SH LAT
+for mode in dtable sbt rr; do
+	set_mode $mode || fatal "mode $mode"
+	SH[$mode]=$(saturate $mode)
+	LAT[$mode]=$(paced $mode)
+	log_info "$mode: byte shares % $(bytes_of "${SH[$mode]}") | packet shares % $(pkts_of "${SH[$mode]}")"
+	log_info "$mode: p99 latency us at half load (VO VI CL BE BK): ${LAT[$mode]}"
+done
+
+# within POINTS of WANT (space-separated lists)
+close_to() {
+	awk -v got="$1" -v want="$2" -v pts="$3" 'BEGIN {
+		n = split(got, g, " "); split(want, w, " ")
+		if (n < 5) exit 1
+		for (i = 1; i <= 5; i++) if (g[i] - w[i] > pts || w[i] - g[i] > pts) exit 1 }'
+}
+
+close_to "$(bytes_of "${SH[dtable]}")" "10 30 50 5 5" 1
+check_err $? "dtable byte shares $(bytes_of "${SH[dtable]}"), want 10 30 50 5 5 +- 1"
+log_test "dtable: byte shares 10/30/50/5/5 within 1 point"
+
+close_to "$(pkts_of "${SH[sbt]}")" "10 30 50 5 5" 1
+check_err $? "sbt packet shares $(pkts_of "${SH[sbt]}"), want 10 30 50 5 5 +- 1"
+close_to "$(pkts_of "${SH[rr]}")" "20 20 20 20 20" 1
+check_err $? "rr packet shares $(pkts_of "${SH[rr]}"), want 20 each +- 1"
+log_test "sbt: packet shares 10/30/50/5/5; rr: 20 % of the packets each"
+
+awk -v l="${LAT[dtable]}" 'BEGIN { n = split(l, x, " "); if (n < 5 || x[1] <= 0) exit 1
+	for (i = 2; i <= 5; i++) if (x[i] <= x[1]) exit 1 }'
+check_err $? "dtable p99 latencies ${LAT[dtable]}: VO is not the lowest"
+log_test "dtable: the distance-2 class has the lowest p99 latency"
+
+exit $EXIT_STATUS
