@@ -66,14 +66,6 @@ setup_fq()
 		flow_limit 1000000
 }
 
-# fq with a flow per 5-tuple hash, as edf keeps them
-bench_case fq-perflow flows
-setup_fq-perflow()
-{
-	tc qdisc add dev "$1" parent "$2" handle "$3" fq limit 1000000 \
-		flow_limit 1000000 orphan_mask 1048575
-}
-
 # CoDel must not drop what the backlogged path parks on purpose
 bench_case fq_codel flows
 setup_fq_codel()
@@ -150,10 +142,26 @@ setup_edf-kept()
 		frame 10s perflow on
 }
 
-# no class: the built-in default class, one deadline clock, no flows
-bench_case edf-default flows
-setup_edf-default()
+# dtable_tree MODE DEV PARENT HANDLE CLASSES: dtable's default table (one
+# entry per class), its classes fed by port like drr's
+dtable_tree()
 {
-	tc qdisc add dev "$1" parent "$2" handle "$3" edf limit 1000000 \
-		flow_limit 1000000
+	local mode=$1 i
+
+	shift
+	tc qdisc add dev "$1" parent "$2" handle "$3" dtable classes "$4" \
+		mode "$mode" || return
+	for ((i = 1; i <= $4; i++)); do
+		class_fifo "$1" "$(classid "$3" "$i")" || return
+	done
+	classes_by_port "$1" "$3" "$4"
 }
+
+bench_case dtable classes drr
+setup_dtable() { dtable_tree dtable "$@"; }
+
+bench_case dtable-sbt classes drr
+setup_dtable-sbt() { dtable_tree sbt "$@"; }
+
+bench_case dtable-rr classes drr
+setup_dtable-rr() { dtable_tree rr "$@"; }

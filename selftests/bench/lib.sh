@@ -34,7 +34,7 @@
 PG=/proc/net/pktgen
 DEV=dummy0
 PEER=198.18.0.2	# pktgen's destination; ping's too
-: "${BENCH_COUNT:=50000}"	# packets per measurement
+: "${BENCH_COUNT:=20000}"	# packets per measurement
 : "${BENCH_WARMUP:=5000}"	# before each, not measured; at least one per flow
 
 # bench_netns_setup: dummy0 up in this namespace, nothing else sending
