@@ -5,6 +5,7 @@
 #   make setup        install build/VM dependencies, fetch the VM kernel
 #   make check [T=re] run the tests (host unit tests and the qemu VM)
 #   make bench [T=re] benchmarks in the deterministic VM (Documentation/bench.rst)
+#   make aoq-plots    simulated delay curves of aoq (Documentation/aoq.rst)
 #   make install      modules, plugins and tools on this host (DESTDIR ok)
 #   make clean
 #
@@ -109,6 +110,11 @@ bench: setup-if-needed
 build-quiet:
 	@$(MAKE) --no-print-directory all >$(B)/make.log 2>&1 || \
 		{ cat $(B)/make.log; echo "fabric-qos: build failed" >&2; exit 1; }
+
+# needs gnuplot (gnuplot-nox); the outputs are committed, so the build does not
+aoq-plots: $(B)/bin/qsim
+	@scripts/aoq-plots.sh $(B)/bin/qsim
+.PHONY: aoq-plots
 
 check-locked: build-quiet
 	@scripts/check.sh '$(T)'
