@@ -35,6 +35,12 @@
 
 #include "core_types.h"
 
+#ifdef __KERNEL__
+#include <linux/string.h>
+#else
+#include <string.h>
+#endif
+
 #define AOQ_MAX_LANES		64
 #define AOQ_WEIGHT_MAX		256
 /* one opportunity at weight 1; divisible by every weight up to 16 */
@@ -101,7 +107,9 @@ static inline void aoq_init(struct aoq_sched *s, enum aoq_mode mode,
 {
 	unsigned int i;
 
-	*s = (struct aoq_sched){ .mode = mode, .anchor = -1 };
+	memset(s, 0, sizeof(*s));
+	s->mode = mode;
+	s->anchor = -1;
 	s->nlanes = nlanes > AOQ_MAX_LANES ? AOQ_MAX_LANES : nlanes;
 	for (i = 0; i < AOQ_MAX_LANES; i++) {
 		s->lane[i].weight = 1;
@@ -393,6 +401,9 @@ static inline int aoq_cycle_aoq(struct aoq_sched *s, fq_u64 now,
 	enum aoq_tx tx;
 	int a;
 
+	/* a stalled anchor gives up first, so another can be chosen now */
+	if (s->anchor >= 0)
+		aoq_lane_check(s, s->anchor, now, ops, ctx);
 	/* SelectAnchorVL: the head of the list, the lane owed the most */
 	while (s->anchor < 0 && s->nlist) {
 		a = s->list[0];
@@ -470,6 +481,9 @@ static inline void aoq_select_anchor_rr(struct aoq_sched *s, fq_u64 now,
 	unsigned int tries;
 	int a;
 
+	/* a stalled anchor gives up first, so another can be chosen now */
+	if (s->anchor >= 0)
+		aoq_lane_check(s, s->anchor, now, ops, ctx);
 	for (tries = 0; s->anchor < 0 && tries < s->nlanes; tries++) {
 		a = aoq_next_active(s, s->rr_anchor);
 		if (a < 0)

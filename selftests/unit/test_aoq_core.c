@@ -243,6 +243,47 @@ UNIT_TEST(stall_releases_anchor)
 	}
 }
 
+/*
+ * The qdisc calls dequeue once when the stall time is up (its watchdog):
+ * that one call must release the dead anchor and send from another lane,
+ * or nothing would call it again.
+ */
+UNIT_TEST(stall_release_sends_in_same_cycle)
+{
+	static struct t_model m;
+	struct aoq_sched s;
+	enum aoq_mode mode;
+	int lane;
+
+	for (mode = AOQ_MODE_AOQ; mode < AOQ_MODE_COUNT; mode++) {
+		if (mode == AOQ_MODE_FBRR)
+			continue;
+		memset(&m, 0, sizeof(m));
+		m.nlanes = 2;
+		aoq_init(&s, mode, 2);
+		s.stall = 1000;
+		t_add_pkt(&m, 0, 10, 0, 0);
+		m.lane[0].pkt[0].arrive[2] = 1000000;	/* dies after 2 flits */
+		t_run(&s, &m, 3);
+		EXPECT_EQ(s.anchor, 0);
+		/* lane 1 arrives; nothing is called until the stall is up */
+		t_add_pkt(&m, 1, 1, 4, 0);
+		m.now = 4;
+		aoq_lane_arrive(&s, 1, 4);
+		lane = aoq_dequeue(&s, 4, &t_ops, &m);
+		if (mode == AOQ_MODE_PBRR)
+			EXPECT_EQ(lane, -1);	/* pbrr waits on its anchor */
+		m.now = 2 + 1000 + 1;
+		if (lane < 0) {
+			lane = aoq_dequeue(&s, m.now, &t_ops, &m);
+			EXPECT_EQ(lane, 1);
+		}
+		EXPECT_EQ(m.lane[1].pkt[0].sent, 1);
+		if (mode == AOQ_MODE_PBRR)
+			EXPECT_EQ(s.lane[0].abandoned, 1);
+	}
+}
+
 /* Without a stall time a dead anchor keeps pbrr waiting forever. */
 UNIT_TEST(no_stall_pbrr_waits)
 {
