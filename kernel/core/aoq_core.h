@@ -238,7 +238,8 @@ static inline void aoq_end_busy_period(struct aoq_sched *s)
 
 	if (s->nactive)
 		return;
-	for (i = 0; i < AOQ_MAX_LANES; i++)
+	/* lanes at or above nlanes were never visited: their counts are 0 */
+	for (i = 0; i < s->nlanes; i++)
 		s->lane[i].oc = 0;
 	s->vcount = 0;
 	s->busy_periods++;

@@ -47,7 +47,7 @@ start_traffic() {	# SECONDS
 	wait_for 10 test -e "$TMP_DIR/recv.ready" || fatal "receiver did not start"
 	rm -f "$TMP_DIR/recv.ready"
 	ns_bg A udp-lat send --dst 10.17.0.2 --port 7000 --size 1400 \
-		--frame-bytes 60000 --gso --duration "$1" --streams 4 --no-retry \
+		--frame-bytes 60000 --frame-interval 20000 --gso --duration "$1" --streams 4 --no-retry \
 		--prio 1:1 --prio 1:2 --prio 1:3 --prio 1:4 \
 		> "$TMP_DIR/send.out" 2> "$TMP_DIR/send.err"
 	SEND_PID=$BG_PID
