@@ -91,7 +91,8 @@ struct aoq_sched {
 	fq_u64 vcount;		/* VirtualCount */
 	fq_u64 stall;		/* give up a message after this long without progress; 0: never */
 	fq_u64 max_spread;	/* largest oc difference between active lanes, in opportunities */
-	fq_u64 busy_periods;
+	fq_u64 busy_periods;	/* busy periods ended */
+	bool in_busy_period;	/* some lane became active since the last end */
 	struct aoq_lane lane[AOQ_MAX_LANES];
 };
 
@@ -213,6 +214,7 @@ static inline void aoq_lane_arrive(struct aoq_sched *s, unsigned int lane,
 	l->busy = false;
 	l->progress = now;
 	s->nactive++;
+	s->in_busy_period = true;
 	if (aoq_mode_is_sorted(s))
 		aoq_list_insert(s, lane);
 }
@@ -236,13 +238,14 @@ static inline void aoq_end_busy_period(struct aoq_sched *s)
 {
 	unsigned int i;
 
-	if (s->nactive)
+	if (s->nactive || !s->in_busy_period)
 		return;
 	/* lanes at or above nlanes were never visited: their counts are 0 */
 	for (i = 0; i < s->nlanes; i++)
 		s->lane[i].oc = 0;
 	s->vcount = 0;
 	s->busy_periods++;
+	s->in_busy_period = false;
 }
 
 static inline void aoq_deactivate(struct aoq_sched *s, unsigned int lane)

@@ -55,7 +55,7 @@ wait_for 10 lane_frames_are 1:2 5
 check_err $? "lane 1:2 not served after the stall: frames $(lane_stat 1:2 frames)"
 check_eq "abandoned on lane 1:1" 1 "$(lane_stat 1:1 abandoned)"
 check_eq "lane 1:1 no longer busy" false "$(lane_stat 1:1 busy)"
-ns_exec A tc -s qdisc show dev veth0 | grep -q "abandoned 1 "
+ns_exec A tc -s qdisc show dev veth0 | grep "abandoned 1 " >/dev/null
 check_err $? "qdisc does not count the abandoned message: $(ns_exec A tc -s qdisc show dev veth0)"
 log_test "pbrr: the dead message is given up after stall, lane 1:2 served"
 
