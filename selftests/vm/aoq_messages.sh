@@ -36,13 +36,14 @@ MSG=64000
 PART=1472
 tcA() { ns_exec A tc "$@"; }
 
-setup() {	# MODE: htb link, aoq with four pfifo lanes
-	ns_run A tc qdisc replace dev veth0 root handle 1: htb default 1 &&
-	ns_run A tc class replace dev veth0 parent 1: classid 1:1 htb \
+setup() {	# MODE: htb link, a fresh aoq with four pfifo lanes
+	ns_exec A tc qdisc del dev veth0 root 2>/dev/null
+	ns_run A tc qdisc add dev veth0 root handle 1: htb default 1 &&
+	ns_run A tc class add dev veth0 parent 1: classid 1:1 htb \
 		rate 50mbit ceil 50mbit burst 3k cburst 3k &&
-	ns_run A tc qdisc replace dev veth0 parent 1:1 handle 2: aoq mode "$1" &&
+	ns_run A tc qdisc add dev veth0 parent 1:1 handle 2: aoq mode "$1" &&
 	for i in 1 2 3 4; do
-		ns_run A tc class replace dev veth0 parent 2: classid 2:$i aoq || return 1
+		ns_run A tc class add dev veth0 parent 2: classid 2:$i aoq || return 1
 	done
 }
 

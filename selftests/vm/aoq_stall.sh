@@ -18,8 +18,9 @@ require_module sch_aoq
 two_hosts 18 quiet
 MAC_B=02:00:00:00:12:02
 
-setup() {	# MODE STALL
-	ns_run A tc qdisc replace dev veth0 root handle 1: aoq mode "$1" stall "$2" default 1 &&
+setup() {	# MODE STALL: a fresh qdisc, so counters start at 0
+	ns_exec A tc qdisc del dev veth0 root 2>/dev/null
+	ns_run A tc qdisc add dev veth0 root handle 1: aoq mode "$1" stall "$2" default 1 &&
 	ns_run A tc class replace dev veth0 parent 1: classid 1:1 aoq &&
 	ns_run A tc class replace dev veth0 parent 1: classid 1:2 aoq
 }
