@@ -17,6 +17,10 @@ require_cmd tc udp-lat fabric-send
 require_module sch_aoq
 two_hosts 18 quiet
 MAC_B=02:00:00:00:12:02
+# a listener, so the UDP sends are not refused by port unreachables
+ns_bg B udp-lat recv --port 9000 --duration 60 --ready "$TMP_DIR/recv.ready" \
+	> /dev/null 2> "$TMP_DIR/recv.err"
+wait_for 10 test -e "$TMP_DIR/recv.ready" || fatal "receiver did not start"
 
 setup() {	# MODE STALL: a fresh qdisc, so counters start at 0
 	ns_exec A tc qdisc del dev veth0 root 2>/dev/null
