@@ -18,7 +18,8 @@ require_module sch_aoq
 two_hosts 17
 
 aoq_setup() {
-	ns_run A tc qdisc replace dev veth0 root handle 1: aoq "$@" &&
+	# default 1: ARP and IPv6 chatter need a lane too
+	ns_run A tc qdisc replace dev veth0 root handle 1: aoq default 1 "$@" &&
 	ns_run A tc class replace dev veth0 parent 1: classid 1:1 aoq &&
 	ns_run A tc class replace dev veth0 parent 1: classid 1:2 aoq &&
 	ns_run A tc class replace dev veth0 parent 1: classid 1:3 aoq &&
