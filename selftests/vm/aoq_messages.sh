@@ -19,6 +19,9 @@
 #  3. Lane 1:1 behind a 5 Mbit/s tbf child, saturation: aoq keeps the link
 #     >= 95 % busy; pbrr waits on the slow lane and leaves it mostly idle
 #     (measured, must be below 60 %).
+#  4. One lane of 64 KB messages against one of one-frame messages, all
+#     four modes: aoq's largest opportunity spread (max_spread) stays
+#     within 2M and the lanes get about equal frames; arr's spread grows.
 #
 #   [ns A] veth0: htb 1: (1:1 rate 50mbit) -> aoq 2: (lanes 2:1..2:4)
 #     10.19.0.1/24   senders port 9000+i, SO_PRIORITY 2:(i+1)
@@ -184,6 +187,51 @@ check_err $? "aoq left the link idle behind a held lane: busy ${UTIL_OF[aoq]}"
 awk -v u="${UTIL_OF[pbrr]}" 'BEGIN { exit !(u < 0.60) }'
 check_err $? "pbrr kept the link busy (${UTIL_OF[pbrr]}) although it waits on the held lane"
 log_test "held lane: aoq keeps the link >= 95 % busy, pbrr leaves it idle"
+
+# --- 4. fairness with unequal messages --------------------------------------------
+# Lane 2:1 sends 64 KB messages (44 frames), lane 2:2 one-frame messages,
+# both back to back.  Opportunity fairness: aoq keeps the count spread
+# within M (44 plus the odd unused visit), so the two lanes get about the
+# same number of frames; arr and pbrr give each anchor its whole message,
+# so lane 2:1 gets 44 opportunities for each one of lane 2:2 and the
+# spread grows for as long as both stay active.
+max_spread() {
+	tcA -s qdisc show dev veth0 parent 1:1 |
+		sed -n 's/.*max_spread \([0-9]*\) .*/\1/p' | head -n1
+}
+lane_frames() {
+	tcA -s class show dev veth0 classid "2:$1" |
+		sed -n 's/.* frames \([0-9]*\) messages.*/\1/p' | head -n1
+}
+declare -A SPREAD SMALL
+for mode in fbrr arr aoq pbrr; do
+	setup $mode || fatal "cannot set up aoq mode $mode"
+	recv_start 3
+	ns_bg A udp-lat send --dst 10.19.0.2 --port 9000 --stream 0 --prio 2:1 \
+		--size $PART --frame-bytes $MSG --frame-interval 1 --gso --duration 0.8 \
+		> "$TMP_DIR/big.out" 2> "$TMP_DIR/big.err"
+	BIG=$BG_PID
+	ns_bg A udp-lat send --dst 10.19.0.2 --port 9001 --stream 1 --prio 2:2 \
+		--size $PART --duration 0.8 > "$TMP_DIR/small.out" 2> "$TMP_DIR/small.err"
+	SMALLP=$BG_PID
+	bg_wait "$BIG"
+	bg_wait "$SMALLP"
+	bg_wait "$RECV_PID"
+	f1=$(lane_frames 1)
+	f2=$(lane_frames 2)
+	SPREAD[$mode]=$(max_spread)
+	SMALL[$mode]=$(awk -v a="$f1" -v b="$f2" 'BEGIN { printf "%.3f", (a + b) ? b / (a + b) : 0 }')
+	log_info "$mode, 44-frame vs 1-frame messages: max_spread ${SPREAD[$mode]}, frames $f1 / $f2, small lane's share ${SMALL[$mode]}"
+done
+[ "${SPREAD[aoq]:-999999}" -le 100 ]
+check_err $? "aoq: opportunity spread ${SPREAD[aoq]} above 2M"
+[ "${SPREAD[arr]:-0}" -gt $((4 * ${SPREAD[aoq]:-1})) ]
+check_err $? "arr spread ${SPREAD[arr]} not far above aoq's ${SPREAD[aoq]}"
+awk -v s="${SMALL[aoq]}" 'BEGIN { exit !(s >= 0.40 && s <= 0.60) }'
+check_err $? "aoq: the one-frame lane got ${SMALL[aoq]} of the frames, not about half"
+awk -v s="${SMALL[arr]}" 'BEGIN { exit !(s < 0.10) }'
+check_err $? "arr: the one-frame lane got ${SMALL[arr]} of the frames"
+log_test "unequal messages: aoq's spread stays within 2M, arr's grows"
 
 ns_run A tc qdisc del dev veth0 root
 exit $EXIT_STATUS
