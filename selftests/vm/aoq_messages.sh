@@ -22,6 +22,7 @@
 #  4. One lane of 64 KB messages against one of one-frame messages, all
 #     four modes: aoq's largest opportunity spread (max_spread) stays
 #     within 2M and the lanes get about equal frames; arr's spread grows.
+#  5. Weights 1 and 3, both lanes saturated: frames 1:3.
 #
 #   [ns A] veth0: htb 1: (1:1 rate 50mbit) -> aoq 2: (lanes 2:1..2:4)
 #     10.19.0.1/24   senders port 9000+i, SO_PRIORITY 2:(i+1)
@@ -232,6 +233,31 @@ check_err $? "aoq: the one-frame lane got ${SMALL[aoq]} of the frames, not about
 awk -v s="${SMALL[arr]}" 'BEGIN { exit !(s < 0.10) }'
 check_err $? "arr: the one-frame lane got ${SMALL[arr]} of the frames"
 log_test "unequal messages: aoq's spread stays within 2M, arr's grows"
+
+# --- 5. weights ---------------------------------------------------------------------
+# Lanes 2:1 (weight 1) and 2:2 (weight 3), both sending 64 KB messages back
+# to back: every opportunity is used, so frames follow opportunities, 1:3.
+setup aoq || fatal "cannot set up aoq"
+ns_run A tc class change dev veth0 classid 2:2 aoq weight 3 || fatal "weight 3"
+recv_start 3
+for i in 0 1; do
+	ns_bg A udp-lat send --dst 10.19.0.2 --port $((9000 + i)) --stream $i \
+		--prio 2:$((i + 1)) --size $PART --frame-bytes $MSG --frame-interval 1 \
+		--gso --duration 0.8 > "$TMP_DIR/w$i.out" 2> "$TMP_DIR/w$i.err"
+	W[$i]=$BG_PID
+done
+sleep 0.2
+f1=$(lane_frames 1); f2=$(lane_frames 2)
+sleep 0.5
+f1=$(( $(lane_frames 1) - f1 )); f2=$(( $(lane_frames 2) - f2 ))
+bg_wait "${W[0]}"
+bg_wait "${W[1]}"
+bg_wait "$RECV_PID"
+share=$(awk -v a="$f1" -v b="$f2" 'BEGIN { printf "%.3f", (a + b) ? b / (a + b) : 0 }')
+log_info "weights 1:3: frames $f1 / $f2 in 0.5 s, weight-3 lane's share $share"
+awk -v s="$share" 'BEGIN { exit !(s >= 0.70 && s <= 0.80) }'
+check_err $? "weight 3 lane got $share of the frames, not 0.75 within 0.05"
+log_test "weighted lanes: frames in proportion 1:3"
 
 ns_run A tc qdisc del dev veth0 root
 exit $EXIT_STATUS
