@@ -7,6 +7,7 @@
 #   make bench [T=re] benchmarks in the deterministic VM (Documentation/bench.rst)
 #   make demo [S=names] [LIVE=1]  the paper's architectures side by side, tables
 #                     and plots in build/demo/ (Documentation/demo.rst)
+#   make aoq-plots    simulated delay curves of aoq (Documentation/aoq.rst)
 #   make install      modules, plugins and tools on this host (DESTDIR ok)
 #   make clean
 #
@@ -125,6 +126,11 @@ demo-locked: build-quiet
 build-quiet:
 	@$(MAKE) --no-print-directory all >$(B)/make.log 2>&1 || \
 		{ cat $(B)/make.log; echo "fabric-qos: build failed" >&2; exit 1; }
+
+# needs gnuplot (gnuplot-nox); the outputs are committed, so the build does not
+aoq-plots: $(B)/bin/qsim
+	@scripts/aoq-plots.sh $(B)/bin/qsim
+.PHONY: aoq-plots
 
 check-locked: build-quiet
 	@scripts/check.sh '$(T)'

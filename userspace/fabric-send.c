@@ -67,6 +67,7 @@ struct fs_opts {
 	struct fhc_fields hdr;
 	unsigned long	count;
 	unsigned long	interval_us;
+	unsigned long	message;	/* frames per message, 0: flags left clear */
 	const char	*payload;
 	enum fs_malform	malform;
 };
@@ -77,7 +78,7 @@ static void usage(FILE *f)
 		"Usage: " PROG " -i DEV --dst-mac MAC --src-ip A --dst-ip B --dport P\n"
 		"                   [ --sport P ] [ --ttd NS ] [ --vc N ] [ --sl N ]\n"
 		"                   [ --flow ID ] [ --seq N ] [ --count N ] [ --interval US ]\n"
-		"                   [ --payload STR ]\n"
+		"                   [ --payload STR ] [ --message N ]\n"
 		"                   [ --malform { short | version | inner-type | truncated } ]\n"
 		"       " PROG " -h | --help\n"
 		"Send Ethernet + fabric header + IPv4 + UDP frames on DEV, source MAC\n"
@@ -86,7 +87,11 @@ static void usage(FILE *f)
 		"The sequence number grows by one per frame.  --ttd is signed (negative:\n"
 		"already late) and must fit 32 bits.  --malform sends a frame the\n"
 		"receiver must drop: only %d header bytes, version 2, inner EtherType\n"
-		"0x%04x, or an IPv4 total length %d bytes longer than the packet.\n",
+		"0x%04x, or an IPv4 total length %d bytes longer than the packet.\n"
+		"--message N groups the frames into messages of N: the first frame of\n"
+		"each carries the head flag, the N-th the tail flag (a --count that is\n"
+		"not a multiple of N leaves the last message without its tail, as a\n"
+		"sender that died mid-message would).  Without it both flags are clear.\n",
 		FS_SHORT_HDR_BYTES, FS_BOGUS_ETHERTYPE, FS_TRUNCATE_BY);
 }
 
@@ -139,7 +144,7 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 {
 	enum { O_DST_MAC = 256, O_SRC_IP, O_DST_IP, O_SPORT, O_DPORT, O_TTD,
 	       O_VC, O_SL, O_FLOW, O_SEQ, O_COUNT, O_INTERVAL, O_PAYLOAD,
-	       O_MALFORM };
+	       O_MALFORM, O_MESSAGE };
 	static const struct option opts[] = {
 		{ "dev",	required_argument, NULL, 'i' },
 		{ "dst-mac",	required_argument, NULL, O_DST_MAC },
@@ -156,6 +161,7 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 		{ "interval",	required_argument, NULL, O_INTERVAL },
 		{ "payload",	required_argument, NULL, O_PAYLOAD },
 		{ "malform",	required_argument, NULL, O_MALFORM },
+		{ "message",	required_argument, NULL, O_MESSAGE },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -243,6 +249,11 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 			}
 			o->payload = optarg;
 			break;
+		case O_MESSAGE:
+			if (!fs_parse_u64(optarg, ULONG_MAX, &u) || !u)
+				return fs_bad("message", optarg);
+			o->message = (unsigned long)u;
+			break;
 		case O_MALFORM:
 			if (!strcmp(optarg, "short"))
 				o->malform = FS_SHORT;
@@ -301,7 +312,7 @@ static uint16_t fs_csum_fold(uint32_t sum)
 
 /* Build the frame with sequence number @seq into @buf; return its length. */
 static size_t fs_build(const struct fs_opts *o, const uint8_t *src_mac,
-		       uint32_t seq, uint8_t *buf)
+		       unsigned long index, uint32_t seq, uint8_t *buf)
 {
 	size_t plen = strlen(o->payload);
 	size_t ip_len = FS_IP_HLEN + FS_UDP_HLEN + plen;
@@ -322,6 +333,10 @@ static size_t fs_build(const struct fs_opts *o, const uint8_t *src_mac,
 	hdr.inner_proto = o->malform == FS_INNER_TYPE ? FS_BOGUS_ETHERTYPE :
 							FHC_ETH_P_IP;
 	hdr.seq = seq;
+	if (o->message) {
+		hdr.head = index % o->message == 0;
+		hdr.tail = index % o->message == o->message - 1;
+	}
 	fhc_encode(fh, &hdr);
 	if (o->malform == FS_SHORT)
 		return ETH_HLEN + FS_SHORT_HDR_BYTES;
@@ -438,7 +453,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < o.count; i++, seq++) {
 		if (i && o.interval_us)
 			fs_sleep_us(o.interval_us);
-		len = fs_build(&o, src_mac, seq, frame);
+		len = fs_build(&o, src_mac, i, seq, frame);
 		if (sendto(fd, frame, len, 0, (struct sockaddr *)&sll,
 			   sizeof(sll)) != (ssize_t)len) {
 			fprintf(stderr, PROG ": %s: sending frame %lu of %lu: %s\n",

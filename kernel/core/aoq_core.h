@@ -1,0 +1,600 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Lane schedulers of the aoq qdisc (paper: aoq-anchored-opportunity-
+ * queueing, sections 3 and 4), shared by sch_aoq.c, the unit tests and
+ * the flit-level simulator (qsim lanes).
+ *
+ * The unit the scheduler hands out is one "opportunity": a visit to a lane
+ * in which the lane may send one unit (a flit in the simulator, a wire
+ * frame in the qdisc).  A visit counts whether or not the lane can use it:
+ * a lane that is active (in the middle of a message, or with frames
+ * waiting) but cannot send now (a pipeline bubble, a child qdisc holding
+ * its frames back) is offered the opportunity and leaves it unused.
+ *
+ *   aoq   the anchor lane gets the first opportunity of every cycle until
+ *         the tail of its message is sent; when it cannot send, the other
+ *         active lanes are visited in increasing order of their
+ *         opportunity count until one sends.  The next anchor is the lane
+ *         with the fewest opportunities.  Counts are normalised by the
+ *         lane's weight.  RFB <= 2M (Theorem 1).
+ *   fbrr  one unit per lane in round robin.
+ *   arr   anchored round robin: the anchor first, then the others in
+ *         round robin; anchors are taken in round robin.
+ *   pbrr  whole message per turn: only the current lane is visited, the
+ *         link idles while it cannot send.
+ *
+ * The caller supplies two callbacks: send() tries to send one unit of a
+ * lane and says whether it was the tail of a message; backlogged() says
+ * whether the lane still has units waiting.  The core keeps no packets.
+ * Lanes that lost their backlog without finishing a message in progress
+ * are found lazily on their next visit, so the callbacks may not re-enter
+ * the core and the caller never has to tell it about drops.
+ */
+#ifndef FQ_AOQ_CORE_H
+#define FQ_AOQ_CORE_H
+
+#include "core_types.h"
+
+#ifdef __KERNEL__
+#include <linux/string.h>
+#else
+#include <string.h>
+#endif
+
+#define AOQ_MAX_LANES		64
+#define AOQ_WEIGHT_MAX		256
+/* one opportunity at weight 1; divisible by every weight up to 16 */
+#define AOQ_OC_UNIT		(720720ULL * 64)
+
+enum aoq_mode {
+	AOQ_MODE_AOQ,
+	AOQ_MODE_FBRR,
+	AOQ_MODE_ARR,
+	AOQ_MODE_PBRR,
+	AOQ_MODE_COUNT,
+};
+
+/* what send() did */
+enum aoq_tx {
+	AOQ_TX_NONE,		/* nothing could go: opportunity not used */
+	AOQ_TX_UNIT,		/* a unit inside a message went */
+	AOQ_TX_TAIL,		/* the last unit of a message went */
+};
+
+struct aoq_ops {
+	enum aoq_tx (*send)(void *ctx, unsigned int lane);
+	bool (*backlogged)(void *ctx, unsigned int lane);
+};
+
+struct aoq_lane {
+	fq_u64 oc;		/* opportunity count, AOQ_OC_UNIT / weight per visit */
+	fq_u64 inc;		/* AOQ_OC_UNIT / weight */
+	fq_u64 progress;	/* time of the last unit sent, activation or anchoring */
+	fq_u64 offered;		/* opportunities offered (visits), only grows */
+	fq_u64 used;		/* opportunities that sent a unit */
+	fq_u64 messages;	/* tails sent */
+	fq_u64 abandoned;	/* messages given up after a stall */
+	fq_u32 weight;
+	bool active;		/* busy or backlogged */
+	bool busy;		/* a message has started and its tail has not gone */
+};
+
+struct aoq_sched {
+	enum aoq_mode mode;
+	unsigned int nlanes;	/* lanes 0 .. nlanes - 1 exist */
+	int anchor;		/* -1: AnchorVLValid == FALSE */
+	unsigned int nlist;	/* aoq: ActiveList, anchor excluded, sorted by oc */
+	fq_u8 list[AOQ_MAX_LANES];
+	unsigned int rr;	/* round robin position (fbrr, arr strays) */
+	unsigned int rr_anchor;	/* next anchor candidate (arr, pbrr) */
+	unsigned int nactive;
+	fq_u64 vcount;		/* VirtualCount */
+	fq_u64 stall;		/* give up a message after this long without progress; 0: never */
+	fq_u64 max_spread;	/* largest oc difference between active lanes, in opportunities */
+	fq_u64 busy_periods;	/* busy periods ended */
+	bool in_busy_period;	/* some lane became active since the last end */
+	struct aoq_lane lane[AOQ_MAX_LANES];
+};
+
+static inline fq_u64 aoq_weight_inc(fq_u32 weight)
+{
+	if (!weight)
+		weight = 1;
+	return fq_div64(AOQ_OC_UNIT, weight);
+}
+
+static inline void aoq_init(struct aoq_sched *s, enum aoq_mode mode,
+			    unsigned int nlanes)
+{
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	s->mode = mode;
+	s->anchor = -1;
+	s->nlanes = nlanes > AOQ_MAX_LANES ? AOQ_MAX_LANES : nlanes;
+	for (i = 0; i < AOQ_MAX_LANES; i++) {
+		s->lane[i].weight = 1;
+		s->lane[i].inc = aoq_weight_inc(1);
+	}
+}
+
+static inline void aoq_set_weight(struct aoq_sched *s, unsigned int lane,
+				  fq_u32 weight)
+{
+	if (!weight)
+		weight = 1;
+	if (weight > AOQ_WEIGHT_MAX)
+		weight = AOQ_WEIGHT_MAX;
+	s->lane[lane].weight = weight;
+	s->lane[lane].inc = aoq_weight_inc(weight);
+}
+
+/*
+ * Change discipline on the fly: lanes keep their counts and activity, the
+ * anchor is dropped and the list rebuilt for the new mode.
+ */
+static inline void aoq_set_mode(struct aoq_sched *s, enum aoq_mode mode);
+
+static inline bool aoq_lane_is_active(const struct aoq_sched *s,
+				      unsigned int lane)
+{
+	return s->lane[lane].active;
+}
+
+/* The sorted ActiveList: ties keep arrival order. */
+static inline void aoq_list_insert(struct aoq_sched *s, unsigned int lane)
+{
+	fq_u64 oc = s->lane[lane].oc;
+	unsigned int pos = s->nlist;
+
+	while (pos > 0 && s->lane[s->list[pos - 1]].oc > oc) {
+		s->list[pos] = s->list[pos - 1];
+		pos--;
+	}
+	s->list[pos] = (fq_u8)lane;
+	s->nlist++;
+}
+
+static inline void aoq_list_remove_at(struct aoq_sched *s, unsigned int pos)
+{
+	s->nlist--;
+	for (; pos < s->nlist; pos++)
+		s->list[pos] = s->list[pos + 1];
+}
+
+static inline void aoq_list_remove(struct aoq_sched *s, unsigned int lane)
+{
+	unsigned int pos;
+
+	for (pos = 0; pos < s->nlist; pos++)
+		if (s->list[pos] == lane) {
+			aoq_list_remove_at(s, pos);
+			return;
+		}
+}
+
+/*
+ * Re-sort after a round of visits: every visited lane grew by its own
+ * increment, so only a few entries move.  Insertion sort, stable, so
+ * lanes with equal counts keep their order.
+ */
+static inline void aoq_list_sort(struct aoq_sched *s)
+{
+	unsigned int i, j;
+	fq_u8 lane;
+
+	for (i = 1; i < s->nlist; i++) {
+		lane = s->list[i];
+		for (j = i; j > 0 && s->lane[s->list[j - 1]].oc > s->lane[lane].oc; j--)
+			s->list[j] = s->list[j - 1];
+		s->list[j] = lane;
+	}
+}
+
+static inline bool aoq_mode_is_sorted(const struct aoq_sched *s)
+{
+	return s->mode == AOQ_MODE_AOQ;
+}
+
+/*
+ * Enqueue of Fig. 2: units arrived in @lane.  A lane that was not active
+ * starts from max(own count, VirtualCount) so it cannot bank credit while
+ * idle.  Calling this for an already active lane does nothing.
+ */
+static inline void aoq_lane_arrive(struct aoq_sched *s, unsigned int lane,
+				   fq_u64 now)
+{
+	struct aoq_lane *l = &s->lane[lane];
+
+	if (l->active || lane >= s->nlanes)
+		return;
+	if (l->oc < s->vcount)
+		l->oc = s->vcount;
+	l->active = true;
+	l->busy = false;
+	l->progress = now;
+	s->nactive++;
+	s->in_busy_period = true;
+	if (aoq_mode_is_sorted(s))
+		aoq_list_insert(s, lane);
+}
+
+static inline void aoq_set_mode(struct aoq_sched *s, enum aoq_mode mode)
+{
+	unsigned int i;
+
+	s->mode = mode;
+	s->anchor = -1;
+	s->nlist = 0;
+	if (!aoq_mode_is_sorted(s))
+		return;
+	for (i = 0; i < s->nlanes; i++)
+		if (s->lane[i].active)
+			aoq_list_insert(s, i);
+}
+
+/* CheckEndOfBusyPeriod (Fig. 6). */
+static inline void aoq_end_busy_period(struct aoq_sched *s)
+{
+	unsigned int i;
+
+	if (s->nactive || !s->in_busy_period)
+		return;
+	/* lanes at or above nlanes were never visited: their counts are 0 */
+	for (i = 0; i < s->nlanes; i++)
+		s->lane[i].oc = 0;
+	s->vcount = 0;
+	s->busy_periods++;
+	s->in_busy_period = false;
+}
+
+static inline void aoq_deactivate(struct aoq_sched *s, unsigned int lane)
+{
+	struct aoq_lane *l = &s->lane[lane];
+
+	if (!l->active)
+		return;
+	l->active = false;
+	l->busy = false;
+	s->nactive--;
+	if (s->anchor == (int)lane)
+		s->anchor = -1;
+	else if (aoq_mode_is_sorted(s))
+		aoq_list_remove(s, lane);
+}
+
+/*
+ * Remove a lane from scheduling altogether (class deleted, child reset):
+ * its counts go with it.
+ */
+static inline void aoq_lane_remove(struct aoq_sched *s, unsigned int lane)
+{
+	aoq_deactivate(s, lane);
+	s->lane[lane].oc = 0;
+	aoq_end_busy_period(s);
+}
+
+/* Drop the anchor role; the lane goes back to the list if still active. */
+static inline void aoq_release_anchor(struct aoq_sched *s)
+{
+	int a = s->anchor;
+
+	if (a < 0)
+		return;
+	s->anchor = -1;
+	if (aoq_mode_is_sorted(s) && s->lane[a].active)
+		aoq_list_insert(s, a);
+}
+
+/*
+ * Is the lane still active?  Called before every visit: a lane that lost
+ * its units (a child dropped them) and is not in a message is no longer
+ * active, and one whose message made no progress for longer than the
+ * stall time gives the message up (counted).  Returns false if the lane
+ * must not be visited.
+ */
+static inline bool aoq_lane_check(struct aoq_sched *s, unsigned int lane,
+				  fq_u64 now, const struct aoq_ops *ops,
+				  void *ctx)
+{
+	struct aoq_lane *l = &s->lane[lane];
+	bool backlogged = ops->backlogged(ctx, lane);
+
+	if (s->stall && (l->busy || s->anchor == (int)lane) &&
+	    now - l->progress > s->stall) {
+		l->abandoned++;
+		l->busy = false;
+		l->progress = now;
+		if (s->anchor == (int)lane) {
+			aoq_release_anchor(s);
+			if (backlogged)
+				return false;	/* others first this cycle */
+		}
+	}
+	if (!l->busy && !backlogged) {
+		aoq_deactivate(s, lane);
+		return false;
+	}
+	return true;
+}
+
+/* One visit: counts an opportunity whether or not a unit goes. */
+static inline enum aoq_tx aoq_visit(struct aoq_sched *s, unsigned int lane,
+				    fq_u64 now, const struct aoq_ops *ops,
+				    void *ctx)
+{
+	struct aoq_lane *l = &s->lane[lane];
+	enum aoq_tx tx = ops->send(ctx, lane);
+
+	l->oc += l->inc;
+	l->offered++;
+	if (tx == AOQ_TX_NONE)
+		return tx;
+	l->used++;
+	l->progress = now;
+	if (tx == AOQ_TX_TAIL) {
+		l->busy = false;
+		l->messages++;
+	} else {
+		l->busy = true;
+	}
+	return tx;
+}
+
+/* After a tail: the lane stays active only if more units wait. */
+static inline bool aoq_after_tail(struct aoq_sched *s, unsigned int lane,
+				  const struct aoq_ops *ops, void *ctx)
+{
+	if (ops->backlogged(ctx, lane))
+		return true;
+	aoq_deactivate(s, lane);
+	return false;
+}
+
+/* Next active lane at or after @from in lane order, -1 if none. */
+static inline int aoq_next_active(const struct aoq_sched *s, unsigned int from)
+{
+	unsigned int i, lane;
+
+	for (i = 0; i < s->nlanes; i++) {
+		lane = (from + i) % s->nlanes;
+		if (s->lane[lane].active)
+			return lane;
+	}
+	return -1;
+}
+
+static inline void aoq_track_spread(struct aoq_sched *s)
+{
+	fq_u64 lo = ~(fq_u64)0, hi = 0, d;
+	unsigned int i;
+
+	if (s->nactive < 2)
+		return;
+	if (aoq_mode_is_sorted(s)) {
+		if (s->nlist) {
+			lo = s->lane[s->list[0]].oc;
+			hi = s->lane[s->list[s->nlist - 1]].oc;
+		}
+		if (s->anchor >= 0) {
+			d = s->lane[s->anchor].oc;
+			lo = d < lo ? d : lo;
+			hi = d > hi ? d : hi;
+		}
+	} else {
+		for (i = 0; i < s->nlanes; i++) {
+			if (!s->lane[i].active)
+				continue;
+			d = s->lane[i].oc;
+			lo = d < lo ? d : lo;
+			hi = d > hi ? d : hi;
+		}
+	}
+	if (hi <= lo)
+		return;
+	d = fq_div64(hi - lo, AOQ_OC_UNIT);
+	if (d > s->max_spread)
+		s->max_spread = d;
+}
+
+/* Figs. 2-5: one cycle of AOQ. */
+static inline int aoq_cycle_aoq(struct aoq_sched *s, fq_u64 now,
+				const struct aoq_ops *ops, void *ctx)
+{
+	unsigned int pos;
+	enum aoq_tx tx;
+	int a;
+
+	/* a stalled anchor gives up first, so another can be chosen now */
+	if (s->anchor >= 0)
+		aoq_lane_check(s, s->anchor, now, ops, ctx);
+	/* SelectAnchorVL: the head of the list, the lane owed the most */
+	while (s->anchor < 0 && s->nlist) {
+		a = s->list[0];
+		aoq_list_remove_at(s, 0);
+		s->anchor = a;
+		s->lane[a].progress = now;
+		if (!aoq_lane_check(s, a, now, ops, ctx))
+			continue;
+	}
+	/* VirtualCount = min(OC(anchor), OC(head)) */
+	if (s->anchor >= 0)
+		s->vcount = s->lane[s->anchor].oc;
+	if (s->nlist && (s->anchor < 0 || s->lane[s->list[0]].oc < s->vcount))
+		s->vcount = s->lane[s->list[0]].oc;
+
+	/* ServeAnchorVL */
+	a = s->anchor;
+	if (a >= 0 && aoq_lane_check(s, a, now, ops, ctx) && s->anchor == a) {
+		tx = aoq_visit(s, a, now, ops, ctx);
+		if (tx == AOQ_TX_TAIL) {
+			s->anchor = -1;
+			if (aoq_after_tail(s, a, ops, ctx))
+				aoq_list_insert(s, a);
+		}
+		if (tx != AOQ_TX_NONE)
+			return a;
+	}
+
+	/* ServeFromActiveList: in increasing count until one sends */
+	pos = 0;
+	while (pos < s->nlist) {
+		unsigned int lane = s->list[pos];
+
+		if (!aoq_lane_check(s, lane, now, ops, ctx))
+			continue;	/* removed: pos now holds the next one */
+		tx = aoq_visit(s, lane, now, ops, ctx);
+		if (tx == AOQ_TX_NONE) {
+			pos++;
+			continue;
+		}
+		if (tx == AOQ_TX_TAIL && !ops->backlogged(ctx, lane))
+			aoq_deactivate(s, lane);
+		aoq_list_sort(s);
+		return lane;
+	}
+	/* nobody could send; every visited lane still grew */
+	aoq_list_sort(s);
+	return -1;
+}
+
+/* FBRR: one unit per visit, lanes in turn. */
+static inline int aoq_cycle_fbrr(struct aoq_sched *s, fq_u64 now,
+				 const struct aoq_ops *ops, void *ctx)
+{
+	unsigned int i, lane;
+
+	for (i = 0; i < s->nlanes; i++) {
+		lane = (s->rr + i) % s->nlanes;
+		if (!s->lane[lane].active || !aoq_lane_check(s, lane, now, ops, ctx))
+			continue;
+		if (aoq_visit(s, lane, now, ops, ctx) == AOQ_TX_NONE)
+			continue;
+		if (!s->lane[lane].busy)
+			aoq_after_tail(s, lane, ops, ctx);
+		s->rr = (lane + 1) % s->nlanes;
+		return lane;
+	}
+	return -1;
+}
+
+/* Anchor of arr and pbrr: the next active lane after the previous one. */
+static inline void aoq_select_anchor_rr(struct aoq_sched *s, fq_u64 now,
+					const struct aoq_ops *ops, void *ctx)
+{
+	unsigned int tries;
+	int a;
+
+	/* a stalled anchor gives up first, so another can be chosen now */
+	if (s->anchor >= 0)
+		aoq_lane_check(s, s->anchor, now, ops, ctx);
+	for (tries = 0; s->anchor < 0 && tries < s->nlanes; tries++) {
+		a = aoq_next_active(s, s->rr_anchor);
+		if (a < 0)
+			return;
+		s->rr_anchor = (a + 1) % s->nlanes;
+		s->anchor = a;
+		s->lane[a].progress = now;
+		if (!aoq_lane_check(s, a, now, ops, ctx))
+			continue;
+	}
+}
+
+/* Serve the anchor; returns the lane if a unit went, else -1. */
+static inline int aoq_serve_anchor_rr(struct aoq_sched *s, fq_u64 now,
+				      const struct aoq_ops *ops, void *ctx)
+{
+	enum aoq_tx tx;
+	int a = s->anchor;
+
+	if (a < 0 || !aoq_lane_check(s, a, now, ops, ctx) || s->anchor != a)
+		return -1;
+	tx = aoq_visit(s, a, now, ops, ctx);
+	if (tx == AOQ_TX_NONE)
+		return -1;
+	if (tx == AOQ_TX_TAIL) {
+		s->anchor = -1;
+		aoq_after_tail(s, a, ops, ctx);
+	}
+	return a;
+}
+
+static inline int aoq_cycle_arr(struct aoq_sched *s, fq_u64 now,
+				const struct aoq_ops *ops, void *ctx)
+{
+	unsigned int i, lane;
+	int sent;
+
+	aoq_select_anchor_rr(s, now, ops, ctx);
+	sent = aoq_serve_anchor_rr(s, now, ops, ctx);
+	if (sent >= 0)
+		return sent;
+	/* strays: the others in round robin, one unit */
+	for (i = 0; i < s->nlanes; i++) {
+		lane = (s->rr + i) % s->nlanes;
+		if ((int)lane == s->anchor || !s->lane[lane].active ||
+		    !aoq_lane_check(s, lane, now, ops, ctx))
+			continue;
+		if (aoq_visit(s, lane, now, ops, ctx) == AOQ_TX_NONE)
+			continue;
+		if (!s->lane[lane].busy)
+			aoq_after_tail(s, lane, ops, ctx);
+		s->rr = (lane + 1) % s->nlanes;
+		return lane;
+	}
+	return -1;
+}
+
+static inline int aoq_cycle_pbrr(struct aoq_sched *s, fq_u64 now,
+				 const struct aoq_ops *ops, void *ctx)
+{
+	aoq_select_anchor_rr(s, now, ops, ctx);
+	return aoq_serve_anchor_rr(s, now, ops, ctx);
+}
+
+/*
+ * One scheduling cycle at time @now (cycles in the simulator, ns in the
+ * qdisc): at most one unit is sent.  Returns the lane that sent, or -1.
+ */
+static inline int aoq_dequeue(struct aoq_sched *s, fq_u64 now,
+			      const struct aoq_ops *ops, void *ctx)
+{
+	int lane;
+
+	if (!s->nactive)
+		return -1;
+	switch (s->mode) {
+	case AOQ_MODE_FBRR:
+		lane = aoq_cycle_fbrr(s, now, ops, ctx);
+		break;
+	case AOQ_MODE_ARR:
+		lane = aoq_cycle_arr(s, now, ops, ctx);
+		break;
+	case AOQ_MODE_PBRR:
+		lane = aoq_cycle_pbrr(s, now, ops, ctx);
+		break;
+	default:
+		lane = aoq_cycle_aoq(s, now, ops, ctx);
+		break;
+	}
+	aoq_track_spread(s);
+	aoq_end_busy_period(s);
+	return lane;
+}
+
+/*
+ * The caller's queues all went empty: drop lanes that are not in the
+ * middle of a message so the busy period can end.
+ */
+static inline void aoq_sweep(struct aoq_sched *s, fq_u64 now,
+			     const struct aoq_ops *ops, void *ctx)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nlanes && s->nactive; i++)
+		if (s->lane[i].active)
+			aoq_lane_check(s, i, now, ops, ctx);
+	aoq_end_busy_period(s);
+}
+
+#endif /* FQ_AOQ_CORE_H */

@@ -1,0 +1,789 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sch_aoq: anchored opportunity queueing among lanes.
+ *
+ * The classes of this qdisc are lanes, each with a child qdisc (pfifo
+ * unless grafted).  The unit of transmission is one wire frame (one
+ * dequeue); the unit a receiver waits for is a message:
+ *
+ *   - a GSO packet, segmented here at enqueue: its last segment is the tail;
+ *   - frames carrying the fabric header (EtherType 0x88B5): a message ends
+ *     at the frame with the tail flag;
+ *   - any other packet: a message of one frame.
+ *
+ * Every dequeue is one scheduling cycle of core/aoq_core.h: the anchor lane
+ * gets the first opportunity until the tail of its message has gone, and
+ * when it cannot send, the other active lanes are offered opportunities in
+ * increasing order of their (weight-normalised) opportunity counts until
+ * one sends.  A lane is active while it has frames queued or while its
+ * message is in progress; an active lane that cannot send now (the rest
+ * of its message has not arrived, or its child - tbf, netem - holds its
+ * frames back) is offered the opportunity and leaves it unused, exactly
+ * the paper's offered-but-unused opportunity.  The difference of the
+ * opportunity counts of two lanes active together stays below M, the most
+ * opportunities a message needed, so the relative fairness bound is 2M.
+ *
+ * mode fbrr sends frame by frame in round robin, arr anchors in round
+ * robin, pbrr serves one message at a time and waits for it.  A message
+ * that makes no progress for "stall" is given up (counted), so a sender
+ * that died mid-message cannot hold a lane or the anchor for ever.
+ *
+ * The tail mark travels with the frame through the child qdisc in the
+ * last byte of the qdisc control block, which the in-tree children we
+ * support (pfifo, bfifo, tbf, netem, fq_codel, sfq) leave alone.
+ *
+ * Paper: aoq-anchored-opportunity-queueing, sections 3 and 4.
+ */
+#include <asm/unaligned.h>
+#include <linux/if_arp.h>
+#include <linux/if_ether.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <net/netlink.h>
+#include <net/pkt_cls.h>
+#include <net/pkt_sched.h>
+#include <net/sch_generic.h>
+
+#include "include/uapi/linux/pkt_sched_aoq.h"
+#include "include/uapi/linux/fabric_hdr.h"
+#include "core/aoq_core.h"
+#include "core/fabric_hdr_core.h"
+
+#define AOQ_DEFAULT_STALL_NS	(100 * NSEC_PER_MSEC)
+#define AOQ_MIN_STALL_NS	NSEC_PER_MSEC
+#define AOQ_MAX_STALL_NS	(60 * NSEC_PER_SEC)
+
+/* the tail mark in the qdisc control block, see the header comment */
+#define AOQ_CB_BYTE		(QDISC_CB_PRIV_LEN - 1)
+#define AOQ_CB_INNER		0xa0
+#define AOQ_CB_TAIL		0xa1
+
+struct aoq_class {
+	struct Qdisc_class_common common;
+	unsigned int filter_cnt;
+	unsigned int lane;		/* minor - 1 */
+	struct Qdisc *qdisc;
+	struct gnet_stats_basic_sync bstats;
+	struct gnet_stats_queue qstats;
+	u64 frames;
+	u64 bytes;
+};
+
+struct aoq_qdisc {
+	struct tcf_proto __rcu *filter_list;
+	struct tcf_block *block;
+	struct Qdisc_class_hash clhash;
+	struct aoq_class *lanes[TC_AOQ_MAX_LANES];
+	struct qdisc_watchdog watchdog;
+	u32 default_minor;
+	u8 segment;
+	struct tc_aoq_qd_stats xs;
+	struct aoq_sched core;
+};
+
+/* What the core's callbacks work on during one dequeue. */
+struct aoq_cycle {
+	struct aoq_qdisc *q;
+	struct sk_buff *skb;
+};
+
+/* ---- the core's view of the lanes ----------------------------------- */
+
+static bool aoq_lane_backlogged(void *ctx, unsigned int lane)
+{
+	struct aoq_cycle *c = ctx;
+	struct aoq_class *cl = c->q->lanes[lane];
+
+	return cl && cl->qdisc->q.qlen > 0;
+}
+
+static enum aoq_tx aoq_lane_send(void *ctx, unsigned int lane)
+{
+	struct aoq_cycle *c = ctx;
+	struct aoq_class *cl = c->q->lanes[lane];
+	struct sk_buff *skb;
+
+	if (!cl || !cl->qdisc->q.qlen)
+		return AOQ_TX_NONE;
+	skb = cl->qdisc->dequeue(cl->qdisc);
+	if (!skb)
+		return AOQ_TX_NONE;	/* held back by the child: unused */
+	c->skb = skb;
+	/* a mark the child did not keep: a message of its own */
+	return qdisc_skb_cb(skb)->data[AOQ_CB_BYTE] == AOQ_CB_INNER ?
+		AOQ_TX_UNIT : AOQ_TX_TAIL;
+}
+
+static const struct aoq_ops aoq_lane_ops = {
+	.send = aoq_lane_send,
+	.backlogged = aoq_lane_backlogged,
+};
+
+/* ---- classes -------------------------------------------------------- */
+
+static struct aoq_class *aoq_find_class(struct Qdisc *sch, u32 classid)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+	struct Qdisc_class_common *c = qdisc_class_find(&q->clhash, classid);
+
+	return c ? container_of(c, struct aoq_class, common) : NULL;
+}
+
+static struct aoq_class *aoq_find_minor(struct Qdisc *sch, u32 minor)
+{
+	return minor ? aoq_find_class(sch, TC_H_MAKE(sch->handle, minor)) : NULL;
+}
+
+/*
+ * skb->priority naming one of our lanes, then the filters, then the
+ * default lane.
+ */
+static struct aoq_class *aoq_classify(struct sk_buff *skb, struct Qdisc *sch,
+				      int *qerr)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+	struct aoq_class *cl;
+	struct tcf_result res;
+	struct tcf_proto *fl;
+	int result;
+
+	*qerr = NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
+	if (TC_H_MAJ(skb->priority ^ sch->handle) == 0) {
+		cl = aoq_find_class(sch, skb->priority);
+		if (cl)
+			return cl;
+	}
+	fl = rcu_dereference_bh(q->filter_list);
+	result = tcf_classify(skb, NULL, fl, &res, false);
+	if (result >= 0) {
+#ifdef CONFIG_NET_CLS_ACT
+		switch (result) {
+		case TC_ACT_QUEUED:
+		case TC_ACT_STOLEN:
+		case TC_ACT_TRAP:
+			*qerr = NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
+			fallthrough;
+		case TC_ACT_SHOT:
+			return NULL;
+		}
+#endif
+		cl = (struct aoq_class *)res.class;
+		if (!cl)
+			cl = aoq_find_class(sch, res.classid);
+		if (cl)
+			return cl;
+	}
+	return aoq_find_minor(sch, q->default_minor);
+}
+
+/* ---- enqueue -------------------------------------------------------- */
+
+/*
+ * Is this frame the last of its message?  Fabric frames say so in their
+ * header; every other non-GSO frame is a message of its own.
+ */
+static bool aoq_frame_is_tail(const struct Qdisc *sch, const struct sk_buff *skb)
+{
+	u8 buf[ETH_HLEN + FABRIC_HDR_LEN];
+	struct fhc_fields f;
+	const u8 *p;
+
+	if (qdisc_dev(sch)->type != ARPHRD_ETHER)
+		return true;
+	p = skb_header_pointer(skb, 0, sizeof(buf), buf);
+	if (!p || get_unaligned_be16(p + 12) != ETH_P_FABRIC)
+		return true;
+	fhc_decode(p + ETH_HLEN, &f);
+	return f.tail;
+}
+
+static int aoq_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
+			     struct aoq_class *cl, bool tail,
+			     struct sk_buff **to_free)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+	unsigned int len = qdisc_pkt_len(skb);
+	int ret;
+
+	qdisc_skb_cb(skb)->data[AOQ_CB_BYTE] = tail ? AOQ_CB_TAIL : AOQ_CB_INNER;
+	ret = qdisc_enqueue(skb, cl->qdisc, to_free);
+	if (unlikely(ret != NET_XMIT_SUCCESS)) {
+		if (net_xmit_drop_count(ret)) {
+			cl->qstats.drops++;
+			qdisc_qstats_drop(sch);
+		}
+		return ret;
+	}
+	sch->qstats.backlog += len;
+	sch->q.qlen++;
+	aoq_lane_arrive(&q->core, cl->lane, ktime_get_ns());
+	return NET_XMIT_SUCCESS;
+}
+
+static int aoq_enqueue_segments(struct sk_buff *skb, struct Qdisc *sch,
+				struct aoq_class *cl, struct sk_buff **to_free)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+	netdev_features_t features = netif_skb_features(skb);
+	unsigned int prev_len = qdisc_pkt_len(skb), len = 0, seg_len;
+	struct sk_buff *segs, *seg, *next;
+	u32 queued = 0;
+	int ret;
+
+	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
+	if (IS_ERR_OR_NULL(segs)) {
+		cl->qstats.drops++;
+		return qdisc_drop(skb, sch, to_free);
+	}
+	q->xs.gso_segmented++;
+
+	skb_list_walk_safe(segs, seg, next) {
+		skb_mark_not_on_list(seg);
+		seg_len = seg->len;
+		qdisc_skb_cb(seg)->pkt_len = seg_len;
+		ret = aoq_enqueue_frame(seg, sch, cl, !next, to_free);
+		if (ret == NET_XMIT_SUCCESS) {
+			queued++;
+			len += seg_len;
+		} else if (!next) {
+			q->xs.tails_lost++;	/* the stall time will end it */
+		}
+	}
+	/* the parents counted one packet of prev_len bytes */
+	if (queued)
+		qdisc_tree_reduce_backlog(sch, 1 - (int)queued, prev_len - len);
+	consume_skb(skb);
+	return queued ? NET_XMIT_SUCCESS : NET_XMIT_DROP;
+}
+
+static int aoq_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			     struct sk_buff **to_free)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+	struct aoq_cycle c = { .q = q };
+	struct aoq_class *cl;
+	int err;
+
+	cl = aoq_classify(skb, sch, &err);
+	if (unlikely(!cl)) {
+		if (err & __NET_XMIT_BYPASS) {
+			q->xs.unclassified++;
+			qdisc_qstats_drop(sch);
+		}
+		__qdisc_drop(skb, to_free);
+		return err;
+	}
+	/* every queue went empty since: end the busy period first */
+	if (!sch->q.qlen && q->core.nactive)
+		aoq_sweep(&q->core, ktime_get_ns(), &aoq_lane_ops, &c);
+	if (q->segment && skb_is_gso(skb))
+		return aoq_enqueue_segments(skb, sch, cl, to_free);
+	return aoq_enqueue_frame(skb, sch, cl, aoq_frame_is_tail(sch, skb),
+				 to_free);
+}
+
+/* ---- dequeue -------------------------------------------------------- */
+
+/*
+ * Nothing could be sent although frames wait.  Children that hold frames
+ * back run their own watchdogs; what only we can end is a wait for a
+ * stalled anchor (pbrr waits on it): come back when its time is up.
+ */
+static void aoq_arm_watchdog(struct aoq_qdisc *q)
+{
+	int a = q->core.anchor;
+
+	if (a >= 0 && q->core.stall)
+		qdisc_watchdog_schedule_ns(&q->watchdog,
+					   q->core.lane[a].progress +
+					   q->core.stall + 1);
+}
+
+static struct sk_buff *aoq_qdisc_dequeue(struct Qdisc *sch)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+	struct aoq_cycle c = { .q = q };
+	struct aoq_class *cl;
+	struct sk_buff *skb;
+	u64 now;
+	int lane;
+
+	if (!sch->q.qlen)
+		return NULL;
+	now = ktime_get_ns();
+	lane = aoq_dequeue(&q->core, now, &aoq_lane_ops, &c);
+	skb = c.skb;
+	if (lane < 0 || !skb) {
+		if (sch->q.qlen) {
+			q->xs.idle_dequeues++;
+			aoq_arm_watchdog(q);
+		}
+		return NULL;
+	}
+	cl = q->lanes[lane];
+	bstats_update(&cl->bstats, skb);
+	cl->frames++;
+	cl->bytes += qdisc_pkt_len(skb);
+	qdisc_bstats_update(sch, skb);
+	qdisc_qstats_backlog_dec(sch, skb);
+	sch->q.qlen--;
+	if (!sch->q.qlen)
+		aoq_sweep(&q->core, now, &aoq_lane_ops, &c);
+	return skb;
+}
+
+/* ---- configuration -------------------------------------------------- */
+
+static struct netlink_range_validation aoq_stall_range = {
+	.min = AOQ_MIN_STALL_NS, .max = AOQ_MAX_STALL_NS,
+};
+
+static const struct nla_policy aoq_policy[TCA_AOQ_MAX + 1] = {
+	[TCA_AOQ_MODE]		= NLA_POLICY_MAX(NLA_U8, TC_AOQ_MODE_MAX),
+	[TCA_AOQ_STALL]		= NLA_POLICY_FULL_RANGE(NLA_U64, &aoq_stall_range),
+	[TCA_AOQ_DEFAULT]	= NLA_POLICY_MAX(NLA_U32, TC_AOQ_MAX_LANES),
+	[TCA_AOQ_SEGMENT]	= NLA_POLICY_MAX(NLA_U8, 1),
+};
+
+static const struct nla_policy aoq_class_policy[TCA_AOQ_CLASS_MAX + 1] = {
+	[TCA_AOQ_CLASS_WEIGHT]	= NLA_POLICY_RANGE(NLA_U32, 1, TC_AOQ_MAX_WEIGHT),
+};
+
+static bool aoq_has_weights(const struct aoq_qdisc *q)
+{
+	unsigned int i;
+
+	for (i = 0; i < TC_AOQ_MAX_LANES; i++)
+		if (q->lanes[i] && q->core.lane[i].weight != 1)
+			return true;
+	return false;
+}
+
+static int aoq_qdisc_change(struct Qdisc *sch, struct nlattr *opt,
+			    struct netlink_ext_ack *extack)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+	struct nlattr *tb[TCA_AOQ_MAX + 1];
+	enum aoq_mode mode = q->core.mode;
+	int err;
+
+	if (!opt)
+		return 0;
+	err = nla_parse_nested(tb, TCA_AOQ_MAX, opt, aoq_policy, extack);
+	if (err < 0)
+		return err;
+	if (tb[TCA_AOQ_MODE])
+		mode = nla_get_u8(tb[TCA_AOQ_MODE]);
+	if (mode != AOQ_MODE_AOQ && aoq_has_weights(q)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "lane weights need mode aoq: set the weights back to 1 first");
+		return -EINVAL;
+	}
+
+	sch_tree_lock(sch);
+	if (mode != q->core.mode)
+		aoq_set_mode(&q->core, mode);
+	if (tb[TCA_AOQ_STALL])
+		q->core.stall = nla_get_u64(tb[TCA_AOQ_STALL]);
+	if (tb[TCA_AOQ_DEFAULT])
+		q->default_minor = nla_get_u32(tb[TCA_AOQ_DEFAULT]);
+	if (tb[TCA_AOQ_SEGMENT])
+		q->segment = nla_get_u8(tb[TCA_AOQ_SEGMENT]);
+	sch_tree_unlock(sch);
+	return 0;
+}
+
+static int aoq_qdisc_init(struct Qdisc *sch, struct nlattr *opt,
+			  struct netlink_ext_ack *extack)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+	int err;
+
+	aoq_init(&q->core, AOQ_MODE_AOQ, 0);
+	q->core.stall = AOQ_DEFAULT_STALL_NS;
+	q->segment = 1;
+	qdisc_watchdog_init(&q->watchdog, sch);
+	err = tcf_block_get(&q->block, &q->filter_list, sch, extack);
+	if (err)
+		return err;
+	err = qdisc_class_hash_init(&q->clhash);
+	if (err)
+		return err;
+	return aoq_qdisc_change(sch, opt, extack);
+}
+
+/* All lanes lost their frames: no message can go on. */
+static void aoq_forget_lanes(struct aoq_qdisc *q)
+{
+	unsigned int i;
+
+	for (i = 0; i < TC_AOQ_MAX_LANES; i++)
+		aoq_lane_remove(&q->core, i);
+}
+
+static void aoq_qdisc_reset(struct Qdisc *sch)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+	unsigned int i;
+
+	for (i = 0; i < TC_AOQ_MAX_LANES; i++)
+		if (q->lanes[i])
+			qdisc_reset(q->lanes[i]->qdisc);
+	aoq_forget_lanes(q);
+	qdisc_watchdog_cancel(&q->watchdog);
+}
+
+static void aoq_destroy_class(struct aoq_class *cl)
+{
+	qdisc_put(cl->qdisc);
+	kfree(cl);
+}
+
+static void aoq_qdisc_destroy(struct Qdisc *sch)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+	struct hlist_node *next;
+	struct aoq_class *cl;
+	unsigned int i;
+
+	qdisc_watchdog_cancel(&q->watchdog);
+	tcf_block_put(q->block);
+	for (i = 0; i < q->clhash.hashsize; i++)
+		hlist_for_each_entry_safe(cl, next, &q->clhash.hash[i],
+					  common.hnode)
+			aoq_destroy_class(cl);
+	qdisc_class_hash_destroy(&q->clhash);
+}
+
+static int aoq_qdisc_dump(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+	struct nlattr *opts;
+
+	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!opts)
+		goto nla_put_failure;
+	if (nla_put_u8(skb, TCA_AOQ_MODE, q->core.mode) ||
+	    nla_put_u64_64bit(skb, TCA_AOQ_STALL, q->core.stall, TCA_AOQ_PAD) ||
+	    nla_put_u32(skb, TCA_AOQ_DEFAULT, q->default_minor) ||
+	    nla_put_u8(skb, TCA_AOQ_SEGMENT, q->segment))
+		goto nla_put_failure;
+	return nla_nest_end(skb, opts);
+
+nla_put_failure:
+	nla_nest_cancel(skb, opts);
+	return -EMSGSIZE;
+}
+
+static int aoq_qdisc_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+	struct tc_aoq_qd_stats st;
+	unsigned int i;
+
+	sch_tree_lock(sch);
+	st = q->xs;
+	st.max_spread = q->core.max_spread;
+	st.busy_periods = q->core.busy_periods;
+	st.active_lanes = q->core.nactive;
+	st.anchor = q->core.anchor >= 0 ? q->core.anchor + 1 : -1;
+	st.abandoned = 0;
+	for (i = 0; i < TC_AOQ_MAX_LANES; i++)
+		st.abandoned += q->core.lane[i].abandoned;
+	sch_tree_unlock(sch);
+	return gnet_stats_copy_app(d, &st, sizeof(st));
+}
+
+/* ---- class ops ------------------------------------------------------ */
+
+static struct Qdisc *aoq_class_leaf(struct Qdisc *sch, unsigned long arg)
+{
+	return ((struct aoq_class *)arg)->qdisc;
+}
+
+static unsigned long aoq_class_find(struct Qdisc *sch, u32 classid)
+{
+	return (unsigned long)aoq_find_class(sch, classid);
+}
+
+static int aoq_class_change(struct Qdisc *sch, u32 classid, u32 parentid,
+			    struct nlattr **tca, unsigned long *arg,
+			    struct netlink_ext_ack *extack)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+	struct aoq_class *cl = (struct aoq_class *)*arg;
+	struct nlattr *tb[TCA_AOQ_CLASS_MAX + 1] = { };
+	u32 minor, weight;
+	int err;
+
+	if (tca[TCA_RATE]) {
+		NL_SET_ERR_MSG_MOD(extack, "rate estimators are not supported on aoq lanes");
+		return -EOPNOTSUPP;
+	}
+	if (tca[TCA_OPTIONS]) {
+		err = nla_parse_nested(tb, TCA_AOQ_CLASS_MAX, tca[TCA_OPTIONS],
+				       aoq_class_policy, extack);
+		if (err < 0)
+			return err;
+	}
+	weight = cl ? q->core.lane[cl->lane].weight : 1;
+	if (tb[TCA_AOQ_CLASS_WEIGHT])
+		weight = nla_get_u32(tb[TCA_AOQ_CLASS_WEIGHT]);
+	if (weight != 1 && q->core.mode != AOQ_MODE_AOQ) {
+		NL_SET_ERR_MSG_MOD(extack, "lane weights need mode aoq");
+		return -EINVAL;
+	}
+
+	if (cl) {
+		if (parentid && parentid != sch->handle && parentid != TC_H_ROOT) {
+			NL_SET_ERR_MSG_MOD(extack, "aoq lanes cannot move");
+			return -EINVAL;
+		}
+		sch_tree_lock(sch);
+		aoq_set_weight(&q->core, cl->lane, weight);
+		sch_tree_unlock(sch);
+		return 0;
+	}
+
+	if (!classid || TC_H_MAJ(classid) != sch->handle) {
+		NL_SET_ERR_MSG_MOD(extack, "lane classid must be <qdisc handle>:<1..64>");
+		return -EINVAL;
+	}
+	minor = TC_H_MIN(classid);
+	if (minor < 1 || minor > TC_AOQ_MAX_LANES) {
+		NL_SET_ERR_MSG_MOD(extack, "lane minor must be 1..64");
+		return -EINVAL;
+	}
+	if (parentid && parentid != sch->handle && parentid != TC_H_ROOT) {
+		NL_SET_ERR_MSG_MOD(extack, "aoq lanes hang off the qdisc itself");
+		return -EINVAL;
+	}
+
+	cl = kzalloc(sizeof(*cl), GFP_KERNEL);
+	if (!cl)
+		return -ENOBUFS;
+	cl->common.classid = classid;
+	cl->lane = minor - 1;
+	gnet_stats_basic_sync_init(&cl->bstats);
+	cl->qdisc = qdisc_create_dflt(sch->dev_queue, &pfifo_qdisc_ops, classid,
+				      NULL);
+	if (!cl->qdisc)
+		cl->qdisc = &noop_qdisc;
+	else
+		qdisc_hash_add(cl->qdisc, true);
+
+	sch_tree_lock(sch);
+	qdisc_class_hash_insert(&q->clhash, &cl->common);
+	q->lanes[cl->lane] = cl;
+	/* a new lane starts with clean counters */
+	memset(&q->core.lane[cl->lane], 0, sizeof(q->core.lane[cl->lane]));
+	aoq_set_weight(&q->core, cl->lane, weight);
+	if (q->core.nlanes < minor)
+		q->core.nlanes = minor;
+	sch_tree_unlock(sch);
+	qdisc_class_hash_grow(sch, &q->clhash);
+
+	*arg = (unsigned long)cl;
+	return 0;
+}
+
+static int aoq_class_delete(struct Qdisc *sch, unsigned long arg,
+			    struct netlink_ext_ack *extack)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+	struct aoq_class *cl = (struct aoq_class *)arg;
+
+	if (cl->filter_cnt) {
+		NL_SET_ERR_MSG_MOD(extack, "filters still point to this lane");
+		return -EBUSY;
+	}
+	sch_tree_lock(sch);
+	qdisc_purge_queue(cl->qdisc);
+	aoq_lane_remove(&q->core, cl->lane);
+	q->lanes[cl->lane] = NULL;
+	qdisc_class_hash_remove(&q->clhash, &cl->common);
+	sch_tree_unlock(sch);
+	aoq_destroy_class(cl);
+	return 0;
+}
+
+static int aoq_class_graft(struct Qdisc *sch, unsigned long arg,
+			   struct Qdisc *new, struct Qdisc **old,
+			   struct netlink_ext_ack *extack)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+	struct aoq_class *cl = (struct aoq_class *)arg;
+
+	if (!new) {
+		new = qdisc_create_dflt(sch->dev_queue, &pfifo_qdisc_ops,
+					cl->common.classid, NULL);
+		if (!new)
+			new = &noop_qdisc;
+	}
+	*old = qdisc_replace(sch, new, &cl->qdisc);
+	/* the old child's frames went with it, messages in progress too */
+	sch_tree_lock(sch);
+	aoq_lane_remove(&q->core, cl->lane);
+	sch_tree_unlock(sch);
+	return 0;
+}
+
+/*
+ * A child dropped frames and went empty.  Nothing to do now: the core
+ * finds the lane idle on its next visit (or the enqueue that finds the
+ * qdisc empty sweeps it), so this is trivially idempotent and safe to
+ * call from inside our own dequeue.
+ */
+static void aoq_class_qlen_notify(struct Qdisc *sch, unsigned long arg)
+{
+}
+
+static struct tcf_block *aoq_class_tcf_block(struct Qdisc *sch,
+					     unsigned long cl,
+					     struct netlink_ext_ack *extack)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+
+	if (cl) {
+		NL_SET_ERR_MSG_MOD(extack, "filters attach to the aoq qdisc, not to its lanes");
+		return NULL;
+	}
+	return q->block;
+}
+
+static unsigned long aoq_class_bind_tcf(struct Qdisc *sch, unsigned long parent,
+					u32 classid)
+{
+	struct aoq_class *cl = aoq_find_class(sch, classid);
+
+	if (cl)
+		cl->filter_cnt++;
+	return (unsigned long)cl;
+}
+
+static void aoq_class_unbind_tcf(struct Qdisc *sch, unsigned long arg)
+{
+	struct aoq_class *cl = (struct aoq_class *)arg;
+
+	cl->filter_cnt--;
+}
+
+static int aoq_class_dump(struct Qdisc *sch, unsigned long arg,
+			  struct sk_buff *skb, struct tcmsg *tcm)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+	struct aoq_class *cl = (struct aoq_class *)arg;
+	struct nlattr *opts;
+
+	tcm->tcm_parent = TC_H_ROOT;
+	tcm->tcm_handle = cl->common.classid;
+	tcm->tcm_info = cl->qdisc->handle;
+
+	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!opts)
+		goto nla_put_failure;
+	if (nla_put_u32(skb, TCA_AOQ_CLASS_WEIGHT, q->core.lane[cl->lane].weight))
+		goto nla_put_failure;
+	return nla_nest_end(skb, opts);
+
+nla_put_failure:
+	nla_nest_cancel(skb, opts);
+	return -EMSGSIZE;
+}
+
+static int aoq_class_dump_stats(struct Qdisc *sch, unsigned long arg,
+				struct gnet_dump *d)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+	struct aoq_class *cl = (struct aoq_class *)arg;
+	const struct aoq_lane *l;
+	struct tc_aoq_class_stats st = { };
+	__u32 qlen;
+
+	sch_tree_lock(sch);
+	l = &q->core.lane[cl->lane];
+	st.offered = l->offered;
+	st.used = l->used;
+	st.messages = l->messages;
+	st.abandoned = l->abandoned;
+	st.count = div64_u64(l->oc, AOQ_OC_UNIT);
+	st.weight = l->weight;
+	st.active = l->active;
+	st.busy = l->busy;
+	st.anchor = q->core.anchor == (int)cl->lane;
+	st.frames = cl->frames;
+	st.bytes = cl->bytes;
+	st.drops = cl->qstats.drops;
+	qlen = qdisc_qlen_sum(cl->qdisc);
+	sch_tree_unlock(sch);
+
+	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||
+	    gnet_stats_copy_queue(d, cl->qdisc->cpu_qstats, &cl->qdisc->qstats,
+				  qlen) < 0)
+		return -1;
+	return gnet_stats_copy_app(d, &st, sizeof(st));
+}
+
+static void aoq_class_walk(struct Qdisc *sch, struct qdisc_walker *arg)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+	struct Qdisc_class_common *c;
+	unsigned int i;
+
+	if (arg->stop)
+		return;
+	for (i = 0; i < q->clhash.hashsize; i++)
+		hlist_for_each_entry(c, &q->clhash.hash[i], hnode)
+			if (!tc_qdisc_stats_dump(sch, (unsigned long)c, arg))
+				return;
+}
+
+static const struct Qdisc_class_ops aoq_class_ops = {
+	.graft		= aoq_class_graft,
+	.leaf		= aoq_class_leaf,
+	.qlen_notify	= aoq_class_qlen_notify,
+	.find		= aoq_class_find,
+	.change		= aoq_class_change,
+	.delete		= aoq_class_delete,
+	.walk		= aoq_class_walk,
+	.tcf_block	= aoq_class_tcf_block,
+	.bind_tcf	= aoq_class_bind_tcf,
+	.unbind_tcf	= aoq_class_unbind_tcf,
+	.dump		= aoq_class_dump,
+	.dump_stats	= aoq_class_dump_stats,
+};
+
+static struct Qdisc_ops aoq_qdisc_ops __read_mostly = {
+	.cl_ops		= &aoq_class_ops,
+	.id		= "aoq",
+	.priv_size	= sizeof(struct aoq_qdisc),
+	.enqueue	= aoq_qdisc_enqueue,
+	.dequeue	= aoq_qdisc_dequeue,
+	.peek		= qdisc_peek_dequeued,
+	.init		= aoq_qdisc_init,
+	.reset		= aoq_qdisc_reset,
+	.destroy	= aoq_qdisc_destroy,
+	.change		= aoq_qdisc_change,
+	.dump		= aoq_qdisc_dump,
+	.dump_stats	= aoq_qdisc_dump_stats,
+	.owner		= THIS_MODULE,
+};
+
+static int __init aoq_module_init(void)
+{
+	return register_qdisc(&aoq_qdisc_ops);
+}
+
+static void __exit aoq_module_exit(void)
+{
+	unregister_qdisc(&aoq_qdisc_ops);
+}
+
+module_init(aoq_module_init);
+module_exit(aoq_module_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Anchored opportunity queueing among lanes (AOQ / FBRR / ARR / PBRR)");
+MODULE_ALIAS("sch_aoq");

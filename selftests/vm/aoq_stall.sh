@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 90
+#
+# A sender dies mid-message: fabric frames with the head flag and no tail
+# leave lane 1:1 busy with nothing queued.  pbrr waits on it (its anchor)
+# until the stall time, then gives the message up (counted) and serves
+# lane 1:2 without any new traffic arriving; aoq does not wait at all (the
+# dead lane only leaves its opportunities unused).  Timing margins are
+# seconds against a stall of 3 s, so a slow VM cannot flip the result.
+#
+#   [ns A] veth0 (aoq 1:, fabric frames -> 1:1 (default), UDP -> 1:2) --> veth1 [ns B]
+#     10.18.0.1/24                                                         10.18.0.2/24
+. ./lib.sh
+
+require_cmd tc udp-lat fabric-send
+require_module sch_aoq
+two_hosts 18 quiet
+MAC_B=02:00:00:00:12:02
+# a listener, so the UDP sends are not refused by port unreachables
+ns_bg B udp-lat recv --port 9000 --duration 60 --ready "$TMP_DIR/recv.ready" \
+	> /dev/null 2> "$TMP_DIR/recv.err"
+wait_for 10 test -e "$TMP_DIR/recv.ready" || fatal "receiver did not start"
+
+setup() {	# MODE STALL: a fresh qdisc, so counters start at 0
+	ns_exec A tc qdisc del dev veth0 root 2>/dev/null
+	ns_run A tc qdisc add dev veth0 root handle 1: aoq mode "$1" stall "$2" default 1 &&
+	ns_run A tc class replace dev veth0 parent 1: classid 1:1 aoq &&
+	ns_run A tc class replace dev veth0 parent 1: classid 1:2 aoq
+}
+lane_stat() {	# LANE FIELD: a number from `tc -s class show`
+	ns_exec A tc -s class show dev veth0 classid "$1" |
+		sed -n "s/.* $2 \([0-9a-z]*\).*/\1/p" | head -n1
+}
+lane_frames_are() { [ "$(lane_stat "$1" frames)" = "$2" ]; }
+dead_message() {	# 3 frames of a 10-frame message: the tail never comes
+	ns_run A fabric-send -i veth0 --dst-mac $MAC_B --src-ip 10.18.0.1 \
+		--dst-ip 10.18.0.2 --dport 9 --count 3 --message 10
+}
+lane2_udp() {
+	ns_run A udp-lat send --dst 10.18.0.2 --port 9000 --count 5 --size 200 \
+		--prio 1:2 >/dev/null
+}
+
+# --- pbrr waits for the stall time, then moves on by itself -------------------
+setup pbrr 3s || fatal "cannot set up aoq"
+dead_message
+check_err $? "fabric-send failed"
+wait_for 5 lane_frames_are 1:1 3
+check_err $? "the 3 frames of the dead message did not go: $(lane_stat 1:1 frames)"
+check_eq "lane 1:1 busy" true "$(lane_stat 1:1 busy)"
+lane2_udp
+check_err $? "udp-lat send failed"
+sleep 1
+check_eq "lane 1:2 frames while pbrr waits on the dead anchor" 0 "$(lane_stat 1:2 frames)"
+check_eq "nothing abandoned yet" 0 "$(lane_stat 1:1 abandoned)"
+log_test "pbrr: a dead anchor holds the link"
+
+wait_for 10 lane_frames_are 1:2 5
+check_err $? "lane 1:2 not served after the stall: frames $(lane_stat 1:2 frames)"
+check_eq "abandoned on lane 1:1" 1 "$(lane_stat 1:1 abandoned)"
+check_eq "lane 1:1 no longer busy" false "$(lane_stat 1:1 busy)"
+ns_exec A tc -s qdisc show dev veth0 | grep "abandoned 1 " >/dev/null
+check_err $? "qdisc does not count the abandoned message: $(ns_exec A tc -s qdisc show dev veth0)"
+log_test "pbrr: the dead message is given up after stall, lane 1:2 served"
+
+# --- aoq: the dead lane only wastes its own opportunities ------------------------
+setup aoq 3s || fatal "cannot set up aoq"
+dead_message
+wait_for 5 lane_frames_are 1:1 3
+check_err $? "the 3 frames of the dead message did not go"
+lane2_udp
+wait_for 1 lane_frames_are 1:2 5
+check_err $? "aoq held lane 1:2 behind a dead message: frames $(lane_stat 1:2 frames)"
+check_eq "lane 1:1 still busy" true "$(lane_stat 1:1 busy)"
+check_eq "nothing abandoned" 0 "$(lane_stat 1:1 abandoned)"
+log_test "aoq: a dead message does not hold the other lanes"
+
+# --- a complete message ends the lane's turn without any stall -------------------
+setup pbrr 3s || fatal "cannot set up aoq"
+ns_run A fabric-send -i veth0 --dst-mac $MAC_B --src-ip 10.18.0.1 \
+	--dst-ip 10.18.0.2 --dport 9 --count 4 --message 4
+wait_for 5 lane_frames_are 1:1 4
+check_eq "messages on 1:1" 1 "$(lane_stat 1:1 messages)"
+check_eq "lane 1:1 not busy after its tail" false "$(lane_stat 1:1 busy)"
+lane2_udp
+wait_for 1 lane_frames_are 1:2 5
+check_err $? "pbrr held lane 1:2 after a complete message"
+check_eq "nothing abandoned" 0 "$(lane_stat 1:1 abandoned)"
+log_test "pbrr: a message with its tail releases the link at once"
+
+ns_run A tc qdisc del dev veth0 root
+exit $EXIT_STATUS
