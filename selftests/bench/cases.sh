@@ -165,3 +165,24 @@ setup_dtable-sbt() { dtable_tree sbt "$@"; }
 
 bench_case dtable-rr classes drr
 setup_dtable-rr() { dtable_tree rr "$@"; }
+
+# aoq_tree MODE DEV PARENT HANDLE CLASSES: lanes of equal weight; every
+# packet a message of its own (no GSO, no fabric header)
+aoq_tree()
+{
+	local mode=$1 i
+
+	shift
+	tc qdisc add dev "$1" parent "$2" handle "$3" aoq mode "$mode" || return
+	for ((i = 1; i <= $4; i++)); do
+		tc class add dev "$1" parent "$3" classid "$(classid "$3" "$i")" aoq &&
+		class_fifo "$1" "$(classid "$3" "$i")" || return
+	done
+	classes_by_port "$1" "$3" "$4"
+}
+
+bench_case aoq classes drr
+setup_aoq() { aoq_tree aoq "$@"; }
+
+bench_case aoq-fbrr classes drr
+setup_aoq-fbrr() { aoq_tree fbrr "$@"; }
