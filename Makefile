@@ -4,7 +4,7 @@
 #   make              modules, tc/ip plugins, tools, test programs
 #   make setup        install build/VM dependencies, fetch the VM kernel
 #   make check [T=re] run the tests (host unit tests and the qemu VM)
-#   make bench [T=re] benchmarks in the deterministic VM (Documentation/bench.rst)
+#   make bench [T=re] benchmarks in the deterministic VM (Documentation/benchmarks.rst)
 #   make demo [S=names] [LIVE=1]  the paper's architectures side by side, tables
 #                     and plots in build/demo/ (Documentation/demo.rst)
 #   make aoq-plots    simulated delay curves of aoq (Documentation/aoq.rst)
