@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 90
+# timeout: 120
 #
 # A sender dies mid-message: fabric frames with the head flag and no tail
 # leave lane 1:1 busy with nothing queued.  pbrr waits on it (its anchor)
@@ -43,7 +43,9 @@ lane2_udp() {
 }
 
 # --- pbrr waits for the stall time, then moves on by itself -------------------
-setup pbrr 3s || fatal "cannot set up aoq"
+# Stall times are long against the waits below: a loaded host can take
+# seconds between two steps of the script.
+setup pbrr 8s || fatal "cannot set up aoq"
 dead_message
 check_err $? "fabric-send failed"
 wait_for 5 lane_frames_are 1:1 3
@@ -56,7 +58,7 @@ check_eq "lane 1:2 frames while pbrr waits on the dead anchor" 0 "$(lane_stat 1:
 check_eq "nothing abandoned yet" 0 "$(lane_stat 1:1 abandoned)"
 log_test "pbrr: a dead anchor holds the link"
 
-wait_for 10 lane_frames_are 1:2 5
+wait_for 20 lane_frames_are 1:2 5
 check_err $? "lane 1:2 not served after the stall: frames $(lane_stat 1:2 frames)"
 check_eq "abandoned on lane 1:1" 1 "$(lane_stat 1:1 abandoned)"
 check_eq "lane 1:1 no longer busy" false "$(lane_stat 1:1 busy)"
@@ -65,26 +67,26 @@ check_err $? "qdisc does not count the abandoned message: $(ns_exec A tc -s qdis
 log_test "pbrr: the dead message is given up after stall, lane 1:2 served"
 
 # --- aoq: the dead lane only wastes its own opportunities ------------------------
-setup aoq 3s || fatal "cannot set up aoq"
+setup aoq 20s || fatal "cannot set up aoq"
 dead_message
 wait_for 5 lane_frames_are 1:1 3
 check_err $? "the 3 frames of the dead message did not go"
 lane2_udp
-wait_for 1 lane_frames_are 1:2 5
+wait_for 5 lane_frames_are 1:2 5
 check_err $? "aoq held lane 1:2 behind a dead message: frames $(lane_stat 1:2 frames)"
 check_eq "lane 1:1 still busy" true "$(lane_stat 1:1 busy)"
 check_eq "nothing abandoned" 0 "$(lane_stat 1:1 abandoned)"
 log_test "aoq: a dead message does not hold the other lanes"
 
 # --- a complete message ends the lane's turn without any stall -------------------
-setup pbrr 3s || fatal "cannot set up aoq"
+setup pbrr 20s || fatal "cannot set up aoq"
 ns_run A fabric-send -i veth0 --dst-mac $MAC_B --src-ip 10.18.0.1 \
 	--dst-ip 10.18.0.2 --dport 9 --count 4 --message 4
 wait_for 5 lane_frames_are 1:1 4
 check_eq "messages on 1:1" 1 "$(lane_stat 1:1 messages)"
 check_eq "lane 1:1 not busy after its tail" false "$(lane_stat 1:1 busy)"
 lane2_udp
-wait_for 1 lane_frames_are 1:2 5
+wait_for 5 lane_frames_are 1:2 5
 check_err $? "pbrr held lane 1:2 after a complete message"
 check_eq "nothing abandoned" 0 "$(lane_stat 1:1 abandoned)"
 log_test "pbrr: a message with its tail releases the link at once"

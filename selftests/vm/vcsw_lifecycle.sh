@@ -61,7 +61,8 @@ check_err $? "ping before the test"
 # --- down / up, nomaster / master under traffic ------------------------------------
 # one load for the whole test; cleanup stops it
 traffic 30
-wait_for 5 test "$(pstat p2 vc1 backlog_packets)" -gt 5
+# the senders start slowly on a loaded host: allow them time
+wait_for 20 test "$(pstat p2 vc1 backlog_packets)" -gt 5
 check_err $? "no queue formed on p2 ($(pstat p2 vc1 backlog_packets) waiting)"
 ns_run S ip link set p2 down
 sleep 0.3
@@ -91,7 +92,8 @@ check_fail $? "p3 still there"
 log_test "port device deleted under traffic"
 
 # --- the switch deleted, then its namespace --------------------------------------------
-wait_for 5 test "$(pstat p2 vc1 backlog_packets)" -gt 5
+# the senders start slowly on a loaded host: allow them time
+wait_for 20 test "$(pstat p2 vc1 backlog_packets)" -gt 5
 ns_run S ip link del sw0
 check_err $? "deleting sw0 under traffic"
 ns_exec S ip -d link show p1 | grep -q "master"
@@ -122,7 +124,8 @@ check_err $? "deleting a namespace with a switch"
 log_test "namespace with a switch deleted"
 
 # --- module unload under traffic ------------------------------------------------------------
-wait_for 5 test "$(pstat p2 vc1 backlog_packets)" -gt 5
+# the senders start slowly on a loaded host: allow them time
+wait_for 20 test "$(pstat p2 vc1 backlog_packets)" -gt 5
 check_err $? "no queue before unloading"
 module_unload vcsw
 check_err $? "modprobe -r vcsw under traffic"
