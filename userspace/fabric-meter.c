@@ -1059,7 +1059,7 @@ static void apply_fins(struct result *res)
 enum {
 	OPT_BIND = 256, OPT_PORT, OPT_PORTS, OPT_DURATION, OPT_READY, OPT_JSON,
 	OPT_CSV, OPT_OUT, OPT_DATA, OPT_QUIET, OPT_CLOCK, OPT_EXPECT, OPT_LINGER,
-	OPT_DST, OPT_CLASS, OPT_SEED, OPT_RTT, OPT_WAIT, OPT_WINDOW, OPT_TRACE_CHECK,
+	OPT_DST, OPT_CLASS, OPT_CLASS_BASE, OPT_SEED, OPT_RTT, OPT_WAIT, OPT_WINDOW, OPT_TRACE_CHECK,
 };
 
 static int option_error(int o, char **argv)
@@ -1355,6 +1355,7 @@ struct send_cfg {
 	bool have_seed, rtt, quiet;
 	int nclasses;		/* flows of all classes: one socket each */
 	int nspecs;		/* --class options */
+	int class_base;		/* --class-base: id of the first class */
 	struct sclass *cls[MAX_FLOWS];
 	struct output_cfg out;
 };
@@ -1908,6 +1909,7 @@ static int parse_send_args(int argc, char **argv, struct send_cfg *c)
 		{ "dst",      required_argument, NULL, OPT_DST },
 		{ "port",     required_argument, NULL, OPT_PORT },
 		{ "class",    required_argument, NULL, OPT_CLASS },
+		{ "class-base", required_argument, NULL, OPT_CLASS_BASE },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "seed",     required_argument, NULL, OPT_SEED },
 		{ "rtt",      no_argument,	 NULL, OPT_RTT },
@@ -1959,6 +1961,12 @@ static int parse_send_args(int argc, char **argv, struct send_cfg *c)
 				return usage_error("invalid --duration '%s': want seconds, > 0 and <= 3600", optarg);
 			have_duration = true;
 			break;
+		case OPT_CLASS_BASE:
+			if (!parse_u64(optarg, 10, MAX_CLASSES - 1, &v))
+				return usage_error("invalid --class-base '%s': want 0 .. %d",
+						   optarg, MAX_CLASSES - 1);
+			c->class_base = (int)v;
+			break;
 		case OPT_SEED:
 			if (!parse_u64(optarg, 0, UINT64_MAX, &c->seed))
 				return usage_error("invalid --seed '%s'", optarg);
@@ -1985,6 +1993,11 @@ static int parse_send_args(int argc, char **argv, struct send_cfg *c)
 		return usage_error("send: --duration is required, so the run ends by itself");
 	if (!c->nspecs)
 		return usage_error("send: give at least one --class");
+	if (c->class_base + c->nspecs > MAX_CLASSES)
+		return usage_error("--class-base %d: %d classes do not fit below %d",
+				   c->class_base, c->nspecs, MAX_CLASSES);
+	for (o = 0; o < c->nclasses; o++)
+		c->cls[o]->id = (uint8_t)(c->cls[o]->id + c->class_base);
 	c->dst_name = dst;
 	if (resolve(dst, c->port, &c->dst, &c->dst_len))
 		return EXIT_USAGE;
@@ -2189,8 +2202,8 @@ static void usage(FILE *f)
 "                   CLASS.cdf, CLASS.msg.cdf, CLASS.msg.hist (for gnuplot)\n"
 "  --window F       in-window: message latency within target +- F (0.1)\n"
 "  -q, --quiet      no progress line (shown only on a terminal anyway)\n"
-"send:  --dst ADDR, --class SPEC (repeat), --seed N, --rtt, --wait S (peer\n"
-"       answer timeout, default 2)\n"
+"send:  --dst ADDR, --class SPEC (repeat), --class-base B (id of the first\n"
+"       class, 0), --seed N, --rtt, --wait S (peer answer timeout, default 2)\n"
 "recv:  --ports K, --bind ADDR, --ready FILE, --expect N (classes whose\n"
 "       end marks end the run), --linger S (after the last end mark, 0.2)\n"
 "\n"

@@ -34,6 +34,9 @@ OUT=${2:-}
 NS_PREFIX="fqs-$$"
 NS_LIST=()
 BG_PIDS=()
+HOSTS=()		# namespaces of the sending hosts
+declare -A HOST_OF	# traffic kind -> the host that sends it
+TTD=""			# "ttd on": edf hosts mark the time to deadline
 
 die()  { echo "$PROG: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*"; exit 4; }
@@ -188,44 +191,101 @@ topology_direct()
 	nsx SINK ip link set veth1 up
 	nsx H1 ip neigh replace 10.77.0.2 lladdr 02:00:00:00:77:02 dev veth0 nud permanent ||
 		die "cannot configure the link"
+	HOSTS=(H1)
+	for kind in control multimedia besteffort background; do
+		HOST_OF[$kind]=H1
+	done
 	HOST_DEV=veth0
 	DST=10.77.0.2
 }
 
-# ---- SWITCH HOOK ---------------------------------------------------------------
+# ---- switch topology ---------------------------------------------------------------
 #
-# switch_attach MODE: the place where the soft switch (issue 4) plugs in.
-# It must build, instead of topology_direct():
-#   - hosts H1..Hn (namespaces) whose veth0 ends are ports of one switch
-#     device, and the SINK behind another port, so that the hosts' traffic
-#     contends at the switch's output port to the sink;
-#   - the output port in VC0 mode MODE (fifo = Simple 2 VCs, takeover =
-#     Advanced 2 VCs, ideal = Ideal) with the emulated link rate $LINK_BPS,
-#     VC1 best-effort FIFO;
-#   - for the edf hosts, "ttd on" so the switch schedules by the packets'
-#     time to deadline (the switch rewrites it, the sink's fabric_hdr.ko
-#     strips it: load it in SINK);
-#   - set HOST_DEV and DST as topology_direct() does.
-# Until the switch exists a scenario that names a switch mode is skipped.
+# With a switch (switch = fifo | takeover | ideal): two hosts and the sink
+# are ports of one vcsw switch (Documentation/vcsw.rst) in namespace SW.
+# Every port emulates the scenario's link rate, VC0 in the scenario's
+# discipline, VC1 one best-effort FIFO.  The classes are split over the
+# hosts so that both VCs see traffic from two inputs contending for the
+# one output port to the sink: H1 sends control and best-effort, H2
+# multimedia and background.  VC0 then holds control messages from H1
+# behind video packets from H2, which is where the disciplines differ
+# (a FIFO keeps order errors, take-over and ideal send by deadline).
+# edf hosts mark the fabric header's time to deadline (ttd on); the
+# switch turns it into local deadlines and rewrites it on departure; the
+# sink's fabric_hdr.ko strips the header before UDP.
+#
+#   [H1] veth0 --p1--+
+#   [H2] veth0 --p2--+- sw0 (vcsw, vc0 MODE, rate LINK) -p3-- veth1 [SINK]
+#   10.77.0.1, .3                                      10.77.0.2
+SW_MAC_H1=02:00:00:00:77:01
+SW_MAC_H2=02:00:00:00:77:03
+SW_MAC_SINK=02:00:00:00:77:02
+SW_BUFFER=256k
+
+# switch_port NS DEV PORT MAC ADDR: a veth pair DEV (in NS) - PORT (a port
+# of sw0), DEV's address MAC / ADDR, a static forwarding entry for MAC
+switch_port()
+{
+	local n=$1 dev=$2 port=$3 mac=$4 addr=$5
+
+	ns_add "$n"
+	ip link add "$dev" netns "$(ns "$n")" address "$mac" type veth \
+		peer name "$port" netns "$(ns SW)" || die "cannot create the veth pair of $n"
+	nsx "$n" sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1"
+	nsx SW sysctl -qw "net.ipv6.conf.$port.disable_ipv6=1"
+	nsx "$n" ip addr add "$addr/24" dev "$dev"
+	nsx "$n" ip link set "$dev" up
+	nsx SW ip link set "$port" master sw0 >> "$OUT/setup.log" 2>&1 ||
+		die "$port master sw0 failed: $(tail -n 2 "$OUT/setup.log")"
+	nsx SW ip link set "$port" up
+	nsx SW ip link set "$port" type vcsw_slave fdb_add "$mac" >> "$OUT/setup.log" 2>&1 ||
+		die "fdb_add $mac on $port failed: $(tail -n 2 "$OUT/setup.log")"
+}
+
 switch_attach()
 {
-	local mode=$1
+	local mode=$1 h
 
-	if ! modinfo fabric_switch >/dev/null 2>&1; then
-		skip "switch = $mode needs the soft switch (issue 4), not built yet"
-	fi
-	skip "switch = $mode: the soft switch is built but scenario.sh does not wire it yet (see switch_attach)"
+	modinfo vcsw >/dev/null 2>&1 || lsmod | grep -q '^vcsw' ||
+		skip "switch = $mode needs the vcsw module"
+	modinfo fabric_hdr >/dev/null 2>&1 || lsmod | grep -q '^fabric_hdr' ||
+		skip "switch = $mode needs the fabric_hdr module (the sink strips the header)"
+	modprobe vcsw 2>/dev/null
+	# the sink's receive path: fabric header off, then UDP as usual
+	modprobe fabric_hdr || die "cannot load fabric_hdr"
+	ns_add SW
+	nsx SW ip link add sw0 type vcsw vc0 "$mode" rate "$S_LINK" buffer "$SW_BUFFER" \
+		>> "$OUT/setup.log" 2>&1 || die "cannot create the vcsw switch: $(tail -n 2 "$OUT/setup.log")"
+	nsx SW ip link set sw0 up
+	switch_port H1 veth0 p1 "$SW_MAC_H1" 10.77.0.1
+	switch_port H2 veth0 p2 "$SW_MAC_H2" 10.77.0.3
+	switch_port SINK veth1 p3 "$SW_MAC_SINK" 10.77.0.2
+	for h in H1 H2; do
+		nsx "$h" ip neigh replace 10.77.0.2 lladdr "$SW_MAC_SINK" dev veth0 nud permanent ||
+			die "cannot configure $h"
+	done
+	HOSTS=(H1 H2)
+	HOST_OF[control]=H1
+	HOST_OF[besteffort]=H1
+	HOST_OF[multimedia]=H2
+	HOST_OF[background]=H2
+	TTD="ttd on"
+	HOST_DEV=veth0
+	DST=10.77.0.2
 }
 
 # ---- host qdiscs per architecture -------------------------------------------------
 
+# host_ARCH HOST: the qdiscs of HOST (each sending host gets the same).
 # Sets CLASS_OPTS[kind]: fabric-meter class options (markings) per kind.
 declare -A CLASS_OPTS
 
 host_trad2()	# two strict-priority VCs: QoS (control, multimedia), best-effort
 {
-	tcx H1 qdisc add dev "$HOST_DEV" root handle 1: tbf rate "$S_LINK" burst 3000 limit 100000
-	tcx H1 qdisc add dev "$HOST_DEV" parent 1:1 handle 10: prio bands 2 \
+	local h=$1
+
+	tcx "$h" qdisc add dev "$HOST_DEV" root handle 1: tbf rate "$S_LINK" burst 3000 limit 100000
+	tcx "$h" qdisc add dev "$HOST_DEV" parent 1:1 handle 10: prio bands 2 \
 		priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1
 	CLASS_OPTS[control]=prio=10:1
 	CLASS_OPTS[multimedia]=prio=10:1
@@ -235,10 +295,10 @@ host_trad2()	# two strict-priority VCs: QoS (control, multimedia), best-effort
 
 host_trad4()	# one strict VC per class, token buckets on all but control
 {
-	local kind bps share band=2 burst
+	local h=$1 kind bps share band=2 burst
 
-	tcx H1 qdisc add dev "$HOST_DEV" root handle 1: tbf rate "$S_LINK" burst 3000 limit 100000
-	tcx H1 qdisc add dev "$HOST_DEV" parent 1:1 handle 10: prio bands 4 \
+	tcx "$h" qdisc add dev "$HOST_DEV" root handle 1: tbf rate "$S_LINK" burst 3000 limit 100000
+	tcx "$h" qdisc add dev "$HOST_DEV" parent 1:1 handle 10: prio bands 4 \
 		priomap 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3
 	CLASS_OPTS[control]=prio=10:1
 	for kind in multimedia besteffort background; do
@@ -252,7 +312,7 @@ host_trad4()	# one strict VC per class, token buckets on all but control
 			burst=16000
 		fi
 		((burst >= 3000)) || burst=3000
-		tcx H1 qdisc add dev "$HOST_DEV" parent 10:$band handle $((band + 19)): tbf \
+		tcx "$h" qdisc add dev "$HOST_DEV" parent 10:$band handle $((band + 19)): tbf \
 			rate $((bps * 11 / 10))bit burst $burst limit $((burst * 4))
 		CLASS_OPTS[$kind]=prio=10:$band
 		band=$((band + 1))
@@ -261,18 +321,18 @@ host_trad4()	# one strict VC per class, token buckets on all but control
 
 host_edf()	# edf: control, frames, two weighted best-effort classes
 {
-	local be bg
+	local h=$1 be bg
 
 	be=$(list_get "$S_BE_WEIGHTS" besteffort 1)
 	bg=$(list_get "$S_BE_WEIGHTS" background 1)
 	modprobe sch_edf 2>/dev/null
-	tcx H1 qdisc add dev "$HOST_DEV" root handle 1: edf rate "$S_LINK" \
-		eligibility "$S_ELIGIBILITY"
-	tcx H1 class add dev "$HOST_DEV" parent 1: classid 1:1 edf control
-	tcx H1 class add dev "$HOST_DEV" parent 1: classid 1:2 edf frame "$S_FRAME_LATENCY" smooth
-	tcx H1 class add dev "$HOST_DEV" parent 1: classid 1:3 edf \
+	tcx "$h" qdisc add dev "$HOST_DEV" root handle 1: edf rate "$S_LINK" \
+		eligibility "$S_ELIGIBILITY" $TTD
+	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:1 edf control
+	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:2 edf frame "$S_FRAME_LATENCY" smooth
+	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:3 edf \
 		rate $((LINK_BPS / 4 * be / (be + bg)))bit besteffort
-	tcx H1 class add dev "$HOST_DEV" parent 1: classid 1:4 edf \
+	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:4 edf \
 		rate $((LINK_BPS / 4 * bg / (be + bg)))bit besteffort
 	CLASS_OPTS[control]=prio=1:1
 	CLASS_OPTS[multimedia]=prio=1:2,txtime=$S_FRAME_LATENCY
@@ -298,10 +358,13 @@ if [[ $S_SWITCH == none ]]; then
 else
 	switch_attach "$S_SWITCH"
 fi
-"host_$S_HOST"
+for h in "${HOSTS[@]}"; do
+	"host_$S_HOST" "$h"
+done
 
-# the traffic mix: each class its share of load x link
-CLASSES=()
+# the traffic mix: each class its share of load x link, sent by its host
+declare -A HOST_CLASSES
+NCLASSES=0
 for kind in control multimedia besteffort background; do
 	share=$(list_get "$S_MIX" $kind 0)
 	((share > 0)) || continue
@@ -311,24 +374,54 @@ for kind in control multimedia besteffort background; do
 	control)    spec+=",target=$S_CONTROL_TARGET" ;;
 	multimedia) spec+=",target=$S_FRAME_LATENCY" ;;
 	esac
-	CLASSES+=(--class "$spec")
+	HOST_CLASSES[${HOST_OF[$kind]}]+=" $spec"
+	NCLASSES=$((NCLASSES + 1))
 done
-((${#CLASSES[@]})) || die "mix = $S_MIX: no class with a share"
+((NCLASSES)) || die "mix = $S_MIX: no class with a share"
 
 echo "$PROG: $S_NAME ($S_TITLE): host $S_HOST, switch $S_SWITCH, link $S_LINK," \
 	"load $S_LOAD %, ${S_DURATION}s"
 recv_time=$(awk -v d="$S_DURATION" 'BEGIN { printf "%d", d + 10 }')
-nsx SINK fabric-meter recv --quiet --port 5201 --duration "$recv_time" \
+# the run ends when every class sent its end mark, from whichever host
+nsx SINK fabric-meter recv --quiet --port 5201 --duration "$recv_time" --expect "$NCLASSES" \
 	--ready "$OUT/recv.ready" --data "$OUT" > "$OUT/recv.txt" 2> "$OUT/recv.err" &
 RECV=$!
 BG_PIDS+=("$RECV")
 wait_file "$OUT/recv.ready" || die "the receiver did not start: $(cat "$OUT/recv.err")"
-nsx H1 fabric-meter send --quiet --dst "$DST" --port 5201 --duration "$S_DURATION" \
-	--seed "$S_SEED" "${CLASSES[@]}" > "$OUT/send.txt" 2> "$OUT/send.err" ||
-	die "fabric-meter send failed: $(cat "$OUT/send.err")"
+# one sender per host; distinct class ids (--class-base) for the one receiver
+base=0
+hi=0
+SENDERS=()
+for h in "${HOSTS[@]}"; do
+	args=()
+	for spec in ${HOST_CLASSES[$h]:-}; do
+		args+=(--class "$spec")
+	done
+	((${#args[@]})) || continue
+	nsx "$h" fabric-meter send --quiet --dst "$DST" --port 5201 --duration "$S_DURATION" \
+		--seed $((S_SEED + hi)) --class-base $base "${args[@]}" \
+		> "$OUT/send-$h.txt" 2> "$OUT/send-$h.err" &
+	SENDERS+=("$h:$!")
+	BG_PIDS+=("$!")
+	base=$((base + ${#args[@]} / 2))
+	hi=$((hi + 1))
+done
+for hp in "${SENDERS[@]}"; do
+	wait "${hp#*:}" || die "fabric-meter send in ${hp%%:*} failed: $(cat "$OUT/send-${hp%%:*}.err")"
+done
 wait "$RECV" || die "fabric-meter recv failed: $(cat "$OUT/recv.err")"
 BG_PIDS=()
-nsx H1 tc -s qdisc show dev "$HOST_DEV" > "$OUT/qdisc.txt" 2>&1
+for hp in "${SENDERS[@]}"; do
+	h=${hp%%:*}
+	{ echo "== $h"; cat "$OUT/send-$h.txt"; } >> "$OUT/send.txt"
+	rm -f "$OUT/send-$h.txt"
+	[[ -s $OUT/send-$h.err ]] || rm -f "$OUT/send-$h.err"
+done
+for h in "${HOSTS[@]}"; do
+	echo "== $h"
+	nsx "$h" tc -s qdisc show dev "$HOST_DEV" 2>&1
+done > "$OUT/qdisc.txt"
+[[ $S_SWITCH == none ]] || nsx SW ip -d -s link show dev p3 > "$OUT/switch.txt" 2>&1
 rm -f "$OUT/recv.ready"
 cat "$OUT/recv.txt"
 exit 0

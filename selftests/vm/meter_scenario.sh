@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 90
+# timeout: 120
 #
 # The scenario runner of make demo (selftests/demo/scenario.sh): a short
 # edf scenario runs and leaves results for all four classes of the mix;
-# bad scenario files are refused with file and line; a switch scenario is
-# skipped with its reason while the soft switch is missing; a scenario
+# bad scenario files are refused with file and line; a short switch
+# scenario (two edf hosts through vcsw) runs and uses both VCs; a scenario
 # whose qdisc setup fails exits 1; and every run, failed or not, leaves no
 # namespace behind.  No timing is asserted (make demo measures).
 . ./lib.sh
@@ -59,16 +59,44 @@ bash "$RUNNER" "$TMP_DIR/bad3.conf" "$TMP_DIR/bad3" > "$TMP_DIR/bad3.out" 2>&1
 check_eq "exit status, bad host" 2 $?
 log_test "bad scenario files refused with file and line"
 
-# --- a switch mode without the switch ----------------------------------------------
-if ! modinfo fabric_switch > /dev/null 2>&1; then
+# --- a switch scenario -----------------------------------------------------------------
+# two edf hosts and the sink on one vcsw switch: every class arrives, the
+# regulated classes cross the switch in VC0 (the hosts mark the TTD), the
+# others in VC1
+if modinfo vcsw > /dev/null 2>&1 && modinfo fabric_hdr > /dev/null 2>&1; then
+	cat > "$TMP_DIR/sw.conf" <<'CONF'
+host = edf
+switch = takeover
+link = 20mbit
+duration = 1
+flows = control:1 multimedia:2 besteffort:1 background:1
+CONF
+	bash "$RUNNER" "$TMP_DIR/sw.conf" "$TMP_DIR/sw" > "$TMP_DIR/sw.out" 2>&1
+	check_err $? "switch scenario failed: $(tail -n 5 "$TMP_DIR/sw.out")"
+	for k in control multimedia besteffort background; do
+		n=$(meter_csv "$TMP_DIR/sw/results.csv" $k received)
+		[[ ${n:-0} -gt 0 ]]
+		check_err $? "switch: class $k: received '${n}'"
+	done
+	grep -q "^qdisc edf 1: root .*ttd on" "$TMP_DIR/sw/qdisc.txt"
+	check_err $? "switch: the hosts' edf qdiscs lack ttd on: $(head -n 3 "$TMP_DIR/sw/qdisc.txt")"
+	for vc in vc0 vc1; do
+		n=$(sed -n "s/^ *$vc: packets \([0-9]*\) .*/\1/p" "$TMP_DIR/sw/switch.txt")
+		[[ ${n:-0} -gt 0 ]]
+		check_err $? "switch: nothing left the sink's port in $vc: $(cat "$TMP_DIR/sw/switch.txt")"
+	done
+	runner_ns_gone
+	check_err $? "namespaces left after the switch run: $(ip netns list)"
+	log_test "switch scenario: two hosts through vcsw, VC0 and VC1 used"
+else
 	printf 'host = edf\nswitch = takeover\n' > "$TMP_DIR/sw.conf"
 	bash "$RUNNER" "$TMP_DIR/sw.conf" "$TMP_DIR/sw" > "$TMP_DIR/sw.out" 2>&1
 	check_eq "exit status, switch missing" 4 $?
-	grep -q "SKIP: switch = takeover needs the soft switch" "$TMP_DIR/sw.out"
+	grep -q "SKIP: switch = takeover needs the" "$TMP_DIR/sw.out"
 	check_err $? "message: $(cat "$TMP_DIR/sw.out")"
 	runner_ns_gone
 	check_err $? "namespaces left after the skip: $(ip netns list)"
-	log_test "switch scenario skipped while the soft switch is missing"
+	log_test "switch scenario skipped without the vcsw module"
 fi
 
 # --- a failing setup still tears down -------------------------------------------------
