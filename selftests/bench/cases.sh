@@ -7,7 +7,7 @@
 #   bench_case NAME FAMILY [PEER]
 #     FAMILY  baseline  uncongested only
 #             flows    measured at 1, 1,000 and 100,000 flows
-#             classes  also at several class counts (1,000 flows spread
+#             classes  instead at several class counts (1,000 flows spread
 #                      over the classes by UDP source port)
 #     PEER    the case NAME is compared with ("edf/fq")
 #
