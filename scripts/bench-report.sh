@@ -55,7 +55,7 @@ grep -v '^#peer' "$CSV.tmp" > "$CSV"
 # JSON: {"measurements": [...], "peers": {"edf": "fq", ...}}
 awk -F, '
 	/^#peer/ { peers = peers (peers ? ", " : "") "\"" $2 "\": \"" $3 "\""; next }
-	NR == 1 { for (i = 1; i <= NF; i++) h[i] = $i; nf = NF; next }
+	$1 == "case" { for (i = 1; i <= NF; i++) h[i] = $i; nf = NF; next }
 	{
 		s = "    {"
 		for (i = 1; i <= nf; i++) {
@@ -71,7 +71,7 @@ awk -F, '
 # tables
 awk -F, '
 	/^#peer/ { peer[$2] = $3; next }
-	NR == 1 { next }
+	$1 == "case" { next }
 	{
 		key = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4
 		pps[key] = $5; ins[key] = $6; dr[key] = $7; own[key] = $8; sl[key] = $9
