@@ -151,7 +151,7 @@ burst_test() {
 		log_info "$name: out of order: $(awk '($1 in last) && $2 <= last[$1] {
 			printf "stream %s seq %s after %s; ", $1, $2, last[$1] } { last[$1] = $2 }' \
 			"$TMP_DIR/$name.log" | head -c 300)"
-	wait_for 10 test "$(root_qlen)" = "0 0b"
+	wait_for 10 eval 'test "$(root_qlen)" = "0 0b"'
 	check_err $? "$name: dtable left with qlen/backlog $(root_qlen)"
 }
 
@@ -210,7 +210,7 @@ log_info "tbf child holds $(tbf_backlog) when it is deleted"
 ns_run A tc qdisc del dev veth0 parent 1:2
 check_err $? "delete the tbf child"
 bg_wait $spid
-wait_for 10 test "$(root_qlen)" = "0 0b"
+wait_for 10 eval 'test "$(root_qlen)" = "0 0b"'
 check_err $? "after purging a child: qlen/backlog $(root_qlen)"
 log_test "child replaced while it holds packets"
 

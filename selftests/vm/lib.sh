@@ -222,7 +222,9 @@ bg_wait()
 
 # wait_for SECONDS CMD...: run CMD (quietly) until it succeeds; 1 on timeout.
 # Tried at least once, and once more after the deadline, so a slow VM that
-# overshoots while running CMD still gets a last look.
+# overshoots while running CMD still gets a last look.  CMD's words are
+# expanded once, by the caller: to re-read a counter on every try, pass a
+# function or quote the test for eval, e.g. wait_for 5 eval 'test "$(n)" = 3'.
 wait_for()
 {
 	local timeout=$1; shift

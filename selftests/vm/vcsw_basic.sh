@@ -136,7 +136,7 @@ p2=$(pstat p2 vc0 packets); p3=$(pstat p3 vc0 packets)
 ns_run H1 fabric-send -i eth0 --dst-mac 02:00:00:40:00:99 --src-ip 10.40.0.1 \
 	--dst-ip 10.40.0.9 --dport 9 --count 3 --vc 0 --payload static > /dev/null
 check_err $? "fabric-send"
-wait_for 3 test "$(pstat p2 vc0 packets)" = $((p2 + 3))
+wait_for 3 eval 'test "$(pstat p2 vc0 packets)" = $((p2 + 3))'
 check_err $? "static entry: p2 sent $(pstat p2 vc0 packets), want $((p2 + 3))"
 check_eq "nothing flooded to p3" "$p3" "$(pstat p3 vc0 packets)"
 ns_exec S ip link set p3 type vcsw_slave fdb_del 02:00:00:40:00:99 2>/dev/null
@@ -150,14 +150,14 @@ log_test "static entries steer frames, fdb_del removes them"
 rx=$(pstat p1 port rx_fabric)
 ns_run H1 fabric-send -i eth0 --dst-mac 02:00:00:40:00:02 --src-ip 10.40.0.1 \
 	--dst-ip 10.40.0.2 --dport 9 --count 4 --vc 0 --ttd 1000000 --payload good > /dev/null
-wait_for 3 test "$(pstat p1 port rx_fabric)" = $((rx + 4))
+wait_for 3 eval 'test "$(pstat p1 port rx_fabric)" = $((rx + 4))'
 check_err $? "fabric frames not counted on p1"
 bad=$(pstat p1 port drop_malformed)
 for kind in short version inner-type truncated; do
 	ns_run H1 fabric-send -i eth0 --dst-mac 02:00:00:40:00:02 --src-ip 10.40.0.1 \
 		--dst-ip 10.40.0.2 --dport 9 --count 2 --malform $kind --payload bad > /dev/null
 done
-wait_for 3 test "$(pstat p1 port drop_malformed)" = $((bad + 8))
+wait_for 3 eval 'test "$(pstat p1 port drop_malformed)" = $((bad + 8))'
 check_err $? "malformed drops $(pstat p1 port drop_malformed), want $((bad + 8))"
 check_eq "fabric frames counted" $((rx + 4)) "$(pstat p1 port rx_fabric)"
 log_test "malformed fabric headers dropped and counted (8 of 8)"

@@ -62,7 +62,7 @@ check_err $? "ping before the test"
 # one load for the whole test; cleanup stops it
 traffic 30
 # the senders start slowly on a loaded host: allow them time
-wait_for 20 test "$(pstat p2 vc1 backlog_packets)" -gt 5
+wait_for 20 eval 'test "$(pstat p2 vc1 backlog_packets)" -gt 5'
 check_err $? "no queue formed on p2 ($(pstat p2 vc1 backlog_packets) waiting)"
 ns_run S ip link set p2 down
 sleep 0.3
@@ -77,7 +77,7 @@ sleep 0.3
 ns_run S ip link set p1 master sw0
 check_err $? "master again under traffic"
 sent=$(pstat p2 vc1 packets)
-wait_for 5 test "$(pstat p2 vc1 packets)" -gt $((sent + 20))
+wait_for 5 eval 'test "$(pstat p2 vc1 packets)" -gt $((sent + 20))'
 check_err $? "p2 stopped forwarding after the changes"
 log_test "port down/up and leave/rejoin under traffic"
 
@@ -85,7 +85,7 @@ log_test "port down/up and leave/rejoin under traffic"
 ns_run S ip link del p3
 check_err $? "deleting p3"
 sent=$(pstat p2 vc1 packets)
-wait_for 5 test "$(pstat p2 vc1 packets)" -gt $((sent + 20))
+wait_for 5 eval 'test "$(pstat p2 vc1 packets)" -gt $((sent + 20))'
 check_err $? "p2 stopped forwarding after p3 went away"
 ns_exec S ip link show p3 >/dev/null 2>&1
 check_fail $? "p3 still there"
@@ -93,7 +93,7 @@ log_test "port device deleted under traffic"
 
 # --- the switch deleted, then its namespace --------------------------------------------
 # the senders start slowly on a loaded host: allow them time
-wait_for 20 test "$(pstat p2 vc1 backlog_packets)" -gt 5
+wait_for 20 eval 'test "$(pstat p2 vc1 backlog_packets)" -gt 5'
 ns_run S ip link del sw0
 check_err $? "deleting sw0 under traffic"
 ns_exec S ip -d link show p1 | grep -q "master"
@@ -108,7 +108,7 @@ ns_exec H3 ip neigh replace 10.43.0.2 lladdr 02:00:00:43:00:02 dev eth0 nud perm
 ns_run S ip link set p3 up
 switch_up
 sent=$(pstat p2 vc1 packets)
-wait_for 5 test "$(pstat p2 vc1 packets)" -gt $((sent + 20))
+wait_for 5 eval 'test "$(pstat p2 vc1 packets)" -gt $((sent + 20))'
 check_err $? "a new switch does not forward"
 log_test "switch deleted under traffic and created again"
 
@@ -125,7 +125,7 @@ log_test "namespace with a switch deleted"
 
 # --- module unload under traffic ------------------------------------------------------------
 # the senders start slowly on a loaded host: allow them time
-wait_for 20 test "$(pstat p2 vc1 backlog_packets)" -gt 5
+wait_for 20 eval 'test "$(pstat p2 vc1 backlog_packets)" -gt 5'
 check_err $? "no queue before unloading"
 module_unload vcsw
 check_err $? "modprobe -r vcsw under traffic"
