@@ -93,7 +93,7 @@ awk -F, '
 	function table(path, what, list, cnt, isclass,    i, j, cs, r, any) {
 		printf "\n%s, %s: guest instructions per packet%s (own cost)\n", path, what,
 			path == "backlogged" ? ", enqueue+drain" : ""
-		printf "%-12s", "case"
+		printf "%-14s", "case"
 		for (j = 1; j <= cnt; j++) printf "  %-20s", (isclass ? "classes=" : "flows=") list[j]
 		printf "  %s\n", "pps ratio to peer"
 		for (i = 1; i <= nc; i++) {
@@ -101,7 +101,7 @@ awk -F, '
 			for (j = 1; j <= cnt; j++)
 				if (cell(cs, path, isclass ? 1000 : list[j], isclass ? list[j] : 1) != "-") any = 1
 			if (!any) continue
-			printf "%-12s", cs
+			printf "%-14s", cs
 			for (j = 1; j <= cnt; j++)
 				printf "  %-20s", cell(cs, path, isclass ? 1000 : list[j], isclass ? list[j] : 1)
 			if (cs in peer) {

@@ -12,10 +12,13 @@
 #     PEER    the case NAME is compared with ("edf/fq")
 #
 #   setup_NAME DEV PARENT HANDLE CLASSES
-#     attach the qdisc to DEV at PARENT ("root" or "9:1") with HANDLE
-#     ("1:"), with CLASSES classes for the classes family.  It must hold
-#     at least 1,000,000 packets without dropping (the backlogged path
-#     parks up to 200,000) and forward everything it is given.
+#     print the tc commands (tc -batch lines, through tcb) that attach
+#     the qdisc to DEV at PARENT ("root" or "9:1") with HANDLE ("1:"),
+#     with CLASSES classes for the classes family; return 2 if the qdisc
+#     cannot have that many.  The tree must hold at least 1,000,000
+#     packets without dropping (the backlogged path parks up to 200,000)
+#     and forward everything it is given.  One tc -batch instead of a tc
+#     per class keeps the setup of 64 classes from dominating the run.
 #
 # A case whose setup fails on the qdisc (module missing) is reported as
 # skipped.  Default children of classful qdiscs are pfifo with the device's
@@ -32,20 +35,23 @@ bench_case()
 	BENCH_PEER[$1]=${3:-}
 }
 
+# tcb ARGS...: one tc command of a setup, as a tc -batch line
+tcb() { echo "$*"; }
+
 # classid HANDLE N: class N of qdisc HANDLE ("1:"); tc reads minors in hex
 classid() { printf '%s%x' "$1" "$2"; }
 
 # class_fifo DEV CLASSID: a pfifo child that holds the backlogged path
 class_fifo()
 {
-	tc qdisc add dev "$1" parent "$2" pfifo limit 1000000
+	tcb qdisc add dev "$1" parent "$2" pfifo limit 1000000
 }
 
 # classes_by_port DEV HANDLE CLASSES: send each UDP source port to class
 # HANDLE(1 + port % CLASSES), so consecutive ports fill every class.
 classes_by_port()
 {
-	tc filter add dev "$1" parent "$2" protocol ip prio 1 handle 1 \
+	tcb filter add dev "$1" parent "$2" protocol ip prio 1 handle 1 \
 		flow map key proto-src divisor "$3" baseclass "${2%:}:1"
 }
 
@@ -56,13 +62,13 @@ bench_case noqueue baseline
 setup_noqueue() { :; }
 
 bench_case pfifo flows
-setup_pfifo() { tc qdisc add dev "$1" parent "$2" handle "$3" pfifo limit 1000000; }
+setup_pfifo() { tcb qdisc add dev "$1" parent "$2" handle "$3" pfifo limit 1000000; }
 
 # fq as it comes keeps socketless packets (pktgen's) in 1024 flows by hash
 bench_case fq flows
 setup_fq()
 {
-	tc qdisc add dev "$1" parent "$2" handle "$3" fq limit 1000000 \
+	tcb qdisc add dev "$1" parent "$2" handle "$3" fq limit 1000000 \
 		flow_limit 1000000
 }
 
@@ -70,8 +76,33 @@ setup_fq()
 bench_case fq_codel flows
 setup_fq_codel()
 {
-	tc qdisc add dev "$1" parent "$2" handle "$3" fq_codel limit 1000000 \
+	tcb qdisc add dev "$1" parent "$2" handle "$3" fq_codel limit 1000000 \
 		memory_limit 1gb target 10s interval 100s
+}
+
+# etf drops packets without a transmit time in the future, and pktgen's
+# carry none: a clsact egress BPF filter (txtime-stamp, pinned by
+# bench_netns_setup) stamps each with now + 1000 s.  In deadline_mode etf
+# sends a packet at once and only drops it once that time has passed, so
+# it forwards everything here.  The filter's own cost is the case
+# noqueue-stamp less noqueue; etf's figures include it.
+txtime_filter()
+{
+	[[ -n ${BENCH_TXTIME_PIN:-} ]] || { echo "no BPF transmit-time stamper" >&2; return 1; }
+	tcb qdisc add dev "$1" clsact
+	tcb filter add dev "$1" egress prio 1 bpf object-pinned "$BENCH_TXTIME_PIN" \
+		direct-action
+}
+
+bench_case noqueue-stamp baseline
+setup_noqueue-stamp() { txtime_filter "$1"; }
+
+bench_case etf flows
+setup_etf()
+{
+	txtime_filter "$1" &&
+	tcb qdisc add dev "$1" parent "$2" handle "$3" etf clockid CLOCK_TAI \
+		delta 1000000 deadline_mode skip_sock_check
 }
 
 bench_case drr classes
@@ -79,9 +110,9 @@ setup_drr()
 {
 	local i
 
-	tc qdisc add dev "$1" parent "$2" handle "$3" drr || return
+	tcb qdisc add dev "$1" parent "$2" handle "$3" drr || return
 	for ((i = 1; i <= $4; i++)); do
-		tc class add dev "$1" parent "$3" classid "$(classid "$3" "$i")" drr &&
+		tcb class add dev "$1" parent "$3" classid "$(classid "$3" "$i")" drr &&
 		class_fifo "$1" "$(classid "$3" "$i")" || return
 	done
 	classes_by_port "$1" "$3" "$4"
@@ -97,7 +128,7 @@ setup_ets()
 	for ((i = 1; i <= $4; i++)); do
 		quanta+=(1514)
 	done
-	tc qdisc add dev "$1" parent "$2" handle "$3" ets bands "$4" \
+	tcb qdisc add dev "$1" parent "$2" handle "$3" ets bands "$4" \
 		quanta "${quanta[@]}" || return
 	for ((i = 1; i <= $4; i++)); do
 		class_fifo "$1" "$(classid "$3" "$i")" || return
@@ -110,9 +141,9 @@ setup_hfsc()
 {
 	local i
 
-	tc qdisc add dev "$1" parent "$2" handle "$3" hfsc || return
+	tcb qdisc add dev "$1" parent "$2" handle "$3" hfsc || return
 	for ((i = 1; i <= $4; i++)); do
-		tc class add dev "$1" parent "$3" classid "$(classid "$3" "$i")" hfsc \
+		tcb class add dev "$1" parent "$3" classid "$(classid "$3" "$i")" hfsc \
 			ls rate 100mbit && class_fifo "$1" "$(classid "$3" "$i")" || return
 	done
 	classes_by_port "$1" "$3" "$4"
@@ -126,9 +157,9 @@ setup_hfsc()
 bench_case edf flows fq
 setup_edf()
 {
-	tc qdisc add dev "$1" parent "$2" handle "$3" edf limit 1000000 \
+	tcb qdisc add dev "$1" parent "$2" handle "$3" edf limit 1000000 \
 		flow_limit 1000000 flows 1048576 default 1 &&
-	tc class add dev "$1" parent "$3" classid "${3%:}:1" edf \
+	tcb class add dev "$1" parent "$3" classid "${3%:}:1" edf \
 		rate 400gbit perflow on
 }
 
@@ -136,9 +167,9 @@ setup_edf()
 bench_case edf-kept flows fq
 setup_edf-kept()
 {
-	tc qdisc add dev "$1" parent "$2" handle "$3" edf limit 1000000 \
+	tcb qdisc add dev "$1" parent "$2" handle "$3" edf limit 1000000 \
 		flow_limit 1000000 flows 1048576 default 1 &&
-	tc class add dev "$1" parent "$3" classid "${3%:}:1" edf \
+	tcb class add dev "$1" parent "$3" classid "${3%:}:1" edf \
 		frame 10s perflow on
 }
 
@@ -149,7 +180,7 @@ dtable_tree()
 	local mode=$1 i
 
 	shift
-	tc qdisc add dev "$1" parent "$2" handle "$3" dtable classes "$4" \
+	tcb qdisc add dev "$1" parent "$2" handle "$3" dtable classes "$4" \
 		mode "$mode" || return
 	for ((i = 1; i <= $4; i++)); do
 		class_fifo "$1" "$(classid "$3" "$i")" || return
@@ -173,9 +204,9 @@ aoq_tree()
 	local mode=$1 i
 
 	shift
-	tc qdisc add dev "$1" parent "$2" handle "$3" aoq mode "$mode" || return
+	tcb qdisc add dev "$1" parent "$2" handle "$3" aoq mode "$mode" || return
 	for ((i = 1; i <= $4; i++)); do
-		tc class add dev "$1" parent "$3" classid "$(classid "$3" "$i")" aoq &&
+		tcb class add dev "$1" parent "$3" classid "$(classid "$3" "$i")" aoq &&
 		class_fifo "$1" "$(classid "$3" "$i")" || return
 	done
 	classes_by_port "$1" "$3" "$4"

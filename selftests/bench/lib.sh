@@ -49,6 +49,22 @@ bench_netns_setup()
 	ip addr add 198.18.0.1/24 dev "$DEV" &&
 	ip neigh add "$PEER" lladdr 02:00:00:00:00:02 dev "$DEV" nud permanent ||
 		fatal "cannot set $DEV up"
+	# etf's transmit-time stamper (cases.sh); without BPF, etf is skipped
+	BENCH_TXTIME_PIN=
+	mkdir -p "$TMP_DIR/bpf"
+	if mount -t bpf bpf "$TMP_DIR/bpf" &&
+	   txtime-stamp "$TMP_DIR/bpf/txtime" 1000000000000; then
+		BENCH_TXTIME_PIN=$TMP_DIR/bpf/txtime
+	fi
+}
+
+# bench_netns_cleanup: what bench_netns_setup left outside the namespace
+bench_netns_cleanup()
+{
+	pg pgctrl reset
+	tc qdisc del dev "$DEV" clsact 2>/dev/null
+	tc qdisc del dev "$DEV" root 2>/dev/null
+	umount "$TMP_DIR/bpf" 2>/dev/null
 }
 
 # pg FILE CMD...: pktgen commands; a device's commands must answer OK
@@ -136,7 +152,8 @@ bench_setup()
 		tc qdisc add dev "$DEV" root handle 9: tbf rate 1kbit \
 			burst 1600 limit 1000000 || fatal "cannot add the tbf"
 	fi
-	"setup_$1" "$DEV" "$2" 1: "$3"
+	"setup_$1" "$DEV" "$2" 1: "$3" > "$TMP_DIR/setup.batch" || return
+	[[ ! -s $TMP_DIR/setup.batch ]] || tc -batch "$TMP_DIR/setup.batch"
 }
 
 dev_tx_packets() { ip -s link show dev "$DEV" | awk '/TX:/ { getline; print $2; exit }'; }
@@ -199,8 +216,10 @@ measure_backlogged()
 	idle=$(drain_ns)
 
 	bench_setup "$cs" 9:1 "$classes" || return
-	tc qdisc add dev "$DEV" clsact &&
-	tc filter add dev "$DEV" egress protocol ip matchall \
+	# (etf's setup has added the clsact already)
+	{ tc qdisc show dev "$DEV" | grep -q "^qdisc clsact" ||
+	  tc qdisc add dev "$DEV" clsact; } &&
+	tc filter add dev "$DEV" egress prio 2 protocol ip matchall \
 		action gact ok random determ pipe "$nth" \
 		action mirred egress redirect dev dummy1 ||
 		fatal "cannot add the filter that diverts pktgen's last packet"

@@ -22,7 +22,7 @@
 . ./lib.sh
 
 : "${BENCH_FLOWS:=1 1000 100000}"
-: "${BENCH_CLASSES:=4 64}"
+: "${BENCH_CLASSES:=4 5 16 64}"
 : "${BENCH_PATHS:=uncongested backlogged}"
 : "${BENCH_CASES_RE:=.}"
 CLASS_FLOWS=1000	# flows spread over the classes
@@ -31,7 +31,7 @@ CLASS_FLOWS=1000	# flows spread over the classes
 # inside it (each `ip netns exec` would cost guest time).
 if [[ ${1:-} != --in-netns ]]; then
 	require_root
-	require_cmd tc cpu-steal
+	require_cmd tc cpu-steal txtime-stamp
 	require_module pktgen
 	tmp_dir_create
 	ns_create P
@@ -64,13 +64,12 @@ for cs in "${BENCH_CASES[@]}"; do
 		fi
 		for classes in $BENCH_CLASSES; do
 			# setup status 2: the qdisc cannot have that many classes
-			bench_setup "$cs" root "$classes" 2>/dev/null
+			"setup_$cs" "$DEV" root 1: "$classes" > /dev/null 2>&1
 			(($? == 2)) && continue
 			"measure_$path" "$cs" "$CLASS_FLOWS" "$classes"
 		done
 	done
 	[[ -z ${BENCH_PEER[$cs]} ]] || echo "bench peer case=$cs peer=${BENCH_PEER[$cs]}"
 done
-pg pgctrl reset
-tc qdisc del dev "$DEV" root 2>/dev/null
+bench_netns_cleanup
 exit 0

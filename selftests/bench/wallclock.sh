@@ -23,10 +23,12 @@ if [[ ${1:-} != --in-netns ]]; then
 	require_root
 	require_cmd tc
 	require_module pktgen
+	tmp_dir_create
 	ns_create P
-	ns_exec P bash "$0" --in-netns
+	ns_exec P bash "$0" --in-netns "$TMP_DIR"
 	exit
 fi
+TMP_DIR=$2	# the outer run's; it removes it
 
 bench_netns_setup
 log_info "$REPS repetitions of $BENCH_COUNT packets at $FLOWS flows;" \
@@ -42,6 +44,5 @@ for ((rep = 0; rep < REPS; rep++)); do
 		BENCH_LINE=wall measure_uncongested "$cs" "$FLOWS" 1
 	done
 done
-pg pgctrl reset
-tc qdisc del dev "$DEV" root 2>/dev/null
+bench_netns_cleanup
 exit 0
