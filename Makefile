@@ -85,7 +85,8 @@ $(B)/bench/core_cost: selftests/bench/core_cost.c $(CORE_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $<
 
-$(B)/tc/%.so: tc/%.c $(CORE_HEADERS)
+# tc/*.h: the iproute2 6.1 ABI the plugins declare ourselves (tc_abi.h...)
+$(B)/tc/%.so: tc/%.c $(wildcard tc/*.h) $(CORE_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -fPIC -shared -o $@ $<
 

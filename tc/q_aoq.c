@@ -8,8 +8,7 @@
  * units, defaults and ranges are in Documentation/aoq.rst in the same
  * words as explain() below.
  *
- * As q_edf.c, the little of iproute2 6.1's ABI we need is declared here;
- * only helpers "nm -D --defined-only /usr/sbin/tc" lists are used.
+ * tc's side, iproute2 6.1's plugin ABI, is declared in tc_abi.h.
  */
 #include <ctype.h>
 #include <inttypes.h>
@@ -25,66 +24,7 @@
 
 #include <linux/pkt_sched_aoq.h>
 
-/* ---- tc's side (iproute2 6.1) ----------------------------------------- */
-
-struct qdisc_util {
-	struct qdisc_util *next;
-	const char *id;
-	int (*parse_qopt)(struct qdisc_util *qu, int argc, char **argv,
-			  struct nlmsghdr *n, const char *dev);
-	int (*print_qopt)(struct qdisc_util *qu, FILE *f, struct rtattr *opt);
-	int (*print_xstats)(struct qdisc_util *qu, FILE *f,
-			    struct rtattr *xstats);
-	int (*parse_copt)(struct qdisc_util *qu, int argc, char **argv,
-			  struct nlmsghdr *n, const char *dev);
-	int (*print_copt)(struct qdisc_util *qu, FILE *f, struct rtattr *opt);
-	int (*has_block)(struct qdisc_util *qu, struct rtattr *opt,
-			 __u32 block_idx, bool *p_has);
-};
-
-enum output_type {
-	PRINT_FP = 1,
-	PRINT_JSON = 2,
-	PRINT_ANY = 4,
-};
-
-enum color_attr {
-	COLOR_IFNAME,
-	COLOR_MAC,
-	COLOR_INET,
-	COLOR_INET6,
-	COLOR_OPERSTATE_UP,
-	COLOR_OPERSTATE_DOWN,
-	COLOR_NONE
-};
-
-#define AOQ_MSG_MAX		(64 * 1024)
-#define AOQ_SPRINT_BSIZE	64
-
-int addattr8(struct nlmsghdr *n, int maxlen, int type, __u8 data);
-int addattr32(struct nlmsghdr *n, int maxlen, int type, __u32 data);
-int addattr64(struct nlmsghdr *n, int maxlen, int type, __u64 data);
-struct rtattr *addattr_nest(struct nlmsghdr *n, int maxlen, int type);
-int addattr_nest_end(struct nlmsghdr *n, struct rtattr *nest);
-int parse_rtattr_flags(struct rtattr *tb[], int max, struct rtattr *rta,
-		       int len, unsigned short flags);
-int get_u32(__u32 *val, const char *arg, int base);
-int get_time64(__s64 *time, const char *str);
-char *sprint_time64(__s64 time, char *buf);
-void open_json_object(const char *str);
-void close_json_object(void);
-int print_color_uint(enum output_type t, enum color_attr color,
-		     const char *key, const char *fmt, unsigned int value);
-int print_color_int(enum output_type t, enum color_attr color,
-		    const char *key, const char *fmt, int value);
-int print_color_u64(enum output_type t, enum color_attr color,
-		    const char *key, const char *fmt, uint64_t value);
-int print_color_string(enum output_type t, enum color_attr color,
-		       const char *key, const char *fmt, const char *value);
-int print_color_on_off(enum output_type t, enum color_attr color,
-		       const char *key, const char *fmt, bool value);
-int print_color_bool(enum output_type t, enum color_attr color,
-		     const char *key, const char *fmt, bool value);
+#include "tc_abi.h"
 
 /* ---- usage ------------------------------------------------------------- */
 
@@ -239,18 +179,18 @@ static int aoq_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 		argv++;
 	}
 
-	tail = addattr_nest(n, AOQ_MSG_MAX, TCA_OPTIONS | NLA_F_NESTED);
+	tail = addattr_nest(n, TCA_BUF_MAX, TCA_OPTIONS | NLA_F_NESTED);
 	if ((given & (1U << TCA_AOQ_MODE)) &&
-	    addattr8(n, AOQ_MSG_MAX, TCA_AOQ_MODE, mode))
+	    addattr8(n, TCA_BUF_MAX, TCA_AOQ_MODE, mode))
 		return -1;
 	if ((given & (1U << TCA_AOQ_STALL)) &&
-	    addattr64(n, AOQ_MSG_MAX, TCA_AOQ_STALL, stall))
+	    addattr64(n, TCA_BUF_MAX, TCA_AOQ_STALL, stall))
 		return -1;
 	if ((given & (1U << TCA_AOQ_DEFAULT)) &&
-	    addattr32(n, AOQ_MSG_MAX, TCA_AOQ_DEFAULT, def))
+	    addattr32(n, TCA_BUF_MAX, TCA_AOQ_DEFAULT, def))
 		return -1;
 	if ((given & (1U << TCA_AOQ_SEGMENT)) &&
-	    addattr8(n, AOQ_MSG_MAX, TCA_AOQ_SEGMENT, segment))
+	    addattr8(n, TCA_BUF_MAX, TCA_AOQ_SEGMENT, segment))
 		return -1;
 	addattr_nest_end(n, tail);
 	return 0;
@@ -283,9 +223,9 @@ static int aoq_parse_copt(struct qdisc_util *qu, int argc, char **argv,
 		argc--;
 		argv++;
 	}
-	tail = addattr_nest(n, AOQ_MSG_MAX, TCA_OPTIONS | NLA_F_NESTED);
+	tail = addattr_nest(n, TCA_BUF_MAX, TCA_OPTIONS | NLA_F_NESTED);
 	if ((given & (1U << TCA_AOQ_CLASS_WEIGHT)) &&
-	    addattr32(n, AOQ_MSG_MAX, TCA_AOQ_CLASS_WEIGHT, weight))
+	    addattr32(n, TCA_BUF_MAX, TCA_AOQ_CLASS_WEIGHT, weight))
 		return -1;
 	addattr_nest_end(n, tail);
 	return 0;
@@ -313,7 +253,7 @@ static enum aoq_object aoq_last_options;
 static int aoq_print_qopt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_AOQ_MAX + 1];
-	char buf[AOQ_SPRINT_BSIZE];
+	char buf[SPRINT_BSIZE];
 	__u64 v64;
 	__u32 v32;
 	__u8 v8;

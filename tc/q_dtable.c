@@ -7,8 +7,7 @@
  * as text or, with "tc -j", as JSON.  Documentation/dtable.rst describes
  * every parameter in the words of explain() below.
  *
- * As in q_edf.c, the little of iproute2 6.1's plugin ABI we need is
- * declared here; only helpers the tc binary exports are used.
+ * tc's side, iproute2 6.1's plugin ABI, is declared in tc_abi.h.
  */
 #include <ctype.h>
 #include <inttypes.h>
@@ -24,62 +23,7 @@
 
 #include <linux/pkt_sched_dtable.h>
 
-/* ---- tc's side (iproute2 6.1) ----------------------------------------- */
-
-struct qdisc_util {
-	struct qdisc_util *next;
-	const char *id;
-	int (*parse_qopt)(struct qdisc_util *qu, int argc, char **argv,
-			  struct nlmsghdr *n, const char *dev);
-	int (*print_qopt)(struct qdisc_util *qu, FILE *f, struct rtattr *opt);
-	int (*print_xstats)(struct qdisc_util *qu, FILE *f,
-			    struct rtattr *xstats);
-	int (*parse_copt)(struct qdisc_util *qu, int argc, char **argv,
-			  struct nlmsghdr *n, const char *dev);
-	int (*print_copt)(struct qdisc_util *qu, FILE *f, struct rtattr *opt);
-	int (*has_block)(struct qdisc_util *qu, struct rtattr *opt,
-			 __u32 block_idx, bool *p_has);
-};
-
-enum output_type {
-	PRINT_FP = 1,
-	PRINT_JSON = 2,
-	PRINT_ANY = 4,
-};
-
-enum color_attr {
-	COLOR_IFNAME,
-	COLOR_MAC,
-	COLOR_INET,
-	COLOR_INET6,
-	COLOR_OPERSTATE_UP,
-	COLOR_OPERSTATE_DOWN,
-	COLOR_NONE
-};
-
-/* tc's request buffers leave TCA_BUF_MAX (64 KiB) for attributes. */
-#define DT_MSG_MAX	(64 * 1024)
-
-int addattr8(struct nlmsghdr *n, int maxlen, int type, __u8 data);
-int addattr16(struct nlmsghdr *n, int maxlen, int type, __u16 data);
-int addattr32(struct nlmsghdr *n, int maxlen, int type, __u32 data);
-int addattr_l(struct nlmsghdr *n, int maxlen, int type, const void *data,
-	      int alen);
-struct rtattr *addattr_nest(struct nlmsghdr *n, int maxlen, int type);
-int addattr_nest_end(struct nlmsghdr *n, struct rtattr *nest);
-int parse_rtattr_flags(struct rtattr *tb[], int max, struct rtattr *rta,
-		       int len, unsigned short flags);
-
-void open_json_object(const char *str);
-void close_json_object(void);
-void open_json_array(enum output_type type, const char *str);
-void close_json_array(enum output_type type, const char *str);
-int print_color_uint(enum output_type t, enum color_attr color,
-		     const char *key, const char *fmt, unsigned int value);
-int print_color_u64(enum output_type t, enum color_attr color,
-		    const char *key, const char *fmt, uint64_t value);
-int print_color_string(enum output_type t, enum color_attr color,
-		       const char *key, const char *fmt, const char *value);
+#include "tc_abi.h"
 
 /* ---- usage ------------------------------------------------------------- */
 
@@ -276,19 +220,19 @@ static int dtable_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 		argv++;
 	}
 
-	tail = addattr_nest(n, DT_MSG_MAX, TCA_OPTIONS | NLA_F_NESTED);
+	tail = addattr_nest(n, TCA_BUF_MAX, TCA_OPTIONS | NLA_F_NESTED);
 	if (o.classes >= 0)
-		addattr16(n, DT_MSG_MAX, TCA_DTABLE_CLASSES, o.classes);
+		addattr16(n, TCA_BUF_MAX, TCA_DTABLE_CLASSES, o.classes);
 	if (o.mode >= 0)
-		addattr8(n, DT_MSG_MAX, TCA_DTABLE_MODE, o.mode);
+		addattr8(n, TCA_BUF_MAX, TCA_DTABLE_MODE, o.mode);
 	if (o.credit >= 0)
-		addattr32(n, DT_MSG_MAX, TCA_DTABLE_CREDIT, o.credit);
+		addattr32(n, TCA_BUF_MAX, TCA_DTABLE_CREDIT, o.credit);
 	if (o.nmtu)
-		addattr_l(n, DT_MSG_MAX, TCA_DTABLE_MTU, o.mtu, o.nmtu * sizeof(__u32));
+		addattr_l(n, TCA_BUF_MAX, TCA_DTABLE_MTU, o.mtu, o.nmtu * sizeof(__u32));
 	if (o.has_prio)
-		addattr_l(n, DT_MSG_MAX, TCA_DTABLE_PRIOMAP, o.prio, sizeof(o.prio));
+		addattr_l(n, TCA_BUF_MAX, TCA_DTABLE_PRIOMAP, o.prio, sizeof(o.prio));
 	if (o.nentries &&
-	    addattr_l(n, DT_MSG_MAX, TCA_DTABLE_TABLE, o.table,
+	    addattr_l(n, TCA_BUF_MAX, TCA_DTABLE_TABLE, o.table,
 		      o.nentries * sizeof(*o.table))) {
 		fprintf(stderr, "dtable: the table does not fit in one message\n");
 		goto out;

@@ -9,13 +9,8 @@
  * Documentation/edf.rst in the same words as explain() below.
  *
  * The stock tc of iproute2 6.1 dlopen()s $TC_LIB_DIR/q_edf.so and looks
- * up edf_qdisc_util.  No iproute2 headers are installed, so the little
- * of tc's ABI we need is declared here, as iproute2 6.1 has it
- * (include/utils.h, libnetlink.h, json_print.h, color.h, tc/tc_util.h).
- * tc is linked with -rdynamic: the helpers resolve against the binary
- * when we are loaded.  Only what "nm -D --defined-only /usr/sbin/tc"
- * lists may be used; print_uint() and friends are inline in tc and so
- * are not there: we call the exported print_color_*() ourselves.
+ * up edf_qdisc_util; tc_abi.h declares the part of tc we use and says
+ * why we declare it ourselves.
  *
  * On the wire rates are bytes/s, times nanoseconds, limits packets.
  * Only the options the user gave are sent; the kernel checks ranges and
@@ -35,80 +30,7 @@
 
 #include <linux/pkt_sched_edf.h>
 
-/* ---- tc's side (iproute2 6.1) ----------------------------------------- */
-
-struct qdisc_util {
-	struct qdisc_util *next;
-	const char *id;
-	int (*parse_qopt)(struct qdisc_util *qu, int argc, char **argv,
-			  struct nlmsghdr *n, const char *dev);
-	int (*print_qopt)(struct qdisc_util *qu, FILE *f, struct rtattr *opt);
-	int (*print_xstats)(struct qdisc_util *qu, FILE *f,
-			    struct rtattr *xstats);
-	int (*parse_copt)(struct qdisc_util *qu, int argc, char **argv,
-			  struct nlmsghdr *n, const char *dev);
-	int (*print_copt)(struct qdisc_util *qu, FILE *f, struct rtattr *opt);
-	int (*has_block)(struct qdisc_util *qu, struct rtattr *opt,
-			 __u32 block_idx, bool *p_has);
-};
-
-/* json_print.h: PRINT_ANY is 4, not FP | JSON. */
-enum output_type {
-	PRINT_FP = 1,
-	PRINT_JSON = 2,
-	PRINT_ANY = 4,
-};
-
-/* color.h: COLOR_NONE is the last entry, not 0. */
-enum color_attr {
-	COLOR_IFNAME,
-	COLOR_MAC,
-	COLOR_INET,
-	COLOR_INET6,
-	COLOR_OPERSTATE_UP,
-	COLOR_OPERSTATE_DOWN,
-	COLOR_NONE
-};
-
-/* tc's request buffers leave TCA_BUF_MAX (64 KiB) for attributes. */
-#define EDF_MSG_MAX	(64 * 1024)
-
-/* The text buffer sprint_time64() fills (SPRINT_BSIZE). */
-#define EDF_SPRINT_BSIZE	64
-
-int addattr8(struct nlmsghdr *n, int maxlen, int type, __u8 data);
-int addattr32(struct nlmsghdr *n, int maxlen, int type, __u32 data);
-int addattr64(struct nlmsghdr *n, int maxlen, int type, __u64 data);
-int addattr_l(struct nlmsghdr *n, int maxlen, int type, const void *data,
-	      int alen);
-struct rtattr *addattr_nest(struct nlmsghdr *n, int maxlen, int type);
-int addattr_nest_end(struct nlmsghdr *n, struct rtattr *nest);
-int parse_rtattr_flags(struct rtattr *tb[], int max, struct rtattr *rta,
-		       int len, unsigned short flags);
-
-int get_u32(__u32 *val, const char *arg, int base);
-int get_rate64(__u64 *rate, const char *str);
-int get_percent_rate64(__u64 *rate, const char *str, const char *dev);
-int get_time64(__s64 *time, const char *str);
-char *sprint_time64(__s64 time, char *buf);
-
-void open_json_object(const char *str);
-void close_json_object(void);
-void open_json_array(enum output_type type, const char *str);
-void close_json_array(enum output_type type, const char *str);
-void print_nl(void);
-int print_color_uint(enum output_type t, enum color_attr color,
-		     const char *key, const char *fmt, unsigned int value);
-int print_color_u64(enum output_type t, enum color_attr color,
-		    const char *key, const char *fmt, uint64_t value);
-int print_color_string(enum output_type t, enum color_attr color,
-		       const char *key, const char *fmt, const char *value);
-int print_color_bool(enum output_type t, enum color_attr color,
-		     const char *key, const char *fmt, bool value);
-int print_color_on_off(enum output_type t, enum color_attr color,
-		       const char *key, const char *fmt, bool value);
-void tc_print_rate(enum output_type t, const char *key, const char *fmt,
-		   unsigned long long rate);
+#include "tc_abi.h"
 
 /* ---- usage ------------------------------------------------------------- */
 
@@ -311,27 +233,27 @@ static int edf_put_qopt(struct nlmsghdr *n, const struct edf_qopt *o)
 	unsigned int g = o->given;
 	struct rtattr *nest;
 
-	nest = addattr_nest(n, EDF_MSG_MAX, TCA_OPTIONS | NLA_F_NESTED);
+	nest = addattr_nest(n, TCA_BUF_MAX, TCA_OPTIONS | NLA_F_NESTED);
 	if (!nest)
 		return -1;
 	if (((g & (1U << TCA_EDF_RATE)) &&
-	     addattr64(n, EDF_MSG_MAX, TCA_EDF_RATE, o->rate)) ||
+	     addattr64(n, TCA_BUF_MAX, TCA_EDF_RATE, o->rate)) ||
 	    ((g & (1U << TCA_EDF_ELIGIBILITY)) &&
-	     addattr64(n, EDF_MSG_MAX, TCA_EDF_ELIGIBILITY, o->eligibility)) ||
+	     addattr64(n, TCA_BUF_MAX, TCA_EDF_ELIGIBILITY, o->eligibility)) ||
 	    ((g & (1U << TCA_EDF_LIMIT)) &&
-	     addattr32(n, EDF_MSG_MAX, TCA_EDF_LIMIT, o->limit)) ||
+	     addattr32(n, TCA_BUF_MAX, TCA_EDF_LIMIT, o->limit)) ||
 	    ((g & (1U << TCA_EDF_FLOW_LIMIT)) &&
-	     addattr32(n, EDF_MSG_MAX, TCA_EDF_FLOW_LIMIT, o->flow_limit)) ||
+	     addattr32(n, TCA_BUF_MAX, TCA_EDF_FLOW_LIMIT, o->flow_limit)) ||
 	    ((g & (1U << TCA_EDF_MAX_FLOWS)) &&
-	     addattr32(n, EDF_MSG_MAX, TCA_EDF_MAX_FLOWS, o->max_flows)) ||
+	     addattr32(n, TCA_BUF_MAX, TCA_EDF_MAX_FLOWS, o->max_flows)) ||
 	    ((g & (1U << TCA_EDF_TTD)) &&
-	     addattr8(n, EDF_MSG_MAX, TCA_EDF_TTD, o->ttd)) ||
+	     addattr8(n, TCA_BUF_MAX, TCA_EDF_TTD, o->ttd)) ||
 	    ((g & (1U << TCA_EDF_HORIZON)) &&
-	     addattr64(n, EDF_MSG_MAX, TCA_EDF_HORIZON, o->horizon)) ||
+	     addattr64(n, TCA_BUF_MAX, TCA_EDF_HORIZON, o->horizon)) ||
 	    ((g & (1U << TCA_EDF_DEFAULT)) &&
-	     addattr32(n, EDF_MSG_MAX, TCA_EDF_DEFAULT, o->default_minor)) ||
+	     addattr32(n, TCA_BUF_MAX, TCA_EDF_DEFAULT, o->default_minor)) ||
 	    ((g & (1U << TCA_EDF_PRIOMAP)) &&
-	     addattr_l(n, EDF_MSG_MAX, TCA_EDF_PRIOMAP, o->priomap,
+	     addattr_l(n, TCA_BUF_MAX, TCA_EDF_PRIOMAP, o->priomap,
 		       sizeof(o->priomap))))
 		return -1;
 	return addattr_nest_end(n, nest) < 0 ? -1 : 0;
@@ -463,21 +385,21 @@ static int edf_put_copt(struct nlmsghdr *n, const struct edf_copt *o)
 	unsigned int g = o->given;
 	struct rtattr *nest;
 
-	nest = addattr_nest(n, EDF_MSG_MAX, TCA_OPTIONS | NLA_F_NESTED);
+	nest = addattr_nest(n, TCA_BUF_MAX, TCA_OPTIONS | NLA_F_NESTED);
 	if (!nest)
 		return -1;
 	if (((g & (1U << TCA_EDF_CLASS_MODE)) &&
-	     addattr8(n, EDF_MSG_MAX, TCA_EDF_CLASS_MODE, o->mode)) ||
+	     addattr8(n, TCA_BUF_MAX, TCA_EDF_CLASS_MODE, o->mode)) ||
 	    ((g & (1U << TCA_EDF_CLASS_RATE)) &&
-	     addattr64(n, EDF_MSG_MAX, TCA_EDF_CLASS_RATE, o->rate)) ||
+	     addattr64(n, TCA_BUF_MAX, TCA_EDF_CLASS_RATE, o->rate)) ||
 	    ((g & (1U << TCA_EDF_CLASS_LATENCY)) &&
-	     addattr64(n, EDF_MSG_MAX, TCA_EDF_CLASS_LATENCY, o->latency)) ||
+	     addattr64(n, TCA_BUF_MAX, TCA_EDF_CLASS_LATENCY, o->latency)) ||
 	    ((g & (1U << TCA_EDF_CLASS_VC)) &&
-	     addattr8(n, EDF_MSG_MAX, TCA_EDF_CLASS_VC, o->vc)) ||
+	     addattr8(n, TCA_BUF_MAX, TCA_EDF_CLASS_VC, o->vc)) ||
 	    ((g & (1U << TCA_EDF_CLASS_SMOOTH)) &&
-	     addattr8(n, EDF_MSG_MAX, TCA_EDF_CLASS_SMOOTH, o->smooth)) ||
+	     addattr8(n, TCA_BUF_MAX, TCA_EDF_CLASS_SMOOTH, o->smooth)) ||
 	    ((g & (1U << TCA_EDF_CLASS_PERFLOW)) &&
-	     addattr8(n, EDF_MSG_MAX, TCA_EDF_CLASS_PERFLOW, o->perflow)))
+	     addattr8(n, TCA_BUF_MAX, TCA_EDF_CLASS_PERFLOW, o->perflow)))
 		return -1;
 	return addattr_nest_end(n, nest) < 0 ? -1 : 0;
 }
@@ -579,7 +501,7 @@ static bool edf_attr_u64(const struct rtattr *rta, __u64 *v)
 /* "KEY 20us" in text, "KEY": 20000 (ns) in JSON. */
 static void edf_print_time(const char *key, const char *fmt, __u64 ns)
 {
-	char buf[EDF_SPRINT_BSIZE];
+	char buf[SPRINT_BSIZE];
 
 	print_color_u64(PRINT_JSON, COLOR_NONE, key, NULL, ns);
 	print_color_string(PRINT_FP, COLOR_NONE, NULL, fmt,
@@ -766,7 +688,7 @@ static const char *const edf_drop_names[TC_EDF_DROP_REASONS] = {
 static void edf_print_drops_lateness(const __u64 *drops, __u64 misses,
 				     __u64 max_lateness, __u64 held)
 {
-	char buf[EDF_SPRINT_BSIZE];
+	char buf[SPRINT_BSIZE];
 	int i;
 
 	print_color_string(PRINT_FP, COLOR_NONE, NULL, "  drops:", NULL);
