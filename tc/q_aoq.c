@@ -223,9 +223,9 @@ static int aoq_parse_copt(struct qdisc_util *qu, int argc, char **argv,
 		argc--;
 		argv++;
 	}
-	tail = addattr_nest(n, TCA_BUF_MAX, TCA_OPTIONS | NLA_F_NESTED);
+	tail = addattr_nest(n, TC_CLASS_BUF_MAX, TCA_OPTIONS | NLA_F_NESTED);
 	if ((given & (1U << TCA_AOQ_CLASS_WEIGHT)) &&
-	    addattr32(n, TCA_BUF_MAX, TCA_AOQ_CLASS_WEIGHT, weight))
+	    addattr32(n, TC_CLASS_BUF_MAX, TCA_AOQ_CLASS_WEIGHT, weight))
 		return -1;
 	addattr_nest_end(n, tail);
 	return 0;

@@ -385,21 +385,21 @@ static int edf_put_copt(struct nlmsghdr *n, const struct edf_copt *o)
 	unsigned int g = o->given;
 	struct rtattr *nest;
 
-	nest = addattr_nest(n, TCA_BUF_MAX, TCA_OPTIONS | NLA_F_NESTED);
+	nest = addattr_nest(n, TC_CLASS_BUF_MAX, TCA_OPTIONS | NLA_F_NESTED);
 	if (!nest)
 		return -1;
 	if (((g & (1U << TCA_EDF_CLASS_MODE)) &&
-	     addattr8(n, TCA_BUF_MAX, TCA_EDF_CLASS_MODE, o->mode)) ||
+	     addattr8(n, TC_CLASS_BUF_MAX, TCA_EDF_CLASS_MODE, o->mode)) ||
 	    ((g & (1U << TCA_EDF_CLASS_RATE)) &&
-	     addattr64(n, TCA_BUF_MAX, TCA_EDF_CLASS_RATE, o->rate)) ||
+	     addattr64(n, TC_CLASS_BUF_MAX, TCA_EDF_CLASS_RATE, o->rate)) ||
 	    ((g & (1U << TCA_EDF_CLASS_LATENCY)) &&
-	     addattr64(n, TCA_BUF_MAX, TCA_EDF_CLASS_LATENCY, o->latency)) ||
+	     addattr64(n, TC_CLASS_BUF_MAX, TCA_EDF_CLASS_LATENCY, o->latency)) ||
 	    ((g & (1U << TCA_EDF_CLASS_VC)) &&
-	     addattr8(n, TCA_BUF_MAX, TCA_EDF_CLASS_VC, o->vc)) ||
+	     addattr8(n, TC_CLASS_BUF_MAX, TCA_EDF_CLASS_VC, o->vc)) ||
 	    ((g & (1U << TCA_EDF_CLASS_SMOOTH)) &&
-	     addattr8(n, TCA_BUF_MAX, TCA_EDF_CLASS_SMOOTH, o->smooth)) ||
+	     addattr8(n, TC_CLASS_BUF_MAX, TCA_EDF_CLASS_SMOOTH, o->smooth)) ||
 	    ((g & (1U << TCA_EDF_CLASS_PERFLOW)) &&
-	     addattr8(n, TCA_BUF_MAX, TCA_EDF_CLASS_PERFLOW, o->perflow)))
+	     addattr8(n, TC_CLASS_BUF_MAX, TCA_EDF_CLASS_PERFLOW, o->perflow)))
 		return -1;
 	return addattr_nest_end(n, nest) < 0 ? -1 : 0;
 }

@@ -51,10 +51,12 @@ struct qdisc_util {
 
 /*
  * tc/tc_util.h: "tc qdisc" requests leave TCA_BUF_MAX (64 KiB) for
- * attributes; the maxlen our parsers give addattr*().  "tc class"
- * requests have only 4 KiB, far more than our class options take.
+ * attributes; "tc class" requests (tc_class.c) only 4 KiB.  These are
+ * the maxlen our qdisc and class parsers give addattr*(), so an option
+ * that does not fit is refused rather than written past the buffer.
  */
 #define TCA_BUF_MAX	(64 * 1024)
+#define TC_CLASS_BUF_MAX	4096
 
 /* Helpers tc exports and ip does not. */
 int get_rate64(__u64 *rate, const char *str);
