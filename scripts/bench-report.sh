@@ -143,7 +143,7 @@ if command -v gnuplot >/dev/null; then
 		' "$CSV" > "$data"
 		[ -s "$data" ] || continue
 		gnuplot <<-GP
-			set terminal svg size 800,500 dynamic
+			set terminal svg size 800,500 dynamic noenhanced
 			set output "$OUT/cost-$path.svg"
 			set title "$path path: own cost per packet (guest instructions)"
 			set xlabel "flows"; set ylabel "instructions per packet"

@@ -90,7 +90,7 @@ plots=()
 if command -v gnuplot >/dev/null; then
 	gp=$DIR/plots.gp
 	{
-		echo "set terminal pngcairo size 900,560 font ',10'"
+		echo "set terminal pngcairo size 900,560 font ',10' noenhanced"
 		echo "set grid; set key bottom right"
 		for k in $KINDS; do
 			ext=msg.cdf; what="message latency"
