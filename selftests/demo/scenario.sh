@@ -73,7 +73,7 @@ S_MIX="control:25 multimedia:25 besteffort:25 background:25"
 S_FLOWS="control:4 multimedia:8 besteffort:2 background:2"
 S_CONTROL_TARGET=1ms
 S_FRAME_LATENCY=10ms
-S_ELIGIBILITY=500us
+S_ELIGIBILITY=1ms
 S_BE_WEIGHTS="besteffort:2 background:1"
 S_SEED=1
 
@@ -220,7 +220,7 @@ topology_direct()
 SW_MAC_H1=02:00:00:00:77:01
 SW_MAC_H2=02:00:00:00:77:03
 SW_MAC_SINK=02:00:00:00:77:02
-SW_BUFFER=256k
+SW_BUFFER=1m	# per VC: about trad2's 1000-packet host FIFO of frames
 
 # switch_port NS DEV PORT MAC ADDR: a veth pair DEV (in NS) - PORT (a port
 # of sw0), DEV's address MAC / ADDR, a static forwarding entry for MAC
@@ -284,6 +284,10 @@ host_trad2()	# two strict-priority VCs: QoS (control, multimedia), best-effort
 {
 	local h=$1
 
+	if [[ -n $TTD ]]; then
+		host_trad2_marked "$h"
+		return
+	fi
 	tcx "$h" qdisc add dev "$HOST_DEV" root handle 1: tbf rate "$S_LINK" burst 3000 limit 100000
 	tcx "$h" qdisc add dev "$HOST_DEV" parent 1:1 handle 10: prio bands 2 \
 		priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1
@@ -291,6 +295,29 @@ host_trad2()	# two strict-priority VCs: QoS (control, multimedia), best-effort
 	CLASS_OPTS[multimedia]=prio=10:1
 	CLASS_OPTS[besteffort]=prio=10:2
 	CLASS_OPTS[background]=prio=10:2
+}
+
+# trad2 through the switch: the switch takes a frame's VC from the fabric
+# header, and only edf writes one, so the same two strict-priority FIFOs
+# are built from edf: one class per VC, each a single deadline clock at
+# the link rate (perflow off).  Deadlines D = max(D', now) + len / LINK
+# then rise with every packet of the class: each VC sends in arrival
+# order, a FIFO, and VC0 goes strictly first, as prio's two bands do.  No
+# smoothing, no frame deadlines; the switch ports are FIFOs (vc0 fifo).
+host_trad2_marked()
+{
+	local h=$1
+
+	modprobe sch_edf 2>/dev/null
+	tcx "$h" qdisc add dev "$HOST_DEV" root handle 1: edf rate "$S_LINK" \
+		limit 2000 flow_limit 1000 $TTD
+	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:1 edf control perflow off
+	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:2 edf rate "$S_LINK" \
+		besteffort perflow off
+	CLASS_OPTS[control]=prio=1:1
+	CLASS_OPTS[multimedia]=prio=1:1
+	CLASS_OPTS[besteffort]=prio=1:2
+	CLASS_OPTS[background]=prio=1:2
 }
 
 host_trad4()	# one strict VC per class, token buckets on all but control
@@ -326,8 +353,12 @@ host_edf()	# edf: control, frames, two weighted best-effort classes
 	be=$(list_get "$S_BE_WEIGHTS" besteffort 1)
 	bg=$(list_get "$S_BE_WEIGHTS" background 1)
 	modprobe sch_edf 2>/dev/null
+	# as many packets as trad2's host holds (two bands of the veth's
+	# txqueuelen, 1000), and a flow may take a band's worth: the edf
+	# defaults (100 per flow) would drop best-effort bursts that trad2
+	# keeps, and the comparison would be of buffers, not schedulers
 	tcx "$h" qdisc add dev "$HOST_DEV" root handle 1: edf rate "$S_LINK" \
-		eligibility "$S_ELIGIBILITY" $TTD
+		eligibility "$S_ELIGIBILITY" limit 2000 flow_limit 1000 $TTD
 	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:1 edf control
 	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:2 edf frame "$S_FRAME_LATENCY" smooth
 	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:3 edf \
@@ -349,8 +380,11 @@ cp "$CONF" "$OUT/scenario.conf"
 : > "$OUT/setup.log"
 command -v fabric-meter >/dev/null || skip "fabric-meter not on PATH"
 [[ $(id -u) == 0 ]] || skip "needs root (namespaces, qdiscs)"
-[[ $S_HOST != edf ]] || modinfo sch_edf >/dev/null 2>&1 || lsmod | grep -q '^sch_edf' ||
-	skip "host = edf needs the sch_edf module"
+# edf hosts, and trad2 hosts on a switch (host_trad2_marked), need sch_edf
+if [[ $S_HOST == edf || ($S_HOST == trad2 && $S_SWITCH != none) ]]; then
+	modinfo sch_edf >/dev/null 2>&1 || lsmod | grep -q '^sch_edf' ||
+		skip "host = $S_HOST with switch = $S_SWITCH needs the sch_edf module"
+fi
 
 LINK_BPS=$(rate_bps "$S_LINK")
 if [[ $S_SWITCH == none ]]; then
