@@ -128,7 +128,7 @@ if command -v gnuplot >/dev/null; then
 		echo "set style data histograms; set style histogram clustered gap 1"
 		echo "set style fill solid 0.8 border -1; set boxwidth 0.9"
 		echo "set xlabel ''; set ylabel 'Mbit/s received'; set yrange [0:*]; set key outside top center horizontal"
-		echo "set xtics rotate by -20"
+		echo "set xtics rotate by -20; set rmargin 12; set bmargin 6"
 		echo "plot '$DIR/throughput.dat' using 2:xtic(1) title 'best-effort', '' using 3 title 'background'"
 	} > "$gp"
 	: > "$DIR/throughput.dat"

@@ -1326,7 +1326,9 @@ struct sclass {
 	int64_t txtime_ns;	/* SO_TXTIME frame latency, 0: off */
 	uint16_t port;		/* 0: --port */
 	uint8_t id, flow;	/* class index, flow in the class */
-	uint16_t nflows;
+	uint16_t nflows;	/* this sender's flows of the class */
+	uint16_t first_flow;	/* flow= : the first of them */
+	uint16_t all_flows;	/* allflows= : of every sender, for the FIN */
 	double offset_ns;	/* the flow's first message is this much later */
 	/* state */
 	struct tm_model model;
@@ -1471,6 +1473,14 @@ static int parse_class(const char *spec, struct sclass *s)
 			if (!parse_u64(val, 10, MAX_FLOWS, &v) || !v)
 				return class_error(spec, "flows: want 1 .. 256");
 			s->nflows = (uint16_t)v;
+		} else if (!strcmp(tok, "flow")) {
+			if (!parse_u64(val, 10, MAX_FLOWS - 1, &v))
+				return class_error(spec, "flow: want 0 .. 255");
+			s->first_flow = (uint16_t)v;
+		} else if (!strcmp(tok, "allflows")) {
+			if (!parse_u64(val, 10, MAX_FLOWS, &v) || !v)
+				return class_error(spec, "allflows: want 1 .. 256");
+			s->all_flows = (uint16_t)v;
 		} else if (!strcmp(tok, "seed")) {
 			if (!parse_u64(val, 0, UINT64_MAX, &v))
 				return class_error(spec, "seed: want an unsigned number");
@@ -1498,6 +1508,15 @@ static int parse_class(const char *spec, struct sclass *s)
 	}
 	if (s->txtime_ns && kind != TM_MULTIMEDIA)
 		return class_error(spec, "txtime= is for multimedia frames");
+	/* flow ids are one byte on the wire */
+	if (s->first_flow + s->nflows > MAX_FLOWS)
+		return class_error(spec, "flow=%u with flows=%u: ids above 255",
+				   s->first_flow, s->nflows);
+	if (!s->all_flows)
+		s->all_flows = (uint16_t)(s->first_flow + s->nflows);
+	if (s->all_flows < s->first_flow + s->nflows)
+		return class_error(spec, "allflows=%u is fewer than flow= + flows= (%u)",
+				   s->all_flows, s->first_flow + s->nflows);
 	return 0;
 }
 
@@ -1770,7 +1789,7 @@ static void send_fins(struct send_cfg *c, struct result *res)
 				.sent_pkts = s->sent_pkts, .sent_msgs = s->sent_msgs,
 				.sent_bytes = s->sent_bytes, .src_drops = s->src_drops,
 				.target_ns = s->target_ns, .kind = (uint8_t)s->tp.kind,
-				.nflows = s->nflows,
+				.nflows = s->all_flows,
 			};
 			memcpy(f.name, s->name, FM_NAME_LEN);
 			fin_put(b, &f);
@@ -1892,10 +1911,12 @@ static int add_class(struct send_cfg *c, const char *spec)
 			*s = *t;
 			s->tp.trace = t->tp.trace ? &t->trace : NULL;
 		}
-		s->flow = (uint8_t)j;
+		/* flow ids, and the multimedia flows' spread over the frame
+		 * interval, count across every sender of the class */
+		s->flow = (uint8_t)(t->first_flow + j);
 		if (t->tp.kind == TM_MULTIMEDIA) {
-			s->offset_ns = t->tp.interval_ns * j / t->nflows;
-			s->tp.phase = (unsigned int)j * 5;
+			s->offset_ns = t->tp.interval_ns * s->flow / t->all_flows;
+			s->tp.phase = (unsigned int)s->flow * 5;
 		}
 		c->cls[c->nclasses++] = s;
 	}
@@ -2025,7 +2046,7 @@ static int cmd_send(int argc, char **argv)
 	for (i = 0; i < c.nclasses; i++) {
 		struct sclass *s = c.cls[i];
 
-		for (j = 0; j < i && !s->flow; j++)
+		for (j = 0; j < i && s->flow == s->first_flow; j++)
 			if (!strcmp(c.cls[j]->name, s->name))
 				return usage_error("two classes named '%s': give name=", s->name);
 		if (!s->tp.seed)
@@ -2036,7 +2057,7 @@ static int cmd_send(int argc, char **argv)
 			return usage_error("class %s: %s", s->name, err);
 		if (open_class_socket(&c, s))
 			return 1;
-		if (s->flow)
+		if (s->flow != s->first_flow)
 			continue;
 		result_init(&res[s->id], s->id);
 		snprintf(res[s->id].name, sizeof(res[s->id].name), "%s", s->name);
@@ -2110,7 +2131,7 @@ static int cmd_send(int argc, char **argv)
 			const char *k = tm_kind_name(s->tp.kind);
 			char nm[FM_NAME_LEN + 8];
 
-			if (s->nflows > 1)
+			if (s->all_flows > 1)
 				snprintf(nm, sizeof(nm), "%s/%u", s->name, s->flow);
 			else
 				snprintf(nm, sizeof(nm), "%s", s->name);
@@ -2137,7 +2158,7 @@ static int cmd_send(int argc, char **argv)
 	}
 	for (i = c.nclasses - 1; i >= 0; i--) {
 		close(c.cls[i]->fd);
-		if (!c.cls[i]->flow)
+		if (c.cls[i]->flow == c.cls[i]->first_flow)
 			tm_trace_free(&c.cls[i]->trace);
 		free(c.cls[i]);
 	}
@@ -2189,7 +2210,9 @@ static void usage(FILE *f)
 "  seg=BYTES (datagram size, default 1400), prio=N|MAJ:MIN (SO_PRIORITY),\n"
 "  dscp=0..63, pacing=BIT/S (SO_MAX_PACING_RATE), target=TIME (deadline),\n"
 "  txtime=TIME (SO_TXTIME frame deadlines for edf), port=P, seed=N,\n"
-"  flows=N (N sockets sharing the rate).\n"
+"  flows=N (N sockets sharing the rate), flow=F (their ids start at F,\n"
+"  default 0), allflows=T (the class has T flows over all senders: the\n"
+"  receiver waits for all their end marks; default F + N).\n"
 "  TIME: ns, us, ms, s (bare number: us).\n"
 "\n"
 "Common options:\n"

@@ -35,6 +35,7 @@ NS_PREFIX="fqs-$$"
 NS_LIST=()
 BG_PIDS=()
 HOSTS=()		# namespaces of the sending hosts
+SPLIT=0			# 1: every class is sent by both hosts, half the flows each
 declare -A HOST_OF	# traffic kind -> the host that sends it
 TTD=""			# "ttd on": edf hosts mark the time to deadline
 
@@ -265,10 +266,7 @@ switch_attach()
 			die "cannot configure $h"
 	done
 	HOSTS=(H1 H2)
-	HOST_OF[control]=H1
-	HOST_OF[besteffort]=H1
-	HOST_OF[multimedia]=H2
-	HOST_OF[background]=H2
+	SPLIT=1
 	TTD="ttd on"
 	HOST_DEV=veth0
 	DST=10.77.0.2
@@ -396,19 +394,32 @@ for h in "${HOSTS[@]}"; do
 	"host_$S_HOST" "$h"
 done
 
-# the traffic mix: each class its share of load x link, sent by its host
+# the traffic mix: each class its share of load x link, sent by its host,
+# or with SPLIT by both hosts, each with half its flows (H1 the odd one)
+# and a share of the rate in proportion.  The flows of both keep one class
+# id and distinct flow ids (flow=, allflows=), so the receiver measures
+# the class as one and waits for the end marks of all its flows.
 declare -A HOST_CLASSES
 NCLASSES=0
 for kind in control multimedia besteffort background; do
 	share=$(list_get "$S_MIX" $kind 0)
 	((share > 0)) || continue
 	bps=$((LINK_BPS * S_LOAD / 100 * share / 100))
-	spec="$kind,rate=$bps,flows=$(list_get "$S_FLOWS" $kind 1),${CLASS_OPTS[$kind]}"
+	nflows=$(list_get "$S_FLOWS" $kind 1)
+	opts=${CLASS_OPTS[$kind]:+,${CLASS_OPTS[$kind]}}
 	case $kind in
-	control)    spec+=",target=$S_CONTROL_TARGET" ;;
-	multimedia) spec+=",target=$S_FRAME_LATENCY" ;;
+	control)    opts+=",target=$S_CONTROL_TARGET" ;;
+	multimedia) opts+=",target=$S_FRAME_LATENCY" ;;
 	esac
-	HOST_CLASSES[${HOST_OF[$kind]}]+=" $spec"
+	if ((SPLIT)); then
+		((nflows >= 2)) ||
+			die "flows: $kind has $nflows; with a switch each class needs 2 or more (one set per host)"
+		n1=$(((nflows + 1) / 2))
+		HOST_CLASSES[H1]+=" $kind,rate=$((bps * n1 / nflows)),flows=$n1,allflows=$nflows$opts"
+		HOST_CLASSES[H2]+=" $kind,rate=$((bps - bps * n1 / nflows)),flows=$((nflows - n1)),flow=$n1,allflows=$nflows$opts"
+	else
+		HOST_CLASSES[${HOST_OF[$kind]}]+=" $kind,rate=$bps,flows=$nflows$opts"
+	fi
 	NCLASSES=$((NCLASSES + 1))
 done
 ((NCLASSES)) || die "mix = $S_MIX: no class with a share"
@@ -437,7 +448,7 @@ for h in "${HOSTS[@]}"; do
 		> "$OUT/send-$h.txt" 2> "$OUT/send-$h.err" &
 	SENDERS+=("$h:$!")
 	BG_PIDS+=("$!")
-	base=$((base + ${#args[@]} / 2))
+	((SPLIT)) || base=$((base + ${#args[@]} / 2))	# split: the same ids
 	hi=$((hi + 1))
 done
 for hp in "${SENDERS[@]}"; do

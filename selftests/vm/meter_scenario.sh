@@ -26,7 +26,7 @@ title = short edf run   # comments after values are fine
 host = edf
 link = 20mbit
 duration = 1
-flows = control:1 multimedia:2 besteffort:1 background:1
+flows = control:2 multimedia:2 besteffort:2 background:2
 CONF
 bash "$RUNNER" "$TMP_DIR/short.conf" "$TMP_DIR/short" > "$TMP_DIR/short.out" 2>&1
 check_err $? "scenario run failed: $(tail -n 5 "$TMP_DIR/short.out")"
@@ -60,7 +60,8 @@ check_eq "exit status, bad host" 2 $?
 log_test "bad scenario files refused with file and line"
 
 # --- a switch scenario -----------------------------------------------------------------
-# two edf hosts and the sink on one vcsw switch: every class arrives, the
+# two edf hosts and the sink on one vcsw switch: every class arrives, sent
+# by both hosts (half its flows each) and measured as one class, the
 # regulated classes cross the switch in VC0 (the hosts mark the TTD), the
 # others in VC1
 if modinfo vcsw > /dev/null 2>&1 && modinfo fabric_hdr > /dev/null 2>&1; then
@@ -69,7 +70,7 @@ host = edf
 switch = takeover
 link = 20mbit
 duration = 1
-flows = control:1 multimedia:2 besteffort:1 background:1
+flows = control:2 multimedia:2 besteffort:2 background:2
 CONF
 	bash "$RUNNER" "$TMP_DIR/sw.conf" "$TMP_DIR/sw" > "$TMP_DIR/sw.out" 2>&1
 	check_err $? "switch scenario failed: $(tail -n 5 "$TMP_DIR/sw.out")"
@@ -77,6 +78,14 @@ CONF
 		n=$(meter_csv "$TMP_DIR/sw/results.csv" $k received)
 		[[ ${n:-0} -gt 0 ]]
 		check_err $? "switch: class $k: received '${n}'"
+	done
+	for k in control multimedia besteffort background; do
+		hosts=$(awk -v k="$k" '/^== / { h = $2 } $1 ~ "^" k "/" { print h }' \
+			"$TMP_DIR/sw/send.txt" | sort -u | tr '\n' ' ')
+		check_eq "switch: hosts that sent $k" "H1 H2 " "$hosts"
+		n=$(meter_csv "$TMP_DIR/sw/results.csv" $k sent)
+		s1=$(awk -v k="$k" '$1 ~ "^" k "/" { n += $3 } END { print n + 0 }' "$TMP_DIR/sw/send.txt")
+		check_eq "switch: $k sent, receiver's count against both senders'" "$s1" "${n:-x}"
 	done
 	grep -q "^qdisc edf 1: root .*ttd on" "$TMP_DIR/sw/qdisc.txt"
 	check_err $? "switch: the hosts' edf qdiscs lack ttd on: $(head -n 3 "$TMP_DIR/sw/qdisc.txt")"
@@ -87,7 +96,16 @@ CONF
 	done
 	runner_ns_gone
 	check_err $? "namespaces left after the switch run: $(ip netns list)"
-	log_test "switch scenario: two hosts through vcsw, VC0 and VC1 used"
+	log_test "switch scenario: two hosts send every class through vcsw, VC0 and VC1 used"
+
+	printf 'host = edf\nswitch = fifo\nflows = control:1\n' > "$TMP_DIR/one.conf"
+	bash "$RUNNER" "$TMP_DIR/one.conf" "$TMP_DIR/one" > "$TMP_DIR/one.out" 2>&1
+	check_eq "exit status, one control flow on a switch" 1 $?
+	grep -q "control has 1; with a switch each class needs 2 or more" "$TMP_DIR/one.out"
+	check_err $? "message: $(cat "$TMP_DIR/one.out")"
+	runner_ns_gone
+	check_err $? "namespaces left after the refusal: $(ip netns list)"
+	log_test "switch scenario with a one-flow class refused"
 else
 	printf 'host = edf\nswitch = takeover\n' > "$TMP_DIR/sw.conf"
 	bash "$RUNNER" "$TMP_DIR/sw.conf" "$TMP_DIR/sw" > "$TMP_DIR/sw.out" 2>&1
