@@ -14,9 +14,11 @@ trap '[ -z "$FETCH_TMP" ] || rm -rf "$FETCH_TMP"' EXIT
 [ "${1:-}" = --check ] && CHECK_ONLY=1
 
 # Build, VM image and test tools, from Debian; valgrind and gnuplot for
-# make bench's core counts and plots.
+# make bench's core counts and plots; docutils for host/docs, the check
+# of Documentation/*.rst.
 BASE_PACKAGES="gcc make libc6-dev libmnl-dev pkg-config kmod cpio gzip
-	busybox-static qemu-system-x86 iproute2 bash dpkg-dev valgrind gnuplot-nox"
+	busybox-static qemu-system-x86 iproute2 bash dpkg-dev valgrind gnuplot-nox
+	python3-docutils"
 
 apt_updated=0
 apt_update_once() {
