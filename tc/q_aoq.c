@@ -25,6 +25,7 @@
 #include <linux/pkt_sched_aoq.h>
 
 #include "tc_abi.h"
+#include "tc_parse.h"
 
 /* ---- usage ------------------------------------------------------------- */
 
@@ -53,44 +54,6 @@ static const char *const aoq_mode_names[] = {
 };
 
 /* ---- parsing ------------------------------------------------------------ */
-
-static int aoq_illegal(const char *key)
-{
-	fprintf(stderr, "Illegal \"%s\"\n", key);
-	return -1;
-}
-
-static int aoq_once(unsigned int *given, int attr, const char *key)
-{
-	if (*given & (1U << attr)) {
-		fprintf(stderr, "aoq: \"%s\" is given twice\n", key);
-		return -1;
-	}
-	*given |= 1U << attr;
-	return 0;
-}
-
-static int aoq_next_arg(int *argc, char ***argv)
-{
-	if (*argc < 2) {
-		fprintf(stderr, "Command line is not complete. Try option \"help\"\n");
-		return -1;
-	}
-	(*argc)--;
-	(*argv)++;
-	return 0;
-}
-
-static int aoq_get_time(__u64 *ns, const char *arg)
-{
-	__s64 t;
-
-	if (!(isdigit((unsigned char)arg[0]) || arg[0] == '.') ||
-	    get_time64(&t, arg) || t < 0)
-		return -1;
-	*ns = t;
-	return 0;
-}
 
 /* "3", ":3" or "1:3" (hex); a major must be the qdisc's if tc knows it. */
 static int aoq_get_minor(__u32 *minor, const char *arg, const struct nlmsghdr *n)
@@ -136,37 +99,37 @@ static int aoq_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 		const char *key = *argv;
 
 		if (strcmp(key, "mode") == 0) {
-			if (aoq_once(&given, TCA_AOQ_MODE, key) ||
-			    aoq_next_arg(&argc, &argv))
+			if (tc_opt_once("aoq", &given, TCA_AOQ_MODE, key) ||
+			    tc_opt_next_arg(&argc, &argv))
 				return -1;
 			for (i = 0; i <= TC_AOQ_MODE_MAX; i++)
 				if (strcmp(*argv, aoq_mode_names[i]) == 0)
 					break;
 			if (i > TC_AOQ_MODE_MAX)
-				return aoq_illegal(key);
+				return tc_opt_illegal(key);
 			mode = i;
 		} else if (strcmp(key, "stall") == 0) {
-			if (aoq_once(&given, TCA_AOQ_STALL, key) ||
-			    aoq_next_arg(&argc, &argv))
+			if (tc_opt_once("aoq", &given, TCA_AOQ_STALL, key) ||
+			    tc_opt_next_arg(&argc, &argv))
 				return -1;
-			if (aoq_get_time(&stall, *argv))
-				return aoq_illegal(key);
+			if (tc_opt_time(&stall, *argv))
+				return tc_opt_illegal(key);
 		} else if (strcmp(key, "default") == 0) {
-			if (aoq_once(&given, TCA_AOQ_DEFAULT, key) ||
-			    aoq_next_arg(&argc, &argv))
+			if (tc_opt_once("aoq", &given, TCA_AOQ_DEFAULT, key) ||
+			    tc_opt_next_arg(&argc, &argv))
 				return -1;
 			if (aoq_get_minor(&def, *argv, n))
-				return aoq_illegal(key);
+				return tc_opt_illegal(key);
 		} else if (strcmp(key, "segment") == 0) {
-			if (aoq_once(&given, TCA_AOQ_SEGMENT, key) ||
-			    aoq_next_arg(&argc, &argv))
+			if (tc_opt_once("aoq", &given, TCA_AOQ_SEGMENT, key) ||
+			    tc_opt_next_arg(&argc, &argv))
 				return -1;
 			if (strcmp(*argv, "on") == 0)
 				segment = 1;
 			else if (strcmp(*argv, "off") == 0)
 				segment = 0;
 			else
-				return aoq_illegal(key);
+				return tc_opt_illegal(key);
 		} else if (strcmp(key, "help") == 0) {
 			aoq_explain();
 			return -1;
@@ -207,11 +170,11 @@ static int aoq_parse_copt(struct qdisc_util *qu, int argc, char **argv,
 		const char *key = *argv;
 
 		if (strcmp(key, "weight") == 0) {
-			if (aoq_once(&given, TCA_AOQ_CLASS_WEIGHT, key) ||
-			    aoq_next_arg(&argc, &argv))
+			if (tc_opt_once("aoq", &given, TCA_AOQ_CLASS_WEIGHT, key) ||
+			    tc_opt_next_arg(&argc, &argv))
 				return -1;
 			if (get_u32(&weight, *argv, 10))
-				return aoq_illegal(key);
+				return tc_opt_illegal(key);
 		} else if (strcmp(key, "help") == 0) {
 			aoq_explain();
 			return -1;

@@ -24,6 +24,7 @@
 #include <linux/pkt_sched_dtable.h>
 
 #include "tc_abi.h"
+#include "tc_parse.h"
 
 /* ---- usage ------------------------------------------------------------- */
 
@@ -53,23 +54,6 @@ static const char *const dtable_mode_names[] = {
 };
 
 /* ---- parsing ----------------------------------------------------------- */
-
-static int dtable_illegal(const char *key)
-{
-	fprintf(stderr, "Illegal \"%s\"\n", key);
-	return -1;
-}
-
-static int dtable_next_arg(int *argc, char ***argv)
-{
-	if (*argc < 2) {
-		fprintf(stderr, "Command line is not complete. Try option \"help\"\n");
-		return -1;
-	}
-	(*argc)--;
-	(*argv)++;
-	return 0;
-}
 
 /* a plain decimal in [lo, hi]; @end gets what follows it */
 static int dtable_number(const char *s, unsigned long lo, unsigned long hi,
@@ -110,12 +94,12 @@ static int dtable_parse_mtu(struct dtable_qopt *o, const char *arg)
 	for (;;) {
 		if (o->nmtu >= TC_DTABLE_MAX_CLASSES ||
 		    dtable_number(p, 1, 65536, &v, &p))
-			return dtable_illegal("mtu");
+			return tc_opt_illegal("mtu");
 		o->mtu[o->nmtu++] = v;
 		if (!*p)
 			return 0;
 		if (*p++ != ',')
-			return dtable_illegal("mtu");
+			return tc_opt_illegal("mtu");
 	}
 }
 
@@ -130,7 +114,7 @@ static int dtable_parse_table(struct dtable_qopt *o, int *argc, char ***argv)
 		const char *p;
 		unsigned long c, w;
 
-		dtable_next_arg(argc, argv);
+		tc_opt_next_arg(argc, argv);
 		if (dtable_number(**argv, 0, 65535, &c, &p) || *p != ':' ||
 		    dtable_number(p + 1, 0, 0xffffffffUL, &w, NULL)) {
 			fprintf(stderr, "dtable: table entry \"%s\" is not CLASS:WEIGHT\n",
@@ -164,41 +148,41 @@ static int dtable_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 
 	while (argc > 0) {
 		if (!strcmp(*argv, "classes")) {
-			if (dtable_next_arg(&argc, &argv))
+			if (tc_opt_next_arg(&argc, &argv))
 				goto out;
 			if (dtable_number(*argv, 1, TC_DTABLE_MAX_CLASSES, &v, NULL)) {
-				dtable_illegal("classes");
+				tc_opt_illegal("classes");
 				goto out;
 			}
 			o.classes = v;
 		} else if (!strcmp(*argv, "mode")) {
-			if (dtable_next_arg(&argc, &argv))
+			if (tc_opt_next_arg(&argc, &argv))
 				goto out;
 			for (i = 0; i <= TC_DTABLE_MODE_MAX; i++)
 				if (!strcmp(*argv, dtable_mode_names[i]))
 					break;
 			if (i > TC_DTABLE_MODE_MAX) {
-				dtable_illegal("mode");
+				tc_opt_illegal("mode");
 				goto out;
 			}
 			o.mode = i;
 		} else if (!strcmp(*argv, "credit")) {
-			if (dtable_next_arg(&argc, &argv))
+			if (tc_opt_next_arg(&argc, &argv))
 				goto out;
 			if (dtable_number(*argv, 1, 65536, &v, NULL)) {
-				dtable_illegal("credit");
+				tc_opt_illegal("credit");
 				goto out;
 			}
 			o.credit = v;
 		} else if (!strcmp(*argv, "mtu")) {
-			if (dtable_next_arg(&argc, &argv) || dtable_parse_mtu(&o, *argv))
+			if (tc_opt_next_arg(&argc, &argv) || dtable_parse_mtu(&o, *argv))
 				goto out;
 		} else if (!strcmp(*argv, "priomap")) {
 			for (i = 0; i < TC_DTABLE_PRIO_BANDS; i++) {
-				if (dtable_next_arg(&argc, &argv))
+				if (tc_opt_next_arg(&argc, &argv))
 					goto out;
 				if (dtable_number(*argv, 0, TC_DTABLE_MAX_CLASSES - 1, &v, NULL)) {
-					dtable_illegal("priomap");
+					tc_opt_illegal("priomap");
 					goto out;
 				}
 				o.prio[i] = v;

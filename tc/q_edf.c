@@ -31,6 +31,7 @@
 #include <linux/pkt_sched_edf.h>
 
 #include "tc_abi.h"
+#include "tc_parse.h"
 
 /* ---- usage ------------------------------------------------------------- */
 
@@ -67,40 +68,6 @@ static void edf_explain(void)
 
 /* ---- parsing helpers ----------------------------------------------------- */
 
-static int edf_illegal(const char *key)
-{
-	fprintf(stderr, "Illegal \"%s\"\n", key);
-	return -1;
-}
-
-/* Remember that @key (attribute @attr) was given; once is enough. */
-static int edf_once(unsigned int *given, int attr, const char *key)
-{
-	if (*given & (1U << attr)) {
-		fprintf(stderr, "edf: \"%s\" is given twice\n", key);
-		return -1;
-	}
-	*given |= 1U << attr;
-	return 0;
-}
-
-/* Step from a keyword to its value. */
-static int edf_next_arg(int *argc, char ***argv)
-{
-	if (*argc < 2) {
-		fprintf(stderr, "Command line is not complete. Try option \"help\"\n");
-		return -1;
-	}
-	(*argc)--;
-	(*argv)++;
-	return 0;
-}
-
-static bool edf_starts_numeric(const char *arg)
-{
-	return isdigit((unsigned char)arg[0]) || arg[0] == '.';
-}
-
 /*
  * RATE in tc's syntax, or a percentage of the device's speed.  get_rate64()
  * takes a sign, "inf" and out-of-range values without complaint and turns
@@ -110,22 +77,10 @@ static int edf_get_rate(__u64 *rate, const char *arg, const char *dev)
 {
 	if (strchr(arg, '%'))
 		return get_percent_rate64(rate, arg, dev);
-	if (!edf_starts_numeric(arg) || get_rate64(rate, arg))
+	if (!tc_opt_starts_numeric(arg) || get_rate64(rate, arg))
 		return -1;
 	if (*rate == 0 && strtod(arg, NULL) != 0)
 		return -1;
-	return 0;
-}
-
-/* TIME in ns: "20us", "1.5ms", "2s"; a bare number is nanoseconds. */
-static int edf_get_time(__u64 *ns, const char *arg)
-{
-	__s64 t;
-
-	/* too large a value comes back negative from get_time64() */
-	if (!edf_starts_numeric(arg) || get_time64(&t, arg) || t < 0)
-		return -1;
-	*ns = t;
 	return 0;
 }
 
@@ -180,7 +135,7 @@ static int edf_class_minor(__u16 *minor, const char *arg, const char *key,
 	__u16 major;
 
 	if (edf_get_class_ref(&major, minor, arg))
-		return edf_illegal(key);
+		return tc_opt_illegal(key);
 	if (major && qmajor && major != qmajor) {
 		fprintf(stderr, "edf: %s: %s is not a class of qdisc %x:\n",
 			key, arg, qmajor);
@@ -218,13 +173,13 @@ static int edf_parse_priomap(struct edf_qopt *o, int *argc, char ***argv,
 				TC_EDF_PRIO_BANDS, (*argv)[1]);
 			return -1;
 		}
-		edf_next_arg(argc, argv);
+		tc_opt_next_arg(argc, argv);
 		if (edf_class_minor(&o->priomap[nr], **argv, "priomap", n))
 			return -1;
 		nr++;
 	}
 	if (!nr)
-		return edf_illegal("priomap");
+		return tc_opt_illegal("priomap");
 	return 0;
 }
 
@@ -268,57 +223,57 @@ static int edf_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 		const char *key = *argv;
 
 		if (strcmp(key, "rate") == 0) {
-			if (edf_once(&o.given, TCA_EDF_RATE, key) ||
-			    edf_next_arg(&argc, &argv))
+			if (tc_opt_once("edf", &o.given, TCA_EDF_RATE, key) ||
+			    tc_opt_next_arg(&argc, &argv))
 				return -1;
 			if (edf_get_rate(&o.rate, *argv, dev))
-				return edf_illegal(key);
+				return tc_opt_illegal(key);
 		} else if (strcmp(key, "eligibility") == 0) {
-			if (edf_once(&o.given, TCA_EDF_ELIGIBILITY, key) ||
-			    edf_next_arg(&argc, &argv))
+			if (tc_opt_once("edf", &o.given, TCA_EDF_ELIGIBILITY, key) ||
+			    tc_opt_next_arg(&argc, &argv))
 				return -1;
-			if (edf_get_time(&o.eligibility, *argv))
-				return edf_illegal(key);
+			if (tc_opt_time(&o.eligibility, *argv))
+				return tc_opt_illegal(key);
 		} else if (strcmp(key, "limit") == 0) {
-			if (edf_once(&o.given, TCA_EDF_LIMIT, key) ||
-			    edf_next_arg(&argc, &argv))
+			if (tc_opt_once("edf", &o.given, TCA_EDF_LIMIT, key) ||
+			    tc_opt_next_arg(&argc, &argv))
 				return -1;
 			if (get_u32(&o.limit, *argv, 10))
-				return edf_illegal(key);
+				return tc_opt_illegal(key);
 		} else if (strcmp(key, "flow_limit") == 0) {
-			if (edf_once(&o.given, TCA_EDF_FLOW_LIMIT, key) ||
-			    edf_next_arg(&argc, &argv))
+			if (tc_opt_once("edf", &o.given, TCA_EDF_FLOW_LIMIT, key) ||
+			    tc_opt_next_arg(&argc, &argv))
 				return -1;
 			if (get_u32(&o.flow_limit, *argv, 10))
-				return edf_illegal(key);
+				return tc_opt_illegal(key);
 		} else if (strcmp(key, "flows") == 0) {
-			if (edf_once(&o.given, TCA_EDF_MAX_FLOWS, key) ||
-			    edf_next_arg(&argc, &argv))
+			if (tc_opt_once("edf", &o.given, TCA_EDF_MAX_FLOWS, key) ||
+			    tc_opt_next_arg(&argc, &argv))
 				return -1;
 			if (get_u32(&o.max_flows, *argv, 10))
-				return edf_illegal(key);
+				return tc_opt_illegal(key);
 		} else if (strcmp(key, "ttd") == 0) {
-			if (edf_once(&o.given, TCA_EDF_TTD, key) ||
-			    edf_next_arg(&argc, &argv))
+			if (tc_opt_once("edf", &o.given, TCA_EDF_TTD, key) ||
+			    tc_opt_next_arg(&argc, &argv))
 				return -1;
 			if (edf_get_on_off(&o.ttd, *argv))
-				return edf_illegal(key);
+				return tc_opt_illegal(key);
 		} else if (strcmp(key, "horizon") == 0) {
-			if (edf_once(&o.given, TCA_EDF_HORIZON, key) ||
-			    edf_next_arg(&argc, &argv))
+			if (tc_opt_once("edf", &o.given, TCA_EDF_HORIZON, key) ||
+			    tc_opt_next_arg(&argc, &argv))
 				return -1;
-			if (edf_get_time(&o.horizon, *argv))
-				return edf_illegal(key);
+			if (tc_opt_time(&o.horizon, *argv))
+				return tc_opt_illegal(key);
 		} else if (strcmp(key, "default") == 0) {
 			__u16 minor;
 
-			if (edf_once(&o.given, TCA_EDF_DEFAULT, key) ||
-			    edf_next_arg(&argc, &argv) ||
+			if (tc_opt_once("edf", &o.given, TCA_EDF_DEFAULT, key) ||
+			    tc_opt_next_arg(&argc, &argv) ||
 			    edf_class_minor(&minor, *argv, key, n))
 				return -1;
 			o.default_minor = minor;
 		} else if (strcmp(key, "priomap") == 0) {
-			if (edf_once(&o.given, TCA_EDF_PRIOMAP, key) ||
+			if (tc_opt_once("edf", &o.given, TCA_EDF_PRIOMAP, key) ||
 			    edf_parse_priomap(&o, &argc, &argv, n))
 				return -1;
 		} else if (strcmp(key, "help") == 0) {
@@ -414,20 +369,20 @@ static int edf_parse_copt(struct qdisc_util *qu, int argc, char **argv,
 
 		if (strcmp(key, "rate") == 0) {
 			if (edf_set_mode(&o, TC_EDF_MODE_RATE) ||
-			    edf_next_arg(&argc, &argv))
+			    tc_opt_next_arg(&argc, &argv))
 				return -1;
 			if (edf_get_rate(&o.rate, *argv, dev))
-				return edf_illegal(key);
+				return tc_opt_illegal(key);
 			o.given |= 1U << TCA_EDF_CLASS_RATE;
 		} else if (strcmp(key, "control") == 0) {
 			if (edf_set_mode(&o, TC_EDF_MODE_CONTROL))
 				return -1;
 		} else if (strcmp(key, "frame") == 0) {
 			if (edf_set_mode(&o, TC_EDF_MODE_FRAME) ||
-			    edf_next_arg(&argc, &argv))
+			    tc_opt_next_arg(&argc, &argv))
 				return -1;
-			if (edf_get_time(&o.latency, *argv))
-				return edf_illegal(key);
+			if (tc_opt_time(&o.latency, *argv))
+				return tc_opt_illegal(key);
 			o.given |= 1U << TCA_EDF_CLASS_LATENCY;
 		} else if (strcmp(key, "txtime") == 0) {
 			if (edf_set_mode(&o, TC_EDF_MODE_TXTIME))
@@ -445,11 +400,11 @@ static int edf_parse_copt(struct qdisc_util *qu, int argc, char **argv,
 			if (edf_set_smooth(&o, 0))
 				return -1;
 		} else if (strcmp(key, "perflow") == 0) {
-			if (edf_once(&o.given, TCA_EDF_CLASS_PERFLOW, key) ||
-			    edf_next_arg(&argc, &argv))
+			if (tc_opt_once("edf", &o.given, TCA_EDF_CLASS_PERFLOW, key) ||
+			    tc_opt_next_arg(&argc, &argv))
 				return -1;
 			if (edf_get_on_off(&o.perflow, *argv))
-				return edf_illegal(key);
+				return tc_opt_illegal(key);
 		} else if (strcmp(key, "help") == 0) {
 			edf_explain();
 			return -1;
