@@ -77,6 +77,7 @@ struct aoq_lane {
 	fq_u32 weight;
 	bool active;		/* busy or backlogged */
 	bool busy;		/* a message has started and its tail has not gone */
+	bool touched;		/* on the busy period's touched list */
 };
 
 struct aoq_sched {
@@ -93,6 +94,14 @@ struct aoq_sched {
 	fq_u64 max_spread;	/* largest oc difference between active lanes, in opportunities */
 	fq_u64 busy_periods;	/* busy periods ended */
 	bool in_busy_period;	/* some lane became active since the last end */
+	/*
+	 * Lanes active at some time in this busy period: only they can have
+	 * a count to clear at its end, so the end costs what the period
+	 * used, not a pass over every lane (one lane per packet when the
+	 * link keeps up).
+	 */
+	unsigned int ntouched;
+	fq_u8 touched[AOQ_MAX_LANES];
 	struct aoq_lane lane[AOQ_MAX_LANES];
 };
 
@@ -213,6 +222,10 @@ static inline void aoq_lane_arrive(struct aoq_sched *s, unsigned int lane,
 	l->active = true;
 	l->busy = false;
 	l->progress = now;
+	if (!l->touched) {
+		l->touched = true;
+		s->touched[s->ntouched++] = (fq_u8)lane;
+	}
 	s->nactive++;
 	s->in_busy_period = true;
 	if (aoq_mode_is_sorted(s))
@@ -240,9 +253,12 @@ static inline void aoq_end_busy_period(struct aoq_sched *s)
 
 	if (s->nactive || !s->in_busy_period)
 		return;
-	/* lanes at or above nlanes were never visited: their counts are 0 */
-	for (i = 0; i < s->nlanes; i++)
-		s->lane[i].oc = 0;
+	/* a lane's count grows only while it is active */
+	for (i = 0; i < s->ntouched; i++) {
+		s->lane[s->touched[i]].oc = 0;
+		s->lane[s->touched[i]].touched = false;
+	}
+	s->ntouched = 0;
 	s->vcount = 0;
 	s->busy_periods++;
 	s->in_busy_period = false;
