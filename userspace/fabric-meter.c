@@ -93,7 +93,6 @@
 #define RCVBUF_BYTES		(8 << 20)
 #define RECV_BATCH		64
 #define RECV_SNAP		(FM_FIN_LEN)
-#define FIN_REPEAT		3
 /* The end marks queue behind the class's data: let short queues drain first. */
 #define FIN_GAP_NS		(50 * 1000000LL)
 #define CDF_POINTS		400
@@ -995,8 +994,12 @@ static int recv_loop(struct listen_cfg *c, int *fds, struct result *res, int64_t
 					answer_hello(fds[i], &rx.mm[k], rx.buf[k], len, &h);
 					break;
 				case FM_T_FIN:
-					if (fin_get(rx.buf[k], len, &fin))
-						result_fin(&res[h.cls], h.flow, &fin);
+					if (!fin_get(rx.buf[k], len, &fin))
+						break;
+					result_fin(&res[h.cls], h.flow, &fin);
+					/* the sender repeats its FIN until answered */
+					send_ack(fds[i], rx.mm[k].msg_hdr.msg_name,
+						 rx.mm[k].msg_hdr.msg_namelen, &h, 0);
 					break;
 				default:
 					break;
@@ -1767,35 +1770,82 @@ static void wait_reading(struct send_cfg *c, struct result *res, int64_t ns)
 	}
 }
 
+static void send_fin(const struct sclass *s)
+{
+	uint8_t b[FM_FIN_LEN] = { 0 };
+	struct fm_hdr h = {
+		.type = FM_T_FIN, .cls = s->id, .flow = s->flow, .seq = s->seq,
+		.send_ns = (uint64_t)now_ns(),
+	};
+	struct fm_fin f = {
+		.sent_pkts = s->sent_pkts, .sent_msgs = s->sent_msgs,
+		.sent_bytes = s->sent_bytes, .src_drops = s->src_drops,
+		.target_ns = s->target_ns, .kind = (uint8_t)s->tp.kind,
+		.nflows = s->all_flows,
+	};
+
+	hdr_put(b, &h);
+	memcpy(f.name, s->name, FM_NAME_LEN);
+	fin_put(b, &f);
+	/* a full socket or a lost datagram: the next round sends it again */
+	sendto(s->fd, b, sizeof(b), 0, (const struct sockaddr *)&s->dst, s->dst_len);
+}
+
+/* Reads the answers waiting on @s's socket; true once one is to its FIN. */
+static bool fin_answered(const struct sclass *s)
+{
+	uint8_t in[FM_HDR_LEN + 4];
+	struct fm_hdr h;
+	bool yes = false;
+	ssize_t n;
+
+	while ((n = recv(s->fd, in, sizeof(in), MSG_DONTWAIT)) >= 0 ||
+	       errno == ECONNREFUSED)
+		if (n >= 0 && hdr_get(in, (unsigned int)n, &h) && h.type == FM_T_ACK &&
+		    h.cls == s->id && h.flow == s->flow)
+			yes = true;
+	return yes;
+}
+
+/*
+ * End marks.  The receiver names a class, and ends the run, only with
+ * every flow's FIN, so each flow sends its FIN until the receiver answers
+ * it (every FIN_GAP_NS, for at most --wait): at the end of a run a FIN
+ * can meet a full socket (the class's queue is long) or be dropped on
+ * the path like any datagram.  The first goes FIN_GAP_NS after the last
+ * data so short queues drain first.  Round trips need none: the sender
+ * measures them itself, and a reflector would not answer.
+ */
 static void send_fins(struct send_cfg *c, struct result *res)
 {
-	uint8_t b[FM_FIN_LEN];
-	struct fm_hdr h = { .type = FM_T_FIN };
-	struct fm_fin f;
-	int i, r;
+	int64_t until = now_ns() + FIN_GAP_NS + (int64_t)(c->wait_s * NSEC_PER_SEC);
+	bool answered[MAX_FLOWS] = { false };
+	struct pollfd pfd[MAX_FLOWS];
+	int i, n, left = c->nclasses;
 
-	for (r = 0; r < FIN_REPEAT; r++) {
-		wait_reading(c, res, FIN_GAP_NS);
-		for (i = 0; i < c->nclasses; i++) {
-			struct sclass *s = c->cls[i];
-
-			memset(b, 0, sizeof(b));
-			h.cls = s->id;
-			h.flow = s->flow;
-			h.seq = s->seq;
-			h.send_ns = (uint64_t)now_ns();
-			hdr_put(b, &h);
-			f = (struct fm_fin){
-				.sent_pkts = s->sent_pkts, .sent_msgs = s->sent_msgs,
-				.sent_bytes = s->sent_bytes, .src_drops = s->src_drops,
-				.target_ns = s->target_ns, .kind = (uint8_t)s->tp.kind,
-				.nflows = s->all_flows,
-			};
-			memcpy(f.name, s->name, FM_NAME_LEN);
-			fin_put(b, &f);
-			sendto(s->fd, b, sizeof(b), 0, (struct sockaddr *)&s->dst, s->dst_len);
+	wait_reading(c, res, FIN_GAP_NS);
+	if (c->rtt)
+		return;
+	while (left && !stop_requested) {
+		for (i = n = 0; i < c->nclasses; i++) {
+			if (answered[i])
+				continue;
+			send_fin(c->cls[i]);
+			pfd[n++] = (struct pollfd){ .fd = c->cls[i]->fd, .events = POLLIN };
 		}
+		if (now_ns() >= until)
+			break;
+		poll(pfd, n, (int)(FIN_GAP_NS / 1000000));
+		for (i = 0; i < c->nclasses; i++)
+			if (!answered[i] && fin_answered(c->cls[i])) {
+				answered[i] = true;
+				left--;
+			}
 	}
+	for (i = 0; i < c->nclasses && left; i++)
+		if (!answered[i])
+			fprintf(stderr, PROG ": class %s flow %u: the receiver did not answer its end mark within %.1f s\n",
+				c->cls[i]->name, c->cls[i]->flow, c->wait_s);
 }
 
 /* Round trip: drain echoes from every class socket into @res. */
