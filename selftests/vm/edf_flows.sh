@@ -9,7 +9,8 @@
 # 10 s (hundreds of thousands) and keeps working.  With the default
 # flows 65536 the table stays at that bound, the least recently emptied
 # flows are collected and no packet is dropped for want of a flow.
-# Memory returns when the qdisc goes.
+# Every flow is freed when the qdisc goes (the module's count of
+# allocated flows comes back to where it was).
 #
 #   [ns F] pktgen -> dummy0 (edf flows N default 1, 1:1 frame 10s)
 . ./lib.sh
@@ -65,11 +66,15 @@ qd_stat() {
 }
 
 mem_avail() { awk '/MemAvailable/ { print $2 }' /proc/meminfo; }
+# flows held by every edf qdisc, counted by the module
+FLOWS_ALLOCATED=/sys/module/sch_edf/parameters/flows_allocated
+flows_allocated() { cat $FLOWS_ALLOCATED; }
 
 # --- every flow kept -----------------------------------------------------------
 ns_run F tc qdisc add dev dummy0 root handle 1: edf flows 1048576 default 1 || fatal "edf"
 ns_run F tc class add dev dummy0 parent 1: classid 1:1 edf frame 10s || fatal "1:1"
 mem_before=$(mem_avail)
+alloc_before=$(flows_allocated)
 run_pktgen $PKTS
 created=$(qd_stat flows_created)
 flows=$(qd_stat flows)
@@ -82,6 +87,7 @@ check_eq "packets through the qdisc" $PKTS "$sent"
 [ "${created:-0}" -ge $((PKTS - 1000)) ] && [ "$created" -le $PKTS ]
 check_err $? "created $created flows for $PKTS distinct 5-tuples"
 check_eq "created - collected = kept" "$flows" "$((created - $(qd_stat flows_collected)))"
+check_eq "flows allocated by the module: before + kept" "$((alloc_before + flows))" "$(flows_allocated)"
 log_test "1,048,560 distinct flows through edf"
 
 # every flow of the last 10 s is still tracked: with pktgen's rate
@@ -94,12 +100,12 @@ log_test "flows with live deadlines are kept (hundreds of thousands at once)"
 
 ns_run F tc qdisc del dev dummy0 root
 check_err $? "deleting the qdisc with a million flows"
-# the flows' memory comes back (within 16 MB of where we started; the
-# flows took about 8 times that)
-mem_is_back() { [ "$(mem_avail)" -gt $((mem_before - 16384)) ]; }
-wait_for 10 mem_is_back
-check_err $? "MemAvailable $(mem_avail) kB after delete, $mem_before kB before"
-log_info "MemAvailable after delete: $(mem_avail) kB"
+# every flow is freed: the module's count is back where it started, and
+# so, roughly, is the memory (the log shows it; the slab keeps some pages)
+flows_freed() { [ "$(flows_allocated)" = "$alloc_before" ]; }
+wait_for 10 flows_freed
+check_err $? "flows allocated: $(flows_allocated) after delete, $alloc_before before"
+log_info "MemAvailable after delete: $(mem_avail) kB, $mem_before kB before"
 log_test "deleting the qdisc frees every flow"
 
 # --- bounded: the default 65536 flows ---------------------------------------------
