@@ -64,12 +64,13 @@ table() {
 	echo "columns).  \"msg\" is a message: a control message, a multimedia frame"
 	echo "(generated to last packet received), a best-effort burst message."
 	echo
-	echo "| scenario | architecture | host | switch | link | load | duration |"
-	echo "| - | - | - | - | - | - | - |"
+	echo "| scenario | architecture | host | switch | link | load | duration | CPU busy |"
+	echo "| - | - | - | - | - | - | - | - |"
 	for n in "${scen[@]}"; do
 		c=$DIR/$n/scenario.conf
 		get() { sed -n "s/^[[:space:]]*$1[[:space:]]*=[[:space:]]*\([^#]*[^#[:space:]]\).*/\1/p" "$c" | head -n1; }
-		echo "| $n | $(title_of "$n") | $(get host) | $(get switch) | $(get link || true) | $(get load || true) | $(get duration || true) |"
+		cpu=$(sed -n 's/^cpu busy \([0-9]*\) %.*/\1 %/p' "$DIR/$n/cpu.txt" 2>/dev/null)
+		echo "| $n | $(title_of "$n") | $(get host) | $(get switch) | $(get link || true) | $(get load || true) | $(get duration || true) | ${cpu:--} |"
 	done
 	if [ -s "$DIR/summary.txt" ] && grep -q skip "$DIR/summary.txt"; then
 		echo

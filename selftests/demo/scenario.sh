@@ -427,6 +427,10 @@ done
 echo "$PROG: $S_NAME ($S_TITLE): host $S_HOST, switch $S_SWITCH, link $S_LINK," \
 	"load $S_LOAD %, ${S_DURATION}s"
 recv_time=$(awk -v d="$S_DURATION" 'BEGIN { printf "%d", d + 10 }')
+# the machine's CPU ticks "busy idle" (every CPU): a run during which
+# the CPUs were always busy measured the machine as much as the network
+cpu_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8, $5 + $6; exit }' /proc/stat; }
+cpu_start=$(cpu_ticks)
 # the run ends when every class sent its end mark, from whichever host
 nsx SINK fabric-meter recv --quiet --port 5201 --duration "$recv_time" --expect "$NCLASSES" \
 	--ready "$OUT/recv.ready" --data "$OUT" > "$OUT/recv.txt" 2> "$OUT/recv.err" &
@@ -456,6 +460,8 @@ for hp in "${SENDERS[@]}"; do
 done
 wait "$RECV" || die "fabric-meter recv failed: $(cat "$OUT/recv.err")"
 BG_PIDS=()
+echo "$cpu_start $(cpu_ticks)" | awk '{ b = $3 - $1; i = $4 - $2
+	printf "cpu busy %.0f %% during the run\n", b + i ? 100 * b / (b + i) : 0 }' > "$OUT/cpu.txt"
 for hp in "${SENDERS[@]}"; do
 	h=${hp%%:*}
 	{ echo "== $h"; cat "$OUT/send-$h.txt"; } >> "$OUT/send.txt"
