@@ -544,6 +544,14 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 		vcsw_count(in, VCSW_PS_DROP_NOMEM);
 		return RX_HANDLER_CONSUMED;
 	}
+	/*
+	 * The frame has left its sender, as IP's receive path would say.  A
+	 * veth peer in this host hands the skb over still charged to the
+	 * sending socket: frames waiting in our port buffers would then fill
+	 * that socket's send buffer and block the sender, a back-pressure
+	 * no switch has (and per socket, not per link).
+	 */
+	skb_orphan(skb);
 	vcsw_count(in, VCSW_PS_RX_PACKETS);
 	atomic64_add(skb->len + ETH_HLEN, &in->st[VCSW_PS_RX_BYTES]);
 	ether_addr_copy(dst, eth_hdr(skb)->h_dest);

@@ -162,4 +162,18 @@ check_err $? "malformed drops $(pstat p1 port drop_malformed), want $((bad + 8))
 check_eq "fabric frames counted" $((rx + 4)) "$(pstat p1 port rx_fabric)"
 log_test "malformed fabric headers dropped and counted (8 of 8)"
 
+# --- frames in the switch no longer count against the sender ---------------------------
+# A 1 Mbit/s port with a 1 MB buffer: 400 datagrams of 1000 bytes sent as
+# fast as the socket takes them all fit in the buffer at once.  Were they
+# still charged to the sending socket (veth hands the skb over with it),
+# the socket's 208 KB send buffer would admit about 100 at a time.
+ns_run S ip link set sw0 type vcsw rate 1mbit buffer 1m
+ns_run H1 udp-lat send --dst 10.40.0.3 --port 9002 --size 1000 --count 400 > /dev/null
+check_err $? "udp-lat send"
+held=$(pstat p3 vc1 max_backlog_packets)
+[ "${held:-0}" -ge 350 ]
+check_err $? "the port held at most $held of 400 datagrams at once"
+ns_run S ip link set sw0 type vcsw rate 0
+log_test "frames waiting in the switch are not charged to the sender ($held of 400 held)"
+
 exit $EXIT_STATUS
