@@ -94,8 +94,10 @@ if command -v gnuplot >/dev/null; then
 		echo "set terminal pngcairo size 900,560 font ',10' noenhanced"
 		echo "set grid; set key bottom right"
 		for k in $KINDS; do
-			ext=msg.cdf; what="message latency"
-			case $k in besteffort|background) ext=cdf; what="packet latency" ;; esac
+			# best effort waits longest: its curves end on the right
+			ext=msg.cdf; what="message latency"; key="bottom right"
+			case $k in besteffort|background) ext=cdf; what="packet latency"; key="top left" ;; esac
+			echo "set key $key"
 			echo "set output '$DIR/cdf-$k.png'"
 			echo "set title '$k: $what CDF'"
 			echo "set xlabel 'latency (ms, log scale)'; set ylabel 'fraction <= latency'"
