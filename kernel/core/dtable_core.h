@@ -85,6 +85,8 @@ struct dt_sched {
 	fq_s32 cur;		/* class being served, -1 for none */
 	fq_u64 acc;		/* dtable: accumulated weight of cur, bytes */
 	bool free_ride;		/* sbt: this pick is the lone-class exception */
+	fq_u64 sbt_left;	/* sbt: the classes' left, summed (the lone-class
+				 * test reads it once per pick) */
 
 	/* statistics */
 	fq_u64 walks;		/* passes through the whole table */
@@ -199,10 +201,12 @@ static inline void dt_set_table(struct dt_sched *s, struct dt_entry *table,
 	}
 	for (i = 0; i < DT_MAX_ENTRIES / 64; i++)
 		s->emask[i] = 0;
+	s->sbt_left = 0;
 	for (i = 0; i < s->ncls; i++) {
 		struct dt_class *c = &s->cls[i];
 
 		c->left = c->sbt_weight;
+		s->sbt_left += c->left;
 		c->idle_walks = s->walks;
 		c->idle_pos = s->pos;
 		if (c->active)
@@ -433,7 +437,7 @@ static inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, void *ctx)
 /* Algorithm 1 with the reset and the lone-active-class exception. */
 static inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, void *ctx)
 {
-	fq_u32 i, active, total_left, last_active = 0, off;
+	fq_u32 i, active, last_active = 0, off;
 	int pass, p, next, len;
 
 	s->free_ride = false;
@@ -479,9 +483,7 @@ static inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, void *ctx)
 		 * (its idle peers keep what they have); otherwise, and when
 		 * nobody has weight left, restore the table.
 		 */
-		for (i = 0, total_left = 0; i < s->ncls; i++)
-			total_left += s->cls[i].left;
-		if (active == 1 && total_left) {
+		if (active == 1 && s->sbt_left) {
 			s->lone_sends++;
 			s->free_ride = true;
 			if (last_active < s->pos)
@@ -490,8 +492,11 @@ static inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, void *ctx)
 			s->cur = s->table[last_active].cls;
 			return s->cur;
 		}
-		for (i = 0; i < s->ncls; i++)
+		s->sbt_left = 0;
+		for (i = 0; i < s->ncls; i++) {
 			s->cls[i].left = s->cls[i].sbt_weight;
+			s->sbt_left += s->cls[i].left;
+		}
 		s->resets++;
 	}
 	s->cur = -1;
@@ -558,8 +563,10 @@ static inline void dt_charge(struct dt_sched *s, fq_u32 cls, fq_u32 len)
 			s->acc -= len < s->acc ? len : s->acc;
 		break;
 	case DT_MODE_SBT:
-		if (!s->free_ride && c->left)
+		if (!s->free_ride && c->left) {
 			c->left--;
+			s->sbt_left--;
+		}
 		s->free_ride = false;
 		break;
 	default:
