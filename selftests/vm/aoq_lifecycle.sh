@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 150
+# timeout: 300
 #
 # aoq under traffic: children that drop (a tiny pfifo) and that hold frames
 # back (tbf, netem), mode and weight changes, lane delete/add, child

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 150
+# timeout: 300
 #
 # dtable configuration and bookkeeping: defaults, boundaries, every kind
 # of bad table rejected with its extack message and the old table kept;

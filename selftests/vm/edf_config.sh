@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 120
+# timeout: 240
 #
 # edf configuration: defaults, the boundaries of every parameter (largest
 # accepted, smallest rejected), extack messages, `tc -j` output field by

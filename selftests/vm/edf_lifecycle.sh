@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 180
+# timeout: 300
 #
 # edf under traffic: change, class add/delete, replace, delete and module
 # unload while a sender keeps the queue full.  Passing means no kernel

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 150
+# timeout: 300
 #
 # fabric_hdr.ko loads and unloads cleanly while fabric frames (valid and
 # malformed) arrive and statistics are read: unloading must wait for running

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 120
+# timeout: 240
 #
 # vcsw basics: three hosts on one switch.
 #  - configuration: options shown by ip -d, ranges refused with a reason;

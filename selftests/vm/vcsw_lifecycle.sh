@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 150
+# timeout: 300
 #
 # vcsw under traffic, with frames waiting in rate-limited port buffers:
 # a port goes down and up, a port leaves (nomaster) and comes back, a
