@@ -92,7 +92,7 @@ if command -v gnuplot >/dev/null; then
 	gp=$DIR/plots.gp
 	{
 		echo "set terminal pngcairo size 900,560 font ',10' noenhanced"
-		echo "set grid; set key bottom right"
+		echo "set grid"
 		for k in $KINDS; do
 			# best effort waits longest: its curves end on the right
 			ext=msg.cdf; what="message latency"; key="bottom right"

@@ -1819,6 +1819,7 @@ static bool fin_answered(const struct sclass *s)
 static void send_fins(struct send_cfg *c, struct result *res)
 {
 	int64_t until = now_ns() + FIN_GAP_NS + (int64_t)(c->wait_s * NSEC_PER_SEC);
+	int64_t now, next = 0;
 	bool answered[MAX_FLOWS] = { false };
 	struct pollfd pfd[MAX_FLOWS];
 	int i, n, left = c->nclasses;
@@ -1827,15 +1828,20 @@ static void send_fins(struct send_cfg *c, struct result *res)
 	if (c->rtt)
 		return;
 	while (left && !stop_requested) {
-		for (i = n = 0; i < c->nclasses; i++) {
-			if (answered[i])
-				continue;
-			send_fin(c->cls[i]);
-			pfd[n++] = (struct pollfd){ .fd = c->cls[i]->fd, .events = POLLIN };
+		/* a round of FINs every FIN_GAP_NS, not at every answer */
+		now = now_ns();
+		if (now >= next) {
+			for (i = 0; i < c->nclasses; i++)
+				if (!answered[i])
+					send_fin(c->cls[i]);
+			if (now >= until)
+				break;
+			next = now + FIN_GAP_NS;
 		}
-		if (now_ns() >= until)
-			break;
-		poll(pfd, n, (int)(FIN_GAP_NS / 1000000));
+		for (i = n = 0; i < c->nclasses; i++)
+			if (!answered[i])
+				pfd[n++] = (struct pollfd){ .fd = c->cls[i]->fd, .events = POLLIN };
+		poll(pfd, n, (int)((next - now + 999999) / 1000000));
 		for (i = 0; i < c->nclasses; i++)
 			if (!answered[i] && fin_answered(c->cls[i])) {
 				answered[i] = true;

@@ -87,6 +87,7 @@ struct dt_sched {
 	bool free_ride;		/* sbt: this pick is the lone-class exception */
 	fq_u64 sbt_left;	/* sbt: the classes' left, summed (the lone-class
 				 * test reads it once per pick) */
+	fq_u64 sbt_total;	/* sbt: every weight of the table, summed */
 
 	/* statistics */
 	fq_u64 walks;		/* passes through the whole table */
@@ -184,6 +185,7 @@ static inline void dt_set_table(struct dt_sched *s, struct dt_entry *table,
 		s->cls[i].first = DT_NO_ENTRY;
 		s->cls[i].nent = 0;
 	}
+	s->sbt_total = 0;
 	/* links built backwards so each list is in table order */
 	for (i = n; i-- > 0; ) {
 		struct dt_class *c = &s->cls[table[i].cls];
@@ -194,6 +196,7 @@ static inline void dt_set_table(struct dt_sched *s, struct dt_entry *table,
 		c->first = (fq_u16)i;
 		c->nent++;
 		c->sbt_weight += table[i].weight;
+		s->sbt_total += table[i].weight;
 		/* walks an entry needs before its class's largest packet fits */
 		r = w ? (fq_u32)fq_div64(c->mtu + w - 1, w) : 1;
 		if (r > rounds)
@@ -201,12 +204,11 @@ static inline void dt_set_table(struct dt_sched *s, struct dt_entry *table,
 	}
 	for (i = 0; i < DT_MAX_ENTRIES / 64; i++)
 		s->emask[i] = 0;
-	s->sbt_left = 0;
+	s->sbt_left = s->sbt_total;
 	for (i = 0; i < s->ncls; i++) {
 		struct dt_class *c = &s->cls[i];
 
 		c->left = c->sbt_weight;
-		s->sbt_left += c->left;
 		c->idle_walks = s->walks;
 		c->idle_pos = s->pos;
 		if (c->active)
@@ -492,11 +494,9 @@ static inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, void *ctx)
 			s->cur = s->table[last_active].cls;
 			return s->cur;
 		}
-		s->sbt_left = 0;
-		for (i = 0; i < s->ncls; i++) {
+		for (i = 0; i < s->ncls; i++)
 			s->cls[i].left = s->cls[i].sbt_weight;
-			s->sbt_left += s->cls[i].left;
-		}
+		s->sbt_left = s->sbt_total;
 		s->resets++;
 	}
 	s->cur = -1;
