@@ -2,15 +2,24 @@
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 300
 #
-# A million flows: pktgen sends 1,048,560 distinct UDP 5-tuples through
+# A million flows: pktgen sends 1,048,544 distinct UDP 5-tuples through
 # edf on a dummy device, in a class whose every packet is due 10 s out
 # (frame 10s), so each flow keeps deadline state for 10 s after its
-# packet.  With flows 1048576 the qdisc tracks every flow of the last
-# 10 s (hundreds of thousands) and keeps working.  With the default
-# flows 65536 the table stays at that bound, the least recently emptied
-# flows are collected and no packet is dropped for want of a flow.
-# Every flow is freed when the qdisc goes (the module's count of
-# allocated flows comes back to where it was).
+# packet.  With flows 1048576 the qdisc creates a flow per tuple and
+# collects none whose deadline has not passed; with a small bound the
+# table stays at the bound, the least recently emptied flows are
+# collected and no packet is dropped for want of a flow.  Every flow is
+# freed when the qdisc goes (the module's count of allocated flows comes
+# back to where it was).
+#
+# Nothing here depends on how fast pktgen runs.  The tuples are distinct
+# by construction: 16 runs of 65534 packets, each to its own destination
+# address, over a source-port range of at least 65534 values (pktgen's
+# range is 1..65534 or 1..65535, depending on whether it counts its
+# maximum), so no run wraps its ports.  Which flows may have been
+# collected follows from when each run started, measured here: a flow
+# whose 10 s deadline has not passed must still be there, whatever the
+# rate.
 #
 #   [ns F] pktgen -> dummy0 (edf flows N default 1, 1:1 frame 10s)
 . ./lib.sh
@@ -26,35 +35,38 @@ ns_run F ip link set dummy0 up
 ns_run F ip addr add 10.12.0.1/24 dev dummy0
 
 PG=/proc/net/pktgen
-PKTS=1048560		# lcm(65535 ports, 16 addresses): every pair once
-# 1.5 x the default bound, sent within 10 s (about 3 s at the usual 35k
-# pps) so that no flow's deadline passes: the bound alone limits the table
-PKTS_BOUND=98320
+RUN_PKTS=65534		# fewer than the ports in the range: no run repeats one
+RUNS=16
+PKTS=$((RUNS * RUN_PKTS))
+DEADLINE_S=10		# the class's frame latency
+# distinct 32-bit flow hashes: a million random tuples share a few dozen
+HASH_SLACK=1000
 
 pg() { ns_exec F sh -c "echo '$2' > $PG/$1" || check_err 1 "pktgen: $2"; }
 
-# run_pktgen COUNT [random]: COUNT packets over 65535 source ports and 16
-# addresses.  In order, each packet is a new (port, address) pair;
-# "random" draws them instead (about 93,600 distinct in 98,320 packets).
-run_pktgen() {
+# now_us: this guest's clock, in microseconds (bash's, no fork)
+now_us() { local t=$EPOCHREALTIME; echo "${t/./}"; }
+
+# pg_setup: pktgen on dummy0, each packet from the next UDP source port of
+# 1..65535 (sequential, so up to 65534 packets repeat no port)
+pg_setup() {
 	pg kpktgend_0 "rem_device_all"
 	pg kpktgend_0 "add_device dummy0"
 	pg dummy0 "xmit_mode queue_xmit"
-	pg dummy0 "count $1"
 	pg dummy0 "pkt_size 60"
-	pg dummy0 "dst_min 10.12.1.1"
-	pg dummy0 "dst_max 10.12.1.16"
 	pg dummy0 "udp_src_min 1"
 	pg dummy0 "udp_src_max 65535"
-	if [ "${2:-}" = random ]; then
-		pg dummy0 "flag UDPSRC_RND"
-		pg dummy0 "flag IPDST_RND"
-	fi
 	pg dummy0 "dst_mac 02:00:00:00:12:02"
+}
+
+# run_pktgen COUNT ADDRESS: COUNT packets to ADDRESS
+run_pktgen() {
+	pg dummy0 "count $1"
+	pg dummy0 "dst_min $2"
+	pg dummy0 "dst_max $2"
 	timeout 200 ip netns exec "$(ns_name F)" sh -c "echo start > $PG/pgctrl"
 	check_err $? "pktgen run did not finish"
-	ns_exec F grep -A2 "^Result" $PG/dummy0 | sed 's/^/INFO: /'
-	PPS=$(ns_exec F sed -n 's/^ *\([0-9]*\)pps.*/\1/p' $PG/dummy0)
+	PG_RESULT=$(ns_exec F grep -A2 "^Result" $PG/dummy0)
 }
 
 # qd_stat KEY: a statistic of the edf qdisc from `tc -s -j` (not an
@@ -64,39 +76,72 @@ qd_stat() {
 		sed -e 's/"options":{[^}]*}//' -e 's/"drop_reasons":{[^}]*}//' |
 		sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"
 }
+qd_sent() {
+	ns_exec F tc -s -j qdisc show dev dummy0 | tr -d ' \n' |
+		sed -n 's/.*"packets":\([0-9]*\).*/\1/p'
+}
+qd_drops_for_flows() {
+	ns_exec F tc -s -j qdisc show dev dummy0 | tr -d ' \n' |
+		sed -n 's/.*"drop_reasons":{[^}]*"flows":\([0-9]*\).*/\1/p'
+}
 
 mem_avail() { awk '/MemAvailable/ { print $2 }' /proc/meminfo; }
 # flows held by every edf qdisc, counted by the module
 FLOWS_ALLOCATED=/sys/module/sch_edf/parameters/flows_allocated
 flows_allocated() { cat $FLOWS_ALLOCATED; }
 
-# --- every flow kept -----------------------------------------------------------
+# --- every flow kept while its deadline is ahead --------------------------------
+# A flow is collected only once its deadline, its run's start + 10 s or
+# later, has passed.  After each run, the flows collected so far can only
+# come from runs that started 10 s before: on a host fast enough for all
+# runs in 10 s that is none, and every flow is kept at once.
+collectable_at() {	# TIME_US: packets of the runs started 10 s before TIME_US
+	local run n=0
+	for ((run = 0; run < ${#run_start[@]}; run++)); do
+		((run_start[run] + DEADLINE_S * 1000000 <= $1)) && n=$((n + RUN_PKTS))
+	done
+	echo $n
+}
+
 ns_run F tc qdisc add dev dummy0 root handle 1: edf flows 1048576 default 1 || fatal "edf"
-ns_run F tc class add dev dummy0 parent 1: classid 1:1 edf frame 10s || fatal "1:1"
+ns_run F tc class add dev dummy0 parent 1: classid 1:1 edf frame ${DEADLINE_S}s || fatal "1:1"
 mem_before=$(mem_avail)
 alloc_before=$(flows_allocated)
-run_pktgen $PKTS
+pg_setup
+run_start=()
+early=
+t0=$(now_us)
+for ((run = 0; run < RUNS; run++)); do
+	run_start[run]=$(now_us)
+	run_pktgen $RUN_PKTS 10.12.$((run + 1)).1
+	collected=$(qd_stat flows_collected)
+	collectable=$(collectable_at "$(now_us)")
+	((${collected:-0} <= collectable)) ||
+		early="${early:+$early; }after run $((run + 1)): $collected collected, $collectable had passed their deadline"
+done
+log_info "$(echo "$PG_RESULT" | tail -n1)"
 created=$(qd_stat flows_created)
+collected=$(qd_stat flows_collected)
 flows=$(qd_stat flows)
-sent=$(ns_exec F tc -s -j qdisc show dev dummy0 | tr -d ' \n' | sed -n 's/.*"packets":\([0-9]*\).*/\1/p')
+sent=$(qd_sent)
+t_read=$(now_us)
 mem_after=$(mem_avail)
-log_info "sent $sent, flows created $created, kept $flows," \
-	"MemAvailable $mem_before -> $mem_after kB"
+log_info "$RUNS runs in $(((t_read - t0) / 1000)) ms: sent $sent, flows created" \
+	"$created, collected $collected, kept $flows, MemAvailable" \
+	"$mem_before -> $mem_after kB"
 check_eq "packets through the qdisc" $PKTS "$sent"
-# distinct 5-tuples can share a 32-bit hash; a handful at most
-[ "${created:-0}" -ge $((PKTS - 1000)) ] && [ "$created" -le $PKTS ]
+[ "${created:-0}" -ge $((PKTS - HASH_SLACK)) ] && [ "$created" -le $PKTS ]
 check_err $? "created $created flows for $PKTS distinct 5-tuples"
-check_eq "created - collected = kept" "$flows" "$((created - $(qd_stat flows_collected)))"
-check_eq "flows allocated by the module: before + kept" "$((alloc_before + flows))" "$(flows_allocated)"
-log_test "1,048,560 distinct flows through edf"
+check_eq "created - collected = kept" "$flows" "$((created - collected))"
+check_eq "flows allocated by the module: before + kept" \
+	"$((alloc_before + flows))" "$(flows_allocated)"
+log_test "1,048,544 distinct flows through edf"
 
-# every flow of the last 10 s is still tracked: with pktgen's rate
-# (which follows the host's load) that is hundreds of thousands at once
-expect=$((10 * PPS)); [ $expect -gt $PKTS ] && expect=$PKTS
-log_info "$flows flows tracked at the end; $PPS pps (average) x 10 s = $expect"
-[ "${flows:-0}" -ge 100000 ] && [ "$flows" -le $PKTS ]
-check_err $? "$flows flows tracked at once, want 100000 or more"
-log_test "flows with live deadlines are kept (hundreds of thousands at once)"
+log_info "$flows flows tracked at the end; at most $(collectable_at "$t_read")" \
+	"could have passed their deadline"
+[ -z "$early" ]
+check_err $? "flows collected before their deadline: $early"
+log_test "flows whose deadline is ahead are kept, at any rate"
 
 ns_run F tc qdisc del dev dummy0 root
 check_err $? "deleting the qdisc with a million flows"
@@ -108,19 +153,38 @@ check_err $? "flows allocated: $(flows_allocated) after delete, $alloc_before be
 log_info "MemAvailable after delete: $(mem_avail) kB, $mem_before kB before"
 log_test "deleting the qdisc frees every flow"
 
-# --- bounded: the default 65536 flows ---------------------------------------------
+# --- bounded --------------------------------------------------------------------
+# The default bound is 65536 flows.
 ns_run F tc qdisc add dev dummy0 root handle 1: edf default 1 || fatal "edf"
-ns_run F tc class add dev dummy0 parent 1: classid 1:1 edf frame 10s || fatal "1:1"
-run_pktgen $PKTS_BOUND random
+check_eq "default flows bound" 65536 "$(ns_exec F tc -j qdisc show dev dummy0 |
+	tr -d ' \n' | sed -n 's/.*"options":{[^}]*"flows":\([0-9]*\).*/\1/p')"
+ns_run F tc qdisc del dev dummy0 root
+# Whether the table is full when the last packet comes depends on how many
+# deadlines passed meanwhile, which depends on pktgen's rate: with a bound
+# of 4096, 6144 distinct tuples take well under a second anywhere, and the
+# time taken is measured, not assumed.
+BOUND=4096
+ns_run F tc qdisc add dev dummy0 root handle 1: edf flows $BOUND default 1 || fatal "edf"
+ns_run F tc class add dev dummy0 parent 1: classid 1:1 edf frame ${DEADLINE_S}s || fatal "1:1"
+t0=$(now_us)
+pg_setup
+run_pktgen $((BOUND * 3 / 2)) 10.12.100.1
 created=$(qd_stat flows_created)
 collected=$(qd_stat flows_collected)
 flows=$(qd_stat flows)
-log_info "flows created $created, collected $collected, kept $flows"
-check_eq "flows kept at the bound" 65536 "$flows"
+t_read=$(now_us)
+log_info "$((BOUND * 3 / 2)) tuples in $(((t_read - t0) / 1000)) ms: flows created" \
+	"$created, collected $collected, kept $flows"
 check_eq "created - collected = kept" "$flows" "$((created - collected))"
-check_eq "packets dropped for want of a flow" 0 "$(ns_exec F tc -s -j qdisc show dev dummy0 |
-	tr -d ' \n' | sed -n 's/.*"drop_reasons":{[^}]*"flows":\([0-9]*\).*/\1/p')"
-log_test "flows 65536 bounds the table; idle flows are collected"
+check_eq "packets dropped for want of a flow" 0 "$(qd_drops_for_flows)"
+if ((t_read - t0 < DEADLINE_S * 1000000)); then
+	check_eq "flows kept at the bound (no deadline passed)" $BOUND "$flows"
+else
+	[ "${flows:-0}" -le $BOUND ]
+	check_err $? "$flows flows kept, bound $BOUND"
+	log_info "run took over ${DEADLINE_S} s: deadlines passed, only the bound is checked"
+fi
+log_test "flows $BOUND bounds the table; idle flows are collected"
 
 pg kpktgend_0 "rem_device_all"
 ns_run F tc qdisc del dev dummy0 root
