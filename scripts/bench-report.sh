@@ -16,9 +16,11 @@ set -euo pipefail
 
 RESULTS=$1 OUT=$2
 CSV=$OUT/qdisc.csv JSON=$OUT/qdisc.json
+# the kernel the figures were measured on (scripts/bench.sh sets these)
+KERNEL=${FQ_BENCH_KERNEL:-unknown} KERNEL_PACKAGE=${FQ_BENCH_KERNEL_PACKAGE:-unknown}
 
 # one CSV row per measurement, own cost computed
-awk '
+awk -v kernel="$KERNEL" -v kpkg="$KERNEL_PACKAGE" '
 	$1 != "bench" { next }
 	$2 == "peer" {
 		for (i = 3; i <= NF; i++) { split($i, kv, "="); p[kv[1]] = kv[2] }
@@ -39,33 +41,37 @@ awk '
 			floor_b[f[n]] = ins[n] + dr[n]
 	}
 	END {
-		print "case,path,flows,classes,pps,insn_per_pkt,drain_insn_per_pkt,own_insn_per_pkt,slab_bytes_per_flow,held"
+		print "case,path,flows,classes,pps,insn_per_pkt,drain_insn_per_pkt,own_insn_per_pkt,slab_bytes_per_flow,held,kernel,kernel_package"
 		for (i = 1; i <= n; i++) {
 			own = ""
 			if (pa[i] == "uncongested" && (f[i] in floor_u))
 				own = ins[i] - floor_u[f[i]]
 			if (pa[i] == "backlogged" && (f[i] in floor_b))
 				own = ins[i] + dr[i] - floor_b[f[i]]
-			printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", c[i], pa[i], f[i], k[i],
-				pps[i], ins[i], dr[i], own, sl[i], held[i]
+			printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", c[i], pa[i], f[i], k[i],
+				pps[i], ins[i], dr[i], own, sl[i], held[i], kernel, kpkg
 		}
 	}' "$RESULTS" > "$CSV.tmp"
 grep -v '^#peer' "$CSV.tmp" > "$CSV"
 
-# JSON: {"measurements": [...], "peers": {"edf": "fq", ...}}
-awk -F, '
+# JSON: {"kernel": ..., "kernel_package": ..., "measurements": [...],
+# "peers": {"edf": "fq", ...}}; each measurement names its kernel too
+awk -F, -v kernel="$KERNEL" -v kpkg="$KERNEL_PACKAGE" '
 	/^#peer/ { peers = peers (peers ? ", " : "") "\"" $2 "\": \"" $3 "\""; next }
 	$1 == "case" { for (i = 1; i <= NF; i++) h[i] = $i; nf = NF; next }
 	{
 		s = "    {"
 		for (i = 1; i <= nf; i++) {
 			if ($i == "") continue
-			q = (i <= 2) ? "\"" : ""
+			q = (i <= 2 || h[i] ~ /^kernel/) ? "\"" : ""
 			s = s (s ~ /{$/ ? "" : ", ") "\"" h[i] "\": " q $i q
 		}
 		rows = rows (rows ? ",\n" : "") s "}"
 	}
-	END { printf "{\n  \"measurements\": [\n%s\n  ],\n  \"peers\": {%s}\n}\n", rows, peers }
+	END {
+		printf "{\n  \"kernel\": \"%s\",\n  \"kernel_package\": \"%s\",\n", kernel, kpkg
+		printf "  \"measurements\": [\n%s\n  ],\n  \"peers\": {%s}\n}\n", rows, peers
+	}
 ' "$CSV.tmp" > "$JSON"
 
 # tables

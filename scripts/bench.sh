@@ -32,6 +32,7 @@ failed=0
 rm -rf "$OUT"
 mkdir -p "$OUT"
 : > "$RESULTS"
+echo "# kernel $(fq_kernel_label)"
 
 # run_kind KIND: boot KIND once with its benchmarks, append their "bench"
 # lines to results.txt, keep each one's output in bench_<name>.log
@@ -146,10 +147,14 @@ wall_summary() {
 
 run_kind deterministic
 run_kind fast
-[ -s "$RESULTS" ] && FQ_ROOT=$FQ_ROOT "$FQ_ROOT/scripts/bench-report.sh" "$RESULTS" "$OUT"
+abi=$(fq_vm_abi)
+[ -s "$RESULTS" ] && FQ_ROOT=$FQ_ROOT FQ_BENCH_KERNEL=$abi \
+	FQ_BENCH_KERNEL_PACKAGE=$(fq_kernel_version "$abi" || echo unknown) \
+	"$FQ_ROOT/scripts/bench-report.sh" "$RESULTS" "$OUT"
 wall_summary
 [ -z "$FILTER" ] || [[ core =~ $FILTER ]] && core_costs
 
 echo
+echo "# kernel $(fq_kernel_label)"
 echo "results: ${RESULTS#"$FQ_ROOT"/}, outputs: ${OUT#"$FQ_ROOT"/}/"
 exit $failed

@@ -60,6 +60,7 @@ run_host_test() {	# name timeout command...
 }
 
 echo "KTAP version 1"
+echo "# kernel $(fq_kernel_label)"
 
 # --- host: unit tests of the portable core ------------------------------
 for bin in "$FQ_BUILD"/selftests/unit/*; do
@@ -117,12 +118,14 @@ vm_report() {
 	local ktap=$FQ_BUILD/vm-$kind-results.ktap
 	local klog=$LOGDIR/vm-$kind-kernel.log
 	local out=$LOGDIR/vm-test.out
-	local vm_rc line tname directive in_klog=0
+	local vm_rc line tname directive guest_kernel in_klog=0
 	local -A seen=()
 
 	wait "${VM_PID[$kind]}"
 	vm_rc=$?
 	echo "# $kind VM ran $(( $(date +%s) - VM_T0[$kind] ))s (qemu exit $vm_rc), console: ${console#$FQ_ROOT/}"
+	guest_kernel=$(tr -d '\r' < "$ktap" | sed -n 's/^# kernel //p' | head -n1)
+	echo "# $kind VM booted ${guest_kernel:-an unknown kernel}"
 
 	# one line per listed test, from the VM's KTAP; the output lines
 	# ("# ...") before a result belong to that test
@@ -164,6 +167,9 @@ vm_report() {
 	grep -Eh -A12 "$FQ_BAD_LOG" "$console" "$klog" 2>/dev/null | head -n 80 > "$out"
 	if [ -s "$out" ]; then
 		record "vm/kernel-log-$kind" fail "WARNING/BUG/Oops in the kernel log" "$out"
+	elif [ -n "$guest_kernel" ] && ! fq_guest_runs_cached_kernel "$guest_kernel"; then
+		: > "$out"
+		record "vm/kernel-log-$kind" fail "the VM booted '$guest_kernel', not $(fq_kernel_label)" "$out"
 	elif ! grep -q '^# FQ-VM-DONE' "$ktap"; then
 		tail -n 40 "$console" > "$out"
 		record "vm/kernel-log-$kind" fail "VM did not finish (qemu exit $vm_rc)" "$out"
@@ -203,6 +209,7 @@ for kind in fast deterministic; do
 done
 exec 9>&-
 
+echo "# kernel $(fq_kernel_label)"
 echo "1..$n"
 if [ $n = 0 ]; then
 	echo "no test matches '$FILTER'" >&2

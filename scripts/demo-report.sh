@@ -59,7 +59,8 @@ table() {
 {
 	echo "# fabric-qos demo"
 	echo
-	echo "Generated $(date -u '+%Y-%m-%d %H:%M UTC') by \`make demo\`."
+	echo "Generated $(date -u '+%Y-%m-%d %H:%M UTC') by \`make demo\` on kernel"
+	echo "$(cat "$DIR/kernel.txt" 2>/dev/null || echo "(not recorded)")."
 	echo "Per class, one row per architecture (Documentation/demo.rst explains the"
 	echo "columns).  \"msg\" is a message: a control message, a multimedia frame"
 	echo "(generated to last packet received), a best-effort burst message."

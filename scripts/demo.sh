@@ -33,6 +33,13 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 start=$(date +%s)
 failed=0
+# the kernel the results come from, for the report (demo-report.sh)
+if [ $LIVE = 1 ]; then
+	echo "$(uname -r) (live host, $(uname -v))" > "$OUT/kernel.txt"
+else
+	fq_kernel_label > "$OUT/kernel.txt"
+fi
+echo "# kernel $(cat "$OUT/kernel.txt")"
 
 if [ $LIVE = 1 ]; then
 	[ "$(id -u)" = 0 ] || fq_die "--live needs root"
@@ -89,5 +96,6 @@ fi
 
 "$FQ_ROOT/scripts/demo-report.sh" "$OUT" || failed=1
 echo
+echo "# kernel $(cat "$OUT/kernel.txt")"
 echo "make demo took $(( $(date +%s) - start ))s; report: ${OUT#"$FQ_ROOT"/}/report.md"
 exit $failed

@@ -29,6 +29,34 @@ fq_vm_abi() {
 # Where the unpacked VM kernel of an ABI lives.
 fq_kernel_dir() { echo "$FQ_CACHE/kernel/$1"; }
 
+# The Debian package version (e.g. 6.1.192-2) of the cached kernel of an
+# ABI: Debian publishes new packages under the same ABI, so the ABI alone
+# does not say which kernel the VM booted.
+fq_kernel_version() {
+	cat "$(fq_kernel_dir "$1")/package-version" 2>/dev/null
+}
+
+# "6.1.0-56-amd64 (6.1.192-2)": the VM kernel as check, bench and demo
+# name it in their output.
+fq_kernel_label() {
+	local abi
+	abi=$(fq_vm_abi) || { echo "none prepared"; return; }
+	fq_kernel_label_of "$abi"
+}
+# fq_guest_runs_cached_kernel "RELEASE VERSION...": whether a guest's
+# "uname -r uname -v" is the cached kernel's (Debian puts the package
+# version in uname -v: "#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-2 (...)").
+# True when no package version is recorded: there is nothing to compare.
+fq_guest_runs_cached_kernel() {
+	local abi version
+	abi=$(fq_vm_abi) || return 0
+	version=$(fq_kernel_version "$abi") || return 0
+	[[ "$1 " == "$abi "*" Debian $version "* ]]
+}
+fq_kernel_label_of() {
+	echo "$1 ($(fq_kernel_version "$1" || echo "package version unknown"))"
+}
+
 fq_multiarch() {
 	dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null ||
 		gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu

@@ -28,6 +28,39 @@ apt_update_once() {
 	apt_updated=1
 }
 
+# Debian publishes new kernel packages under the same ABI; lists older
+# than a day may not know the newest one.  Refresh them, but a machine
+# that cannot reach its mirror goes on with what it knows.
+APT_LISTS_MAX_AGE_MIN=1440
+apt_lists_stale() {
+	[ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' \
+		-mmin -$APT_LISTS_MAX_AGE_MIN 2>/dev/null | head -n1)" ]
+}
+refresh_stale_lists() {
+	apt_lists_stale || return 0
+	fq_say "apt package lists are over a day old: refreshing them (apt-get update)"
+	if apt-get update -qq; then
+		apt_updated=1
+	else
+		fq_say "warning: apt-get update failed; using the package lists there are"
+	fi
+}
+
+# The version apt would install of a package now (empty if none).
+candidate_version() {
+	apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p' |
+		grep -vx '(none)' | head -n1
+}
+
+installed_version() {
+	pkg_installed "$1" && dpkg-query -W -f='${Version}' "$1"
+}
+
+# version_older A B: A is older than B (false when B is unknown)
+version_older() {
+	[ -n "$2" ] && dpkg --compare-versions "$1" lt "$2"
+}
+
 pkg_installed() {
 	[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
 }
@@ -56,17 +89,39 @@ resolve_abi() {
 	echo "$img"
 }
 
+# Packages to install, and kernel headers to upgrade to the version of
+# the image the VM boots (the modules are built against them).
 missing_packages() {
-	local abi=$1 p
-	for p in $BASE_PACKAGES "linux-headers-$abi"; do
+	local abi=$1 p have
+	for p in $BASE_PACKAGES; do
 		pkg_installed "$p" || echo "$p"
 	done
+	p=linux-headers-$abi
+	have=$(installed_version "$p") || { echo "$p"; return; }
+	if version_older "$have" "$(candidate_version "$p")"; then
+		echo "$p"
+	fi
 }
 
 kernel_ready() {
 	local kdir
 	kdir=$(fq_kernel_dir "$1")
 	[ -s "$kdir/vmlinuz" ] && [ -s "$kdir/lib/modules/$1/modules.dep" ]
+}
+
+# kernel_stale ABI: why the cached kernel of ABI must be fetched again
+# (prints the reason), or false when it is Debian's current package.
+kernel_stale() {
+	local abi=$1 have want
+	kernel_ready "$abi" || { echo "not in the cache"; return 0; }
+	have=$(fq_kernel_version "$abi") ||
+		{ echo "cached without its package version"; return 0; }
+	want=$(candidate_version "linux-image-$abi")
+	if version_older "$have" "$want"; then
+		echo "cached package $have is older than Debian's current $want"
+		return 0
+	fi
+	return 1
 }
 
 fetch_kernel() {
@@ -83,23 +138,27 @@ fetch_kernel() {
 	[ -n "$deb" ] || fq_die "apt-get download left no .deb for linux-image-$abi"
 	fq_say "unpacking $(basename "$deb")"
 	dpkg-deb -x "$deb" "$tmp/root" || fq_die "dpkg-deb -x $deb failed"
+	dpkg-deb -f "$deb" Version > "$tmp/package-version" ||
+		fq_die "dpkg-deb -f $deb Version failed"
 	[ -s "$tmp/root/boot/vmlinuz-$abi" ] || fq_die "$deb has no boot/vmlinuz-$abi"
 	rm -rf "$kdir"
 	mkdir -p "$kdir/lib/modules"
 	mv "$tmp/root/boot/vmlinuz-$abi" "$kdir/vmlinuz"
 	mv "$tmp/root/boot/config-$abi" "$kdir/config" 2>/dev/null || true
 	mv "$tmp/root/lib/modules/$abi" "$kdir/lib/modules/"
+	mv "$tmp/package-version" "$kdir/package-version"
 	# The .deb leaves modules.dep to its postinst; make it ourselves.
 	depmod -b "$kdir" "$abi" || fq_die "depmod for the VM kernel failed"
 	rm -rf "$tmp"
-	fq_say "VM kernel $abi ready in $kdir"
+	fq_say "VM kernel $(fq_kernel_label_of "$abi") ready in $kdir"
 }
 
 main() {
-	local abi missing
+	local abi missing why
 	if [ $CHECK_ONLY = 1 ]; then
+		! apt_lists_stale || exit 1
 		abi=$(resolve_abi) || exit 1
-		[ -z "$(missing_packages "$abi")" ] && kernel_ready "$abi" &&
+		[ -z "$(missing_packages "$abi")" ] && ! kernel_stale "$abi" >/dev/null &&
 			[ "$(fq_vm_abi || true)" = "$abi" ]
 		exit
 	fi
@@ -108,6 +167,7 @@ main() {
 	command -v apt-get >/dev/null || fq_die "make setup needs a Debian system with apt-get"
 	mkdir -p "$FQ_CACHE" || fq_die "cannot create cache directory $FQ_CACHE (set FQ_CACHE)"
 
+	refresh_stale_lists
 	abi=$(resolve_abi)
 	fq_say "VM kernel ABI: $abi (from linux-image-amd64)"
 
@@ -121,10 +181,11 @@ main() {
 		fq_say "packages: all present"
 	fi
 
-	if kernel_ready "$abi"; then
-		fq_say "VM kernel: $abi already in $(fq_kernel_dir "$abi")"
-	else
+	if why=$(kernel_stale "$abi"); then
+		fq_say "VM kernel $abi: $why: downloading it"
 		fetch_kernel "$abi"
+	else
+		fq_say "VM kernel: $(fq_kernel_label_of "$abi") already in $(fq_kernel_dir "$abi")"
 	fi
 	echo "$abi" > "$FQ_CACHE/vm-abi"
 	fq_say "setup done"
