@@ -447,7 +447,10 @@ for h in "${HOSTS[@]}"; do
 		args+=(--class "$spec")
 	done
 	((${#args[@]})) || continue
+	# --wait: the end marks may queue behind full buffers on a slow host;
+	# the receiver answers them, so waiting costs nothing when it is quick
 	nsx "$h" fabric-meter send --quiet --dst "$DST" --port 5201 --duration "$S_DURATION" \
+		--wait 10 \
 		--seed $((S_SEED + hi)) --class-base $base "${args[@]}" \
 		> "$OUT/send-$h.txt" 2> "$OUT/send-$h.err" &
 	SENDERS+=("$h:$!")

@@ -55,7 +55,7 @@ start_traffic() {	# SECONDS
 }
 
 aoq_setup || fatal "cannot set up aoq"
-start_traffic 120
+start_traffic 280
 before=$(sent_pkts)
 wait_for 10 sends_more_than "${before:-0}"
 check_err $? "no traffic through aoq"
@@ -122,6 +122,11 @@ wait_for 10 sends_more_than "${before:-0}"
 check_err $? "aoq sends nothing after the churn ($before -> $(sent_pkts) packets)"
 log_test "traffic flows through aoq after the churn"
 
+# the dropping lane drops once a message reaches it after the last setup
+lane2_dropped() {
+	ns_exec A tc -s class show dev veth0 classid 1:2 | grep -q "drops [1-9]"
+}
+wait_for 20 lane2_dropped
 kill "$SEND_PID" 2>/dev/null
 bg_wait "$SEND_PID"
 kill "$RECV_PID" 2>/dev/null
@@ -133,7 +138,7 @@ read -r qlen backlog <<< "$(root_backlog)"
 check_eq "qlen when idle" 0 "$qlen"
 check_eq "backlog when idle" 0 "$backlog"
 # the dropping lane did drop, and says so
-ns_exec A tc -s class show dev veth0 classid 1:2 | grep "drops [1-9]" >/dev/null
+lane2_dropped
 check_err $? "lane 1:2 (pfifo limit 5) shows no drops: $(ns_exec A tc -s class show dev veth0 classid 1:2)"
 log_test "empty qdisc reports qlen 0 and backlog 0; drops counted"
 

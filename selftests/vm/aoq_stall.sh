@@ -1,13 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 120
+# vm: deterministic
 #
 # A sender dies mid-message: fabric frames with the head flag and no tail
 # leave lane 1:1 busy with nothing queued.  pbrr waits on it (its anchor)
 # until the stall time, then gives the message up (counted) and serves
 # lane 1:2 without any new traffic arriving; aoq does not wait at all (the
-# dead lane only leaves its opportunities unused).  Timing margins are
-# seconds against a stall of 3 s, so a slow VM cannot flip the result.
+# dead lane only leaves its opportunities unused).  The stall times (8 s
+# and 20 s) are seconds longer than the script's steps, and the test runs
+# in the deterministic VM, where those steps take the same guest time on
+# any host.
 #
 #   [ns A] veth0 (aoq 1:, fabric frames -> 1:1 (default), UDP -> 1:2) --> veth1 [ns B]
 #     10.18.0.1/24                                                         10.18.0.2/24
@@ -18,7 +21,7 @@ require_module sch_aoq
 two_hosts 18 quiet
 MAC_B=02:00:00:00:12:02
 # a listener, so the UDP sends are not refused by port unreachables
-ns_bg B udp-lat recv --port 9000 --duration 60 --ready "$TMP_DIR/recv.ready" \
+ns_bg B udp-lat recv --port 9000 --duration 3600 --ready "$TMP_DIR/recv.ready" \
 	> /dev/null 2> "$TMP_DIR/recv.err"
 wait_for 10 test -e "$TMP_DIR/recv.ready" || fatal "receiver did not start"
 

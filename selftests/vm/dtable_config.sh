@@ -133,7 +133,7 @@ root_qlen() {	# qlen and backlog of dtable 1:, "qlen backlog"
 burst_test() {
 	local name=$1 per=$2 out
 	shift 2
-	ns_bg B udp-lat recv --port 9200 --ports 3 --duration 30 --count $((3 * per)) \
+	ns_bg B udp-lat recv --port 9200 --ports 3 --duration 250 --count $((3 * per)) \
 		--log "$TMP_DIR/$name.log" --ready "$TMP_DIR/$name.ready" > "$TMP_DIR/$name.recv"
 	local rpid=$BG_PID
 	wait_for 10 test -e "$TMP_DIR/$name.ready" || fatal "receiver did not start"
@@ -155,23 +155,33 @@ burst_test() {
 	check_err $? "$name: dtable left with qlen/backlog $(root_qlen)"
 }
 
-ns_run A tc qdisc add dev veth0 root handle 10: tbf rate 20mbit burst 4k latency 2s || fatal tbf
+# The table is changed 12 times while packets wait: 3 x 3000 packets of
+# 800 bytes would take 2 minutes to leave at 500 kbit/s, longer than any
+# host takes for the changes, and once they are done the link is sped
+# up so the rest leaves in seconds.  Each change is checked to have met
+# a queue.
+ns_run A tc qdisc add dev veth0 root handle 10: tbf rate 500kbit burst 4k latency 2s || fatal tbf
 ns_run A tc qdisc add dev veth0 parent 10:1 handle 1: dtable classes 3 credit 64 \
 	mtu 1000 table 0:16 1:16 2:32 || fatal dtable
 
+queued() { [ "$(root_qlen | cut -d' ' -f1)" -gt 0 ]; }
 changes() {
-	local i
+	local i idle=0
+	wait_for 20 queued || check_err 1 "no queue formed"
 	for i in $(seq 1 12); do
+		queued || idle=$((idle + 1))
 		case $((i % 4)) in
 		0) ns_exec A tc qdisc change dev veth0 parent 10:1 handle 1: dtable mode dtable table 0:16 1:16 2:32 ;;
 		1) ns_exec A tc qdisc change dev veth0 parent 10:1 handle 1: dtable mode dtable table 2:16 0:64 1:16 2:16 ;;
 		2) ns_exec A tc qdisc change dev veth0 parent 10:1 handle 1: dtable mode sbt table 1:3 2:1 0:2 ;;
 		3) ns_exec A tc qdisc change dev veth0 parent 10:1 handle 1: dtable mode rr ;;
 		esac || check_err 1 "change $i refused"
-		sleep 0.05
 	done
+	check_eq "changes made with an empty queue" 0 "$idle"
+	ns_exec A tc qdisc change dev veth0 root handle 10: tbf rate 100mbit burst 64k latency 2s ||
+		check_err 1 "speeding up the link"
 }
-burst_test change 300 changes
+burst_test change 3000 changes
 n=$(ns_exec A tc -s qdisc show dev veth0 | sed -n 's/.*table_changes \([0-9]*\).*/\1/p')
 check_eq "table changes counted" 12 "$n"
 log_test "table changed under traffic: nothing lost or reordered in a class"
@@ -196,7 +206,7 @@ log_test "children that drop or hold back: counters right, all delivered"
 # slow tbf (100 packets take 6 s) so they are still there
 ns_run A tc qdisc replace dev veth0 parent 1:2 handle 12: tbf rate 100kbit burst 2k latency 20s ||
 	fatal "slow tbf"
-ns_bg B udp-lat recv --port 9300 --duration 5 > /dev/null
+ns_bg B udp-lat recv --port 9300 --duration 60 > /dev/null
 ns_bg A udp-lat send --dst 10.21.0.2 --port 9300 --size 800 --burst 100 --prio 1:2 > /dev/null
 spid=$BG_PID
 tbf_backlog() {
@@ -215,12 +225,14 @@ check_err $? "after purging a child: qlen/backlog $(root_qlen)"
 log_test "child replaced while it holds packets"
 
 # ---- lifecycle under traffic ------------------------------------------------------
-ns_bg B udp-lat recv --port 9400 --ports 3 --duration 8 > /dev/null
+# traffic for longer than any host takes for the steps: stopped below
+ns_bg B udp-lat recv --port 9400 --ports 3 --duration 300 > /dev/null
 rpid=$BG_PID
-ns_bg A udp-lat send --dst 10.21.0.2 --port 9400 --streams 3 --size 800 --duration 6 \
+ns_bg A udp-lat send --dst 10.21.0.2 --port 9400 --streams 3 --size 800 --duration 280 \
 	--prio 1:1 --prio 1:2 --prio 1:3 > "$TMP_DIR/life.send"
 spid=$BG_PID
-sleep 1
+wait_for 20 queued
+check_err $? "no traffic through dtable"
 ns_run A tc qdisc del dev veth0 parent 10:1
 check_err $? "delete dtable under traffic"
 ns_run A tc qdisc add dev veth0 parent 10:1 handle 1: dtable classes 3 mode rr
@@ -233,8 +245,10 @@ ns_run A tc qdisc add dev veth0 root handle 1: dtable classes 3 mode sbt table 0
 check_err $? "autoload and add as root"
 sleep 0.5
 ns_run A tc qdisc del dev veth0 root
+kill -0 $spid 2>/dev/null
+check_err $? "the sender stopped before the steps were done: $(cat "$TMP_DIR/life.send")"
+kill $spid $rpid 2>/dev/null
 bg_wait $spid
-check_err $? "sender: $(cat "$TMP_DIR/life.send")"
 bg_wait $rpid
 log_test "delete, re-add and unload under traffic"
 

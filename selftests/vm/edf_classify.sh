@@ -25,13 +25,18 @@ ns_run A tc filter add dev veth0 parent 1: protocol ip prio 1 u32 \
 	match ip dport 9303 0xffff flowid 1:3 || fatal "filter"
 
 # a receiver on every port, so no ICMP error makes a send fail
-ns_bg B udp-lat recv --port 9301 --ports 4 --duration 60 --ready "$TMP_DIR/ready" > /dev/null
+ns_bg B udp-lat recv --port 9301 --ports 4 --duration 3600 --ready "$TMP_DIR/ready" > /dev/null
 wait_for 10 test -e "$TMP_DIR/ready" || fatal "receiver did not start"
 
-# send PORT PRIO: 10 datagrams
+# send PORT PRIO: 10 datagrams, then wait until the qdisc has sent them
+# (a 1 Mbit/s class holds each back for its eligible time)
 send() {
 	ns_exec A udp-lat send --dst 10.13.0.2 --port "$1" --prio "$2" --count 10 \
 		--rate 1000 > /dev/null
+	wait_for 20 drained || check_err 1 "the qdisc did not drain"
+}
+drained() {
+	ns_exec A tc -s qdisc show dev veth0 | grep -q ' backlog 0b 0p '
 }
 # pkts CLASSID: packets the class has sent
 pkts() {

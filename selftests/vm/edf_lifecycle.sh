@@ -41,7 +41,7 @@ start_traffic() {	# SECONDS
 }
 
 edf_setup || fatal "cannot set up edf"
-start_traffic 150
+start_traffic 280
 
 # --- changes under load ----------------------------------------------------------
 for i in 1 2 3 4 5; do

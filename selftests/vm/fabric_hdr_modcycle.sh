@@ -18,9 +18,11 @@
 #                every CHECK_EVERY-th cycle waiting until B counted a frame
 #                so the unload provably races live traffic
 #
-# Bounded: senders stop after SEND_LIMIT_S, the cycles after
-# CYCLE_BUDGET_S (a cycle takes about 0.7 s under TCG, twice that on a
-# busy host); all CYCLES cycles must have run by then.
+# Bounded: senders stop after SEND_LIMIT_S, the cycles after CYCLES or
+# CYCLE_BUDGET_S, whichever comes first (a cycle takes about 0.7 s under
+# TCG, several times that on a busy host).  How many cycles fit in the
+# budget depends on the host, so only MIN_CYCLES are required: enough
+# for two checked races with traffic.
 
 source "$(dirname "$0")/lib.sh"
 
@@ -29,10 +31,10 @@ IP_B=10.0.0.2
 MAC_B=02:fa:b0:00:00:02
 PORT=5000
 CYCLES=${CYCLES:-50}
-MIN_CYCLES=$CYCLES
+MIN_CYCLES=10
 CHECK_EVERY=5
-CYCLE_BUDGET_S=100
-SEND_LIMIT_S=110
+CYCLE_BUDGET_S=200
+SEND_LIMIT_S=260
 
 send()
 {
@@ -121,12 +123,12 @@ test_cycles()
 		cycles=$i
 		if ((SECONDS - start >= CYCLE_BUDGET_S && i < CYCLES)); then
 			log_info "time budget of ${CYCLE_BUDGET_S}s spent after $i cycles"
-			((i >= MIN_CYCLES))
-			check_err $? "fewer than $MIN_CYCLES cycles in ${CYCLE_BUDGET_S}s"
 			break
 		fi
 	done
 	log_info "$cycles load/unload cycles in $((SECONDS - start))s"
+	((cycles >= MIN_CYCLES))
+	check_err $? "only $cycles cycles, want $MIN_CYCLES or more"
 
 	# both senders must have lived through all cycles
 	kill -0 "$VALID_PID" 2>/dev/null && kill -0 "$BAD_PID" 2>/dev/null

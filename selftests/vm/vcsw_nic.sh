@@ -19,7 +19,9 @@ tmp_dir_create
 nic_by_mac() {
 	ip -o link show | awk -v m="$1" '$0 ~ "link/ether " m { sub(":$", "", $2); print $2; exit }'
 }
-wait_for 10 test -n "$(nic_by_mac 52:54:00:00:00:02)" || skip "no virtio-net NICs in this VM"
+# a function, so wait_for looks again on every try
+nics_up() { [ -n "$(nic_by_mac 52:54:00:00:00:02)" ]; }
+wait_for 30 nics_up || skip "no virtio-net NICs in this VM"
 NIC0=$(nic_by_mac 52:54:00:00:00:01)
 NIC1=$(nic_by_mac 52:54:00:00:00:02)
 [ -n "$NIC0" ] && [ -n "$NIC1" ] || skip "virtio-net NICs not found"
@@ -62,10 +64,10 @@ check_err $? "ping over the virtio port"
 log_test "ping through a switch port on virtio-net"
 
 rm -f "$TMP_DIR/ready"
-ns_bg H2 udp-lat recv --port 9000 --duration 10 --count 100 --log "$TMP_DIR/u.log" \
+ns_bg H2 udp-lat recv --port 9000 --duration 60 --count 100 --log "$TMP_DIR/u.log" \
 	--ready "$TMP_DIR/ready" > /dev/null
 R=$BG_PID
-wait_for 5 test -e "$TMP_DIR/ready" || fatal receiver
+wait_for 30 test -e "$TMP_DIR/ready" || fatal receiver
 before=$(pstat nic0 vc1 packets)
 ns_run H1 udp-lat send --dst 10.44.0.2 --port 9000 --size 1000 --count 100 --rate 2000 > /dev/null
 bg_wait $R
