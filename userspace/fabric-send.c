@@ -29,6 +29,7 @@
 #include <linux/if_ether.h>
 
 #include "../kernel/core/fabric_hdr_core.h"
+#include "frame_fuzz.h"
 
 #define PROG "fabric-send"
 
@@ -70,6 +71,9 @@ struct fs_opts {
 	unsigned long	message;	/* frames per message, 0: flags left clear */
 	const char	*payload;
 	enum fs_malform	malform;
+	bool		fuzz;		/* random and mutated frames */
+	bool		fuzz_macs;	/* ... to random destinations too */
+	unsigned long long seed;
 };
 
 static void usage(FILE *f)
@@ -80,6 +84,8 @@ static void usage(FILE *f)
 		"                   [ --flow ID ] [ --seq N ] [ --count N ] [ --interval US ]\n"
 		"                   [ --payload STR ] [ --message N ]\n"
 		"                   [ --malform { short | version | inner-type | truncated } ]\n"
+		"       " PROG " -i DEV --dst-mac MAC --fuzz [ --seed N ] [ --count N ]\n"
+		"                   [ --fuzz-macs ] [ --src-ip A ] [ --dst-ip B ]\n"
 		"       " PROG " -h | --help\n"
 		"Send Ethernet + fabric header + IPv4 + UDP frames on DEV, source MAC\n"
 		"DEV's own.  Defaults: --sport 49152 --ttd 1000000 (1 ms ahead) --vc 0\n"
@@ -91,7 +97,17 @@ static void usage(FILE *f)
 		"--message N groups the frames into messages of N: the first frame of\n"
 		"each carries the head flag, the N-th the tail flag (a --count that is\n"
 		"not a multiple of N leaves the last message without its tail, as a\n"
-		"sender that died mid-message would).  Without it both flags are clear.\n",
+		"sender that died mid-message would).  Without it both flags are clear.\n"
+		"--fuzz sends --count random and mutated frames, the same ones for the\n"
+		"same --seed (default 1): fabric frames with every VC, boundary TTDs,\n"
+		"random routes and flags, IPv4, IPv6, ARP or other inner types, cut\n"
+		"short, padded past the MTU or bit-flipped, and some frames of other\n"
+		"EtherTypes; to --dst-mac, or with --fuzz-macs also to broadcast,\n"
+		"multicast, 802.1D link-local and unknown addresses.  It prints how\n"
+		"many it sent of each kind, as the receiver's validation classes them:\n"
+		"  fuzz seed=N sent=N refused=N valid=N short=N version=N inner_type=N\n"
+		"       truncated=N other=N\n"
+		"(refused: frames the packet socket would not send, e.g. past the MTU).\n",
 		FS_SHORT_HDR_BYTES, FS_BOGUS_ETHERTYPE, FS_TRUNCATE_BY);
 }
 
@@ -144,7 +160,7 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 {
 	enum { O_DST_MAC = 256, O_SRC_IP, O_DST_IP, O_SPORT, O_DPORT, O_TTD,
 	       O_VC, O_SL, O_FLOW, O_SEQ, O_COUNT, O_INTERVAL, O_PAYLOAD,
-	       O_MALFORM, O_MESSAGE };
+	       O_MALFORM, O_MESSAGE, O_FUZZ, O_FUZZ_MACS, O_SEED };
 	static const struct option opts[] = {
 		{ "dev",	required_argument, NULL, 'i' },
 		{ "dst-mac",	required_argument, NULL, O_DST_MAC },
@@ -162,6 +178,9 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 		{ "payload",	required_argument, NULL, O_PAYLOAD },
 		{ "malform",	required_argument, NULL, O_MALFORM },
 		{ "message",	required_argument, NULL, O_MESSAGE },
+		{ "fuzz",	no_argument,	   NULL, O_FUZZ },
+		{ "fuzz-macs",	no_argument,	   NULL, O_FUZZ_MACS },
+		{ "seed",	required_argument, NULL, O_SEED },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -174,6 +193,7 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 	o->hdr.ttd_ns = 1000000;
 	o->count = 1;
 	o->payload = "fabric";
+	o->seed = 1;
 
 	while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -266,6 +286,17 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 			else
 				return fs_bad("malform", optarg);
 			break;
+		case O_FUZZ:
+			o->fuzz = true;
+			break;
+		case O_FUZZ_MACS:
+			o->fuzz_macs = true;
+			break;
+		case O_SEED:
+			if (!fs_parse_u64(optarg, ULLONG_MAX, &u))
+				return fs_bad("seed", optarg);
+			o->seed = u;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -279,6 +310,12 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 		usage(stderr);
 		return -1;
 	}
+	if (o->fuzz_macs && !o->fuzz) {
+		fprintf(stderr, PROG ": --fuzz-macs needs --fuzz\n");
+		return -1;
+	}
+	if (o->fuzz && o->dev && o->have_dst_mac)
+		return 0;
 	if (!o->dev || !o->have_dst_mac || !o->have_src_ip ||
 	    !o->have_dst_ip || !o->have_dport) {
 		fprintf(stderr, PROG ": -i, --dst-mac, --src-ip, --dst-ip and --dport are required\n");
@@ -431,6 +468,52 @@ static void fs_sleep_us(unsigned long us)
 		;
 }
 
+/* --fuzz: COUNT random frames, each counted by what the receiver makes of it */
+static int fs_fuzz(const struct fs_opts *o, int fd, const struct sockaddr_ll *sll,
+		   const uint8_t *src_mac)
+{
+	static uint8_t frame[FF_FRAME_MAX];
+	unsigned long n[FF_NCLASSES] = { 0 }, sent = 0, refused = 0, i;
+	struct ff_params p;
+	struct ff_rng rng;
+	enum ff_class cls;
+	size_t len;
+	int k;
+
+	memset(&p, 0, sizeof(p));
+	memcpy(p.dst_mac, o->dst_mac, ETH_ALEN);
+	memcpy(p.src_mac, src_mac, ETH_ALEN);
+	p.random_dst_mac = o->fuzz_macs;
+	memcpy(p.src_ip, &o->src_ip, 4);
+	memcpy(p.dst_ip, &o->dst_ip, 4);
+	ff_seed(&rng, o->seed);
+
+	for (i = 0; i < o->count; i++) {
+		if (i && o->interval_us)
+			fs_sleep_us(o->interval_us);
+		len = ff_build(&rng, &p, frame, &cls);
+		if (sendto(fd, frame, len, 0, (const struct sockaddr *)sll,
+			   sizeof(*sll)) == (ssize_t)len) {
+			n[cls]++;
+			sent++;
+		} else if (errno == EMSGSIZE || errno == EINVAL) {
+			refused++;	/* past the MTU, or too short for the device */
+		} else if (errno == ENOBUFS || errno == EAGAIN) {
+			i--;		/* the device queue is full: send it again */
+			fs_sleep_us(100);
+		} else {
+			fprintf(stderr, PROG ": %s: sending fuzz frame %lu: %s\n",
+				o->dev, i + 1, strerror(errno));
+			return 1;
+		}
+	}
+	printf("fuzz seed=%llu sent=%lu refused=%lu", o->seed, sent, refused);
+	for (k = 0; k < FF_NCLASSES; k++)
+		printf(" %s=%lu", ff_class_names[k], n[k]);
+	printf("\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static uint8_t frame[FS_FRAME_MAX];
@@ -449,6 +532,12 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		return 1;
 
+	if (o.fuzz) {
+		int rc = fs_fuzz(&o, fd, &sll, src_mac);
+
+		close(fd);
+		return rc;
+	}
 	seq = o.hdr.seq;
 	for (i = 0; i < o.count; i++, seq++) {
 		if (i && o.interval_us)

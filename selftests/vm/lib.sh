@@ -374,3 +374,15 @@ two_hosts()
 			fatal "cannot quiet veth0"
 	fi
 }
+
+# ---- parameters from the VM's command line ---------------------------------------
+
+# fq_param NAME DEFAULT: the value of "fq.NAME=value" on the kernel command
+# line (make check-debug passes longer fuzz runs that way), else DEFAULT.
+fq_param()
+{
+	local v
+
+	v=$(tr ' ' '\n' < /proc/cmdline | sed -n "s/^fq\.$1=//p" | tail -n1)
+	echo "${v:-$2}"
+}

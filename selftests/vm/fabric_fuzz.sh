@@ -1,0 +1,118 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 240
+#
+# Frame fuzzing: fabric-send --fuzz sends random and mutated frames
+# (every VC, boundary TTDs, random routes and flags, IPv4/IPv6/ARP/other
+# inner types, cut short, past the MTU, bit-flipped, other EtherTypes)
+# and classes each one as the receivers' shared validator does.  Every
+# frame is accounted for: passed up or dropped with its reason, on a
+# host's receive path and on a switch port.  The kernel log must stay
+# clean (the harness checks).  fq.fuzz_frames=N on the VM's command line
+# sets the count (make check-debug: 1,000,000).
+#
+#   [A] veth0 --fuzz--> veth1 [B] fabric_hdr receive path
+#   [C] eth0 --fuzz, random MACs--> p1 [S] sw0 p2 --> eth0 [D]
+. ./lib.sh
+
+require_cmd fabric-send fabric-stat ip
+require_module fabric_hdr
+require_module vcsw
+FRAMES=$(fq_param fuzz_frames 50000)
+SEED=$(fq_param fuzz_seed 1)
+log_info "$FRAMES frames per run, seed $SEED"
+
+two_hosts 51 quiet
+MAC_B=02:00:00:00:33:02
+
+# fuzz_field OUT KEY: a count from fabric-send's summary line
+fuzz_field() { echo "$1" | sed -n "s/.* $2=\([0-9]*\).*/\1/p"; }
+# fstat NS DEV KEY: a receive counter of fabric_hdr (0 before any frame)
+fstat() {
+	local v
+	v=$(json_u64 "$(ns_exec "$1" fabric-stat -j "$2" 2>/dev/null)" "$3")
+	echo "${v:-0}"
+}
+bstat() { fstat B veth1 "$1"; }
+# d_malformed: malformed fabric frames D's receive path dropped
+d_malformed() {
+	local k n=0
+	for k in drop_short drop_version drop_inner_type drop_truncated; do
+		n=$((n + $(fstat D eth0 $k)))
+	done
+	echo $n
+}
+
+# --- a host's receive path ------------------------------------------------------------
+declare -A before
+for k in rx_frames drop_short drop_version drop_inner_type drop_truncated drop_nomem; do
+	before[$k]=$(bstat $k)
+done
+tx_drop0=$(ns_exec A cat /sys/class/net/veth0/statistics/tx_dropped)
+out=$(ns_exec A fabric-send -i veth0 --dst-mac $MAC_B --src-ip 10.51.0.1 \
+	--dst-ip 10.51.0.2 --fuzz --seed "$SEED" --count "$FRAMES")
+check_err $? "fabric-send --fuzz failed"
+log_info "$out"
+check_eq "no frame lost on the veth" "$tx_drop0" \
+	"$(ns_exec A cat /sys/class/net/veth0/statistics/tx_dropped)"
+check_eq "nothing dropped for want of memory" "${before[drop_nomem]}" "$(bstat drop_nomem)"
+# the frames arrive in softirq after the sender returns: wait for them
+fabric=$(( $(fuzz_field "$out" sent) - $(fuzz_field "$out" other) ))
+counted() {
+	local n=0 k
+	for k in rx_frames drop_short drop_version drop_inner_type drop_truncated; do
+		n=$((n + $(bstat $k) - before[$k]))
+	done
+	[ $n -ge $fabric ]
+}
+wait_for 30 counted
+for k in rx_frames:valid drop_short:short drop_version:version \
+	 drop_inner_type:inner_type drop_truncated:truncated; do
+	check_eq "${k%%:*}" "$(fuzz_field "$out" ${k#*:})" "$(( $(bstat ${k%%:*}) - before[${k%%:*}] ))"
+done
+log_test "host receive path: every fuzzed frame passed up or dropped with its reason"
+
+# --- a switch port -------------------------------------------------------------------
+ns_create C; ns_create S; ns_create D
+ip link add eth0 netns "$(ns_name C)" type veth peer name p1 netns "$(ns_name S)" || fatal veth
+ip link add eth0 netns "$(ns_name D)" address 02:00:00:51:00:04 type veth \
+	peer name p2 netns "$(ns_name S)" || fatal veth
+for n in C D; do
+	ns_exec $n sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
+	ns_run $n ip link set eth0 up
+done
+ns_run S ip link add sw0 type vcsw || fatal vcsw
+for p in p1 p2; do
+	ns_exec S sysctl -qw net.ipv6.conf.$p.disable_ipv6=1
+	ns_run S ip link set $p master sw0 || fatal "$p master"
+	ns_run S ip link set $p up
+done
+ns_run S ip link set sw0 up
+ns_run S ip link set p2 type vcsw_slave fdb_add 02:00:00:51:00:04 || fatal fdb_add
+
+pstat() {	# DEV OBJ KEY
+	ns_exec S ip -j -d link show dev "$1" | tr -d ' \n' |
+		sed -n "s/.*\"$2\":{\([^}]*\)}.*/\1/p" |
+		sed -n "s/.*\"$3\":\([0-9]*\).*/\1/p"
+}
+rx0=$(pstat p1 port rx_packets); fab0=$(pstat p1 port rx_fabric)
+bad0=$(pstat p1 port drop_malformed)
+dbad0=$(d_malformed)
+out=$(ns_exec C fabric-send -i eth0 --dst-mac 02:00:00:51:00:04 --src-ip 10.51.1.3 \
+	--dst-ip 10.51.1.4 --fuzz --fuzz-macs --seed $((SEED + 1)) --count "$FRAMES")
+check_err $? "fabric-send --fuzz failed"
+log_info "$out"
+sent=$(fuzz_field "$out" sent)
+malformed=0
+for k in short version inner_type truncated; do
+	malformed=$((malformed + $(fuzz_field "$out" $k)))
+done
+arrived() { [ "$(pstat p1 port rx_packets)" -ge $((rx0 + sent)) ]; }
+wait_for 30 arrived
+check_eq "p1 rx_packets" $((rx0 + sent)) "$(pstat p1 port rx_packets)"
+check_eq "p1 rx_fabric (valid headers)" $((fab0 + $(fuzz_field "$out" valid))) "$(pstat p1 port rx_fabric)"
+check_eq "p1 drop_malformed" $((bad0 + malformed)) "$(pstat p1 port drop_malformed)"
+check_eq "malformed frames the switch let through to D" "$dbad0" "$(d_malformed)"
+log_test "switch port: every fuzzed frame counted, none malformed forwarded"
+
+exit $EXIT_STATUS
