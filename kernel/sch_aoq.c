@@ -34,7 +34,6 @@
  *
  * Paper: aoq-anchored-opportunity-queueing, sections 3 and 4.
  */
-#include <asm/unaligned.h>
 #include <linux/if_arp.h>
 #include <linux/if_ether.h>
 #include <linux/kernel.h>
@@ -157,7 +156,7 @@ static struct aoq_class *aoq_classify(struct sk_buff *skb, struct Qdisc *sch,
 			return cl;
 	}
 	fl = rcu_dereference_bh(q->filter_list);
-	result = tcf_classify(skb, NULL, fl, &res, false);
+	result = fq_tcf_classify(skb, fl, &res);
 	if (result >= 0) {
 #ifdef CONFIG_NET_CLS_ACT
 		switch (result) {
@@ -786,4 +785,4 @@ module_init(aoq_module_init);
 module_exit(aoq_module_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Anchored opportunity queueing among lanes (AOQ / FBRR / ARR / PBRR)");
-MODULE_ALIAS("sch_aoq");
+FQ_MODULE_ALIAS_QDISC("aoq");

@@ -145,7 +145,7 @@ static struct dtable_class *dtable_classify(struct sk_buff *skb, struct Qdisc *s
 	*qerr = NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
 	if (TC_H_MAJ(prio) != sch->handle) {
 		fl = rcu_dereference_bh(q->filter_list);
-		err = tcf_classify_qdisc(skb, fl, &res, false);
+		err = fq_tcf_classify(skb, fl, &res);
 #ifdef CONFIG_NET_CLS_ACT
 		switch (err) {
 		case TC_ACT_STOLEN:
@@ -743,4 +743,4 @@ module_exit(dtable_module_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Table-based egress scheduling: DTable, SBT and round robin");
-MODULE_ALIAS("sch_dtable");
+FQ_MODULE_ALIAS_QDISC("dtable");

@@ -459,7 +459,7 @@ static struct edf_class *edf_classify(struct sk_buff *skb, struct Qdisc *sch,
 	}
 
 	fl = rcu_dereference_bh(q->filter_list);
-	result = tcf_classify(skb, NULL, fl, &res, false);
+	result = fq_tcf_classify(skb, fl, &res);
 	if (result >= 0) {
 #ifdef CONFIG_NET_CLS_ACT
 		switch (result) {
@@ -1479,4 +1479,4 @@ module_init(edf_module_init);
 module_exit(edf_module_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("EDF / virtual clock deadline scheduler with two VCs and TTD header");
-MODULE_ALIAS("sch_edf");
+FQ_MODULE_ALIAS_QDISC("edf");

@@ -641,8 +641,8 @@ static int vcsw_add_slave(struct net_device *dev, struct net_device *sdev,
 	p->dev = sdev;
 	spin_lock_init(&p->lock);
 	vcsw_port_init(&p->q, sw->mode, sw->buffer[0], sw->buffer[1], sw->rate);
-	hrtimer_init(&p->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
-	p->timer.function = vcsw_slave_timer;
+	fq_hrtimer_setup(&p->timer, vcsw_slave_timer, CLOCK_MONOTONIC,
+			 HRTIMER_MODE_ABS_SOFT);
 	for (i = 0; i < VCSW_PS_MAX; i++)
 		atomic64_set(&p->st[i], 0);
 
@@ -763,7 +763,7 @@ static void vcsw_setup(struct net_device *dev)
 	dev->netdev_ops = &vcsw_netdev_ops;
 	dev->needs_free_netdev = true;
 	dev->priv_flags |= IFF_NO_QUEUE;
-	dev->features |= NETIF_F_LLTX;
+	fq_netdev_set_lltx(dev);
 	eth_hw_addr_random(dev);
 
 	sw->dev = dev;
@@ -879,13 +879,14 @@ static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
 	}
 }
 
-static int vcsw_newlink(struct net *src_net, struct net_device *dev,
-			struct nlattr *tb[], struct nlattr *data[],
-			struct netlink_ext_ack *extack)
+static int vcsw_create(struct net *src_net, struct net_device *dev,
+		       struct nlattr *tb[], struct nlattr *data[],
+		       struct netlink_ext_ack *extack)
 {
 	vcsw_apply(netdev_priv(dev), data);
 	return register_netdevice(dev);
 }
+FQ_RTNL_NEWLINK(vcsw_newlink, vcsw_create)
 
 static int vcsw_changelink(struct net_device *dev, struct nlattr *tb[],
 			   struct nlattr *data[], struct netlink_ext_ack *extack)
