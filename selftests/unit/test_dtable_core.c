@@ -546,6 +546,7 @@ UNIT_TEST(config_rejects)
 {
 	cfg(128, 1024, 8, 2, 64);
 	sl("VO", 20000000, 2, 128);	/* 0.02 < min 0.03125 */
+	sl("VI", 980000000, 2, 128);
 	EXPECT_EQ(dtc_build(&C), -1);
 	EXPECT_TRUE(strstr(C.err, "outside") != NULL);
 
@@ -572,6 +573,70 @@ UNIT_TEST(config_rejects)
 	cfg(16, 512, 8, 2, 64);
 	sl("A", 500000000, 2, 1024);	/* MTU above GMTU */
 	EXPECT_EQ(dtc_build(&C), -1);
+}
+
+/*
+ * Shares adding up to less than 1 keep their proportions: 5 / 15 / 25 %
+ * of a link shared in full are 1/9, 3/9 and 5/9.  Taken as they were,
+ * the correction made them 14.3 / 32.1 / 53.6 %.
+ */
+UNIT_TEST(config_shares_below_one_keep_their_proportions)
+{
+	static const double want[] = { 1.0 / 9, 3.0 / 9, 5.0 / 9 };
+	fq_u32 i;
+
+	cfg(128, 1024, 16, 2, 64);
+	sl("A", 50000000, 2, 128);
+	sl("B", 150000000, 4, 256);
+	sl("C", 250000000, 8, 512);
+	ASSERT_EQ(dtc_build(&C), 0);
+	for (i = 0; i < 3; i++) {
+		double got = dtc_frac(C.sl[i].total_weight, C.total_after);
+
+		if (got < want[i] - 0.0005 || got > want[i] + 0.0005)
+			UNIT_FAIL("SL %s: final share %.5f, want %.5f", C.sl[i].name, got, want[i]);
+	}
+	/* C's 5/9 is above what its 16 entries allow with w 8 */
+	cfg(128, 1024, 8, 2, 64);
+	sl("A", 50000000, 2, 128);
+	sl("B", 150000000, 4, 256);
+	sl("C", 250000000, 8, 512);
+	EXPECT_EQ(dtc_build(&C), -1);
+	EXPECT_TRUE(strstr(C.err, "share 0.55556 (normalised") != NULL);
+}
+
+/* normalising is said, and done only below 1 */
+UNIT_TEST(config_normalising_is_reported)
+{
+	cfg(128, 1024, 16, 2, 64);
+	sl("A", 50000000, 2, 128);
+	sl("B", 150000000, 4, 256);
+	sl("C", 250000000, 8, 512);
+	ASSERT_EQ(dtc_build(&C), 0);
+	EXPECT_TRUE(C.normalised);
+	EXPECT_EQ(C.shares_sum, 450000000);
+	EXPECT_EQ(C.sl[0].given, 50000000);
+	EXPECT_EQ(C.sl[0].share, 111111111);
+	EXPECT_EQ(C.sl[1].share, 333333333);
+	EXPECT_EQ(C.sl[2].share, 555555556);
+
+	/* the paper's Table 10 adds up to 1: untouched */
+	cfg(128, 1024, 8, 2, 64);
+	sl("VO", 100000000, 2, 128);
+	sl("VI", 300000000, 4, 256);
+	sl("CL", 500000000, 8, 512);
+	sl("BE", 50000000, 16, 1024);
+	sl("BK", 50000000, 16, 1024);
+	ASSERT_EQ(dtc_build(&C), 0);
+	EXPECT_TRUE(!C.normalised);
+	EXPECT_EQ(C.sl[2].share, 500000000);
+
+	/* a lone SL of any share gets the whole link */
+	cfg(16, 1024, 8, 2, 64);
+	sl("A", 100000000, 2, 1024);
+	ASSERT_EQ(dtc_build(&C), 0);
+	EXPECT_EQ(C.sl[0].share, 1000000000);
+	EXPECT_EQ(C.total_after, C.sl[0].total_weight);
 }
 
 /* our own case: distances that do not divide N, unused slots dropped */
