@@ -542,17 +542,24 @@ nla_put_failure:
 	return -EMSGSIZE;
 }
 
+/*
+ * Statistics are dumped under RTNL only: since 5.17 no qdisc lock is
+ * passed to gnet_stats_start_copy(), and the data path moves the
+ * scheduler's state under the qdisc lock on other CPUs.  A snapshot is
+ * taken under sch_tree_lock() and copied out after it.
+ */
 static int dtable_qdisc_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct dtable_sched *q = qdisc_priv(sch);
-	struct tc_dtable_xstats st = {
-		.type		= TC_DTABLE_XSTATS_QDISC,
-		.walks		= q->core.walks,
-		.empty_scans	= q->core.empty_scans,
-		.resets		= q->core.resets,
-		.lone_sends	= q->core.lone_sends,
-		.table_changes	= q->table_changes,
-	};
+	struct tc_dtable_xstats st = { .type = TC_DTABLE_XSTATS_QDISC };
+
+	sch_tree_lock(sch);
+	st.walks = q->core.walks;
+	st.empty_scans = q->core.empty_scans;
+	st.resets = q->core.resets;
+	st.lone_sends = q->core.lone_sends;
+	st.table_changes = q->table_changes;
+	sch_tree_unlock(sch);
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
@@ -631,7 +638,7 @@ static int dtable_class_dump(struct Qdisc *sch, unsigned long arg,
 	if (nla_put_u32(skb, TCA_DTABLE_CLASS_MTU, q->core_cls[arg - 1].mtu) ||
 	    nla_put_u32(skb, TCA_DTABLE_CLASS_ENTRIES, entries) ||
 	    nla_put_u64_64bit(skb, TCA_DTABLE_CLASS_WEIGHT, weight,
-			      TCA_DTABLE_CLASS_UNSPEC))
+			      TCA_DTABLE_CLASS_PAD))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 
@@ -650,7 +657,8 @@ static int dtable_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 
 	if (!cl)
 		return -1;
-	/* gnet_stats_start_copy() holds the qdisc tree lock for us */
+	/* no qdisc lock is held for us (see dtable_qdisc_dump_stats()) */
+	sch_tree_lock(sch);
 	c = &q->core_cls[arg - 1];
 	st.deficit = dt_class_deficit(&q->core, arg - 1);
 	st.visited = dt_class_visited(&q->core, arg - 1);
@@ -659,6 +667,7 @@ static int dtable_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 	st.bytes = c->bytes;
 	st.drops = cl->drops;
 	st.left = c->left;
+	sch_tree_unlock(sch);
 	if (gnet_stats_copy_basic(d, NULL, &cl->qdisc->bstats, true) < 0 ||
 	    qdisc_qstats_copy(d, cl->qdisc) < 0)
 		return -1;
