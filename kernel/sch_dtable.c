@@ -30,8 +30,18 @@
  * and takes exactly that packet with qdisc_dequeue_peeked(); a held child
  * is passed over with its deficit kept; when a child empties, at our
  * dequeue or by its own drops (qlen_notify), its class loses its deficit
- * and the link.  qlen_notify only touches the core's per-class state, so
- * calling it twice, or during a walk, is harmless.
+ * and the link.
+ *
+ * A child can drop inside those very calls: netem's peek hands a packet
+ * to its own child, a tbf that refuses it, and tells us through
+ * qlen_notify that it is empty while the core is in the middle of a pick,
+ * about the class it is asking; a child may also report itself empty
+ * while it still holds the packet it is about to hand over.  So every
+ * call into a child is bracketed (dt_ask() inside the core's picks,
+ * dt_enter() / dt_leave() around our dequeue): a notify for that class is
+ * put off, and afterwards the class is active exactly when its child
+ * holds a packet.  qlen_notify is idempotent and ignores a class whose
+ * child still holds packets.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -188,6 +198,9 @@ static int dtable_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			cl->drops++;
 			qdisc_qstats_drop(sch);
 		}
+		/* NET_XMIT_CN: this one or another went, the child may hold more */
+		if (cl->qdisc->q.qlen)
+			dt_class_active(&q->core, cl - q->classes);
 		return err;
 	}
 	dt_class_active(&q->core, cl - q->classes);
@@ -201,24 +214,35 @@ static struct sk_buff *dtable_qdisc_dequeue(struct Qdisc *sch)
 	struct dtable_sched *q = qdisc_priv(sch);
 	struct dtable_class *cl;
 	struct sk_buff *skb;
+	u32 tries;
 	int c;
 
-	if (!sch->q.qlen)
-		return NULL;
-	c = dt_pick(&q->core, dtable_head, q);
-	if (c < 0)
-		return NULL;	/* only held-back children: their timers call us */
-	cl = &q->classes[c];
-	skb = qdisc_dequeue_peeked(cl->qdisc);
-	if (unlikely(!skb))
-		return NULL;
-	dt_charge(&q->core, c, qdisc_pkt_len(skb));
-	qdisc_bstats_update(sch, skb);
-	qdisc_qstats_backlog_dec(sch, skb);
-	sch->q.qlen--;
-	if (!cl->qdisc->q.qlen)
-		dt_class_idle(&q->core, c);
-	return skb;
+	/*
+	 * A child that drops what its peek showed leaves us with nothing to
+	 * send: pick again rather than return NULL while other classes
+	 * wait, since nothing would call us before the next enqueue.  A
+	 * child that keeps doing so is given up on after one try per class.
+	 */
+	for (tries = 0; tries <= q->nclasses; tries++) {
+		if (!sch->q.qlen)
+			return NULL;
+		c = dt_pick(&q->core, dtable_head, q);
+		if (c < 0)
+			return NULL;	/* only held-back children: their timers call us */
+		cl = &q->classes[c];
+		dt_enter(&q->core, c);
+		skb = qdisc_dequeue_peeked(cl->qdisc);
+		if (likely(skb))
+			dt_charge(&q->core, c, qdisc_pkt_len(skb));
+		dt_leave(&q->core, c, cl->qdisc->q.qlen != 0);
+		if (likely(skb)) {
+			qdisc_bstats_update(sch, skb);
+			qdisc_qstats_backlog_dec(sch, skb);
+			sch->q.qlen--;
+			return skb;
+		}
+	}
+	return NULL;
 }
 
 /* ---- configuration ------------------------------------------------------- */
@@ -542,17 +566,24 @@ nla_put_failure:
 	return -EMSGSIZE;
 }
 
+/*
+ * Statistics are dumped under RTNL only: since 5.17 no qdisc lock is
+ * passed to gnet_stats_start_copy(), and the data path moves the
+ * scheduler's state under the qdisc lock on other CPUs.  A snapshot is
+ * taken under sch_tree_lock() and copied out after it.
+ */
 static int dtable_qdisc_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct dtable_sched *q = qdisc_priv(sch);
-	struct tc_dtable_xstats st = {
-		.type		= TC_DTABLE_XSTATS_QDISC,
-		.walks		= q->core.walks,
-		.empty_scans	= q->core.empty_scans,
-		.resets		= q->core.resets,
-		.lone_sends	= q->core.lone_sends,
-		.table_changes	= q->table_changes,
-	};
+	struct tc_dtable_xstats st = { .type = TC_DTABLE_XSTATS_QDISC };
+
+	sch_tree_lock(sch);
+	st.walks = q->core.walks;
+	st.empty_scans = q->core.empty_scans;
+	st.resets = q->core.resets;
+	st.lone_sends = q->core.lone_sends;
+	st.table_changes = q->table_changes;
+	sch_tree_unlock(sch);
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
@@ -597,11 +628,17 @@ static unsigned long dtable_class_find(struct Qdisc *sch, u32 classid)
 	return minor >= 1 && minor <= q->nclasses ? minor : 0;
 }
 
+/*
+ * A child emptied, by its own drops or purged by a graft.  Called from
+ * inside our own calls into the child too (see the top); idempotent.  A
+ * child that still holds packets is not empty, whatever it said.
+ */
 static void dtable_class_qlen_notify(struct Qdisc *sch, unsigned long arg)
 {
+	struct dtable_class *cl = dtable_class_from_arg(sch, arg);
 	struct dtable_sched *q = qdisc_priv(sch);
 
-	if (arg && arg <= q->nclasses)
+	if (cl && !cl->qdisc->q.qlen)
 		dt_class_idle(&q->core, arg - 1);
 }
 
@@ -631,7 +668,7 @@ static int dtable_class_dump(struct Qdisc *sch, unsigned long arg,
 	if (nla_put_u32(skb, TCA_DTABLE_CLASS_MTU, q->core_cls[arg - 1].mtu) ||
 	    nla_put_u32(skb, TCA_DTABLE_CLASS_ENTRIES, entries) ||
 	    nla_put_u64_64bit(skb, TCA_DTABLE_CLASS_WEIGHT, weight,
-			      TCA_DTABLE_CLASS_UNSPEC))
+			      TCA_DTABLE_CLASS_PAD))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 
@@ -650,7 +687,8 @@ static int dtable_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 
 	if (!cl)
 		return -1;
-	/* gnet_stats_start_copy() holds the qdisc tree lock for us */
+	/* no qdisc lock is held for us (see dtable_qdisc_dump_stats()) */
+	sch_tree_lock(sch);
 	c = &q->core_cls[arg - 1];
 	st.deficit = dt_class_deficit(&q->core, arg - 1);
 	st.visited = dt_class_visited(&q->core, arg - 1);
@@ -659,6 +697,7 @@ static int dtable_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 	st.bytes = c->bytes;
 	st.drops = cl->drops;
 	st.left = c->left;
+	sch_tree_unlock(sch);
 	if (gnet_stats_copy_basic(d, NULL, &cl->qdisc->bstats, true) < 0 ||
 	    qdisc_qstats_copy(d, cl->qdisc) < 0)
 		return -1;

@@ -9,6 +9,7 @@
  *   control     the same at the link rate
  *   frame L     D = max(D', now) + L / parts          (one GSO send = a frame)
  *   txtime      D = the packet's SO_TXTIME, no further than now + horizon
+ *               and no earlier than now (a late one is counted)
  *
  * where D' is the flow's previous deadline.  A flow's deadlines never go
  * backwards, so its packets can wait in one FIFO and the scheduler only
@@ -509,6 +510,22 @@ static u64 edf_class_rate(const struct edf_sched *q, const struct edf_class *cl)
 	return cl->rate;
 }
 
+/*
+ * A packet's SO_TXTIME as a deadline between @start, what it would get
+ * without one, and now + horizon (edf_txtime_deadline()).  A txtime
+ * before @start is counted: it is ordered at @start, so that no socket
+ * jumps ahead of work already due by stamping a time in the past.
+ */
+static u64 edf_txtime_to_deadline(struct edf_sched *q, struct edf_class *cl,
+				  u64 txtime, u64 start, u64 now)
+{
+	if (unlikely(edf_txtime_is_late(txtime, start))) {
+		q->xs.txtime_late++;
+		cl->xs.txtime_late++;
+	}
+	return edf_txtime_deadline(txtime, start, now, q->horizon);
+}
+
 static u64 edf_deadline(struct edf_sched *q, struct edf_flow *f,
 			u32 len, u32 parts, u64 txtime, u64 now)
 {
@@ -522,13 +539,13 @@ static u64 edf_deadline(struct edf_sched *q, struct edf_flow *f,
 	switch (cl->mode) {
 	case TC_EDF_MODE_FRAME:
 		if (txtime) {
-			d = edf_txtime_deadline(txtime, now, q->horizon);
+			d = edf_txtime_to_deadline(q, cl, txtime, start, now);
 			break;
 		}
 		d = edf_frame_deadline(f->last_deadline, start, cl->latency, parts);
 		break;
 	case TC_EDF_MODE_TXTIME:
-		d = txtime ? edf_txtime_deadline(txtime, now, q->horizon) : start;
+		d = txtime ? edf_txtime_to_deadline(q, cl, txtime, start, now) : start;
 		break;
 	default:
 		d = edf_vclock_deadline(f->last_deadline, start, len,

@@ -313,6 +313,7 @@ static int dtable_print_copt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 
 	if (!opt)
 		return 0;
+	/* TCA_DTABLE_CLASS_PAD only aligns the u64 weight: nothing to print */
 	parse_rtattr_flags(tb, TCA_DTABLE_CLASS_MAX, RTA_DATA(opt),
 			   RTA_PAYLOAD(opt), NLA_F_NESTED);
 	if (dtable_attr(tb[TCA_DTABLE_CLASS_MTU], &v32, sizeof(v32)))

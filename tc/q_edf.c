@@ -641,7 +641,8 @@ static const char *const edf_drop_names[TC_EDF_DROP_REASONS] = {
 
 /* The lines qdisc and class statistics share: drops and deadlines. */
 static void edf_print_drops_lateness(const __u64 *drops, __u64 misses,
-				     __u64 max_lateness, __u64 held)
+				     __u64 max_lateness, __u64 held,
+				     __u64 txtime_late)
 {
 	char buf[SPRINT_BSIZE];
 	int i;
@@ -660,13 +661,14 @@ static void edf_print_drops_lateness(const __u64 *drops, __u64 misses,
 	print_color_string(PRINT_FP, COLOR_NONE, NULL, " max_lateness %s",
 			   sprint_time64((__s64)max_lateness, buf));
 	edf_print_counter("held", "held", held);
+	edf_print_counter("txtime_late", "txtime_late", txtime_late);
 	print_nl();
 }
 
 static void edf_print_qd_stats(const struct tc_edf_qd_stats *st)
 {
 	edf_print_drops_lateness(st->drops, st->deadline_misses,
-				 st->max_lateness_ns, st->held);
+				 st->max_lateness_ns, st->held, st->txtime_late);
 
 	print_color_string(PRINT_FP, COLOR_NONE, NULL, " ", NULL);
 	edf_print_counter("flows", "flows", st->flows);
@@ -702,7 +704,7 @@ static void edf_print_class_stats(const struct tc_edf_class_stats *st)
 	print_nl();
 
 	edf_print_drops_lateness(st->drops, st->deadline_misses,
-				 st->max_lateness_ns, st->held);
+				 st->max_lateness_ns, st->held, st->txtime_late);
 
 	print_color_string(PRINT_FP, COLOR_NONE, NULL, " ", NULL);
 	edf_print_counter("flows", "flows", st->flows);

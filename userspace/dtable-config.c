@@ -36,6 +36,9 @@ static void usage(FILE *f)
 "                  one service level, in class order (class i is classid 1:i+1):\n"
 "                  SHARE a fraction (0.3) or a percentage (30%%); DISTANCE the\n"
 "                  largest gap in entries between two of its entries; MTU bytes\n"
+"                  Shares adding up to less than 1 are normalised to add up\n"
+"                  to 1 (same proportions: the link is always shared in\n"
+"                  full); more than 1 is refused\n"
 "  --json          print a JSON object instead of the readable table\n"
 "  --dev DEV       device named in the tc commands (default DEV)\n"
 "\n"
@@ -155,16 +158,19 @@ static void print_json(const char *dev)
 	printf("\"pool\":%llu,\"max_weight\":%llu,\"total_weight_before\":%llu,\"total_weight\":%llu,\n",
 	       (unsigned long long)cfg.pool, (unsigned long long)cfg.max_weight,
 	       (unsigned long long)cfg.total_before, (unsigned long long)cfg.total_after);
+	printf(" \"shares_sum\":%.5f,\"normalised\":%s,\n",
+	       (double)cfg.shares_sum / DTC_ONE, cfg.normalised ? "true" : "false");
 	printf(" \"sls\":[\n");
 	for (i = 0; i < cfg.nsl; i++) {
 		const struct dtc_sl *s = &cfg.sl[i];
 
-		printf("  {\"name\":\"%s\",\"class\":%u,\"wanted_share\":%.5f,\"distance\":%u,"
+		printf("  {\"name\":\"%s\",\"class\":%u,\"given_share\":%.5f,\"wanted_share\":%.5f,\"distance\":%u,"
 		       "\"mtu\":%u,\"entries\":%u,\"min_share\":%.5f,\"max_share\":%.5f,"
 		       "\"entry_weight\":%llu,\"real_share\":%.5f,\"dweight\":%lld,"
 		       "\"dweight_unapplied\":%lld,\"total_weight\":%llu,\"share\":%.5f,"
 		       "\"max_gap\":%u}%s\n",
-		       s->name, i, (double)s->share / DTC_ONE, s->distance, s->mtu,
+		       s->name, i, (double)s->given / DTC_ONE, (double)s->share / DTC_ONE,
+		       s->distance, s->mtu,
 		       s->entries, dtc_min_share(&cfg, s), dtc_max_share(&cfg, s),
 		       (unsigned long long)s->entry_weight,
 		       dtc_frac(s->weight_before, cfg.total_before),
@@ -188,8 +194,19 @@ static void print_text(const char *dev)
 
 	printf("N %u entries, GMTU %u bytes (%u credits of %u bytes), w %u, k %u\n",
 	       cfg.n, cfg.gmtu_bytes, cfg.gmtu, cfg.credit, cfg.w, cfg.k);
-	printf("pool %llu credits, largest entry weight M %llu credits\n\n",
+	printf("pool %llu credits, largest entry weight M %llu credits\n",
 	       (unsigned long long)cfg.pool, (unsigned long long)cfg.max_weight);
+	if (cfg.normalised) {
+		printf("the shares add up to %.5f, less than 1: normalised to add up to 1, in the\n"
+		       "same proportions (dtable shares the whole link whenever it is busy):",
+		       (double)cfg.shares_sum / DTC_ONE);
+		for (i = 0; i < cfg.nsl; i++)
+			printf("%s %s %.5f -> %.5f", i ? "," : "", cfg.sl[i].name,
+			       (double)cfg.sl[i].given / DTC_ONE,
+			       (double)cfg.sl[i].share / DTC_ONE);
+		printf("\n");
+	}
+	printf("\n");
 	printf("%-4s %-10s %5s %5s %4s %8s %8s %8s %7s %8s %8s %7s %8s %8s\n",
 	       "cls", "SL", "dist", "gap", "n", "MTU", "min", "max", "share",
 	       "E.W.", "R.share", "Dweight", "F.weight", "F.share");

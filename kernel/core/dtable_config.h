@@ -17,6 +17,17 @@
  *
  * Shares are exact fractions in parts per 10^9, products use 128 bits, so
  * the rounding is the paper's and never a float's.
+ *
+ * The methodology takes shares of the whole link: the correction makes
+ * every SL's weight its share of the total weight, so shares that add up
+ * to S < 1 would come out as share / S, further bent where the MTU floor
+ * stops the correction (5 / 15 / 25 % came out 14.3 / 32.1 / 53.6 %).
+ * DTable is work-conserving: a backlogged link is always shared in full,
+ * and what nobody reserved goes to the SLs in proportion to their
+ * weights anyway.  So shares adding up to less than 1 are normalised to
+ * add up to 1 (each divided by their sum, proportions kept: 5 / 15 / 25
+ * % become 11.1 / 33.3 / 55.6 %), and the output says so; shares adding
+ * up to more than 1 promise more than the link has and are refused.
  */
 #ifndef FQ_DTABLE_CONFIG_H
 #define FQ_DTABLE_CONFIG_H
@@ -38,7 +49,8 @@ typedef __int128 dtc_s128;
 
 struct dtc_sl {
 	char name[DTC_NAME_MAX];
-	fq_s64 share;		/* wanted, parts per 10^9 */
+	fq_s64 share;		/* wanted, parts per 10^9 (normalised) */
+	fq_s64 given;		/* as given, before normalising */
 	fq_u32 distance;
 	fq_u32 mtu_bytes;
 	/* results */
@@ -64,6 +76,8 @@ struct dtc_config {
 	fq_u64 pool;
 	fq_u64 max_weight;
 	fq_u64 total_before, total_after;
+	fq_s64 shares_sum;	/* of the shares as given, parts per 10^9 */
+	bool normalised;	/* they added up to less than 1 */
 	fq_u32 len;		/* entries in the table (unused slots dropped) */
 	struct dt_entry table[DT_MAX_ENTRIES];
 	char err[256];
@@ -253,10 +267,20 @@ static inline int dtc_build(struct dtc_config *c)
 		shares += s->share;
 		order[i] = i;
 	}
+	c->shares_sum = shares;
 	if (shares > DTC_ONE)
 		return snprintf(c->err, sizeof(c->err),
 				"the shares add up to %.5f, more than 1",
 				(double)shares / DTC_ONE), -1;
+	/* less than 1: the same proportions of the whole link (see top) */
+	c->normalised = shares < DTC_ONE;
+	for (i = 0; i < c->nsl; i++) {
+		struct dtc_sl *s = &c->sl[i];
+
+		s->given = s->share;
+		if (c->normalised)
+			s->share = (fq_s64)(((dtc_s128)s->given * DTC_ONE + shares / 2) / shares);
+	}
 	if (need > c->n)
 		return snprintf(c->err, sizeof(c->err),
 				"the distances need %llu entries, the table has %u",
@@ -291,8 +315,9 @@ static inline int dtc_build(struct dtc_config *c)
 		if (sp < (dtc_s128)s->entries * s->mtu * DTC_ONE ||
 		    sp > (dtc_s128)s->entries * c->max_weight * DTC_ONE)
 			return snprintf(c->err, sizeof(c->err),
-					"SL %s: share %.5f is outside [%.5f, %.5f], what %u entries allow with MTU %u and GMTU %u bytes, w %u, k %u",
+					"SL %s: share %.5f%s is outside [%.5f, %.5f], what %u entries allow with MTU %u and GMTU %u bytes, w %u, k %u",
 					s->name, (double)s->share / DTC_ONE,
+					c->normalised ? " (normalised: the shares add up to less than 1)" : "",
 					dtc_min_share(c, s), dtc_max_share(c, s),
 					s->entries, s->mtu_bytes, c->gmtu_bytes,
 					c->w, c->k), -1;

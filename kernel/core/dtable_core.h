@@ -24,6 +24,19 @@
  * names the class to send from; the caller takes the head packet and
  * reports it with dt_charge().  dt_class_idle() is called when a class
  * empties (after a dequeue, or when its child dropped its last packet).
+ *
+ * A child queue may drop packets while it is asked for its head or
+ * dequeued (netem handing a packet to a tbf that refuses it, codel), and
+ * the caller hears of it through dt_class_idle() from inside the call
+ * (qdisc_tree_reduce_backlog() -> qlen_notify), sometimes while the
+ * child still holds a packet it is about to hand over.  So every call
+ * into a class's queue is bracketed by dt_enter() / dt_leave(): in
+ * between, dt_class_idle() of that class is put off, and dt_leave()
+ * makes the class active or idle by what its queue holds afterwards.
+ * dt_pick() brackets its head() calls itself.  The state is then the
+ * same whatever a child does meanwhile: no class is idle while its
+ * queue holds a packet, and the class being served is never lost track
+ * of in the middle of a pick.
  */
 #ifndef FQ_DTABLE_CORE_H
 #define FQ_DTABLE_CORE_H
@@ -83,6 +96,7 @@ struct dt_sched {
 
 	fq_u32 pos;		/* entry being served or last visited */
 	fq_s32 cur;		/* class being served, -1 for none */
+	fq_s32 asking;		/* class inside dt_enter() / dt_leave(), or -1 */
 	fq_u64 acc;		/* dtable: accumulated weight of cur, bytes */
 	bool free_ride;		/* sbt: this pick is the lone-class exception */
 	fq_u64 sbt_left;	/* sbt: the classes' left, summed (the lone-class
@@ -221,7 +235,7 @@ static inline void dt_init(struct dt_sched *s, struct dt_class *cls, fq_u32 ncls
 			   struct dt_entry *table, fq_u32 n, fq_u8 mode,
 			   fq_u32 credit)
 {
-	*s = (struct dt_sched){ .cur = -1 };
+	*s = (struct dt_sched){ .cur = -1, .asking = -1 };
 	s->cls = cls;
 	s->ncls = ncls;
 	dt_set_table(s, table, n, mode, credit);
@@ -239,11 +253,18 @@ static inline void dt_class_active(struct dt_sched *s, fq_u32 cls)
 	dt_mark(s, c, true);
 }
 
-/* Class @cls has no packet left: it loses its deficit and the link. */
+/*
+ * Class @cls has no packet left: it loses its deficit and the link.
+ * Idempotent.  Inside dt_enter() / dt_leave() of the same class it is put
+ * off: dt_leave() decides from what the queue holds then.
+ */
 static inline void dt_class_idle(struct dt_sched *s, fq_u32 cls)
 {
-	struct dt_class *c = &s->cls[cls];
+	struct dt_class *c;
 
+	if (cls >= s->ncls || (fq_s32)cls == s->asking)
+		return;
+	c = &s->cls[cls];
 	c->deficit = 0;
 	if (s->cur == (fq_s32)cls) {
 		s->cur = -1;
@@ -255,6 +276,36 @@ static inline void dt_class_idle(struct dt_sched *s, fq_u32 cls)
 	c->idle_walks = s->walks;
 	c->idle_pos = s->pos;
 	dt_mark(s, c, false);
+}
+
+/*
+ * Bracket a call into class @cls's queue (a peek, a dequeue) during which
+ * the queue may report drops back through dt_class_idle().  @has_packets:
+ * does the queue hold a packet afterwards (queued or held back)?
+ */
+static inline void dt_enter(struct dt_sched *s, fq_u32 cls)
+{
+	s->asking = (fq_s32)cls;
+}
+
+static inline void dt_leave(struct dt_sched *s, fq_u32 cls, bool has_packets)
+{
+	s->asking = -1;
+	if (has_packets)
+		dt_class_active(s, cls);
+	else
+		dt_class_idle(s, cls);
+}
+
+/* head() of class @cls, bracketed: its answer is what the state becomes */
+static inline int dt_ask(struct dt_sched *s, dt_head_fn head, void *ctx, fq_u32 cls)
+{
+	int len;
+
+	dt_enter(s, cls);
+	len = head(ctx, cls);
+	dt_leave(s, cls, len != DT_IDLE);
+	return len;
 }
 
 /* statistics: entries passed and skipped, idle passes included */
@@ -387,15 +438,15 @@ static inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, void *ctx)
 	int len;
 
 	if (s->cur >= 0) {
-		struct dt_class *c = &s->cls[s->cur];
+		fq_u32 cls = (fq_u32)s->cur;
+		struct dt_class *c = &s->cls[cls];
 
-		len = head(ctx, s->cur);
+		len = dt_ask(s, head, ctx, cls);
 		if (len >= 0 && dt_fits(c, len, s->acc))
-			return s->cur;
-		/* idle: deficit cleared; held or too long: remainder kept */
-		if (len == DT_IDLE) {
-			dt_class_idle(s, s->cur);
-		} else {
+			return (int)cls;
+		/* idle: dt_ask() cleared the deficit and cur; held or too
+		 * long: the remainder is kept */
+		if (s->cur >= 0) {
 			c->deficit = s->acc;
 			s->cur = -1;
 			s->acc = 0;
@@ -415,11 +466,9 @@ static inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, void *ctx)
 		e = &s->table[p];
 		c = &s->cls[e->cls];
 		c->visited++;
-		len = head(ctx, e->cls);
+		len = dt_ask(s, head, ctx, e->cls);
 		if (len < 0) {
 			c->skipped++;
-			if (len == DT_IDLE)
-				dt_class_idle(s, e->cls);
 			continue;
 		}
 		acc = c->deficit + (fq_u64)e->weight * s->credit;
@@ -457,7 +506,7 @@ static inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, void *ctx)
 			struct dt_class *c = &s->cls[e->cls];
 
 			c->visited++;
-			len = head(ctx, e->cls);
+			len = dt_ask(s, head, ctx, e->cls);
 			if (len >= 0) {
 				active++;
 				last_active = p;
@@ -468,8 +517,6 @@ static inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, void *ctx)
 					s->cur = e->cls;
 					return s->cur;
 				}
-			} else if (len == DT_IDLE) {
-				dt_class_idle(s, e->cls);
 			}
 			c->skipped++;
 			next = dt_next_active(s, p);
@@ -522,14 +569,12 @@ static inline int dt_pick_rr(struct dt_sched *s, dt_head_fn head, void *ctx)
 		e = &s->table[p];
 		c = &s->cls[e->cls];
 		c->visited++;
-		len = head(ctx, e->cls);
+		len = dt_ask(s, head, ctx, e->cls);
 		if (len >= 0) {
 			s->cur = e->cls;
 			return s->cur;
 		}
 		c->skipped++;
-		if (len == DT_IDLE)
-			dt_class_idle(s, e->cls);
 	}
 	s->cur = -1;
 	s->empty_scans++;

@@ -77,17 +77,29 @@ static inline bool edf_is_eligible(fq_u64 now, fq_u64 deadline,
 }
 
 /*
- * Explicit deadlines (SO_TXTIME) are trusted only within @horizon of
- * now: a deadline further out is clamped to now + horizon so one
- * application cannot park a packet forever; a deadline in the past
- * stays as it is (it is already late and goes first).
+ * Explicit deadlines (SO_TXTIME) are believed only between @floor and
+ * now + @horizon.  Further out is clamped to now + horizon, so that one
+ * application cannot park a packet forever.  Earlier than @floor, the
+ * VC's now (now itself for regulated classes, the service frontier for
+ * best-effort ones, what a packet without a txtime would get), the
+ * packet is already late, and taken at its word it would go ahead of
+ * every packet that is due: any socket may stamp CLOCK_MONOTONIC 1 and
+ * head its VC for as long as it keeps sending.  A late txtime is ordered
+ * at @floor instead (the caller counts it: edf_txtime_is_late()).
  */
-static inline fq_u64 edf_txtime_deadline(fq_u64 txtime, fq_u64 now,
-					 fq_u64 horizon)
+static inline bool edf_txtime_is_late(fq_u64 txtime, fq_u64 floor)
+{
+	return txtime < floor;
+}
+
+static inline fq_u64 edf_txtime_deadline(fq_u64 txtime, fq_u64 floor,
+					 fq_u64 now, fq_u64 horizon)
 {
 	fq_u64 limit = edf_add_sat(now, horizon);
 
-	return txtime > limit ? limit : txtime;
+	if (txtime > limit)
+		txtime = limit;
+	return edf_max(txtime, floor);
 }
 
 /*

@@ -82,12 +82,45 @@ UNIT_TEST(paper_fig1_eligibility)
 	EXPECT_EQ(edf_eligible_time(1000000, 20000), 980000);
 }
 
+/* edf_txtime_deadline(txtime, floor, now, horizon) */
 UNIT_TEST(txtime_horizon)
 {
-	EXPECT_EQ(edf_txtime_deadline(5000, 1000, 10000), 5000);
-	EXPECT_EQ(edf_txtime_deadline(50000, 1000, 10000), 11000);
-	EXPECT_EQ(edf_txtime_deadline(500, 1000, 10000), 500);
-	EXPECT_EQ(edf_txtime_deadline(EDF_TIME_MAX, EDF_TIME_MAX - 2, 10), EDF_TIME_MAX);
+	EXPECT_EQ(edf_txtime_deadline(5000, 1000, 1000, 10000), 5000);
+	EXPECT_EQ(edf_txtime_deadline(50000, 1000, 1000, 10000), 11000);
+	EXPECT_EQ(edf_txtime_deadline(EDF_TIME_MAX, EDF_TIME_MAX - 2, EDF_TIME_MAX - 2, 10),
+		  EDF_TIME_MAX);
+}
+
+/*
+ * A txtime in the past is ordered at the floor (now; for best effort the
+ * service frontier), never before it.  Taken as it was, tstamp 1 headed
+ * its VC for as long as the socket kept sending.
+ */
+UNIT_TEST(txtime_in_the_past_is_ordered_at_now)
+{
+	fq_u64 now = 5000000000ULL, other = now + 100, prev = 0, t, d;
+	int ahead = 0, off_clock = 0;
+
+	EXPECT_EQ(edf_txtime_deadline(500, 1000, 1000, 10000), 1000);
+	EXPECT_EQ(edf_txtime_deadline(1, now, now, 10000), now);
+	EXPECT_TRUE(edf_txtime_is_late(1, now));
+	EXPECT_TRUE(edf_txtime_is_late(now - 1, now));
+	EXPECT_TRUE(!edf_txtime_is_late(now, now));
+	/* best effort: the frontier ahead of now is the floor, even past
+	 * the horizon (what a packet without a txtime would get) */
+	EXPECT_EQ(edf_txtime_deadline(now + 10, now + 500, now, 10000), now + 500);
+	EXPECT_EQ(edf_txtime_deadline(now + 1, now + 50000, now, 10000), now + 50000);
+	/* a flow stamping 1 on every packet, one every 10 ns for 10 us,
+	 * while another flow's packet is due at now + 100: only what the
+	 * stamping flow sent before now + 100 goes first */
+	for (t = now; t < now + 10000; t += 10) {
+		d = edf_monotonic(prev, edf_txtime_deadline(1, t, t, 10000000));
+		off_clock += d != t;
+		ahead += d < other;
+		prev = d;
+	}
+	EXPECT_EQ(off_clock, 0);
+	EXPECT_EQ(ahead, 10);
 }
 
 UNIT_TEST(lead_is_capped)

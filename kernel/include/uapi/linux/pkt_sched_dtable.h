@@ -51,6 +51,7 @@ enum {
 	TCA_DTABLE_CLASS_MTU,		/* u32 */
 	TCA_DTABLE_CLASS_ENTRIES,	/* u32: table entries naming the class */
 	TCA_DTABLE_CLASS_WEIGHT,	/* u64: sum of their weights */
+	TCA_DTABLE_CLASS_PAD,		/* alignment padding of the u64 above */
 	__TCA_DTABLE_CLASS_MAX,
 };
 #define TCA_DTABLE_CLASS_MAX (__TCA_DTABLE_CLASS_MAX - 1)

@@ -88,6 +88,7 @@ struct tc_edf_class_stats {
 	__u32	qlen;
 	__u32	pad;
 	__u64	backlog;	/* bytes queued */
+	__u64	txtime_late;	/* SO_TXTIMEs before now, ordered at now */
 };
 
 /* Qdisc statistics (tc -s qdisc show), via TCA_STATS_APP. */
@@ -106,6 +107,7 @@ struct tc_edf_qd_stats {
 	__u32	flows;
 	__u32	eligible_wait;	/* flows whose head waits for eligibility */
 	__u32	ttd_skipped;	/* with ttd on: sent without the header */
+	__u64	txtime_late;	/* SO_TXTIMEs before now, ordered at now */
 };
 
 #endif /* _UAPI_LINUX_PKT_SCHED_EDF_H */

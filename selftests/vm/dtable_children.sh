@@ -1,0 +1,208 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 420
+# vm: deterministic
+#
+# dtable over children that drop while dtable peeks at them or dequeues
+# from them, and children deleted while they hold packets: the classful
+# qdisc bugs of drr / hfsc / qfq / ets (qlen_notify during a walk).  In
+# every mode (dtable, sbt, rr):
+#
+# 1. A drop during the peek of the class being served.  Class 1:1 is
+#    netem (delay 1 s) over a tbf whose burst (1000 bytes) is below the
+#    second packet.  p1 (600 bytes) is picked and waits in dtable for the
+#    root tbf's tokens while its class keeps serving (dtable: s->cur);
+#    p2 (1400 bytes, sent 0.5 s later) falls due meanwhile.  When the
+#    root takes p1, dtable peeks 1:1 again: netem hands p2 to its tbf,
+#    which drops it, and netem, now empty, tells dtable (qlen_notify)
+#    from inside the peek.  Before the fix dtable then wrote to class
+#    -1 (an oops).  p1 must arrive, dtable must end with qlen 0 and
+#    backlog 0, and a lone packet sent afterwards must leave on its own.
+#
+# 2. Five children that drop or hold back (netem over a dropping tbf,
+#    codel and fq_codel with tight targets under GSO frames, pfifo limit
+#    3, a slow tbf) under a 2 Mbit/s link, while the children are
+#    deleted and re-added, replaced, and the mode changes.  Once the
+#    senders stop every queue drains to qlen 0 / backlog 0, and then a
+#    lone packet into each class leaves without any traffic after it.
+#
+#   [ns A] veth0: tbf 10: -> dtable 1: ------------------> veth1 [ns B]
+#     10.24.0.1/24   1:1 netem 11: -> tbf 111: (burst 1000)   10.24.0.2/24
+#                    1:2 pfifo | codel | fq_codel ...          udp-lat recv
+#                    ...
+. ./lib.sh
+
+require_cmd tc udp-lat
+require_module sch_dtable
+two_hosts 24 quiet
+
+DST=10.24.0.2
+
+# qlen_backlog KIND HANDLE: "qlen backlog_bytes" of that qdisc on veth0
+qlen_backlog() {
+	ns_exec A tc -s qdisc show dev veth0 | awk -v k="$1" -v h="$2" '
+		/^qdisc/ { d = ($2 == k && $3 == h); next }
+		d && $1 == "backlog" { b = $2; q = $3; sub(/b$/, "", b); sub(/p$/, "", q); print q, b; exit }'
+}
+
+is_empty() { [ "$(qlen_backlog "$1" "$2")" = "0 0" ]; }
+
+# every queue of the tree: the root, dtable and each of its classes
+tree_is_empty() {
+	is_empty tbf 10: && is_empty dtable 1: &&
+		! ns_exec A tc -s class show dev veth0 | awk '
+			/^class dtable/ { d = 1; next } /^class/ { d = 0 }
+			d && $1 == "backlog" && ($2 != "0b" || $3 != "0p") { bad = 1 }
+			END { exit !bad }'
+}
+
+# lone_packet CLASS PORT: one datagram into CLASS with nothing after it
+# must arrive (a class marked idle while its child holds the packet, or
+# a walk that gave up on it, leaves it there until the next enqueue)
+lone_packet() {
+	local cls=$1 port=$2 rpid
+	ns_bg B udp-lat recv --port "$port" --count 1 --duration 20 \
+		--ready "$TMP_DIR/lone-$port.ready" > "$TMP_DIR/lone-$port.recv"
+	rpid=$BG_PID
+	wait_for 10 test -e "$TMP_DIR/lone-$port.ready" || fatal "receiver did not start"
+	ns_exec A udp-lat send --dst $DST --port "$port" --count 1 --size 200 \
+		--prio "$cls" > /dev/null || check_err 1 "lone packet into $cls: send failed"
+	bg_wait $rpid
+	check_err $? "a lone packet into class $cls never left"
+}
+
+# table N W: one entry of weight W per class 0..N-1
+table() { awk -v n="$1" -v w="$2" 'BEGIN { for (i = 0; i < n; i++) printf " %d:%d", i, w }'; }
+
+set_mode() {	# MODE N: MODE with a table of one entry per class, N classes
+	local mode=$1 n=$2
+	case $mode in
+	dtable) ns_exec A tc qdisc change dev veth0 parent 10:1 handle 1: dtable mode dtable \
+		credit 64 mtu 1500 table $(table "$n" 24) ;;
+	sbt) ns_exec A tc qdisc change dev veth0 parent 10:1 handle 1: dtable mode sbt \
+		table $(table "$n" 2) ;;
+	rr) ns_exec A tc qdisc change dev veth0 parent 10:1 handle 1: dtable mode rr \
+		table $(table "$n" 1) ;;
+	esac
+}
+
+# ---- 1. a drop inside the peek of the class being served ----------------------
+peek_drop() {
+	local mode=$1 rpid d
+	ns_exec A tc qdisc del dev veth0 root 2>/dev/null
+	# 125 bytes/s, room for one 1442-byte frame: p1 then waits ~3 s
+	ns_run A tc qdisc add dev veth0 root handle 10: tbf rate 1kbit burst 1600 limit 100000 &&
+	ns_run A tc qdisc add dev veth0 parent 10:1 handle 1: dtable classes 2 mtu 1500 &&
+	ns_run A tc qdisc replace dev veth0 parent 1:1 handle 11: netem delay 1s limit 100 &&
+	ns_run A tc qdisc add dev veth0 parent 11:1 handle 111: tbf rate 100mbit burst 1000 limit 100000 &&
+	set_mode "$mode" 2 || fatal "$mode: setting up"
+
+	ns_bg B udp-lat recv --port 9401 --count 1 --duration 30 \
+		--ready "$TMP_DIR/p1-$mode.ready" > "$TMP_DIR/p1-$mode.recv"
+	rpid=$BG_PID
+	wait_for 10 test -e "$TMP_DIR/p1-$mode.ready" || fatal "receiver did not start"
+	# p0 into 1:2 empties the root's bucket
+	ns_exec A udp-lat send --dst $DST --port 9400 --count 1 --size 1400 --prio 1:2 > /dev/null &&
+	ns_exec A udp-lat send --dst $DST --port 9401 --count 1 --size 600 --prio 1:1 > /dev/null &&
+	sleep 0.5 &&
+	ns_exec A udp-lat send --dst $DST --port 9402 --count 1 --size 1400 --prio 1:1 > /dev/null ||
+		check_err 1 "$mode: sending p0 p1 p2"
+	bg_wait $rpid
+	check_err $? "$mode: p1 did not arrive"
+	d=$(ns_exec A tc -s qdisc show dev veth0 | awk '/^qdisc tbf 111:/ { t = 1; next }
+		t && /dropped/ { sub(/,/, "", $7); print $7; exit }')
+	check_eq "$mode: p2 dropped by the tbf under netem" 1 "$d"
+	wait_for 10 tree_is_empty
+	check_err $? "$mode: left with dtable $(qlen_backlog dtable 1:), root $(qlen_backlog tbf 10:)"
+	# the link is slow: let the root's bucket fill again first
+	ns_exec A tc qdisc change dev veth0 root handle 10: tbf rate 100mbit burst 64k limit 100000
+	lone_packet 1:1 9403
+	log_test "$mode: a child that empties by a drop inside dtable's peek"
+}
+
+for mode in dtable sbt rr; do
+	peek_drop $mode
+done
+
+# ---- 2. children that drop or hold back, deleted and replaced under traffic ---
+ns_exec A tc qdisc del dev veth0 root
+ns_run A tc qdisc add dev veth0 root handle 10: tbf rate 2mbit burst 4k limit 1000000 &&
+ns_run A tc qdisc add dev veth0 parent 10:1 handle 1: dtable classes 5 mtu 1500 ||
+	fatal "dtable"
+
+children() {	# (re)graft the five children
+	ns_exec A tc qdisc replace dev veth0 parent 1:1 handle 11: netem delay 5ms limit 100 &&
+	ns_exec A tc qdisc replace dev veth0 parent 11:1 handle 111: tbf rate 100mbit \
+		burst 1000 limit 100000 &&
+	ns_exec A tc qdisc replace dev veth0 parent 1:2 handle 12: codel target 1ms interval 5ms &&
+	ns_exec A tc qdisc replace dev veth0 parent 1:3 handle 13: fq_codel target 1ms interval 5ms &&
+	ns_exec A tc qdisc replace dev veth0 parent 1:4 handle 14: pfifo limit 3 &&
+	ns_exec A tc qdisc replace dev veth0 parent 1:5 handle 15: tbf rate 1mbit burst 2k limit 20000
+}
+
+# one round of surgery while packets wait: each child deleted (dtable
+# grafts a pfifo), added back, the netem child's own child replaced
+surgery() {
+	local k
+	for k in 1 2 3 4 5; do
+		ns_exec A tc qdisc del dev veth0 parent 1:$k || return 1
+	done
+	children || return 1
+	ns_exec A tc qdisc replace dev veth0 parent 11:1 handle 112: pfifo limit 1 &&
+	ns_exec A tc qdisc replace dev veth0 parent 11:1 handle 111: tbf rate 100mbit \
+		burst 1000 limit 100000
+}
+
+storm() {
+	local mode=$1 pids=() k rounds=0 queued=0
+	children || fatal "$mode: children"
+	set_mode "$mode" 5 || fatal "$mode: mode"
+	ns_bg B udp-lat recv --port 9500 --ports 8 --duration 60 > /dev/null
+	local rpid=$BG_PID
+	# 1:1 small and too large for the tbf under netem; GSO frames into
+	# codel and fq_codel; bursts into pfifo limit 3; the slow tbf
+	ns_bg A udp-lat send --dst $DST --port 9500 --size 200 --interval 500 --duration 5 --prio 1:1 > /dev/null
+	pids+=($BG_PID)
+	ns_bg A udp-lat send --dst $DST --port 9501 --size 1400 --interval 3000 --duration 5 --prio 1:1 > /dev/null
+	pids+=($BG_PID)
+	ns_bg A udp-lat send --dst $DST --port 9502 --size 1400 --frame-bytes 5600 --gso \
+		--frame-interval 4000 --duration 5 --prio 1:2 > /dev/null
+	pids+=($BG_PID)
+	ns_bg A udp-lat send --dst $DST --port 9503 --streams 2 --size 1400 --frame-bytes 5600 --gso \
+		--frame-interval 4000 --duration 5 --prio 1:3 > /dev/null
+	pids+=($BG_PID)
+	ns_bg A udp-lat send --dst $DST --port 9505 --size 800 --interval 200 --no-retry --duration 5 --prio 1:4 > /dev/null
+	pids+=($BG_PID)
+	ns_bg A udp-lat send --dst $DST --port 9506 --size 600 --interval 2000 --duration 5 --prio 1:5 > /dev/null
+	pids+=($BG_PID)
+	# surgery and mode changes until the senders are done
+	while kill -0 "${pids[0]}" 2>/dev/null; do
+		is_empty dtable 1: || queued=$((queued + 1))
+		surgery || check_err 1 "$mode: surgery refused"
+		case $((rounds % 3)) in
+		0) set_mode dtable 5 ;; 1) set_mode sbt 5 ;; 2) set_mode rr 5 ;;
+		esac || check_err 1 "$mode: mode change refused"
+		set_mode "$mode" 5
+		rounds=$((rounds + 1))
+	done
+	for k in "${pids[@]}"; do bg_wait "$k"; done
+	log_info "$mode: $rounds rounds of surgery, $queued of them with packets queued"
+	[ "$queued" -ge 1 ] || check_err 1 "$mode: no surgery met a queue"
+	wait_for 20 tree_is_empty
+	check_err $? "$mode: idle but dtable $(qlen_backlog dtable 1:), root $(qlen_backlog tbf 10:): $(ns_exec A tc -s class show dev veth0 | grep -A3 '^class dtable' | tr '\n' ' ')"
+	kill "$rpid" 2>/dev/null
+	bg_wait "$rpid"
+	for k in 1 2 3 4 5; do
+		lone_packet 1:$k $((9600 + k))
+	done
+	wait_for 10 tree_is_empty
+	check_err $? "$mode: lone packets left dtable $(qlen_backlog dtable 1:)"
+	log_test "$mode: children that drop and hold back, deleted under traffic"
+}
+
+for mode in dtable sbt rr; do
+	storm $mode
+done
+
+ns_run A tc qdisc del dev veth0 root
+exit $EXIT_STATUS
