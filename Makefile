@@ -3,7 +3,9 @@
 # fabric-qos top-level Makefile.  Targets:
 #   make              modules, tc/ip plugins, tools, test programs
 #   make setup        install build/VM dependencies, fetch the VM kernel
-#   make check [T=re] run the tests (host unit tests and the qemu VM)
+#   make check [T=re] [VM_KERNEL=k] [LIVE=1]  run the tests (host unit
+#                     tests and the qemu VMs, or this live host)
+#   make check-debug [T=re]  the VM tests on a KASAN/lockdep/kmemleak kernel
 #   make bench [T=re] benchmarks in the deterministic VM (Documentation/benchmarks.rst)
 #   make demo [S=names] [LIVE=1]  the paper's architectures side by side, tables
 #                     and plots in build/demo/ (Documentation/demo.rst)
@@ -11,16 +13,31 @@
 #   make install      modules, plugins and tools on this host (DESTDIR ok)
 #   make clean
 #
-# Variables: KDIR (kernel build tree; default: the VM kernel's headers,
-# use KDIR=/lib/modules/$(uname -r)/build on a live host), FQ_CACHE,
-# PREFIX, TC_LIB_DIR, IP_LIB_DIR, DESTDIR, V=1.
+# Variables: VM_KERNEL (6.1, 6.12 or 6.12-rt: the VM kernel to build for,
+# check, bench or demo on), KDIR (kernel build tree; default: the VM
+# kernel's headers, use KDIR=/lib/modules/$(uname -r)/build on a live
+# host), FQ_CACHE, PREFIX, TC_LIB_DIR, IP_LIB_DIR, DESTDIR, V=1.
 
 FQ_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/fabric-qos
 export FQ_CACHE
 
+# The VM kernel to build for, run and benchmark on: 6.1, 6.12 or 6.12-rt
+# (make check without it runs the suite on 6.1 and on 6.12).
+VM_KERNEL ?=
+export VM_KERNEL
+FQ_VM_KERNEL := $(or $(VM_KERNEL),6.1)
+export FQ_VM_KERNEL
+
 ifeq ($(origin KDIR),undefined)
-KREL ?= $(shell cat $(FQ_CACHE)/vm-abi 2>/dev/null)
-KDIR := /usr/src/linux-headers-$(KREL)
+ifneq ($(LIVE),)
+# make check LIVE=1 / make demo LIVE=1: this host's own kernel
+KDIR := /lib/modules/$(shell uname -r)/build
+KREL ?= $(shell uname -r)
+else
+KREL ?= $(shell cat $(FQ_CACHE)/vm-abi-$(FQ_VM_KERNEL) 2>/dev/null)
+# headers unpacked by make setup next to the kernel they belong to
+KDIR := $(FQ_CACHE)/kernel/$(KREL)/build
+endif
 else
 # the release the tree was built for, as modules_install would name it
 KREL ?= $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
@@ -48,14 +65,14 @@ UNIT_TESTS := $(patsubst selftests/unit/%.c,$(B)/selftests/unit/%,$(wildcard sel
 VM_HELPERS := $(patsubst selftests/vm/%.c,$(B)/selftests/vm/%,$(wildcard selftests/vm/*.c))
 
 .PHONY: all modules userspace plugins selftests-build setup setup-if-needed \
-	check check-locked bench bench-locked demo demo-locked build-quiet \
+	check check-locked check-debug check-debug-locked bench bench-locked demo demo-locked build-quiet \
 	install install-files \
 	clean help
 
 all: modules userspace plugins selftests-build
 
 help:
-	@sed -n '3,16s/^# \{0,1\}//p' Makefile
+	@sed -n '3,20s/^# \{0,1\}//p' Makefile
 
 kdir-ready:
 	@if [ ! -f "$(KDIR)/Makefile" ]; then \
@@ -64,7 +81,12 @@ kdir-ready:
 		exit 1; fi
 .PHONY: kdir-ready
 
+# Objects built for another kernel go first: Kbuild would keep some.
 modules: kdir-ready
+	@if [ "$$(cat kernel/.built-for 2>/dev/null)" != "$(KDIR)" ]; then \
+		rm -f kernel/*.o kernel/*.ko kernel/*.mod kernel/*.mod.c kernel/.*.cmd \
+			kernel/modules.order modules.order Module.symvers; \
+		echo "$(KDIR)" > kernel/.built-for; fi
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) modules
 
 userspace: $(TOOLS)
@@ -98,18 +120,34 @@ $(B)/selftests/vm/%: selftests/vm/%.c $(CORE_HEADERS) $(wildcard userspace/lib/*
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(USER_LDLIBS)
 
+# The kernels a target needs: check runs the default pair unless
+# VM_KERNEL names one; the others use VM_KERNEL or 6.1.
+SETUP_KERNELS = $(or $(VM_KERNEL),$(if $(filter check check-locked,$(MAKECMDGOALS)),6.1 6.12,6.1))
+
 setup:
-	@scripts/setup.sh
+	@scripts/setup.sh $(VM_KERNEL)
 
 # quick when everything is there: dpkg queries and file checks only
 setup-if-needed:
-	@scripts/setup.sh --check || scripts/setup.sh
+	@scripts/setup.sh --check $(SETUP_KERNELS) || scripts/setup.sh $(SETUP_KERNELS)
 
 # A sub-make so KDIR is read after setup has written the VM kernel's ABI.
 # One check at a time per tree: the build, build/ and the VM are shared.
-check: setup-if-needed
+check: $(if $(LIVE),,setup-if-needed)
 	@mkdir -p $(B)
 	@flock $(B)/.check.lock $(MAKE) --no-print-directory check-locked
+
+# The suite on a kernel built to find bugs (KASAN, lockdep, kmemleak...):
+# scripts/debug-kernel.sh builds it once into FQ_CACHE; our modules are
+# built against it, so the next plain check rebuilds them.
+check-debug: setup-if-needed
+	@mkdir -p $(B)
+	@flock $(B)/.check.lock $(MAKE) --no-print-directory check-debug-locked
+
+check-debug-locked:
+	@rel=$$(scripts/debug-kernel.sh) && \
+	$(MAKE) --no-print-directory build-quiet KREL=$$rel && \
+	FQ_VM_ABI=$$rel FQ_VM_DEBUG=1 scripts/check.sh '$(T)'
 
 # Benchmarks boot the VM too: the same lock, so two VMs never run at once.
 bench: setup-if-needed
@@ -133,8 +171,10 @@ aoq-plots: $(B)/bin/qsim
 	@scripts/aoq-plots.sh $(B)/bin/qsim
 .PHONY: aoq-plots
 
+# check.sh builds the modules for each kernel it boots
 check-locked: build-quiet
-	@scripts/check.sh '$(T)'
+	@FQ_LIVE=$(if $(LIVE),1,0) FQ_CHECK_KERNELS="$(or $(VM_KERNEL),6.1 6.12)" \
+		scripts/check.sh '$(T)'
 
 bench-locked: build-quiet
 	@scripts/bench.sh '$(T)'

@@ -60,7 +60,6 @@ run_host_test() {	# name timeout command...
 }
 
 echo "KTAP version 1"
-echo "# kernel $(fq_kernel_label)"
 
 # --- host: unit tests of the portable core ------------------------------
 for bin in "$FQ_BUILD"/selftests/unit/*; do
@@ -93,30 +92,31 @@ test_vm_kind() {
 }
 
 # vm_start KIND LIST BUDGET: build KIND's initramfs and boot it in the
-# background (VM_PID[KIND]); on failure record it and return 1
+# background (VM_PID[KIND]); on failure record it and return 1.  Files
+# are named after the kind and the kernel ($KTAG).
 declare -A VM_PID=() VM_T0=()
 vm_start() {
 	local kind=$1 list=$2 budget=$3
-	local initrd=$FQ_BUILD/vm/initrd-$kind.gz
+	local initrd=$FQ_BUILD/vm/initrd-$kind-$KTAG.gz
 
-	if ! "$FQ_ROOT/scripts/mkinitramfs.sh" "$initrd" "$list" > "$LOGDIR/initramfs-$kind.log" 2>&1; then
-		record "vm/$kind-initramfs" fail "building the initramfs failed" "$LOGDIR/initramfs-$kind.log"
+	if ! "$FQ_ROOT/scripts/mkinitramfs.sh" "$initrd" "$list" > "$LOGDIR/initramfs-$kind-$KTAG.log" 2>&1; then
+		record "vm/$kind-initramfs$SUFFIX" fail "building the initramfs failed" "$LOGDIR/initramfs-$kind-$KTAG.log"
 		return 1
 	fi
 	# boot and poweroff take well under two minutes even on a busy machine
 	budget=$((budget + 120))
 	VM_T0[$kind]=$(date +%s)
-	FQ_VM_LOCK_HELD=1 fq_vm_boot "$kind" "$initrd" "$FQ_BUILD/vm-$kind-console.log" \
-		"$FQ_BUILD/vm-$kind-results.ktap" "$budget" &
+	FQ_VM_LOCK_HELD=1 fq_vm_boot "$kind" "$initrd" "$FQ_BUILD/vm-$kind-$KTAG-console.log" \
+		"$FQ_BUILD/vm-$kind-$KTAG-results.ktap" "$budget" &
 	VM_PID[$kind]=$!
 }
 
 # vm_report KIND LIST: wait for KIND's VM, record one line per listed test
 vm_report() {
 	local kind=$1 list=$2
-	local console=$FQ_BUILD/vm-$kind-console.log
-	local ktap=$FQ_BUILD/vm-$kind-results.ktap
-	local klog=$LOGDIR/vm-$kind-kernel.log
+	local console=$FQ_BUILD/vm-$kind-$KTAG-console.log
+	local ktap=$FQ_BUILD/vm-$kind-$KTAG-results.ktap
+	local klog=$LOGDIR/vm-$kind-$KTAG-kernel.log
 	local out=$LOGDIR/vm-test.out
 	local vm_rc line tname directive guest_kernel in_klog=0
 	local -A seen=()
@@ -166,50 +166,137 @@ vm_report() {
 	# the whole kernel log, including what no test was running for
 	grep -Eh -A12 "$FQ_BAD_LOG" "$console" "$klog" 2>/dev/null | head -n 80 > "$out"
 	if [ -s "$out" ]; then
-		record "vm/kernel-log-$kind" fail "WARNING/BUG/Oops in the kernel log" "$out"
+		record "vm/kernel-log-$kind$SUFFIX" fail "WARNING/BUG/Oops in the kernel log" "$out"
 	elif [ -n "$guest_kernel" ] && ! fq_guest_runs_cached_kernel "$guest_kernel"; then
 		: > "$out"
-		record "vm/kernel-log-$kind" fail "the VM booted '$guest_kernel', not $(fq_kernel_label)" "$out"
+		record "vm/kernel-log-$kind$SUFFIX" fail "the VM booted '$guest_kernel', not $(fq_kernel_label)" "$out"
 	elif ! grep -q '^# FQ-VM-DONE' "$ktap"; then
 		tail -n 40 "$console" > "$out"
-		record "vm/kernel-log-$kind" fail "VM did not finish (qemu exit $vm_rc)" "$out"
+		record "vm/kernel-log-$kind$SUFFIX" fail "VM did not finish (qemu exit $vm_rc)" "$out"
 	else
-		record "vm/kernel-log-$kind" ok "" "$out"
+		record "vm/kernel-log-$kind$SUFFIX" ok "" "$out"
 	fi
 }
 
-declare -A vm_budget=([fast]=0 [deterministic]=0)
-for kind in fast deterministic; do
-	: > "$LOGDIR/vm-tests-$kind"
-done
-for t in "$FQ_ROOT"/selftests/vm/*.sh; do
-	[ -x "$t" ] || continue
-	name=vm/$(basename "$t" .sh)
-	wanted "$name" || continue
-	tmo=$(test_timeout "$t")
-	kind=$(test_vm_kind "$t")
-	echo "$name $tmo /opt/fabric-qos/selftests/vm/$(basename "$t")" >> "$LOGDIR/vm-tests-$kind"
-	vm_budget[$kind]=$((vm_budget[$kind] + $(fq_vm_budget "$kind" "$tmo")))
-done
-# Both VMs at once, under the one VM lock: the deterministic guest's clock
-# is its instruction count, so sharing the machine makes it take longer but
-# does not change what it measures, and the fast VM's tests allow for a
-# busy host.  Each gets about one core instead of running one after the
-# other; the wait for the lock does not count against their budgets.
-mkdir -p "$FQ_CACHE"
-exec 9>>"$FQ_CACHE/vm.lock"
-flock 9
-started=()
-for kind in deterministic fast; do
-	[ -s "$LOGDIR/vm-tests-$kind" ] || continue
-	vm_start "$kind" "$LOGDIR/vm-tests-$kind" "${vm_budget[$kind]}" && started+=("$kind")
-done
-for kind in fast deterministic; do
-	[[ " ${started[*]} " == *" $kind "* ]] && vm_report "$kind" "$LOGDIR/vm-tests-$kind"
-done
-exec 9>&-
+# run_vm_suite: the VM tests on kernel $FQ_VM_KERNEL (or $FQ_VM_ABI),
+# test names suffixed with $SUFFIX
+run_vm_suite() {
+	local t name tmo kind started=()
+	local -A vm_budget=([fast]=0 [deterministic]=0)
 
-echo "# kernel $(fq_kernel_label)"
+	for kind in fast deterministic; do
+		: > "$LOGDIR/vm-tests-$kind-$KTAG"
+	done
+	for t in "$FQ_ROOT"/selftests/vm/*.sh; do
+		[ -x "$t" ] || continue
+		name=vm/$(basename "$t" .sh)$SUFFIX
+		wanted "$name" || continue
+		tmo=$(test_timeout "$t")
+		kind=$(test_vm_kind "$t")
+		echo "$name $tmo /opt/fabric-qos/selftests/vm/$(basename "$t")" >> "$LOGDIR/vm-tests-$kind-$KTAG"
+		vm_budget[$kind]=$((vm_budget[$kind] + $(fq_vm_budget "$kind" "$tmo")))
+	done
+	[ -s "$LOGDIR/vm-tests-fast-$KTAG" ] || [ -s "$LOGDIR/vm-tests-deterministic-$KTAG" ] ||
+		return 0
+	echo "# kernel $(fq_kernel_label)"
+	# Both VMs at once, under the one VM lock: the deterministic guest's
+	# clock is its instruction count, so sharing the machine makes it take
+	# longer but does not change what it measures, and the fast VM's
+	# tests allow for a busy host.  Each gets about one core instead of
+	# running one after the other; the wait for the lock does not count
+	# against their budgets.
+	mkdir -p "$FQ_CACHE"
+	exec 9>>"$FQ_CACHE/vm.lock"
+	flock 9
+	for kind in deterministic fast; do
+		[ -s "$LOGDIR/vm-tests-$kind-$KTAG" ] || continue
+		vm_start "$kind" "$LOGDIR/vm-tests-$kind-$KTAG" "${vm_budget[$kind]}" &&
+			started+=("$kind")
+	done
+	for kind in fast deterministic; do
+		[[ " ${started[*]} " == *" $kind "* ]] &&
+			vm_report "$kind" "$LOGDIR/vm-tests-$kind-$KTAG"
+	done
+	exec 9>&-
+}
+
+# run_live_suite: the VM tests on this host's own kernel (make check
+# LIVE=1), as root, with the modules and plugins installed (make install)
+# and the tests' helper programs from the build.  A test's name is
+# live/NAME; the kernel log is checked for what the tests caused.
+run_live_suite() {
+	local t name tmo out rc log_before
+
+	[ "$(id -u)" = 0 ] || { echo "make check LIVE=1 runs as root" >&2; return 1; }
+	for m in fabric_hdr sch_edf sch_aoq sch_dtable vcsw; do
+		modinfo "$m" > /dev/null 2>&1 && continue
+		record "live/modules" fail "module $m is not installed for $(uname -r): make install KDIR=/lib/modules/\$(uname -r)/build" /dev/null
+		return 1
+	done
+	echo "# live host: kernel $(uname -r) $(uname -v)"
+	log_before=$(dmesg | wc -l)
+	export PATH=$FQ_BUILD/selftests/vm:$FQ_BUILD/bin:$PATH
+	for t in "$FQ_ROOT"/selftests/vm/*.sh; do
+		[ -x "$t" ] || continue
+		name=live/$(basename "$t" .sh)
+		wanted "$name" || continue
+		tmo=$(test_timeout "$t")
+		out=$LOGDIR/${name//\//_}.log
+		( cd "$FQ_ROOT/selftests/vm" && exec timeout -k 5 "$tmo" bash "$t" ) \
+			> "$out" 2>&1 < /dev/null
+		rc=$?
+		case $rc in
+		0) record "$name" ok "" "$out" ;;
+		4) record "$name" skip "$(grep -i skip "$out" | tail -n1)" "$out" ;;
+		124) record "$name" fail "TIMEOUT after ${tmo}s" "$out" ;;
+		*) record "$name" fail "exit code $rc" "$out" ;;
+		esac
+		# what the test left behind (its namespaces are TEST-PID-X);
+		# nothing else of this host's
+		for ns in $(ip netns list 2>/dev/null | cut -d' ' -f1); do
+			[[ $ns == "$(basename "$t" .sh)"-[0-9]*-* ]] && ip netns del "$ns" 2>/dev/null
+		done
+	done
+	out=$LOGDIR/live-kernel.log
+	dmesg | tail -n +"$((log_before + 1))" | grep -E -A12 "$FQ_BAD_LOG" | head -n 80 > "$out"
+	if [ -s "$out" ]; then
+		record "live/kernel-log" fail "WARNING/BUG/Oops in the kernel log" "$out"
+	else
+		record "live/kernel-log" ok "" "$out"
+	fi
+	LABELS+=("$(uname -r) (live host)")
+}
+
+# The kernels: FQ_CHECK_KERNELS (make check: 6.1 and 6.12, or VM_KERNEL),
+# each with our modules built for it; or one kernel named by FQ_VM_ABI
+# (make check-debug), built for by the caller.  With more than one, test
+# names end in @KERNEL (vm/edf_flows@6.12).
+LABELS=()
+if [ "${FQ_LIVE:-0}" = 1 ]; then
+	run_live_suite
+elif [ -n "${FQ_VM_ABI:-}" ]; then
+	KTAG=$FQ_VM_ABI SUFFIX=
+	run_vm_suite
+	LABELS+=("$(fq_kernel_label)")
+else
+	read -ra kernels <<< "${FQ_CHECK_KERNELS:-${FQ_VM_KERNEL:-6.1}}"
+	for k in "${kernels[@]}"; do
+		export FQ_VM_KERNEL=$k
+		KTAG=$k SUFFIX=
+		[ ${#kernels[@]} -gt 1 ] && SUFFIX=@$k
+		if ! make -s --no-print-directory -C "$FQ_ROOT" VM_KERNEL="$k" build-quiet \
+			> "$LOGDIR/build-$k.log" 2>&1; then
+			record "vm/build$SUFFIX" fail "building for $(fq_kernel_label) failed" "$LOGDIR/build-$k.log"
+			continue
+		fi
+		run_vm_suite
+		LABELS+=("$(fq_kernel_label)")
+	done
+fi
+
+for l in "${LABELS[@]}"; do
+	echo "# kernel $l"
+done
 echo "1..$n"
 if [ $n = 0 ]; then
 	echo "no test matches '$FILTER'" >&2

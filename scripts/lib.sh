@@ -21,14 +21,24 @@ fq_distro_abi() {
 		sed -n "s/^ *Depends: $meta-\([0-9].*-amd64\)\$/\1/p" | head -n1
 }
 
+# The VM kernels, by the names users give (VM_KERNEL=6.12-rt): Debian
+# 12's own 6.1, and the 6.12 and 6.12 PREEMPT_RT kernels it offers.
+# make check runs the default ones.
+FQ_VM_KERNELS_ALL="6.1 6.12 6.12-rt"
+FQ_VM_KERNELS_DEFAULT="6.1 6.12"
+fq_vm_kernel_known() {
+	[[ " $FQ_VM_KERNELS_ALL " == *" $1 "* ]]
+}
+
 # The ABI (kernel release) the VM boots: FQ_VM_ABI when set (make
 # check-debug sets it to the debug kernel's), else the one `make setup`
-# last prepared, from the cache.
+# last prepared for kernel FQ_VM_KERNEL (default 6.1), from the cache.
 fq_vm_abi() {
 	if [ -n "${FQ_VM_ABI:-}" ]; then
 		echo "$FQ_VM_ABI"
 	else
-		[ -r "$FQ_CACHE/vm-abi" ] && cat "$FQ_CACHE/vm-abi"
+		[ -r "$FQ_CACHE/vm-abi-${FQ_VM_KERNEL:-6.1}" ] &&
+			cat "$FQ_CACHE/vm-abi-${FQ_VM_KERNEL:-6.1}"
 	fi
 }
 

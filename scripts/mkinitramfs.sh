@@ -66,8 +66,23 @@ copy_program() {
 	done
 }
 
+# The file of a module in the kernel's tree: Debian's 6.12 compresses them
+# (veth.ko.xz); the VM's kmod reads xz and zstd.
+module_file() {	# kernel/drivers/net/veth.ko
+	local ext
+	for ext in "" .xz .zst; do
+		[ -e "$KSRC/lib/modules/$ABI/$1$ext" ] && { echo "$1$ext"; return 0; }
+	done
+	return 1
+}
+
 add_module_with_deps() {	# relative path like kernel/drivers/net/veth.ko
 	local mod=$1 dep
+	if ! mod=$(module_file "$1"); then
+		# built into this kernel (a debug or other kernel's configuration)
+		grep -qx "$1" "$KSRC/lib/modules/$ABI/modules.builtin" && return 0
+		fq_die "module $1 not found for $ABI"
+	fi
 	[ -e "$STAGE/lib/modules/$ABI/$mod" ] && return 0
 	mkdir -p "$(dirname "$STAGE/lib/modules/$ABI/$mod")"
 	cp "$KSRC/lib/modules/$ABI/$mod" "$STAGE/lib/modules/$ABI/$mod"
@@ -111,8 +126,10 @@ mkdir -p "$STAGE/lib/modules/$ABI"
 cp "$KSRC/lib/modules/$ABI"/modules.{builtin,builtin.modinfo,order} "$STAGE/lib/modules/$ABI/"
 for m in $INTREE_MODULES; do
 	if [ "${m%/}" != "$m" ]; then
-		for f in "$KSRC/lib/modules/$ABI/kernel/$m"*.ko; do
-			add_module_with_deps "kernel/${f#$KSRC/lib/modules/$ABI/kernel/}"
+		for f in "$KSRC/lib/modules/$ABI/kernel/$m"*.ko*; do
+			[ -e "$f" ] || continue
+			f=${f#$KSRC/lib/modules/$ABI/}
+			add_module_with_deps "${f%.ko*}.ko"
 		done
 	else
 		add_module_with_deps "kernel/$m"

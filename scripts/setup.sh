@@ -1,24 +1,40 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make setup: install what the build and the VM need, and fetch the VM's
-# kernel.  Idempotent: a second run on a prepared machine installs and
-# downloads nothing.  Usage: scripts/setup.sh [--check]
+# make setup: install what the build and the VM need, and fetch the VM
+# kernels with their headers.  Idempotent: a second run on a prepared
+# machine installs and downloads nothing.
+#
+# Usage: scripts/setup.sh [--check] [KERNEL...]
+#   KERNEL   6.1 (Debian 12's kernel), 6.12, 6.12-rt (the 6.12 kernels
+#            Debian 12 offers); default: 6.1 6.12
 #   --check  only report whether setup is needed (exit 0: ready, 1: not)
+#
+# Kernels and their headers are unpacked into the cache ($FQ_CACHE/kernel/
+# <abi>/) from the .debs, not installed: installing a kernel image would
+# change what this machine boots next.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 CHECK_ONLY=0
 FETCH_TMP=
 trap '[ -z "$FETCH_TMP" ] || rm -rf "$FETCH_TMP"' EXIT
-[ "${1:-}" = --check ] && CHECK_ONLY=1
+if [ "${1:-}" = --check ]; then
+	CHECK_ONLY=1
+	shift
+fi
+KERNELS=${*:-$FQ_VM_KERNELS_DEFAULT}
+for k in $KERNELS; do
+	fq_vm_kernel_known "$k" || fq_die "unknown VM kernel '$k': want one of $FQ_VM_KERNELS_ALL"
+done
 
 # Build, VM image and test tools, from Debian; valgrind and gnuplot for
 # make bench's core counts and plots; docutils for host/docs, the check
-# of Documentation/*.rst.
-BASE_PACKAGES="gcc make libc6-dev libmnl-dev pkg-config kmod cpio gzip
+# of Documentation/*.rst; dkms for host/dkms, which builds the modules
+# the way users do.
+BASE_PACKAGES="gcc make libc6-dev libmnl-dev pkg-config kmod cpio gzip xz-utils
 	busybox-static qemu-system-x86 iproute2 bash dpkg-dev valgrind gnuplot-nox
-	python3-docutils"
+	python3-docutils dkms"
 
 apt_updated=0
 apt_update_once() {
@@ -65,48 +81,61 @@ pkg_installed() {
 	[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
 }
 
-# The ABI to use: what the distribution's metapackages depend on now.
-# Without package lists (a fresh machine) refresh them once.
+# The ABI of kernel NAME that Debian ships now.  6.1: what the
+# metapackages depend on; 6.12 and 6.12-rt have no metapackage in
+# Debian 12, so: the newest such image apt knows.
+distro_abi() {
+	local flavour
+	case $1 in
+	6.1)
+		flavour=$(fq_distro_abi linux-image)
+		[ -n "$flavour" ] || return 0
+		local hdr
+		hdr=$(fq_distro_abi linux-headers)
+		if [ -n "$hdr" ] && [ "$hdr" != "$flavour" ]; then
+			fq_die "linux-image-amd64 wants $flavour but linux-headers-amd64 wants $hdr; refresh apt lists (apt-get update) and retry"
+		fi
+		echo "$flavour"
+		return 0 ;;
+	6.12) flavour=amd64 ;;
+	6.12-rt) flavour=rt-amd64 ;;
+	esac
+	apt-cache pkgnames linux-image-6.12. 2>/dev/null |
+		sed -n "s/^linux-image-\(6\.12\.[0-9]*+deb12-$flavour\)-unsigned\$/\1/p" |
+		sort -V | tail -n1
+}
+
+# The ABI to use for kernel NAME.  Without package lists (a fresh
+# machine) refresh them once; --check falls back to what was prepared.
 resolve_abi() {
-	local img hdr
-	img=$(fq_distro_abi linux-image)
-	if [ -z "$img" ]; then
+	local name=$1 abi
+	abi=$(distro_abi "$name")
+	if [ -z "$abi" ]; then
 		if [ $CHECK_ONLY = 1 ]; then
-			# no package lists: fall back to what was prepared before
-			img=$(fq_vm_abi || true)
-			[ -n "$img" ] || return 1
-			echo "$img"
+			abi=$(FQ_VM_KERNEL=$name fq_vm_abi || true)
+			[ -n "$abi" ] || return 1
+			echo "$abi"
 			return 0
 		fi
 		apt_update_once
-		img=$(fq_distro_abi linux-image)
+		abi=$(distro_abi "$name")
 	fi
-	[ -n "$img" ] || fq_die "cannot tell the kernel ABI: apt-cache depends linux-image-amd64 names no linux-image-<abi>-amd64"
-	hdr=$(fq_distro_abi linux-headers)
-	if [ -n "$hdr" ] && [ "$hdr" != "$img" ]; then
-		fq_die "linux-image-amd64 wants $img but linux-headers-amd64 wants $hdr; refresh apt lists (apt-get update) and retry"
-	fi
-	echo "$img"
+	[ -n "$abi" ] || fq_die "cannot tell the ABI of Debian's $name kernel from apt's package lists"
+	echo "$abi"
 }
 
-# Packages to install, and kernel headers to upgrade to the version of
-# the image the VM boots (the modules are built against them).
 missing_packages() {
-	local abi=$1 p have
+	local p
 	for p in $BASE_PACKAGES; do
 		pkg_installed "$p" || echo "$p"
 	done
-	p=linux-headers-$abi
-	have=$(installed_version "$p") || { echo "$p"; return; }
-	if version_older "$have" "$(candidate_version "$p")"; then
-		echo "$p"
-	fi
 }
 
 kernel_ready() {
 	local kdir
 	kdir=$(fq_kernel_dir "$1")
-	[ -s "$kdir/vmlinuz" ] && [ -s "$kdir/lib/modules/$1/modules.dep" ]
+	[ -s "$kdir/vmlinuz" ] && [ -s "$kdir/lib/modules/$1/modules.dep" ] &&
+		[ -s "$kdir/build/Makefile" ]
 }
 
 # kernel_stale ABI: why the cached kernel of ABI must be fetched again
@@ -116,7 +145,7 @@ kernel_stale() {
 	kernel_ready "$abi" || { echo "not in the cache"; return 0; }
 	have=$(fq_kernel_version "$abi") ||
 		{ echo "cached without its package version"; return 0; }
-	want=$(candidate_version "linux-image-$abi")
+	want=$(candidate_version "$(image_package "$abi")")
 	if version_older "$have" "$want"; then
 		echo "cached package $have is older than Debian's current $want"
 		return 0
@@ -124,43 +153,103 @@ kernel_stale() {
 	return 1
 }
 
+# The image package of an ABI: 6.1's is linux-image-<abi>; the 6.12
+# images of Debian 12 are taken unsigned (the same kernel and modules).
+image_package() {
+	case $1 in
+	6.1.*) echo "linux-image-$1" ;;
+	*) echo "linux-image-$1-unsigned" ;;
+	esac
+}
+
+# The header packages of an ABI: linux-headers-<abi> and what it needs
+# of them (the -common headers and linux-kbuild), at the same version.
+header_packages() {
+	echo "linux-headers-$1"
+	apt-cache depends "linux-headers-$1" 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-\(headers-[^ ]*-common[^ ]*\|kbuild-[^ ]*\)\)$/\1/p'
+}
+
+download() {	# DIR PACKAGE...: their .debs into DIR
+	local dir=$1
+	shift
+	( cd "$dir" && apt-get download -q -o APT::Sandbox::User=root "$@" ) >&2 ||
+		{ apt_update_once; ( cd "$dir" && apt-get download -q \
+			-o APT::Sandbox::User=root "$@" ) >&2; } ||
+		fq_die "apt-get download $* failed"
+}
+
 fetch_kernel() {
-	local abi=$1 kdir tmp deb
+	local abi=$1 kdir tmp deb img pkgs p
 	kdir=$(fq_kernel_dir "$abi")
 	tmp=$(mktemp -d "$FQ_CACHE/.fetch.XXXXXX")
 	FETCH_TMP=$tmp
-	fq_say "downloading linux-image-$abi (apt-get download) into $FQ_CACHE"
 	chmod 755 "$tmp"
-	( cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "linux-image-$abi" ) >&2 ||
-		{ apt_update_once; ( cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "linux-image-$abi" ) >&2; } ||
-		fq_die "apt-get download linux-image-$abi failed"
-	deb=$(ls "$tmp"/linux-image-"$abi"_*.deb 2>/dev/null | head -n1)
-	[ -n "$deb" ] || fq_die "apt-get download left no .deb for linux-image-$abi"
-	fq_say "unpacking $(basename "$deb")"
+	img=$(image_package "$abi")
+	pkgs=$(header_packages "$abi" | tr '\n' ' ')
+	fq_say "downloading $img $pkgs(apt-get download) into $FQ_CACHE"
+	download "$tmp" "$img" $pkgs
+	deb=$(ls "$tmp/${img}"_*.deb 2>/dev/null | head -n1)
+	[ -n "$deb" ] || fq_die "apt-get download left no .deb for $img"
+	fq_say "unpacking $(basename "$deb") and the headers"
 	dpkg-deb -x "$deb" "$tmp/root" || fq_die "dpkg-deb -x $deb failed"
 	dpkg-deb -f "$deb" Version > "$tmp/package-version" ||
 		fq_die "dpkg-deb -f $deb Version failed"
 	[ -s "$tmp/root/boot/vmlinuz-$abi" ] || fq_die "$deb has no boot/vmlinuz-$abi"
+	for p in $pkgs; do
+		dpkg-deb -x "$tmp/${p}"_*.deb "$tmp/headers" || fq_die "dpkg-deb -x $p failed"
+	done
+	[ -s "$tmp/headers/usr/src/linux-headers-$abi/Makefile" ] ||
+		fq_die "linux-headers-$abi has no Makefile"
 	rm -rf "$kdir"
 	mkdir -p "$kdir/lib/modules"
 	mv "$tmp/root/boot/vmlinuz-$abi" "$kdir/vmlinuz"
 	mv "$tmp/root/boot/config-$abi" "$kdir/config" 2>/dev/null || true
 	mv "$tmp/root/lib/modules/$abi" "$kdir/lib/modules/"
-	mv "$tmp/package-version" "$kdir/package-version"
 	# The .deb leaves modules.dep to its postinst; make it ourselves.
 	depmod -b "$kdir" "$abi" || fq_die "depmod for the VM kernel failed"
+	# The headers' Makefile includes the -common one by its absolute
+	# path under /usr/src; point it into the cache (the other links in
+	# the packages are relative).
+	mv "$tmp/headers" "$kdir/headers"
+	sed -i "s|^include /usr/src/|include $kdir/headers/usr/src/|" \
+		"$kdir/headers/usr/src/linux-headers-$abi/Makefile"
+	ln -s "headers/usr/src/linux-headers-$abi" "$kdir/build"
+	mv "$tmp/package-version" "$kdir/package-version"
 	rm -rf "$tmp"
 	fq_say "VM kernel $(fq_kernel_label_of "$abi") ready in $kdir"
 }
 
+# prepare_kernel NAME: Debian's current kernel NAME in the cache
+prepare_kernel() {
+	local name=$1 abi why
+	abi=$(resolve_abi "$name")
+	fq_say "VM kernel $name: ABI $abi"
+	if why=$(kernel_stale "$abi"); then
+		fq_say "VM kernel $abi: $why: downloading it"
+		fetch_kernel "$abi"
+	else
+		fq_say "VM kernel $name: $(fq_kernel_label_of "$abi") already in $(fq_kernel_dir "$abi")"
+	fi
+	echo "$abi" > "$FQ_CACHE/vm-abi-$name"
+}
+
+kernel_current() {	# NAME: prepared, and Debian's current package
+	local abi
+	abi=$(resolve_abi "$1") || return 1
+	! kernel_stale "$abi" > /dev/null &&
+		[ "$(FQ_VM_KERNEL=$1 fq_vm_abi || true)" = "$abi" ]
+}
+
 main() {
-	local abi missing why
+	local missing k
 	if [ $CHECK_ONLY = 1 ]; then
 		! apt_lists_stale || exit 1
-		abi=$(resolve_abi) || exit 1
-		[ -z "$(missing_packages "$abi")" ] && ! kernel_stale "$abi" >/dev/null &&
-			[ "$(fq_vm_abi || true)" = "$abi" ]
-		exit
+		[ -z "$(missing_packages)" ] || exit 1
+		for k in $KERNELS; do
+			kernel_current "$k" || exit 1
+		done
+		exit 0
 	fi
 
 	[ "$(id -u)" = 0 ] || fq_die "make setup installs Debian packages: run it as root"
@@ -168,10 +257,7 @@ main() {
 	mkdir -p "$FQ_CACHE" || fq_die "cannot create cache directory $FQ_CACHE (set FQ_CACHE)"
 
 	refresh_stale_lists
-	abi=$(resolve_abi)
-	fq_say "VM kernel ABI: $abi (from linux-image-amd64)"
-
-	missing=$(missing_packages "$abi" | tr '\n' ' ')
+	missing=$(missing_packages | tr '\n' ' ')
 	if [ -n "${missing// /}" ]; then
 		apt_update_once
 		fq_say "installing: $missing"
@@ -180,14 +266,9 @@ main() {
 	else
 		fq_say "packages: all present"
 	fi
-
-	if why=$(kernel_stale "$abi"); then
-		fq_say "VM kernel $abi: $why: downloading it"
-		fetch_kernel "$abi"
-	else
-		fq_say "VM kernel: $(fq_kernel_label_of "$abi") already in $(fq_kernel_dir "$abi")"
-	fi
-	echo "$abi" > "$FQ_CACHE/vm-abi"
+	for k in $KERNELS; do
+		prepare_kernel "$k"
+	done
 	fq_say "setup done"
 }
 

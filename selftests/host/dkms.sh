@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 600
+#
+# DKMS for real: Debian's dkms builds the modules from a staged copy of
+# the tree, by dkms.conf, against the headers of every VM kernel the cache
+# holds (make setup: 6.1 and 6.12, and 6.12-rt once used), and makes
+# every module dkms.conf names.  "dkms build", not install: the source
+# and dkms trees are temporary directories (--sourcetree, --dkmstree), so
+# nothing is installed on this machine (dkms keeps its module signing key
+# in /var/lib/dkms, as for any build).
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/scripts/lib.sh"
+command -v dkms > /dev/null || { echo "SKIP: dkms not installed (make setup installs it)"; exit 4; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+FAIL=0
+fail() { echo "FAIL: $*"; FAIL=1; }
+
+name=$(sed -n 's/^PACKAGE_NAME="\(.*\)"/\1/p' "$ROOT/dkms.conf")
+version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$ROOT/dkms.conf")
+listed=$(sed -n 's/^BUILT_MODULE_NAME\[[0-9]*\]="\{0,1\}\([^"]*\)"\{0,1\}/\1/p' "$ROOT/dkms.conf" | sort)
+kbuild=$(sed -n 's/^obj-m += \(.*\)\.o$/\1/p' "$ROOT/kernel/Kbuild" | sort)
+[ "$listed" = "$kbuild" ] ||
+	fail "dkms.conf lists '$(echo $listed)', kernel/Kbuild builds '$(echo $kbuild)'"
+
+# the tree as a user would copy it to /usr/src, without build products
+src=$T/src/$name-$version
+mkdir -p "$src" "$T/dkms"
+tar -C "$ROOT" --exclude=./build --exclude=./.git --exclude='*.o' --exclude='*.ko' \
+	--exclude='*.mod*' --exclude='.*.cmd' --exclude=kernel/.built-for -c . | tar -x -C "$src"
+dkms add -m "$name" -v "$version" --sourcetree "$T/src" --dkmstree "$T/dkms" > "$T/add.log" 2>&1 ||
+	{ cat "$T/add.log"; fail "dkms add"; exit 1; }
+
+kernels=0
+for f in "$FQ_CACHE"/vm-abi-*; do
+	[ -e "$f" ] || continue
+	abi=$(cat "$f")
+	kdir=$(fq_kernel_dir "$abi")/build
+	[ -e "$kdir/Makefile" ] || continue
+	kernels=$((kernels + 1))
+	if ! dkms build -m "$name" -v "$version" -k "$abi" --kernelsourcedir "$kdir" \
+		--sourcetree "$T/src" --dkmstree "$T/dkms" > "$T/build-$abi.log" 2>&1; then
+		tail -n 30 "$T/build-$abi.log"
+		find "$T/dkms" -name make.log -exec tail -n 30 {} \;
+		fail "dkms build for $abi"
+		continue
+	fi
+	made=$(ls "$T/dkms/$name/$version/$abi"/*/module/ 2>/dev/null |
+		sed 's/\.ko\(\.[a-z]*\)\{0,1\}$//' | sort)
+	[ "$made" = "$listed" ] || fail "$abi: dkms made '$(echo $made)', dkms.conf lists '$(echo $listed)'"
+	echo "dkms build for $(fq_kernel_label_of "$abi"): $(echo $made)"
+done
+if [ $kernels = 0 ] && [ $FAIL = 0 ]; then
+	echo "SKIP: no kernel headers in $FQ_CACHE (make setup puts them there)"
+	exit 4
+fi
+exit $FAIL
