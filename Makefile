@@ -144,10 +144,17 @@ check-debug: setup-if-needed
 	@mkdir -p $(B)
 	@flock $(B)/.check.lock $(MAKE) --no-print-directory check-debug-locked
 
+# Two passes: the whole suite with short fuzzing, then the fuzzers at
+# length (a million frames, 10^5 configuration operations); KASAN and
+# lockdep slow the VM down several times, so its timeouts stretch.
+DEBUG_FUZZ = fq.fuzz_frames=1000000 fq.tc_fuzz_ops=10000 fq.tc_fuzz_rounds=5
 check-debug-locked:
 	@rel=$$(scripts/debug-kernel.sh) && \
 	$(MAKE) --no-print-directory build-quiet KREL=$$rel && \
-	FQ_VM_ABI=$$rel FQ_VM_DEBUG=1 scripts/check.sh '$(T)'
+	export FQ_VM_ABI=$$rel FQ_VM_MEM=2048 && \
+	FQ_VM_TIMEOUT_SCALE=4 scripts/check.sh '$(T)' && \
+	FQ_VM_TIMEOUT_SCALE=40 FQ_VM_APPEND="$(DEBUG_FUZZ)" \
+		scripts/check.sh '$(or $(T),vm/(fabric_fuzz|tc_fuzz))'
 
 # Benchmarks boot the VM too: the same lock, so two VMs never run at once.
 bench: setup-if-needed

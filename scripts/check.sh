@@ -24,11 +24,13 @@ mkdir -p "$LOGDIR"
 
 wanted() { [ -z "$FILTER" ] || [[ $1 =~ $FILTER ]]; }
 
-# A test's own timeout: a "# timeout: N" line near its top, else the default.
+# A test's own timeout: a "# timeout: N" line near its top, else the
+# default; times FQ_VM_TIMEOUT_SCALE (make check-debug: a kernel with
+# KASAN and lockdep runs several times slower).
 test_timeout() {
 	local t
 	t=$(fq_script_header "$1" timeout)
-	echo "${t:-$DEFAULT_TIMEOUT}"
+	echo $(( ${t:-$DEFAULT_TIMEOUT} * ${FQ_VM_TIMEOUT_SCALE:-1} ))
 }
 
 # record NAME RESULT(ok|fail|skip) DETAIL OUTPUT_FILE

@@ -111,8 +111,6 @@ build() {
 	rm -f "$kdir/lib/modules/$rel/build" "$kdir/lib/modules/$rel/source"
 	depmod -b "$kdir" "$rel"
 	cp "$out/arch/x86/boot/bzImage" "$kdir/vmlinuz"
-	# what our modules build against, where the Makefile looks (KDIR)
-	ln -sfn "$out" "$kdir/build"
 	cp "$out/.config" "$kdir/config"
 	echo "$version" > "$kdir/package-version"
 	echo "$rel" > "$top/release"
@@ -144,4 +142,7 @@ if [ "${1:-}" = --check ]; then
 	exit
 fi
 current "$version" || build "$version"
-cat "$FQ_CACHE/debug-build/release"
+rel=$(cat "$FQ_CACHE/debug-build/release")
+# what our modules build against, where the Makefile looks (KDIR)
+ln -sfn "$FQ_CACHE/debug-build/out" "$(fq_kernel_dir "$rel")/build"
+echo "$rel"
