@@ -28,6 +28,11 @@
  * that makes no progress for "stall" is given up (counted), so a sender
  * that died mid-message cannot hold a lane or the anchor for ever.
  *
+ * Lanes come and go (class delete and add, child grafts) while others
+ * keep the busy period open: every such change resets the lane in the
+ * core under the tree lock, in the same critical section that swaps its
+ * child, so no frame can wait in a lane the core thinks idle.
+ *
  * The tail mark travels with the frame through the child qdisc in the
  * last byte of the qdisc control block, which the in-tree children we
  * support (pfifo, bfifo, tbf, netem, fq_codel, sfq) leave alone.
@@ -481,7 +486,6 @@ static int aoq_qdisc_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct aoq_qdisc *q = qdisc_priv(sch);
 	struct tc_aoq_qd_stats st;
-	unsigned int i;
 
 	sch_tree_lock(sch);
 	st = q->xs;
@@ -489,9 +493,8 @@ static int aoq_qdisc_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.busy_periods = q->core.busy_periods;
 	st.active_lanes = q->core.nactive;
 	st.anchor = q->core.anchor >= 0 ? q->core.anchor + 1 : -1;
-	st.abandoned = 0;
-	for (i = 0; i < TC_AOQ_MAX_LANES; i++)
-		st.abandoned += q->core.lane[i].abandoned;
+	/* the core's totals: lanes deleted since still count */
+	st.abandoned = q->core.abandoned;
 	sch_tree_unlock(sch);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
@@ -577,9 +580,12 @@ static int aoq_class_change(struct Qdisc *sch, u32 classid, u32 parentid,
 	sch_tree_lock(sch);
 	qdisc_class_hash_insert(&q->clhash, &cl->common);
 	q->lanes[cl->lane] = cl;
-	/* a new lane starts with clean counters */
-	memset(&q->core.lane[cl->lane], 0, sizeof(q->core.lane[cl->lane]));
-	aoq_set_weight(&q->core, cl->lane, weight);
+	/*
+	 * A new lane starts with clean counters, through the core: the lane
+	 * may have been deleted a moment ago in the middle of a busy period
+	 * that other lanes still keep open.
+	 */
+	aoq_lane_reset(&q->core, cl->lane, weight);
 	if (q->core.nlanes < minor)
 		q->core.nlanes = minor;
 	sch_tree_unlock(sch);
@@ -622,9 +628,17 @@ static int aoq_class_graft(struct Qdisc *sch, unsigned long arg,
 		if (!new)
 			new = &noop_qdisc;
 	}
-	*old = qdisc_replace(sch, new, &cl->qdisc);
-	/* the old child's frames went with it, messages in progress too */
+	/*
+	 * Swap the child and forget the lane in one critical section: the
+	 * old child's frames go, messages in progress too.  Forgetting it
+	 * after a separate swap (qdisc_replace() unlocks in between) could
+	 * mark idle a lane whose new child just got a frame, which would
+	 * then wait for the lane's next arrival, perhaps for ever.
+	 */
 	sch_tree_lock(sch);
+	*old = cl->qdisc;
+	cl->qdisc = new;
+	qdisc_purge_queue(*old);
 	aoq_lane_remove(&q->core, cl->lane);
 	sch_tree_unlock(sch);
 	return 0;
@@ -708,7 +722,7 @@ static int aoq_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 	st.used = l->used;
 	st.messages = l->messages;
 	st.abandoned = l->abandoned;
-	st.count = div64_u64(l->oc, AOQ_OC_UNIT);
+	st.count = div64_u64(aoq_lane_count(&q->core, cl->lane), AOQ_OC_UNIT);
 	st.weight = l->weight;
 	st.active = l->active;
 	st.busy = l->busy;

@@ -29,6 +29,14 @@
  * Lanes that lost their backlog without finishing a message in progress
  * are found lazily on their next visit, so the callbacks may not re-enter
  * the core and the caller never has to tell it about drops.
+ *
+ * Opportunity counts are u64 that only grow within a busy period; a link
+ * that never drains never restarts them, and they wrap.  They are only
+ * ever compared by signed difference (as time_after() does), which is
+ * right while the two counts are less than 2^63 apart: counts of active
+ * lanes stay within M of each other (Lemma 2), and an idle lane's count
+ * is looked at only while it is ahead of VirtualCount (the lead bitmap),
+ * a lead checked again every 2^61 of VirtualCount.
  */
 #ifndef FQ_AOQ_CORE_H
 #define FQ_AOQ_CORE_H
@@ -45,6 +53,8 @@
 #define AOQ_WEIGHT_MAX		256
 /* one opportunity at weight 1; divisible by every weight up to 16 */
 #define AOQ_OC_UNIT		(720720ULL * 64)
+/* VirtualCount advance between two checks of the idle lanes' leads */
+#define AOQ_OC_RECHECK		(1ULL << 61)
 
 enum aoq_mode {
 	AOQ_MODE_AOQ,
@@ -77,7 +87,6 @@ struct aoq_lane {
 	fq_u32 weight;
 	bool active;		/* busy or backlogged */
 	bool busy;		/* a message has started and its tail has not gone */
-	bool touched;		/* on the busy period's touched list */
 };
 
 struct aoq_sched {
@@ -89,21 +98,40 @@ struct aoq_sched {
 	unsigned int rr;	/* round robin position (fbrr, arr strays) */
 	unsigned int rr_anchor;	/* next anchor candidate (arr, pbrr) */
 	unsigned int nactive;
+	/*
+	 * Idle lanes whose count was ahead of VirtualCount when they went
+	 * idle: they come back with it (Eq. 1).  Every other lane comes back
+	 * at VirtualCount whatever its stale count says, so the end of a
+	 * busy period only clears this mask, and no per-lane flag can
+	 * disagree with it.
+	 */
+	fq_u64 lead;
 	fq_u64 vcount;		/* VirtualCount */
+	fq_u64 vcount_checked;	/* VirtualCount when the leads were last checked */
 	fq_u64 stall;		/* give up a message after this long without progress; 0: never */
 	fq_u64 max_spread;	/* largest oc difference between active lanes, in opportunities */
 	fq_u64 busy_periods;	/* busy periods ended */
+	fq_u64 abandoned;	/* messages given up, all lanes, lanes since deleted too */
 	bool in_busy_period;	/* some lane became active since the last end */
-	/*
-	 * Lanes active at some time in this busy period: only they can have
-	 * a count to clear at its end, so the end costs what the period
-	 * used, not a pass over every lane (one lane per packet when the
-	 * link keeps up).
-	 */
-	unsigned int ntouched;
-	fq_u8 touched[AOQ_MAX_LANES];
 	struct aoq_lane lane[AOQ_MAX_LANES];
 };
+
+/* Wrap-safe comparison of two opportunity counts: a before b. */
+static inline bool aoq_oc_before(fq_u64 a, fq_u64 b)
+{
+	return (fq_s64)(a - b) < 0;
+}
+
+static inline fq_u64 aoq_bit(unsigned int lane)
+{
+	return (fq_u64)1 << lane;
+}
+
+/* Lowest lane in a non-empty mask. */
+static inline unsigned int aoq_first(fq_u64 mask)
+{
+	return (unsigned int)__builtin_ctzll(mask);
+}
 
 static inline fq_u64 aoq_weight_inc(fq_u32 weight)
 {
@@ -139,8 +167,9 @@ static inline void aoq_set_weight(struct aoq_sched *s, unsigned int lane,
 }
 
 /*
- * Change discipline on the fly: lanes keep their counts and activity, the
- * anchor is dropped and the list rebuilt for the new mode.
+ * Change discipline on the fly: lanes keep their activity, the anchor is
+ * dropped, the counts start level and the list is rebuilt for the new
+ * mode.
  */
 static inline void aoq_set_mode(struct aoq_sched *s, enum aoq_mode mode);
 
@@ -150,13 +179,25 @@ static inline bool aoq_lane_is_active(const struct aoq_sched *s,
 	return s->lane[lane].active;
 }
 
+/*
+ * A lane's opportunity count as the scheduler sees it: its own while it
+ * is active or idle ahead, else VirtualCount, where it would start.
+ */
+static inline fq_u64 aoq_lane_count(const struct aoq_sched *s,
+				    unsigned int lane)
+{
+	if (s->lane[lane].active || (s->lead & ((fq_u64)1 << lane)))
+		return s->lane[lane].oc;
+	return s->vcount;
+}
+
 /* The sorted ActiveList: ties keep arrival order. */
 static inline void aoq_list_insert(struct aoq_sched *s, unsigned int lane)
 {
 	fq_u64 oc = s->lane[lane].oc;
 	unsigned int pos = s->nlist;
 
-	while (pos > 0 && s->lane[s->list[pos - 1]].oc > oc) {
+	while (pos > 0 && aoq_oc_before(oc, s->lane[s->list[pos - 1]].oc)) {
 		s->list[pos] = s->list[pos - 1];
 		pos--;
 	}
@@ -194,7 +235,8 @@ static inline void aoq_list_sort(struct aoq_sched *s)
 
 	for (i = 1; i < s->nlist; i++) {
 		lane = s->list[i];
-		for (j = i; j > 0 && s->lane[s->list[j - 1]].oc > s->lane[lane].oc; j--)
+		for (j = i; j > 0 &&
+		     aoq_oc_before(s->lane[lane].oc, s->lane[s->list[j - 1]].oc); j--)
 			s->list[j] = s->list[j - 1];
 		s->list[j] = lane;
 	}
@@ -208,24 +250,22 @@ static inline bool aoq_mode_is_sorted(const struct aoq_sched *s)
 /*
  * Enqueue of Fig. 2: units arrived in @lane.  A lane that was not active
  * starts from max(own count, VirtualCount) so it cannot bank credit while
- * idle.  Calling this for an already active lane does nothing.
+ * idle; its own count counts only if it went idle ahead (s->lead).
+ * Calling this for an already active lane does nothing.
  */
 static inline void aoq_lane_arrive(struct aoq_sched *s, unsigned int lane,
 				   fq_u64 now)
 {
 	struct aoq_lane *l = &s->lane[lane];
 
-	if (l->active || lane >= s->nlanes)
+	if (lane >= s->nlanes || l->active)
 		return;
-	if (l->oc < s->vcount)
+	if (!(s->lead & aoq_bit(lane)) || aoq_oc_before(l->oc, s->vcount))
 		l->oc = s->vcount;
+	s->lead &= ~aoq_bit(lane);
 	l->active = true;
 	l->busy = false;
 	l->progress = now;
-	if (!l->touched) {
-		l->touched = true;
-		s->touched[s->ntouched++] = (fq_u8)lane;
-	}
 	s->nactive++;
 	s->in_busy_period = true;
 	if (aoq_mode_is_sorted(s))
@@ -239,6 +279,13 @@ static inline void aoq_set_mode(struct aoq_sched *s, enum aoq_mode mode)
 	s->mode = mode;
 	s->anchor = -1;
 	s->nlist = 0;
+	/*
+	 * The other disciplines do not keep VirtualCount, so their counts
+	 * say nothing about fairness: everyone starts level.
+	 */
+	s->lead = 0;
+	for (i = 0; i < AOQ_MAX_LANES; i++)
+		s->lane[i].oc = s->vcount;
 	if (!aoq_mode_is_sorted(s))
 		return;
 	for (i = 0; i < s->nlanes; i++)
@@ -246,22 +293,39 @@ static inline void aoq_set_mode(struct aoq_sched *s, enum aoq_mode mode)
 			aoq_list_insert(s, i);
 }
 
-/* CheckEndOfBusyPeriod (Fig. 6). */
+/*
+ * CheckEndOfBusyPeriod (Fig. 6): every count starts again from zero.  No
+ * lane is active, so only the leads of the idle ones need forgetting.
+ */
 static inline void aoq_end_busy_period(struct aoq_sched *s)
 {
-	unsigned int i;
-
 	if (s->nactive || !s->in_busy_period)
 		return;
-	/* a lane's count grows only while it is active */
-	for (i = 0; i < s->ntouched; i++) {
-		s->lane[s->touched[i]].oc = 0;
-		s->lane[s->touched[i]].touched = false;
-	}
-	s->ntouched = 0;
+	s->lead = 0;
 	s->vcount = 0;
+	s->vcount_checked = 0;
 	s->busy_periods++;
 	s->in_busy_period = false;
+}
+
+/*
+ * VirtualCount moved on by AOQ_OC_RECHECK since the last look: idle lanes
+ * it has caught up with lose their lead, so an idle lane's count is never
+ * further from VirtualCount than a signed comparison can tell.
+ */
+static inline void aoq_recheck_leads(struct aoq_sched *s)
+{
+	fq_u64 m;
+	unsigned int i;
+
+	if (s->vcount - s->vcount_checked < AOQ_OC_RECHECK)
+		return;
+	s->vcount_checked = s->vcount;
+	for (m = s->lead; m; m &= m - 1) {
+		i = aoq_first(m);
+		if (!aoq_oc_before(s->vcount, s->lane[i].oc))
+			s->lead &= ~aoq_bit(i);
+	}
 }
 
 static inline void aoq_deactivate(struct aoq_sched *s, unsigned int lane)
@@ -273,6 +337,8 @@ static inline void aoq_deactivate(struct aoq_sched *s, unsigned int lane)
 	l->active = false;
 	l->busy = false;
 	s->nactive--;
+	if (aoq_oc_before(s->vcount, l->oc))
+		s->lead |= aoq_bit(lane);
 	if (s->anchor == (int)lane)
 		s->anchor = -1;
 	else if (aoq_mode_is_sorted(s))
@@ -281,13 +347,27 @@ static inline void aoq_deactivate(struct aoq_sched *s, unsigned int lane)
 
 /*
  * Remove a lane from scheduling altogether (class deleted, child reset):
- * its counts go with it.
+ * its lead goes with it.
  */
 static inline void aoq_lane_remove(struct aoq_sched *s, unsigned int lane)
 {
 	aoq_deactivate(s, lane);
-	s->lane[lane].oc = 0;
+	s->lead &= ~aoq_bit(lane);
 	aoq_end_busy_period(s);
+}
+
+/*
+ * A lane starts afresh (its class was added, again or for the first
+ * time): inactive, statistics at zero, the given weight.  Safe at any
+ * moment, in the middle of a busy period too: an inactive lane holds no
+ * place in the list, the anchor or any mask.
+ */
+static inline void aoq_lane_reset(struct aoq_sched *s, unsigned int lane,
+				  fq_u32 weight)
+{
+	aoq_lane_remove(s, lane);
+	memset(&s->lane[lane], 0, sizeof(s->lane[lane]));
+	aoq_set_weight(s, lane, weight);
 }
 
 /* Drop the anchor role; the lane goes back to the list if still active. */
@@ -319,6 +399,7 @@ static inline bool aoq_lane_check(struct aoq_sched *s, unsigned int lane,
 	if (s->stall && (l->busy || s->anchor == (int)lane) &&
 	    now - l->progress > s->stall) {
 		l->abandoned++;
+		s->abandoned++;
 		l->busy = false;
 		l->progress = now;
 		if (s->anchor == (int)lane) {
@@ -382,32 +463,36 @@ static inline int aoq_next_active(const struct aoq_sched *s, unsigned int from)
 
 static inline void aoq_track_spread(struct aoq_sched *s)
 {
-	fq_u64 lo = ~(fq_u64)0, hi = 0, d;
+	fq_u64 lo = 0, hi = 0, d;
+	bool first = true;
 	unsigned int i;
 
 	if (s->nactive < 2)
 		return;
 	if (aoq_mode_is_sorted(s)) {
-		if (s->nlist) {
-			lo = s->lane[s->list[0]].oc;
-			hi = s->lane[s->list[s->nlist - 1]].oc;
-		}
+		if (!s->nlist)
+			return;
+		lo = s->lane[s->list[0]].oc;
+		hi = s->lane[s->list[s->nlist - 1]].oc;
 		if (s->anchor >= 0) {
 			d = s->lane[s->anchor].oc;
-			lo = d < lo ? d : lo;
-			hi = d > hi ? d : hi;
+			if (aoq_oc_before(d, lo))
+				lo = d;
+			if (aoq_oc_before(hi, d))
+				hi = d;
 		}
 	} else {
 		for (i = 0; i < s->nlanes; i++) {
 			if (!s->lane[i].active)
 				continue;
 			d = s->lane[i].oc;
-			lo = d < lo ? d : lo;
-			hi = d > hi ? d : hi;
+			if (first || aoq_oc_before(d, lo))
+				lo = d;
+			if (first || aoq_oc_before(hi, d))
+				hi = d;
+			first = false;
 		}
 	}
-	if (hi <= lo)
-		return;
 	d = fq_div64(hi - lo, AOQ_OC_UNIT);
 	if (d > s->max_spread)
 		s->max_spread = d;
@@ -433,11 +518,20 @@ static inline int aoq_cycle_aoq(struct aoq_sched *s, fq_u64 now,
 		if (!aoq_lane_check(s, a, now, ops, ctx))
 			continue;
 	}
-	/* VirtualCount = min(OC(anchor), OC(head)) */
-	if (s->anchor >= 0)
-		s->vcount = s->lane[s->anchor].oc;
-	if (s->nlist && (s->anchor < 0 || s->lane[s->list[0]].oc < s->vcount))
-		s->vcount = s->lane[s->list[0]].oc;
+	/*
+	 * VirtualCount = min(OC(anchor), OC(head)).  It never goes back:
+	 * every active lane's count is at least VirtualCount.
+	 */
+	if (s->anchor >= 0 || s->nlist) {
+		fq_u64 v = s->anchor >= 0 ? s->lane[s->anchor].oc :
+					     s->lane[s->list[0]].oc;
+
+		if (s->nlist && aoq_oc_before(s->lane[s->list[0]].oc, v))
+			v = s->lane[s->list[0]].oc;
+		if (aoq_oc_before(s->vcount, v))
+			s->vcount = v;
+		aoq_recheck_leads(s);
+	}
 
 	/* ServeAnchorVL */
 	a = s->anchor;

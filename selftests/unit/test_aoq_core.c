@@ -128,7 +128,8 @@ static int worked_ok(enum aoq_mode mode, const unsigned int *want)
 		if (m.lane[i].pkt[0].done_at != want[i])
 			return 0;
 	/* the busy period ended: counts start again from zero */
-	return s.nactive == 0 && s.lane[0].oc == 0 && s.busy_periods == 1;
+	return s.nactive == 0 && aoq_lane_count(&s, 0) == 0 &&
+	       s.busy_periods == 1;
 }
 
 UNIT_TEST(worked_example_fbrr_37_to_40)
@@ -351,7 +352,7 @@ struct t_pair {
  * interval in which two lanes were both active; *mout gets M.
  */
 static fq_u64 t_random_trace(struct aoq_sched *s, struct t_model *m,
-			     fq_u64 *mout, fq_u64 *spread)
+			     fq_u64 *mout, fq_u64 *spread, fq_u64 base)
 {
 	static struct t_pair pair[T_LANES][T_LANES];
 	bool act[T_LANES];
@@ -368,6 +369,7 @@ static fq_u64 t_random_trace(struct aoq_sched *s, struct t_model *m,
 	memset(pair, 0, sizeof(pair));
 	m->nlanes = 2 + t_rand(T_LANES - 1);
 	aoq_init(s, AOQ_MODE_AOQ, m->nlanes);
+	s->vcount = base;	/* lanes start their counts here */
 	maxsz = 1 + t_rand(20);
 	bubble = t_rand(4);
 	cycles = 0;
@@ -447,15 +449,19 @@ static fq_u64 t_random_trace(struct aoq_sched *s, struct t_model *m,
 	return rf;
 }
 
-UNIT_TEST(rfb_at_most_2m_random_traces)
+static void rfb_traces(unsigned int ntraces, bool near_wrap, int *unit_failed)
 {
 	static struct t_model m;
 	struct aoq_sched s;
 	fq_u64 rf, mm, spread, worst_ratio_rf = 0, worst_m = 1, max_rf = 0;
+	fq_u64 base = 0;
 	unsigned int n, bad = 0;
 
-	for (n = 0; n < 100000; n++) {
-		rf = t_random_trace(&s, &m, &mm, &spread);
+	for (n = 0; n < ntraces; n++) {
+		/* counts cross the top of their range within the trace */
+		if (near_wrap)
+			base = (fq_u64)0 - (fq_u64)(1 + t_rand(200)) * AOQ_OC_UNIT;
+		rf = t_random_trace(&s, &m, &mm, &spread, base);
 		if (rf == ~(fq_u64)0) {
 			if (bad++ < 5)
 				UNIT_FAIL("trace %u: model and core disagree or stuck", n);
@@ -475,12 +481,31 @@ UNIT_TEST(rfb_at_most_2m_random_traces)
 			worst_m = mm;
 		}
 	}
-	printf("# 100000 traces: largest RF %llu, worst RF/M %llu/%llu\n",
+	printf("# %u traces%s: largest RF %llu, worst RF/M %llu/%llu\n",
+	       ntraces, near_wrap ? " across the wrap" : "",
 	       (unsigned long long)max_rf, (unsigned long long)worst_ratio_rf,
 	       (unsigned long long)worst_m);
 	EXPECT_EQ(bad, 0);
 	/* the traces were not trivially fair: some RF came close to the bound */
 	EXPECT_TRUE(max_rf > 10);
+}
+
+UNIT_TEST(rfb_at_most_2m_random_traces)
+{
+	rfb_traces(100000, false, unit_failed);
+}
+
+/*
+ * The same with counts that start just below the wrap, on a generator of
+ * their own so the tests after it see the sequence they always saw.
+ */
+UNIT_TEST(rfb_at_most_2m_across_wrap)
+{
+	fq_u64 saved = t_rng;
+
+	t_rng = 0x2545f4914f6cdd1dULL;
+	rfb_traces(20000, true, unit_failed);
+	t_rng = saved;
 }
 
 /* FBRR has no bound in terms of M; here it is not unfair either, but ARR is. */
@@ -585,6 +610,225 @@ UNIT_TEST(mode_change_keeps_lanes)
 	for (i = 0; i < 4; i++)
 		EXPECT_EQ(m.lane[i].pkt[0].sent, 10);
 	EXPECT_EQ(s.nactive, 0);
+}
+
+/*
+ * The scheduler's own bookkeeping is consistent: the ActiveList holds
+ * each active lane at most once, never the anchor, and together with the
+ * anchor it is every active lane (mode aoq).
+ */
+static int t_lists_ok(const struct aoq_sched *s)
+{
+	unsigned int i, j, nact = 0;
+
+	for (i = 0; i < AOQ_MAX_LANES; i++)
+		nact += s->lane[i].active;
+	if (nact != s->nactive || s->nlist > AOQ_MAX_LANES)
+		return 0;
+	for (i = 0; i < s->nlist; i++) {
+		if (!s->lane[s->list[i]].active || (int)s->list[i] == s->anchor)
+			return 0;
+		for (j = i + 1; j < s->nlist; j++)
+			if (s->list[i] == s->list[j])
+				return 0;
+	}
+	if (s->mode == AOQ_MODE_AOQ &&
+	    s->nlist + (s->anchor >= 0) != s->nactive)
+		return 0;
+	return 1;
+}
+
+/* Two lanes of one-frame messages; lane 1 can be held (a tbf child). */
+struct t_churn {
+	unsigned int q[2];
+	bool hold1;
+	fq_u64 sent[2];
+};
+
+static enum aoq_tx t_churn_send(void *ctx, unsigned int lane)
+{
+	struct t_churn *c = ctx;
+
+	if (!c->q[lane] || (lane == 1 && c->hold1))
+		return AOQ_TX_NONE;
+	c->q[lane]--;
+	c->sent[lane]++;
+	return AOQ_TX_TAIL;
+}
+
+static bool t_churn_backlogged(void *ctx, unsigned int lane)
+{
+	struct t_churn *c = ctx;
+
+	return c->q[lane] > 0;
+}
+
+static const struct aoq_ops t_churn_ops = {
+	.send = t_churn_send,
+	.backlogged = t_churn_backlogged,
+};
+
+/* What sch_aoq does when a lane's class is added again. */
+static void t_lane_readd(struct aoq_sched *s, unsigned int lane)
+{
+	aoq_lane_reset(s, lane, 1);
+}
+
+/*
+ * Class delete and re-add of a lane that keeps receiving frames (the
+ * default lane), thousands of times within one busy period, held open by
+ * lane 1 whose child holds its frames back (sch_aoq with a tbf child).
+ * The core must never list a lane twice nor write outside itself; the
+ * busy period must still end and the next one start level.
+ */
+UNIT_TEST(lane_readd_during_busy_period)
+{
+	static struct {
+		struct aoq_sched s;
+		fq_u8 guard[16384];
+	} g;
+	static fq_u8 zero[sizeof(g.guard)];
+	struct aoq_sched *s = &g.s;
+	struct t_churn c = { .q = { 0, 5 }, .hold1 = true };
+	fq_u64 now = 1;
+	unsigned int n, bad = 0;
+
+	aoq_init(s, AOQ_MODE_AOQ, 2);
+	aoq_lane_arrive(s, 1, now);
+	for (n = 0; n < 10000 && !bad; n++, now++) {
+		c.q[0] = 1;
+		aoq_lane_arrive(s, 0, now);
+		if (!t_lists_ok(s) || !s->lane[1].active ||
+		    s->lane[0].inc != aoq_weight_inc(1) ||
+		    s->lane[1].inc != aoq_weight_inc(1) ||
+		    s->lane[1].weight != 1) {
+			UNIT_FAIL("cycle %u: scheduler state corrupted", n);
+			bad = 1;
+			break;
+		}
+		aoq_dequeue(s, now, &t_churn_ops, &c);
+		/* class delete: the child's frames go, then the lane */
+		c.q[0] = 0;
+		aoq_lane_remove(s, 0);
+		t_lane_readd(s, 0);
+	}
+	EXPECT_EQ(bad, 0);
+	EXPECT_EQ(c.sent[0], 10000);
+	EXPECT_MEM_EQ(g.guard, zero, sizeof(zero));
+	if (bad)
+		return;
+	/* lane 1's child lets its frames go: the busy period ends */
+	c.hold1 = false;
+	for (n = 0; n < 10 && s->nactive; n++, now++)
+		aoq_dequeue(s, now, &t_churn_ops, &c);
+	EXPECT_EQ(c.sent[1], 5);
+	EXPECT_EQ(s->nactive, 0);
+	EXPECT_EQ(s->busy_periods, 1);
+	/* and the next one starts level */
+	c.q[0] = c.q[1] = 3;
+	aoq_lane_arrive(s, 0, now);
+	aoq_lane_arrive(s, 1, now);
+	EXPECT_EQ(s->lane[0].oc, s->lane[1].oc);
+	EXPECT_TRUE(t_lists_ok(s));
+}
+
+/* Two lanes, each backlogged with 10-flit packets. */
+struct t_pair_model {
+	unsigned int left[3];		/* flits left of the packet in service */
+	fq_u64 used[3];
+};
+
+static enum aoq_tx t_pm_send(void *ctx, unsigned int lane)
+{
+	struct t_pair_model *p = ctx;
+
+	p->used[lane]++;
+	if (!p->left[lane])
+		p->left[lane] = 10;
+	return --p->left[lane] ? AOQ_TX_UNIT : AOQ_TX_TAIL;
+}
+
+static bool t_pm_backlogged(void *ctx, unsigned int lane)
+{
+	return true;
+}
+
+static const struct aoq_ops t_pm_ops = {
+	.send = t_pm_send,
+	.backlogged = t_pm_backlogged,
+};
+
+/*
+ * Opportunity counts near the top of their range: a link that never
+ * drains never rebases them, and they wrap.  Two lanes that are both
+ * always backlogged must still share the opportunities within the bound
+ * (M = 10 here) across the wrap, in every sorted comparison.
+ */
+UNIT_TEST(counts_across_wrap_stay_fair)
+{
+	static const fq_u64 before[] = { 1, 5, 17, 10000 };
+	struct aoq_sched s;
+	struct t_pair_model p;
+	unsigned int i, k;
+	fq_u64 now, d;
+
+	for (k = 0; k < sizeof(before) / sizeof(before[0]); k++) {
+		memset(&p, 0, sizeof(p));
+		aoq_init(&s, AOQ_MODE_AOQ, 2);
+		s.vcount = (fq_u64)0 - before[k] * AOQ_OC_UNIT;
+		for (i = 0; i < 2; i++)
+			aoq_lane_arrive(&s, i, 0);
+		EXPECT_EQ(s.lane[0].oc, s.vcount);
+		for (now = 1; now <= 40000; now++)
+			aoq_dequeue(&s, now, &t_pm_ops, &p);
+		d = p.used[0] > p.used[1] ? p.used[0] - p.used[1] :
+					    p.used[1] - p.used[0];
+		if (d > 20 || s.max_spread > 10)
+			UNIT_FAIL("%llu opportunities before the wrap: lanes got %llu and %llu, spread %llu",
+				  (unsigned long long)before[k],
+				  (unsigned long long)p.used[0],
+				  (unsigned long long)p.used[1],
+				  (unsigned long long)s.max_spread);
+		EXPECT_TRUE(t_lists_ok(&s));
+	}
+}
+
+/*
+ * An idle lane left behind while VirtualCount runs on for more than half
+ * the counter's range comes back at VirtualCount, not as far ahead as a
+ * signed comparison of its stale count would make it look: the leads of
+ * idle lanes are checked again as VirtualCount moves.
+ */
+UNIT_TEST(idle_lane_far_behind_comes_back_level)
+{
+	struct aoq_sched s;
+	struct t_pair_model p;
+	unsigned int step;
+	fq_u64 now = 1;
+
+	memset(&p, 0, sizeof(p));
+	aoq_init(&s, AOQ_MODE_AOQ, 3);
+	/* lane 2 ahead of lanes 0 and 1 when it goes idle */
+	aoq_lane_arrive(&s, 0, now);
+	aoq_lane_arrive(&s, 1, now);
+	aoq_lane_arrive(&s, 2, now);
+	s.lane[2].oc += 5 * AOQ_OC_UNIT;
+	aoq_deactivate(&s, 2);
+	EXPECT_TRUE(s.lead & aoq_bit(2));
+	/* lanes 0 and 1 (and VirtualCount) move on by 3 * 2^62 */
+	for (step = 0; step < 12; step++) {
+		s.lane[0].oc += 1ULL << 60;
+		s.lane[1].oc += 1ULL << 60;
+		aoq_dequeue(&s, ++now, &t_pm_ops, &p);
+	}
+	EXPECT_TRUE(!(s.lead & aoq_bit(2)));
+	aoq_lane_arrive(&s, 2, ++now);
+	EXPECT_EQ(s.lane[2].oc, s.vcount);
+	/* and gets its share */
+	memset(&p, 0, sizeof(p));
+	for (step = 0; step < 3000; step++)
+		aoq_dequeue(&s, ++now, &t_pm_ops, &p);
+	EXPECT_TRUE(p.used[2] >= 900 && p.used[2] <= 1100);
 }
 
 int main(void)

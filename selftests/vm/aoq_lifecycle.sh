@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 300
+# timeout: 420
 #
 # aoq under traffic: children that drop (a tiny pfifo) and that hold frames
 # back (tbf, netem), mode and weight changes, lane delete/add, child
@@ -9,13 +9,59 @@
 # qlen and backlog back at 0 when the traffic stops, and traffic flowing
 # after the churn.
 #
-#   [ns A] veth0 (aoq 1:, lanes 1:1..1:4) ----> veth1 [ns B] udp-lat recv
-#     10.17.0.1/24                               10.17.0.2/24
+# The default lane 1:1 is deleted and added again thousands of times
+# (tc -batch) while it keeps receiving frames and lane 1:3 stays backlogged
+# behind a slow tbf, so all of it happens inside one busy period: state a
+# lane leaves behind in the scheduler must not pile up (it did: a list of
+# lanes touched in the busy period grew by one entry per re-add, past its
+# 64 entries into the lanes' own state, and the kernel locked up within
+# some 125 cycles).  Its
+# child is then grafted and removed thousands of times the same way.  Both
+# loops stop at a cycle count or a time limit, whichever comes first, and
+# must reach a floor of cycles far above 64 even on a slow host.
+#
+# The frames for the default lane come from pktgen (5000 a second, in the
+# kernel, so a busy host slows them no more than it slows tc): a lane that
+# is present for a few milliseconds between two tc commands gets some.
+#
+#   [ns A] veth0 (aoq 1:, lanes 1:1..1:4, default 1:1) ----> veth1 [ns B]
+#     10.17.0.1/24  GSO streams to 1:1..1:4 (SO_PRIORITY),    10.17.0.2/24
+#                   pktgen to the default lane                udp-lat recv
 . ./lib.sh
 
 require_cmd tc udp-lat
 require_module sch_aoq
+require_module pktgen
 two_hosts 17
+
+PG=/proc/net/pktgen
+pg() {	# FILE CMD: a pktgen command in namespace A
+	ns_exec A sh -c "echo '$2' > $PG/$1"
+}
+pktgen_start() {	# frames of priority 0 (the default lane), 5000/s, until stopped
+	local c
+	pg pgctrl reset
+	pg kpktgend_0 "add_device veth0"
+	for c in "xmit_mode queue_xmit" "count 0" "clone_skb 0" "pkt_size 60" \
+		 "delay 200000" "flag NO_TIMESTAMP" "dst_mac 02:00:00:00:11:02" \
+		 "dst 10.17.0.2" "src_min 10.17.0.1" "src_max 10.17.0.1" \
+		 "udp_dst_min 9" "udp_dst_max 10"; do
+		pg veth0 "$c" && ns_exec A grep -q "^Result: OK" $PG/veth0 ||
+			fatal "pktgen: $c: $(ns_exec A grep "^Result" $PG/veth0)"
+	done
+	# the write returns when pktgen stops
+	ns_bg A sh -c "echo start > $PG/pgctrl"
+	PKTGEN_PID=$BG_PID
+}
+pktgen_stop() {
+	[ -n "${PKTGEN_PID:-}" ] || return 0
+	pg pgctrl stop
+	bg_wait "$PKTGEN_PID"
+	PKTGEN_PID=
+}
+cleanup_test() {
+	ns_exec A sh -c "echo stop > $PG/pgctrl" 2>/dev/null
+}
 
 aoq_setup() {
 	# default 1: ARP and IPv6 chatter need a lane too
@@ -54,8 +100,43 @@ start_traffic() {	# SECONDS
 	SEND_PID=$BG_PID
 }
 
+qd_stat() {	# FIELD: a number from the root qdisc's xstats
+	ns_exec A tc -s -j qdisc show dev veth0 root | tr -d ' \n' |
+		sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" | head -n1
+}
+root_pkts() {	# packets the root qdisc sent
+	ns_exec A tc -s -j qdisc show dev veth0 root | tr -d ' \n' |
+		sed -n 's/.*"packets":\([0-9]*\).*/\1/p' | head -n1
+}
+lane_qlen() {	# LANE: frames queued in the lane's child
+	ns_exec A tc -s class show dev veth0 classid "$1" |
+		sed -n 's/.*backlog [0-9]*b \([0-9]*\)p.*/\1/p' | head -n1
+}
+lane_is_backlogged() { [ "$(lane_qlen "$1")" -gt 0 ] 2>/dev/null; }
+
+# churn FILE PER MAX SECONDS: run the tc batch FILE, PER cycles each pass,
+# until MAX cycles or SECONDS have passed.  Sets CYCLES and CHURN_MS;
+# returns 1 at the first command tc rejects.
+now_ms() { echo $(( ${EPOCHREALTIME/./} / 1000 )); }
+churn() {
+	local file=$1 per=$2 max=$3 secs=$4 t0
+	t0=$(now_ms)
+	CYCLES=0
+	while (( CYCLES < max && $(now_ms) - t0 < secs * 1000 )); do
+		ns_exec A tc -batch "$file" > "$TMP_DIR/batch.out" 2>&1 || return 1
+		CYCLES=$((CYCLES + per))
+	done
+	CHURN_MS=$(( $(now_ms) - t0 ))
+}
+# A cycle takes about 30 ms in the fast VM of an idle machine (two tc
+# commands of 13 ms), so the floor is reached in half a minute; a loaded
+# machine may take two or three times as long, within the time bound.
+CHURN_FLOOR=1000	# cycles every loop must reach: far beyond 64 lanes
+CHURN_MAX=20000
+CHURN_SECONDS=90
+
 aoq_setup || fatal "cannot set up aoq"
-start_traffic 280
+start_traffic 400
 before=$(sent_pkts)
 wait_for 10 sends_more_than "${before:-0}"
 check_err $? "no traffic through aoq"
@@ -82,6 +163,50 @@ for i in 1 2 3; do
 	sleep 0.2
 done
 log_test "lane delete/add under load"
+
+# Lane 1:3 behind a tbf far slower than its sender: backlogged throughout,
+# so the busy period never ends while the default lane churns.
+ns_run A tc qdisc replace dev veth0 parent 1:3 handle 13: tbf rate 1mbit burst 5k limit 400k ||
+	fatal "slow tbf on 1:3"
+wait_for 10 lane_is_backlogged 1:3
+check_err $? "lane 1:3 not backlogged behind its tbf"
+for i in $(seq 100); do
+	echo "class del dev veth0 classid 1:1"
+	echo "class add dev veth0 parent 1: classid 1:1 aoq"
+done > "$TMP_DIR/readd.batch"
+pktgen_start
+busy0=$(qd_stat busy_periods); uncl0=$(qd_stat unclassified); pkts0=$(root_pkts)
+churn "$TMP_DIR/readd.batch" 100 $CHURN_MAX $CHURN_SECONDS
+check_err $? "tc -batch failed after $CYCLES cycles: $(tail -n3 "$TMP_DIR/batch.out")"
+log_info "default lane deleted and re-added $CYCLES times in $CHURN_MS ms"
+[ "$CYCLES" -ge $CHURN_FLOOR ]
+check_err $? "only $CYCLES delete/re-add cycles in ${CHURN_SECONDS}s, want >= $CHURN_FLOOR"
+lane_is_backlogged 1:3
+check_err $? "lane 1:3 ran dry during the churn"
+check_eq "busy periods ended during the churn" "$busy0" "$(qd_stat busy_periods)"
+# frames kept coming, while the lane was away and while it was there: on
+# average several per cycle each way (the lane is away about half the time)
+uncl=$(( $(qd_stat unclassified) - uncl0 )); sent=$(( $(root_pkts) - pkts0 ))
+log_info "frames dropped while the lane was away: $uncl, sent: $sent"
+[ "$uncl" -ge $((2 * CYCLES)) ] && [ "$sent" -ge $((2 * CYCLES)) ]
+check_err $? "too few frames for $CYCLES cycles: $uncl dropped while away, $sent sent"
+log_test "default lane deleted/re-added $CYCLES times in one busy period"
+
+# The same lane's child grafted and removed, inside the same busy period.
+for i in $(seq 100); do
+	echo "qdisc replace dev veth0 parent 1:1 handle 21: pfifo limit 3"
+	echo "qdisc del dev veth0 parent 1:1 handle 21:"
+done > "$TMP_DIR/graft.batch"
+churn "$TMP_DIR/graft.batch" 100 $CHURN_MAX $CHURN_SECONDS
+check_err $? "tc -batch failed after $CYCLES cycles: $(tail -n3 "$TMP_DIR/batch.out")"
+log_info "default lane's child grafted and removed $CYCLES times in $CHURN_MS ms"
+[ "$CYCLES" -ge $CHURN_FLOOR ]
+check_err $? "only $CYCLES graft cycles in ${CHURN_SECONDS}s, want >= $CHURN_FLOOR"
+check_eq "busy periods ended during the grafts" "$busy0" "$(qd_stat busy_periods)"
+pktgen_stop
+ns_run A tc qdisc replace dev veth0 parent 1:3 handle 13: tbf rate 20mbit burst 20k limit 200k
+check_err $? "tbf on 1:3 back to 20mbit"
+log_test "default lane's child grafted/removed $CYCLES times under load"
 
 for i in 1 2 3; do
 	ns_run A tc qdisc replace dev veth0 parent 1:4 handle 24: pfifo limit 3
