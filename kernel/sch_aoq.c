@@ -26,7 +26,9 @@
  * mode fbrr sends frame by frame in round robin, arr anchors in round
  * robin, pbrr serves one message at a time and waits for it.  A message
  * that makes no progress for "stall" is given up (counted), so a sender
- * that died mid-message cannot hold a lane or the anchor for ever.
+ * that died mid-message cannot hold a lane or the anchor for ever; one
+ * that reaches "message_limit" frames counts as ended there (a forced
+ * tail, counted), so neither can a sender that never sets the tail flag.
  *
  * Lanes come and go (class delete and add, child grafts) while others
  * keep the busy period open: every such change resets the lane in the
@@ -59,6 +61,8 @@
 #define AOQ_DEFAULT_STALL_NS	(100 * NSEC_PER_MSEC)
 #define AOQ_MIN_STALL_NS	NSEC_PER_MSEC
 #define AOQ_MAX_STALL_NS	(60 * NSEC_PER_SEC)
+/* frames; 256 holds any GSO message of 64 KB down to an MSS of 256 */
+#define AOQ_DEFAULT_MESSAGE_LIMIT	AOQ_MSG_LIMIT_DEFAULT
 
 /* the tail mark in the qdisc control block, see the header comment */
 #define AOQ_CB_BYTE		(QDISC_CB_PRIV_LEN - 1)
@@ -345,11 +349,17 @@ static struct netlink_range_validation aoq_stall_range = {
 	.min = AOQ_MIN_STALL_NS, .max = AOQ_MAX_STALL_NS,
 };
 
+/* NLA_POLICY_RANGE() holds s16 bounds: 65535 needs the full form */
+static struct netlink_range_validation aoq_message_range = {
+	.min = 1, .max = TC_AOQ_MAX_MESSAGE,
+};
+
 static const struct nla_policy aoq_policy[TCA_AOQ_MAX + 1] = {
 	[TCA_AOQ_MODE]		= NLA_POLICY_MAX(NLA_U8, TC_AOQ_MODE_MAX),
 	[TCA_AOQ_STALL]		= NLA_POLICY_FULL_RANGE(NLA_U64, &aoq_stall_range),
 	[TCA_AOQ_DEFAULT]	= NLA_POLICY_MAX(NLA_U32, TC_AOQ_MAX_LANES),
 	[TCA_AOQ_SEGMENT]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_AOQ_MESSAGE_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &aoq_message_range),
 };
 
 static const struct nla_policy aoq_class_policy[TCA_AOQ_CLASS_MAX + 1] = {
@@ -396,6 +406,8 @@ static int aoq_qdisc_change(struct Qdisc *sch, struct nlattr *opt,
 		q->default_minor = nla_get_u32(tb[TCA_AOQ_DEFAULT]);
 	if (tb[TCA_AOQ_SEGMENT])
 		q->segment = nla_get_u8(tb[TCA_AOQ_SEGMENT]);
+	if (tb[TCA_AOQ_MESSAGE_LIMIT])
+		q->core.msg_limit = nla_get_u32(tb[TCA_AOQ_MESSAGE_LIMIT]);
 	sch_tree_unlock(sch);
 	return 0;
 }
@@ -408,6 +420,7 @@ static int aoq_qdisc_init(struct Qdisc *sch, struct nlattr *opt,
 
 	aoq_init(&q->core, AOQ_MODE_AOQ, 0);
 	q->core.stall = AOQ_DEFAULT_STALL_NS;
+	q->core.msg_limit = AOQ_DEFAULT_MESSAGE_LIMIT;
 	q->segment = 1;
 	qdisc_watchdog_init(&q->watchdog, sch);
 	err = tcf_block_get(&q->block, &q->filter_list, sch, extack);
@@ -473,7 +486,8 @@ static int aoq_qdisc_dump(struct Qdisc *sch, struct sk_buff *skb)
 	if (nla_put_u8(skb, TCA_AOQ_MODE, q->core.mode) ||
 	    nla_put_u64_64bit(skb, TCA_AOQ_STALL, q->core.stall, TCA_AOQ_PAD) ||
 	    nla_put_u32(skb, TCA_AOQ_DEFAULT, q->default_minor) ||
-	    nla_put_u8(skb, TCA_AOQ_SEGMENT, q->segment))
+	    nla_put_u8(skb, TCA_AOQ_SEGMENT, q->segment) ||
+	    nla_put_u32(skb, TCA_AOQ_MESSAGE_LIMIT, q->core.msg_limit))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 
@@ -495,6 +509,7 @@ static int aoq_qdisc_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.anchor = q->core.anchor >= 0 ? q->core.anchor + 1 : -1;
 	/* the core's totals: lanes deleted since still count */
 	st.abandoned = q->core.abandoned;
+	st.forced_tails = q->core.forced;
 	sch_tree_unlock(sch);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
@@ -722,6 +737,7 @@ static int aoq_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 	st.used = l->used;
 	st.messages = l->messages;
 	st.abandoned = l->abandoned;
+	st.forced_tails = l->forced;
 	st.count = div64_u64(aoq_lane_count(&q->core, cl->lane), AOQ_OC_UNIT);
 	st.weight = l->weight;
 	st.active = l->active;

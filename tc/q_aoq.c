@@ -34,15 +34,20 @@ static void aoq_explain(void)
 	fprintf(stderr,
 		"Usage: ... aoq [ mode { aoq | fbrr | arr | pbrr } ] [ stall TIME ]\n"
 		"               [ default MINOR ] [ segment { on | off } ]\n"
+		"               [ message_limit FRAMES ]\n"
 		"       class ... aoq [ weight WEIGHT ]\n"
 		"qdisc (default in parentheses):\n"
-		"  mode     aoq: anchored opportunity queueing; fbrr: frame by frame round\n"
-		"           robin; arr: anchored round robin; pbrr: message by message (aoq)\n"
-		"  stall    give up a message that made no progress for TIME, 1ms..60s (100ms)\n"
-		"  default  lane of unclassified traffic, 0: drop it (0)\n"
-		"  segment  split GSO packets into frames at enqueue (on)\n"
+		"  mode           aoq: anchored opportunity queueing; fbrr: frame by frame\n"
+		"                 round robin; arr: anchored round robin; pbrr: message by\n"
+		"                 message (aoq)\n"
+		"  stall          give up a message that made no progress for TIME,\n"
+		"                 1ms..60s (100ms)\n"
+		"  default        lane of unclassified traffic, 0: drop it (0)\n"
+		"  segment        split GSO packets into frames at enqueue (on)\n"
+		"  message_limit  a message ends after FRAMES frames even without its tail\n"
+		"                 (counted in forced_tails), 1..65535 (256)\n"
 		"class (lanes are classes MAJOR:1 .. MAJOR:40, hex):\n"
-		"  weight   share of opportunities, 1..256, mode aoq only (1)\n"
+		"  weight         share of opportunities, 1..256, mode aoq only (1)\n"
 		"TIME: 20us, 1.5ms, 2s (bare number: ns).  MINOR: hex, \"3\" or \"1:3\".\n");
 }
 
@@ -90,7 +95,7 @@ static int aoq_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 {
 	unsigned int given = 0;
 	__u8 mode = 0, segment = 1;
-	__u32 def = 0;
+	__u32 def = 0, msg_limit = 0;
 	__u64 stall = 0;
 	struct rtattr *tail;
 	unsigned int i;
@@ -130,6 +135,13 @@ static int aoq_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 				segment = 0;
 			else
 				return tc_opt_illegal(key);
+		} else if (strcmp(key, "message_limit") == 0) {
+			if (tc_opt_once("aoq", &given, TCA_AOQ_MESSAGE_LIMIT, key) ||
+			    tc_opt_next_arg(&argc, &argv))
+				return -1;
+			if (get_u32(&msg_limit, *argv, 10) || !msg_limit ||
+			    msg_limit > TC_AOQ_MAX_MESSAGE)
+				return tc_opt_illegal(key);
 		} else if (strcmp(key, "help") == 0) {
 			aoq_explain();
 			return -1;
@@ -154,6 +166,9 @@ static int aoq_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 		return -1;
 	if ((given & (1U << TCA_AOQ_SEGMENT)) &&
 	    addattr8(n, TCA_BUF_MAX, TCA_AOQ_SEGMENT, segment))
+		return -1;
+	if ((given & (1U << TCA_AOQ_MESSAGE_LIMIT)) &&
+	    addattr32(n, TCA_BUF_MAX, TCA_AOQ_MESSAGE_LIMIT, msg_limit))
 		return -1;
 	addattr_nest_end(n, tail);
 	return 0;
@@ -242,6 +257,9 @@ static int aoq_print_qopt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		print_color_uint(PRINT_ANY, COLOR_NONE, "default", "default %x ", v32);
 	if (aoq_attr(tb[TCA_AOQ_SEGMENT], &v8, sizeof(v8)))
 		print_color_on_off(PRINT_ANY, COLOR_NONE, "segment", "segment %s ", v8);
+	if (aoq_attr(tb[TCA_AOQ_MESSAGE_LIMIT], &v32, sizeof(v32)))
+		print_color_uint(PRINT_ANY, COLOR_NONE, "message_limit",
+				 "message_limit %u ", v32);
 	return 0;
 }
 
@@ -293,6 +311,7 @@ static void aoq_print_class_stats(const struct tc_aoq_class_stats *st)
 	aoq_counter("bytes", "bytes", st->bytes);
 	aoq_counter("drops", "drops", st->drops);
 	aoq_counter("abandoned", "abandoned", st->abandoned);
+	aoq_counter("forced_tails", "forced_tails", st->forced_tails);
 	print_color_string(PRINT_FP, COLOR_NONE, NULL, "\n ", NULL);
 	aoq_counter("count", "count", st->count);
 	print_color_uint(PRINT_ANY, COLOR_NONE, "weight", " weight %u", st->weight);
@@ -313,6 +332,7 @@ static void aoq_print_qd_stats(const struct tc_aoq_qd_stats *st)
 	print_color_string(PRINT_FP, COLOR_NONE, NULL, "\n ", NULL);
 	aoq_counter("idle_dequeues", "idle_dequeues", st->idle_dequeues);
 	aoq_counter("abandoned", "abandoned", st->abandoned);
+	aoq_counter("forced_tails", "forced_tails", st->forced_tails);
 	aoq_counter("tails_lost", "tails_lost", st->tails_lost);
 	print_color_uint(PRINT_ANY, COLOR_NONE, "active_lanes",
 			 " active_lanes %u", st->active_lanes);

@@ -30,6 +30,10 @@
  * are found lazily on their next visit, so the callbacks may not re-enter
  * the core and the caller never has to tell it about drops.
  *
+ * Hostile senders: a message that makes no progress for the stall time is
+ * given up, and one that goes on for msg_limit units is ended there (a
+ * forced tail), so no sender holds the anchor for longer than either.
+ *
  * Opportunity counts are u64 that only grow within a busy period; a link
  * that never drains never restarts them, and they wrap.  They are only
  * ever compared by signed difference (as time_after() does), which is
@@ -53,6 +57,8 @@
 #define AOQ_WEIGHT_MAX		256
 /* one opportunity at weight 1; divisible by every weight up to 16 */
 #define AOQ_OC_UNIT		(720720ULL * 64)
+/* units in a message before the core ends it (a forced tail); 0: none */
+#define AOQ_MSG_LIMIT_DEFAULT	256
 /* VirtualCount advance between two checks of the idle lanes' leads */
 #define AOQ_OC_RECHECK		(1ULL << 61)
 
@@ -82,8 +88,10 @@ struct aoq_lane {
 	fq_u64 progress;	/* time of the last unit sent, activation or anchoring */
 	fq_u64 offered;		/* opportunities offered (visits), only grows */
 	fq_u64 used;		/* opportunities that sent a unit */
-	fq_u64 messages;	/* tails sent */
+	fq_u64 messages;	/* tails sent, forced ones included */
 	fq_u64 abandoned;	/* messages given up after a stall */
+	fq_u64 forced;		/* messages ended at msg_limit units */
+	fq_u32 msg_units;	/* units sent of the message in progress */
 	fq_u32 weight;
 	bool active;		/* busy or backlogged */
 	bool busy;		/* a message has started and its tail has not gone */
@@ -109,9 +117,11 @@ struct aoq_sched {
 	fq_u64 vcount;		/* VirtualCount */
 	fq_u64 vcount_checked;	/* VirtualCount when the leads were last checked */
 	fq_u64 stall;		/* give up a message after this long without progress; 0: never */
+	fq_u32 msg_limit;	/* end a message after this many units; 0: never */
 	fq_u64 max_spread;	/* largest oc difference between active lanes, in opportunities */
 	fq_u64 busy_periods;	/* busy periods ended */
 	fq_u64 abandoned;	/* messages given up, all lanes, lanes since deleted too */
+	fq_u64 forced;		/* forced tails, likewise */
 	bool in_busy_period;	/* some lane became active since the last end */
 	struct aoq_lane lane[AOQ_MAX_LANES];
 };
@@ -149,6 +159,7 @@ static inline void aoq_init(struct aoq_sched *s, enum aoq_mode mode,
 	s->mode = mode;
 	s->anchor = -1;
 	s->nlanes = nlanes > AOQ_MAX_LANES ? AOQ_MAX_LANES : nlanes;
+	s->msg_limit = AOQ_MSG_LIMIT_DEFAULT;
 	for (i = 0; i < AOQ_MAX_LANES; i++) {
 		s->lane[i].weight = 1;
 		s->lane[i].inc = aoq_weight_inc(1);
@@ -328,6 +339,13 @@ static inline void aoq_recheck_leads(struct aoq_sched *s)
 	}
 }
 
+/* A message ended (tail, forced tail, or given up). */
+static inline void aoq_message_end(struct aoq_sched *s, struct aoq_lane *l)
+{
+	l->msg_units = 0;
+	l->busy = false;
+}
+
 static inline void aoq_deactivate(struct aoq_sched *s, unsigned int lane)
 {
 	struct aoq_lane *l = &s->lane[lane];
@@ -347,12 +365,15 @@ static inline void aoq_deactivate(struct aoq_sched *s, unsigned int lane)
 
 /*
  * Remove a lane from scheduling altogether (class deleted, child reset):
- * its lead goes with it.
+ * its message and its lead go with it.
  */
 static inline void aoq_lane_remove(struct aoq_sched *s, unsigned int lane)
 {
+	struct aoq_lane *l = &s->lane[lane];
+
 	aoq_deactivate(s, lane);
 	s->lead &= ~aoq_bit(lane);
+	l->msg_units = 0;
 	aoq_end_busy_period(s);
 }
 
@@ -400,7 +421,7 @@ static inline bool aoq_lane_check(struct aoq_sched *s, unsigned int lane,
 	    now - l->progress > s->stall) {
 		l->abandoned++;
 		s->abandoned++;
-		l->busy = false;
+		aoq_message_end(s, l);
 		l->progress = now;
 		if (s->anchor == (int)lane) {
 			aoq_release_anchor(s);
@@ -415,7 +436,10 @@ static inline bool aoq_lane_check(struct aoq_sched *s, unsigned int lane,
 	return true;
 }
 
-/* One visit: counts an opportunity whether or not a unit goes. */
+/*
+ * One visit: counts an opportunity whether or not a unit goes.  The unit
+ * that reaches msg_limit ends its message, tail flag or not.
+ */
 static inline enum aoq_tx aoq_visit(struct aoq_sched *s, unsigned int lane,
 				    fq_u64 now, const struct aoq_ops *ops,
 				    void *ctx)
@@ -429,9 +453,14 @@ static inline enum aoq_tx aoq_visit(struct aoq_sched *s, unsigned int lane,
 		return tx;
 	l->used++;
 	l->progress = now;
+	if (tx == AOQ_TX_UNIT && s->msg_limit && ++l->msg_units >= s->msg_limit) {
+		tx = AOQ_TX_TAIL;
+		l->forced++;
+		s->forced++;
+	}
 	if (tx == AOQ_TX_TAIL) {
-		l->busy = false;
 		l->messages++;
+		aoq_message_end(s, l);
 	} else {
 		l->busy = true;
 	}

@@ -736,6 +736,7 @@ UNIT_TEST(lane_readd_during_busy_period)
 struct t_pair_model {
 	unsigned int left[3];		/* flits left of the packet in service */
 	fq_u64 used[3];
+	bool never_tail[3];		/* a sender that never ends its message */
 };
 
 static enum aoq_tx t_pm_send(void *ctx, unsigned int lane)
@@ -743,6 +744,8 @@ static enum aoq_tx t_pm_send(void *ctx, unsigned int lane)
 	struct t_pair_model *p = ctx;
 
 	p->used[lane]++;
+	if (p->never_tail[lane])
+		return AOQ_TX_UNIT;
 	if (!p->left[lane])
 		p->left[lane] = 10;
 	return --p->left[lane] ? AOQ_TX_UNIT : AOQ_TX_TAIL;
@@ -790,6 +793,86 @@ UNIT_TEST(counts_across_wrap_stay_fair)
 				  (unsigned long long)p.used[1],
 				  (unsigned long long)s.max_spread);
 		EXPECT_TRUE(t_lists_ok(&s));
+	}
+}
+
+/*
+ * A sender that never sets the tail flag keeps its lane backlogged and
+ * busy for ever.  The message bound ends its message: the other lane's
+ * one-frame messages get their turn (aoq: about half of the frames; arr
+ * and pbrr: one message per anchor turn).
+ */
+UNIT_TEST(never_ending_message_is_bounded)
+{
+	struct aoq_sched s;
+	struct t_pair_model p;
+	enum aoq_mode mode;
+	fq_u64 now;
+
+	for (mode = AOQ_MODE_AOQ; mode < AOQ_MODE_COUNT; mode++) {
+		memset(&p, 0, sizeof(p));
+		p.never_tail[0] = true;
+		aoq_init(&s, mode, 2);
+		aoq_lane_arrive(&s, 0, 0);
+		aoq_lane_arrive(&s, 1, 0);
+		for (now = 1; now <= 10000; now++)
+			aoq_dequeue(&s, now, &t_pm_ops, &p);
+		printf("#   mode %d: never-ending lane %llu frames, other lane %llu\n",
+		       mode, (unsigned long long)s.lane[0].used,
+		       (unsigned long long)s.lane[1].used);
+		if (mode == AOQ_MODE_AOQ || mode == AOQ_MODE_FBRR)
+			EXPECT_TRUE(s.lane[1].used >= 4000);
+		else
+			EXPECT_TRUE(s.lane[1].used >= 10);
+		EXPECT_EQ(s.lane[0].used + s.lane[1].used, 10000);
+		/* every message of lane 0 was ended at the bound, and said so */
+		EXPECT_EQ(s.lane[0].forced, s.lane[0].used / AOQ_MSG_LIMIT_DEFAULT);
+		EXPECT_EQ(s.lane[0].messages, s.lane[0].forced);
+		EXPECT_EQ(s.forced, s.lane[0].forced);
+		EXPECT_EQ(s.lane[1].forced, 0);
+		EXPECT_EQ(s.lane[0].abandoned, 0);
+	}
+}
+
+/*
+ * The bound is the caller's: msg_limit units end a message, real tails
+ * before it end it as usual, 0 switches the bound off.
+ */
+UNIT_TEST(message_limit_counts_units)
+{
+	static const fq_u32 limits[] = { 1, 3, 10, 11, 0 };
+	struct aoq_sched s;
+	struct t_pair_model p;
+	unsigned int k;
+	fq_u64 now;
+
+	for (k = 0; k < sizeof(limits) / sizeof(limits[0]); k++) {
+		memset(&p, 0, sizeof(p));
+		p.never_tail[0] = true;		/* lane 1: 10-unit messages */
+		aoq_init(&s, AOQ_MODE_AOQ, 2);
+		s.msg_limit = limits[k];
+		aoq_lane_arrive(&s, 0, 0);
+		aoq_lane_arrive(&s, 1, 0);
+		for (now = 1; now <= 3000; now++)
+			aoq_dequeue(&s, now, &t_pm_ops, &p);
+		if (!limits[k]) {
+			/* no bound: lane 0 is the anchor for good */
+			EXPECT_EQ(s.lane[1].used, 0);
+			EXPECT_EQ(s.forced, 0);
+			continue;
+		}
+		EXPECT_EQ(s.lane[0].forced, s.lane[0].used / limits[k]);
+		/*
+		 * lane 1's 10-unit messages: units 1..9 are not tails, so a
+		 * bound below 10 ends a message at every multiple of it up
+		 * to 9, and the real tail ends the rest
+		 */
+		EXPECT_EQ(s.lane[1].forced,
+			  s.lane[1].used / 10 * (9 / limits[k]) +
+			  (s.lane[1].used % 10 < 9 ? s.lane[1].used % 10 : 9) / limits[k]);
+		EXPECT_EQ(s.forced, s.lane[0].forced + s.lane[1].forced);
+		EXPECT_TRUE(s.lane[1].used >= 1300);
+		EXPECT_TRUE(s.max_spread <= limits[k]);
 	}
 }
 

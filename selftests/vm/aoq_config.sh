@@ -51,7 +51,17 @@ check_eq "default mode" '"aoq"' "$(opt_field mode)"
 check_eq "default stall" 100000000 "$(opt_field stall)"
 check_eq "default lane" 0 "$(opt_field default)"
 check_eq "default segment" true "$(opt_field segment)"
+check_eq "default message_limit" 256 "$(opt_field message_limit)"
 log_test "defaults in tc -j"
+
+out=$(tcq qdisc add dev dummy0 root aoq help 2>&1)
+for word in mode stall default segment message_limit weight; do
+	echo "$out" | grep -q "^ *$word " ||
+		check_err 1 "tc ... aoq help does not explain $word: $out"
+done
+echo "$out" | grep -q "message_limit FRAMES"
+check_err $? "help lacks the message_limit usage: $out"
+log_test "tc ... aoq help lists every parameter"
 
 # --- qdisc parameters ------------------------------------------------------------
 for m in fbrr arr pbrr aoq; do
@@ -87,12 +97,27 @@ check_eq "segment on" true "$(opt_field segment)"
 reject "segment maybe" "Illegal" $Q segment maybe
 log_test "segment on/off"
 
-accept "known state" $Q mode arr stall 20ms default 2
-reject "bad change" "" $Q mode fbrr stall 0
+accept "message_limit 1" $Q message_limit 1
+check_eq "message_limit 1" 1 "$(opt_field message_limit)"
+accept "message_limit 65535" $Q message_limit 65535
+check_eq "message_limit 65535" 65535 "$(opt_field message_limit)"
+reject "message_limit 0" "Illegal" $Q message_limit 0
+reject "message_limit 65536" "Illegal" $Q message_limit 65536
+reject "message_limit -1" "Illegal" $Q message_limit -1
+reject "message_limit lots" "Illegal" $Q message_limit lots
+check_eq "message_limit kept" 65535 "$(opt_field message_limit)"
+tcq qdisc show dev dummy0 | grep -q "message_limit 65535 "
+check_err $? "message_limit not in the text output: $(tcq qdisc show dev dummy0)"
+accept "message_limit back" $Q message_limit 256
+log_test "message_limit 1..65535"
+
+accept "known state" $Q mode arr stall 20ms default 2 message_limit 40
+reject "bad change" "" $Q mode fbrr stall 0 message_limit 7
 check_eq "mode kept" '"arr"' "$(opt_field mode)"
 check_eq "stall kept" 20000000 "$(opt_field stall)"
 check_eq "default kept" 2 "$(opt_field default)"
-accept "back to aoq" $Q mode aoq stall 100ms default 0
+check_eq "message_limit kept" 40 "$(opt_field message_limit)"
+accept "back to aoq" $Q mode aoq stall 100ms default 0 message_limit 256
 log_test "rejected change leaves the old configuration"
 
 # --- lanes ---------------------------------------------------------------------------
@@ -136,10 +161,17 @@ log_test "children grafted, lane delete refused while filters point to it"
 
 tcq -s class show dev dummy0 classid 1:1 | grep "offered 0 used 0 frames 0" >/dev/null
 check_err $? "lane statistics missing: $(tcq -s class show dev dummy0 classid 1:1)"
-tcq -s qdisc show dev dummy0 | grep "max_spread 0 " >/dev/null
+tcq -s class show dev dummy0 classid 1:1 | grep "abandoned 0 forced_tails 0" >/dev/null
+check_err $? "lane forced_tails missing: $(tcq -s class show dev dummy0 classid 1:1)"
+tcq -s qdisc show dev dummy0 | grep "max_spread 0 busy_periods 0 " >/dev/null
 check_err $? "qdisc statistics missing: $(tcq -s qdisc show dev dummy0)"
-tcq -s -j qdisc show dev dummy0 | tr -d ' \n' | grep '"max_spread":0' >/dev/null
-check_err $? "qdisc statistics missing in JSON"
+tcq -s qdisc show dev dummy0 | grep "abandoned 0 forced_tails 0 " >/dev/null
+check_err $? "qdisc forced_tails missing: $(tcq -s qdisc show dev dummy0)"
+json=$(tcq -s -j qdisc show dev dummy0 | tr -d ' \n')
+for f in max_spread forced_tails abandoned; do
+	echo "$json" | grep "\"$f\":0" >/dev/null ||
+		check_err 1 "qdisc statistic $f missing in JSON: $json"
+done
 log_test "statistics printed as text and JSON"
 
 accept "delete qdisc" qdisc del dev dummy0 root

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 120
+# timeout: 180
 # vm: deterministic
 #
 # A sender dies mid-message: fabric frames with the head flag and no tail
@@ -11,6 +11,16 @@
 # and 20 s) are seconds longer than the script's steps, and the test runs
 # in the deterministic VM, where those steps take the same guest time on
 # any host.
+#
+# A sender that never ends its message (fabric frames without the tail
+# flag, sent back to back) keeps lane 2:1 busy and, behind a 200 kbit/s
+# htb class, backlogged for as long as it sends: it makes progress, so
+# the stall time never ends its message.  The message bound does: after
+# message_limit frames (default 256) the message counts as ended
+# (forced_tails), and lane 2:2 is served while the endless sender goes on,
+# under aoq and under pbrr.  Lane 2:2's frames come once lane 2:1 holds
+# 150 frames (0.4 s of the link), so a sender that is late now and then
+# cannot leave the anchor without frames and let them through.
 #
 #   [ns A] veth0 (aoq 1:, fabric frames -> 1:1 (default), UDP -> 1:2) --> veth1 [ns B]
 #     10.18.0.1/24                                                         10.18.0.2/24
@@ -93,6 +103,58 @@ wait_for 5 lane_frames_are 1:2 5
 check_err $? "pbrr held lane 1:2 after a complete message"
 check_eq "nothing abandoned" 0 "$(lane_stat 1:1 abandoned)"
 log_test "pbrr: a message with its tail releases the link at once"
+
+# --- a message that never ends is ended by the message bound ---------------------
+#   veth0: htb 1: (1:1 rate 200kbit) -> aoq 2: (fabric frames -> 2:1, UDP -> 2:2)
+setup_htb() {	# MODE
+	ns_exec A tc qdisc del dev veth0 root 2>/dev/null
+	ns_run A tc qdisc add dev veth0 root handle 1: htb default 1 &&
+	ns_run A tc class add dev veth0 parent 1: classid 1:1 htb \
+		rate 200kbit ceil 200kbit burst 2k cburst 2k &&
+	ns_run A tc qdisc add dev veth0 parent 1:1 handle 2: aoq mode "$1" default 1 &&
+	ns_run A tc class add dev veth0 parent 2: classid 2:1 aoq &&
+	ns_run A tc class add dev veth0 parent 2: classid 2:2 aoq
+}
+lane_frames_at_least() { [ "$(lane_stat "$1" frames)" -ge "$2" ] 2>/dev/null; }
+lane_queued_at_least() {	# LANE N: N frames wait in the lane's child
+	local q
+	q=$(ns_exec A tc -s class show dev veth0 classid "$1" |
+		sed -n 's/.*backlog [0-9]*[KMG]*b \([0-9]*\)p.*/\1/p' | head -n1)
+	[ "${q:-0}" -ge "$2" ]
+}
+for mode in aoq pbrr; do
+	setup_htb $mode || fatal "cannot set up htb and aoq"
+	# 4000 frames of 68 bytes: 11 s at 200 kbit/s, never a tail
+	ns_bg A fabric-send -i veth0 --dst-mac $MAC_B --src-ip 10.18.0.1 \
+		--dst-ip 10.18.0.2 --dport 9 --count 4000 \
+		> /dev/null 2> "$TMP_DIR/endless.err"
+	ENDLESS=$BG_PID
+	wait_for 10 lane_frames_at_least 2:1 300
+	check_err $? "$mode: the endless sender's frames do not go: $(lane_stat 2:1 frames)"
+	check_eq "$mode: lane 2:1 busy" true "$(lane_stat 2:1 busy)"
+	wait_for 5 lane_queued_at_least 2:1 150
+	check_err $? "$mode: lane 2:1 does not fill up: $(ns_exec A tc -s class show dev veth0 classid 2:1)"
+	ns_run A udp-lat send --dst 10.18.0.2 --port 9000 --count 5 \
+		--size 200 --prio 2:2 >/dev/null
+	check_err $? "udp-lat send failed"
+	wait_for 5 lane_frames_are 2:2 5
+	check_err $? "$mode: lane 2:2 not served beside a message without end: frames $(lane_stat 2:2 frames)"
+	# the endless sender was still at it, or this proves nothing
+	check_eq "$mode: lane 2:1 still busy" true "$(lane_stat 2:1 busy)"
+	f1=$(lane_stat 2:1 frames)
+	wait_for 5 lane_frames_at_least 2:1 $((f1 + 100))
+	check_err $? "$mode: lane 2:1 stopped sending at $f1 frames: $(cat "$TMP_DIR/endless.err")"
+	forced=$(lane_stat 2:1 forced_tails)
+	[ "${forced:-0}" -ge 1 ]
+	check_err $? "$mode: lane 2:1 counts no forced tail: '$forced'"
+	ns_exec A tc -s qdisc show dev veth0 | grep -q "forced_tails [1-9]"
+	check_err $? "$mode: qdisc counts no forced tail: $(ns_exec A tc -s qdisc show dev veth0 parent 1:1)"
+	check_eq "$mode: nothing abandoned" 0 "$(lane_stat 2:1 abandoned)"
+	log_info "$mode: lane 2:1 $(lane_stat 2:1 frames) frames, $forced forced tails; lane 2:2 $(lane_stat 2:2 frames) frames"
+	kill "$ENDLESS" 2>/dev/null
+	bg_wait "$ENDLESS"
+	log_test "$mode: a message without a tail is bounded, lane 2:2 served"
+done
 
 ns_run A tc qdisc del dev veth0 root
 exit $EXIT_STATUS

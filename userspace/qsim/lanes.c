@@ -15,7 +15,8 @@
  * This is one switch port, not the paper's 8x8 Banyan: bubbles come from
  * the --bubble model instead of from contention upstream.  The curves keep
  * the paper's shape (FBRR above the anchored disciplines, the gap growing
- * with packet size and lane count), not its absolute numbers.
+ * with packet size and lane count), not its absolute numbers.  Packets
+ * are never cut here (no message bound): the model is the paper's.
  *
  *   qsim lanes --example            the worked example of section 2
  *   qsim lanes [options]            one run, one CSV line
@@ -188,6 +189,7 @@ static int lanes_one(enum aoq_mode mode, unsigned int nlanes, unsigned int smin,
 		return 1;
 	}
 	aoq_init(&sch, mode, nlanes);
+	sch.msg_limit = 0;
 	lanes_run(&s, &sch);
 	fprintf(out, "%u,%u,%u,%.2f,%.3f,%s,%.2f,%.4f,%llu,%llu,%llu\n",
 		nlanes, smin, smax, load, bubble, lanes_mode_names[mode],

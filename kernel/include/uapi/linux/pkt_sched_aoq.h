@@ -13,6 +13,7 @@
 
 #define TC_AOQ_MAX_LANES	64
 #define TC_AOQ_MAX_WEIGHT	256
+#define TC_AOQ_MAX_MESSAGE	65535	/* frames: the largest message_limit */
 
 /* Disciplines. */
 enum {
@@ -32,6 +33,7 @@ enum {
 	TCA_AOQ_STALL,		/* u64: give up a message without progress for this long, ns */
 	TCA_AOQ_DEFAULT,	/* u32: minor of the lane for unclassified traffic, 0: drop */
 	TCA_AOQ_SEGMENT,	/* u8: segment GSO packets at enqueue (1) or not (0) */
+	TCA_AOQ_MESSAGE_LIMIT,	/* u32: frames after which a message counts as ended, 1..TC_AOQ_MAX_MESSAGE */
 	__TCA_AOQ_MAX,
 };
 #define TCA_AOQ_MAX (__TCA_AOQ_MAX - 1)
@@ -58,6 +60,7 @@ struct tc_aoq_class_stats {
 	__u32	active;		/* 1: busy or frames waiting */
 	__u32	busy;		/* 1: a message is in progress */
 	__u32	anchor;		/* 1: the anchor lane */
+	__u64	forced_tails;	/* messages ended at message_limit frames */
 };
 
 /* Qdisc statistics (tc -s qdisc show), via TCA_STATS_APP. */
@@ -71,6 +74,7 @@ struct tc_aoq_qd_stats {
 	__u64	tails_lost;	/* GSO messages whose last segment was dropped */
 	__u32	active_lanes;
 	__s32	anchor;		/* lane minor of the anchor, -1: none */
+	__u64	forced_tails;	/* messages ended at message_limit frames, all lanes */
 };
 
 #endif /* _UAPI_LINUX_PKT_SCHED_AOQ_H */
