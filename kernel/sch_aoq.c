@@ -510,6 +510,7 @@ static int aoq_qdisc_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	/* the core's totals: lanes deleted since still count */
 	st.abandoned = q->core.abandoned;
 	st.forced_tails = q->core.forced;
+	st.max_msg_opps = q->core.max_msg_opps;
 	sch_tree_unlock(sch);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
@@ -738,6 +739,7 @@ static int aoq_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 	st.messages = l->messages;
 	st.abandoned = l->abandoned;
 	st.forced_tails = l->forced;
+	st.max_msg_opps = l->max_msg_opps;
 	st.count = div64_u64(aoq_lane_count(&q->core, cl->lane), AOQ_OC_UNIT);
 	st.weight = l->weight;
 	st.active = l->active;

@@ -313,6 +313,7 @@ static void aoq_print_class_stats(const struct tc_aoq_class_stats *st)
 	aoq_counter("abandoned", "abandoned", st->abandoned);
 	aoq_counter("forced_tails", "forced_tails", st->forced_tails);
 	print_color_string(PRINT_FP, COLOR_NONE, NULL, "\n ", NULL);
+	aoq_counter("max_msg_opps", "max_msg_opps", st->max_msg_opps);
 	aoq_counter("count", "count", st->count);
 	print_color_uint(PRINT_ANY, COLOR_NONE, "weight", " weight %u", st->weight);
 	print_color_bool(PRINT_ANY, COLOR_NONE, "active", " active %s",
@@ -326,6 +327,7 @@ static void aoq_print_qd_stats(const struct tc_aoq_qd_stats *st)
 {
 	print_color_string(PRINT_FP, COLOR_NONE, NULL, " ", NULL);
 	aoq_counter("max_spread", "max_spread", st->max_spread);
+	aoq_counter("max_msg_opps", "max_msg_opps", st->max_msg_opps);
 	aoq_counter("busy_periods", "busy_periods", st->busy_periods);
 	aoq_counter("gso_segmented", "gso_segmented", st->gso_segmented);
 	aoq_counter("unclassified", "unclassified", st->unclassified);

@@ -41,6 +41,15 @@
  * lanes stay within M of each other (Lemma 2), and an idle lane's count
  * is looked at only while it is ahead of VirtualCount (the lead bitmap),
  * a lead checked again every 2^61 of VirtualCount.
+ *
+ * Relative fairness (paper, Definition 4): RF(t1, t2) is the largest
+ * difference of the opportunities two lanes were offered over an interval
+ * in which both were active, RFB its maximum.  A caller that gives the
+ * core a struct aoq_rf has it measured exactly, in every mode, at O(active
+ * lanes) per cycle (the simulator and the unit tests do; the qdisc does
+ * not).  max_spread, the largest difference of two active lanes' counts,
+ * is Lemma 2's quantity and means something only in mode aoq, where the
+ * counts are the scheduler's state: RF <= 2 * max_spread there.
  */
 #ifndef FQ_AOQ_CORE_H
 #define FQ_AOQ_CORE_H
@@ -61,6 +70,9 @@
 #define AOQ_MSG_LIMIT_DEFAULT	256
 /* VirtualCount advance between two checks of the idle lanes' leads */
 #define AOQ_OC_RECHECK		(1ULL << 61)
+/* relative fairness saturates here (2^62 / AOQ_OC_UNIT opportunities) */
+#define AOQ_RF_CAP		(1ULL << 62)
+#define AOQ_RF_PAIRS		(AOQ_MAX_LANES * (AOQ_MAX_LANES - 1) / 2)
 
 enum aoq_mode {
 	AOQ_MODE_AOQ,
@@ -85,16 +97,30 @@ struct aoq_ops {
 struct aoq_lane {
 	fq_u64 oc;		/* opportunity count, AOQ_OC_UNIT / weight per visit */
 	fq_u64 inc;		/* AOQ_OC_UNIT / weight */
+	fq_u64 wopp;		/* opportunities offered, in oc units; never rebased */
 	fq_u64 progress;	/* time of the last unit sent, activation or anchoring */
 	fq_u64 offered;		/* opportunities offered (visits), only grows */
 	fq_u64 used;		/* opportunities that sent a unit */
 	fq_u64 messages;	/* tails sent, forced ones included */
 	fq_u64 abandoned;	/* messages given up after a stall */
 	fq_u64 forced;		/* messages ended at msg_limit units */
+	fq_u64 msg_opps;	/* opportunities offered since the last tail */
+	fq_u64 max_msg_opps;	/* most opportunities one message took */
 	fq_u32 msg_units;	/* units sent of the message in progress */
 	fq_u32 weight;
 	bool active;		/* busy or backlogged */
 	bool busy;		/* a message has started and its tail has not gone */
+};
+
+/* Extremes of D = wopp[i] - wopp[j] (i < j) since both became active. */
+struct aoq_rf_pair {
+	fq_u64 hi, lo;
+};
+
+/* Relative fairness, measured when the caller provides this (s->rf). */
+struct aoq_rf {
+	fq_u64 max;		/* largest RF(t1, t2) seen, in oc units */
+	struct aoq_rf_pair pair[AOQ_RF_PAIRS];
 };
 
 struct aoq_sched {
@@ -106,6 +132,8 @@ struct aoq_sched {
 	unsigned int rr;	/* round robin position (fbrr, arr strays) */
 	unsigned int rr_anchor;	/* next anchor candidate (arr, pbrr) */
 	unsigned int nactive;
+	fq_u64 active_mask;	/* bit per active lane */
+	fq_u64 visited;		/* lanes visited in the cycle under way */
 	/*
 	 * Idle lanes whose count was ahead of VirtualCount when they went
 	 * idle: they come back with it (Eq. 1).  Every other lane comes back
@@ -118,11 +146,13 @@ struct aoq_sched {
 	fq_u64 vcount_checked;	/* VirtualCount when the leads were last checked */
 	fq_u64 stall;		/* give up a message after this long without progress; 0: never */
 	fq_u32 msg_limit;	/* end a message after this many units; 0: never */
-	fq_u64 max_spread;	/* largest oc difference between active lanes, in opportunities */
+	fq_u64 max_spread;	/* mode aoq: largest oc difference between active lanes, in opportunities */
+	fq_u64 max_msg_opps;	/* M: most opportunities one message took, any lane */
 	fq_u64 busy_periods;	/* busy periods ended */
 	fq_u64 abandoned;	/* messages given up, all lanes, lanes since deleted too */
 	fq_u64 forced;		/* forced tails, likewise */
 	bool in_busy_period;	/* some lane became active since the last end */
+	struct aoq_rf *rf;	/* relative fairness measure, or NULL */
 	struct aoq_lane lane[AOQ_MAX_LANES];
 };
 
@@ -258,6 +288,69 @@ static inline bool aoq_mode_is_sorted(const struct aoq_sched *s)
 	return s->mode == AOQ_MODE_AOQ;
 }
 
+/* D = wopp[i] - wopp[j] of a pair, and its slot; lanes a != b. */
+static inline struct aoq_rf_pair *aoq_rf_pair(struct aoq_sched *s,
+					      unsigned int a, unsigned int b,
+					      fq_u64 *d)
+{
+	unsigned int i = a < b ? a : b, j = a < b ? b : a;
+
+	*d = s->lane[i].wopp - s->lane[j].wopp;
+	return &s->rf->pair[j * (j - 1) / 2 + i];
+}
+
+/* @lane became active: its intervals with every other active lane start. */
+static inline void aoq_rf_start(struct aoq_sched *s, unsigned int lane)
+{
+	fq_u64 m = s->active_mask & ~aoq_bit(lane), d;
+	struct aoq_rf_pair *p;
+
+	for (; m; m &= m - 1) {
+		p = aoq_rf_pair(s, lane, aoq_first(m), &d);
+		p->hi = p->lo = d;
+	}
+}
+
+/*
+ * End of a cycle: the lanes visited in it (@visited, all active at its
+ * start) moved against every lane active at its start (@act0).  Each
+ * pair's D is compared with its extremes since the pair's interval began;
+ * their distance is the largest RF over any sub-interval.
+ */
+static inline void aoq_rf_update(struct aoq_sched *s, fq_u64 visited,
+				 fq_u64 act0)
+{
+	struct aoq_rf_pair *p;
+	unsigned int k, j;
+	fq_u64 v, m, d, r;
+
+	for (v = visited; v; v &= v - 1) {
+		k = aoq_first(v);
+		/* a pair of two visited lanes once, from the lower one */
+		m = act0 & ~aoq_bit(k) & ~(visited & (aoq_bit(k) - 1));
+		for (; m; m &= m - 1) {
+			j = aoq_first(m);
+			p = aoq_rf_pair(s, k, j, &d);
+			if ((fq_s64)(d - p->hi) > 0)
+				p->hi = d;
+			else if ((fq_s64)(d - p->lo) < 0)
+				p->lo = d;
+			else
+				continue;
+			r = p->hi - p->lo;
+			if (r > AOQ_RF_CAP) {	/* saturate: keep the distance */
+				if (p->hi == d)
+					p->lo = d - AOQ_RF_CAP;
+				else
+					p->hi = d + AOQ_RF_CAP;
+				r = AOQ_RF_CAP;
+			}
+			if (r > s->rf->max)
+				s->rf->max = r;
+		}
+	}
+}
+
 /*
  * Enqueue of Fig. 2: units arrived in @lane.  A lane that was not active
  * starts from max(own count, VirtualCount) so it cannot bank credit while
@@ -278,7 +371,10 @@ static inline void aoq_lane_arrive(struct aoq_sched *s, unsigned int lane,
 	l->busy = false;
 	l->progress = now;
 	s->nactive++;
+	s->active_mask |= aoq_bit(lane);
 	s->in_busy_period = true;
+	if (s->rf)
+		aoq_rf_start(s, lane);
 	if (aoq_mode_is_sorted(s))
 		aoq_list_insert(s, lane);
 }
@@ -339,9 +435,14 @@ static inline void aoq_recheck_leads(struct aoq_sched *s)
 	}
 }
 
-/* A message ended (tail, forced tail, or given up). */
+/* A message ended (tail, forced tail, or given up): M bookkeeping. */
 static inline void aoq_message_end(struct aoq_sched *s, struct aoq_lane *l)
 {
+	if (l->msg_opps > l->max_msg_opps)
+		l->max_msg_opps = l->msg_opps;
+	if (l->msg_opps > s->max_msg_opps)
+		s->max_msg_opps = l->msg_opps;
+	l->msg_opps = 0;
 	l->msg_units = 0;
 	l->busy = false;
 }
@@ -355,6 +456,7 @@ static inline void aoq_deactivate(struct aoq_sched *s, unsigned int lane)
 	l->active = false;
 	l->busy = false;
 	s->nactive--;
+	s->active_mask &= ~aoq_bit(lane);
 	if (aoq_oc_before(s->vcount, l->oc))
 		s->lead |= aoq_bit(lane);
 	if (s->anchor == (int)lane)
@@ -373,6 +475,7 @@ static inline void aoq_lane_remove(struct aoq_sched *s, unsigned int lane)
 
 	aoq_deactivate(s, lane);
 	s->lead &= ~aoq_bit(lane);
+	l->msg_opps = 0;
 	l->msg_units = 0;
 	aoq_end_busy_period(s);
 }
@@ -448,7 +551,10 @@ static inline enum aoq_tx aoq_visit(struct aoq_sched *s, unsigned int lane,
 	enum aoq_tx tx = ops->send(ctx, lane);
 
 	l->oc += l->inc;
+	l->wopp += l->inc;
 	l->offered++;
+	l->msg_opps++;
+	s->visited |= aoq_bit(lane);
 	if (tx == AOQ_TX_NONE)
 		return tx;
 	l->used++;
@@ -490,37 +596,25 @@ static inline int aoq_next_active(const struct aoq_sched *s, unsigned int from)
 	return -1;
 }
 
+/*
+ * Lemma 2's quantity, mode aoq only: the list is sorted, so its ends and
+ * the anchor hold the extremes.  The other disciplines keep no
+ * VirtualCount and their counts mean nothing to fairness.
+ */
 static inline void aoq_track_spread(struct aoq_sched *s)
 {
-	fq_u64 lo = 0, hi = 0, d;
-	bool first = true;
-	unsigned int i;
+	fq_u64 lo, hi, d;
 
-	if (s->nactive < 2)
+	if (!aoq_mode_is_sorted(s) || s->nactive < 2 || !s->nlist)
 		return;
-	if (aoq_mode_is_sorted(s)) {
-		if (!s->nlist)
-			return;
-		lo = s->lane[s->list[0]].oc;
-		hi = s->lane[s->list[s->nlist - 1]].oc;
-		if (s->anchor >= 0) {
-			d = s->lane[s->anchor].oc;
-			if (aoq_oc_before(d, lo))
-				lo = d;
-			if (aoq_oc_before(hi, d))
-				hi = d;
-		}
-	} else {
-		for (i = 0; i < s->nlanes; i++) {
-			if (!s->lane[i].active)
-				continue;
-			d = s->lane[i].oc;
-			if (first || aoq_oc_before(d, lo))
-				lo = d;
-			if (first || aoq_oc_before(hi, d))
-				hi = d;
-			first = false;
-		}
+	lo = s->lane[s->list[0]].oc;
+	hi = s->lane[s->list[s->nlist - 1]].oc;
+	if (s->anchor >= 0) {
+		d = s->lane[s->anchor].oc;
+		if (aoq_oc_before(d, lo))
+			lo = d;
+		if (aoq_oc_before(hi, d))
+			hi = d;
 	}
 	d = fq_div64(hi - lo, AOQ_OC_UNIT);
 	if (d > s->max_spread)
@@ -698,10 +792,12 @@ static inline int aoq_cycle_pbrr(struct aoq_sched *s, fq_u64 now,
 static inline int aoq_dequeue(struct aoq_sched *s, fq_u64 now,
 			      const struct aoq_ops *ops, void *ctx)
 {
+	fq_u64 act0 = s->active_mask;
 	int lane;
 
 	if (!s->nactive)
 		return -1;
+	s->visited = 0;
 	switch (s->mode) {
 	case AOQ_MODE_FBRR:
 		lane = aoq_cycle_fbrr(s, now, ops, ctx);
@@ -717,6 +813,8 @@ static inline int aoq_dequeue(struct aoq_sched *s, fq_u64 now,
 		break;
 	}
 	aoq_track_spread(s);
+	if (s->rf && s->visited)
+		aoq_rf_update(s, s->visited, act0);
 	aoq_end_busy_period(s);
 	return lane;
 }

@@ -346,6 +346,9 @@ struct t_pair {
 	fq_s32 lo, hi;
 };
 
+/* the core's own measure of relative fairness */
+static struct aoq_rf t_rf;
+
 /*
  * One random trace: lanes, packets with random sizes, arrival times and
  * bubbles, lanes blocked for random stretches.  Returns RF over every
@@ -370,6 +373,8 @@ static fq_u64 t_random_trace(struct aoq_sched *s, struct t_model *m,
 	m->nlanes = 2 + t_rand(T_LANES - 1);
 	aoq_init(s, AOQ_MODE_AOQ, m->nlanes);
 	s->vcount = base;	/* lanes start their counts here */
+	s->rf = &t_rf;
+	t_rf.max = 0;
 	maxsz = 1 + t_rand(20);
 	bubble = t_rand(4);
 	cycles = 0;
@@ -440,10 +445,27 @@ static fq_u64 t_random_trace(struct aoq_sched *s, struct t_model *m,
 				if ((fq_u64)(pr->hi - pr->lo) > rf)
 					rf = pr->hi - pr->lo;
 			}
+		/*
+		 * A lane whose tail went with nothing behind it is idle until
+		 * its next flit arrives: its intervals end here, even if that
+		 * flit comes at the start of the next cycle.
+		 */
+		for (i = 0; i < m->nlanes; i++)
+			if (!t_active(m, i))
+				for (j = 0; j < m->nlanes; j++)
+					pair[i < j ? i : j][i < j ? j : i].on = false;
 	}
 	for (i = 0; i < m->nlanes; i++)
 		if (m->lane[i].head != m->lane[i].npkts)
 			return ~(fq_u64)0;	/* never finished: not work conserving */
+	/* the core measures the same RF as the model, to the opportunity */
+	if (t_rf.max != rf * AOQ_OC_UNIT) {
+		if (getenv("AOQ_DEBUG"))
+			printf("# core RF %llu model RF %llu\n",
+			       (unsigned long long)(t_rf.max / AOQ_OC_UNIT),
+			       (unsigned long long)rf);
+		return ~(fq_u64)0;
+	}
 	*mout = m->m;
 	*spread = s->max_spread;
 	return rf;
@@ -872,7 +894,9 @@ UNIT_TEST(message_limit_counts_units)
 			  (s.lane[1].used % 10 < 9 ? s.lane[1].used % 10 : 9) / limits[k]);
 		EXPECT_EQ(s.forced, s.lane[0].forced + s.lane[1].forced);
 		EXPECT_TRUE(s.lane[1].used >= 1300);
-		EXPECT_TRUE(s.max_spread <= limits[k]);
+		/* every unit used its opportunity: M is the bound */
+		EXPECT_EQ(s.max_msg_opps, limits[k]);
+		EXPECT_TRUE(s.max_spread <= s.max_msg_opps);
 	}
 }
 
@@ -912,6 +936,42 @@ UNIT_TEST(idle_lane_far_behind_comes_back_level)
 	for (step = 0; step < 3000; step++)
 		aoq_dequeue(&s, ++now, &t_pm_ops, &p);
 	EXPECT_TRUE(p.used[2] >= 900 && p.used[2] <= 1100);
+}
+
+/*
+ * Relative fairness per discipline (Definition 4), lanes of 100-unit
+ * messages against lanes of one-unit messages, all backlogged, with
+ * bubbles: FBRR and AOQ are fair (RF of a few opportunities for FBRR,
+ * within 2M for AOQ); ARR and PBRR are not, their RF grows with time.
+ */
+UNIT_TEST(relative_fairness_per_mode)
+{
+	static struct t_model m;
+	static struct aoq_rf rf;
+	struct aoq_sched s;
+	enum aoq_mode mode;
+	unsigned int i, k;
+	fq_u64 got[AOQ_MODE_COUNT];
+
+	for (mode = AOQ_MODE_AOQ; mode < AOQ_MODE_COUNT; mode++) {
+		memset(&m, 0, sizeof(m));
+		memset(&rf, 0, sizeof(rf));
+		m.nlanes = 4;
+		aoq_init(&s, mode, 4);
+		s.rf = &rf;
+		for (i = 0; i < 4; i++)
+			for (k = 0; k < T_PKTS; k++)
+				t_add_pkt(&m, i, i < 2 ? 100 : 1, 0, i == 0 ? 1 : 0);
+		t_run(&s, &m, 4000);
+		got[mode] = fq_div64(rf.max, AOQ_OC_UNIT);
+		printf("#   mode %d: RF %llu, M %llu\n", mode,
+		       (unsigned long long)got[mode], (unsigned long long)m.m);
+		if (mode == AOQ_MODE_AOQ)
+			EXPECT_TRUE(got[mode] <= 2 * m.m);
+	}
+	EXPECT_TRUE(got[AOQ_MODE_FBRR] <= 2);
+	EXPECT_TRUE(got[AOQ_MODE_ARR] >= 1000);
+	EXPECT_TRUE(got[AOQ_MODE_PBRR] >= 1000);
 }
 
 int main(void)

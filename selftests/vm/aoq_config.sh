@@ -163,12 +163,14 @@ tcq -s class show dev dummy0 classid 1:1 | grep "offered 0 used 0 frames 0" >/de
 check_err $? "lane statistics missing: $(tcq -s class show dev dummy0 classid 1:1)"
 tcq -s class show dev dummy0 classid 1:1 | grep "abandoned 0 forced_tails 0" >/dev/null
 check_err $? "lane forced_tails missing: $(tcq -s class show dev dummy0 classid 1:1)"
-tcq -s qdisc show dev dummy0 | grep "max_spread 0 busy_periods 0 " >/dev/null
+tcq -s class show dev dummy0 classid 1:1 | grep "max_msg_opps 0 count 0" >/dev/null
+check_err $? "lane max_msg_opps missing: $(tcq -s class show dev dummy0 classid 1:1)"
+tcq -s qdisc show dev dummy0 | grep "max_spread 0 max_msg_opps 0 " >/dev/null
 check_err $? "qdisc statistics missing: $(tcq -s qdisc show dev dummy0)"
 tcq -s qdisc show dev dummy0 | grep "abandoned 0 forced_tails 0 " >/dev/null
 check_err $? "qdisc forced_tails missing: $(tcq -s qdisc show dev dummy0)"
 json=$(tcq -s -j qdisc show dev dummy0 | tr -d ' \n')
-for f in max_spread forced_tails abandoned; do
+for f in max_spread max_msg_opps forced_tails abandoned; do
 	echo "$json" | grep "\"$f\":0" >/dev/null ||
 		check_err 1 "qdisc statistic $f missing in JSON: $json"
 done

@@ -20,8 +20,10 @@
 #     >= 95 % busy; pbrr waits on the slow lane and leaves it mostly idle
 #     (measured, must be below 60 %).
 #  4. One lane of 64 KB messages against one of one-frame messages, all
-#     four modes: aoq's largest opportunity spread (max_spread) stays
-#     within 2M and the lanes get about equal frames; arr's spread grows.
+#     four modes: aoq's largest opportunity spread (max_spread, Lemma 2)
+#     stays within M (max_msg_opps, the most opportunities a message
+#     took), the lanes are offered and get about equal frames; arr offers
+#     the big lane its whole message for each frame of the small one.
 #  5. Weights 1 and 3, both lanes saturated: frames 1:3.
 #
 #   [ns A] veth0: htb 1: (1:1 rate 50mbit) -> aoq 2: (lanes 2:1..2:4)
@@ -192,19 +194,24 @@ log_test "held lane: aoq keeps the link >= 95 % busy, pbrr leaves it idle"
 # --- 4. fairness with unequal messages --------------------------------------------
 # Lane 2:1 sends 64 KB messages (44 frames), lane 2:2 one-frame messages,
 # both back to back.  Opportunity fairness: aoq keeps the count spread
-# within M (44 plus the odd unused visit), so the two lanes get about the
-# same number of frames; arr and pbrr give each anchor its whole message,
-# so lane 2:1 gets 44 opportunities for each one of lane 2:2 and the
-# spread grows for as long as both stay active.
-max_spread() {
+# within M (44 plus the odd unused visit; Lemma 2, so RF <= 2M), so the
+# two lanes are offered and get about the same number of frames; arr and
+# pbrr give each anchor its whole message, so lane 2:1 is offered 44
+# opportunities for each one of lane 2:2.  max_spread is kept in mode aoq
+# only: the other modes keep no VirtualCount, their counts say nothing.
+qd_field() {	# FIELD of the aoq qdisc's statistics
 	tcA -s qdisc show dev veth0 parent 1:1 |
-		sed -n 's/.*max_spread \([0-9]*\) .*/\1/p' | head -n1
+		sed -n "s/.* $1 \([0-9]*\) .*/\1/p" | head -n1
 }
 lane_frames() {
 	tcA -s class show dev veth0 classid "2:$1" |
 		sed -n 's/.* frames \([0-9]*\) messages.*/\1/p' | head -n1
 }
-declare -A SPREAD SMALL
+lane_offered() {
+	tcA -s class show dev veth0 classid "2:$1" |
+		sed -n 's/.* offered \([0-9]*\) used.*/\1/p' | head -n1
+}
+declare -A SPREAD MAXM SMALL OFFERED
 for mode in fbrr arr aoq pbrr; do
 	setup $mode || fatal "cannot set up aoq mode $mode"
 	recv_start 3
@@ -220,19 +227,30 @@ for mode in fbrr arr aoq pbrr; do
 	bg_wait "$RECV_PID"
 	f1=$(lane_frames 1)
 	f2=$(lane_frames 2)
-	SPREAD[$mode]=$(max_spread)
+	o1=$(lane_offered 1)
+	o2=$(lane_offered 2)
+	SPREAD[$mode]=$(qd_field max_spread)
+	MAXM[$mode]=$(qd_field max_msg_opps)
 	SMALL[$mode]=$(awk -v a="$f1" -v b="$f2" 'BEGIN { printf "%.3f", (a + b) ? b / (a + b) : 0 }')
-	log_info "$mode, 44-frame vs 1-frame messages: max_spread ${SPREAD[$mode]}, frames $f1 / $f2, small lane's share ${SMALL[$mode]}"
+	OFFERED[$mode]=$(awk -v a="$o1" -v b="$o2" 'BEGIN { printf "%.3f", (a + b) ? b / (a + b) : 0 }')
+	log_info "$mode, 44-frame vs 1-frame messages: max_spread ${SPREAD[$mode]}, M ${MAXM[$mode]}, offered $o1 / $o2, frames $f1 / $f2, small lane's share ${SMALL[$mode]}"
 done
-[ "${SPREAD[aoq]:-999999}" -le 100 ]
-check_err $? "aoq: opportunity spread ${SPREAD[aoq]} above 2M"
-[ "${SPREAD[arr]:-0}" -gt $((4 * ${SPREAD[aoq]:-1})) ]
-check_err $? "arr spread ${SPREAD[arr]} not far above aoq's ${SPREAD[aoq]}"
+[ "${MAXM[aoq]:-999999}" -ge 44 ] && [ "${MAXM[aoq]}" -le 100 ]
+check_err $? "aoq: M ${MAXM[aoq]} is not the 44 frames of a message plus a few unused visits"
+[ "${SPREAD[aoq]:-999999}" -le "${MAXM[aoq]:-0}" ]
+check_err $? "aoq: opportunity spread ${SPREAD[aoq]} above M ${MAXM[aoq]} (Lemma 2)"
+for mode in fbrr arr pbrr; do
+	check_eq "$mode: max_spread (kept in mode aoq only)" 0 "${SPREAD[$mode]}"
+done
+awk -v s="${OFFERED[aoq]}" 'BEGIN { exit !(s >= 0.40 && s <= 0.60) }'
+check_err $? "aoq: the one-frame lane was offered ${OFFERED[aoq]} of the opportunities, not about half"
 awk -v s="${SMALL[aoq]}" 'BEGIN { exit !(s >= 0.40 && s <= 0.60) }'
 check_err $? "aoq: the one-frame lane got ${SMALL[aoq]} of the frames, not about half"
+awk -v s="${OFFERED[arr]}" 'BEGIN { exit !(s < 0.10) }'
+check_err $? "arr: the one-frame lane was offered ${OFFERED[arr]} of the opportunities"
 awk -v s="${SMALL[arr]}" 'BEGIN { exit !(s < 0.10) }'
 check_err $? "arr: the one-frame lane got ${SMALL[arr]} of the frames"
-log_test "unequal messages: aoq's spread stays within 2M, arr's grows"
+log_test "unequal messages: aoq's spread stays within M, arr favours the big lane"
 
 # --- 5. weights ---------------------------------------------------------------------
 # Lanes 2:1 (weight 1) and 2:2 (weight 3), both sending 64 KB messages back

@@ -15,8 +15,14 @@
  * This is one switch port, not the paper's 8x8 Banyan: bubbles come from
  * the --bubble model instead of from contention upstream.  The curves keep
  * the paper's shape (FBRR above the anchored disciplines, the gap growing
- * with packet size and lane count), not its absolute numbers.  Packets
- * are never cut here (no message bound): the model is the paper's.
+ * with packet size and lane count), not its absolute numbers.
+ *
+ * Fairness is measured as the paper defines it (Definition 4): the core's
+ * relative fairness measure gives max_rf, the largest difference of the
+ * opportunities two lanes were offered over an interval in which both
+ * were active, in every mode; max_m is M, the most opportunities one
+ * packet took.  Packets are never cut here (no message bound): the model
+ * is the paper's.
  *
  *   qsim lanes --example            the worked example of section 2
  *   qsim lanes [options]            one run, one CSV line
@@ -60,7 +66,7 @@ struct lanes_sim {
 	unsigned long long delivered, delay_sum, flits_sent, overflow;
 	unsigned long long rng;		/* arrivals: the same in every mode */
 	unsigned long long rng_bubble;	/* bubbles */
-	fq_u64 max_spread;
+	fq_u64 max_spread, max_rf, max_m;
 };
 
 /* xorshift64*, uniform in [0, 1) */
@@ -168,6 +174,8 @@ static void lanes_run(struct lanes_sim *s, struct aoq_sched *sch)
 		aoq_dequeue(sch, s->now, &lanes_ops, s);
 	}
 	s->max_spread = sch->max_spread;
+	s->max_rf = sch->rf ? sch->rf->max / AOQ_OC_UNIT : 0;
+	s->max_m = sch->max_msg_opps;
 }
 
 static int lanes_one(enum aoq_mode mode, unsigned int nlanes, unsigned int smin,
@@ -182,6 +190,7 @@ static int lanes_one(enum aoq_mode mode, unsigned int nlanes, unsigned int smin,
 		.rng_bubble = (seed ? seed : 1) ^ 0x9e3779b97f4a7c15ULL,
 	};
 	static struct aoq_sched sch;
+	static struct aoq_rf rf;
 
 	s.lane = calloc(nlanes, sizeof(*s.lane));
 	if (!s.lane) {
@@ -190,18 +199,21 @@ static int lanes_one(enum aoq_mode mode, unsigned int nlanes, unsigned int smin,
 	}
 	aoq_init(&sch, mode, nlanes);
 	sch.msg_limit = 0;
+	memset(&rf, 0, sizeof(rf));
+	sch.rf = &rf;
 	lanes_run(&s, &sch);
-	fprintf(out, "%u,%u,%u,%.2f,%.3f,%s,%.2f,%.4f,%llu,%llu,%llu\n",
+	fprintf(out, "%u,%u,%u,%.2f,%.3f,%s,%.2f,%.4f,%llu,%llu,%llu,%llu,%llu\n",
 		nlanes, smin, smax, load, bubble, lanes_mode_names[mode],
 		s.delivered ? (double)s.delay_sum / s.delivered : 0.0,
 		(double)s.flits_sent / s.cycles, s.delivered,
-		(unsigned long long)s.max_spread, s.overflow);
+		(unsigned long long)s.max_spread, s.overflow,
+		(unsigned long long)s.max_rf, (unsigned long long)s.max_m);
 	free(s.lane);
 	return 0;
 }
 
 static const char lanes_csv_header[] =
-	"lanes,size_min,size_max,load,bubble,mode,avg_delay,throughput,packets,max_spread,overflow\n";
+	"lanes,size_min,size_max,load,bubble,mode,avg_delay,throughput,packets,max_spread,overflow,max_rf,max_m\n";
 
 /* The worked example: four 10-flit packets in four lanes at cycle 0. */
 static int lanes_example(FILE *out)

@@ -61,11 +61,12 @@ struct tc_aoq_class_stats {
 	__u32	busy;		/* 1: a message is in progress */
 	__u32	anchor;		/* 1: the anchor lane */
 	__u64	forced_tails;	/* messages ended at message_limit frames */
+	__u64	max_msg_opps;	/* most opportunities one of its messages took */
 };
 
 /* Qdisc statistics (tc -s qdisc show), via TCA_STATS_APP. */
 struct tc_aoq_qd_stats {
-	__u64	max_spread;	/* largest count difference of two lanes active together */
+	__u64	max_spread;	/* mode aoq: largest count difference of two lanes active together */
 	__u64	busy_periods;	/* times every lane went idle (counts reset) */
 	__u64	gso_segmented;	/* GSO packets split at enqueue */
 	__u64	unclassified;	/* frames dropped for want of a lane */
@@ -75,6 +76,7 @@ struct tc_aoq_qd_stats {
 	__u32	active_lanes;
 	__s32	anchor;		/* lane minor of the anchor, -1: none */
 	__u64	forced_tails;	/* messages ended at message_limit frames, all lanes */
+	__u64	max_msg_opps;	/* M: most opportunities one message took */
 };
 
 #endif /* _UAPI_LINUX_PKT_SCHED_AOQ_H */
