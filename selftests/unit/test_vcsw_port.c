@@ -4,6 +4,8 @@
  * the enqueue and dequeue rules of each discipline on hand-made cases,
  * then the appendix's theorems on 100,000 random traces.
  */
+#include <math.h>
+
 #include "unit.h"
 #include "core/vcsw_port.h"
 
@@ -222,6 +224,112 @@ UNIT_TEST(set_mode_keeps_packets_and_order)
 	}
 	EXPECT_EQ(port.vc[0].backlog, 0);
 	EXPECT_TRUE(pheap_is_empty(&port.vc[0].waiting));
+}
+
+/*
+ * ideal is a sorted buffer fed by arrivals in any order.  The hardest
+ * order for a sorted list is falling deadlines (each frame goes to the
+ * front, behind the whole buffer); with a tree every insert costs at most
+ * its height in deadline comparisons, so the cost per frame grows with
+ * log2 of the backlog, not with the backlog.
+ */
+static fq_u64 ideal_fill(struct vcsw_node *nodes, fq_u32 n, int pattern,
+			 fq_u64 *worst)
+{
+	struct vcsw_node *prev = NULL;
+	struct vcsw_port port;
+	fq_u64 last = 0, total;
+	fq_u32 i;
+
+	vcsw_port_init(&port, VCSW_MODE_IDEAL, ~(fq_u32)0, ~(fq_u32)0, 0);
+	*worst = 0;
+	for (i = 0; i < n; i++) {
+		fq_u64 before = port.vc[0].sorted.compares;
+
+		memset(&nodes[i], 0, sizeof(nodes[i]));
+		/* falling; or falling with every 8th deadline repeated */
+		nodes[i].deadline = 10000000 - (pattern ? i / 8 : i);
+		nodes[i].len = 64;
+		nodes[i].timed = true;
+		if (vcsw_port_enqueue(&port, &nodes[i], 0) != VCSW_ENQ_OK)
+			return 0;
+		if (port.vc[0].sorted.compares - before > *worst)
+			*worst = port.vc[0].sorted.compares - before;
+	}
+	total = port.vc[0].sorted.compares;
+	/* and it drains in deadline order, ties in arrival order */
+	for (i = 0; i < n; i++) {
+		struct vcsw_node *d = vcsw_port_dequeue(&port, 0);
+
+		if (!d || d->deadline < last ||
+		    (prev && d->deadline == last && d < prev))
+			return 0;
+		last = d->deadline;
+		prev = d;
+	}
+	if (port.vc[0].st.order_errors)
+		return 0;
+	return total;
+}
+
+UNIT_TEST(ideal_insert_cost_is_logarithmic)
+{
+	static const fq_u32 sizes[] = { 1024, 16384, 262144 };
+	struct vcsw_node *nodes = calloc(262144, sizeof(*nodes));
+	double per_frame[3];
+	int s, pattern;
+
+	ASSERT_TRUE(nodes != NULL);
+	for (pattern = 0; pattern < 2; pattern++) {
+		for (s = 0; s < 3; s++) {
+			fq_u64 worst, total = ideal_fill(nodes, sizes[s], pattern, &worst);
+			double bound = 2 * log2(sizes[s] + 1.0);
+
+			ASSERT_TRUE(total > 0);
+			per_frame[s] = (double)total / sizes[s];
+			printf("# ideal, %s deadlines, %u frames: %.1f comparisons per insert, "
+			       "at most %llu (bound %.1f)\n", pattern ? "falling, repeated" : "falling",
+			       sizes[s], per_frame[s], (unsigned long long)worst, bound);
+			EXPECT_TRUE(worst <= bound);
+		}
+		/*
+		 * 256 times the backlog: a walk of the buffer would cost 256
+		 * times as much per frame, the tree's height about twice
+		 */
+		EXPECT_TRUE(per_frame[2] < 3 * per_frame[0]);
+	}
+	free(nodes);
+}
+
+/* Ties: frames with equal deadlines leave in arrival order. */
+UNIT_TEST(ideal_ties_in_arrival_order)
+{
+	struct vcsw_node *nodes = calloc(20000, sizeof(*nodes));
+	fq_u64 last_dl = 0;
+	struct vcsw_node *last = NULL;
+	struct vcsw_port port;
+	int i, bad = 0;
+
+	ASSERT_TRUE(nodes != NULL);
+	vcsw_port_init(&port, VCSW_MODE_IDEAL, ~(fq_u32)0, ~(fq_u32)0, 0);
+	for (i = 0; i < 20000; i++) {
+		nodes[i].deadline = 1000 + (fq_u64)i * 7919 % 16;
+		nodes[i].len = 100;
+		vcsw_port_enqueue(&port, &nodes[i], 0);
+	}
+	for (i = 0; i < 20000; i++) {
+		struct vcsw_node *d = vcsw_port_dequeue(&port, 0);
+
+		if (!d || d->deadline < last_dl ||
+		    (last && d->deadline == last_dl && d < last))
+			bad++;
+		last = d;
+		last_dl = d ? d->deadline : 0;
+	}
+	EXPECT_EQ(bad, 0);
+	EXPECT_EQ(vcsw_port_qlen(&port), 0);
+	EXPECT_EQ(port.vc[0].st.order_errors, 0);
+	free(nodes);
 }
 
 /* ---- random traces ------------------------------------------------------- */
