@@ -34,6 +34,12 @@
  * and, with BHs off, by configuration; frames are handed to the device
  * after the lock is dropped.  Never two port locks at once; the table's
  * lock nests in none.
+ *
+ * A port joins in the order of the bridge's br_add_if(): it is built,
+ * its receive handler registered (frames it gets then are dropped, not
+ * learned or forwarded), the upper-device link made, and only then is it
+ * listed and enabled; a failure undoes exactly the steps taken, and the
+ * port was never reachable from the table or the port list.
  */
 #include <linux/etherdevice.h>
 #include <linux/hash.h>
@@ -73,6 +79,7 @@ enum vcsw_pstat {
 	VCSW_PS_DROP_REWRITE,
 	VCSW_PS_DROP_LOOP,
 	VCSW_PS_FLOODED,
+	VCSW_PS_DROP_DISABLED,
 	VCSW_PS_MAX,
 };
 
@@ -82,6 +89,7 @@ struct vcsw_slave {
 	struct list_head	list;		/* in vcsw->ports, RCU */
 	struct vcsw		*sw;
 	struct net_device	*dev;
+	bool			enabled;	/* a member: learns, forwards */
 	spinlock_t		lock;		/* @q, @dead */
 	bool			dead;		/* leaving: refuse frames */
 	struct vcsw_port	q;
@@ -556,6 +564,14 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	atomic64_add(skb->len + ETH_HLEN, &in->st[VCSW_PS_RX_BYTES]);
 	ether_addr_copy(dst, eth_hdr(skb)->h_dest);
 	ether_addr_copy(src, eth_hdr(skb)->h_source);
+
+	/* a port still joining forwards nothing */
+	if (unlikely(!READ_ONCE(in->enabled))) {
+		vcsw_count(in, VCSW_PS_DROP_DISABLED);
+		kfree_skb(skb);
+		return RX_HANDLER_CONSUMED;
+	}
+
 	now = ktime_get_ns();
 	deadline = now;
 
@@ -629,11 +645,16 @@ static int vcsw_add_slave(struct net_device *dev, struct net_device *sdev,
 		NL_SET_ERR_MSG_MOD(extack, "port and switch must be in one namespace");
 		return -EINVAL;
 	}
+	if (netdev_master_upper_dev_get(sdev)) {
+		NL_SET_ERR_MSG_MOD(extack, "device already has a master");
+		return -EBUSY;
+	}
 	if (netdev_is_rx_handler_busy(sdev)) {
 		NL_SET_ERR_MSG_MOD(extack, "device already has a receive handler (bridge, bond, ...)");
 		return -EBUSY;
 	}
 
+	/* built complete, but not enabled: it neither learns nor forwards */
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		return -ENOMEM;
@@ -649,17 +670,21 @@ static int vcsw_add_slave(struct net_device *dev, struct net_device *sdev,
 	err = dev_set_promiscuity(sdev, 1);
 	if (err)
 		goto err_free;
+	/* from here frames reach the handler, which drops them: !enabled */
 	err = netdev_rx_handler_register(sdev, vcsw_handle_frame, p);
 	if (err)
 		goto err_promisc;
 	err = netdev_master_upper_dev_link(sdev, dev, NULL, NULL, extack);
 	if (err)
 		goto err_handler;
+	/* nothing fails from here on: make it a member */
 	dev_hold(sdev);
 	list_add_tail_rcu(&p->list, &sw->ports);
+	WRITE_ONCE(p->enabled, true);
 	return 0;
 
 err_handler:
+	/* waits for every handler that may have seen p: none kept it */
 	netdev_rx_handler_unregister(sdev);
 err_promisc:
 	dev_set_promiscuity(sdev, -1);
@@ -671,6 +696,7 @@ err_free:
 /* RTNL held. */
 static void vcsw_slave_remove(struct vcsw *sw, struct vcsw_slave *p)
 {
+	WRITE_ONCE(p->enabled, false);
 	spin_lock_bh(&p->lock);
 	p->dead = true;
 	spin_unlock_bh(&p->lock);

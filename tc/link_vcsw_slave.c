@@ -123,6 +123,7 @@ static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 		vcsw_slave_u64("drop_xmit", ps.drop_xmit);
 		vcsw_slave_u64("drop_rewrite", ps.drop_rewrite);
 		vcsw_slave_u64("drop_loop", ps.drop_loop);
+		vcsw_slave_u64("drop_disabled", ps.drop_disabled);
 		close_json_object();
 	}
 	vcsw_slave_print_vc("vc0", tb[IFLA_VCSW_PORT_VC0_STATS]);

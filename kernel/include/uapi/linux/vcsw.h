@@ -84,6 +84,8 @@ struct vcsw_port_stats {
 	__u64	drop_rewrite;		/* TTD rewrite failed */
 	__u64	drop_loop;		/* destination is the ingress port */
 	__u64	flooded;		/* frames flooded out of this port */
+	__u64	drop_disabled;		/* in while the port was not (yet) a member */
 };
+
 
 #endif /* _UAPI_LINUX_VCSW_H */
