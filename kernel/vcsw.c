@@ -4,6 +4,7 @@
  * edf-deadline-qos-two-vcs (sections 3.2 to 3.4).
  *
  *	ip link add sw0 type vcsw vc0 takeover rate 1gbit vc0_buffer 64k
+ *	ip link set sw0 up
  *	ip link set veth-h1 master sw0
  *
  * A switch is a net_device of kind "vcsw"; any Ethernet device becomes a
@@ -13,6 +14,13 @@
  * and unknown unicast go to every other port), and queues the frame in the
  * output port's buffer.  Nothing is passed to the local stack and there is
  * no loop protection: a loop of switches floods for ever.
+ *
+ * The forwarding table is an rhashtable (a seeded hash, resized as it
+ * grows, so crafted addresses cannot build long chains) with at most
+ * fdb_max entries.  Learned entries age out, collected by delayed work;
+ * at the bound a new address takes the place of an entry that was not
+ * seen since the last time a clock hand passed it (second chance), so
+ * learning never stops and active hosts keep their entries.
  *
  * Ingress turns the fabric header's time to deadline into a local
  * deadline D = now + TTD; the header's VC picks the virtual channel.  A
@@ -42,7 +50,6 @@
  * port was never reachable from the table or the port list.
  */
 #include <linux/etherdevice.h>
-#include <linux/hash.h>
 #include <linux/hrtimer.h>
 #include <linux/if_arp.h>
 #include <linux/if_ether.h>
@@ -51,9 +58,11 @@
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/rculist.h>
+#include <linux/rhashtable.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <net/netlink.h>
 #include <net/rtnetlink.h>
 
@@ -61,11 +70,15 @@
 #include "core/vcsw_port.h"
 #include "fabric_hdr.h"
 
-#define VCSW_FDB_BITS		8
 #define VCSW_DEFAULT_MODE	VCSW_MODE_TAKEOVER
 #define VCSW_DEFAULT_BUFFER	65536
 #define VCSW_DEFAULT_FDB_MAX	1024
 #define VCSW_DEFAULT_AGEING	300
+/* entries the clock hand looks at, at most, to find one to evict */
+#define VCSW_FDB_EVICT_SCAN	32
+/* the collector runs again after the next expiry, within these bounds */
+#define VCSW_GC_MIN_DELAY	(HZ / 10)
+#define VCSW_GC_MAX_DELAY	(10 * HZ)
 
 /* Port counters, in the order of struct vcsw_port_stats. */
 enum vcsw_pstat {
@@ -83,6 +96,16 @@ enum vcsw_pstat {
 	VCSW_PS_MAX,
 };
 
+/* Switch counters, in the order of struct vcsw_stats. */
+enum vcsw_sstat {
+	VCSW_SS_FDB_LEARNED,
+	VCSW_SS_FDB_MOVED,
+	VCSW_SS_FDB_AGED,
+	VCSW_SS_FDB_EVICTED,
+	VCSW_SS_FDB_LEARN_FAIL,
+	VCSW_SS_MAX,
+};
+
 struct vcsw;
 
 struct vcsw_slave {
@@ -98,10 +121,13 @@ struct vcsw_slave {
 };
 
 struct vcsw_fdb {
-	struct hlist_node	node;
+	struct rhash_head	rhnode;		/* in vcsw->fdb, key @addr */
+	struct list_head	list;		/* in vcsw->fdb_list, RCU */
 	struct rcu_head		rcu;
 	u8			addr[ETH_ALEN];
-	bool			is_static;
+	bool			is_static;	/* READ_ONCE: fdb_add sets it */
+	bool			gone;		/* deleted; under fdb_lock */
+	bool			hit;		/* seen since the hand passed */
 	struct vcsw_slave	*port;		/* READ_ONCE: learning moves it */
 	unsigned long		updated;	/* jiffies */
 };
@@ -109,15 +135,26 @@ struct vcsw_fdb {
 struct vcsw {
 	struct net_device	*dev;
 	struct list_head	ports;		/* RTNL writes, RCU reads */
-	spinlock_t		fdb_lock;
-	struct hlist_head	fdb[1 << VCSW_FDB_BITS];
+	spinlock_t		fdb_lock;	/* table, list, hand and count */
+	struct rhashtable	fdb;
+	struct list_head	fdb_list;	/* every entry: the clock's circle */
+	struct list_head	*fdb_hand;	/* next entry the clock looks at */
 	u32			fdb_count;
+	struct delayed_work	fdb_gc;
+	atomic64_t		st[VCSW_SS_MAX];
 	/* configuration: written under RTNL, read by the data path */
 	u32			fdb_max;
 	u32			ageing;		/* s; 0: never */
 	u8			mode;
 	u64			rate;
 	u32			buffer[VCSW_NUM_VCS];
+};
+
+static const struct rhashtable_params vcsw_fdb_params = {
+	.head_offset		= offsetof(struct vcsw_fdb, rhnode),
+	.key_offset		= offsetof(struct vcsw_fdb, addr),
+	.key_len		= ETH_ALEN,
+	.automatic_shrinking	= true,
 };
 
 /* A queued frame: the core's node plus the frame. */
@@ -146,6 +183,11 @@ static void vcsw_count(struct vcsw_slave *p, enum vcsw_pstat s)
 	atomic64_inc(&p->st[s]);
 }
 
+static void vcsw_sw_count(struct vcsw *sw, enum vcsw_sstat s)
+{
+	atomic64_inc(&sw->st[s]);
+}
+
 static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb);
 
 /* The port behind @dev, or NULL; caller holds RTNL. */
@@ -158,96 +200,178 @@ static struct vcsw_slave *vcsw_slave_of_rtnl(const struct net_device *dev)
 
 /* ---- forwarding table ---------------------------------------------------- */
 
-static struct hlist_head *vcsw_fdb_bucket(struct vcsw *sw, const u8 *addr)
+/* Caller holds rcu_read_lock(). */
+static struct vcsw_fdb *vcsw_fdb_find_rcu(struct vcsw *sw, const u8 *addr)
 {
-	return &sw->fdb[hash_64(ether_addr_to_u64(addr), VCSW_FDB_BITS)];
+	return rhashtable_lookup(&sw->fdb, addr, vcsw_fdb_params);
 }
 
-/* Caller holds rcu_read_lock() or fdb_lock. */
-static struct vcsw_fdb *vcsw_fdb_find(struct vcsw *sw, const u8 *addr)
+/* Caller holds fdb_lock. */
+static struct vcsw_fdb *vcsw_fdb_find_locked(struct vcsw *sw, const u8 *addr)
 {
-	struct vcsw_fdb *f;
-
-	hlist_for_each_entry_rcu(f, vcsw_fdb_bucket(sw, addr), node,
-				 lockdep_is_held(&sw->fdb_lock))
-		if (ether_addr_equal(f->addr, addr))
-			return f;
-	return NULL;
+	lockdep_assert_held(&sw->fdb_lock);
+	return rhashtable_lookup_fast(&sw->fdb, addr, vcsw_fdb_params);
 }
 
-static bool vcsw_fdb_expired(const struct vcsw *sw, const struct vcsw_fdb *f)
+static bool vcsw_fdb_expired(const struct vcsw *sw, const struct vcsw_fdb *f,
+			     unsigned long now)
 {
 	u32 ageing = READ_ONCE(sw->ageing);
 
-	return !f->is_static && ageing &&
-	       time_after(jiffies, READ_ONCE(f->updated) + ageing * HZ);
+	return !READ_ONCE(f->is_static) && ageing &&
+	       time_after(now, READ_ONCE(f->updated) + ageing * HZ);
 }
 
 static void vcsw_fdb_del(struct vcsw *sw, struct vcsw_fdb *f)
 {
 	lockdep_assert_held(&sw->fdb_lock);
-	hlist_del_rcu(&f->node);
+	rhashtable_remove_fast(&sw->fdb, &f->rhnode, vcsw_fdb_params);
+	if (sw->fdb_hand == &f->list)
+		sw->fdb_hand = f->list.next;
+	list_del_rcu(&f->list);
+	f->gone = true;
 	sw->fdb_count--;
 	kfree_rcu(f, rcu);
+}
+
+/*
+ * Make room for one entry: the clock.  The hand walks the circle of
+ * entries; a learned entry that was not seen since the hand last passed
+ * it (or has expired) is dropped, one that was gets a second chance.  At
+ * most VCSW_FDB_EVICT_SCAN entries are looked at; if all had a second
+ * chance the first learned one goes.  False if only static entries were
+ * found.  Caller holds fdb_lock.
+ */
+static bool vcsw_fdb_evict_one(struct vcsw *sw)
+{
+	struct vcsw_fdb *f, *victim = NULL, *fallback = NULL;
+	struct list_head *pos = sw->fdb_hand;
+	unsigned long now = jiffies;
+	unsigned int i;
+
+	lockdep_assert_held(&sw->fdb_lock);
+	for (i = 0; i < VCSW_FDB_EVICT_SCAN; i++) {
+		if (pos == &sw->fdb_list)
+			pos = pos->next;
+		if (pos == &sw->fdb_list)
+			break;				/* empty */
+		f = list_entry(pos, struct vcsw_fdb, list);
+		pos = pos->next;
+		if (f->is_static)
+			continue;
+		if (!READ_ONCE(f->hit) || vcsw_fdb_expired(sw, f, now)) {
+			victim = f;
+			break;
+		}
+		WRITE_ONCE(f->hit, false);
+		if (!fallback)
+			fallback = f;
+	}
+	sw->fdb_hand = pos;
+	if (!victim)
+		victim = fallback;
+	if (!victim)
+		return false;
+	vcsw_fdb_del(sw, victim);
+	vcsw_sw_count(sw, VCSW_SS_FDB_EVICTED);
+	return true;
+}
+
+/*
+ * Insert @f (filled in) for its address, evicting a learned entry if the
+ * table is at its bound.  0, -EEXIST (the address has an entry), -ENOSPC
+ * (only static entries) or the table's error.  Caller holds fdb_lock.
+ */
+static int vcsw_fdb_insert(struct vcsw *sw, struct vcsw_fdb *f)
+{
+	int err;
+
+	lockdep_assert_held(&sw->fdb_lock);
+	if (vcsw_fdb_find_locked(sw, f->addr))
+		return -EEXIST;
+	if (sw->fdb_count >= READ_ONCE(sw->fdb_max) && !vcsw_fdb_evict_one(sw))
+		return -ENOSPC;
+	err = rhashtable_lookup_insert_fast(&sw->fdb, &f->rhnode, vcsw_fdb_params);
+	if (err)
+		return err;
+	/* behind the hand: the last the clock looks at */
+	list_add_tail_rcu(&f->list, sw->fdb_hand);
+	sw->fdb_count++;
+	return 0;
 }
 
 /* Receive path: remember that @addr lives behind @p. */
 static void vcsw_fdb_learn(struct vcsw *sw, struct vcsw_slave *p,
 			   const u8 *addr)
 {
-	struct vcsw_fdb *f, *old = NULL;
+	struct vcsw_fdb *f;
+	int err;
 
-	f = vcsw_fdb_find(sw, addr);
+	f = vcsw_fdb_find_rcu(sw, addr);
 	if (likely(f)) {
-		if (f->is_static)
+		if (READ_ONCE(f->is_static))
 			return;
-		if (unlikely(READ_ONCE(f->port) != p))
+		if (unlikely(READ_ONCE(f->port) != p)) {
 			WRITE_ONCE(f->port, p);
+			vcsw_sw_count(sw, VCSW_SS_FDB_MOVED);
+		}
 		if (READ_ONCE(f->updated) != jiffies)
 			WRITE_ONCE(f->updated, jiffies);
+		if (!READ_ONCE(f->hit))
+			WRITE_ONCE(f->hit, true);
 		return;
 	}
 
-	spin_lock(&sw->fdb_lock);
-	if (vcsw_fdb_find(sw, addr))
-		goto out;
-	if (sw->fdb_count >= READ_ONCE(sw->fdb_max)) {
-		/* full: make room only by forgetting an expired entry */
-		hlist_for_each_entry(f, vcsw_fdb_bucket(sw, addr), node)
-			if (vcsw_fdb_expired(sw, f)) {
-				old = f;
-				break;
-			}
-		if (!old)
-			goto out;
-		vcsw_fdb_del(sw, old);
-	}
 	f = kzalloc(sizeof(*f), GFP_ATOMIC);
-	if (!f)
-		goto out;
+	if (unlikely(!f)) {
+		vcsw_sw_count(sw, VCSW_SS_FDB_LEARN_FAIL);
+		return;
+	}
 	ether_addr_copy(f->addr, addr);
 	f->port = p;
 	f->updated = jiffies;
-	hlist_add_head_rcu(&f->node, vcsw_fdb_bucket(sw, addr));
-	sw->fdb_count++;
-out:
+	spin_lock(&sw->fdb_lock);
+	err = vcsw_fdb_insert(sw, f);
 	spin_unlock(&sw->fdb_lock);
+	if (likely(!err)) {
+		vcsw_sw_count(sw, VCSW_SS_FDB_LEARNED);
+		return;
+	}
+	/* -EEXIST: another CPU learned it first */
+	if (err != -EEXIST)
+		vcsw_sw_count(sw, VCSW_SS_FDB_LEARN_FAIL);
+	kfree(f);
 }
 
 /* Forget @p's entries: learned only, or all (port leaving). */
 static void vcsw_fdb_flush_port(struct vcsw *sw, struct vcsw_slave *p,
 				bool with_static)
 {
-	struct hlist_node *tmp;
-	struct vcsw_fdb *f;
-	unsigned int i;
+	struct vcsw_fdb *f, *tmp;
 
 	spin_lock_bh(&sw->fdb_lock);
-	for (i = 0; i < ARRAY_SIZE(sw->fdb); i++)
-		hlist_for_each_entry_safe(f, tmp, &sw->fdb[i], node)
-			if (READ_ONCE(f->port) == p &&
-			    (with_static || !f->is_static))
-				vcsw_fdb_del(sw, f);
+	list_for_each_entry_safe(f, tmp, &sw->fdb_list, list)
+		if (f->port == p && (with_static || !f->is_static))
+			vcsw_fdb_del(sw, f);
+	spin_unlock_bh(&sw->fdb_lock);
+}
+
+static void vcsw_fdb_flush_all(struct vcsw *sw)
+{
+	struct vcsw_fdb *f, *tmp;
+
+	spin_lock_bh(&sw->fdb_lock);
+	list_for_each_entry_safe(f, tmp, &sw->fdb_list, list)
+		vcsw_fdb_del(sw, f);
+	spin_unlock_bh(&sw->fdb_lock);
+}
+
+/* Down to fdb_max entries after the bound was lowered.  RTNL held. */
+static void vcsw_fdb_trim(struct vcsw *sw)
+{
+	spin_lock_bh(&sw->fdb_lock);
+	while (sw->fdb_count > sw->fdb_max && vcsw_fdb_evict_one(sw))
+		;
 	spin_unlock_bh(&sw->fdb_lock);
 }
 
@@ -264,26 +388,25 @@ static int vcsw_fdb_add_static(struct vcsw *sw, struct vcsw_slave *p,
 	n = kzalloc(sizeof(*n), GFP_KERNEL);
 	if (!n)
 		return -ENOMEM;
-	spin_lock_bh(&sw->fdb_lock);
-	f = vcsw_fdb_find(sw, addr);
-	if (f) {
-		/* a learned or static entry becomes static here */
-		WRITE_ONCE(f->port, p);
-		f->is_static = true;
-		goto out;
-	}
-	if (sw->fdb_count >= sw->fdb_max) {
-		NL_SET_ERR_MSG_MOD(extack, "forwarding table full (fdb_max)");
-		err = -ENOSPC;
-		goto out;
-	}
 	ether_addr_copy(n->addr, addr);
 	n->port = p;
 	n->is_static = true;
 	n->updated = jiffies;
-	hlist_add_head_rcu(&n->node, vcsw_fdb_bucket(sw, addr));
-	sw->fdb_count++;
-	n = NULL;
+	spin_lock_bh(&sw->fdb_lock);
+	f = vcsw_fdb_find_locked(sw, addr);
+	if (f) {
+		/* a learned or static entry becomes static here */
+		WRITE_ONCE(f->port, p);
+		WRITE_ONCE(f->is_static, true);
+		goto out;
+	}
+	err = vcsw_fdb_insert(sw, n);
+	if (err == -ENOSPC)
+		NL_SET_ERR_MSG_MOD(extack, "forwarding table full of static entries (fdb_max)");
+	else if (err)
+		NL_SET_ERR_MSG_MOD(extack, "cannot insert the entry");
+	else
+		n = NULL;
 out:
 	spin_unlock_bh(&sw->fdb_lock);
 	kfree(n);
@@ -297,7 +420,7 @@ static int vcsw_fdb_del_static(struct vcsw *sw, struct vcsw_slave *p,
 	int err = 0;
 
 	spin_lock_bh(&sw->fdb_lock);
-	f = vcsw_fdb_find(sw, addr);
+	f = vcsw_fdb_find_locked(sw, addr);
 	if (!f || !f->is_static || f->port != p) {
 		NL_SET_ERR_MSG_MOD(extack, "no static entry for this address on this port");
 		err = -ENOENT;
@@ -308,17 +431,43 @@ static int vcsw_fdb_del_static(struct vcsw *sw, struct vcsw_slave *p,
 	return err;
 }
 
-static void vcsw_fdb_flush_all(struct vcsw *sw)
+/*
+ * The collector: delete learned entries not seen for @ageing seconds, then
+ * run again when the next one would expire (within VCSW_GC_MIN_DELAY and
+ * VCSW_GC_MAX_DELAY).  The walk is under RCU, each deletion under the
+ * table's lock, so learning goes on meanwhile; one pass is bounded by
+ * fdb_max entries.  Runs while the switch is up.
+ */
+static void vcsw_fdb_gc(struct work_struct *work)
 {
-	struct hlist_node *tmp;
+	struct vcsw *sw = container_of(to_delayed_work(work), struct vcsw, fdb_gc);
+	unsigned long ageing = (unsigned long)READ_ONCE(sw->ageing) * HZ;
+	unsigned long now = jiffies, next = VCSW_GC_MAX_DELAY;
 	struct vcsw_fdb *f;
-	unsigned int i;
 
-	spin_lock_bh(&sw->fdb_lock);
-	for (i = 0; i < ARRAY_SIZE(sw->fdb); i++)
-		hlist_for_each_entry_safe(f, tmp, &sw->fdb[i], node)
-			vcsw_fdb_del(sw, f);
-	spin_unlock_bh(&sw->fdb_lock);
+	if (ageing) {
+		rcu_read_lock();
+		list_for_each_entry_rcu(f, &sw->fdb_list, list) {
+			unsigned long expires = READ_ONCE(f->updated) + ageing;
+
+			if (READ_ONCE(f->is_static))
+				continue;
+			if (time_after(expires, now)) {
+				next = min(next, expires - now);
+				continue;
+			}
+			spin_lock_bh(&sw->fdb_lock);
+			if (!f->gone && vcsw_fdb_expired(sw, f, now)) {
+				vcsw_fdb_del(sw, f);
+				vcsw_sw_count(sw, VCSW_SS_FDB_AGED);
+			}
+			spin_unlock_bh(&sw->fdb_lock);
+		}
+		rcu_read_unlock();
+	}
+	queue_delayed_work(system_long_wq, &sw->fdb_gc,
+			   clamp_t(unsigned long, next, VCSW_GC_MIN_DELAY,
+				   VCSW_GC_MAX_DELAY));
 }
 
 /* ---- output ports ---------------------------------------------------------- */
@@ -492,9 +641,9 @@ static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
 	struct vcsw_slave *out = NULL, *p, *last = NULL;
 
 	if (!is_multicast_ether_addr(dst)) {
-		struct vcsw_fdb *f = vcsw_fdb_find(sw, dst);
+		struct vcsw_fdb *f = vcsw_fdb_find_rcu(sw, dst);
 
-		if (f && !vcsw_fdb_expired(sw, f))
+		if (f && !vcsw_fdb_expired(sw, f, jiffies))
 			out = READ_ONCE(f->port);
 	}
 	if (out) {
@@ -761,18 +910,47 @@ static netdev_tx_t vcsw_dev_xmit(struct sk_buff *skb, struct net_device *dev)
 	return NETDEV_TX_OK;
 }
 
+static int vcsw_dev_init(struct net_device *dev)
+{
+	struct vcsw *sw = netdev_priv(dev);
+
+	return rhashtable_init(&sw->fdb, &vcsw_fdb_params);
+}
+
 static void vcsw_dev_uninit(struct net_device *dev)
 {
 	struct vcsw *sw = netdev_priv(dev);
 	struct vcsw_slave *p, *tmp;
 
+	cancel_delayed_work_sync(&sw->fdb_gc);
 	list_for_each_entry_safe(p, tmp, &sw->ports, list)
 		vcsw_slave_remove(sw, p);
 	vcsw_fdb_flush_all(sw);
+	/* no reader left: ports are gone, with a grace period each */
+	rhashtable_destroy(&sw->fdb);
+}
+
+static int vcsw_dev_open(struct net_device *dev)
+{
+	struct vcsw *sw = netdev_priv(dev);
+
+	queue_delayed_work(system_long_wq, &sw->fdb_gc, VCSW_GC_MIN_DELAY);
+	return 0;
+}
+
+static int vcsw_dev_stop(struct net_device *dev)
+{
+	struct vcsw *sw = netdev_priv(dev);
+
+	cancel_delayed_work_sync(&sw->fdb_gc);
+	return 0;
 }
 
 static const struct net_device_ops vcsw_netdev_ops = {
+	.ndo_init		= vcsw_dev_init,
 	.ndo_uninit		= vcsw_dev_uninit,
+	.ndo_open		= vcsw_dev_open,
+	.ndo_stop		= vcsw_dev_stop,
 	.ndo_start_xmit		= vcsw_dev_xmit,
 	.ndo_add_slave		= vcsw_add_slave,
 	.ndo_del_slave		= vcsw_del_slave,
@@ -795,8 +973,11 @@ static void vcsw_setup(struct net_device *dev)
 	sw->dev = dev;
 	INIT_LIST_HEAD(&sw->ports);
 	spin_lock_init(&sw->fdb_lock);
-	for (i = 0; i < ARRAY_SIZE(sw->fdb); i++)
-		INIT_HLIST_HEAD(&sw->fdb[i]);
+	INIT_LIST_HEAD(&sw->fdb_list);
+	sw->fdb_hand = &sw->fdb_list;
+	INIT_DELAYED_WORK(&sw->fdb_gc, vcsw_fdb_gc);
+	for (i = 0; i < VCSW_SS_MAX; i++)
+		atomic64_set(&sw->st[i], 0);
 	sw->mode = VCSW_DEFAULT_MODE;
 	sw->rate = 0;
 	sw->buffer[0] = VCSW_DEFAULT_BUFFER;
@@ -835,6 +1016,7 @@ static const struct nla_policy vcsw_policy[IFLA_VCSW_MAX + 1] = {
 	[IFLA_VCSW_FDB_MAX]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_fdb_max_range),
 	[IFLA_VCSW_AGEING]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_ageing_range),
 	[IFLA_VCSW_FDB_COUNT]	= { .type = NLA_REJECT },
+	[IFLA_VCSW_STATS]	= { .type = NLA_REJECT },
 };
 
 static const struct nla_policy vcsw_slave_policy[IFLA_VCSW_PORT_MAX + 1] = {
@@ -877,8 +1059,14 @@ static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
 		WRITE_ONCE(sw->buffer[1], nla_get_u32(data[IFLA_VCSW_VC1_BUFFER]));
 	if (data[IFLA_VCSW_FDB_MAX])
 		WRITE_ONCE(sw->fdb_max, nla_get_u32(data[IFLA_VCSW_FDB_MAX]));
-	if (data[IFLA_VCSW_AGEING])
+	if (data[IFLA_VCSW_AGEING]) {
 		WRITE_ONCE(sw->ageing, nla_get_u32(data[IFLA_VCSW_AGEING]));
+		/* the collector looks again with the new lifetime */
+		if (netif_running(sw->dev))
+			mod_delayed_work(system_long_wq, &sw->fdb_gc, 0);
+	}
+	if (data[IFLA_VCSW_FDB_MAX])
+		vcsw_fdb_trim(sw);
 
 	list_for_each_entry(p, &sw->ports, list) {
 		struct sk_buff_head list;
@@ -925,20 +1113,28 @@ static size_t vcsw_get_size(const struct net_device *dev)
 {
 	return nla_total_size(sizeof(u8)) +		/* VC0_MODE */
 	       nla_total_size_64bit(sizeof(u64)) +	/* RATE */
-	       4 * nla_total_size(sizeof(u32));		/* buffers, fdb_max, ageing */
+	       4 * nla_total_size(sizeof(u32)) +	/* buffers, fdb_max, ageing */
+	       nla_total_size_64bit(sizeof(struct vcsw_stats));	/* STATS */
 }
 
 static int vcsw_fill_info(struct sk_buff *skb, const struct net_device *dev)
 {
 	struct vcsw *sw = netdev_priv(dev);
+	struct vcsw_stats st;
+	u64 *ctr = (u64 *)&st;
+	int i;
 
+	BUILD_BUG_ON(sizeof(st) != VCSW_SS_MAX * sizeof(u64));
+	for (i = 0; i < VCSW_SS_MAX; i++)
+		ctr[i] = atomic64_read(&sw->st[i]);
 	if (nla_put_u8(skb, IFLA_VCSW_VC0_MODE, sw->mode) ||
 	    nla_put_u64_64bit(skb, IFLA_VCSW_RATE, sw->rate, IFLA_VCSW_PAD) ||
 	    nla_put_u32(skb, IFLA_VCSW_VC0_BUFFER, sw->buffer[0]) ||
 	    nla_put_u32(skb, IFLA_VCSW_VC1_BUFFER, sw->buffer[1]) ||
 	    nla_put_u32(skb, IFLA_VCSW_FDB_MAX, sw->fdb_max) ||
 	    nla_put_u32(skb, IFLA_VCSW_AGEING, sw->ageing) ||
-	    nla_put_u32(skb, IFLA_VCSW_FDB_COUNT, READ_ONCE(sw->fdb_count)))
+	    nla_put_u32(skb, IFLA_VCSW_FDB_COUNT, READ_ONCE(sw->fdb_count)) ||
+	    nla_put_64bit(skb, IFLA_VCSW_STATS, sizeof(st), &st, IFLA_VCSW_PAD))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -967,6 +1163,7 @@ static int vcsw_slave_changelink(struct net_device *dev,
 		if (err)
 			return err;
 	}
+
 	return 0;
 }
 

@@ -196,6 +196,22 @@ static void vcsw_print_opt(struct link_util *lu, FILE *f, struct rtattr *tb[])
 	v = vcsw_rta_data(tb[IFLA_VCSW_FDB_COUNT], sizeof(*v));
 	if (v)
 		print_color_uint(PRINT_ANY, COLOR_NONE, "fdb_count", "fdb_count %u ", *v);
+	if (tb[IFLA_VCSW_STATS]) {
+		struct rtattr *rta = tb[IFLA_VCSW_STATS];
+		struct vcsw_stats st = { 0 };
+
+		/* an older or newer kernel: take what both know */
+		memcpy(&st, RTA_DATA(rta), RTA_PAYLOAD(rta) < sizeof(st) ?
+		       RTA_PAYLOAD(rta) : sizeof(st));
+		print_color_string(PRINT_FP, COLOR_NONE, NULL, "%s", "\n    fdb: ");
+		open_json_object("fdb");
+		vcsw_print_u64("learned", st.fdb_learned);
+		vcsw_print_u64("moved", st.fdb_moved);
+		vcsw_print_u64("aged", st.fdb_aged);
+		vcsw_print_u64("evicted", st.fdb_evicted);
+		vcsw_print_u64("learn_fail", st.fdb_learn_fail);
+		close_json_object();
+	}
 }
 
 static void vcsw_print_help(struct link_util *lu, int argc, char **argv, FILE *f)

@@ -55,14 +55,6 @@ static int vcsw_slave_parse_opt(struct link_util *lu, int argc, char **argv,
 	return 0;
 }
 
-static void vcsw_slave_u64(const char *key, uint64_t v)
-{
-	char fmt[64];
-
-	snprintf(fmt, sizeof(fmt), "%s %%" PRIu64 " ", key);
-	print_color_u64(PRINT_ANY, COLOR_NONE, key, fmt, v);
-}
-
 static void vcsw_slave_print_vc(const char *name, struct rtattr *rta)
 {
 	struct vcsw_vc_stats st = { 0 };
@@ -75,16 +67,16 @@ static void vcsw_slave_print_vc(const char *name, struct rtattr *rta)
 	       RTA_PAYLOAD(rta) : sizeof(st));
 	print_color_string(PRINT_FP, COLOR_NONE, NULL, "\n    %s: ", name);
 	open_json_object(name);
-	vcsw_slave_u64("packets", st.packets);
-	vcsw_slave_u64("bytes", st.bytes);
-	vcsw_slave_u64("drops_full", st.drops_full);
-	vcsw_slave_u64("backlog_bytes", st.backlog_bytes);
-	vcsw_slave_u64("backlog_packets", st.backlog_packets);
-	vcsw_slave_u64("max_backlog_bytes", st.max_backlog_bytes);
-	vcsw_slave_u64("max_backlog_packets", st.max_backlog_packets);
-	vcsw_slave_u64("takeovers", st.takeovers);
-	vcsw_slave_u64("order_errors", st.order_errors);
-	vcsw_slave_u64("deadline_misses", st.deadline_misses);
+	vcsw_print_u64("packets", st.packets);
+	vcsw_print_u64("bytes", st.bytes);
+	vcsw_print_u64("drops_full", st.drops_full);
+	vcsw_print_u64("backlog_bytes", st.backlog_bytes);
+	vcsw_print_u64("backlog_packets", st.backlog_packets);
+	vcsw_print_u64("max_backlog_bytes", st.max_backlog_bytes);
+	vcsw_print_u64("max_backlog_packets", st.max_backlog_packets);
+	vcsw_print_u64("takeovers", st.takeovers);
+	vcsw_print_u64("order_errors", st.order_errors);
+	vcsw_print_u64("deadline_misses", st.deadline_misses);
 	print_color_string(PRINT_FP, COLOR_NONE, NULL, "%s", "sojourn_us_log2 ");
 	open_json_array(PRINT_JSON, "sojourn_hist");
 	for (i = 0; i < VCSW_SOJOURN_BUCKETS; i++)
@@ -105,7 +97,7 @@ static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 		return;
 	rate = vcsw_rta_data(tb[IFLA_VCSW_PORT_RATE], sizeof(*rate));
 	if (rate)
-		vcsw_slave_u64("rate", *rate);
+		vcsw_print_u64("rate", *rate);
 	if (tb[IFLA_VCSW_PORT_STATS]) {
 		struct rtattr *rta = tb[IFLA_VCSW_PORT_STATS];
 
@@ -113,17 +105,17 @@ static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 		       RTA_PAYLOAD(rta) : sizeof(ps));
 		print_color_string(PRINT_FP, COLOR_NONE, NULL, "%s", "\n    port: ");
 		open_json_object("port");
-		vcsw_slave_u64("rx_packets", ps.rx_packets);
-		vcsw_slave_u64("rx_bytes", ps.rx_bytes);
-		vcsw_slave_u64("rx_fabric", ps.rx_fabric);
-		vcsw_slave_u64("flooded", ps.flooded);
-		vcsw_slave_u64("drop_malformed", ps.drop_malformed);
-		vcsw_slave_u64("drop_nomem", ps.drop_nomem);
-		vcsw_slave_u64("drop_down", ps.drop_down);
-		vcsw_slave_u64("drop_xmit", ps.drop_xmit);
-		vcsw_slave_u64("drop_rewrite", ps.drop_rewrite);
-		vcsw_slave_u64("drop_loop", ps.drop_loop);
-		vcsw_slave_u64("drop_disabled", ps.drop_disabled);
+		vcsw_print_u64("rx_packets", ps.rx_packets);
+		vcsw_print_u64("rx_bytes", ps.rx_bytes);
+		vcsw_print_u64("rx_fabric", ps.rx_fabric);
+		vcsw_print_u64("flooded", ps.flooded);
+		vcsw_print_u64("drop_malformed", ps.drop_malformed);
+		vcsw_print_u64("drop_nomem", ps.drop_nomem);
+		vcsw_print_u64("drop_down", ps.drop_down);
+		vcsw_print_u64("drop_xmit", ps.drop_xmit);
+		vcsw_print_u64("drop_rewrite", ps.drop_rewrite);
+		vcsw_print_u64("drop_loop", ps.drop_loop);
+		vcsw_print_u64("drop_disabled", ps.drop_disabled);
 		close_json_object();
 	}
 	vcsw_slave_print_vc("vc0", tb[IFLA_VCSW_PORT_VC0_STATS]);

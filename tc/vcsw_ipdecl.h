@@ -11,6 +11,7 @@
 #ifndef VCSW_IPDECL_H
 #define VCSW_IPDECL_H
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,6 +49,15 @@ static inline const void *vcsw_rta_data(struct rtattr *rta, size_t len)
 	if (!rta || RTA_PAYLOAD(rta) < len)
 		return NULL;
 	return RTA_DATA(rta);
+}
+
+/* "KEY N " in text, "KEY": N in JSON. */
+static inline void vcsw_print_u64(const char *key, uint64_t v)
+{
+	char fmt[64];
+
+	snprintf(fmt, sizeof(fmt), "%s %%" PRIu64 " ", key);
+	print_color_u64(PRINT_ANY, COLOR_NONE, key, fmt, v);
 }
 
 #endif

@@ -38,6 +38,7 @@ enum {
 	IFLA_VCSW_FDB_MAX,	/* u32: most forwarding entries */
 	IFLA_VCSW_AGEING,	/* u32: learned entry lifetime, seconds */
 	IFLA_VCSW_FDB_COUNT,	/* u32, read only: entries in use */
+	IFLA_VCSW_STATS,	/* struct vcsw_stats, read only */
 	__IFLA_VCSW_MAX,
 };
 #define IFLA_VCSW_MAX (__IFLA_VCSW_MAX - 1)
@@ -87,5 +88,13 @@ struct vcsw_port_stats {
 	__u64	drop_disabled;		/* in while the port was not (yet) a member */
 };
 
+/* Per switch: the forwarding table.  Counters only grow. */
+struct vcsw_stats {
+	__u64	fdb_learned;		/* addresses learned */
+	__u64	fdb_moved;		/* learned addresses seen on another port */
+	__u64	fdb_aged;		/* learned entries collected after ageing */
+	__u64	fdb_evicted;		/* learned entries dropped to learn another */
+	__u64	fdb_learn_fail;		/* not learned: no room (all static) or memory */
+};
 
 #endif /* _UAPI_LINUX_VCSW_H */
