@@ -12,8 +12,11 @@
  * it learns the source MAC, finds the output port by destination MAC
  * (static entries, learned entries, else flooding: broadcast, multicast
  * and unknown unicast go to every other port), and queues the frame in the
- * output port's buffer.  Nothing is passed to the local stack and there is
- * no loop protection: a loop of switches floods for ever.
+ * output port's buffer.  As a bridge does, the switch forwards only while
+ * it is up, never relays the IEEE 802.1D link-local groups
+ * 01:80:C2:00:00:0x unless group_fwd_mask asks for one (it drops them),
+ * and stays in its network namespace.  There is no loop protection: a loop of switches floods for
+ * ever.
  *
  * The forwarding table is an rhashtable (a seeded hash, resized as it
  * grows, so crafted addresses cannot build long chains) with at most
@@ -93,6 +96,7 @@ enum vcsw_pstat {
 	VCSW_PS_DROP_LOOP,
 	VCSW_PS_FLOODED,
 	VCSW_PS_DROP_DISABLED,
+	VCSW_PS_DROP_LINK_LOCAL,
 	VCSW_PS_MAX,
 };
 
@@ -145,6 +149,7 @@ struct vcsw {
 	/* configuration: written under RTNL, read by the data path */
 	u32			fdb_max;
 	u32			ageing;		/* s; 0: never */
+	u16			group_fwd_mask;
 	u8			mode;
 	u64			rate;
 	u32			buffer[VCSW_NUM_VCS];
@@ -683,9 +688,10 @@ static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
 
 static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 {
+	u8 dst[ETH_ALEN] __aligned(2), src[ETH_ALEN] __aligned(2);
 	struct sk_buff *skb = *pskb, *segs, *next;
-	u8 dst[ETH_ALEN], src[ETH_ALEN];
-	bool timed = false;
+	bool is_fabric, timed = false;
+	struct fhc_fields f;
 	u64 now, deadline;
 	struct vcsw_slave *in;
 	struct vcsw *sw;
@@ -714,8 +720,35 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	ether_addr_copy(dst, eth_hdr(skb)->h_dest);
 	ether_addr_copy(src, eth_hdr(skb)->h_source);
 
-	/* a port still joining forwards nothing */
-	if (unlikely(!READ_ONCE(in->enabled))) {
+	/* as a bridge: a frame from no valid source is not taken at all */
+	if (unlikely(!is_valid_ether_addr(src)))
+		goto malformed;
+	/*
+	 * The header is checked before the frame's fate is decided, so every
+	 * fabric frame is counted alike (rx_fabric or drop_malformed),
+	 * wherever it goes.
+	 */
+	is_fabric = eth_hdr(skb)->h_proto == htons(ETH_P_FABRIC);
+	if (is_fabric) {
+		if (unlikely(!vcsw_read_header(skb, &f)))
+			goto malformed;
+		vcsw_count(in, VCSW_PS_RX_FABRIC);
+	}
+	/*
+	 * IEEE 802.1D link-local groups are not relayed unless group_fwd_mask
+	 * asks (never STP, PAUSE or LACP).  The switch runs none of their
+	 * protocols and passes nothing to the port's own stack (where, for
+	 * one, fabric_hdr would strip a header and hand the frame to the
+	 * port again): they are dropped.
+	 */
+	if (unlikely(is_link_local_ether_addr(dst)) &&
+	    !(READ_ONCE(sw->group_fwd_mask) & BIT(dst[5]))) {
+		vcsw_count(in, VCSW_PS_DROP_LINK_LOCAL);
+		kfree_skb(skb);
+		return RX_HANDLER_CONSUMED;
+	}
+	/* a port still joining, or a switch that is down, forwards nothing */
+	if (unlikely(!READ_ONCE(in->enabled) || !netif_running(sw->dev))) {
 		vcsw_count(in, VCSW_PS_DROP_DISABLED);
 		kfree_skb(skb);
 		return RX_HANDLER_CONSUMED;
@@ -723,15 +756,7 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 
 	now = ktime_get_ns();
 	deadline = now;
-
-	if (unlikely(!is_valid_ether_addr(src)))
-		goto malformed;
-	if (eth_hdr(skb)->h_proto == htons(ETH_P_FABRIC)) {
-		struct fhc_fields f;
-
-		if (unlikely(!vcsw_read_header(skb, &f)))
-			goto malformed;
-		vcsw_count(in, VCSW_PS_RX_FABRIC);
+	if (is_fabric) {
 		deadline = (u64)((s64)now + f.ttd_ns);
 		vc = f.vc == FABRIC_VC_REGULATED ? 0 : 1;
 		timed = true;
@@ -938,11 +963,23 @@ static int vcsw_dev_open(struct net_device *dev)
 	return 0;
 }
 
+/*
+ * Down: forward nothing (the receive path checks netif_running(), which
+ * is false before we are called), so drop what waits in the port
+ * buffers and, as a bridge does, forget what was learned.
+ */
 static int vcsw_dev_stop(struct net_device *dev)
 {
 	struct vcsw *sw = netdev_priv(dev);
+	struct vcsw_slave *p;
 
 	cancel_delayed_work_sync(&sw->fdb_gc);
+	/* receive handlers that saw the switch up are done after this */
+	synchronize_net();
+	list_for_each_entry(p, &sw->ports, list) {
+		vcsw_slave_purge(p, true);
+		vcsw_fdb_flush_port(sw, p, false);
+	}
 	return 0;
 }
 
@@ -968,6 +1005,8 @@ static void vcsw_setup(struct net_device *dev)
 	dev->needs_free_netdev = true;
 	dev->priv_flags |= IFF_NO_QUEUE;
 	fq_netdev_set_lltx(dev);
+	/* its ports cannot follow it to another namespace: it stays */
+	fq_netdev_set_netns_local(dev);
 	eth_hw_addr_random(dev);
 
 	sw->dev = dev;
@@ -984,6 +1023,7 @@ static void vcsw_setup(struct net_device *dev)
 	sw->buffer[1] = VCSW_DEFAULT_BUFFER;
 	sw->fdb_max = VCSW_DEFAULT_FDB_MAX;
 	sw->ageing = VCSW_DEFAULT_AGEING;
+	sw->group_fwd_mask = 0;
 }
 
 /* ---- netlink ------------------------------------------------------------------ */
@@ -1017,6 +1057,7 @@ static const struct nla_policy vcsw_policy[IFLA_VCSW_MAX + 1] = {
 	[IFLA_VCSW_AGEING]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_ageing_range),
 	[IFLA_VCSW_FDB_COUNT]	= { .type = NLA_REJECT },
 	[IFLA_VCSW_STATS]	= { .type = NLA_REJECT },
+	[IFLA_VCSW_GROUP_FWD_MASK] = { .type = NLA_U16 },
 };
 
 static const struct nla_policy vcsw_slave_policy[IFLA_VCSW_PORT_MAX + 1] = {
@@ -1038,6 +1079,12 @@ static int vcsw_validate(struct nlattr *tb[], struct nlattr *data[],
 			NL_SET_ERR_MSG_MOD(extack, "invalid MAC address");
 			return -EADDRNOTAVAIL;
 		}
+	}
+	if (data && data[IFLA_VCSW_GROUP_FWD_MASK] &&
+	    nla_get_u16(data[IFLA_VCSW_GROUP_FWD_MASK]) & VCSW_GROUP_FWD_RESTRICTED) {
+		NL_SET_ERR_MSG_ATTR(extack, data[IFLA_VCSW_GROUP_FWD_MASK],
+				    "STP, PAUSE and LACP groups (bits 0-2) are never relayed");
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -1065,6 +1112,9 @@ static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
 		if (netif_running(sw->dev))
 			mod_delayed_work(system_long_wq, &sw->fdb_gc, 0);
 	}
+	if (data[IFLA_VCSW_GROUP_FWD_MASK])
+		WRITE_ONCE(sw->group_fwd_mask,
+			   nla_get_u16(data[IFLA_VCSW_GROUP_FWD_MASK]));
 	if (data[IFLA_VCSW_FDB_MAX])
 		vcsw_fdb_trim(sw);
 
@@ -1114,7 +1164,8 @@ static size_t vcsw_get_size(const struct net_device *dev)
 	return nla_total_size(sizeof(u8)) +		/* VC0_MODE */
 	       nla_total_size_64bit(sizeof(u64)) +	/* RATE */
 	       4 * nla_total_size(sizeof(u32)) +	/* buffers, fdb_max, ageing */
-	       nla_total_size_64bit(sizeof(struct vcsw_stats));	/* STATS */
+	       nla_total_size_64bit(sizeof(struct vcsw_stats)) +	/* STATS */
+	       nla_total_size(sizeof(u16));		/* GROUP_FWD_MASK */
 }
 
 static int vcsw_fill_info(struct sk_buff *skb, const struct net_device *dev)
@@ -1134,7 +1185,8 @@ static int vcsw_fill_info(struct sk_buff *skb, const struct net_device *dev)
 	    nla_put_u32(skb, IFLA_VCSW_FDB_MAX, sw->fdb_max) ||
 	    nla_put_u32(skb, IFLA_VCSW_AGEING, sw->ageing) ||
 	    nla_put_u32(skb, IFLA_VCSW_FDB_COUNT, READ_ONCE(sw->fdb_count)) ||
-	    nla_put_64bit(skb, IFLA_VCSW_STATS, sizeof(st), &st, IFLA_VCSW_PAD))
+	    nla_put_64bit(skb, IFLA_VCSW_STATS, sizeof(st), &st, IFLA_VCSW_PAD) ||
+	    nla_put_u16(skb, IFLA_VCSW_GROUP_FWD_MASK, sw->group_fwd_mask))
 		return -EMSGSIZE;
 	return 0;
 }

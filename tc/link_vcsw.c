@@ -23,7 +23,7 @@ static void vcsw_explain(FILE *f)
 	fprintf(f,
 		"Usage: ... vcsw [ vc0 { fifo | takeover | ideal } ] [ rate RATE ]\n"
 		"                [ buffer SIZE ] [ vc0_buffer SIZE ] [ vc1_buffer SIZE ]\n"
-		"                [ fdb_max ENTRIES ] [ ageing SECONDS ]\n"
+		"                [ fdb_max ENTRIES ] [ ageing SECONDS ] [ group_fwd_mask MASK ]\n"
 		"  vc0         VC0 (regulated) discipline of every port (takeover)\n"
 		"  rate        emulated link rate of every port, 0: the device's own (0)\n"
 		"              RATE: a number with bit, kbit, mbit, gbit, bps, kbps, mbps, gbps\n"
@@ -31,6 +31,8 @@ static void vcsw_explain(FILE *f)
 		"  vc0_buffer, vc1_buffer   one VC's buffer, 2048 .. 64m\n"
 		"  fdb_max     forwarding entries, 1 .. 65536 (1024)\n"
 		"  ageing      learned entries live SECONDS, 0: for ever (300)\n"
+		"  group_fwd_mask  link-local groups 01:80:C2:00:00:0X relayed: bit X;\n"
+		"              bits 0-2 (STP, PAUSE, LACP) never (0)\n"
 		"Ports: ip link set DEV master SWITCH; see: ip link help vcsw_slave\n");
 }
 
@@ -142,6 +144,13 @@ static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
 			argc--, argv++;
 			addattr32(n, VCSW_MSG_MAX, !strcmp(what, "fdb_max") ?
 				  IFLA_VCSW_FDB_MAX : IFLA_VCSW_AGEING, v);
+		} else if (!strcmp(*argv, "group_fwd_mask")) {
+			if (argc < 2 || get_u32(&v, argv[1], 0) || v > 0xffff) {
+				fprintf(stderr, "vcsw: Illegal \"group_fwd_mask\"\n");
+				return -1;
+			}
+			argc--, argv++;
+			addattr16(n, VCSW_MSG_MAX, IFLA_VCSW_GROUP_FWD_MASK, (__u16)v);
 		} else if (!strcmp(*argv, "help")) {
 			vcsw_explain(stderr);
 			return -1;
@@ -159,6 +168,7 @@ static void vcsw_print_opt(struct link_util *lu, FILE *f, struct rtattr *tb[])
 {
 	const __u8 *mode;
 	const __u64 *rate;
+	const __u16 *mask;
 	const __u32 *v;
 	char buf[64];
 
@@ -196,6 +206,10 @@ static void vcsw_print_opt(struct link_util *lu, FILE *f, struct rtattr *tb[])
 	v = vcsw_rta_data(tb[IFLA_VCSW_FDB_COUNT], sizeof(*v));
 	if (v)
 		print_color_uint(PRINT_ANY, COLOR_NONE, "fdb_count", "fdb_count %u ", *v);
+	mask = vcsw_rta_data(tb[IFLA_VCSW_GROUP_FWD_MASK], sizeof(*mask));
+	if (mask)
+		print_color_uint(PRINT_ANY, COLOR_NONE, "group_fwd_mask",
+				 "group_fwd_mask %#x ", *mask);
 	if (tb[IFLA_VCSW_STATS]) {
 		struct rtattr *rta = tb[IFLA_VCSW_STATS];
 		struct vcsw_stats st = { 0 };

@@ -39,6 +39,7 @@ enum {
 	IFLA_VCSW_AGEING,	/* u32: learned entry lifetime, seconds */
 	IFLA_VCSW_FDB_COUNT,	/* u32, read only: entries in use */
 	IFLA_VCSW_STATS,	/* struct vcsw_stats, read only */
+	IFLA_VCSW_GROUP_FWD_MASK, /* u16: link-local groups 01:80:C2:00:00:0x relayed */
 	__IFLA_VCSW_MAX,
 };
 #define IFLA_VCSW_MAX (__IFLA_VCSW_MAX - 1)
@@ -57,6 +58,9 @@ enum {
 	__IFLA_VCSW_PORT_MAX,
 };
 #define IFLA_VCSW_PORT_MAX (__IFLA_VCSW_PORT_MAX - 1)
+
+/* Link-local groups a switch never relays: STP, PAUSE, LACP (bits 0-2). */
+#define VCSW_GROUP_FWD_RESTRICTED	0x0007
 
 /* Per VC of an output port.  Counters only grow. */
 struct vcsw_vc_stats {
@@ -85,7 +89,8 @@ struct vcsw_port_stats {
 	__u64	drop_rewrite;		/* TTD rewrite failed */
 	__u64	drop_loop;		/* destination is the ingress port */
 	__u64	flooded;		/* frames flooded out of this port */
-	__u64	drop_disabled;		/* in while the port was not (yet) a member */
+	__u64	drop_disabled;		/* in while the switch was down or the port not a member */
+	__u64	drop_link_local;	/* 01:80:C2:00:00:0x, not relayed: dropped */
 };
 
 /* Per switch: the forwarding table.  Counters only grow. */
