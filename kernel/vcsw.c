@@ -97,6 +97,7 @@ enum vcsw_pstat {
 	VCSW_PS_FLOODED,
 	VCSW_PS_DROP_DISABLED,
 	VCSW_PS_DROP_LINK_LOCAL,
+	VCSW_PS_DROP_OVERSIZE,
 	VCSW_PS_MAX,
 };
 
@@ -583,6 +584,12 @@ static void vcsw_forward_one(struct vcsw_slave *out, struct sk_buff *skb,
 		kfree_skb(skb);
 		return;
 	}
+	/* as a bridge: nothing the output device's MTU cannot carry */
+	if (unlikely(!is_skb_forwardable(out->dev, skb))) {
+		vcsw_count(out, VCSW_PS_DROP_OVERSIZE);
+		kfree_skb(skb);
+		return;
+	}
 	e = kmem_cache_alloc(vcsw_ent_cache, GFP_ATOMIC);
 	if (unlikely(!e)) {
 		vcsw_count(out, VCSW_PS_DROP_NOMEM);
@@ -757,7 +764,7 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	now = ktime_get_ns();
 	deadline = now;
 	if (is_fabric) {
-		deadline = (u64)((s64)now + f.ttd_ns);
+		deadline = vcsw_ingress_deadline(now, f.ttd_ns);
 		vc = f.vc == FABRIC_VC_REGULATED ? 0 : 1;
 		timed = true;
 	}
@@ -776,11 +783,14 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	 * A GSO frame (veth passes TSO aggregates through) is queued as the
 	 * frames that will be on the wire, so that buffer limits, the link
 	 * rate and the counters see real frame sizes.  Fabric frames are
-	 * never GSO: the hosts segment before pushing the header.
+	 * never GSO: the hosts segment before pushing the header.  A frame
+	 * that cannot be segmented (a type no GSO handler knows, a bad
+	 * offload from a packet socket) is malformed.
 	 */
 	segs = skb_gso_segment(skb, 0);
 	if (IS_ERR_OR_NULL(segs)) {
-		vcsw_count(in, VCSW_PS_DROP_NOMEM);
+		vcsw_count(in, PTR_ERR(segs) == -ENOMEM ? VCSW_PS_DROP_NOMEM :
+						       VCSW_PS_DROP_MALFORMED);
 		kfree_skb(skb);
 		return RX_HANDLER_CONSUMED;
 	}

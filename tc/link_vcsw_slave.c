@@ -117,6 +117,7 @@ static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 		vcsw_print_u64("drop_loop", ps.drop_loop);
 		vcsw_print_u64("drop_disabled", ps.drop_disabled);
 		vcsw_print_u64("drop_link_local", ps.drop_link_local);
+		vcsw_print_u64("drop_oversize", ps.drop_oversize);
 		close_json_object();
 	}
 	vcsw_slave_print_vc("vc0", tb[IFLA_VCSW_PORT_VC0_STATS]);

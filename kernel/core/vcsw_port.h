@@ -392,4 +392,17 @@ static inline void vcsw_vc_read_stats(const struct vcsw_vc *v,
 	st->backlog_packets = vcsw_vc_qlen(v);
 }
 
+/*
+ * The local deadline of a frame that arrives at @now with time to deadline
+ * @ttd: now + TTD, and 0 (the earliest) when a negative TTD reaches back
+ * before the clock's start, as it can early in a boot, instead of wrapping
+ * round to the end of time.
+ */
+static inline fq_u64 vcsw_ingress_deadline(fq_u64 now, fq_s64 ttd)
+{
+	if (ttd < 0 && (fq_u64)-ttd > now)
+		return 0;
+	return ttd < 0 ? now - (fq_u64)-ttd : edf_add_sat(now, (fq_u64)ttd);
+}
+
 #endif /* FQ_VCSW_PORT_H */

@@ -332,6 +332,18 @@ UNIT_TEST(ideal_ties_in_arrival_order)
 	free(nodes);
 }
 
+/* ---- ingress ---------------------------------------------------------------- */
+
+UNIT_TEST(ingress_deadline)
+{
+	EXPECT_EQ(vcsw_ingress_deadline(5000000000ULL, 1000), 5000001000ULL);
+	EXPECT_EQ(vcsw_ingress_deadline(5000000000ULL, -2147483648LL), 2852516352ULL);
+	/* early in a boot: before the clock's start is the earliest, not the last */
+	EXPECT_EQ(vcsw_ingress_deadline(1000000000ULL, -2147483648LL), 0);
+	EXPECT_EQ(vcsw_ingress_deadline(0, -1), 0);
+	EXPECT_EQ(vcsw_ingress_deadline(0, 2147483647LL), 2147483647ULL);
+}
+
 /* ---- random traces ------------------------------------------------------- */
 
 struct trace {

@@ -8,6 +8,7 @@
 #    (never STP, PAUSE or LACP);
 #  - an administratively down switch forwards nothing, and forwards again
 #    once up;
+#  - frames longer than the output port's MTU are dropped and counted;
 #  - the switch cannot leave its namespace (its ports would stay behind).
 #
 #   [H1] eth0 --- p1 -+
@@ -98,6 +99,20 @@ ns_run H1 mac-flood -i eth0 --count 50 --dst "$(mac 2)" > /dev/null
 wait_for 10 eval 'test "$(host_rx 2)" -ge $((rx2 + 50))'
 check_err $? "H2 received $(($(host_rx 2) - rx2)) of 50 frames after sw0 came up"
 log_test "a down switch forwards nothing, and forwards again when up"
+
+# --- frames longer than the output port's MTU --------------------------------------
+# dropped and counted as a bridge does (veth would pass them on: it checks
+# only its peer's MTU)
+ns_run S ip link set p2 mtu 1000
+ov=$(pstat p2 port drop_oversize); rx2=$(host_rx 2)
+ns_run H1 mac-flood -i eth0 --count 20 --len 1200 --dst "$(mac 2)" > /dev/null
+ns_run H1 mac-flood -i eth0 --count 1 --len 1000 --dst "$(mac 2)" > /dev/null
+wait_for 10 eval 'test "$(host_rx 2)" -ge $((rx2 + 1))'
+check_err $? "the 1000-byte frame did not arrive"
+check_eq "frames H2 received" $((rx2 + 1)) "$(host_rx 2)"
+check_eq "oversize frames dropped" $((ov + 20)) "$(pstat p2 port drop_oversize)"
+ns_run S ip link set p2 mtu 1500
+log_test "frames longer than the output port's MTU are dropped, counted"
 
 # --- the switch stays in its namespace -----------------------------------------------
 ns_create T

@@ -91,6 +91,7 @@ struct vcsw_port_stats {
 	__u64	flooded;		/* frames flooded out of this port */
 	__u64	drop_disabled;		/* in while the switch was down or the port not a member */
 	__u64	drop_link_local;	/* 01:80:C2:00:00:0x, not relayed: dropped */
+	__u64	drop_oversize;		/* longer than this output port's MTU */
 };
 
 /* Per switch: the forwarding table.  Counters only grow. */
