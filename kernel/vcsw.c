@@ -28,7 +28,10 @@
  * Ingress turns the fabric header's time to deadline into a local
  * deadline D = now + TTD; the header's VC picks the virtual channel.  A
  * frame without the header is best effort (VC1) in arrival order.  A
- * frame with a malformed header is dropped and counted.
+ * frame with a malformed header is dropped and counted.  A port can be
+ * untrusted: its VC0 frames are then policed to a rate (the excess
+ * dropped or demoted to VC1) and its TTDs held to a range, so a host
+ * that lies cannot starve the others (Documentation/trust.rst).
  *
  * Output port: the portable core (core/vcsw_port.h) holds VC0 in the
  * switch's discipline (fifo / takeover / ideal) strictly before the VC1
@@ -43,8 +46,9 @@
  * path (softirq).  Each port's buffer is guarded by its spinlock, taken
  * by the receive path of any port, by the port's hrtimer (softirq mode)
  * and, with BHs off, by configuration; frames are handed to the device
- * after the lock is dropped.  Never two port locks at once; the table's
- * lock nests in none.
+ * after the lock is dropped.  A port's policer has a lock of its own,
+ * taken on that port's receive path only.  Never two port locks at once;
+ * the table's lock nests in none.
  *
  * A port joins in the order of the bridge's br_add_if(): it is built,
  * its receive handler registered (frames it gets then are dropped, not
@@ -83,6 +87,11 @@
 #define VCSW_GC_MIN_DELAY	(HZ / 10)
 #define VCSW_GC_MAX_DELAY	(10 * HZ)
 
+/* untrusted ports by default believe no regulated traffic, TTD 0 .. 100 ms */
+#define VCSW_DEFAULT_VC0_BURST	16384
+#define VCSW_DEFAULT_TTD_MIN	0
+#define VCSW_DEFAULT_TTD_MAX	100000000
+
 /* Port counters, in the order of struct vcsw_port_stats. */
 enum vcsw_pstat {
 	VCSW_PS_RX_PACKETS,
@@ -98,6 +107,9 @@ enum vcsw_pstat {
 	VCSW_PS_DROP_DISABLED,
 	VCSW_PS_DROP_LINK_LOCAL,
 	VCSW_PS_DROP_OVERSIZE,
+	VCSW_PS_POLICE_DROP,
+	VCSW_PS_POLICE_DEMOTE,
+	VCSW_PS_TTD_CLAMPED,
 	VCSW_PS_MAX,
 };
 
@@ -122,6 +134,14 @@ struct vcsw_slave {
 	bool			dead;		/* leaving: refuse frames */
 	struct vcsw_port	q;
 	struct hrtimer		timer;		/* link free again */
+	/* trust: written under RTNL, read by the receive path */
+	bool			trusted;
+	u8			exceed;		/* VCSW_EXCEED_* */
+	s32			ttd_min;
+	s32			ttd_max;
+	u32			vc0_burst;
+	spinlock_t		police_lock;	/* @police */
+	struct vcsw_police	police;
 	atomic64_t		st[VCSW_PS_MAX];
 };
 
@@ -693,6 +713,37 @@ static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
 	}
 }
 
+/*
+ * An untrusted port's claims (Documentation/trust.rst): the TTD held to
+ * [ttd_min, ttd_max], VC0 policed to vc0_rate.  False: drop the frame.
+ */
+static bool vcsw_untrusted_ingress(struct vcsw_slave *in, u32 len, u64 now,
+				   s64 *ttd, u8 *vc)
+{
+	s64 lo = READ_ONCE(in->ttd_min), hi = READ_ONCE(in->ttd_max);
+	s64 t = vcsw_ttd_clamp(*ttd, lo, hi);
+	bool ok;
+
+	if (t != *ttd) {
+		vcsw_count(in, VCSW_PS_TTD_CLAMPED);
+		*ttd = t;
+	}
+	if (*vc != 0)
+		return true;
+	spin_lock(&in->police_lock);
+	ok = vcsw_police_conform(&in->police, len, now);
+	spin_unlock(&in->police_lock);
+	if (likely(ok))
+		return true;
+	if (READ_ONCE(in->exceed) == VCSW_EXCEED_DEMOTE) {
+		vcsw_count(in, VCSW_PS_POLICE_DEMOTE);
+		*vc = 1;
+		return true;
+	}
+	vcsw_count(in, VCSW_PS_POLICE_DROP);
+	return false;
+}
+
 static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 {
 	u8 dst[ETH_ALEN] __aligned(2), src[ETH_ALEN] __aligned(2);
@@ -764,8 +815,15 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	now = ktime_get_ns();
 	deadline = now;
 	if (is_fabric) {
-		deadline = vcsw_ingress_deadline(now, f.ttd_ns);
+		s64 ttd = f.ttd_ns;
+
 		vc = f.vc == FABRIC_VC_REGULATED ? 0 : 1;
+		if (unlikely(!READ_ONCE(in->trusted)) &&
+		    !vcsw_untrusted_ingress(in, skb->len + ETH_HLEN, now, &ttd, &vc)) {
+			kfree_skb(skb);
+			return RX_HANDLER_CONSUMED;
+		}
+		deadline = vcsw_ingress_deadline(now, ttd);
 		timed = true;
 	}
 	vcsw_fdb_learn(sw, in, src);
@@ -848,6 +906,13 @@ static int vcsw_add_slave(struct net_device *dev, struct net_device *sdev,
 	vcsw_port_init(&p->q, sw->mode, sw->buffer[0], sw->buffer[1], sw->rate);
 	fq_hrtimer_setup(&p->timer, vcsw_slave_timer, CLOCK_MONOTONIC,
 			 HRTIMER_MODE_ABS_SOFT);
+	p->trusted = true;
+	p->exceed = VCSW_EXCEED_DROP;
+	p->ttd_min = VCSW_DEFAULT_TTD_MIN;
+	p->ttd_max = VCSW_DEFAULT_TTD_MAX;
+	p->vc0_burst = VCSW_DEFAULT_VC0_BURST;
+	spin_lock_init(&p->police_lock);
+	vcsw_police_init(&p->police, 0, p->vc0_burst);
 	for (i = 0; i < VCSW_PS_MAX; i++)
 		atomic64_set(&p->st[i], 0);
 
@@ -1078,6 +1143,12 @@ static const struct nla_policy vcsw_slave_policy[IFLA_VCSW_PORT_MAX + 1] = {
 	[IFLA_VCSW_PORT_STATS]		= { .type = NLA_REJECT },
 	[IFLA_VCSW_PORT_VC0_STATS]	= { .type = NLA_REJECT },
 	[IFLA_VCSW_PORT_VC1_STATS]	= { .type = NLA_REJECT },
+	[IFLA_VCSW_PORT_TRUST]		= NLA_POLICY_MAX(NLA_U8, 1),
+	[IFLA_VCSW_PORT_VC0_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U64, &vcsw_rate_range),
+	[IFLA_VCSW_PORT_VC0_BURST]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_buffer_range),
+	[IFLA_VCSW_PORT_VC0_EXCEED]	= NLA_POLICY_MAX(NLA_U8, VCSW_EXCEED_MAX),
+	[IFLA_VCSW_PORT_TTD_MIN]	= { .type = NLA_S32 },
+	[IFLA_VCSW_PORT_TTD_MAX]	= { .type = NLA_S32 },
 };
 
 static int vcsw_validate(struct nlattr *tb[], struct nlattr *data[],
@@ -1207,10 +1278,19 @@ static int vcsw_slave_changelink(struct net_device *dev,
 				 struct netlink_ext_ack *extack)
 {
 	struct vcsw_slave *p = vcsw_slave_of_rtnl(sdev);
+	s32 lo, hi;
 	int err;
 
 	if (!p || !data)
 		return 0;
+	lo = data[IFLA_VCSW_PORT_TTD_MIN] ?
+	     nla_get_s32(data[IFLA_VCSW_PORT_TTD_MIN]) : p->ttd_min;
+	hi = data[IFLA_VCSW_PORT_TTD_MAX] ?
+	     nla_get_s32(data[IFLA_VCSW_PORT_TTD_MAX]) : p->ttd_max;
+	if (lo > hi) {
+		NL_SET_ERR_MSG_MOD(extack, "ttd_min is above ttd_max");
+		return -EINVAL;
+	}
 	if (data[IFLA_VCSW_PORT_FDB_FLUSH])
 		vcsw_fdb_flush_port(p->sw, p, false);
 	if (data[IFLA_VCSW_PORT_FDB_DEL]) {
@@ -1226,15 +1306,38 @@ static int vcsw_slave_changelink(struct net_device *dev,
 			return err;
 	}
 
+	/* trust: nothing can fail from here */
+	WRITE_ONCE(p->ttd_min, lo);
+	WRITE_ONCE(p->ttd_max, hi);
+	if (data[IFLA_VCSW_PORT_VC0_EXCEED])
+		WRITE_ONCE(p->exceed, nla_get_u8(data[IFLA_VCSW_PORT_VC0_EXCEED]));
+	if (data[IFLA_VCSW_PORT_VC0_RATE] || data[IFLA_VCSW_PORT_VC0_BURST]) {
+		u64 rate = data[IFLA_VCSW_PORT_VC0_RATE] ?
+			   nla_get_u64(data[IFLA_VCSW_PORT_VC0_RATE]) : p->police.rate;
+
+		if (data[IFLA_VCSW_PORT_VC0_BURST])
+			p->vc0_burst = nla_get_u32(data[IFLA_VCSW_PORT_VC0_BURST]);
+		/* a new contract starts with a full bucket */
+		spin_lock_bh(&p->police_lock);
+		vcsw_police_init(&p->police, rate, p->vc0_burst);
+		spin_unlock_bh(&p->police_lock);
+	}
+	if (data[IFLA_VCSW_PORT_TRUST])
+		WRITE_ONCE(p->trusted, nla_get_u8(data[IFLA_VCSW_PORT_TRUST]));
 	return 0;
 }
 
 static size_t vcsw_get_slave_size(const struct net_device *dev,
 				  const struct net_device *sdev)
 {
-	return nla_total_size_64bit(sizeof(u64)) +
+	return nla_total_size_64bit(sizeof(u64)) +		/* RATE */
 	       nla_total_size_64bit(sizeof(struct vcsw_port_stats)) +
-	       2 * nla_total_size_64bit(sizeof(struct vcsw_vc_stats));
+	       2 * nla_total_size_64bit(sizeof(struct vcsw_vc_stats)) +
+	       nla_total_size(sizeof(u8)) +			/* TRUST */
+	       nla_total_size_64bit(sizeof(u64)) +		/* VC0_RATE */
+	       nla_total_size(sizeof(u32)) +			/* VC0_BURST */
+	       nla_total_size(sizeof(u8)) +			/* VC0_EXCEED */
+	       2 * nla_total_size(sizeof(s32));			/* TTD_MIN, TTD_MAX */
 }
 
 static int vcsw_fill_slave_info(struct sk_buff *skb,
@@ -1245,7 +1348,7 @@ static int vcsw_fill_slave_info(struct sk_buff *skb,
 	struct vcsw_vc_stats vst[VCSW_NUM_VCS];
 	struct vcsw_port_stats ps;
 	u64 *ctr = (u64 *)&ps;
-	u64 rate;
+	u64 rate, vc0_rate;
 	int i;
 
 	BUILD_BUG_ON(sizeof(ps) != VCSW_PS_MAX * sizeof(u64));
@@ -1258,6 +1361,9 @@ static int vcsw_fill_slave_info(struct sk_buff *skb,
 		vcsw_vc_read_stats(&p->q.vc[i], &vst[i]);
 	rate = p->q.rate;
 	spin_unlock_bh(&p->lock);
+	spin_lock_bh(&p->police_lock);
+	vc0_rate = p->police.rate;
+	spin_unlock_bh(&p->police_lock);
 
 	if (nla_put_u64_64bit(skb, IFLA_VCSW_PORT_RATE, rate, IFLA_VCSW_PORT_PAD) ||
 	    nla_put_64bit(skb, IFLA_VCSW_PORT_STATS, sizeof(ps), &ps,
@@ -1265,7 +1371,14 @@ static int vcsw_fill_slave_info(struct sk_buff *skb,
 	    nla_put_64bit(skb, IFLA_VCSW_PORT_VC0_STATS, sizeof(vst[0]), &vst[0],
 			  IFLA_VCSW_PORT_PAD) ||
 	    nla_put_64bit(skb, IFLA_VCSW_PORT_VC1_STATS, sizeof(vst[1]), &vst[1],
-			  IFLA_VCSW_PORT_PAD))
+			  IFLA_VCSW_PORT_PAD) ||
+	    nla_put_u8(skb, IFLA_VCSW_PORT_TRUST, p->trusted) ||
+	    nla_put_u64_64bit(skb, IFLA_VCSW_PORT_VC0_RATE, vc0_rate,
+			      IFLA_VCSW_PORT_PAD) ||
+	    nla_put_u32(skb, IFLA_VCSW_PORT_VC0_BURST, p->vc0_burst) ||
+	    nla_put_u8(skb, IFLA_VCSW_PORT_VC0_EXCEED, p->exceed) ||
+	    nla_put_s32(skb, IFLA_VCSW_PORT_TTD_MIN, p->ttd_min) ||
+	    nla_put_s32(skb, IFLA_VCSW_PORT_TTD_MAX, p->ttd_max))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -36,61 +36,6 @@ static void vcsw_explain(FILE *f)
 		"Ports: ip link set DEV master SWITCH; see: ip link help vcsw_slave\n");
 }
 
-/* "1gbit", "100mbit", "125000000bps", "0": bytes per second. */
-static int vcsw_get_rate(uint64_t *bytes, const char *s)
-{
-	static const struct { const char *u; double mul; } units[] = {
-		{ "bit", 1 / 8.0 }, { "kbit", 1e3 / 8 }, { "mbit", 1e6 / 8 },
-		{ "gbit", 1e9 / 8 }, { "bps", 1 }, { "kbps", 1e3 },
-		{ "mbps", 1e6 }, { "gbps", 1e9 },
-	};
-	char *end;
-	double v;
-	size_t i;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -1;
-	if (!*end) {
-		if (v != 0)
-			return -1;	/* a rate needs its unit, except 0 */
-		*bytes = 0;
-		return 0;
-	}
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcasecmp(end, units[i].u)) {
-			v *= units[i].mul;
-			if (v > 1e19)
-				return -1;
-			*bytes = (uint64_t)(v + 0.5);
-			return 0;
-		}
-	return -1;
-}
-
-/* "65536", "64k", "1m": bytes. */
-static int vcsw_get_size(uint32_t *bytes, const char *s)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *s == '-')
-		return -1;
-	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
-	else if (*end == 'm' || *end == 'M')
-		v <<= 20, end++;
-	if ((*end == 'b' || *end == 'B') && !end[1])
-		end++;
-	if (*end || v > 0xffffffffULL)
-		return -1;
-	*bytes = (uint32_t)v;
-	return 0;
-}
-
 static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
 			  struct nlmsghdr *n)
 {
@@ -115,7 +60,7 @@ static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
 			}
 			addattr8(n, VCSW_MSG_MAX, IFLA_VCSW_VC0_MODE, (__u8)i);
 		} else if (!strcmp(*argv, "rate")) {
-			if (argc < 2 || vcsw_get_rate(&rate, argv[1])) {
+			if (argc < 2 || vcsw_parse_rate(&rate, argv[1])) {
 				fprintf(stderr, "vcsw: Illegal \"rate\"\n");
 				return -1;
 			}
@@ -125,7 +70,7 @@ static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
 			   !strcmp(*argv, "vc1_buffer")) {
 			const char *what = *argv;
 
-			if (argc < 2 || vcsw_get_size(&v, argv[1])) {
+			if (argc < 2 || vcsw_parse_size(&v, argv[1])) {
 				fprintf(stderr, "vcsw: Illegal \"%s\"\n", what);
 				return -1;
 			}
@@ -170,7 +115,6 @@ static void vcsw_print_opt(struct link_util *lu, FILE *f, struct rtattr *tb[])
 	const __u64 *rate;
 	const __u16 *mask;
 	const __u32 *v;
-	char buf[64];
 
 	if (!tb)
 		return;
@@ -179,18 +123,8 @@ static void vcsw_print_opt(struct link_util *lu, FILE *f, struct rtattr *tb[])
 		print_color_string(PRINT_ANY, COLOR_NONE, "vc0", "vc0 %s ",
 				   *mode <= VCSW_MODE_MAX ? vcsw_modes[*mode] : "unknown");
 	rate = vcsw_rta_data(tb[IFLA_VCSW_RATE], sizeof(*rate));
-	if (rate) {
-		print_color_u64(PRINT_JSON, COLOR_NONE, "rate", NULL, *rate);
-		if (!*rate)
-			snprintf(buf, sizeof(buf), "0");
-		else if (*rate * 8 % 1000000000 == 0)
-			snprintf(buf, sizeof(buf), "%" PRIu64 "gbit", (uint64_t)(*rate * 8 / 1000000000));
-		else if (*rate * 8 % 1000000 == 0)
-			snprintf(buf, sizeof(buf), "%" PRIu64 "mbit", (uint64_t)(*rate * 8 / 1000000));
-		else
-			snprintf(buf, sizeof(buf), "%" PRIu64 "bps", (uint64_t)*rate);
-		print_color_string(PRINT_FP, COLOR_NONE, NULL, "rate %s ", buf);
-	}
+	if (rate)
+		vcsw_print_rate("rate", *rate);
 	v = vcsw_rta_data(tb[IFLA_VCSW_VC0_BUFFER], sizeof(*v));
 	if (v)
 		print_color_uint(PRINT_ANY, COLOR_NONE, "vc0_buffer", "vc0_buffer %u ", *v);

@@ -344,6 +344,79 @@ UNIT_TEST(ingress_deadline)
 	EXPECT_EQ(vcsw_ingress_deadline(0, 2147483647LL), 2147483647ULL);
 }
 
+/* ---- untrusted ingress ----------------------------------------------------- */
+
+UNIT_TEST(police_burst_then_rate)
+{
+	struct vcsw_police pc;
+	int i, ok = 0;
+
+	/* 1e6 bytes/s, 3000-byte burst: three 1000-byte frames at once */
+	vcsw_police_init(&pc, 1000000, 3000);
+	EXPECT_EQ(pc.tolerance, 3000000);
+	for (i = 0; i < 5; i++)
+		ok += vcsw_police_conform(&pc, 1000, 0);
+	EXPECT_EQ(ok, 3);
+	/* 1 ms later one more frame's worth has come back, not two */
+	EXPECT_TRUE(vcsw_police_conform(&pc, 1000, 1000000));
+	EXPECT_TRUE(!vcsw_police_conform(&pc, 1000, 1000000));
+	/* a frame larger than the burst never conforms */
+	EXPECT_TRUE(!vcsw_police_conform(&pc, 3001, 1000000000));
+	/* an idle bucket fills to the burst, no more */
+	ok = 0;
+	for (i = 0; i < 10; i++)
+		ok += vcsw_police_conform(&pc, 1000, 2000000000);
+	EXPECT_EQ(ok, 3);
+}
+
+UNIT_TEST(police_rate_zero_admits_nothing)
+{
+	struct vcsw_police pc;
+
+	vcsw_police_init(&pc, 0, 16384);
+	EXPECT_TRUE(!vcsw_police_conform(&pc, 64, 0));
+	EXPECT_TRUE(!vcsw_police_conform(&pc, 64, 1000000000000ULL));
+}
+
+/*
+ * Ten times the rate offered for 10 s in random frame sizes and gaps: what
+ * conforms is within one burst of rate x time, and never above it.
+ */
+UNIT_TEST(police_long_run_admits_rate_plus_burst)
+{
+	const fq_u64 rate = 1250000, burst = 16384;	/* 10 Mbit/s */
+	fq_u64 now = 0, admitted = 0, offered = 0, x = 12345;
+	struct vcsw_police pc;
+
+	vcsw_police_init(&pc, rate, burst);
+	while (now < 10000000000ULL) {
+		/* its own generator: the random traces below keep theirs */
+		fq_u32 len;
+
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		len = 64 + (fq_u32)(x >> 33) % 1451;
+
+		offered += len;
+		if (vcsw_police_conform(&pc, len, now))
+			admitted += len;
+		/* mean gap: a tenth of the frame's time at the rate */
+		now += edf_tx_time(len, rate) / 10 * ((x >> 20) % 3);
+	}
+	printf("# offered %llu bytes, admitted %llu, rate x time %llu\n",
+	       (unsigned long long)offered, (unsigned long long)admitted,
+	       (unsigned long long)(rate * 10));
+	EXPECT_TRUE(admitted <= rate * 10 + burst + 1514);
+	EXPECT_TRUE(admitted >= rate * 10 - 1514);
+}
+
+UNIT_TEST(ttd_clamp)
+{
+	EXPECT_EQ(vcsw_ttd_clamp(-2147483648LL, 0, 100000000), 0);
+	EXPECT_EQ(vcsw_ttd_clamp(2147483647LL, 0, 100000000), 100000000);
+	EXPECT_EQ(vcsw_ttd_clamp(5000, 0, 100000000), 5000);
+	EXPECT_EQ(vcsw_ttd_clamp(-5, -10, 10), -5);
+}
+
 /* ---- random traces ------------------------------------------------------- */
 
 struct trace {
