@@ -1244,7 +1244,8 @@ static size_t vcsw_get_size(const struct net_device *dev)
 {
 	return nla_total_size(sizeof(u8)) +		/* VC0_MODE */
 	       nla_total_size_64bit(sizeof(u64)) +	/* RATE */
-	       4 * nla_total_size(sizeof(u32)) +	/* buffers, fdb_max, ageing */
+	       /* VC0_BUFFER, VC1_BUFFER, FDB_MAX, AGEING, FDB_COUNT */
+	       5 * nla_total_size(sizeof(u32)) +
 	       nla_total_size_64bit(sizeof(struct vcsw_stats)) +	/* STATS */
 	       nla_total_size(sizeof(u16));		/* GROUP_FWD_MASK */
 }
@@ -1252,6 +1253,7 @@ static size_t vcsw_get_size(const struct net_device *dev)
 static int vcsw_fill_info(struct sk_buff *skb, const struct net_device *dev)
 {
 	struct vcsw *sw = netdev_priv(dev);
+	unsigned int start = skb->len;
 	struct vcsw_stats st;
 	u64 *ctr = (u64 *)&st;
 	int i;
@@ -1269,6 +1271,12 @@ static int vcsw_fill_info(struct sk_buff *skb, const struct net_device *dev)
 	    nla_put_64bit(skb, IFLA_VCSW_STATS, sizeof(st), &st, IFLA_VCSW_PAD) ||
 	    nla_put_u16(skb, IFLA_VCSW_GROUP_FWD_MASK, sw->group_fwd_mask))
 		return -EMSGSIZE;
+	/*
+	 * The message was sized with vcsw_get_size(); slab rounding usually
+	 * hides an attribute it forgot, until the day it does not.  Say so
+	 * on every dump instead.
+	 */
+	WARN_ON_ONCE(skb->len - start > vcsw_get_size(dev));
 	return 0;
 }
 
@@ -1346,6 +1354,7 @@ static int vcsw_fill_slave_info(struct sk_buff *skb,
 {
 	struct vcsw_slave *p = vcsw_slave_of_rtnl(sdev);
 	struct vcsw_vc_stats vst[VCSW_NUM_VCS];
+	unsigned int start = skb->len;
 	struct vcsw_port_stats ps;
 	u64 *ctr = (u64 *)&ps;
 	u64 rate, vc0_rate;
@@ -1380,6 +1389,8 @@ static int vcsw_fill_slave_info(struct sk_buff *skb,
 	    nla_put_s32(skb, IFLA_VCSW_PORT_TTD_MIN, p->ttd_min) ||
 	    nla_put_s32(skb, IFLA_VCSW_PORT_TTD_MAX, p->ttd_max))
 		return -EMSGSIZE;
+	/* as in vcsw_fill_info(): a forgotten attribute shows at once */
+	WARN_ON_ONCE(skb->len - start > vcsw_get_slave_size(dev, sdev));
 	return 0;
 }
 
