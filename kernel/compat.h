@@ -47,6 +47,24 @@ static inline void fq_netdev_set_lltx(struct net_device *dev)
 }
 
 /*
+ * 6.12 ("net: move NETIF_F_NETNS_LOCAL to private flags"): a device that
+ * must stay in its namespace says so with dev->netns_local, since renamed
+ * dev->netns_immutable ("net: rename netns_local to netns_immutable",
+ * 6.15, in Debian's 6.12 too).  FQ_HAVE_NETNS_IMMUTABLE comes from a probe
+ * of <linux/netdevice.h> in kernel/Kbuild.
+ */
+static inline void fq_netdev_set_netns_local(struct net_device *dev)
+{
+#if defined(NETIF_F_NETNS_LOCAL)
+	dev->features |= NETIF_F_NETNS_LOCAL;
+#elif defined(FQ_HAVE_NETNS_IMMUTABLE)
+	dev->netns_immutable = true;
+#else
+	dev->netns_local = true;
+#endif
+}
+
+/*
  * 6.13 added hrtimer_setup(), which sets the callback with the rest;
  * 6.15 removed hrtimer_init().  FQ_HAVE_HRTIMER_SETUP comes from a probe
  * of <linux/hrtimer.h> in kernel/Kbuild.

@@ -4,6 +4,7 @@
  * edf-deadline-qos-two-vcs (sections 3.2 to 3.4).
  *
  *	ip link add sw0 type vcsw vc0 takeover rate 1gbit vc0_buffer 64k
+ *	ip link set sw0 up
  *	ip link set veth-h1 master sw0
  *
  * A switch is a net_device of kind "vcsw"; any Ethernet device becomes a
@@ -11,13 +12,26 @@
  * it learns the source MAC, finds the output port by destination MAC
  * (static entries, learned entries, else flooding: broadcast, multicast
  * and unknown unicast go to every other port), and queues the frame in the
- * output port's buffer.  Nothing is passed to the local stack and there is
- * no loop protection: a loop of switches floods for ever.
+ * output port's buffer.  As a bridge does, the switch forwards only while
+ * it is up, never relays the IEEE 802.1D link-local groups
+ * 01:80:C2:00:00:0x unless group_fwd_mask asks for one (it drops them),
+ * and stays in its network namespace.  There is no loop protection: a loop of switches floods for
+ * ever.
+ *
+ * The forwarding table is an rhashtable (a seeded hash, resized as it
+ * grows, so crafted addresses cannot build long chains) with at most
+ * fdb_max entries.  Learned entries age out, collected by delayed work;
+ * at the bound a new address takes the place of an entry that was not
+ * seen since the last time a clock hand passed it (second chance), so
+ * learning never stops and active hosts keep their entries.
  *
  * Ingress turns the fabric header's time to deadline into a local
  * deadline D = now + TTD; the header's VC picks the virtual channel.  A
  * frame without the header is best effort (VC1) in arrival order.  A
- * frame with a malformed header is dropped and counted.
+ * frame with a malformed header is dropped and counted.  A port can be
+ * untrusted: its VC0 frames are then policed to a rate (the excess
+ * dropped or demoted to VC1) and its TTDs held to a range, so a host
+ * that lies cannot starve the others (Documentation/trust.rst).
  *
  * Output port: the portable core (core/vcsw_port.h) holds VC0 in the
  * switch's discipline (fifo / takeover / ideal) strictly before the VC1
@@ -32,11 +46,17 @@
  * path (softirq).  Each port's buffer is guarded by its spinlock, taken
  * by the receive path of any port, by the port's hrtimer (softirq mode)
  * and, with BHs off, by configuration; frames are handed to the device
- * after the lock is dropped.  Never two port locks at once; the table's
- * lock nests in none.
+ * after the lock is dropped.  A port's policer has a lock of its own,
+ * taken on that port's receive path only.  Never two port locks at once;
+ * the table's lock nests in none.
+ *
+ * A port joins in the order of the bridge's br_add_if(): it is built,
+ * its receive handler registered (frames it gets then are dropped, not
+ * learned or forwarded), the upper-device link made, and only then is it
+ * listed and enabled; a failure undoes exactly the steps taken, and the
+ * port was never reachable from the table or the port list.
  */
 #include <linux/etherdevice.h>
-#include <linux/hash.h>
 #include <linux/hrtimer.h>
 #include <linux/if_arp.h>
 #include <linux/if_ether.h>
@@ -45,9 +65,11 @@
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/rculist.h>
+#include <linux/rhashtable.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <net/netlink.h>
 #include <net/rtnetlink.h>
 
@@ -55,11 +77,20 @@
 #include "core/vcsw_port.h"
 #include "fabric_hdr.h"
 
-#define VCSW_FDB_BITS		8
 #define VCSW_DEFAULT_MODE	VCSW_MODE_TAKEOVER
 #define VCSW_DEFAULT_BUFFER	65536
 #define VCSW_DEFAULT_FDB_MAX	1024
 #define VCSW_DEFAULT_AGEING	300
+/* entries the clock hand looks at, at most, to find one to evict */
+#define VCSW_FDB_EVICT_SCAN	32
+/* the collector runs again after the next expiry, within these bounds */
+#define VCSW_GC_MIN_DELAY	(HZ / 10)
+#define VCSW_GC_MAX_DELAY	(10 * HZ)
+
+/* untrusted ports by default believe no regulated traffic, TTD 0 .. 100 ms */
+#define VCSW_DEFAULT_VC0_BURST	16384
+#define VCSW_DEFAULT_TTD_MIN	0
+#define VCSW_DEFAULT_TTD_MAX	100000000
 
 /* Port counters, in the order of struct vcsw_port_stats. */
 enum vcsw_pstat {
@@ -73,7 +104,23 @@ enum vcsw_pstat {
 	VCSW_PS_DROP_REWRITE,
 	VCSW_PS_DROP_LOOP,
 	VCSW_PS_FLOODED,
+	VCSW_PS_DROP_DISABLED,
+	VCSW_PS_DROP_LINK_LOCAL,
+	VCSW_PS_DROP_OVERSIZE,
+	VCSW_PS_POLICE_DROP,
+	VCSW_PS_POLICE_DEMOTE,
+	VCSW_PS_TTD_CLAMPED,
 	VCSW_PS_MAX,
+};
+
+/* Switch counters, in the order of struct vcsw_stats. */
+enum vcsw_sstat {
+	VCSW_SS_FDB_LEARNED,
+	VCSW_SS_FDB_MOVED,
+	VCSW_SS_FDB_AGED,
+	VCSW_SS_FDB_EVICTED,
+	VCSW_SS_FDB_LEARN_FAIL,
+	VCSW_SS_MAX,
 };
 
 struct vcsw;
@@ -82,18 +129,30 @@ struct vcsw_slave {
 	struct list_head	list;		/* in vcsw->ports, RCU */
 	struct vcsw		*sw;
 	struct net_device	*dev;
+	bool			enabled;	/* a member: learns, forwards */
 	spinlock_t		lock;		/* @q, @dead */
 	bool			dead;		/* leaving: refuse frames */
 	struct vcsw_port	q;
 	struct hrtimer		timer;		/* link free again */
+	/* trust: written under RTNL, read by the receive path */
+	bool			trusted;
+	u8			exceed;		/* VCSW_EXCEED_* */
+	s32			ttd_min;
+	s32			ttd_max;
+	u32			vc0_burst;
+	spinlock_t		police_lock;	/* @police */
+	struct vcsw_police	police;
 	atomic64_t		st[VCSW_PS_MAX];
 };
 
 struct vcsw_fdb {
-	struct hlist_node	node;
+	struct rhash_head	rhnode;		/* in vcsw->fdb, key @addr */
+	struct list_head	list;		/* in vcsw->fdb_list, RCU */
 	struct rcu_head		rcu;
 	u8			addr[ETH_ALEN];
-	bool			is_static;
+	bool			is_static;	/* READ_ONCE: fdb_add sets it */
+	bool			gone;		/* deleted; under fdb_lock */
+	bool			hit;		/* seen since the hand passed */
 	struct vcsw_slave	*port;		/* READ_ONCE: learning moves it */
 	unsigned long		updated;	/* jiffies */
 };
@@ -101,15 +160,27 @@ struct vcsw_fdb {
 struct vcsw {
 	struct net_device	*dev;
 	struct list_head	ports;		/* RTNL writes, RCU reads */
-	spinlock_t		fdb_lock;
-	struct hlist_head	fdb[1 << VCSW_FDB_BITS];
+	spinlock_t		fdb_lock;	/* table, list, hand and count */
+	struct rhashtable	fdb;
+	struct list_head	fdb_list;	/* every entry: the clock's circle */
+	struct list_head	*fdb_hand;	/* next entry the clock looks at */
 	u32			fdb_count;
+	struct delayed_work	fdb_gc;
+	atomic64_t		st[VCSW_SS_MAX];
 	/* configuration: written under RTNL, read by the data path */
 	u32			fdb_max;
 	u32			ageing;		/* s; 0: never */
+	u16			group_fwd_mask;
 	u8			mode;
 	u64			rate;
 	u32			buffer[VCSW_NUM_VCS];
+};
+
+static const struct rhashtable_params vcsw_fdb_params = {
+	.head_offset		= offsetof(struct vcsw_fdb, rhnode),
+	.key_offset		= offsetof(struct vcsw_fdb, addr),
+	.key_len		= ETH_ALEN,
+	.automatic_shrinking	= true,
 };
 
 /* A queued frame: the core's node plus the frame. */
@@ -138,6 +209,11 @@ static void vcsw_count(struct vcsw_slave *p, enum vcsw_pstat s)
 	atomic64_inc(&p->st[s]);
 }
 
+static void vcsw_sw_count(struct vcsw *sw, enum vcsw_sstat s)
+{
+	atomic64_inc(&sw->st[s]);
+}
+
 static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb);
 
 /* The port behind @dev, or NULL; caller holds RTNL. */
@@ -150,96 +226,178 @@ static struct vcsw_slave *vcsw_slave_of_rtnl(const struct net_device *dev)
 
 /* ---- forwarding table ---------------------------------------------------- */
 
-static struct hlist_head *vcsw_fdb_bucket(struct vcsw *sw, const u8 *addr)
+/* Caller holds rcu_read_lock(). */
+static struct vcsw_fdb *vcsw_fdb_find_rcu(struct vcsw *sw, const u8 *addr)
 {
-	return &sw->fdb[hash_64(ether_addr_to_u64(addr), VCSW_FDB_BITS)];
+	return rhashtable_lookup(&sw->fdb, addr, vcsw_fdb_params);
 }
 
-/* Caller holds rcu_read_lock() or fdb_lock. */
-static struct vcsw_fdb *vcsw_fdb_find(struct vcsw *sw, const u8 *addr)
+/* Caller holds fdb_lock. */
+static struct vcsw_fdb *vcsw_fdb_find_locked(struct vcsw *sw, const u8 *addr)
 {
-	struct vcsw_fdb *f;
-
-	hlist_for_each_entry_rcu(f, vcsw_fdb_bucket(sw, addr), node,
-				 lockdep_is_held(&sw->fdb_lock))
-		if (ether_addr_equal(f->addr, addr))
-			return f;
-	return NULL;
+	lockdep_assert_held(&sw->fdb_lock);
+	return rhashtable_lookup_fast(&sw->fdb, addr, vcsw_fdb_params);
 }
 
-static bool vcsw_fdb_expired(const struct vcsw *sw, const struct vcsw_fdb *f)
+static bool vcsw_fdb_expired(const struct vcsw *sw, const struct vcsw_fdb *f,
+			     unsigned long now)
 {
 	u32 ageing = READ_ONCE(sw->ageing);
 
-	return !f->is_static && ageing &&
-	       time_after(jiffies, READ_ONCE(f->updated) + ageing * HZ);
+	return !READ_ONCE(f->is_static) && ageing &&
+	       time_after(now, READ_ONCE(f->updated) + ageing * HZ);
 }
 
 static void vcsw_fdb_del(struct vcsw *sw, struct vcsw_fdb *f)
 {
 	lockdep_assert_held(&sw->fdb_lock);
-	hlist_del_rcu(&f->node);
+	rhashtable_remove_fast(&sw->fdb, &f->rhnode, vcsw_fdb_params);
+	if (sw->fdb_hand == &f->list)
+		sw->fdb_hand = f->list.next;
+	list_del_rcu(&f->list);
+	f->gone = true;
 	sw->fdb_count--;
 	kfree_rcu(f, rcu);
+}
+
+/*
+ * Make room for one entry: the clock.  The hand walks the circle of
+ * entries; a learned entry that was not seen since the hand last passed
+ * it (or has expired) is dropped, one that was gets a second chance.  At
+ * most VCSW_FDB_EVICT_SCAN entries are looked at; if all had a second
+ * chance the first learned one goes.  False if only static entries were
+ * found.  Caller holds fdb_lock.
+ */
+static bool vcsw_fdb_evict_one(struct vcsw *sw)
+{
+	struct vcsw_fdb *f, *victim = NULL, *fallback = NULL;
+	struct list_head *pos = sw->fdb_hand;
+	unsigned long now = jiffies;
+	unsigned int i;
+
+	lockdep_assert_held(&sw->fdb_lock);
+	for (i = 0; i < VCSW_FDB_EVICT_SCAN; i++) {
+		if (pos == &sw->fdb_list)
+			pos = pos->next;
+		if (pos == &sw->fdb_list)
+			break;				/* empty */
+		f = list_entry(pos, struct vcsw_fdb, list);
+		pos = pos->next;
+		if (f->is_static)
+			continue;
+		if (!READ_ONCE(f->hit) || vcsw_fdb_expired(sw, f, now)) {
+			victim = f;
+			break;
+		}
+		WRITE_ONCE(f->hit, false);
+		if (!fallback)
+			fallback = f;
+	}
+	sw->fdb_hand = pos;
+	if (!victim)
+		victim = fallback;
+	if (!victim)
+		return false;
+	vcsw_fdb_del(sw, victim);
+	vcsw_sw_count(sw, VCSW_SS_FDB_EVICTED);
+	return true;
+}
+
+/*
+ * Insert @f (filled in) for its address, evicting a learned entry if the
+ * table is at its bound.  0, -EEXIST (the address has an entry), -ENOSPC
+ * (only static entries) or the table's error.  Caller holds fdb_lock.
+ */
+static int vcsw_fdb_insert(struct vcsw *sw, struct vcsw_fdb *f)
+{
+	int err;
+
+	lockdep_assert_held(&sw->fdb_lock);
+	if (vcsw_fdb_find_locked(sw, f->addr))
+		return -EEXIST;
+	if (sw->fdb_count >= READ_ONCE(sw->fdb_max) && !vcsw_fdb_evict_one(sw))
+		return -ENOSPC;
+	err = rhashtable_lookup_insert_fast(&sw->fdb, &f->rhnode, vcsw_fdb_params);
+	if (err)
+		return err;
+	/* behind the hand: the last the clock looks at */
+	list_add_tail_rcu(&f->list, sw->fdb_hand);
+	sw->fdb_count++;
+	return 0;
 }
 
 /* Receive path: remember that @addr lives behind @p. */
 static void vcsw_fdb_learn(struct vcsw *sw, struct vcsw_slave *p,
 			   const u8 *addr)
 {
-	struct vcsw_fdb *f, *old = NULL;
+	struct vcsw_fdb *f;
+	int err;
 
-	f = vcsw_fdb_find(sw, addr);
+	f = vcsw_fdb_find_rcu(sw, addr);
 	if (likely(f)) {
-		if (f->is_static)
+		if (READ_ONCE(f->is_static))
 			return;
-		if (unlikely(READ_ONCE(f->port) != p))
+		if (unlikely(READ_ONCE(f->port) != p)) {
 			WRITE_ONCE(f->port, p);
+			vcsw_sw_count(sw, VCSW_SS_FDB_MOVED);
+		}
 		if (READ_ONCE(f->updated) != jiffies)
 			WRITE_ONCE(f->updated, jiffies);
+		if (!READ_ONCE(f->hit))
+			WRITE_ONCE(f->hit, true);
 		return;
 	}
 
-	spin_lock(&sw->fdb_lock);
-	if (vcsw_fdb_find(sw, addr))
-		goto out;
-	if (sw->fdb_count >= READ_ONCE(sw->fdb_max)) {
-		/* full: make room only by forgetting an expired entry */
-		hlist_for_each_entry(f, vcsw_fdb_bucket(sw, addr), node)
-			if (vcsw_fdb_expired(sw, f)) {
-				old = f;
-				break;
-			}
-		if (!old)
-			goto out;
-		vcsw_fdb_del(sw, old);
-	}
 	f = kzalloc(sizeof(*f), GFP_ATOMIC);
-	if (!f)
-		goto out;
+	if (unlikely(!f)) {
+		vcsw_sw_count(sw, VCSW_SS_FDB_LEARN_FAIL);
+		return;
+	}
 	ether_addr_copy(f->addr, addr);
 	f->port = p;
 	f->updated = jiffies;
-	hlist_add_head_rcu(&f->node, vcsw_fdb_bucket(sw, addr));
-	sw->fdb_count++;
-out:
+	spin_lock(&sw->fdb_lock);
+	err = vcsw_fdb_insert(sw, f);
 	spin_unlock(&sw->fdb_lock);
+	if (likely(!err)) {
+		vcsw_sw_count(sw, VCSW_SS_FDB_LEARNED);
+		return;
+	}
+	/* -EEXIST: another CPU learned it first */
+	if (err != -EEXIST)
+		vcsw_sw_count(sw, VCSW_SS_FDB_LEARN_FAIL);
+	kfree(f);
 }
 
 /* Forget @p's entries: learned only, or all (port leaving). */
 static void vcsw_fdb_flush_port(struct vcsw *sw, struct vcsw_slave *p,
 				bool with_static)
 {
-	struct hlist_node *tmp;
-	struct vcsw_fdb *f;
-	unsigned int i;
+	struct vcsw_fdb *f, *tmp;
 
 	spin_lock_bh(&sw->fdb_lock);
-	for (i = 0; i < ARRAY_SIZE(sw->fdb); i++)
-		hlist_for_each_entry_safe(f, tmp, &sw->fdb[i], node)
-			if (READ_ONCE(f->port) == p &&
-			    (with_static || !f->is_static))
-				vcsw_fdb_del(sw, f);
+	list_for_each_entry_safe(f, tmp, &sw->fdb_list, list)
+		if (f->port == p && (with_static || !f->is_static))
+			vcsw_fdb_del(sw, f);
+	spin_unlock_bh(&sw->fdb_lock);
+}
+
+static void vcsw_fdb_flush_all(struct vcsw *sw)
+{
+	struct vcsw_fdb *f, *tmp;
+
+	spin_lock_bh(&sw->fdb_lock);
+	list_for_each_entry_safe(f, tmp, &sw->fdb_list, list)
+		vcsw_fdb_del(sw, f);
+	spin_unlock_bh(&sw->fdb_lock);
+}
+
+/* Down to fdb_max entries after the bound was lowered.  RTNL held. */
+static void vcsw_fdb_trim(struct vcsw *sw)
+{
+	spin_lock_bh(&sw->fdb_lock);
+	while (sw->fdb_count > sw->fdb_max && vcsw_fdb_evict_one(sw))
+		;
 	spin_unlock_bh(&sw->fdb_lock);
 }
 
@@ -256,26 +414,25 @@ static int vcsw_fdb_add_static(struct vcsw *sw, struct vcsw_slave *p,
 	n = kzalloc(sizeof(*n), GFP_KERNEL);
 	if (!n)
 		return -ENOMEM;
-	spin_lock_bh(&sw->fdb_lock);
-	f = vcsw_fdb_find(sw, addr);
-	if (f) {
-		/* a learned or static entry becomes static here */
-		WRITE_ONCE(f->port, p);
-		f->is_static = true;
-		goto out;
-	}
-	if (sw->fdb_count >= sw->fdb_max) {
-		NL_SET_ERR_MSG_MOD(extack, "forwarding table full (fdb_max)");
-		err = -ENOSPC;
-		goto out;
-	}
 	ether_addr_copy(n->addr, addr);
 	n->port = p;
 	n->is_static = true;
 	n->updated = jiffies;
-	hlist_add_head_rcu(&n->node, vcsw_fdb_bucket(sw, addr));
-	sw->fdb_count++;
-	n = NULL;
+	spin_lock_bh(&sw->fdb_lock);
+	f = vcsw_fdb_find_locked(sw, addr);
+	if (f) {
+		/* a learned or static entry becomes static here */
+		WRITE_ONCE(f->port, p);
+		WRITE_ONCE(f->is_static, true);
+		goto out;
+	}
+	err = vcsw_fdb_insert(sw, n);
+	if (err == -ENOSPC)
+		NL_SET_ERR_MSG_MOD(extack, "forwarding table full of static entries (fdb_max)");
+	else if (err)
+		NL_SET_ERR_MSG_MOD(extack, "cannot insert the entry");
+	else
+		n = NULL;
 out:
 	spin_unlock_bh(&sw->fdb_lock);
 	kfree(n);
@@ -289,7 +446,7 @@ static int vcsw_fdb_del_static(struct vcsw *sw, struct vcsw_slave *p,
 	int err = 0;
 
 	spin_lock_bh(&sw->fdb_lock);
-	f = vcsw_fdb_find(sw, addr);
+	f = vcsw_fdb_find_locked(sw, addr);
 	if (!f || !f->is_static || f->port != p) {
 		NL_SET_ERR_MSG_MOD(extack, "no static entry for this address on this port");
 		err = -ENOENT;
@@ -300,17 +457,43 @@ static int vcsw_fdb_del_static(struct vcsw *sw, struct vcsw_slave *p,
 	return err;
 }
 
-static void vcsw_fdb_flush_all(struct vcsw *sw)
+/*
+ * The collector: delete learned entries not seen for @ageing seconds, then
+ * run again when the next one would expire (within VCSW_GC_MIN_DELAY and
+ * VCSW_GC_MAX_DELAY).  The walk is under RCU, each deletion under the
+ * table's lock, so learning goes on meanwhile; one pass is bounded by
+ * fdb_max entries.  Runs while the switch is up.
+ */
+static void vcsw_fdb_gc(struct work_struct *work)
 {
-	struct hlist_node *tmp;
+	struct vcsw *sw = container_of(to_delayed_work(work), struct vcsw, fdb_gc);
+	unsigned long ageing = (unsigned long)READ_ONCE(sw->ageing) * HZ;
+	unsigned long now = jiffies, next = VCSW_GC_MAX_DELAY;
 	struct vcsw_fdb *f;
-	unsigned int i;
 
-	spin_lock_bh(&sw->fdb_lock);
-	for (i = 0; i < ARRAY_SIZE(sw->fdb); i++)
-		hlist_for_each_entry_safe(f, tmp, &sw->fdb[i], node)
-			vcsw_fdb_del(sw, f);
-	spin_unlock_bh(&sw->fdb_lock);
+	if (ageing) {
+		rcu_read_lock();
+		list_for_each_entry_rcu(f, &sw->fdb_list, list) {
+			unsigned long expires = READ_ONCE(f->updated) + ageing;
+
+			if (READ_ONCE(f->is_static))
+				continue;
+			if (time_after(expires, now)) {
+				next = min(next, expires - now);
+				continue;
+			}
+			spin_lock_bh(&sw->fdb_lock);
+			if (!f->gone && vcsw_fdb_expired(sw, f, now)) {
+				vcsw_fdb_del(sw, f);
+				vcsw_sw_count(sw, VCSW_SS_FDB_AGED);
+			}
+			spin_unlock_bh(&sw->fdb_lock);
+		}
+		rcu_read_unlock();
+	}
+	queue_delayed_work(system_long_wq, &sw->fdb_gc,
+			   clamp_t(unsigned long, next, VCSW_GC_MIN_DELAY,
+				   VCSW_GC_MAX_DELAY));
 }
 
 /* ---- output ports ---------------------------------------------------------- */
@@ -421,6 +604,12 @@ static void vcsw_forward_one(struct vcsw_slave *out, struct sk_buff *skb,
 		kfree_skb(skb);
 		return;
 	}
+	/* as a bridge: nothing the output device's MTU cannot carry */
+	if (unlikely(!is_skb_forwardable(out->dev, skb))) {
+		vcsw_count(out, VCSW_PS_DROP_OVERSIZE);
+		kfree_skb(skb);
+		return;
+	}
 	e = kmem_cache_alloc(vcsw_ent_cache, GFP_ATOMIC);
 	if (unlikely(!e)) {
 		vcsw_count(out, VCSW_PS_DROP_NOMEM);
@@ -484,9 +673,9 @@ static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
 	struct vcsw_slave *out = NULL, *p, *last = NULL;
 
 	if (!is_multicast_ether_addr(dst)) {
-		struct vcsw_fdb *f = vcsw_fdb_find(sw, dst);
+		struct vcsw_fdb *f = vcsw_fdb_find_rcu(sw, dst);
 
-		if (f && !vcsw_fdb_expired(sw, f))
+		if (f && !vcsw_fdb_expired(sw, f, jiffies))
 			out = READ_ONCE(f->port);
 	}
 	if (out) {
@@ -524,11 +713,43 @@ static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
 	}
 }
 
+/*
+ * An untrusted port's claims (Documentation/trust.rst): the TTD held to
+ * [ttd_min, ttd_max], VC0 policed to vc0_rate.  False: drop the frame.
+ */
+static bool vcsw_untrusted_ingress(struct vcsw_slave *in, u32 len, u64 now,
+				   s64 *ttd, u8 *vc)
+{
+	s64 lo = READ_ONCE(in->ttd_min), hi = READ_ONCE(in->ttd_max);
+	s64 t = vcsw_ttd_clamp(*ttd, lo, hi);
+	bool ok;
+
+	if (t != *ttd) {
+		vcsw_count(in, VCSW_PS_TTD_CLAMPED);
+		*ttd = t;
+	}
+	if (*vc != 0)
+		return true;
+	spin_lock(&in->police_lock);
+	ok = vcsw_police_conform(&in->police, len, now);
+	spin_unlock(&in->police_lock);
+	if (likely(ok))
+		return true;
+	if (READ_ONCE(in->exceed) == VCSW_EXCEED_DEMOTE) {
+		vcsw_count(in, VCSW_PS_POLICE_DEMOTE);
+		*vc = 1;
+		return true;
+	}
+	vcsw_count(in, VCSW_PS_POLICE_DROP);
+	return false;
+}
+
 static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 {
+	u8 dst[ETH_ALEN] __aligned(2), src[ETH_ALEN] __aligned(2);
 	struct sk_buff *skb = *pskb, *segs, *next;
-	u8 dst[ETH_ALEN], src[ETH_ALEN];
-	bool timed = false;
+	bool is_fabric, timed = false;
+	struct fhc_fields f;
 	u64 now, deadline;
 	struct vcsw_slave *in;
 	struct vcsw *sw;
@@ -556,19 +777,53 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	atomic64_add(skb->len + ETH_HLEN, &in->st[VCSW_PS_RX_BYTES]);
 	ether_addr_copy(dst, eth_hdr(skb)->h_dest);
 	ether_addr_copy(src, eth_hdr(skb)->h_source);
-	now = ktime_get_ns();
-	deadline = now;
 
+	/* as a bridge: a frame from no valid source is not taken at all */
 	if (unlikely(!is_valid_ether_addr(src)))
 		goto malformed;
-	if (eth_hdr(skb)->h_proto == htons(ETH_P_FABRIC)) {
-		struct fhc_fields f;
-
+	/*
+	 * The header is checked before the frame's fate is decided, so every
+	 * fabric frame is counted alike (rx_fabric or drop_malformed),
+	 * wherever it goes.
+	 */
+	is_fabric = eth_hdr(skb)->h_proto == htons(ETH_P_FABRIC);
+	if (is_fabric) {
 		if (unlikely(!vcsw_read_header(skb, &f)))
 			goto malformed;
 		vcsw_count(in, VCSW_PS_RX_FABRIC);
-		deadline = (u64)((s64)now + f.ttd_ns);
+	}
+	/*
+	 * IEEE 802.1D link-local groups are not relayed unless group_fwd_mask
+	 * asks (never STP, PAUSE or LACP).  The switch runs none of their
+	 * protocols and passes nothing to the port's own stack (where, for
+	 * one, fabric_hdr would strip a header and hand the frame to the
+	 * port again): they are dropped.
+	 */
+	if (unlikely(is_link_local_ether_addr(dst)) &&
+	    !(READ_ONCE(sw->group_fwd_mask) & BIT(dst[5]))) {
+		vcsw_count(in, VCSW_PS_DROP_LINK_LOCAL);
+		kfree_skb(skb);
+		return RX_HANDLER_CONSUMED;
+	}
+	/* a port still joining, or a switch that is down, forwards nothing */
+	if (unlikely(!READ_ONCE(in->enabled) || !netif_running(sw->dev))) {
+		vcsw_count(in, VCSW_PS_DROP_DISABLED);
+		kfree_skb(skb);
+		return RX_HANDLER_CONSUMED;
+	}
+
+	now = ktime_get_ns();
+	deadline = now;
+	if (is_fabric) {
+		s64 ttd = f.ttd_ns;
+
 		vc = f.vc == FABRIC_VC_REGULATED ? 0 : 1;
+		if (unlikely(!READ_ONCE(in->trusted)) &&
+		    !vcsw_untrusted_ingress(in, skb->len + ETH_HLEN, now, &ttd, &vc)) {
+			kfree_skb(skb);
+			return RX_HANDLER_CONSUMED;
+		}
+		deadline = vcsw_ingress_deadline(now, ttd);
 		timed = true;
 	}
 	vcsw_fdb_learn(sw, in, src);
@@ -586,11 +841,14 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	 * A GSO frame (veth passes TSO aggregates through) is queued as the
 	 * frames that will be on the wire, so that buffer limits, the link
 	 * rate and the counters see real frame sizes.  Fabric frames are
-	 * never GSO: the hosts segment before pushing the header.
+	 * never GSO: the hosts segment before pushing the header.  A frame
+	 * that cannot be segmented (a type no GSO handler knows, a bad
+	 * offload from a packet socket) is malformed.
 	 */
 	segs = skb_gso_segment(skb, 0);
 	if (IS_ERR_OR_NULL(segs)) {
-		vcsw_count(in, VCSW_PS_DROP_NOMEM);
+		vcsw_count(in, PTR_ERR(segs) == -ENOMEM ? VCSW_PS_DROP_NOMEM :
+						       VCSW_PS_DROP_MALFORMED);
 		kfree_skb(skb);
 		return RX_HANDLER_CONSUMED;
 	}
@@ -629,11 +887,16 @@ static int vcsw_add_slave(struct net_device *dev, struct net_device *sdev,
 		NL_SET_ERR_MSG_MOD(extack, "port and switch must be in one namespace");
 		return -EINVAL;
 	}
+	if (netdev_master_upper_dev_get(sdev)) {
+		NL_SET_ERR_MSG_MOD(extack, "device already has a master");
+		return -EBUSY;
+	}
 	if (netdev_is_rx_handler_busy(sdev)) {
 		NL_SET_ERR_MSG_MOD(extack, "device already has a receive handler (bridge, bond, ...)");
 		return -EBUSY;
 	}
 
+	/* built complete, but not enabled: it neither learns nor forwards */
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		return -ENOMEM;
@@ -643,23 +906,34 @@ static int vcsw_add_slave(struct net_device *dev, struct net_device *sdev,
 	vcsw_port_init(&p->q, sw->mode, sw->buffer[0], sw->buffer[1], sw->rate);
 	fq_hrtimer_setup(&p->timer, vcsw_slave_timer, CLOCK_MONOTONIC,
 			 HRTIMER_MODE_ABS_SOFT);
+	p->trusted = true;
+	p->exceed = VCSW_EXCEED_DROP;
+	p->ttd_min = VCSW_DEFAULT_TTD_MIN;
+	p->ttd_max = VCSW_DEFAULT_TTD_MAX;
+	p->vc0_burst = VCSW_DEFAULT_VC0_BURST;
+	spin_lock_init(&p->police_lock);
+	vcsw_police_init(&p->police, 0, p->vc0_burst);
 	for (i = 0; i < VCSW_PS_MAX; i++)
 		atomic64_set(&p->st[i], 0);
 
 	err = dev_set_promiscuity(sdev, 1);
 	if (err)
 		goto err_free;
+	/* from here frames reach the handler, which drops them: !enabled */
 	err = netdev_rx_handler_register(sdev, vcsw_handle_frame, p);
 	if (err)
 		goto err_promisc;
 	err = netdev_master_upper_dev_link(sdev, dev, NULL, NULL, extack);
 	if (err)
 		goto err_handler;
+	/* nothing fails from here on: make it a member */
 	dev_hold(sdev);
 	list_add_tail_rcu(&p->list, &sw->ports);
+	WRITE_ONCE(p->enabled, true);
 	return 0;
 
 err_handler:
+	/* waits for every handler that may have seen p: none kept it */
 	netdev_rx_handler_unregister(sdev);
 err_promisc:
 	dev_set_promiscuity(sdev, -1);
@@ -671,6 +945,7 @@ err_free:
 /* RTNL held. */
 static void vcsw_slave_remove(struct vcsw *sw, struct vcsw_slave *p)
 {
+	WRITE_ONCE(p->enabled, false);
 	spin_lock_bh(&p->lock);
 	p->dead = true;
 	spin_unlock_bh(&p->lock);
@@ -735,18 +1010,59 @@ static netdev_tx_t vcsw_dev_xmit(struct sk_buff *skb, struct net_device *dev)
 	return NETDEV_TX_OK;
 }
 
+static int vcsw_dev_init(struct net_device *dev)
+{
+	struct vcsw *sw = netdev_priv(dev);
+
+	return rhashtable_init(&sw->fdb, &vcsw_fdb_params);
+}
+
 static void vcsw_dev_uninit(struct net_device *dev)
 {
 	struct vcsw *sw = netdev_priv(dev);
 	struct vcsw_slave *p, *tmp;
 
+	cancel_delayed_work_sync(&sw->fdb_gc);
 	list_for_each_entry_safe(p, tmp, &sw->ports, list)
 		vcsw_slave_remove(sw, p);
 	vcsw_fdb_flush_all(sw);
+	/* no reader left: ports are gone, with a grace period each */
+	rhashtable_destroy(&sw->fdb);
+}
+
+static int vcsw_dev_open(struct net_device *dev)
+{
+	struct vcsw *sw = netdev_priv(dev);
+
+	queue_delayed_work(system_long_wq, &sw->fdb_gc, VCSW_GC_MIN_DELAY);
+	return 0;
+}
+
+/*
+ * Down: forward nothing (the receive path checks netif_running(), which
+ * is false before we are called), so drop what waits in the port
+ * buffers and, as a bridge does, forget what was learned.
+ */
+static int vcsw_dev_stop(struct net_device *dev)
+{
+	struct vcsw *sw = netdev_priv(dev);
+	struct vcsw_slave *p;
+
+	cancel_delayed_work_sync(&sw->fdb_gc);
+	/* receive handlers that saw the switch up are done after this */
+	synchronize_net();
+	list_for_each_entry(p, &sw->ports, list) {
+		vcsw_slave_purge(p, true);
+		vcsw_fdb_flush_port(sw, p, false);
+	}
+	return 0;
 }
 
 static const struct net_device_ops vcsw_netdev_ops = {
+	.ndo_init		= vcsw_dev_init,
 	.ndo_uninit		= vcsw_dev_uninit,
+	.ndo_open		= vcsw_dev_open,
+	.ndo_stop		= vcsw_dev_stop,
 	.ndo_start_xmit		= vcsw_dev_xmit,
 	.ndo_add_slave		= vcsw_add_slave,
 	.ndo_del_slave		= vcsw_del_slave,
@@ -764,19 +1080,25 @@ static void vcsw_setup(struct net_device *dev)
 	dev->needs_free_netdev = true;
 	dev->priv_flags |= IFF_NO_QUEUE;
 	fq_netdev_set_lltx(dev);
+	/* its ports cannot follow it to another namespace: it stays */
+	fq_netdev_set_netns_local(dev);
 	eth_hw_addr_random(dev);
 
 	sw->dev = dev;
 	INIT_LIST_HEAD(&sw->ports);
 	spin_lock_init(&sw->fdb_lock);
-	for (i = 0; i < ARRAY_SIZE(sw->fdb); i++)
-		INIT_HLIST_HEAD(&sw->fdb[i]);
+	INIT_LIST_HEAD(&sw->fdb_list);
+	sw->fdb_hand = &sw->fdb_list;
+	INIT_DELAYED_WORK(&sw->fdb_gc, vcsw_fdb_gc);
+	for (i = 0; i < VCSW_SS_MAX; i++)
+		atomic64_set(&sw->st[i], 0);
 	sw->mode = VCSW_DEFAULT_MODE;
 	sw->rate = 0;
 	sw->buffer[0] = VCSW_DEFAULT_BUFFER;
 	sw->buffer[1] = VCSW_DEFAULT_BUFFER;
 	sw->fdb_max = VCSW_DEFAULT_FDB_MAX;
 	sw->ageing = VCSW_DEFAULT_AGEING;
+	sw->group_fwd_mask = 0;
 }
 
 /* ---- netlink ------------------------------------------------------------------ */
@@ -809,6 +1131,8 @@ static const struct nla_policy vcsw_policy[IFLA_VCSW_MAX + 1] = {
 	[IFLA_VCSW_FDB_MAX]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_fdb_max_range),
 	[IFLA_VCSW_AGEING]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_ageing_range),
 	[IFLA_VCSW_FDB_COUNT]	= { .type = NLA_REJECT },
+	[IFLA_VCSW_STATS]	= { .type = NLA_REJECT },
+	[IFLA_VCSW_GROUP_FWD_MASK] = { .type = NLA_U16 },
 };
 
 static const struct nla_policy vcsw_slave_policy[IFLA_VCSW_PORT_MAX + 1] = {
@@ -819,6 +1143,12 @@ static const struct nla_policy vcsw_slave_policy[IFLA_VCSW_PORT_MAX + 1] = {
 	[IFLA_VCSW_PORT_STATS]		= { .type = NLA_REJECT },
 	[IFLA_VCSW_PORT_VC0_STATS]	= { .type = NLA_REJECT },
 	[IFLA_VCSW_PORT_VC1_STATS]	= { .type = NLA_REJECT },
+	[IFLA_VCSW_PORT_TRUST]		= NLA_POLICY_MAX(NLA_U8, 1),
+	[IFLA_VCSW_PORT_VC0_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U64, &vcsw_rate_range),
+	[IFLA_VCSW_PORT_VC0_BURST]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_buffer_range),
+	[IFLA_VCSW_PORT_VC0_EXCEED]	= NLA_POLICY_MAX(NLA_U8, VCSW_EXCEED_MAX),
+	[IFLA_VCSW_PORT_TTD_MIN]	= { .type = NLA_S32 },
+	[IFLA_VCSW_PORT_TTD_MAX]	= { .type = NLA_S32 },
 };
 
 static int vcsw_validate(struct nlattr *tb[], struct nlattr *data[],
@@ -830,6 +1160,12 @@ static int vcsw_validate(struct nlattr *tb[], struct nlattr *data[],
 			NL_SET_ERR_MSG_MOD(extack, "invalid MAC address");
 			return -EADDRNOTAVAIL;
 		}
+	}
+	if (data && data[IFLA_VCSW_GROUP_FWD_MASK] &&
+	    nla_get_u16(data[IFLA_VCSW_GROUP_FWD_MASK]) & VCSW_GROUP_FWD_RESTRICTED) {
+		NL_SET_ERR_MSG_ATTR(extack, data[IFLA_VCSW_GROUP_FWD_MASK],
+				    "STP, PAUSE and LACP groups (bits 0-2) are never relayed");
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -851,8 +1187,17 @@ static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
 		WRITE_ONCE(sw->buffer[1], nla_get_u32(data[IFLA_VCSW_VC1_BUFFER]));
 	if (data[IFLA_VCSW_FDB_MAX])
 		WRITE_ONCE(sw->fdb_max, nla_get_u32(data[IFLA_VCSW_FDB_MAX]));
-	if (data[IFLA_VCSW_AGEING])
+	if (data[IFLA_VCSW_AGEING]) {
 		WRITE_ONCE(sw->ageing, nla_get_u32(data[IFLA_VCSW_AGEING]));
+		/* the collector looks again with the new lifetime */
+		if (netif_running(sw->dev))
+			mod_delayed_work(system_long_wq, &sw->fdb_gc, 0);
+	}
+	if (data[IFLA_VCSW_GROUP_FWD_MASK])
+		WRITE_ONCE(sw->group_fwd_mask,
+			   nla_get_u16(data[IFLA_VCSW_GROUP_FWD_MASK]));
+	if (data[IFLA_VCSW_FDB_MAX])
+		vcsw_fdb_trim(sw);
 
 	list_for_each_entry(p, &sw->ports, list) {
 		struct sk_buff_head list;
@@ -899,21 +1244,39 @@ static size_t vcsw_get_size(const struct net_device *dev)
 {
 	return nla_total_size(sizeof(u8)) +		/* VC0_MODE */
 	       nla_total_size_64bit(sizeof(u64)) +	/* RATE */
-	       4 * nla_total_size(sizeof(u32));		/* buffers, fdb_max, ageing */
+	       /* VC0_BUFFER, VC1_BUFFER, FDB_MAX, AGEING, FDB_COUNT */
+	       5 * nla_total_size(sizeof(u32)) +
+	       nla_total_size_64bit(sizeof(struct vcsw_stats)) +	/* STATS */
+	       nla_total_size(sizeof(u16));		/* GROUP_FWD_MASK */
 }
 
 static int vcsw_fill_info(struct sk_buff *skb, const struct net_device *dev)
 {
 	struct vcsw *sw = netdev_priv(dev);
+	unsigned int start = skb->len;
+	struct vcsw_stats st;
+	u64 *ctr = (u64 *)&st;
+	int i;
 
+	BUILD_BUG_ON(sizeof(st) != VCSW_SS_MAX * sizeof(u64));
+	for (i = 0; i < VCSW_SS_MAX; i++)
+		ctr[i] = atomic64_read(&sw->st[i]);
 	if (nla_put_u8(skb, IFLA_VCSW_VC0_MODE, sw->mode) ||
 	    nla_put_u64_64bit(skb, IFLA_VCSW_RATE, sw->rate, IFLA_VCSW_PAD) ||
 	    nla_put_u32(skb, IFLA_VCSW_VC0_BUFFER, sw->buffer[0]) ||
 	    nla_put_u32(skb, IFLA_VCSW_VC1_BUFFER, sw->buffer[1]) ||
 	    nla_put_u32(skb, IFLA_VCSW_FDB_MAX, sw->fdb_max) ||
 	    nla_put_u32(skb, IFLA_VCSW_AGEING, sw->ageing) ||
-	    nla_put_u32(skb, IFLA_VCSW_FDB_COUNT, READ_ONCE(sw->fdb_count)))
+	    nla_put_u32(skb, IFLA_VCSW_FDB_COUNT, READ_ONCE(sw->fdb_count)) ||
+	    nla_put_64bit(skb, IFLA_VCSW_STATS, sizeof(st), &st, IFLA_VCSW_PAD) ||
+	    nla_put_u16(skb, IFLA_VCSW_GROUP_FWD_MASK, sw->group_fwd_mask))
 		return -EMSGSIZE;
+	/*
+	 * The message was sized with vcsw_get_size(); slab rounding usually
+	 * hides an attribute it forgot, until the day it does not.  Say so
+	 * on every dump instead.
+	 */
+	WARN_ON_ONCE(skb->len - start > vcsw_get_size(dev));
 	return 0;
 }
 
@@ -923,10 +1286,19 @@ static int vcsw_slave_changelink(struct net_device *dev,
 				 struct netlink_ext_ack *extack)
 {
 	struct vcsw_slave *p = vcsw_slave_of_rtnl(sdev);
+	s32 lo, hi;
 	int err;
 
 	if (!p || !data)
 		return 0;
+	lo = data[IFLA_VCSW_PORT_TTD_MIN] ?
+	     nla_get_s32(data[IFLA_VCSW_PORT_TTD_MIN]) : p->ttd_min;
+	hi = data[IFLA_VCSW_PORT_TTD_MAX] ?
+	     nla_get_s32(data[IFLA_VCSW_PORT_TTD_MAX]) : p->ttd_max;
+	if (lo > hi) {
+		NL_SET_ERR_MSG_MOD(extack, "ttd_min is above ttd_max");
+		return -EINVAL;
+	}
 	if (data[IFLA_VCSW_PORT_FDB_FLUSH])
 		vcsw_fdb_flush_port(p->sw, p, false);
 	if (data[IFLA_VCSW_PORT_FDB_DEL]) {
@@ -941,15 +1313,39 @@ static int vcsw_slave_changelink(struct net_device *dev,
 		if (err)
 			return err;
 	}
+
+	/* trust: nothing can fail from here */
+	WRITE_ONCE(p->ttd_min, lo);
+	WRITE_ONCE(p->ttd_max, hi);
+	if (data[IFLA_VCSW_PORT_VC0_EXCEED])
+		WRITE_ONCE(p->exceed, nla_get_u8(data[IFLA_VCSW_PORT_VC0_EXCEED]));
+	if (data[IFLA_VCSW_PORT_VC0_RATE] || data[IFLA_VCSW_PORT_VC0_BURST]) {
+		u64 rate = data[IFLA_VCSW_PORT_VC0_RATE] ?
+			   nla_get_u64(data[IFLA_VCSW_PORT_VC0_RATE]) : p->police.rate;
+
+		if (data[IFLA_VCSW_PORT_VC0_BURST])
+			p->vc0_burst = nla_get_u32(data[IFLA_VCSW_PORT_VC0_BURST]);
+		/* a new contract starts with a full bucket */
+		spin_lock_bh(&p->police_lock);
+		vcsw_police_init(&p->police, rate, p->vc0_burst);
+		spin_unlock_bh(&p->police_lock);
+	}
+	if (data[IFLA_VCSW_PORT_TRUST])
+		WRITE_ONCE(p->trusted, nla_get_u8(data[IFLA_VCSW_PORT_TRUST]));
 	return 0;
 }
 
 static size_t vcsw_get_slave_size(const struct net_device *dev,
 				  const struct net_device *sdev)
 {
-	return nla_total_size_64bit(sizeof(u64)) +
+	return nla_total_size_64bit(sizeof(u64)) +		/* RATE */
 	       nla_total_size_64bit(sizeof(struct vcsw_port_stats)) +
-	       2 * nla_total_size_64bit(sizeof(struct vcsw_vc_stats));
+	       2 * nla_total_size_64bit(sizeof(struct vcsw_vc_stats)) +
+	       nla_total_size(sizeof(u8)) +			/* TRUST */
+	       nla_total_size_64bit(sizeof(u64)) +		/* VC0_RATE */
+	       nla_total_size(sizeof(u32)) +			/* VC0_BURST */
+	       nla_total_size(sizeof(u8)) +			/* VC0_EXCEED */
+	       2 * nla_total_size(sizeof(s32));			/* TTD_MIN, TTD_MAX */
 }
 
 static int vcsw_fill_slave_info(struct sk_buff *skb,
@@ -958,9 +1354,10 @@ static int vcsw_fill_slave_info(struct sk_buff *skb,
 {
 	struct vcsw_slave *p = vcsw_slave_of_rtnl(sdev);
 	struct vcsw_vc_stats vst[VCSW_NUM_VCS];
+	unsigned int start = skb->len;
 	struct vcsw_port_stats ps;
 	u64 *ctr = (u64 *)&ps;
-	u64 rate;
+	u64 rate, vc0_rate;
 	int i;
 
 	BUILD_BUG_ON(sizeof(ps) != VCSW_PS_MAX * sizeof(u64));
@@ -973,6 +1370,9 @@ static int vcsw_fill_slave_info(struct sk_buff *skb,
 		vcsw_vc_read_stats(&p->q.vc[i], &vst[i]);
 	rate = p->q.rate;
 	spin_unlock_bh(&p->lock);
+	spin_lock_bh(&p->police_lock);
+	vc0_rate = p->police.rate;
+	spin_unlock_bh(&p->police_lock);
 
 	if (nla_put_u64_64bit(skb, IFLA_VCSW_PORT_RATE, rate, IFLA_VCSW_PORT_PAD) ||
 	    nla_put_64bit(skb, IFLA_VCSW_PORT_STATS, sizeof(ps), &ps,
@@ -980,8 +1380,17 @@ static int vcsw_fill_slave_info(struct sk_buff *skb,
 	    nla_put_64bit(skb, IFLA_VCSW_PORT_VC0_STATS, sizeof(vst[0]), &vst[0],
 			  IFLA_VCSW_PORT_PAD) ||
 	    nla_put_64bit(skb, IFLA_VCSW_PORT_VC1_STATS, sizeof(vst[1]), &vst[1],
-			  IFLA_VCSW_PORT_PAD))
+			  IFLA_VCSW_PORT_PAD) ||
+	    nla_put_u8(skb, IFLA_VCSW_PORT_TRUST, p->trusted) ||
+	    nla_put_u64_64bit(skb, IFLA_VCSW_PORT_VC0_RATE, vc0_rate,
+			      IFLA_VCSW_PORT_PAD) ||
+	    nla_put_u32(skb, IFLA_VCSW_PORT_VC0_BURST, p->vc0_burst) ||
+	    nla_put_u8(skb, IFLA_VCSW_PORT_VC0_EXCEED, p->exceed) ||
+	    nla_put_s32(skb, IFLA_VCSW_PORT_TTD_MIN, p->ttd_min) ||
+	    nla_put_s32(skb, IFLA_VCSW_PORT_TTD_MAX, p->ttd_max))
 		return -EMSGSIZE;
+	/* as in vcsw_fill_info(): a forgotten attribute shows at once */
+	WARN_ON_ONCE(skb->len - start > vcsw_get_slave_size(dev, sdev));
 	return 0;
 }
 

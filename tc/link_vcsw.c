@@ -23,7 +23,7 @@ static void vcsw_explain(FILE *f)
 	fprintf(f,
 		"Usage: ... vcsw [ vc0 { fifo | takeover | ideal } ] [ rate RATE ]\n"
 		"                [ buffer SIZE ] [ vc0_buffer SIZE ] [ vc1_buffer SIZE ]\n"
-		"                [ fdb_max ENTRIES ] [ ageing SECONDS ]\n"
+		"                [ fdb_max ENTRIES ] [ ageing SECONDS ] [ group_fwd_mask MASK ]\n"
 		"  vc0         VC0 (regulated) discipline of every port (takeover)\n"
 		"  rate        emulated link rate of every port, 0: the device's own (0)\n"
 		"              RATE: a number with bit, kbit, mbit, gbit, bps, kbps, mbps, gbps\n"
@@ -31,62 +31,9 @@ static void vcsw_explain(FILE *f)
 		"  vc0_buffer, vc1_buffer   one VC's buffer, 2048 .. 64m\n"
 		"  fdb_max     forwarding entries, 1 .. 65536 (1024)\n"
 		"  ageing      learned entries live SECONDS, 0: for ever (300)\n"
+		"  group_fwd_mask  link-local groups 01:80:C2:00:00:0X relayed: bit X;\n"
+		"              bits 0-2 (STP, PAUSE, LACP) never (0)\n"
 		"Ports: ip link set DEV master SWITCH; see: ip link help vcsw_slave\n");
-}
-
-/* "1gbit", "100mbit", "125000000bps", "0": bytes per second. */
-static int vcsw_get_rate(uint64_t *bytes, const char *s)
-{
-	static const struct { const char *u; double mul; } units[] = {
-		{ "bit", 1 / 8.0 }, { "kbit", 1e3 / 8 }, { "mbit", 1e6 / 8 },
-		{ "gbit", 1e9 / 8 }, { "bps", 1 }, { "kbps", 1e3 },
-		{ "mbps", 1e6 }, { "gbps", 1e9 },
-	};
-	char *end;
-	double v;
-	size_t i;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -1;
-	if (!*end) {
-		if (v != 0)
-			return -1;	/* a rate needs its unit, except 0 */
-		*bytes = 0;
-		return 0;
-	}
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcasecmp(end, units[i].u)) {
-			v *= units[i].mul;
-			if (v > 1e19)
-				return -1;
-			*bytes = (uint64_t)(v + 0.5);
-			return 0;
-		}
-	return -1;
-}
-
-/* "65536", "64k", "1m": bytes. */
-static int vcsw_get_size(uint32_t *bytes, const char *s)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *s == '-')
-		return -1;
-	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
-	else if (*end == 'm' || *end == 'M')
-		v <<= 20, end++;
-	if ((*end == 'b' || *end == 'B') && !end[1])
-		end++;
-	if (*end || v > 0xffffffffULL)
-		return -1;
-	*bytes = (uint32_t)v;
-	return 0;
 }
 
 static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
@@ -113,7 +60,7 @@ static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
 			}
 			addattr8(n, VCSW_MSG_MAX, IFLA_VCSW_VC0_MODE, (__u8)i);
 		} else if (!strcmp(*argv, "rate")) {
-			if (argc < 2 || vcsw_get_rate(&rate, argv[1])) {
+			if (argc < 2 || vcsw_parse_rate(&rate, argv[1])) {
 				fprintf(stderr, "vcsw: Illegal \"rate\"\n");
 				return -1;
 			}
@@ -123,7 +70,7 @@ static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
 			   !strcmp(*argv, "vc1_buffer")) {
 			const char *what = *argv;
 
-			if (argc < 2 || vcsw_get_size(&v, argv[1])) {
+			if (argc < 2 || vcsw_parse_size(&v, argv[1])) {
 				fprintf(stderr, "vcsw: Illegal \"%s\"\n", what);
 				return -1;
 			}
@@ -142,6 +89,13 @@ static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
 			argc--, argv++;
 			addattr32(n, VCSW_MSG_MAX, !strcmp(what, "fdb_max") ?
 				  IFLA_VCSW_FDB_MAX : IFLA_VCSW_AGEING, v);
+		} else if (!strcmp(*argv, "group_fwd_mask")) {
+			if (argc < 2 || get_u32(&v, argv[1], 0) || v > 0xffff) {
+				fprintf(stderr, "vcsw: Illegal \"group_fwd_mask\"\n");
+				return -1;
+			}
+			argc--, argv++;
+			addattr16(n, VCSW_MSG_MAX, IFLA_VCSW_GROUP_FWD_MASK, (__u16)v);
 		} else if (!strcmp(*argv, "help")) {
 			vcsw_explain(stderr);
 			return -1;
@@ -159,8 +113,8 @@ static void vcsw_print_opt(struct link_util *lu, FILE *f, struct rtattr *tb[])
 {
 	const __u8 *mode;
 	const __u64 *rate;
+	const __u16 *mask;
 	const __u32 *v;
-	char buf[64];
 
 	if (!tb)
 		return;
@@ -169,18 +123,8 @@ static void vcsw_print_opt(struct link_util *lu, FILE *f, struct rtattr *tb[])
 		print_color_string(PRINT_ANY, COLOR_NONE, "vc0", "vc0 %s ",
 				   *mode <= VCSW_MODE_MAX ? vcsw_modes[*mode] : "unknown");
 	rate = vcsw_rta_data(tb[IFLA_VCSW_RATE], sizeof(*rate));
-	if (rate) {
-		print_color_u64(PRINT_JSON, COLOR_NONE, "rate", NULL, *rate);
-		if (!*rate)
-			snprintf(buf, sizeof(buf), "0");
-		else if (*rate * 8 % 1000000000 == 0)
-			snprintf(buf, sizeof(buf), "%" PRIu64 "gbit", (uint64_t)(*rate * 8 / 1000000000));
-		else if (*rate * 8 % 1000000 == 0)
-			snprintf(buf, sizeof(buf), "%" PRIu64 "mbit", (uint64_t)(*rate * 8 / 1000000));
-		else
-			snprintf(buf, sizeof(buf), "%" PRIu64 "bps", (uint64_t)*rate);
-		print_color_string(PRINT_FP, COLOR_NONE, NULL, "rate %s ", buf);
-	}
+	if (rate)
+		vcsw_print_rate("rate", *rate);
 	v = vcsw_rta_data(tb[IFLA_VCSW_VC0_BUFFER], sizeof(*v));
 	if (v)
 		print_color_uint(PRINT_ANY, COLOR_NONE, "vc0_buffer", "vc0_buffer %u ", *v);
@@ -196,6 +140,26 @@ static void vcsw_print_opt(struct link_util *lu, FILE *f, struct rtattr *tb[])
 	v = vcsw_rta_data(tb[IFLA_VCSW_FDB_COUNT], sizeof(*v));
 	if (v)
 		print_color_uint(PRINT_ANY, COLOR_NONE, "fdb_count", "fdb_count %u ", *v);
+	mask = vcsw_rta_data(tb[IFLA_VCSW_GROUP_FWD_MASK], sizeof(*mask));
+	if (mask)
+		print_color_uint(PRINT_ANY, COLOR_NONE, "group_fwd_mask",
+				 "group_fwd_mask %#x ", *mask);
+	if (tb[IFLA_VCSW_STATS]) {
+		struct rtattr *rta = tb[IFLA_VCSW_STATS];
+		struct vcsw_stats st = { 0 };
+
+		/* an older or newer kernel: take what both know */
+		memcpy(&st, RTA_DATA(rta), RTA_PAYLOAD(rta) < sizeof(st) ?
+		       RTA_PAYLOAD(rta) : sizeof(st));
+		print_color_string(PRINT_FP, COLOR_NONE, NULL, "%s", "\n    fdb: ");
+		open_json_object("fdb");
+		vcsw_print_u64("learned", st.fdb_learned);
+		vcsw_print_u64("moved", st.fdb_moved);
+		vcsw_print_u64("aged", st.fdb_aged);
+		vcsw_print_u64("evicted", st.fdb_evicted);
+		vcsw_print_u64("learn_fail", st.fdb_learn_fail);
+		close_json_object();
+	}
 }
 
 static void vcsw_print_help(struct link_util *lu, int argc, char **argv, FILE *f)

@@ -3,6 +3,7 @@
  * link_vcsw_slave.c	ip link plugin for the ports of a vcsw switch.
  *
  *	ip link set veth1 type vcsw_slave fdb_add 02:00:00:00:00:01
+ *	ip link set veth1 type vcsw_slave trust off vc0_rate 10mbit
  *	ip -d link show veth1          (port statistics, per VC)
  *
  * iproute2 6.1 prints a port's IFLA_INFO_SLAVE_DATA with the plugin of
@@ -14,19 +15,35 @@
 #include "vcsw_ipdecl.h"
 #include <linux/vcsw.h>
 
+static const char *const vcsw_exceed_names[] = { "drop", "demote" };
+
 static void vcsw_slave_explain(FILE *f)
 {
 	fprintf(f,
 		"Usage: ... vcsw_slave [ fdb_add LLADDR ] [ fdb_del LLADDR ] [ fdb_flush ]\n"
+		"                      [ trust { on | off } ] [ vc0_rate RATE ] [ vc0_burst SIZE ]\n"
+		"                      [ vc0_exceed { drop | demote } ]\n"
+		"                      [ ttd_min TIME ] [ ttd_max TIME ]\n"
 		"  fdb_add    a static entry: frames to LLADDR leave by this port\n"
 		"  fdb_del    remove such a static entry\n"
-		"  fdb_flush  forget the addresses learned on this port\n");
+		"  fdb_flush  forget the addresses learned on this port\n"
+		"  trust      believe the VC and TTD of arriving frames (on)\n"
+		"  untrusted (trust off) only:\n"
+		"  vc0_rate   VC0 (regulated) bytes admitted, a rate as for vcsw (0: none)\n"
+		"  vc0_burst  its burst tolerance, bytes, 2048 .. 64m (16k)\n"
+		"  vc0_exceed VC0 frames over the rate: drop them, or demote them to VC1 (drop)\n"
+		"  ttd_min, ttd_max  TTDs held to this range; TIME with ns, us, ms, s,\n"
+		"             signed 32-bit nanoseconds (0, 100ms)\n");
 }
 
 static int vcsw_slave_parse_opt(struct link_util *lu, int argc, char **argv,
 				struct nlmsghdr *n)
 {
+	uint64_t rate;
+	int32_t ttd;
+	uint32_t v;
 	char mac[6];
+	int i;
 
 	while (argc > 0) {
 		if (!strcmp(*argv, "fdb_add") || !strcmp(*argv, "fdb_del")) {
@@ -42,6 +59,51 @@ static int vcsw_slave_parse_opt(struct link_util *lu, int argc, char **argv,
 				  mac, 6);
 		} else if (!strcmp(*argv, "fdb_flush")) {
 			addattr_l(n, VCSW_MSG_MAX, IFLA_VCSW_PORT_FDB_FLUSH, NULL, 0);
+		} else if (!strcmp(*argv, "trust")) {
+			if (argc < 2 || (strcmp(argv[1], "on") && strcmp(argv[1], "off"))) {
+				fprintf(stderr, "vcsw_slave: Illegal \"trust\": on or off\n");
+				return -1;
+			}
+			argc--, argv++;
+			addattr8(n, VCSW_MSG_MAX, IFLA_VCSW_PORT_TRUST, !strcmp(*argv, "on"));
+		} else if (!strcmp(*argv, "vc0_rate")) {
+			if (argc < 2 || vcsw_parse_rate(&rate, argv[1])) {
+				fprintf(stderr, "vcsw_slave: Illegal \"vc0_rate\"\n");
+				return -1;
+			}
+			argc--, argv++;
+			addattr64(n, VCSW_MSG_MAX, IFLA_VCSW_PORT_VC0_RATE, rate);
+		} else if (!strcmp(*argv, "vc0_burst")) {
+			if (argc < 2 || vcsw_parse_size(&v, argv[1])) {
+				fprintf(stderr, "vcsw_slave: Illegal \"vc0_burst\"\n");
+				return -1;
+			}
+			argc--, argv++;
+			addattr32(n, VCSW_MSG_MAX, IFLA_VCSW_PORT_VC0_BURST, v);
+		} else if (!strcmp(*argv, "vc0_exceed")) {
+			if (argc < 2)
+				i = VCSW_EXCEED_MAX + 1;
+			else
+				for (i = 0; i <= VCSW_EXCEED_MAX; i++)
+					if (!strcmp(argv[1], vcsw_exceed_names[i]))
+						break;
+			if (i > VCSW_EXCEED_MAX) {
+				fprintf(stderr, "vcsw_slave: Illegal \"vc0_exceed\": drop or demote\n");
+				return -1;
+			}
+			argc--, argv++;
+			addattr8(n, VCSW_MSG_MAX, IFLA_VCSW_PORT_VC0_EXCEED, (__u8)i);
+		} else if (!strcmp(*argv, "ttd_min") || !strcmp(*argv, "ttd_max")) {
+			const char *what = *argv;
+
+			if (argc < 2 || vcsw_parse_ttd(&ttd, argv[1])) {
+				fprintf(stderr, "vcsw_slave: Illegal \"%s\"\n", what);
+				return -1;
+			}
+			argc--, argv++;
+			addattr32(n, VCSW_MSG_MAX, !strcmp(what, "ttd_min") ?
+				  IFLA_VCSW_PORT_TTD_MIN : IFLA_VCSW_PORT_TTD_MAX,
+				  (__u32)ttd);
 		} else if (!strcmp(*argv, "help")) {
 			vcsw_slave_explain(stderr);
 			return -1;
@@ -53,14 +115,6 @@ static int vcsw_slave_parse_opt(struct link_util *lu, int argc, char **argv,
 		argc--, argv++;
 	}
 	return 0;
-}
-
-static void vcsw_slave_u64(const char *key, uint64_t v)
-{
-	char fmt[64];
-
-	snprintf(fmt, sizeof(fmt), "%s %%" PRIu64 " ", key);
-	print_color_u64(PRINT_ANY, COLOR_NONE, key, fmt, v);
 }
 
 static void vcsw_slave_print_vc(const char *name, struct rtattr *rta)
@@ -75,16 +129,16 @@ static void vcsw_slave_print_vc(const char *name, struct rtattr *rta)
 	       RTA_PAYLOAD(rta) : sizeof(st));
 	print_color_string(PRINT_FP, COLOR_NONE, NULL, "\n    %s: ", name);
 	open_json_object(name);
-	vcsw_slave_u64("packets", st.packets);
-	vcsw_slave_u64("bytes", st.bytes);
-	vcsw_slave_u64("drops_full", st.drops_full);
-	vcsw_slave_u64("backlog_bytes", st.backlog_bytes);
-	vcsw_slave_u64("backlog_packets", st.backlog_packets);
-	vcsw_slave_u64("max_backlog_bytes", st.max_backlog_bytes);
-	vcsw_slave_u64("max_backlog_packets", st.max_backlog_packets);
-	vcsw_slave_u64("takeovers", st.takeovers);
-	vcsw_slave_u64("order_errors", st.order_errors);
-	vcsw_slave_u64("deadline_misses", st.deadline_misses);
+	vcsw_print_u64("packets", st.packets);
+	vcsw_print_u64("bytes", st.bytes);
+	vcsw_print_u64("drops_full", st.drops_full);
+	vcsw_print_u64("backlog_bytes", st.backlog_bytes);
+	vcsw_print_u64("backlog_packets", st.backlog_packets);
+	vcsw_print_u64("max_backlog_bytes", st.max_backlog_bytes);
+	vcsw_print_u64("max_backlog_packets", st.max_backlog_packets);
+	vcsw_print_u64("takeovers", st.takeovers);
+	vcsw_print_u64("order_errors", st.order_errors);
+	vcsw_print_u64("deadline_misses", st.deadline_misses);
 	print_color_string(PRINT_FP, COLOR_NONE, NULL, "%s", "sojourn_us_log2 ");
 	open_json_array(PRINT_JSON, "sojourn_hist");
 	for (i = 0; i < VCSW_SOJOURN_BUCKETS; i++)
@@ -99,13 +153,37 @@ static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 				 struct rtattr *tb[])
 {
 	struct vcsw_port_stats ps = { 0 };
+	const __u8 *trust, *exceed;
+	const __s32 *ttd;
 	const __u64 *rate;
+	const __u32 *u32;
 
 	if (!tb)
 		return;
 	rate = vcsw_rta_data(tb[IFLA_VCSW_PORT_RATE], sizeof(*rate));
 	if (rate)
-		vcsw_slave_u64("rate", *rate);
+		vcsw_print_u64("rate", *rate);
+	trust = vcsw_rta_data(tb[IFLA_VCSW_PORT_TRUST], sizeof(*trust));
+	if (trust)
+		print_color_string(PRINT_ANY, COLOR_NONE, "trust", "trust %s ",
+				   *trust ? "on" : "off");
+	rate = vcsw_rta_data(tb[IFLA_VCSW_PORT_VC0_RATE], sizeof(*rate));
+	if (rate)
+		vcsw_print_rate("vc0_rate", *rate);
+	u32 = vcsw_rta_data(tb[IFLA_VCSW_PORT_VC0_BURST], sizeof(*u32));
+	if (u32)
+		print_color_uint(PRINT_ANY, COLOR_NONE, "vc0_burst", "vc0_burst %u ", *u32);
+	exceed = vcsw_rta_data(tb[IFLA_VCSW_PORT_VC0_EXCEED], sizeof(*exceed));
+	if (exceed)
+		print_color_string(PRINT_ANY, COLOR_NONE, "vc0_exceed", "vc0_exceed %s ",
+				   *exceed <= VCSW_EXCEED_MAX ? vcsw_exceed_names[*exceed] :
+								"unknown");
+	ttd = vcsw_rta_data(tb[IFLA_VCSW_PORT_TTD_MIN], sizeof(*ttd));
+	if (ttd)
+		print_color_int(PRINT_ANY, COLOR_NONE, "ttd_min", "ttd_min %dns ", *ttd);
+	ttd = vcsw_rta_data(tb[IFLA_VCSW_PORT_TTD_MAX], sizeof(*ttd));
+	if (ttd)
+		print_color_int(PRINT_ANY, COLOR_NONE, "ttd_max", "ttd_max %dns ", *ttd);
 	if (tb[IFLA_VCSW_PORT_STATS]) {
 		struct rtattr *rta = tb[IFLA_VCSW_PORT_STATS];
 
@@ -113,16 +191,22 @@ static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 		       RTA_PAYLOAD(rta) : sizeof(ps));
 		print_color_string(PRINT_FP, COLOR_NONE, NULL, "%s", "\n    port: ");
 		open_json_object("port");
-		vcsw_slave_u64("rx_packets", ps.rx_packets);
-		vcsw_slave_u64("rx_bytes", ps.rx_bytes);
-		vcsw_slave_u64("rx_fabric", ps.rx_fabric);
-		vcsw_slave_u64("flooded", ps.flooded);
-		vcsw_slave_u64("drop_malformed", ps.drop_malformed);
-		vcsw_slave_u64("drop_nomem", ps.drop_nomem);
-		vcsw_slave_u64("drop_down", ps.drop_down);
-		vcsw_slave_u64("drop_xmit", ps.drop_xmit);
-		vcsw_slave_u64("drop_rewrite", ps.drop_rewrite);
-		vcsw_slave_u64("drop_loop", ps.drop_loop);
+		vcsw_print_u64("rx_packets", ps.rx_packets);
+		vcsw_print_u64("rx_bytes", ps.rx_bytes);
+		vcsw_print_u64("rx_fabric", ps.rx_fabric);
+		vcsw_print_u64("flooded", ps.flooded);
+		vcsw_print_u64("drop_malformed", ps.drop_malformed);
+		vcsw_print_u64("drop_nomem", ps.drop_nomem);
+		vcsw_print_u64("drop_down", ps.drop_down);
+		vcsw_print_u64("drop_xmit", ps.drop_xmit);
+		vcsw_print_u64("drop_rewrite", ps.drop_rewrite);
+		vcsw_print_u64("drop_loop", ps.drop_loop);
+		vcsw_print_u64("drop_disabled", ps.drop_disabled);
+		vcsw_print_u64("drop_link_local", ps.drop_link_local);
+		vcsw_print_u64("drop_oversize", ps.drop_oversize);
+		vcsw_print_u64("police_drop", ps.police_drop);
+		vcsw_print_u64("police_demote", ps.police_demote);
+		vcsw_print_u64("ttd_clamped", ps.ttd_clamped);
 		close_json_object();
 	}
 	vcsw_slave_print_vc("vc0", tb[IFLA_VCSW_PORT_VC0_STATS]);

@@ -11,6 +11,8 @@
 #ifndef VCSW_IPDECL_H
 #define VCSW_IPDECL_H
 
+#include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,4 +52,116 @@ static inline const void *vcsw_rta_data(struct rtattr *rta, size_t len)
 	return RTA_DATA(rta);
 }
 
+/* "1gbit", "100mbit", "125000000bps", "0": bytes per second. */
+static inline int vcsw_parse_rate(uint64_t *bytes, const char *s)
+{
+	static const struct { const char *u; double mul; } units[] = {
+		{ "bit", 1 / 8.0 }, { "kbit", 1e3 / 8 }, { "mbit", 1e6 / 8 },
+		{ "gbit", 1e9 / 8 }, { "bps", 1 }, { "kbps", 1e3 },
+		{ "mbps", 1e6 }, { "gbps", 1e9 },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -1;
+	if (!*end) {
+		if (v != 0)
+			return -1;	/* a rate needs its unit, except 0 */
+		*bytes = 0;
+		return 0;
+	}
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(end, units[i].u)) {
+			v *= units[i].mul;
+			if (v > 1e19)
+				return -1;
+			*bytes = (uint64_t)(v + 0.5);
+			return 0;
+		}
+	return -1;
+}
+
+/* "65536", "64k", "1m": bytes. */
+static inline int vcsw_parse_size(uint32_t *bytes, const char *s)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *s == '-')
+		return -1;
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20, end++;
+	if ((*end == 'b' || *end == 'B') && !end[1])
+		end++;
+	if (*end || v > 0xffffffffULL)
+		return -1;
+	*bytes = (uint32_t)v;
+	return 0;
+}
+/* A rate in bytes/s: JSON as is, text as ip would write it. */
+static inline void vcsw_print_rate(const char *key, uint64_t rate)
+{
+	char buf[64], fmt[32];
+
+	print_color_u64(PRINT_JSON, COLOR_NONE, key, NULL, rate);
+	if (!rate)
+		snprintf(buf, sizeof(buf), "0");
+	else if (rate * 8 % 1000000000 == 0)
+		snprintf(buf, sizeof(buf), "%" PRIu64 "gbit", (uint64_t)(rate * 8 / 1000000000));
+	else if (rate * 8 % 1000000 == 0)
+		snprintf(buf, sizeof(buf), "%" PRIu64 "mbit", (uint64_t)(rate * 8 / 1000000));
+	else if (rate * 8 % 1000 == 0)
+		snprintf(buf, sizeof(buf), "%" PRIu64 "kbit", (uint64_t)(rate * 8 / 1000));
+	else
+		snprintf(buf, sizeof(buf), "%" PRIu64 "bps", rate);
+	snprintf(fmt, sizeof(fmt), "%s %%s ", key);
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, fmt, buf);
+}
+
+/* "KEY N " in text, "KEY": N in JSON. */
+static inline void vcsw_print_u64(const char *key, uint64_t v)
+{
+	char fmt[64];
+
+	snprintf(fmt, sizeof(fmt), "%s %%" PRIu64 " ", key);
+	print_color_u64(PRINT_ANY, COLOR_NONE, key, fmt, v);
+}
+
+/* "20us", "-1ms", "0": nanoseconds, signed, within 32 bits. */
+static inline int vcsw_parse_ttd(int32_t *ns, const char *s)
+{
+	static const struct { const char *u; double mul; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s)
+		return -1;
+	for (i = 0; *end && i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].u))
+			break;
+	if (*end) {
+		if (i == sizeof(units) / sizeof(units[0]))
+			return -1;
+		v *= units[i].mul;
+	}
+	if (v < -2147483648.0 || v > 2147483647.0)
+		return -1;
+	*ns = (int32_t)(v < 0 ? v - 0.5 : v + 0.5);
+	return 0;
+}
+
 #endif
+

@@ -13,7 +13,10 @@
  *            below the deadline of L's tail, else to U; the head with the
  *            smaller deadline leaves first, L's on a tie (see
  *            vcsw_vc_pick() for why the tie matters);
- *  ideal     fully sorted by deadline, ties in arrival order.
+ *  ideal     fully sorted by deadline, ties in arrival order: a
+ *            red-black tree (rbq.h), so a frame costs O(log n) whatever
+ *            its deadline (a sorted list cost a walk of the buffer per
+ *            frame when deadlines fall, in softirq under the port lock).
  *
  * The appendix proves that takeover keeps L sorted, that L's tail holds the
  * largest deadline, that U never outlives L, and hence that no flow whose
@@ -35,12 +38,18 @@
 
 #include "core_types.h"
 #include "pheap.h"
+#include "rbq.h"
 #include "edf_core.h"
 #include "../include/uapi/linux/vcsw.h"
 
 struct vcsw_node {
-	struct vcsw_node	*next;
-	struct vcsw_node	*prev;
+	union {
+		struct {			/* fifo, takeover: a list */
+			struct vcsw_node	*next;
+			struct vcsw_node	*prev;
+		};
+		struct rbq_node		rb;	/* ideal: key deadline */
+	};
 	struct pheap_node	heap;		/* key: deadline */
 	fq_u64			deadline;
 	fq_u64			enq_ns;
@@ -58,8 +67,9 @@ struct vcsw_list {
 };
 
 struct vcsw_vc {
-	struct vcsw_list	ordered;	/* the FIFO, L, or the sorted list */
+	struct vcsw_list	ordered;	/* the FIFO, or L */
 	struct vcsw_list	takeover;	/* U: takeover mode only */
+	struct rbq		sorted;		/* ideal mode only */
 	struct pheap		waiting;	/* every waiting node, by deadline */
 	fq_u8			mode;		/* VCSW_MODE_* */
 	fq_u32			limit;		/* bytes */
@@ -124,15 +134,10 @@ static inline void vcsw_list_unlink(struct vcsw_list *l, struct vcsw_node *n)
 	l->count--;
 }
 
-/* Stable sorted insert, searching from the tail: arrivals are mostly late. */
-static inline void vcsw_list_insert_sorted(struct vcsw_list *l,
-					   struct vcsw_node *n)
+/* The node that embeds @r. */
+static inline struct vcsw_node *vcsw_node_of_rb(const struct rbq_node *r)
 {
-	struct vcsw_node *pos = l->tail;
-
-	while (pos && pos->deadline > n->deadline)
-		pos = pos->prev;
-	vcsw_list_insert_after(l, pos, n);
+	return (struct vcsw_node *)((char *)r - offsetof(struct vcsw_node, rb));
 }
 
 /* ---- one VC ---------------------------------------------------------------- */
@@ -155,6 +160,7 @@ static inline void vcsw_vc_init(struct vcsw_vc *v, fq_u8 mode, fq_u32 limit)
 {
 	vcsw_list_init(&v->ordered);
 	vcsw_list_init(&v->takeover);
+	rbq_init(&v->sorted);
 	pheap_init(&v->waiting);
 	v->mode = mode;
 	v->limit = limit;
@@ -168,7 +174,7 @@ static inline void vcsw_vc_init(struct vcsw_vc *v, fq_u8 mode, fq_u32 limit)
 
 static inline fq_u32 vcsw_vc_qlen(const struct vcsw_vc *v)
 {
-	return v->ordered.count + v->takeover.count;
+	return v->ordered.count + v->takeover.count + v->sorted.count;
 }
 
 /* Put @n in the VC's structure, no accounting. */
@@ -191,7 +197,7 @@ static inline void vcsw_vc_link(struct vcsw_vc *v, struct vcsw_node *n)
 		vcsw_list_append(&v->ordered, n);
 		break;
 	case VCSW_MODE_IDEAL:
-		vcsw_list_insert_sorted(&v->ordered, n);
+		rbq_insert(&v->sorted, &n->rb, n->deadline);
 		break;
 	default:
 		vcsw_list_append(&v->ordered, n);
@@ -211,6 +217,11 @@ static inline struct vcsw_node *vcsw_vc_pick(const struct vcsw_vc *v)
 {
 	struct vcsw_node *l = v->ordered.head, *u = v->takeover.head;
 
+	if (v->mode == VCSW_MODE_IDEAL) {
+		struct rbq_node *r = rbq_first(&v->sorted);
+
+		return r ? vcsw_node_of_rb(r) : NULL;
+	}
 	if (!u)
 		return l;
 	if (!l || u->deadline < l->deadline)
@@ -221,7 +232,10 @@ static inline struct vcsw_node *vcsw_vc_pick(const struct vcsw_vc *v)
 /* Take @n out of the VC, no accounting. */
 static inline void vcsw_vc_unlink(struct vcsw_vc *v, struct vcsw_node *n)
 {
-	vcsw_list_unlink(n->in_takeover ? &v->takeover : &v->ordered, n);
+	if (v->mode == VCSW_MODE_IDEAL)
+		rbq_erase(&v->sorted, &n->rb);
+	else
+		vcsw_list_unlink(n->in_takeover ? &v->takeover : &v->ordered, n);
 	pheap_remove(&v->waiting, &n->heap);
 	n->in_takeover = false;
 }
@@ -376,6 +390,64 @@ static inline void vcsw_vc_read_stats(const struct vcsw_vc *v,
 	*st = v->st;
 	st->backlog_bytes = v->backlog;
 	st->backlog_packets = vcsw_vc_qlen(v);
+}
+
+/*
+ * The local deadline of a frame that arrives at @now with time to deadline
+ * @ttd: now + TTD, and 0 (the earliest) when a negative TTD reaches back
+ * before the clock's start, as it can early in a boot, instead of wrapping
+ * round to the end of time.
+ */
+static inline fq_u64 vcsw_ingress_deadline(fq_u64 now, fq_s64 ttd)
+{
+	if (ttd < 0 && (fq_u64)-ttd > now)
+		return 0;
+	return ttd < 0 ? now - (fq_u64)-ttd : edf_add_sat(now, (fq_u64)ttd);
+}
+
+/* ---- untrusted ingress ---------------------------------------------------- */
+
+/*
+ * What an untrusted port's frames may claim (Documentation/trust.rst).
+ * Regulated (VC0) frames are policed to a rate with a burst tolerance, a
+ * GCRA (the virtual-scheduling form of a token bucket): a frame conforms
+ * if the theoretical arrival time @tat, advanced by the frame's time at
+ * the rate, stays within @tolerance = burst / rate of now.  Frames that
+ * do not conform do not advance @tat.  A rate of 0 admits nothing.
+ */
+struct vcsw_police {
+	fq_u64	rate;		/* bytes/s */
+	fq_u64	tolerance;	/* ns */
+	fq_u64	tat;		/* ns */
+};
+
+static inline void vcsw_police_init(struct vcsw_police *pc, fq_u64 rate,
+				    fq_u32 burst)
+{
+	pc->rate = rate;
+	pc->tolerance = rate ? edf_tx_time(burst, rate) : 0;
+	pc->tat = 0;
+}
+
+/* Does a @len-byte frame arriving at @now conform?  If so it is charged. */
+static inline bool vcsw_police_conform(struct vcsw_police *pc, fq_u32 len,
+				       fq_u64 now)
+{
+	fq_u64 tat;
+
+	if (!pc->rate)
+		return false;
+	tat = edf_add_sat(edf_max(pc->tat, now), edf_tx_time(len, pc->rate));
+	if (tat - now > pc->tolerance)
+		return false;
+	pc->tat = tat;
+	return true;
+}
+
+/* A time to deadline held to [@lo, @hi] (lo <= hi). */
+static inline fq_s64 vcsw_ttd_clamp(fq_s64 ttd, fq_s64 lo, fq_s64 hi)
+{
+	return ttd < lo ? lo : ttd > hi ? hi : ttd;
 }
 
 #endif /* FQ_VCSW_PORT_H */

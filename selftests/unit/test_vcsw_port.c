@@ -4,6 +4,8 @@
  * the enqueue and dequeue rules of each discipline on hand-made cases,
  * then the appendix's theorems on 100,000 random traces.
  */
+#include <math.h>
+
 #include "unit.h"
 #include "core/vcsw_port.h"
 
@@ -222,6 +224,197 @@ UNIT_TEST(set_mode_keeps_packets_and_order)
 	}
 	EXPECT_EQ(port.vc[0].backlog, 0);
 	EXPECT_TRUE(pheap_is_empty(&port.vc[0].waiting));
+}
+
+/*
+ * ideal is a sorted buffer fed by arrivals in any order.  The hardest
+ * order for a sorted list is falling deadlines (each frame goes to the
+ * front, behind the whole buffer); with a tree every insert costs at most
+ * its height in deadline comparisons, so the cost per frame grows with
+ * log2 of the backlog, not with the backlog.
+ */
+static fq_u64 ideal_fill(struct vcsw_node *nodes, fq_u32 n, int pattern,
+			 fq_u64 *worst)
+{
+	struct vcsw_node *prev = NULL;
+	struct vcsw_port port;
+	fq_u64 last = 0, total;
+	fq_u32 i;
+
+	vcsw_port_init(&port, VCSW_MODE_IDEAL, ~(fq_u32)0, ~(fq_u32)0, 0);
+	*worst = 0;
+	for (i = 0; i < n; i++) {
+		fq_u64 before = port.vc[0].sorted.compares;
+
+		memset(&nodes[i], 0, sizeof(nodes[i]));
+		/* falling; or falling with every 8th deadline repeated */
+		nodes[i].deadline = 10000000 - (pattern ? i / 8 : i);
+		nodes[i].len = 64;
+		nodes[i].timed = true;
+		if (vcsw_port_enqueue(&port, &nodes[i], 0) != VCSW_ENQ_OK)
+			return 0;
+		if (port.vc[0].sorted.compares - before > *worst)
+			*worst = port.vc[0].sorted.compares - before;
+	}
+	total = port.vc[0].sorted.compares;
+	/* and it drains in deadline order, ties in arrival order */
+	for (i = 0; i < n; i++) {
+		struct vcsw_node *d = vcsw_port_dequeue(&port, 0);
+
+		if (!d || d->deadline < last ||
+		    (prev && d->deadline == last && d < prev))
+			return 0;
+		last = d->deadline;
+		prev = d;
+	}
+	if (port.vc[0].st.order_errors)
+		return 0;
+	return total;
+}
+
+UNIT_TEST(ideal_insert_cost_is_logarithmic)
+{
+	static const fq_u32 sizes[] = { 1024, 16384, 262144 };
+	struct vcsw_node *nodes = calloc(262144, sizeof(*nodes));
+	double per_frame[3];
+	int s, pattern;
+
+	ASSERT_TRUE(nodes != NULL);
+	for (pattern = 0; pattern < 2; pattern++) {
+		for (s = 0; s < 3; s++) {
+			fq_u64 worst, total = ideal_fill(nodes, sizes[s], pattern, &worst);
+			double bound = 2 * log2(sizes[s] + 1.0);
+
+			ASSERT_TRUE(total > 0);
+			per_frame[s] = (double)total / sizes[s];
+			printf("# ideal, %s deadlines, %u frames: %.1f comparisons per insert, "
+			       "at most %llu (bound %.1f)\n", pattern ? "falling, repeated" : "falling",
+			       sizes[s], per_frame[s], (unsigned long long)worst, bound);
+			EXPECT_TRUE(worst <= bound);
+		}
+		/*
+		 * 256 times the backlog: a walk of the buffer would cost 256
+		 * times as much per frame, the tree's height about twice
+		 */
+		EXPECT_TRUE(per_frame[2] < 3 * per_frame[0]);
+	}
+	free(nodes);
+}
+
+/* Ties: frames with equal deadlines leave in arrival order. */
+UNIT_TEST(ideal_ties_in_arrival_order)
+{
+	struct vcsw_node *nodes = calloc(20000, sizeof(*nodes));
+	fq_u64 last_dl = 0;
+	struct vcsw_node *last = NULL;
+	struct vcsw_port port;
+	int i, bad = 0;
+
+	ASSERT_TRUE(nodes != NULL);
+	vcsw_port_init(&port, VCSW_MODE_IDEAL, ~(fq_u32)0, ~(fq_u32)0, 0);
+	for (i = 0; i < 20000; i++) {
+		nodes[i].deadline = 1000 + (fq_u64)i * 7919 % 16;
+		nodes[i].len = 100;
+		vcsw_port_enqueue(&port, &nodes[i], 0);
+	}
+	for (i = 0; i < 20000; i++) {
+		struct vcsw_node *d = vcsw_port_dequeue(&port, 0);
+
+		if (!d || d->deadline < last_dl ||
+		    (last && d->deadline == last_dl && d < last))
+			bad++;
+		last = d;
+		last_dl = d ? d->deadline : 0;
+	}
+	EXPECT_EQ(bad, 0);
+	EXPECT_EQ(vcsw_port_qlen(&port), 0);
+	EXPECT_EQ(port.vc[0].st.order_errors, 0);
+	free(nodes);
+}
+
+/* ---- ingress ---------------------------------------------------------------- */
+
+UNIT_TEST(ingress_deadline)
+{
+	EXPECT_EQ(vcsw_ingress_deadline(5000000000ULL, 1000), 5000001000ULL);
+	EXPECT_EQ(vcsw_ingress_deadline(5000000000ULL, -2147483648LL), 2852516352ULL);
+	/* early in a boot: before the clock's start is the earliest, not the last */
+	EXPECT_EQ(vcsw_ingress_deadline(1000000000ULL, -2147483648LL), 0);
+	EXPECT_EQ(vcsw_ingress_deadline(0, -1), 0);
+	EXPECT_EQ(vcsw_ingress_deadline(0, 2147483647LL), 2147483647ULL);
+}
+
+/* ---- untrusted ingress ----------------------------------------------------- */
+
+UNIT_TEST(police_burst_then_rate)
+{
+	struct vcsw_police pc;
+	int i, ok = 0;
+
+	/* 1e6 bytes/s, 3000-byte burst: three 1000-byte frames at once */
+	vcsw_police_init(&pc, 1000000, 3000);
+	EXPECT_EQ(pc.tolerance, 3000000);
+	for (i = 0; i < 5; i++)
+		ok += vcsw_police_conform(&pc, 1000, 0);
+	EXPECT_EQ(ok, 3);
+	/* 1 ms later one more frame's worth has come back, not two */
+	EXPECT_TRUE(vcsw_police_conform(&pc, 1000, 1000000));
+	EXPECT_TRUE(!vcsw_police_conform(&pc, 1000, 1000000));
+	/* a frame larger than the burst never conforms */
+	EXPECT_TRUE(!vcsw_police_conform(&pc, 3001, 1000000000));
+	/* an idle bucket fills to the burst, no more */
+	ok = 0;
+	for (i = 0; i < 10; i++)
+		ok += vcsw_police_conform(&pc, 1000, 2000000000);
+	EXPECT_EQ(ok, 3);
+}
+
+UNIT_TEST(police_rate_zero_admits_nothing)
+{
+	struct vcsw_police pc;
+
+	vcsw_police_init(&pc, 0, 16384);
+	EXPECT_TRUE(!vcsw_police_conform(&pc, 64, 0));
+	EXPECT_TRUE(!vcsw_police_conform(&pc, 64, 1000000000000ULL));
+}
+
+/*
+ * Ten times the rate offered for 10 s in random frame sizes and gaps: what
+ * conforms is within one burst of rate x time, and never above it.
+ */
+UNIT_TEST(police_long_run_admits_rate_plus_burst)
+{
+	const fq_u64 rate = 1250000, burst = 16384;	/* 10 Mbit/s */
+	fq_u64 now = 0, admitted = 0, offered = 0, x = 12345;
+	struct vcsw_police pc;
+
+	vcsw_police_init(&pc, rate, burst);
+	while (now < 10000000000ULL) {
+		/* its own generator: the random traces below keep theirs */
+		fq_u32 len;
+
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		len = 64 + (fq_u32)(x >> 33) % 1451;
+
+		offered += len;
+		if (vcsw_police_conform(&pc, len, now))
+			admitted += len;
+		/* mean gap: a tenth of the frame's time at the rate */
+		now += edf_tx_time(len, rate) / 10 * ((x >> 20) % 3);
+	}
+	printf("# offered %llu bytes, admitted %llu, rate x time %llu\n",
+	       (unsigned long long)offered, (unsigned long long)admitted,
+	       (unsigned long long)(rate * 10));
+	EXPECT_TRUE(admitted <= rate * 10 + burst + 1514);
+	EXPECT_TRUE(admitted >= rate * 10 - 1514);
+}
+
+UNIT_TEST(ttd_clamp)
+{
+	EXPECT_EQ(vcsw_ttd_clamp(-2147483648LL, 0, 100000000), 0);
+	EXPECT_EQ(vcsw_ttd_clamp(2147483647LL, 0, 100000000), 100000000);
+	EXPECT_EQ(vcsw_ttd_clamp(5000, 0, 100000000), 5000);
+	EXPECT_EQ(vcsw_ttd_clamp(-5, -10, 10), -5);
 }
 
 /* ---- random traces ------------------------------------------------------- */

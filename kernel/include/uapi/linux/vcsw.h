@@ -38,6 +38,8 @@ enum {
 	IFLA_VCSW_FDB_MAX,	/* u32: most forwarding entries */
 	IFLA_VCSW_AGEING,	/* u32: learned entry lifetime, seconds */
 	IFLA_VCSW_FDB_COUNT,	/* u32, read only: entries in use */
+	IFLA_VCSW_STATS,	/* struct vcsw_stats, read only */
+	IFLA_VCSW_GROUP_FWD_MASK, /* u16: link-local groups 01:80:C2:00:00:0x relayed */
 	__IFLA_VCSW_MAX,
 };
 #define IFLA_VCSW_MAX (__IFLA_VCSW_MAX - 1)
@@ -53,9 +55,26 @@ enum {
 	IFLA_VCSW_PORT_VC0_STATS,	/* struct vcsw_vc_stats, read only */
 	IFLA_VCSW_PORT_VC1_STATS,	/* struct vcsw_vc_stats, read only */
 	IFLA_VCSW_PORT_FDB_FLUSH,	/* flag: forget entries learned here */
+	IFLA_VCSW_PORT_TRUST,		/* u8: 1 trusted (default), 0 untrusted */
+	IFLA_VCSW_PORT_VC0_RATE,	/* u64 bytes/s: VC0 admitted when untrusted */
+	IFLA_VCSW_PORT_VC0_BURST,	/* u32 bytes: its burst tolerance */
+	IFLA_VCSW_PORT_VC0_EXCEED,	/* u8: VCSW_EXCEED_* for VC0 over the rate */
+	IFLA_VCSW_PORT_TTD_MIN,		/* s32 ns: smallest TTD believed when untrusted */
+	IFLA_VCSW_PORT_TTD_MAX,		/* s32 ns: largest TTD believed when untrusted */
 	__IFLA_VCSW_PORT_MAX,
 };
 #define IFLA_VCSW_PORT_MAX (__IFLA_VCSW_PORT_MAX - 1)
+
+/* Link-local groups a switch never relays: STP, PAUSE, LACP (bits 0-2). */
+#define VCSW_GROUP_FWD_RESTRICTED	0x0007
+
+/* What an untrusted port does with VC0 frames over its rate. */
+enum {
+	VCSW_EXCEED_DROP,	/* drop them (police_drop) */
+	VCSW_EXCEED_DEMOTE,	/* carry them as best effort, VC1 (police_demote) */
+	__VCSW_EXCEED_MAX,
+};
+#define VCSW_EXCEED_MAX (__VCSW_EXCEED_MAX - 1)
 
 /* Per VC of an output port.  Counters only grow. */
 struct vcsw_vc_stats {
@@ -84,6 +103,21 @@ struct vcsw_port_stats {
 	__u64	drop_rewrite;		/* TTD rewrite failed */
 	__u64	drop_loop;		/* destination is the ingress port */
 	__u64	flooded;		/* frames flooded out of this port */
+	__u64	drop_disabled;		/* in while the switch was down or the port not a member */
+	__u64	drop_link_local;	/* 01:80:C2:00:00:0x, not relayed: dropped */
+	__u64	drop_oversize;		/* longer than this output port's MTU */
+	__u64	police_drop;		/* untrusted: VC0 over the rate, dropped */
+	__u64	police_demote;		/* untrusted: VC0 over the rate, sent as VC1 */
+	__u64	ttd_clamped;		/* untrusted: TTD outside [ttd_min, ttd_max] */
+};
+
+/* Per switch: the forwarding table.  Counters only grow. */
+struct vcsw_stats {
+	__u64	fdb_learned;		/* addresses learned */
+	__u64	fdb_moved;		/* learned addresses seen on another port */
+	__u64	fdb_aged;		/* learned entries collected after ageing */
+	__u64	fdb_evicted;		/* learned entries dropped to learn another */
+	__u64	fdb_learn_fail;		/* not learned: no room (all static) or memory */
 };
 
 #endif /* _UAPI_LINUX_VCSW_H */
