@@ -93,39 +93,78 @@ test_vm_kind() {
 	fi
 }
 
-# vm_start KIND LIST BUDGET: build KIND's initramfs and boot it in the
-# background (VM_PID[KIND]); on failure record it and return 1.  Files
-# are named after the kind and the kernel ($KTAG).
-declare -A VM_PID=() VM_T0=()
-vm_start() {
-	local kind=$1 list=$2 budget=$3
-	local initrd=$FQ_BUILD/vm/initrd-$kind-$KTAG.gz
+# The VMs of every kernel run in two lanes, one per kind: the
+# deterministic VMs one after the other in one lane, the fast VMs in the
+# other.  The deterministic guest's clock is its instruction count, so
+# sharing the machine makes it take longer but does not change what it
+# measures, and the fast VM's tests allow for a busy host; each lane gets
+# about one core, and neither waits for the other between kernels.
+# Files are named after the kind and the kernel (KTAG).
 
-	if ! "$FQ_ROOT/scripts/mkinitramfs.sh" "$initrd" "$list" > "$LOGDIR/initramfs-$kind-$KTAG.log" 2>&1; then
-		record "vm/$kind-initramfs$SUFFIX" fail "building the initramfs failed" "$LOGDIR/initramfs-$kind-$KTAG.log"
-		return 1
-	fi
-	# boot and poweroff take well under two minutes even on a busy machine
-	budget=$((budget + 120))
-	VM_T0[$kind]=$(date +%s)
-	FQ_VM_LOCK_HELD=1 fq_vm_boot "$kind" "$initrd" "$FQ_BUILD/vm-$kind-$KTAG-console.log" \
-		"$FQ_BUILD/vm-$kind-$KTAG-results.ktap" "$budget" &
-	VM_PID[$kind]=$!
+# vm_prepare: for kernel $KTAG (our modules just built for it), the list
+# of tests and the initramfs of each kind; on failure record it
+vm_prepare() {
+	local t name tmo kind budget
+	local -A vm_budget=([fast]=0 [deterministic]=0)
+
+	for kind in fast deterministic; do
+		: > "$LOGDIR/vm-tests-$kind-$KTAG"
+		rm -f "$FQ_BUILD/vm/initrd-$kind-$KTAG.gz" "$LOGDIR/vm-$kind-$KTAG."{budget,rc}
+	done
+	for t in "$FQ_ROOT"/selftests/vm/*.sh; do
+		[ -x "$t" ] || continue
+		name=vm/$(basename "$t" .sh)$SUFFIX
+		wanted "$name" || continue
+		tmo=$(test_timeout "$t")
+		kind=$(test_vm_kind "$t")
+		echo "$name $tmo /opt/fabric-qos/selftests/vm/$(basename "$t")" >> "$LOGDIR/vm-tests-$kind-$KTAG"
+		vm_budget[$kind]=$((vm_budget[$kind] + $(fq_vm_budget "$kind" "$tmo")))
+	done
+	for kind in fast deterministic; do
+		[ -s "$LOGDIR/vm-tests-$kind-$KTAG" ] || continue
+		if ! "$FQ_ROOT/scripts/mkinitramfs.sh" "$FQ_BUILD/vm/initrd-$kind-$KTAG.gz" \
+			"$LOGDIR/vm-tests-$kind-$KTAG" > "$LOGDIR/initramfs-$kind-$KTAG.log" 2>&1; then
+			record "vm/$kind-initramfs$SUFFIX" fail "building the initramfs failed" \
+				"$LOGDIR/initramfs-$kind-$KTAG.log"
+			rm -f "$FQ_BUILD/vm/initrd-$kind-$KTAG.gz"
+			continue
+		fi
+		# boot and poweroff take well under two minutes even on a busy machine
+		echo $((vm_budget[$kind] + 120)) > "$LOGDIR/vm-$kind-$KTAG.budget"
+	done
 }
 
-# vm_report KIND LIST: wait for KIND's VM, record one line per listed test
+# vm_lane KIND KERNEL...: boot KIND's VM for each kernel in turn (its
+# FQ_VM_KERNEL when several); the qemu exit code and the wall seconds go
+# to vm-KIND-KTAG.rc
+vm_lane() {
+	local kind=$1 k t0 rc
+	shift
+	for k in "$@"; do
+		[ -s "$LOGDIR/vm-$kind-$k.budget" ] || continue
+		[ -n "${FQ_VM_ABI:-}" ] || export FQ_VM_KERNEL=$k
+		t0=$(date +%s)
+		FQ_VM_LOCK_HELD=1 fq_vm_boot "$kind" "$FQ_BUILD/vm/initrd-$kind-$k.gz" \
+			"$FQ_BUILD/vm-$kind-$k-console.log" "$FQ_BUILD/vm-$kind-$k-results.ktap" \
+			"$(cat "$LOGDIR/vm-$kind-$k.budget")"
+		rc=$?
+		echo "$rc $(( $(date +%s) - t0 ))" > "$LOGDIR/vm-$kind-$k.rc"
+	done
+}
+
+# vm_report KIND: record one line per test listed for kernel $KTAG
 vm_report() {
-	local kind=$1 list=$2
+	local kind=$1 list=$LOGDIR/vm-tests-$1-$KTAG
 	local console=$FQ_BUILD/vm-$kind-$KTAG-console.log
 	local ktap=$FQ_BUILD/vm-$kind-$KTAG-results.ktap
 	local klog=$LOGDIR/vm-$kind-$KTAG-kernel.log
 	local out=$LOGDIR/vm-test.out
-	local vm_rc line tname directive guest_kernel in_klog=0
+	local vm_rc secs line tname directive guest_kernel in_klog=0
 	local -A seen=()
 
-	wait "${VM_PID[$kind]}"
-	vm_rc=$?
-	echo "# $kind VM ran $(( $(date +%s) - VM_T0[$kind] ))s (qemu exit $vm_rc), console: ${console#$FQ_ROOT/}"
+	[ -s "$LOGDIR/vm-$kind-$KTAG.budget" ] || return 0
+	read -r vm_rc secs < "$LOGDIR/vm-$kind-$KTAG.rc" 2>/dev/null || vm_rc=unknown secs=?
+	echo "# $kind VM ran ${secs}s (qemu exit $vm_rc), console: ${console#$FQ_ROOT/}"
 	guest_kernel=$(tr -d '\r' < "$ktap" | sed -n 's/^# kernel //p' | head -n1)
 	echo "# $kind VM booted ${guest_kernel:-an unknown kernel}"
 
@@ -180,46 +219,31 @@ vm_report() {
 	fi
 }
 
-# run_vm_suite: the VM tests on kernel $FQ_VM_KERNEL (or $FQ_VM_ABI),
-# test names suffixed with $SUFFIX
+# run_vm_suite KERNEL...: the VM tests on each kernel, prepared with
+# vm_prepare, run in the two lanes, reported kernel by kernel
 run_vm_suite() {
-	local t name tmo kind started=()
-	local -A vm_budget=([fast]=0 [deterministic]=0)
+	local k kind lanes=()
 
-	for kind in fast deterministic; do
-		: > "$LOGDIR/vm-tests-$kind-$KTAG"
-	done
-	for t in "$FQ_ROOT"/selftests/vm/*.sh; do
-		[ -x "$t" ] || continue
-		name=vm/$(basename "$t" .sh)$SUFFIX
-		wanted "$name" || continue
-		tmo=$(test_timeout "$t")
-		kind=$(test_vm_kind "$t")
-		echo "$name $tmo /opt/fabric-qos/selftests/vm/$(basename "$t")" >> "$LOGDIR/vm-tests-$kind-$KTAG"
-		vm_budget[$kind]=$((vm_budget[$kind] + $(fq_vm_budget "$kind" "$tmo")))
-	done
-	[ -s "$LOGDIR/vm-tests-fast-$KTAG" ] || [ -s "$LOGDIR/vm-tests-deterministic-$KTAG" ] ||
-		return 0
-	echo "# kernel $(fq_kernel_label)"
-	# Both VMs at once, under the one VM lock: the deterministic guest's
-	# clock is its instruction count, so sharing the machine makes it take
-	# longer but does not change what it measures, and the fast VM's
-	# tests allow for a busy host.  Each gets about one core instead of
-	# running one after the other; the wait for the lock does not count
-	# against their budgets.
 	mkdir -p "$FQ_CACHE"
 	exec 9>>"$FQ_CACHE/vm.lock"
-	flock 9
+	flock 9		# the wait for the lock counts against no budget
 	for kind in deterministic fast; do
-		[ -s "$LOGDIR/vm-tests-$kind-$KTAG" ] || continue
-		vm_start "$kind" "$LOGDIR/vm-tests-$kind-$KTAG" "${vm_budget[$kind]}" &&
-			started+=("$kind")
+		vm_lane "$kind" "$@" &
+		lanes+=($!)
 	done
-	for kind in fast deterministic; do
-		[[ " ${started[*]} " == *" $kind "* ]] &&
-			vm_report "$kind" "$LOGDIR/vm-tests-$kind-$KTAG"
-	done
+	wait "${lanes[@]}"
 	exec 9>&-
+	for k in "$@"; do
+		KTAG=$k SUFFIX=${SUFFIXES[$k]}
+		[ -n "${FQ_VM_ABI:-}" ] || export FQ_VM_KERNEL=$k
+		[ -s "$LOGDIR/vm-tests-fast-$k" ] || [ -s "$LOGDIR/vm-tests-deterministic-$k" ] ||
+			continue
+		echo "# kernel $(fq_kernel_label)"
+		for kind in fast deterministic; do
+			vm_report "$kind"
+		done
+		LABELS+=("$(fq_kernel_label)")
+	done
 }
 
 # run_live_suite: the VM tests on this host's own kernel (make check
@@ -274,26 +298,33 @@ run_live_suite() {
 # (make check-debug), built for by the caller.  With more than one, test
 # names end in @KERNEL (vm/edf_flows@6.12).
 LABELS=()
+declare -A SUFFIXES=()
 if [ "${FQ_LIVE:-0}" = 1 ]; then
 	run_live_suite
 elif [ -n "${FQ_VM_ABI:-}" ]; then
 	KTAG=$FQ_VM_ABI SUFFIX=
-	run_vm_suite
-	LABELS+=("$(fq_kernel_label)")
+	SUFFIXES[$KTAG]=
+	vm_prepare
+	run_vm_suite "$KTAG"
 else
+	# each kernel's modules are built and packed into its initramfs
+	# before the next kernel's build replaces them
 	read -ra kernels <<< "${FQ_CHECK_KERNELS:-${FQ_VM_KERNEL:-6.1}}"
+	ready=()
 	for k in "${kernels[@]}"; do
 		export FQ_VM_KERNEL=$k
 		KTAG=$k SUFFIX=
 		[ ${#kernels[@]} -gt 1 ] && SUFFIX=@$k
+		SUFFIXES[$k]=$SUFFIX
 		if ! make -s --no-print-directory -C "$FQ_ROOT" VM_KERNEL="$k" build-quiet \
 			> "$LOGDIR/build-$k.log" 2>&1; then
 			record "vm/build$SUFFIX" fail "building for $(fq_kernel_label) failed" "$LOGDIR/build-$k.log"
 			continue
 		fi
-		run_vm_suite
-		LABELS+=("$(fq_kernel_label)")
+		vm_prepare
+		ready+=("$k")
 	done
+	[ ${#ready[@]} = 0 ] || run_vm_suite "${ready[@]}"
 fi
 
 for l in "${LABELS[@]}"; do
