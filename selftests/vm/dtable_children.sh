@@ -38,7 +38,7 @@ two_hosts 24 quiet
 
 DST=10.24.0.2
 MODES=(dtable sbt rr)
-STORM=3		# guest seconds of traffic and surgery per mode
+STORM=2		# guest seconds of traffic and surgery per mode
 
 # qlen_backlog KIND HANDLE: "qlen backlog_bytes" of that qdisc on veth0
 qlen_backlog() {
@@ -73,8 +73,13 @@ lone_packet() {
 		check_err 1 "a lone packet into class $cls never left"
 		# where it is: the tree's counters tell a bookkeeping fault
 		# (a class idle while its child holds it) from a drop
-		ns_exec A tc -s qdisc show dev veth0 | sed 's/^/\t/'
-		ns_exec A tc -s class show dev veth0 | sed 's/^/\t/'
+		{
+			ns_exec A tc -s -d qdisc show dev veth0
+			ns_exec A tc -s class show dev veth0
+			ns_exec A ip -s link show dev veth0
+			ns_exec B ip -s link show dev veth1
+			ns_exec B cat /proc/net/snmp
+		} 2>&1 | sed 's/^/\t/'
 	fi
 }
 
