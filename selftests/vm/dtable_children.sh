@@ -58,19 +58,35 @@ tree_is_empty() {
 			END { exit !bad }'
 }
 
+# class_sent CLASS: packets its child has sent
+class_sent() {
+	ns_exec A tc -s class show dev veth0 classid "$1" |
+		sed -n 's/^ *Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p' | head -n1
+}
+# lone_left CLASS N: CLASS's child has sent N packets, and the tree is empty
+lone_left() { [ "$(class_sent "$1")" = "$2" ] && tree_is_empty; }
+
 # lone_packet CLASS PORT: one datagram into CLASS with nothing after it
-# must arrive (a class marked idle while its child holds the packet, or
-# a walk that gave up on it, leaves it there until the next enqueue)
+# must leave the tree and arrive (a class marked idle while its child
+# holds the packet, or a walk that gave up on it, leaves it there until
+# the next enqueue into that class).  The wait polls the tree: twice in
+# the deterministic VM a lone packet that had left the tree reached the
+# receiver only after it had given up (it answered with an ICMP port
+# unreachable: an ARP reply for it left A later) when the guest sat idle
+# until the receiver's 20 s timer, which no polling interrupted.
 lone_packet() {
-	local cls=$1 port=$2 rpid
+	local cls=$1 port=$2 rpid before
 	ns_bg B udp-lat recv --port "$port" --count 1 --duration 20 \
 		--ready "$TMP_DIR/lone-$port.ready" > "$TMP_DIR/lone-$port.recv"
 	rpid=$BG_PID
 	wait_for 10 test -e "$TMP_DIR/lone-$port.ready" || fatal "receiver did not start"
+	before=$(class_sent "$cls")
 	ns_exec A udp-lat send --dst $DST --port "$port" --count 1 --size 200 \
 		--prio "$cls" > /dev/null || check_err 1 "lone packet into $cls: send failed"
+	wait_for 10 lone_left "$cls" $((before + 1))
+	check_err $? "a lone packet into class $cls stayed in the tree ($(class_sent "$cls") sent, $((before + 1)) expected)"
 	if ! bg_wait $rpid; then
-		check_err 1 "a lone packet into class $cls never left"
+		check_err 1 "a lone packet into class $cls left the tree but did not arrive"
 		# where it is: the tree's counters tell a bookkeeping fault
 		# (a class idle while its child holds it) from a drop
 		{
