@@ -818,10 +818,21 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 		s64 ttd = f.ttd_ns;
 
 		vc = f.vc == FABRIC_VC_REGULATED ? 0 : 1;
-		if (unlikely(!READ_ONCE(in->trusted)) &&
-		    !vcsw_untrusted_ingress(in, skb->len + ETH_HLEN, now, &ttd, &vc)) {
-			kfree_skb(skb);
-			return RX_HANDLER_CONSUMED;
+		if (unlikely(!READ_ONCE(in->trusted))) {
+			if (!vcsw_untrusted_ingress(in, skb->len + ETH_HLEN, now, &ttd, &vc))
+				goto drop;
+			/*
+			 * A demoted frame says best effort on the wire too, or
+			 * the next hop (a trusted inter-switch port, the
+			 * receiver) would put it back into VC0.
+			 */
+			if (vc == 1 && f.vc == FABRIC_VC_REGULATED) {
+				f.vc = FABRIC_VC_BESTEFFORT;
+				if (unlikely(fabric_hdr_rewrite(skb, 0, &f))) {
+					vcsw_count(in, VCSW_PS_DROP_REWRITE);
+					goto drop;
+				}
+			}
 		}
 		deadline = vcsw_ingress_deadline(now, ttd);
 		timed = true;
@@ -861,6 +872,7 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 
 malformed:
 	vcsw_count(in, VCSW_PS_DROP_MALFORMED);
+drop:
 	kfree_skb(skb);
 	return RX_HANDLER_CONSUMED;
 }

@@ -161,12 +161,19 @@ log_test "untrusted port: H2 loses nothing, control p99 ${ctl_p99} us < ${bound_
 ns_run S ip link set p1 type vcsw_slave vc0_rate 0 vc0_exceed demote || fatal "demote"
 dm0=$(pstat p1 port police_demote)
 v1=$(pstat p3 vc1 packets)
+# what H3 sees on the wire: the next hop must not put them back into VC0
+ns_bg H3 fabric-vc-count -i eth0 -n 20 -t 20000 -r "$TMP_DIR/vcc.ready" > "$TMP_DIR/vcc.out"
+vcc=$BG_PID
+wait_for 10 test -e "$TMP_DIR/vcc.ready" || fatal "fabric-vc-count did not start"
 ns_run H1 fabric-send -i eth0 --dst-mac "$(mac 3)" --src-ip 10.$N.0.1 --dst-ip 10.$N.0.3 \
 	--dport 9 --vc 0 --ttd -2147483648 --count 20 --payload demoted > /dev/null
 wait_for 10 eval 'test "$(pstat p1 port police_demote)" = $((dm0 + 20))'
 check_err $? "demoted $(($(pstat p1 port police_demote) - dm0)) of 20"
 wait_for 10 eval 'test "$(pstat p3 vc1 packets)" -ge $((v1 + 20))'
 check_err $? "demoted frames did not leave by VC1"
-log_test "vc0_exceed demote: over-rate VC0 frames sent as VC1, counted"
+bg_wait $vcc
+check_err $? "H3 did not see the 20 demoted frames: $(cat "$TMP_DIR/vcc.out")"
+check_eq "headers of the demoted frames at H3" "frames=20 vc0=0 vc1=20 other=0" "$(cat "$TMP_DIR/vcc.out")"
+log_test "vc0_exceed demote: over-rate VC0 frames sent as VC1, counted, VC1 on the wire"
 
 exit $EXIT_STATUS
