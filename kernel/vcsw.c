@@ -130,9 +130,15 @@ struct vcsw_slave {
 	struct vcsw		*sw;
 	struct net_device	*dev;
 	bool			enabled;	/* a member: learns, forwards */
-	spinlock_t		lock;		/* @q, @dead */
+	spinlock_t		lock;		/* @q, @dead, @txq, @sending */
 	bool			dead;		/* leaving: refuse frames */
 	struct vcsw_port	q;
+	/*
+	 * Frames the buffer released, in order, for the one context that
+	 * is handing them to the device (@sending): see vcsw_slave_flush().
+	 */
+	struct sk_buff_head	txq;
+	bool			sending;
 	struct hrtimer		timer;		/* link free again */
 	/* trust: written under RTNL, read by the receive path */
 	bool			trusted;
@@ -562,18 +568,47 @@ static void vcsw_slave_send(struct vcsw_slave *p, struct sk_buff_head *list)
 	}
 }
 
+/*
+ * Send what the buffer released onto p->txq, in that order.  The receive
+ * path on every CPU, the timer and a configuration change all serve a
+ * port; if each sent its own frames after dropping the lock, two of them
+ * could hand frames to the device in the opposite order to the one the
+ * buffer released them in (seen: UDP reordered through a virtio port).
+ * So one context sends at a time: the one that finds nobody sending
+ * takes the queue, and goes on until it finds it empty; the others
+ * leave their frames to it.  Called with p->lock held and bottom halves
+ * off, under RCU; returns with the lock released.
+ */
+static void vcsw_slave_flush(struct vcsw_slave *p)
+	__releases(&p->lock)
+{
+	struct sk_buff_head list;
+
+	if (p->sending) {
+		spin_unlock(&p->lock);
+		return;
+	}
+	p->sending = true;
+	__skb_queue_head_init(&list);
+	while (!skb_queue_empty(&p->txq)) {
+		skb_queue_splice_tail_init(&p->txq, &list);
+		spin_unlock(&p->lock);
+		vcsw_slave_send(p, &list);
+		spin_lock(&p->lock);
+	}
+	p->sending = false;
+	spin_unlock(&p->lock);
+}
+
 static enum hrtimer_restart vcsw_slave_timer(struct hrtimer *t)
 {
 	struct vcsw_slave *p = container_of(t, struct vcsw_slave, timer);
-	struct sk_buff_head list;
 
-	__skb_queue_head_init(&list);
 	rcu_read_lock();
 	spin_lock(&p->lock);
 	if (!p->dead)
-		vcsw_slave_service(p, ktime_get_ns(), &list);
-	spin_unlock(&p->lock);
-	vcsw_slave_send(p, &list);
+		vcsw_slave_service(p, ktime_get_ns(), &p->txq);
+	vcsw_slave_flush(p);
 	rcu_read_unlock();
 	return HRTIMER_NORESTART;
 }
@@ -581,6 +616,7 @@ static enum hrtimer_restart vcsw_slave_timer(struct hrtimer *t)
 /* Drop everything waiting on @p. */
 static void vcsw_slave_purge(struct vcsw_slave *p, bool count)
 {
+	struct sk_buff *skb;
 	struct vcsw_node *n;
 
 	spin_lock_bh(&p->lock);
@@ -589,6 +625,12 @@ static void vcsw_slave_purge(struct vcsw_slave *p, bool count)
 			vcsw_count(p, VCSW_PS_DROP_DOWN);
 		vcsw_ent_free(container_of(n, struct vcsw_ent, node));
 	}
+	/* released but not yet taken by the sending context */
+	while ((skb = __skb_dequeue(&p->txq))) {
+		if (count)
+			vcsw_count(p, VCSW_PS_DROP_DOWN);
+		kfree_skb(skb);
+	}
 	spin_unlock_bh(&p->lock);
 }
 
@@ -596,7 +638,6 @@ static void vcsw_slave_purge(struct vcsw_slave *p, bool count)
 static void vcsw_forward_one(struct vcsw_slave *out, struct sk_buff *skb,
 			     u64 deadline, u8 vc, bool timed, u64 now)
 {
-	struct sk_buff_head list;
 	struct vcsw_ent *e;
 
 	if (unlikely(!netif_running(out->dev))) {
@@ -623,7 +664,6 @@ static void vcsw_forward_one(struct vcsw_slave *out, struct sk_buff *skb,
 	e->node.vc = vc;
 	e->node.timed = timed;
 
-	__skb_queue_head_init(&list);
 	spin_lock(&out->lock);
 	if (unlikely(out->dead)) {
 		spin_unlock(&out->lock);
@@ -637,9 +677,8 @@ static void vcsw_forward_one(struct vcsw_slave *out, struct sk_buff *skb,
 		vcsw_ent_free(e);
 		return;
 	}
-	vcsw_slave_service(out, now, &list);
-	spin_unlock(&out->lock);
-	vcsw_slave_send(out, &list);
+	vcsw_slave_service(out, now, &out->txq);
+	vcsw_slave_flush(out);
 }
 
 /* ---- receive path ------------------------------------------------------------ */
@@ -915,6 +954,7 @@ static int vcsw_add_slave(struct net_device *dev, struct net_device *sdev,
 	p->sw = sw;
 	p->dev = sdev;
 	spin_lock_init(&p->lock);
+	skb_queue_head_init(&p->txq);
 	vcsw_port_init(&p->q, sw->mode, sw->buffer[0], sw->buffer[1], sw->rate);
 	fq_hrtimer_setup(&p->timer, vcsw_slave_timer, CLOCK_MONOTONIC,
 			 HRTIMER_MODE_ABS_SOFT);
@@ -1212,11 +1252,9 @@ static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
 		vcsw_fdb_trim(sw);
 
 	list_for_each_entry(p, &sw->ports, list) {
-		struct sk_buff_head list;
-
-		__skb_queue_head_init(&list);
 		rcu_read_lock();
-		spin_lock_bh(&p->lock);
+		local_bh_disable();
+		spin_lock(&p->lock);
 		vcsw_port_set_mode(&p->q, sw->mode);
 		p->q.vc[0].limit = sw->buffer[0];
 		p->q.vc[1].limit = sw->buffer[1];
@@ -1227,10 +1265,8 @@ static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
 			hrtimer_try_to_cancel(&p->timer);
 		}
 		if (!p->dead)
-			vcsw_slave_service(p, ktime_get_ns(), &list);
-		spin_unlock_bh(&p->lock);
-		local_bh_disable();
-		vcsw_slave_send(p, &list);
+			vcsw_slave_service(p, ktime_get_ns(), &p->txq);
+		vcsw_slave_flush(p);
 		local_bh_enable();
 		rcu_read_unlock();
 	}
