@@ -54,8 +54,14 @@ setup()
 	require_module veth
 	modinfo fabric_hdr >/dev/null 2>&1 || skip "module fabric_hdr not installed"
 	if module_is_loaded fabric_hdr; then
+		# the modules built on it (sch_edf, sch_aoq, vcsw), loaded by
+		# the tests before this one and unused between tests, hold it
+		local holder
+		for holder in /sys/module/fabric_hdr/holders/*; do
+			[ -e "$holder" ] && module_unload "$(basename "$holder")" 2>/dev/null
+		done
 		module_unload fabric_hdr 2>/dev/null ||
-			skip "fabric_hdr is in use, cannot cycle it"
+			skip "fabric_hdr is in use ($(ls /sys/module/fabric_hdr/holders 2>/dev/null | tr '\n' ' ')), cannot cycle it"
 	fi
 	tmp_dir_create
 
