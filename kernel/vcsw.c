@@ -536,13 +536,18 @@ static void vcsw_slave_service(struct vcsw_slave *p, u64 now,
 			      HRTIMER_MODE_ABS_SOFT);
 }
 
-/* Hand frames to the device, outside the port lock, under RCU. */
-static void vcsw_slave_send(struct vcsw_slave *p, struct sk_buff_head *list)
+/*
+ * Hand frames to the device, outside the port lock, under RCU.  Returns
+ * how many it took off @list.
+ */
+static unsigned int vcsw_slave_send(struct vcsw_slave *p, struct sk_buff_head *list)
 {
+	unsigned int n = 0;
 	struct sk_buff *skb;
 	int rc;
 
 	while ((skb = __skb_dequeue(list))) {
+		n++;
 		struct vcsw_skb_cb cb = *vcsw_cb(skb);
 
 		if (cb.timed) {
@@ -566,7 +571,17 @@ static void vcsw_slave_send(struct vcsw_slave *p, struct sk_buff_head *list)
 		if (unlikely(net_xmit_eval(rc)))
 			vcsw_count(p, VCSW_PS_DROP_XMIT);
 	}
+	return n;
 }
+
+/*
+ * After this many frames, vcsw_slave_flush() takes no more from p->txq
+ * (it sends at most this plus one port buffer's worth).  While it sends,
+ * the other CPUs may keep filling p->txq (a port with no rate releases
+ * every frame at once); without a bound the sending CPU could stay in
+ * softirq for as long as they do.
+ */
+#define VCSW_FLUSH_QUOTA	64
 
 /*
  * Send what the buffer released onto p->txq, in that order.  The receive
@@ -576,13 +591,16 @@ static void vcsw_slave_send(struct vcsw_slave *p, struct sk_buff_head *list)
  * buffer released them in (seen: UDP reordered through a virtio port).
  * So one context sends at a time: the one that finds nobody sending
  * takes the queue, and goes on until it finds it empty; the others
- * leave their frames to it.  Called with p->lock held and bottom halves
- * off, under RCU; returns with the lock released.
+ * leave their frames to it.  After VCSW_FLUSH_QUOTA frames it leaves the
+ * rest to the port's timer, armed to fire at once, so the CPU gets out of
+ * softirq.  Called with p->lock held and bottom halves off, under RCU;
+ * returns with the lock released.
  */
 static void vcsw_slave_flush(struct vcsw_slave *p)
 	__releases(&p->lock)
 {
 	struct sk_buff_head list;
+	unsigned int sent = 0;
 
 	if (p->sending) {
 		spin_unlock(&p->lock);
@@ -591,9 +609,15 @@ static void vcsw_slave_flush(struct vcsw_slave *p)
 	p->sending = true;
 	__skb_queue_head_init(&list);
 	while (!skb_queue_empty(&p->txq)) {
+		if (sent >= VCSW_FLUSH_QUOTA) {
+			/* a dead port's frames are purged, not sent */
+			if (!p->dead)
+				hrtimer_start(&p->timer, 0, HRTIMER_MODE_REL_SOFT);
+			break;
+		}
 		skb_queue_splice_tail_init(&p->txq, &list);
 		spin_unlock(&p->lock);
-		vcsw_slave_send(p, &list);
+		sent += vcsw_slave_send(p, &list);
 		spin_lock(&p->lock);
 	}
 	p->sending = false;

@@ -354,6 +354,47 @@ json_hist()
 
 # ---- the two-host topology of the qdisc tests ----------------------------------
 
+# switch_host HOST PORT MAC ADDR: namespace HOST with eth0 (MAC, ADDR, no
+# IPv6), a veth whose peer PORT is a port of sw0 in namespace S; all up
+switch_host()
+{
+	local host=$1 port=$2 mac=$3 addr=$4
+
+	ns_create "$host"
+	ip link add eth0 netns "$(ns_name "$host")" address "$mac" type veth \
+		peer name "$port" netns "$(ns_name S)" || fatal "veth $host-$port"
+	ns_exec "$host" sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
+	ns_run "$host" ip addr add "$addr" dev eth0
+	ns_run "$host" ip link set eth0 up
+	ns_run S ip link set "$port" master sw0 || fatal "$port master sw0"
+	ns_run S ip link set "$port" up
+}
+
+# virtio_nics: the VM's two virtio-net NICs, which scripts/vm-run.sh wires
+# to each other, in NIC0 and NIC1 (skip without them).  A test that
+# moves them defines cleanup_test to give them back with nics_return.
+virtio_nics()
+{
+	modprobe virtio_pci 2>/dev/null
+	modprobe virtio_net 2>/dev/null || skip "virtio_net not available"
+	wait_for 30 eval 'test -n "$(nic_by_mac 52:54:00:00:00:02)"' ||
+		skip "no virtio-net NICs in this VM"
+	NIC0=$(nic_by_mac 52:54:00:00:00:01)
+	NIC1=$(nic_by_mac 52:54:00:00:00:02)
+	[ -n "$NIC0" ] && [ -n "$NIC1" ] || skip "virtio-net NICs not found"
+}
+nic_by_mac()
+{
+	ip -o link show | awk -v m="$1" '$0 ~ "link/ether " m { sub(":$", "", $2); print $2; exit }'
+}
+# nics_return NS0 NS1: nic0 from NS0 and nic1 from NS1, back to the initial
+# namespace under their own names, for the tests after this one
+nics_return()
+{
+	ip netns exec "$(ns_name "$2")" ip link set nic1 netns 1 name "$NIC1" 2>/dev/null
+	ip netns exec "$(ns_name "$1")" ip link set nic0 netns 1 name "$NIC0" 2>/dev/null
+}
+
 # two_hosts N [quiet]: namespaces A and B joined by veth0 (10.N.0.1/24, in A)
 # and veth1 (10.N.0.2/24, MAC 02:00:00:00:NN:02, in B), up, plus the scratch
 # directory.  "quiet": A sends nothing but what the test sends (no IPv6

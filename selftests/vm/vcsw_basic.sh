@@ -34,14 +34,7 @@ ns_create S
 ns_run S ip link add sw0 type vcsw vc0 fifo buffer 32k || fatal "cannot create vcsw"
 ns_run S ip link set sw0 up
 for i in 1 2 3; do
-	ns_create H$i
-	ip link add eth0 netns "$(ns_name H$i)" address "02:00:00:40:00:0$i" type veth \
-		peer name p$i netns "$(ns_name S)" || fatal "veth $i"
-	ns_exec H$i sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
-	ns_run H$i ip addr add 10.40.0.$i/24 dev eth0
-	ns_run H$i ip link set eth0 up
-	ns_run S ip link set p$i master sw0 || fatal "p$i master sw0"
-	ns_run S ip link set p$i up
+	switch_host H$i p$i "02:00:00:40:00:0$i" 10.40.0.$i/24
 done
 
 # --- configuration ------------------------------------------------------------------

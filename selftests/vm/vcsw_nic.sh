@@ -12,19 +12,8 @@
 
 require_cmd ip udp-lat
 require_module vcsw
-modprobe virtio_pci 2>/dev/null
-modprobe virtio_net 2>/dev/null || skip "virtio_net not available"
 tmp_dir_create
-
-nic_by_mac() {
-	ip -o link show | awk -v m="$1" '$0 ~ "link/ether " m { sub(":$", "", $2); print $2; exit }'
-}
-# a function, so wait_for looks again on every try
-nics_up() { [ -n "$(nic_by_mac 52:54:00:00:00:02)" ]; }
-wait_for 30 nics_up || skip "no virtio-net NICs in this VM"
-NIC0=$(nic_by_mac 52:54:00:00:00:01)
-NIC1=$(nic_by_mac 52:54:00:00:00:02)
-[ -n "$NIC0" ] && [ -n "$NIC1" ] || skip "virtio-net NICs not found"
+virtio_nics
 log_info "NICs: $NIC0, $NIC1 ($(basename "$(readlink /sys/class/net/$NIC0/device/driver)"))"
 
 pstat() {
@@ -32,11 +21,7 @@ pstat() {
 		sed -n "s/.*\"$2\":{\([^}]*\)}.*/\1/p" |
 		sed -n "s/.*\"$3\":\([0-9]*\).*/\1/p"
 }
-cleanup_test() {
-	# give the NICs back to the initial namespace for later tests
-	ip netns exec "$(ns_name H2)" ip link set nic1 netns 1 name "$NIC1" 2>/dev/null
-	ip netns exec "$(ns_name S)" ip link set nic0 netns 1 name "$NIC0" 2>/dev/null
-}
+cleanup_test() { nics_return S H2; }
 
 ns_create S
 ns_create H1
