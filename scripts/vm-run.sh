@@ -43,8 +43,24 @@ cmd=(qemu-system-x86_64 -accel "$FQ_VM_ACCEL" -cpu max -smp "$FQ_VM_CPUS"
      -append "console=ttyS0 panic=-1 rdinit=/init loglevel=7 ${FQ_VM_APPEND:-}"
      ${FQ_VM_QEMU_ARGS:-} "$@")
 
+# host_clock: the console, each line the guest's /init writes at the start
+# of a test ("fabric-qos: [i/N] NAME") stamped with this host's seconds
+# since boot, so the log tells what each test cost the host in wall time
+host_clock() {
+	local line
+	while IFS= read -r line; do
+		line=${line%$'\r'}
+		case $line in
+		"fabric-qos: ["*) printf '%s (host +%ss)\n' "$line" "$SECONDS" ;;
+		*) printf '%s\n' "$line" ;;
+		esac
+	done
+}
+
+SECONDS=0
 if [ "${V:-0}" = 1 ]; then
-	timeout -k 5 "$TIMEOUT" "${cmd[@]}" < /dev/null 2>&1 | tee "$CONSOLE_LOG"
+	timeout -k 5 "$TIMEOUT" "${cmd[@]}" < /dev/null 2>&1 | host_clock | tee "$CONSOLE_LOG"
 	exit "${PIPESTATUS[0]}"
 fi
-timeout -k 5 "$TIMEOUT" "${cmd[@]}" < /dev/null > "$CONSOLE_LOG" 2>&1
+timeout -k 5 "$TIMEOUT" "${cmd[@]}" < /dev/null 2>&1 | host_clock > "$CONSOLE_LOG"
+exit "${PIPESTATUS[0]}"
