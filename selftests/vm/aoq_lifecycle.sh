@@ -135,7 +135,7 @@ churn() {
 # and more would only lengthen make check (check-debug's kernel, where
 # corruption shows at once, runs the same loops).
 CHURN_FLOOR=1000	# cycles every loop must reach: far beyond 64 lanes
-CHURN_MAX=1500
+CHURN_MAX=1000
 CHURN_SECONDS=90
 
 aoq_setup || fatal "cannot set up aoq"

@@ -147,7 +147,7 @@ for mode in dtable sbt rr; do
 	SH[$mode]=$(saturate $mode)
 	log_info "$mode: byte shares % $(bytes_of "${SH[$mode]}") | packet shares % $(pkts_of "${SH[$mode]}")"
 	# dtable's is checked below; the others are only shown
-	paced $mode "$([ $mode = dtable ] && echo 8 || echo 3)"
+	paced $mode "$([ $mode = dtable ] && echo 8 || echo 1)"
 	LAT[$mode]=$(latency $mode p99)
 	log_info "$mode: latency us at half load (VO VI CL BE BK): p90 $(latency $mode p90)| p99 ${LAT[$mode]}"
 done

@@ -20,7 +20,7 @@ ns_run A tc qdisc add dev veth0 root handle 1: edf rate 8mbit || fatal "edf"
 ns_run A tc class add dev veth0 parent 1: classid 1:1 edf rate 3mbit besteffort || fatal "1:1"
 ns_run A tc class add dev veth0 parent 1: classid 1:2 edf rate 1mbit besteffort || fatal "1:2"
 
-RUN=8
+RUN=4
 field() { sed -n "s/.*\b$1=\([0-9.]*\).*/\1/p" | head -n1; }
 
 ns_bg B udp-lat recv --port 9101 --duration $((RUN + 2)) --ready "$TMP_DIR/r1" > "$TMP_DIR/c1"
