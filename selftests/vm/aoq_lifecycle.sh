@@ -114,17 +114,21 @@ lane_qlen() {	# LANE: frames queued in the lane's child
 }
 lane_is_backlogged() { [ "$(lane_qlen "$1")" -gt 0 ] 2>/dev/null; }
 
-# churn FILE PER MAX SECONDS: run the tc batch FILE, PER cycles each pass,
-# until MAX cycles or SECONDS have passed.  Sets CYCLES and CHURN_MS;
-# returns 1 at the first command tc rejects.
+# churn FILE PER MAX SECONDS [HOOK]: run the tc batch FILE, PER cycles each
+# pass, until MAX cycles or SECONDS have passed, and the command HOOK (if
+# given) after each pass.  Sets CYCLES, PASSES and CHURN_MS; returns 1 at
+# the first command tc rejects.
 now_ms() { echo $(( ${EPOCHREALTIME/./} / 1000 )); }
 churn() {
-	local file=$1 per=$2 max=$3 secs=$4 t0
+	local file=$1 per=$2 max=$3 secs=$4 hook=${5:-} t0
 	t0=$(now_ms)
 	CYCLES=0
+	PASSES=0
 	while (( CYCLES < max && $(now_ms) - t0 < secs * 1000 )); do
 		ns_exec A tc -batch "$file" > "$TMP_DIR/batch.out" 2>&1 || return 1
 		CYCLES=$((CYCLES + per))
+		PASSES=$((PASSES + 1))
+		[ -z "$hook" ] || $hook
 	done
 	CHURN_MS=$(( $(now_ms) - t0 ))
 }
@@ -177,9 +181,18 @@ for i in $(seq 100); do
 	echo "class del dev veth0 classid 1:1"
 	echo "class add dev veth0 parent 1: classid 1:1 aoq"
 done > "$TMP_DIR/readd.batch"
+# after each pass: did frames come while the lane was away in it?
+uncl_last=0 raced=0
+count_raced() {
+	local u
+	u=$(qd_stat unclassified)
+	[ "${u:-0}" -gt "$uncl_last" ] && raced=$((raced + 1))
+	uncl_last=${u:-0}
+}
 pktgen_start
 busy0=$(qd_stat busy_periods); uncl0=$(qd_stat unclassified); pkts0=$(root_pkts)
-churn "$TMP_DIR/readd.batch" 100 $CHURN_MAX $CHURN_SECONDS
+uncl_last=$uncl0
+churn "$TMP_DIR/readd.batch" 100 $CHURN_MAX $CHURN_SECONDS count_raced
 check_err $? "tc -batch failed after $CYCLES cycles: $(tail -n3 "$TMP_DIR/batch.out")"
 log_info "default lane deleted and re-added $CYCLES times in $CHURN_MS ms"
 [ "$CYCLES" -ge $CHURN_FLOOR ]
@@ -187,12 +200,13 @@ check_err $? "only $CYCLES delete/re-add cycles in ${CHURN_SECONDS}s, want >= $C
 lane_is_backlogged 1:3
 check_err $? "lane 1:3 ran dry during the churn"
 check_eq "busy periods ended during the churn" "$busy0" "$(qd_stat busy_periods)"
-# frames kept coming, while the lane was away and while it was there: on
-# average several per cycle each way (the lane is away about half the time)
+# frames kept coming while the lane was away: every pass of 100 cycles
+# met some.  Not a count per cycle: how many frames a cycle meets is the
+# ratio of pktgen's speed to tc's in this guest, 29 in one run and 1.8 in
+# another.
 uncl=$(( $(qd_stat unclassified) - uncl0 )); sent=$(( $(root_pkts) - pkts0 ))
-log_info "frames dropped while the lane was away: $uncl, sent: $sent"
-[ "$uncl" -ge $((2 * CYCLES)) ] && [ "$sent" -ge $((2 * CYCLES)) ]
-check_err $? "too few frames for $CYCLES cycles: $uncl dropped while away, $sent sent"
+log_info "frames dropped while the lane was away: $uncl, sent: $sent; $raced of $PASSES passes met frames with the lane away"
+check_eq "passes that met frames with the lane away" "$PASSES" "$raced"
 log_test "default lane deleted/re-added $CYCLES times in one busy period"
 
 # The same lane's child grafted and removed, inside the same busy period.
