@@ -393,12 +393,15 @@ nic_by_mac()
 {
 	ip -o link show | awk -v m="$1" '$0 ~ "link/ether " m { sub(":$", "", $2); print $2; exit }'
 }
-# nics_return NS0 NS1: nic0 from NS0 and nic1 from NS1, back to the initial
-# namespace under their own names, for the tests after this one
+# nics_return NS0 NS1: nic0 from NS0 and nic1 from NS1 back to the initial
+# namespace under their own names, and virtio_net unloaded: the VM as the
+# next test expects it, without two NICs called eth0 and eth1 in the way
+# of the veths it names so
 nics_return()
 {
 	ip netns exec "$(ns_name "$2")" ip link set nic1 netns 1 name "$NIC1" 2>/dev/null
 	ip netns exec "$(ns_name "$1")" ip link set nic0 netns 1 name "$NIC0" 2>/dev/null
+	modprobe -r virtio_net 2>/dev/null
 }
 
 # two_hosts N [quiet]: namespaces A and B joined by veth0 (10.N.0.1/24, in A)
