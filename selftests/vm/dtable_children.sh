@@ -38,7 +38,7 @@ two_hosts 24 quiet
 
 DST=10.24.0.2
 MODES=(dtable sbt rr)
-STORM=2		# guest seconds of traffic and surgery per mode
+STORM=1		# guest seconds of traffic and surgery per mode (about 20 rounds)
 
 # qlen_backlog KIND HANDLE: "qlen backlog_bytes" of that qdisc on veth0
 qlen_backlog() {

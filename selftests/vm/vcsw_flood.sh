@@ -53,7 +53,7 @@ for i in 1 2; do
 	wait_for 20 ns_exec H$i ping -c 1 -W 1 10.61.0.3 > /dev/null || fatal "H$i cannot reach H3"
 done
 
-ns_bg H3 udp-lat recv --port 9000 --ports 2 --duration $((SECS + 5)) \
+ns_bg H3 udp-lat recv --port 9000 --ports 2 --duration $((SECS + 1)) \
 	--log "$TMP_DIR/recv.log" --ready "$TMP_DIR/recv.ready" > "$TMP_DIR/recv.out"
 recv=$BG_PID
 wait_for 10 test -e "$TMP_DIR/recv.ready" || fatal "receiver did not start"
