@@ -547,8 +547,9 @@ static unsigned int vcsw_slave_send(struct vcsw_slave *p, struct sk_buff_head *l
 	int rc;
 
 	while ((skb = __skb_dequeue(list))) {
-		n++;
 		struct vcsw_skb_cb cb = *vcsw_cb(skb);
+
+		n++;
 
 		if (cb.timed) {
 			s64 ttd = (s64)(cb.deadline - ktime_get_ns());
@@ -575,10 +576,9 @@ static unsigned int vcsw_slave_send(struct vcsw_slave *p, struct sk_buff_head *l
 }
 
 /*
- * After this many frames, vcsw_slave_flush() takes no more from p->txq
- * (it sends at most this plus one port buffer's worth).  While it sends,
+ * The most frames one call of vcsw_slave_flush() sends.  While it sends,
  * the other CPUs may keep filling p->txq (a port with no rate releases
- * every frame at once); without a bound the sending CPU could stay in
+ * every frame at once); without a bound the sending context could stay in
  * softirq for as long as they do.
  */
 #define VCSW_FLUSH_QUOTA	64
@@ -592,8 +592,8 @@ static unsigned int vcsw_slave_send(struct vcsw_slave *p, struct sk_buff_head *l
  * So one context sends at a time: the one that finds nobody sending
  * takes the queue, and goes on until it finds it empty; the others
  * leave their frames to it.  After VCSW_FLUSH_QUOTA frames it leaves the
- * rest to the port's timer, armed to fire at once, so the CPU gets out of
- * softirq.  Called with p->lock held and bottom halves off, under RCU;
+ * rest to the port's timer, armed to fire at once: a new softirq pass, so
+ * softirq's own time limit (then ksoftirqd) applies.  Called with p->lock held and bottom halves off, under RCU;
  * returns with the lock released.
  */
 static void vcsw_slave_flush(struct vcsw_slave *p)
@@ -609,13 +609,16 @@ static void vcsw_slave_flush(struct vcsw_slave *p)
 	p->sending = true;
 	__skb_queue_head_init(&list);
 	while (!skb_queue_empty(&p->txq)) {
-		if (sent >= VCSW_FLUSH_QUOTA) {
+		unsigned int take = VCSW_FLUSH_QUOTA - sent;
+
+		if (!take) {
 			/* a dead port's frames are purged, not sent */
 			if (!p->dead)
-				hrtimer_start(&p->timer, 0, HRTIMER_MODE_REL_SOFT);
+				hrtimer_start(&p->timer, ktime_get(), HRTIMER_MODE_ABS_SOFT);
 			break;
 		}
-		skb_queue_splice_tail_init(&p->txq, &list);
+		while (take-- && !skb_queue_empty(&p->txq))
+			__skb_queue_tail(&list, __skb_dequeue(&p->txq));
 		spin_unlock(&p->lock);
 		sent += vcsw_slave_send(p, &list);
 		spin_lock(&p->lock);
