@@ -25,7 +25,7 @@ require_module sch_aoq
 require_module sch_dtable
 modprobe pktgen || skip "pktgen not available"
 OPS=$(fq_param tc_fuzz_ops 400)
-ROUNDS=$(fq_param tc_fuzz_rounds 4)
+ROUNDS=$(fq_param tc_fuzz_rounds 3)
 SEED=$(fq_param fuzz_seed 1)
 log_info "$ROUNDS rounds of $OPS well-formed and $OPS raw operations, seed $SEED"
 
