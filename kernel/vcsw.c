@@ -593,8 +593,8 @@ static unsigned int vcsw_slave_send(struct vcsw_slave *p, struct sk_buff_head *l
  * takes the queue, and goes on until it finds it empty; the others
  * leave their frames to it.  After VCSW_FLUSH_QUOTA frames it leaves the
  * rest to the port's timer, armed to fire at once: a new softirq pass, so
- * softirq's own time limit (then ksoftirqd) applies.  Called with p->lock held and bottom halves off, under RCU;
- * returns with the lock released.
+ * softirq's own time limit (then ksoftirqd) applies.  Called with p->lock
+ * held and bottom halves off, under RCU; returns with the lock released.
  */
 static void vcsw_slave_flush(struct vcsw_slave *p)
 	__releases(&p->lock)
@@ -614,11 +614,16 @@ static void vcsw_slave_flush(struct vcsw_slave *p)
 		if (!take) {
 			/* a dead port's frames are purged, not sent */
 			if (!p->dead)
-				hrtimer_start(&p->timer, ktime_get(), HRTIMER_MODE_ABS_SOFT);
+				hrtimer_start(&p->timer, ktime_get(),
+					      HRTIMER_MODE_ABS_SOFT);
 			break;
 		}
-		while (take-- && !skb_queue_empty(&p->txq))
-			__skb_queue_tail(&list, __skb_dequeue(&p->txq));
+		/* the whole queue when it fits, as it nearly always does */
+		if (skb_queue_len(&p->txq) <= take)
+			skb_queue_splice_tail_init(&p->txq, &list);
+		else
+			while (take--)
+				__skb_queue_tail(&list, __skb_dequeue(&p->txq));
 		spin_unlock(&p->lock);
 		sent += vcsw_slave_send(p, &list);
 		spin_lock(&p->lock);

@@ -182,7 +182,7 @@ for i in $(seq 100); do
 	echo "class add dev veth0 parent 1: classid 1:1 aoq"
 done > "$TMP_DIR/readd.batch"
 # after each pass: did frames come while the lane was away in it?
-uncl_last=0 raced=0
+raced=0
 count_raced() {
 	local u
 	u=$(qd_stat unclassified)

@@ -399,8 +399,8 @@ nic_by_mac()
 # of the veths it names so
 nics_return()
 {
-	ip netns exec "$(ns_name "$2")" ip link set nic1 netns 1 name "$NIC1" 2>/dev/null
-	ip netns exec "$(ns_name "$1")" ip link set nic0 netns 1 name "$NIC0" 2>/dev/null
+	ns_exec "$2" ip link set nic1 netns 1 name "$NIC1" 2>/dev/null
+	ns_exec "$1" ip link set nic0 netns 1 name "$NIC0" 2>/dev/null
 	modprobe -r virtio_net 2>/dev/null
 }
 

