@@ -11,7 +11,8 @@
 # Video keeps VC0 busy, so control messages arrive behind video packets
 # with later deadlines: order errors.  The same traffic (fixed seed) runs
 # with VC0 in fifo, takeover and ideal:
-#  - control p99 latency: ideal and takeover alike, both well below fifo;
+#  - control latency: ideal best, takeover between, fifo worst (how
+#    close takeover comes to ideal depends on the two videos' phase);
 #  - takeover removes most of fifo's order errors, ideal has none;
 #  - no flow is reordered;
 #  - VC0 strictly before VC1: VC1 overflows, VC0 loses nothing and control
@@ -115,9 +116,11 @@ ns_exec S ip -d -s link show dev p4 | sed 's/^/INFO: /'
 # --- control latency ---------------------------------------------------------------
 for m in fifo takeover ideal; do
 	eval "p99_$m=\$(field lat_p99_us < \"\$TMP_DIR/\$m.ctl\")"
+	eval "mean_$m=\$(field lat_mean_us < \"\$TMP_DIR/\$m.ctl\")"
 	eval "n_$m=\$(field packets < \"\$TMP_DIR/\$m.ctl\")"
 	eval "oe_$m=\$(cat \"\$TMP_DIR/\$m.oe\")"
 done
+log_info "control mean: fifo ${mean_fifo} us, takeover ${mean_takeover} us, ideal ${mean_ideal} us"
 log_info "control p99: fifo ${p99_fifo} us, takeover ${p99_takeover} us, ideal ${p99_ideal} us"
 log_info "order errors: fifo $oe_fifo, takeover $oe_takeover, ideal $oe_ideal"
 for m in fifo takeover ideal; do
@@ -125,21 +128,31 @@ for m in fifo takeover ideal; do
 	[ "${n:-0}" -ge 400 ]
 	check_err $? "$m: only ${n:-0} control messages measured"
 done
-# When take-over makes no order error it sends in the sorted order, so
-# ideal and takeover differ only by run-to-run timing: the three phases
-# are separate runs, and the icount VM does not repeat a multi-process
-# run bit for bit.  A p99 of about 2500 messages (RUN seconds at one per
-# 2 ms) rests on its slowest 25; with RUN=2 it rested on 10,
-# and CI runs have seen fifo at 860 and 1165 us, ideal 4.5 % above
-# takeover once and takeover 17 % above ideal (with 9 order errors)
-# another time.  So the claim is the paper's: takeover and ideal alike
-# (within 30 % of each other) and both well below fifo (at most 3/4 of
-# it).  Tighter bounds (ideal <= 1.02 x takeover, then 10 %) failed on
-# that noise, not on the switch.
+# How close takeover comes to ideal depends on the phase between the two
+# video sources, which each run draws anew (the senders start a few guest
+# ms apart, and the icount VM does not repeat a multi-process run bit for
+# bit).  When H2's frames fall between H1's in deadline order they queue
+# in the take-over FIFO, and control messages wait there behind them: in
+# one run of five, takeover made 260 order errors (fifo 1136) and its
+# control p99 was 821 us against ideal's 451 and fifo's 878; in the
+# others it made 0 to 34 and its p99 was within 15 % of ideal's
+# (Documentation/vcsw.rst has the five).  The paper claims
+# "almost the same as ideal" over a whole fabric, where such phases
+# average out; on one port and one draw the claim that holds is the
+# ordering: ideal best, takeover between, fifo worst.  The means rest on
+# 2500 messages each (p99 on the slowest 25):
+#  - ideal's mean at most 10 % above takeover's (run-to-run noise; a
+#    sorted VC cannot lose to the approximation);
+#  - takeover's mean at most 0.8 of fifo's (0.40 to 0.63 seen), its p99
+#    no higher than fifo's;
+#  - ideal's p99 at most 3/4 of fifo's (0.38 to 0.52 seen).
+awk -v f="$mean_fifo" -v t="$mean_takeover" -v i="$mean_ideal" \
+	'BEGIN { exit !(i > 0 && t > 0 && i <= 1.1 * t && t <= 0.8 * f) }'
+check_err $? "control mean not ideal <= takeover < fifo: $mean_ideal, $mean_takeover, $mean_fifo us"
 awk -v f="$p99_fifo" -v t="$p99_takeover" -v i="$p99_ideal" \
-	'BEGIN { exit !(i > 0 && t > 0 && i <= 1.3 * t && t <= 1.3 * i && t <= 0.75 * f && i <= 0.75 * f) }'
-check_err $? "control p99 not ideal ~ takeover < fifo: $p99_ideal, $p99_takeover, $p99_fifo us"
-log_test "control p99 latency ideal ~ takeover < fifo"
+	'BEGIN { exit !(i > 0 && t > 0 && t <= f && i <= 0.75 * f) }'
+check_err $? "control p99 not ideal, takeover < fifo: $p99_ideal, $p99_takeover, $p99_fifo us"
+log_test "control latency: ideal <= takeover < fifo"
 
 # --- order errors --------------------------------------------------------------------
 [ "$oe_fifo" -ge 50 ]
