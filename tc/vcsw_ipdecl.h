@@ -85,27 +85,30 @@ static inline int vcsw_parse_rate(uint64_t *bytes, const char *s)
 	return -1;
 }
 
-/* "65536", "64k", "1m": bytes. */
+/* "65536", "64k", "1m": bytes, decimal, at most 32 bits. */
 static inline int vcsw_parse_size(uint32_t *bytes, const char *s)
 {
 	unsigned long long v;
+	unsigned int shift = 0;
 	char *end;
 
 	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *s == '-')
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-' || *s == '+')
 		return -1;
 	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
+		shift = 10, end++;
 	else if (*end == 'm' || *end == 'M')
-		v <<= 20, end++;
+		shift = 20, end++;
 	if ((*end == 'b' || *end == 'B') && !end[1])
 		end++;
-	if (*end || v > 0xffffffffULL)
+	/* checked before the shift: "18014398509482048k" is 2^64 + 64k */
+	if (*end || v > (0xffffffffULL >> shift))
 		return -1;
-	*bytes = (uint32_t)v;
+	*bytes = (uint32_t)(v << shift);
 	return 0;
 }
+
 /* A rate in bytes/s: JSON as is, text as ip would write it. */
 static inline void vcsw_print_rate(const char *key, uint64_t rate)
 {

@@ -52,6 +52,9 @@ ns_exec S ip link set sw0 type vcsw vc0_buffer 64m
 check_err $? "vc0_buffer 64m refused"
 ns_exec S ip link set sw0 type vcsw vc0_buffer 67108865 2>>"$TMP_DIR/err"
 check_fail $? "vc0_buffer above 64m accepted"
+# 2^64 + 64k bytes: refused, not wrapped around to 64k
+ns_exec S ip link set sw0 type vcsw vc0_buffer 18014398509482048k 2>>"$TMP_DIR/err"
+check_fail $? "vc0_buffer 18014398509482048k (2^64 + 64k) accepted"
 ns_exec S ip link set sw0 type vcsw fdb_max 0 2>>"$TMP_DIR/err"
 check_fail $? "fdb_max 0 accepted"
 ns_exec S ip link set sw0 type vcsw vc0 sorted 2>>"$TMP_DIR/err"
