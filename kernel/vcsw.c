@@ -270,11 +270,12 @@ static void vcsw_fdb_del(struct vcsw *sw, struct vcsw_fdb *f)
  * Make room for one entry: the clock.  The hand walks the circle of
  * entries; a learned entry that was not seen since the hand last passed
  * it (or has expired) is dropped, one that was gets a second chance.  At
- * most VCSW_FDB_EVICT_SCAN entries are looked at; if all had a second
- * chance the first learned one goes.  False if only static entries were
- * found.  Caller holds fdb_lock.
+ * most @scan entries are looked at, static ones included (the receive
+ * path's work stays bounded however many static entries there are); if
+ * every learned one among them had a second chance the first goes.
+ * False if only static entries were found.  Caller holds fdb_lock.
  */
-static bool vcsw_fdb_evict_one(struct vcsw *sw)
+static bool vcsw_fdb_evict_one(struct vcsw *sw, unsigned int scan)
 {
 	struct vcsw_fdb *f, *victim = NULL, *fallback = NULL;
 	struct list_head *pos = sw->fdb_hand;
@@ -282,7 +283,7 @@ static bool vcsw_fdb_evict_one(struct vcsw *sw)
 	unsigned int i;
 
 	lockdep_assert_held(&sw->fdb_lock);
-	for (i = 0; i < VCSW_FDB_EVICT_SCAN; i++) {
+	for (i = 0; i < scan; i++) {
 		if (pos == &sw->fdb_list)
 			pos = pos->next;
 		if (pos == &sw->fdb_list)
@@ -321,7 +322,8 @@ static int vcsw_fdb_insert(struct vcsw *sw, struct vcsw_fdb *f)
 	lockdep_assert_held(&sw->fdb_lock);
 	if (vcsw_fdb_find_locked(sw, f->addr))
 		return -EEXIST;
-	if (sw->fdb_count >= READ_ONCE(sw->fdb_max) && !vcsw_fdb_evict_one(sw))
+	if (sw->fdb_count >= READ_ONCE(sw->fdb_max) &&
+	    !vcsw_fdb_evict_one(sw, VCSW_FDB_EVICT_SCAN))
 		return -ENOSPC;
 	err = rhashtable_lookup_insert_fast(&sw->fdb, &f->rhnode, vcsw_fdb_params);
 	if (err)
@@ -398,13 +400,33 @@ static void vcsw_fdb_flush_all(struct vcsw *sw)
 	spin_unlock_bh(&sw->fdb_lock);
 }
 
-/* Down to fdb_max entries after the bound was lowered.  RTNL held. */
+/* entries trimmed per hold of fdb_lock when the bound is lowered */
+#define VCSW_FDB_TRIM_BATCH	256
+
+/*
+ * Down to fdb_max entries after the bound was lowered, learned entries
+ * only.  Each eviction may look at the whole circle: a run of static
+ * entries ahead of the hand must not stop the trim while learned ones
+ * remain behind it (the hand moves on, so the walk stays linear).  The
+ * lock is let go between batches: from 65536 entries to 1 is too long
+ * to keep bottom halves off.  RTNL held.
+ */
 static void vcsw_fdb_trim(struct vcsw *sw)
 {
-	spin_lock_bh(&sw->fdb_lock);
-	while (sw->fdb_count > sw->fdb_max && vcsw_fdb_evict_one(sw))
-		;
-	spin_unlock_bh(&sw->fdb_lock);
+	bool more = true;
+	unsigned int n;
+
+	while (more) {
+		spin_lock_bh(&sw->fdb_lock);
+		for (n = 0; n < VCSW_FDB_TRIM_BATCH; n++) {
+			more = sw->fdb_count > sw->fdb_max &&
+			       vcsw_fdb_evict_one(sw, sw->fdb_count);
+			if (!more)
+				break;
+		}
+		spin_unlock_bh(&sw->fdb_lock);
+		cond_resched();
+	}
 }
 
 static int vcsw_fdb_add_static(struct vcsw *sw, struct vcsw_slave *p,
@@ -445,22 +467,31 @@ out:
 	return err;
 }
 
-static int vcsw_fdb_del_static(struct vcsw *sw, struct vcsw_slave *p,
-			       const u8 *addr, struct netlink_ext_ack *extack)
+/* Whether @addr has a static entry on @p.  RTNL held. */
+static bool vcsw_fdb_has_static(struct vcsw *sw, struct vcsw_slave *p,
+				const u8 *addr)
 {
 	struct vcsw_fdb *f;
-	int err = 0;
+	bool found;
 
 	spin_lock_bh(&sw->fdb_lock);
 	f = vcsw_fdb_find_locked(sw, addr);
-	if (!f || !f->is_static || f->port != p) {
-		NL_SET_ERR_MSG_MOD(extack, "no static entry for this address on this port");
-		err = -ENOENT;
-	} else {
-		vcsw_fdb_del(sw, f);
-	}
+	found = f && f->is_static && f->port == p;
 	spin_unlock_bh(&sw->fdb_lock);
-	return err;
+	return found;
+}
+
+/* Delete @addr's static entry on @p, if it has one.  RTNL held. */
+static void vcsw_fdb_del_static(struct vcsw *sw, struct vcsw_slave *p,
+				const u8 *addr)
+{
+	struct vcsw_fdb *f;
+
+	spin_lock_bh(&sw->fdb_lock);
+	f = vcsw_fdb_find_locked(sw, addr);
+	if (f && f->is_static && f->port == p)
+		vcsw_fdb_del(sw, f);
+	spin_unlock_bh(&sw->fdb_lock);
 }
 
 /*
@@ -1366,6 +1397,7 @@ static int vcsw_slave_changelink(struct net_device *dev,
 				 struct netlink_ext_ack *extack)
 {
 	struct vcsw_slave *p = vcsw_slave_of_rtnl(sdev);
+	const u8 *add, *del;
 	s32 lo, hi;
 	int err;
 
@@ -1379,22 +1411,32 @@ static int vcsw_slave_changelink(struct net_device *dev,
 		NL_SET_ERR_MSG_MOD(extack, "ttd_min is above ttd_max");
 		return -EINVAL;
 	}
-	if (data[IFLA_VCSW_PORT_FDB_FLUSH])
-		vcsw_fdb_flush_port(p->sw, p, false);
-	if (data[IFLA_VCSW_PORT_FDB_DEL]) {
-		err = vcsw_fdb_del_static(p->sw, p, nla_data(data[IFLA_VCSW_PORT_FDB_DEL]),
-					  extack);
-		if (err)
-			return err;
+	/*
+	 * A refused request changes nothing: what can fail is checked or
+	 * done first.  Static entries change only under RTNL, so the entry
+	 * fdb_del found is still there when it is deleted, after fdb_add.
+	 */
+	add = data[IFLA_VCSW_PORT_FDB_ADD] ? nla_data(data[IFLA_VCSW_PORT_FDB_ADD]) : NULL;
+	del = data[IFLA_VCSW_PORT_FDB_DEL] ? nla_data(data[IFLA_VCSW_PORT_FDB_DEL]) : NULL;
+	if (add && del && ether_addr_equal(add, del)) {
+		NL_SET_ERR_MSG_MOD(extack, "fdb_add and fdb_del name the same address");
+		return -EINVAL;
 	}
-	if (data[IFLA_VCSW_PORT_FDB_ADD]) {
-		err = vcsw_fdb_add_static(p->sw, p, nla_data(data[IFLA_VCSW_PORT_FDB_ADD]),
-					  extack);
+	if (del && !vcsw_fdb_has_static(p->sw, p, del)) {
+		NL_SET_ERR_MSG_MOD(extack, "no static entry for this address on this port");
+		return -ENOENT;
+	}
+	if (add) {
+		err = vcsw_fdb_add_static(p->sw, p, add, extack);
 		if (err)
 			return err;
 	}
 
-	/* trust: nothing can fail from here */
+	/* nothing can fail from here */
+	if (del)
+		vcsw_fdb_del_static(p->sw, p, del);
+	if (data[IFLA_VCSW_PORT_FDB_FLUSH])
+		vcsw_fdb_flush_port(p->sw, p, false);
 	WRITE_ONCE(p->ttd_min, lo);
 	WRITE_ONCE(p->ttd_max, hi);
 	if (data[IFLA_VCSW_PORT_VC0_EXCEED])
