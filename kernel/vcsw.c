@@ -643,10 +643,14 @@ static void vcsw_slave_flush(struct vcsw_slave *p)
 		unsigned int take = VCSW_FLUSH_QUOTA - sent;
 
 		if (!take) {
-			/* a dead port's frames are purged, not sent */
+			/*
+			 * A dead port's frames are purged, not sent.  Pinned:
+			 * the rest leaves from this CPU too, so a veth peer
+			 * takes them into the same backlog, behind these.
+			 */
 			if (!p->dead)
 				hrtimer_start(&p->timer, ktime_get(),
-					      HRTIMER_MODE_ABS_SOFT);
+					      HRTIMER_MODE_ABS_PINNED_SOFT);
 			break;
 		}
 		/* the whole queue when it fits, as it nearly always does */
