@@ -40,6 +40,23 @@
 #define FABRIC_VC_REGULATED	0
 #define FABRIC_VC_BESTEFFORT	1
 
+/*
+ * Link control: a fabric frame whose inner EtherType is ETH_P_FABRIC
+ * itself carries a message for the other end of the link, never
+ * forwarded.  The one message type so far, FABRIC_CTRL_LINK, carries the
+ * per-VC credit totals of both directions (Documentation/credits.rst):
+ *
+ *   0 type   1 VCs (2)   2-3 credit unit, bytes
+ *   4-7 sender's epoch   8-11 receiver's epoch as last heard (0: none)
+ *  12-15 message number
+ *  16 + 12 * vc: units sent (total), units granted (total),
+ *                flags (FABRIC_CTRL_F_*), 3 bytes 0
+ */
+#define FABRIC_CTRL_LINK	1
+#define FABRIC_CTRL_LINK_LEN	40
+#define FABRIC_CTRL_F_LIMIT	0x1	/* the grant is meaningful */
+#define FABRIC_CTRL_F_QUIET	0x2	/* nothing sent on the VC lately */
+
 struct fabric_hdr {
 	__u8	ver_vc_flags;
 	__u8	sl;

@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-VC credit flow control on one fabric link, both directions, in
+ * plain C shared by the kernel (the soft switch's ports, the hosts'
+ * qdiscs), the unit tests and the simulator.  Documentation/credits.rst
+ * has the protocol; the wire format of the control message is in
+ * include/uapi/linux/fabric_hdr.h.
+ *
+ * Each end of a link is a sender and a receiver.  Everything is counted
+ * in credit units (64 bytes by default), in 32-bit counters that wrap:
+ * only differences are ever compared.
+ *
+ *  - The receiver holds an input buffer of @buffer units per VC.  It
+ *    counts the units it @received (a running total) and those it still
+ *    @held, and grants the sender the limit
+ *
+ *	received + buffer - held
+ *
+ *    a running total of units the sender may have sent: what it sent
+ *    already plus the free room.  A frame that arrives adds to received
+ *    and held alike, so the limit stays; freeing it raises the limit.
+ *  - The sender counts the units it @sent and sends a frame of u units
+ *    only while limit - sent >= u.
+ *
+ * Both totals travel in one control message that each end sends to the
+ * other, so losing one loses nothing: the next carries the same totals,
+ * newer.  A lost data frame is the leak: the sender counted it, the
+ * receiver never will, and limit - sent falls by its size for good.  So
+ * the message also carries the sender's @sent, marked "quiet" when the
+ * sender has sent nothing on the VC for @quiet_ns: everything it sent has
+ * arrived by then or never will, and the receiver takes the difference
+ * as lost (received catches up with sent, and the limit with it).  A
+ * link that leaked enough to stall goes quiet, so a stall repairs
+ * itself.  Only a quiet total is trusted because a link may reorder (a
+ * veth peer takes frames into the backlog of the CPU that sent them): a
+ * frame overtaken by the message would otherwise count twice.
+ *
+ * Each end picks an @epoch, a random nonzero number, when it starts.  A
+ * message carries the sender's epoch and echoes the peer's as last seen:
+ *  - a message with a new epoch means the peer (re)started: the receiver
+ *    takes its @sent totals as the new starting point, whatever it holds
+ *    still (frames of the old incarnation) keeps its room until freed;
+ *  - limits are believed only from a message that echoes our own epoch:
+ *    after we restart, the peer's limits speak of a buffer state that we
+ *    no longer share, and we send nothing until it has heard from us.
+ * Messages are numbered; one older than the last taken from the same
+ * epoch is stale (a link that reorders) and ignored, so a limit never
+ * goes back to an older, larger value after the buffer shrank.
+ *
+ * What a receiver cannot hold (a peer that ignores credits, a buffer made
+ * smaller than what was granted) it refuses and counts as a violation;
+ * the units still count as received, so the credit books stay balanced.
+ *
+ * The caller serialises all calls on one link and supplies the time (ns,
+ * one clock per end; the two ends never compare clocks).
+ */
+#ifndef FQ_FABRIC_CREDIT_H
+#define FQ_FABRIC_CREDIT_H
+
+#include "core_types.h"
+#include "fabric_hdr_core.h"
+
+#define FCR_NUM_VCS		2
+#define FCR_DEFAULT_UNIT	64		/* bytes per credit */
+#define FCR_DEFAULT_QUIET_NS	10000000ULL	/* 10 ms */
+
+struct fcr_tx_vc {
+	fq_u32	sent;		/* units sent, running total */
+	fq_u32	limit;		/* the peer's grant, running total */
+	bool	limit_ok;	/* a grant for our current epoch arrived */
+	bool	ever_sent;
+	fq_u64	last_sent_ns;
+};
+
+struct fcr_rx_vc {
+	fq_u32	buffer;		/* units of input buffer */
+	fq_u32	received;	/* units received (or known lost), total */
+	fq_u32	held;		/* units in the buffer now */
+	fq_u32	freed_unadvertised; /* freed since the last message */
+};
+
+struct fcr_vc_stats {
+	fq_u64	violations;	/* frames refused: no room although sent */
+	fq_u64	lost_units;	/* units sent that never arrived (resync) */
+};
+
+struct fcr_stats {
+	fq_u64	msgs_sent;
+	fq_u64	msgs_received;	/* taken */
+	fq_u64	msgs_malformed;	/* refused: short, unknown type or layout */
+	fq_u64	msgs_unit;	/* refused: the peer counts another unit */
+	fq_u64	msgs_stale;	/* ignored: older than one already taken */
+	fq_u64	resyncs;	/* quiet totals that found units lost */
+	fq_u64	peer_epochs;	/* first contact or a peer restart */
+	struct fcr_vc_stats vc[FCR_NUM_VCS];
+};
+
+struct fcr_link {
+	fq_u32			unit;		/* bytes per credit */
+	fq_u64			quiet_ns;
+	fq_u32			epoch;		/* ours, nonzero */
+	fq_u32			peer_epoch;	/* 0: not heard from */
+	fq_u32			tx_seq;		/* our last message */
+	fq_u32			rx_seq;		/* the peer's last taken */
+	struct fcr_tx_vc	tx[FCR_NUM_VCS];
+	struct fcr_rx_vc	rx[FCR_NUM_VCS];
+	struct fcr_stats	st;
+};
+
+/* What a message taken by fcr_msg_receive() asks of the caller. */
+#define FCR_CREDITS_GREW	0x1	/* a sender stalled on us may go on */
+#define FCR_REPLY_NOW		0x2	/* the peer has not heard our epoch */
+
+/*
+ * @epoch: nonzero, and new at every start (the caller draws it at
+ * random); @buffer: units per VC; @unit bytes per unit, at least 1.
+ */
+static inline void fcr_init(struct fcr_link *l, fq_u32 epoch, fq_u32 unit,
+			    fq_u32 buffer, fq_u64 quiet_ns)
+{
+	struct fcr_link zero = { 0 };
+	unsigned int vc;
+
+	*l = zero;
+	l->epoch = epoch ? epoch : 1;
+	l->unit = unit ? unit : 1;
+	l->quiet_ns = quiet_ns;
+	for (vc = 0; vc < FCR_NUM_VCS; vc++)
+		l->rx[vc].buffer = buffer;
+}
+
+/* Units a frame of @len bytes takes. */
+static inline fq_u32 fcr_units(const struct fcr_link *l, fq_u32 len)
+{
+	return len / l->unit + (len % l->unit != 0);
+}
+
+/* ---- sending ----------------------------------------------------------- */
+
+/* Units the peer grants us on @vc now; 0 before a grant for our epoch. */
+static inline fq_u32 fcr_tx_credits(const struct fcr_link *l, unsigned int vc)
+{
+	const struct fcr_tx_vc *t = &l->tx[vc];
+	fq_s32 left;
+
+	if (!t->limit_ok)
+		return 0;
+	left = (fq_s32)(t->limit - t->sent);
+	return left > 0 ? (fq_u32)left : 0;
+}
+
+static inline bool fcr_tx_may_send(const struct fcr_link *l, unsigned int vc,
+				   fq_u32 len)
+{
+	return fcr_tx_credits(l, vc) >= fcr_units(l, len);
+}
+
+/* A frame of @len bytes went on the wire on @vc at @now. */
+static inline void fcr_tx_sent(struct fcr_link *l, unsigned int vc, fq_u32 len,
+			       fq_u64 now)
+{
+	struct fcr_tx_vc *t = &l->tx[vc];
+
+	t->sent += fcr_units(l, len);
+	t->last_sent_ns = now;
+	t->ever_sent = true;
+}
+
+/*
+ * A frame counted by fcr_tx_sent() never left (the device refused it):
+ * its units were not spent.
+ */
+static inline void fcr_tx_unsend(struct fcr_link *l, unsigned int vc,
+				 fq_u32 len)
+{
+	l->tx[vc].sent -= fcr_units(l, len);
+}
+
+static inline bool fcr_tx_quiet(const struct fcr_link *l, unsigned int vc,
+				fq_u64 now)
+{
+	const struct fcr_tx_vc *t = &l->tx[vc];
+
+	return !t->ever_sent || now - t->last_sent_ns >= l->quiet_ns;
+}
+
+/* ---- receiving --------------------------------------------------------- */
+
+/* The grant: the running total of units the peer may have sent. */
+static inline fq_u32 fcr_rx_limit(const struct fcr_link *l, unsigned int vc)
+{
+	const struct fcr_rx_vc *r = &l->rx[vc];
+
+	return r->received + r->buffer - r->held;
+}
+
+/*
+ * A data frame of @len bytes arrived on @vc: true if it has room (the
+ * caller keeps it and calls fcr_rx_free() when it leaves the buffer),
+ * false if not (the caller drops it; counted as a violation).
+ */
+static inline bool fcr_rx_arrive(struct fcr_link *l, unsigned int vc,
+				 fq_u32 len)
+{
+	struct fcr_rx_vc *r = &l->rx[vc];
+	fq_u32 u = fcr_units(l, len);
+
+	r->received += u;
+	if (r->held > r->buffer || u > r->buffer - r->held) {
+		/* not held: its units come back with the next message */
+		r->freed_unadvertised += u;
+		l->st.vc[vc].violations++;
+		return false;
+	}
+	r->held += u;
+	return true;
+}
+
+/*
+ * A frame taken by fcr_rx_arrive() left the input buffer.  True when
+ * enough was freed since the last message (a quarter of the buffer) that
+ * the peer should hear of it now rather than at the next periodic one.
+ */
+static inline bool fcr_rx_free(struct fcr_link *l, unsigned int vc,
+			       fq_u32 len)
+{
+	struct fcr_rx_vc *r = &l->rx[vc];
+	fq_u32 u = fcr_units(l, len);
+
+	r->held = u < r->held ? r->held - u : 0;
+	r->freed_unadvertised += u;
+	return r->freed_unadvertised >= r->buffer / 4 + 1;
+}
+
+/* A new input buffer size for @vc, in units. */
+static inline void fcr_rx_set_buffer(struct fcr_link *l, unsigned int vc,
+				     fq_u32 buffer)
+{
+	l->rx[vc].buffer = buffer;
+}
+
+/* ---- the control message ------------------------------------------------ */
+
+/*
+ * Payload layout after the fabric header (all fields network order),
+ * FABRIC_CTRL_LINK_LEN bytes:
+ *   0 type (FABRIC_CTRL_LINK)   1 number of VCs   2-3 unit, bytes
+ *   4-7 sender's epoch          8-11 echo of the receiver's epoch
+ *  12-15 message number
+ *  then per VC, 12 bytes: sent total, limit (grant) total, flags, 3 zero
+ */
+#define FCR_VC_OFF(vc)	(16 + 12 * (vc))
+
+/*
+ * Fill @buf (FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN bytes: the fabric
+ * header and the payload) with our totals at @now.
+ */
+static inline void fcr_msg_build(struct fcr_link *l, fq_u8 *buf, fq_u64 now)
+{
+	struct fhc_fields f = { 0 };
+	fq_u8 *p = buf + FABRIC_HDR_LEN;
+	unsigned int vc;
+
+	f.version = FABRIC_HDR_VERSION;
+	f.vc = FABRIC_VC_REGULATED;
+	f.inner_proto = ETH_P_FABRIC;
+	fhc_encode(buf, &f);
+
+	l->tx_seq++;
+	p[0] = FABRIC_CTRL_LINK;
+	p[1] = FCR_NUM_VCS;
+	fhc_put_be16(p + 2, (fq_u16)l->unit);
+	fhc_put_be32(p + 4, l->epoch);
+	fhc_put_be32(p + 8, l->peer_epoch);
+	fhc_put_be32(p + 12, l->tx_seq);
+	for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+		fq_u8 *v = p + FCR_VC_OFF(vc);
+		fq_u8 flags = FABRIC_CTRL_F_LIMIT;
+
+		if (fcr_tx_quiet(l, vc, now))
+			flags |= FABRIC_CTRL_F_QUIET;
+		fhc_put_be32(v, l->tx[vc].sent);
+		fhc_put_be32(v + 4, fcr_rx_limit(l, vc));
+		v[8] = flags;
+		v[9] = v[10] = v[11] = 0;
+		l->rx[vc].freed_unadvertised = 0;
+	}
+	l->st.msgs_sent++;
+}
+
+/*
+ * Whether the frame at @buf (@len bytes from the fabric header on) is a
+ * link control message: to be handed to fcr_msg_receive(), never
+ * forwarded or passed up.
+ */
+static inline bool fcr_is_ctrl(const fq_u8 *buf, fq_u32 len)
+{
+	return len >= FABRIC_HDR_LEN &&
+	       buf[0] >> FABRIC_HDR_VER_SHIFT == FABRIC_HDR_VERSION &&
+	       fhc_get_be16(buf + 2) == ETH_P_FABRIC;
+}
+
+/*
+ * Take the peer's message (@buf, @len bytes from the fabric header on).
+ * Returns FCR_* flags; 0 for a message refused or ignored (counted).
+ */
+static inline unsigned int fcr_msg_receive(struct fcr_link *l,
+					   const fq_u8 *buf, fq_u32 len)
+{
+	const fq_u8 *p = buf + FABRIC_HDR_LEN;
+	fq_u32 epoch, echo, seq;
+	unsigned int vc, ret = 0;
+	bool restart;
+
+	if (!fcr_is_ctrl(buf, len) ||
+	    len < FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN ||
+	    p[0] != FABRIC_CTRL_LINK || p[1] != FCR_NUM_VCS) {
+		l->st.msgs_malformed++;
+		return 0;
+	}
+	epoch = fhc_get_be32(p + 4);
+	echo = fhc_get_be32(p + 8);
+	seq = fhc_get_be32(p + 12);
+	if (!epoch) {
+		l->st.msgs_malformed++;
+		return 0;
+	}
+	if (fhc_get_be16(p + 2) != l->unit) {
+		l->st.msgs_unit++;
+		return 0;
+	}
+	restart = epoch != l->peer_epoch;
+	if (!restart && (fq_s32)(seq - l->rx_seq) <= 0) {
+		l->st.msgs_stale++;
+		return 0;
+	}
+	l->rx_seq = seq;
+	l->st.msgs_received++;
+
+	/* the peer as a sender: where our count of its units stands */
+	if (restart) {
+		l->peer_epoch = epoch;
+		l->st.peer_epochs++;
+		for (vc = 0; vc < FCR_NUM_VCS; vc++)
+			l->rx[vc].received = fhc_get_be32(p + FCR_VC_OFF(vc));
+	} else {
+		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+			const fq_u8 *v = p + FCR_VC_OFF(vc);
+			fq_s32 lost = (fq_s32)(fhc_get_be32(v) - l->rx[vc].received);
+
+			if (!(v[8] & FABRIC_CTRL_F_QUIET) || lost <= 0)
+				continue;
+			l->rx[vc].received += (fq_u32)lost;
+			l->st.vc[vc].lost_units += (fq_u32)lost;
+			l->st.resyncs++;
+		}
+	}
+
+	/* the peer as a receiver: its grant, if it speaks of us as we are */
+	if (echo != l->epoch) {
+		for (vc = 0; vc < FCR_NUM_VCS; vc++)
+			l->tx[vc].limit_ok = false;
+		return ret | FCR_REPLY_NOW;
+	}
+	for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+		const fq_u8 *v = p + FCR_VC_OFF(vc);
+		struct fcr_tx_vc *t = &l->tx[vc];
+		fq_u32 before = fcr_tx_credits(l, vc);
+
+		if (!(v[8] & FABRIC_CTRL_F_LIMIT))
+			continue;
+		t->limit = fhc_get_be32(v + 4);
+		t->limit_ok = true;
+		if (fcr_tx_credits(l, vc) > before)
+			ret |= FCR_CREDITS_GREW;
+	}
+	/* a restarted peer has not heard our totals yet */
+	if (restart)
+		ret |= FCR_REPLY_NOW;
+	return ret;
+}
+
+#endif /* FQ_FABRIC_CREDIT_H */

@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of per-VC credit flow control (kernel/core/fabric_credit.h):
+ * message encoding and refusals on hand-made cases, then two ends
+ * exchanging traffic both ways over a simulated link for hundreds of
+ * thousands of microseconds: data frames lost, control messages lost
+ * (some of the time all of them), frames reordered within a window, an
+ * end restarting.  What must hold: no receiver ever gets more than its
+ * buffer holds (no violation), every lost unit is found again, and once
+ * the traffic stops and the link goes quiet each sender has exactly the
+ * peer's whole buffer to send into, nothing leaked and nothing invented.
+ */
+#include "unit.h"
+#include "core/fabric_credit.h"
+
+#define MSG_LEN		(FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN)
+#define UNIT		64
+#define BUFFER		128		/* units: the paper's 8 KB per VC */
+#define QUIET_NS	1000000ULL	/* 1 ms */
+
+static fq_u64 rnd_state;
+
+static fq_u64 rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+/* true with probability @permille / 1000 */
+static bool chance(unsigned int permille)
+{
+	return rnd() % 1000 < permille;
+}
+
+UNIT_TEST(units_round_up)
+{
+	struct fcr_link l;
+
+	fcr_init(&l, 7, UNIT, BUFFER, QUIET_NS);
+	EXPECT_EQ(fcr_units(&l, 0), 0);
+	EXPECT_EQ(fcr_units(&l, 1), 1);
+	EXPECT_EQ(fcr_units(&l, 64), 1);
+	EXPECT_EQ(fcr_units(&l, 65), 2);
+	EXPECT_EQ(fcr_units(&l, 1514), 24);
+	fcr_init(&l, 0, 0, BUFFER, QUIET_NS);
+	EXPECT_EQ(l.epoch, 1);
+	EXPECT_EQ(fcr_units(&l, 1514), 1514);
+}
+
+UNIT_TEST(nothing_sent_before_a_grant_for_our_epoch)
+{
+	struct fcr_link a, b;
+	fq_u8 m[MSG_LEN];
+	unsigned int r;
+
+	fcr_init(&a, 11, UNIT, BUFFER, QUIET_NS);
+	fcr_init(&b, 22, UNIT, BUFFER, QUIET_NS);
+	EXPECT_TRUE(!fcr_tx_may_send(&a, 0, 64));
+	/* b speaks first: it has not heard of a, so its grant is not for a */
+	fcr_msg_build(&b, m, 0);
+	EXPECT_TRUE(fcr_is_ctrl(m, sizeof(m)));
+	r = fcr_msg_receive(&a, m, sizeof(m));
+	EXPECT_EQ(r, FCR_REPLY_NOW);
+	EXPECT_EQ(fcr_tx_credits(&a, 0), 0);
+	/* a answers; b now echoes a's epoch and a may fill b's buffer */
+	fcr_msg_build(&a, m, 0);
+	r = fcr_msg_receive(&b, m, sizeof(m));
+	EXPECT_TRUE(r & FCR_REPLY_NOW);
+	fcr_msg_build(&b, m, 0);
+	r = fcr_msg_receive(&a, m, sizeof(m));
+	EXPECT_EQ(r, FCR_CREDITS_GREW);
+	EXPECT_EQ(fcr_tx_credits(&a, 0), BUFFER);
+	EXPECT_EQ(fcr_tx_credits(&a, 1), BUFFER);
+	EXPECT_TRUE(fcr_tx_may_send(&a, 0, BUFFER * UNIT));
+	EXPECT_TRUE(!fcr_tx_may_send(&a, 0, BUFFER * UNIT + 1));
+}
+
+/* Bring @a and @b to the state where each has the other's grant. */
+static void handshake(struct fcr_link *a, struct fcr_link *b)
+{
+	fq_u8 m[MSG_LEN];
+
+	fcr_msg_build(a, m, 0);
+	fcr_msg_receive(b, m, sizeof(m));
+	fcr_msg_build(b, m, 0);
+	fcr_msg_receive(a, m, sizeof(m));
+	fcr_msg_build(a, m, 0);
+	fcr_msg_receive(b, m, sizeof(m));
+}
+
+UNIT_TEST(grant_follows_the_buffer)
+{
+	struct fcr_link a, b;
+	fq_u8 m[MSG_LEN];
+	int i;
+
+	fcr_init(&a, 11, UNIT, BUFFER, QUIET_NS);
+	fcr_init(&b, 22, UNIT, BUFFER, QUIET_NS);
+	handshake(&a, &b);
+	/* fill b's VC1 with 1000-byte frames (16 units each): 8 fit */
+	for (i = 0; fcr_tx_may_send(&a, 1, 1000); i++) {
+		fcr_tx_sent(&a, 1, 1000, 100);
+		EXPECT_TRUE(fcr_rx_arrive(&b, 1, 1000));
+	}
+	EXPECT_EQ(i, 8);
+	EXPECT_EQ(fcr_tx_credits(&a, 1), 0);
+	EXPECT_EQ(fcr_tx_credits(&a, 0), BUFFER);
+	/* a ninth, from a sender that ignores credits, is refused */
+	EXPECT_TRUE(!fcr_rx_arrive(&b, 1, 1000));
+	EXPECT_EQ(b.st.vc[1].violations, 1);
+	EXPECT_EQ(b.rx[1].held, 128);
+	/* three leave b's buffer: a hears of 48 units (and the refused 16) */
+	for (i = 0; i < 3; i++)
+		fcr_rx_free(&b, 1, 1000);
+	fcr_msg_build(&b, m, 200);
+	EXPECT_EQ(fcr_msg_receive(&a, m, sizeof(m)), FCR_CREDITS_GREW);
+	/* the ninth counted as sent at a would not: a's books say 48 */
+	EXPECT_EQ(fcr_tx_credits(&a, 1), 48 + 16);
+}
+
+UNIT_TEST(malformed_and_stale_messages_change_nothing)
+{
+	struct fcr_link a, b, c;
+	fq_u8 m[MSG_LEN], old[MSG_LEN], bad[MSG_LEN];
+
+	fcr_init(&a, 11, UNIT, BUFFER, QUIET_NS);
+	fcr_init(&b, 22, UNIT, BUFFER, QUIET_NS);
+	handshake(&a, &b);
+	fcr_msg_build(&b, old, 0);
+	/* b takes 10 units in, then frees them: a newer, larger grant */
+	fcr_tx_sent(&a, 0, 640, 1);
+	fcr_rx_arrive(&b, 0, 640);
+	fcr_rx_free(&b, 0, 640);
+	fcr_msg_build(&b, m, 2);
+	EXPECT_EQ(fcr_msg_receive(&a, m, sizeof(m)), FCR_CREDITS_GREW);
+	EXPECT_EQ(fcr_tx_credits(&a, 0), BUFFER);
+	/* the older message, late: ignored */
+	EXPECT_EQ(fcr_msg_receive(&a, old, sizeof(old)), 0);
+	EXPECT_EQ(a.st.msgs_stale, 1);
+	/* and the same message twice */
+	EXPECT_EQ(fcr_msg_receive(&a, m, sizeof(m)), 0);
+	EXPECT_EQ(a.st.msgs_stale, 2);
+
+	memcpy(bad, m, sizeof(m));
+	EXPECT_EQ(fcr_msg_receive(&a, bad, MSG_LEN - 1), 0);
+	bad[FABRIC_HDR_LEN] = 9;			/* unknown type */
+	EXPECT_EQ(fcr_msg_receive(&a, bad, sizeof(bad)), 0);
+	memcpy(bad, m, sizeof(m));
+	bad[FABRIC_HDR_LEN + 1] = 4;			/* four VCs */
+	EXPECT_EQ(fcr_msg_receive(&a, bad, sizeof(bad)), 0);
+	memcpy(bad, m, sizeof(m));
+	memset(bad + FABRIC_HDR_LEN + 4, 0, 4);		/* epoch 0 */
+	EXPECT_EQ(fcr_msg_receive(&a, bad, sizeof(bad)), 0);
+	memcpy(bad, m, sizeof(m));
+	bad[0] = 2 << FABRIC_HDR_VER_SHIFT;		/* version 2 */
+	EXPECT_EQ(fcr_msg_receive(&a, bad, sizeof(bad)), 0);
+	EXPECT_EQ(a.st.msgs_malformed, 5);
+	/* a peer counting 128-byte units */
+	fcr_init(&c, 33, 128, BUFFER, QUIET_NS);
+	fcr_msg_build(&c, bad, 0);
+	EXPECT_EQ(fcr_msg_receive(&a, bad, sizeof(bad)), 0);
+	EXPECT_EQ(a.st.msgs_unit, 1);
+	EXPECT_EQ(a.peer_epoch, 22);
+	EXPECT_EQ(fcr_tx_credits(&a, 0), BUFFER);
+	EXPECT_EQ(a.st.msgs_received, 2);
+}
+
+UNIT_TEST(quiet_total_finds_lost_frames)
+{
+	struct fcr_link a, b;
+	fq_u8 m[MSG_LEN];
+
+	fcr_init(&a, 11, UNIT, BUFFER, QUIET_NS);
+	fcr_init(&b, 22, UNIT, BUFFER, QUIET_NS);
+	handshake(&a, &b);
+	/* three frames of 24 units leave a; the second never arrives */
+	fcr_tx_sent(&a, 0, 1514, 1000);
+	fcr_rx_arrive(&b, 0, 1514);
+	fcr_tx_sent(&a, 0, 1514, 1000);
+	fcr_tx_sent(&a, 0, 1514, 1000);
+	fcr_rx_arrive(&b, 0, 1514);
+	fcr_rx_free(&b, 0, 1514);
+	fcr_rx_free(&b, 0, 1514);
+	/* a's total while it is still sending is not trusted */
+	fcr_msg_build(&a, m, 1000 + QUIET_NS - 1);
+	fcr_msg_receive(&b, m, sizeof(m));
+	EXPECT_EQ(b.st.vc[0].lost_units, 0);
+	fcr_msg_build(&b, m, 0);
+	fcr_msg_receive(&a, m, sizeof(m));
+	EXPECT_EQ(fcr_tx_credits(&a, 0), BUFFER - 24);
+	/* once quiet it is: the 24 units come back */
+	fcr_msg_build(&a, m, 1000 + QUIET_NS);
+	fcr_msg_receive(&b, m, sizeof(m));
+	EXPECT_EQ(b.st.vc[0].lost_units, 24);
+	EXPECT_EQ(b.st.resyncs, 1);
+	fcr_msg_build(&b, m, 0);
+	fcr_msg_receive(&a, m, sizeof(m));
+	EXPECT_EQ(fcr_tx_credits(&a, 0), BUFFER);
+	/* a frame refused at the device is not spent */
+	fcr_tx_sent(&a, 1, 1000, 5000);
+	EXPECT_EQ(fcr_tx_credits(&a, 1), BUFFER - 16);
+	fcr_tx_unsend(&a, 1, 1000);
+	EXPECT_EQ(fcr_tx_credits(&a, 1), BUFFER);
+}
+
+/* ---- two ends on a simulated link ------------------------------------------ */
+
+#define WIRE_MAX	8192
+#define RXQ_MAX		4096
+
+struct item {
+	fq_u64 at;
+	int dst;			/* end it arrives at */
+	bool ctrl;
+	unsigned int vc;
+	fq_u32 len;
+	fq_u8 msg[MSG_LEN];
+};
+
+struct end {
+	struct fcr_link l;
+	fq_u32 rxq[FCR_NUM_VCS][RXQ_MAX];	/* lengths held, FIFO */
+	unsigned int rxq_head[FCR_NUM_VCS], rxq_n[FCR_NUM_VCS];
+	fq_u64 lost_sent[FCR_NUM_VCS];		/* units the wire lost toward it */
+	fq_u64 sent_frames;
+};
+
+struct sim {
+	struct end e[2];
+	struct item wire[WIRE_MAX];
+	unsigned int nwire;
+	fq_u64 now;
+	/* knobs */
+	unsigned int send_permille;	/* per VC and step */
+	unsigned int drain_permille;	/* per VC and step */
+	unsigned int data_loss_permille;
+	unsigned int ctl_loss_permille;
+	fq_u64 delay_min, delay_max;	/* ns; > min: frames reorder */
+	fq_u64 ctl_period;
+	bool blackout;			/* every control message lost */
+};
+
+static struct sim S;
+
+static void wire_put(struct sim *s, const struct item *it, bool ctrl)
+{
+	if (s->nwire == WIRE_MAX)
+		abort();
+	s->wire[s->nwire] = *it;
+	s->wire[s->nwire].ctrl = ctrl;
+	s->wire[s->nwire].at = s->now + s->delay_min +
+		(s->delay_max > s->delay_min ? rnd() % (s->delay_max - s->delay_min) : 0);
+	s->nwire++;
+}
+
+static void send_msg(struct sim *s, int from)
+{
+	struct item it = { .dst = !from };
+
+	fcr_msg_build(&s->e[from].l, it.msg, s->now);
+	if (s->blackout || chance(s->ctl_loss_permille))
+		return;
+	wire_put(s, &it, true);
+}
+
+static int *sim_failed;
+
+static void deliver(struct sim *s, const struct item *it)
+{
+	struct end *d = &s->e[it->dst];
+
+	if (it->ctrl) {
+		if (fcr_msg_receive(&d->l, it->msg, MSG_LEN) & FCR_REPLY_NOW)
+			send_msg(s, it->dst);
+		return;
+	}
+	if (!fcr_rx_arrive(&d->l, it->vc, it->len))
+		return;		/* counted as a violation, checked by the caller */
+	if (d->rxq_n[it->vc] == RXQ_MAX)
+		abort();
+	d->rxq[it->vc][(d->rxq_head[it->vc] + d->rxq_n[it->vc]++) % RXQ_MAX] = it->len;
+}
+
+/* Deliver what is due, in time order (equal times in wire order). */
+static void wire_run(struct sim *s)
+{
+	for (;;) {
+		unsigned int i, best = WIRE_MAX;
+
+		for (i = 0; i < s->nwire; i++)
+			if (s->wire[i].at <= s->now &&
+			    (best == WIRE_MAX || s->wire[i].at < s->wire[best].at))
+				best = i;
+		if (best == WIRE_MAX)
+			return;
+		{
+			struct item it = s->wire[best];
+
+			memmove(&s->wire[best], &s->wire[best + 1],
+				(s->nwire - best - 1) * sizeof(s->wire[0]));
+			s->nwire--;
+			deliver(s, &it);
+		}
+	}
+}
+
+/* One microsecond: send, deliver, drain, advertise. */
+static void step(struct sim *s, bool sending)
+{
+	int i;
+	unsigned int vc;
+
+	s->now += 1000;
+	for (i = 0; i < 2 && sending; i++) {
+		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+			struct item it = { .dst = !i, .vc = vc };
+
+			if (!chance(s->send_permille))
+				continue;
+			it.len = 60 + rnd() % 1455;
+			if (!fcr_tx_may_send(&s->e[i].l, vc, it.len))
+				continue;
+			fcr_tx_sent(&s->e[i].l, vc, it.len, s->now);
+			s->e[i].sent_frames++;
+			if (chance(s->data_loss_permille)) {
+				s->e[!i].lost_sent[vc] += fcr_units(&s->e[i].l, it.len);
+				continue;
+			}
+			wire_put(s, &it, false);
+		}
+	}
+	wire_run(s);
+	for (i = 0; i < 2; i++) {
+		struct end *e = &s->e[i];
+		bool due = false;
+
+		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+			fq_u32 len;
+
+			if (!e->rxq_n[vc] || !chance(s->drain_permille))
+				continue;
+			len = e->rxq[vc][e->rxq_head[vc]];
+			e->rxq_head[vc] = (e->rxq_head[vc] + 1) % RXQ_MAX;
+			e->rxq_n[vc]--;
+			due |= fcr_rx_free(&e->l, vc, len);
+		}
+		if (due || s->now % s->ctl_period == (fq_u64)i * (s->ctl_period / 2))
+			send_msg(s, i);
+		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+			if (e->l.rx[vc].held > e->l.rx[vc].buffer) {
+				printf("#   end %d VC%u holds %u of %u units\n", i, vc,
+				       e->l.rx[vc].held, e->l.rx[vc].buffer);
+				*sim_failed = 1;
+			}
+		}
+	}
+}
+
+static void sim_start(struct sim *s, fq_u64 seed, fq_u32 sent0)
+{
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	rnd_state = seed;
+	for (i = 0; i < 2; i++) {
+		fcr_init(&s->e[i].l, (fq_u32)(rnd() | 1), UNIT, BUFFER, QUIET_NS);
+		/* counters that wrap within the run */
+		s->e[i].l.tx[0].sent = sent0;
+		s->e[i].l.tx[1].sent = sent0 + 12345;
+	}
+	s->send_permille = 300;
+	s->drain_permille = 250;
+	s->delay_min = 2000;
+	s->delay_max = 2000;
+	s->ctl_period = 100000;
+}
+
+/*
+ * Stop sending, drain every buffer, let the link go quiet and the
+ * messages flow without loss: each sender must then have exactly the
+ * peer's buffer, and each receiver must have found every lost unit.
+ */
+static void sim_settle(struct sim *s, int *unit_failed)
+{
+	fq_u64 t;
+	int i;
+	unsigned int vc;
+
+	s->data_loss_permille = 0;
+	s->ctl_loss_permille = 0;
+	s->blackout = false;
+	s->drain_permille = 1000;
+	for (t = 0; t < 3 * QUIET_NS / 1000; t++)
+		step(s, false);
+	for (i = 0; i < 2; i++) {
+		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+			EXPECT_EQ(s->e[i].l.rx[vc].held, 0);
+			EXPECT_EQ(fcr_tx_credits(&s->e[i].l, vc), BUFFER);
+			EXPECT_EQ(s->e[i].l.st.vc[vc].violations, 0);
+			EXPECT_EQ(s->e[i].l.st.vc[vc].lost_units, s->e[i].lost_sent[vc]);
+		}
+	}
+}
+
+static void run(struct sim *s, fq_u64 steps)
+{
+	fq_u64 t;
+
+	for (t = 0; t < steps; t++)
+		step(s, true);
+}
+
+UNIT_TEST(lossless_link_exchanges_everything_and_ends_full)
+{
+	sim_failed = unit_failed;
+	sim_start(&S, 0x1234567, 0xfffff000u);
+	run(&S, 200000);
+	/* the link carried traffic and the books wrapped */
+	EXPECT_TRUE(S.e[0].sent_frames > 20000);
+	EXPECT_TRUE(S.e[1].sent_frames > 20000);
+	EXPECT_TRUE(S.e[0].l.tx[0].sent < 0x1000000u);
+	sim_settle(&S, unit_failed);
+	EXPECT_EQ(S.e[1].l.st.resyncs, 0);
+}
+
+UNIT_TEST(lost_and_reordered_frames_and_messages)
+{
+	static const struct {
+		unsigned int data_loss, ctl_loss;
+		fq_u64 delay_max;
+	} cases[] = {
+		{ 10, 0, 2000 }, { 0, 300, 2000 }, { 10, 300, 2000 },
+		{ 0, 0, 50000 }, { 50, 500, 50000 }, { 200, 200, 20000 },
+	};
+	unsigned int c;
+
+	sim_failed = unit_failed;
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		sim_start(&S, 0xabcdef + c, 0xffff0000u + c);
+		S.data_loss_permille = cases[c].data_loss;
+		S.ctl_loss_permille = cases[c].ctl_loss;
+		S.delay_max = cases[c].delay_max;
+		run(&S, 150000);
+		/* heavy loss stalls a sender until the link goes quiet,
+		 * but it must not stop it */
+		if (S.e[0].sent_frames < 1000 || S.e[1].sent_frames < 1000)
+			UNIT_FAIL("case %u: %" PRIu64 " / %" PRIu64 " frames sent",
+				  c, S.e[0].sent_frames, S.e[1].sent_frames);
+		if (cases[c].data_loss && !S.e[1].l.st.resyncs)
+			UNIT_FAIL("case %u: frames lost, no resync", c);
+		sim_settle(&S, unit_failed);
+	}
+}
+
+UNIT_TEST(control_blackout_stalls_then_recovers)
+{
+	fq_u64 before, left;
+
+	sim_failed = unit_failed;
+	sim_start(&S, 0x77, 0);
+	run(&S, 20000);
+	/* 50 ms without a single control message: the senders stall */
+	S.blackout = true;
+	run(&S, 45000);
+	/* what is left is less than the largest frame, and only that goes */
+	left = fcr_tx_credits(&S.e[0].l, 0) + fcr_tx_credits(&S.e[0].l, 1);
+	EXPECT_TRUE(left < 2 * fcr_units(&S.e[0].l, 1514));
+	before = S.e[0].sent_frames;
+	run(&S, 5000);
+	EXPECT_TRUE(S.e[0].sent_frames - before <= left);
+	/* messages again: traffic resumes within a period or two */
+	S.blackout = false;
+	run(&S, 2 * S.ctl_period / 1000 + 100);
+	EXPECT_TRUE(S.e[0].sent_frames > before + 50);
+	run(&S, 20000);
+	sim_settle(&S, unit_failed);
+}
+
+UNIT_TEST(peer_restart_starts_the_books_again)
+{
+	struct end *b = &S.e[1];
+	unsigned int vc, i;
+	fq_u64 before;
+
+	sim_failed = unit_failed;
+	sim_start(&S, 0x4242, 0x7ffffff0u);
+	for (i = 0; i < 50; i++) {
+		run(&S, 3000 + rnd() % 5000);
+		/*
+		 * b restarts, as after a link down and up: what was on the
+		 * wire and in b's buffers is gone, b has a new epoch and
+		 * forgets a's.  a learns it from b's next message.
+		 */
+		S.nwire = 0;
+		fcr_init(&b->l, (fq_u32)(rnd() | 1), UNIT, BUFFER, QUIET_NS);
+		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+			b->rxq_n[vc] = 0;
+			b->lost_sent[vc] = 0;
+			S.e[0].lost_sent[vc] = 0;
+			S.e[0].l.st.vc[vc].lost_units = 0;
+		}
+		before = S.e[0].sent_frames;
+		run(&S, 2 * S.ctl_period / 1000 + 100);
+		if (S.e[0].sent_frames <= before)
+			UNIT_FAIL("restart %u: a sent nothing to the new b", i);
+		if (S.e[1].l.peer_epoch != S.e[0].l.epoch ||
+		    S.e[0].l.peer_epoch != S.e[1].l.epoch)
+			UNIT_FAIL("restart %u: the ends do not know each other", i);
+	}
+	EXPECT_EQ(S.e[0].l.st.peer_epochs, 51);
+	sim_settle(&S, unit_failed);
+}
+
+int main(void)
+{
+	return unit_run();
+}
