@@ -54,6 +54,7 @@ struct vcsw_node {
 	fq_u64			deadline;
 	fq_u64			enq_ns;
 	fq_u32			len;
+	fq_u16			out;		/* output port (vcsw_xbar.h) */
 	fq_u8			vc;
 	bool			in_takeover;	/* in U (takeover mode) */
 	bool			timed;		/* deadline from a header */

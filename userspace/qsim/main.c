@@ -14,11 +14,13 @@
 #pragma weak qsim_cmd_port
 #pragma weak qsim_cmd_table
 #pragma weak qsim_cmd_lanes
+#pragma weak qsim_cmd_switch
 
 static const struct qsim_cmd *const qsim_cmds[] = {
 	&qsim_cmd_port,
 	&qsim_cmd_table,
 	&qsim_cmd_lanes,
+	&qsim_cmd_switch,
 };
 
 static void qsim_usage(FILE *out)

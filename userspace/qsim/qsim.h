@@ -7,6 +7,8 @@
  *   qsim port   ...   switch output port, two VCs (fifo / takeover / ideal)
  *   qsim table  ...   table schedulers (dtable / sbt / rr)
  *   qsim lanes  ...   lane schedulers at flit level (aoq / fbrr / arr / pbrr)
+ *   qsim switch ...   input/output buffered switch, lossless (trad / simple /
+ *                     advanced / ideal)
  *
  * A subcommand gets argv with argv[0] set to its own name and returns the
  * process exit status.
@@ -24,5 +26,6 @@ struct qsim_cmd {
 extern const struct qsim_cmd qsim_cmd_port;
 extern const struct qsim_cmd qsim_cmd_table;
 extern const struct qsim_cmd qsim_cmd_lanes;
+extern const struct qsim_cmd qsim_cmd_switch;
 
 #endif

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The combined input/output buffered switch of the EDF paper (sections
+ * 3.2, 3.4 and 4.1, and the appendix): per port and VC an input buffer,
+ * a crossbar, per port and VC an output buffer (vcsw_port.h).  Plain C
+ * shared by the soft switch, the unit tests and qsim.
+ *
+ * A frame waits in the input buffer of the port it came in by until the
+ * crossbar moves it to the output buffer of the port it leaves by, and
+ * the crossbar moves it only when that output VC has room for it: the
+ * switch never drops inside.  Each input buffer is one queue per VC, not
+ * one per output, so a frame whose output is full holds up the frames
+ * behind it (head-of-line blocking, which RECN later removes).
+ *
+ * The four architectures differ in how each buffer is kept and how the
+ * crossbar chooses among the inputs whose heads want the same output:
+ *
+ *   trad      input and output VCs are FIFOs; the crossbar serves the
+ *             inputs in turn (round robin): "Traditional 2 VCs";
+ *   simple    FIFOs too, but the crossbar takes, among the input heads,
+ *             the one with the smallest deadline: merging ordered chains
+ *             by their heads, "analogous to a sorting algorithm" (3.2);
+ *   advanced  VC0 is the ordered + take-over pair of the appendix, in
+ *             the input and the output buffers, with the same crossbar;
+ *   ideal     both VCs sorted by deadline everywhere (a heap): "Ideal".
+ *
+ * VC0 is served strictly before VC1 at the crossbar as at the outputs.
+ * Only the head the crossbar chose is checked for room (the appendix's
+ * rule for credits): were a smaller frame behind it, or at another
+ * input, allowed to go first because it fits, deadlines and flows would
+ * be served out of order.
+ */
+#ifndef FQ_VCSW_XBAR_H
+#define FQ_VCSW_XBAR_H
+
+#include "vcsw_port.h"
+
+enum vcsw_arch {
+	VCSW_ARCH_TRAD,
+	VCSW_ARCH_SIMPLE,
+	VCSW_ARCH_ADVANCED,
+	VCSW_ARCH_IDEAL,
+	VCSW_ARCH_COUNT,
+};
+
+static inline const char *vcsw_arch_name(unsigned int arch)
+{
+	switch (arch) {
+	case VCSW_ARCH_TRAD:
+		return "trad";
+	case VCSW_ARCH_SIMPLE:
+		return "simple";
+	case VCSW_ARCH_ADVANCED:
+		return "advanced";
+	case VCSW_ARCH_IDEAL:
+		return "ideal";
+	default:
+		return "?";
+	}
+}
+
+/* How an architecture keeps VC @vc's buffers (input and output alike). */
+static inline fq_u8 vcsw_arch_vc_mode(unsigned int arch, unsigned int vc)
+{
+	if (arch == VCSW_ARCH_IDEAL)
+		return VCSW_MODE_IDEAL;
+	if (arch == VCSW_ARCH_ADVANCED && vc == 0)
+		return VCSW_MODE_TAKEOVER;
+	return VCSW_MODE_FIFO;
+}
+
+/* One port of the switch: its input buffers and its output port. */
+struct vcsw_xport {
+	struct vcsw_vc		in[VCSW_NUM_VCS];
+	struct vcsw_port	out;
+	/* round robin: the input the crossbar looks at first, per VC */
+	fq_u16			rr[VCSW_NUM_VCS];
+};
+
+static inline void vcsw_xport_init(struct vcsw_xport *x, unsigned int arch,
+				   fq_u32 in_limit, fq_u32 out_limit,
+				   fq_u64 rate)
+{
+	unsigned int vc;
+
+	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+		vcsw_vc_init(&x->in[vc], vcsw_arch_vc_mode(arch, vc), in_limit);
+		x->rr[vc] = 0;
+	}
+	vcsw_port_init(&x->out, vcsw_arch_vc_mode(arch, 0), out_limit,
+		       out_limit, rate);
+	x->out.vc[1].mode = vcsw_arch_vc_mode(arch, 1);
+}
+
+/*
+ * A frame (@n: deadline, len, vc, out filled in) arrives at @x's input
+ * buffer at @now.  VCSW_ENQ_FULL when it has no room (on a link with
+ * credits, a sender that ignored them): the caller frees it.
+ */
+static inline enum vcsw_enq_result vcsw_xport_arrive(struct vcsw_xport *x,
+						     struct vcsw_node *n,
+						     fq_u64 now)
+{
+	struct vcsw_vc *v;
+
+	if (n->vc >= VCSW_NUM_VCS)
+		n->vc = VCSW_NUM_VCS - 1;
+	v = &x->in[n->vc];
+	if (n->len > v->limit || v->backlog > v->limit - n->len) {
+		v->st.drops_full++;
+		return VCSW_ENQ_FULL;
+	}
+	n->enq_ns = now;
+	vcsw_vc_link(v, n);
+	if (n->in_takeover)
+		v->st.takeovers++;
+	v->backlog += n->len;
+	if (v->backlog > v->st.max_backlog_bytes)
+		v->st.max_backlog_bytes = v->backlog;
+	if (vcsw_vc_qlen(v) > v->st.max_backlog_packets)
+		v->st.max_backlog_packets = vcsw_vc_qlen(v);
+	return VCSW_ENQ_OK;
+}
+
+static inline bool vcsw_vc_has_room(const struct vcsw_vc *v, fq_u32 len)
+{
+	return len <= v->limit && v->backlog <= v->limit - len;
+}
+
+/*
+ * The input whose head the crossbar sends to output @o on VC @vc next,
+ * or -1: none wants @o, or the chosen head does not fit in @o's VC.
+ * @ports has @n ports.
+ */
+static inline int vcsw_xbar_pick(struct vcsw_xport *const *ports,
+				 unsigned int n, unsigned int o,
+				 unsigned int vc, unsigned int arch)
+{
+	struct vcsw_xport *out = ports[o];
+	struct vcsw_node *best = NULL;
+	unsigned int k, i, first = out->rr[vc] % n;
+	int chosen = -1;
+
+	for (k = 0; k < n; k++) {
+		struct vcsw_node *h;
+
+		i = (first + k) % n;
+		h = vcsw_vc_pick(&ports[i]->in[vc]);
+		if (!h || h->out != o)
+			continue;
+		/* round robin: the first in turn; else the smallest deadline,
+		 * the first in turn on a tie */
+		if (!best || (arch != VCSW_ARCH_TRAD &&
+			      h->deadline < best->deadline)) {
+			best = h;
+			chosen = (int)i;
+		}
+		if (arch == VCSW_ARCH_TRAD)
+			break;
+	}
+	if (!best || !vcsw_vc_has_room(&out->out.vc[vc], best->len))
+		return -1;
+	return chosen;
+}
+
+/*
+ * Move the head of input @i's VC @vc to output @o at @now (after
+ * vcsw_xbar_pick() chose it).  The input's departure is counted in its
+ * VC's statistics, order errors included; the output's arrival as
+ * vcsw_port_enqueue() counts it.
+ */
+static inline struct vcsw_node *vcsw_xbar_move(struct vcsw_xport *const *ports,
+					       unsigned int n, unsigned int i,
+					       unsigned int o, unsigned int vc,
+					       fq_u64 now)
+{
+	struct vcsw_vc *v = &ports[i]->in[vc];
+	struct vcsw_node *h = vcsw_vc_pick(v);
+	struct pheap_node *min;
+
+	vcsw_vc_unlink(v, h);
+	v->backlog -= h->len;
+	min = pheap_peek(&v->waiting);
+	if (min && min->key < h->deadline)
+		v->st.order_errors++;
+	v->st.packets++;
+	v->st.bytes += h->len;
+	v->st.sojourn_hist[vcsw_sojourn_bucket(now > h->enq_ns ?
+					       now - h->enq_ns : 0)]++;
+	/* round robin goes on after the input just served */
+	ports[o]->rr[vc] = (fq_u16)((i + 1) % n);
+	vcsw_port_enqueue(&ports[o]->out, h, now);
+	return h;
+}
+
+/*
+ * Run the crossbar at @now until it can move nothing more, or @budget
+ * frames: VC0 first, then VC1, each output in turn.  Returns the frames
+ * moved.  The caller learns of the room freed in the input buffers from
+ * the moved nodes' lengths and VCs (or the input VCs' counters).
+ */
+static inline unsigned int vcsw_xbar_run(struct vcsw_xport *const *ports,
+					 unsigned int n, unsigned int arch,
+					 fq_u64 now, unsigned int budget)
+{
+	unsigned int moved = 0, vc, o;
+	bool again = true;
+
+	while (again && moved < budget) {
+		again = false;
+		for (vc = 0; vc < VCSW_NUM_VCS && !again; vc++) {
+			for (o = 0; o < n && moved < budget; o++) {
+				int i = vcsw_xbar_pick(ports, n, o, vc, arch);
+
+				if (i < 0)
+					continue;
+				vcsw_xbar_move(ports, n, (unsigned int)i, o, vc, now);
+				moved++;
+				again = true;
+			}
+			/* VC1 moves only when VC0 has nothing to move */
+		}
+	}
+	return moved;
+}
+
+#endif /* FQ_VCSW_XBAR_H */

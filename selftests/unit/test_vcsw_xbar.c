@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the input-buffered switch's crossbar
+ * (kernel/core/vcsw_xbar.h): the choice among inputs in each
+ * architecture on hand-made cases (merging ordered chains, round robin,
+ * only the chosen head checked for room, head-of-line blocking, VC0
+ * first), then random traffic through four ports: nothing lost, no
+ * buffer overfilled, no flow reordered.
+ */
+#include "unit.h"
+#include "core/vcsw_xbar.h"
+
+#define NPORTS	4
+#define MAXF	20000
+
+struct frame {
+	struct vcsw_node node;
+	fq_u32 flow;
+	fq_u32 seq;
+};
+
+static struct frame frames[MAXF];
+static unsigned int nframes;
+static struct vcsw_xport xp[NPORTS];
+static struct vcsw_xport *ports[NPORTS] = { &xp[0], &xp[1], &xp[2], &xp[3] };
+
+static fq_u64 rnd_state;
+
+static fq_u64 rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static void setup(unsigned int arch, fq_u32 in_limit, fq_u32 out_limit)
+{
+	unsigned int p;
+
+	nframes = 0;
+	for (p = 0; p < NPORTS; p++)
+		vcsw_xport_init(&xp[p], arch, in_limit, out_limit, 0);
+}
+
+static struct frame *mk(fq_u64 deadline, fq_u32 len, unsigned int vc,
+			unsigned int out)
+{
+	struct frame *f = &frames[nframes++];
+
+	memset(f, 0, sizeof(*f));
+	f->node.deadline = deadline;
+	f->node.len = len;
+	f->node.vc = (fq_u8)vc;
+	f->node.out = (fq_u16)out;
+	return f;
+}
+
+static int arrive(unsigned int in, fq_u64 deadline, fq_u32 len,
+		  unsigned int vc, unsigned int out)
+{
+	return vcsw_xport_arrive(&xp[in], &mk(deadline, len, vc, out)->node, 0);
+}
+
+/* Deadlines of output @o's departures, in order, into @d; their count. */
+static unsigned int drain(unsigned int o, fq_u64 *d, unsigned int max)
+{
+	struct vcsw_node *n;
+	unsigned int k = 0;
+
+	while ((n = vcsw_port_dequeue(&xp[o].out, 0)) && k < max)
+		d[k++] = n->deadline;
+	return k;
+}
+
+UNIT_TEST(arch_buffers)
+{
+	EXPECT_EQ(vcsw_arch_vc_mode(VCSW_ARCH_TRAD, 0), VCSW_MODE_FIFO);
+	EXPECT_EQ(vcsw_arch_vc_mode(VCSW_ARCH_SIMPLE, 0), VCSW_MODE_FIFO);
+	EXPECT_EQ(vcsw_arch_vc_mode(VCSW_ARCH_ADVANCED, 0), VCSW_MODE_TAKEOVER);
+	EXPECT_EQ(vcsw_arch_vc_mode(VCSW_ARCH_ADVANCED, 1), VCSW_MODE_FIFO);
+	EXPECT_EQ(vcsw_arch_vc_mode(VCSW_ARCH_IDEAL, 1), VCSW_MODE_IDEAL);
+	setup(VCSW_ARCH_IDEAL, 8192, 8192);
+	EXPECT_EQ(xp[2].in[1].mode, VCSW_MODE_IDEAL);
+	EXPECT_EQ(xp[2].out.vc[1].mode, VCSW_MODE_IDEAL);
+	EXPECT_TRUE(!strcmp(vcsw_arch_name(VCSW_ARCH_ADVANCED), "advanced"));
+}
+
+/*
+ * Three inputs with ordered chains (input i: deadlines i, i + 3, i + 6,
+ * ...) all for output 3: the deadline arbiters merge them into one
+ * ordered sequence; round robin does not, as soon as the chains are
+ * not in step.
+ */
+UNIT_TEST(deadline_arbiters_merge_ordered_chains)
+{
+	unsigned int arch, i, k, n;
+	fq_u64 d[64];
+
+	for (arch = 0; arch < VCSW_ARCH_COUNT; arch++) {
+		setup(arch, 1 << 20, 1 << 20);
+		for (i = 0; i < 3; i++)
+			for (k = 0; k < 10; k++)
+				/* input 0's chain runs ahead: 0, 1, 2, ... */
+				EXPECT_EQ(arrive(i, i == 0 ? k : 100 + 3 * k + i, 100, 0, 3),
+					  VCSW_ENQ_OK);
+		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, arch, 0, ~0u), 30);
+		n = drain(3, d, 64);
+		EXPECT_EQ(n, 30);
+		for (k = 1, i = 0; k < n; k++)
+			i += d[k] < d[k - 1];
+		if (arch == VCSW_ARCH_TRAD) {
+			if (!i)
+				UNIT_FAIL("round robin came out sorted");
+		} else if (i) {
+			UNIT_FAIL("%s: %u frames out of deadline order",
+				  vcsw_arch_name(arch), i);
+		}
+	}
+}
+
+UNIT_TEST(round_robin_takes_inputs_in_turn)
+{
+	unsigned int k, count[NPORTS] = { 0 };
+
+	setup(VCSW_ARCH_TRAD, 1 << 20, 1000);
+	/* inputs 0, 1 and 2 each queue 300 frames for output 3 */
+	for (k = 0; k < 300; k++) {
+		arrive(0, 1000 + k, 100, 1, 3);
+		arrive(1, 1, 100, 1, 3);		/* deadline no help */
+		arrive(2, 5000 + k, 100, 1, 3);
+	}
+	/* output 3 takes ten at a time: 90 rounds */
+	for (k = 0; k < 90; k++) {
+		struct vcsw_node *n;
+
+		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, VCSW_ARCH_TRAD, 0, ~0u), 10);
+		while ((n = vcsw_port_dequeue(&xp[3].out, 0)))
+			count[n->deadline == 1 ? 1 : n->deadline < 5000 ? 0 : 2]++;
+		if (count[0] > count[1] + 1 || count[1] > count[0] + 1 ||
+		    count[2] > count[0] + 1 || count[0] > count[2] + 1) {
+			UNIT_FAIL("round %u: %u / %u / %u", k, count[0], count[1],
+				  count[2]);
+			return;
+		}
+	}
+	EXPECT_EQ(count[0] + count[1] + count[2], 900);
+}
+
+UNIT_TEST(only_the_chosen_head_is_checked_for_room)
+{
+	unsigned int arch;
+
+	for (arch = VCSW_ARCH_SIMPLE; arch < VCSW_ARCH_COUNT; arch++) {
+		setup(arch, 1 << 20, 1600);
+		/* 200 bytes already at output 2's VC0: room for 1400 */
+		arrive(3, 1, 200, 0, 2);
+		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, arch, 0, ~0u), 1);
+		arrive(0, 5, 1500, 0, 2);		/* first, no room */
+		arrive(1, 7, 60, 0, 2);			/* fits, but later */
+		EXPECT_EQ(vcsw_xbar_pick(ports, NPORTS, 2, 0, arch), -1);
+		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, arch, 0, ~0u), 0);
+		/* the 200 bytes leave: 5 goes, then 7 */
+		vcsw_port_dequeue(&xp[2].out, 0);
+		EXPECT_EQ(vcsw_xbar_pick(ports, NPORTS, 2, 0, arch), 0);
+		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, arch, 0, ~0u), 2);
+		EXPECT_EQ(vcsw_port_dequeue(&xp[2].out, 0)->deadline, 5);
+		EXPECT_EQ(vcsw_port_dequeue(&xp[2].out, 0)->deadline, 7);
+	}
+}
+
+UNIT_TEST(a_full_output_blocks_the_frames_behind)
+{
+	unsigned int arch;
+
+	for (arch = 0; arch < VCSW_ARCH_COUNT; arch++) {
+		setup(arch, 1 << 20, 1000);
+		/* output 1 full */
+		arrive(3, 1, 1000, 1, 1);
+		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, arch, 0, ~0u), 1);
+		/* input 0: a frame for output 1, then one for idle output 2 */
+		arrive(0, 10, 100, 1, 1);
+		arrive(0, 20, 100, 1, 2);
+		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, arch, 0, ~0u), 0);
+		EXPECT_EQ(vcsw_port_qlen(&xp[2].out), 0);
+		/* another input's frame for output 2 is not held up */
+		arrive(3, 30, 100, 1, 2);
+		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, arch, 0, ~0u), 1);
+		/* output 1 drains: both of input 0's frames go */
+		vcsw_port_dequeue(&xp[1].out, 0);
+		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, arch, 0, ~0u), 2);
+		EXPECT_EQ(vcsw_port_qlen(&xp[2].out), 2);
+	}
+}
+
+UNIT_TEST(vc0_crosses_before_vc1)
+{
+	unsigned int arch;
+
+	for (arch = 0; arch < VCSW_ARCH_COUNT; arch++) {
+		setup(arch, 1 << 20, 1 << 20);
+		arrive(0, 1, 100, 1, 3);	/* VC1, earlier deadline */
+		arrive(1, 50, 100, 0, 3);
+		arrive(1, 55, 100, 0, 3);	/* a second pass of VC0 */
+		arrive(2, 60, 100, 0, 2);
+		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, arch, 0, 3), 3);
+		EXPECT_EQ(xp[3].out.vc[0].backlog, 200);
+		EXPECT_EQ(xp[2].out.vc[0].backlog, 100);
+		EXPECT_EQ(xp[3].out.vc[1].backlog, 0);
+		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, arch, 0, 3), 1);
+		EXPECT_EQ(xp[3].out.vc[1].backlog, 100);
+	}
+}
+
+/*
+ * Random traffic: 12 flows between random ports, each frame with a
+ * deadline above its flow's last, arriving when its input buffer has
+ * room (as credits would allow), outputs sending at random.  Every frame
+ * must come out, no buffer may be refused a frame the crossbar moved,
+ * no flow may be reordered.  Order errors at the outputs are summed per
+ * architecture: the deadline arbiters must make fewer than round robin.
+ */
+#define NFLOWS	12
+
+UNIT_TEST(random_traffic_keeps_flows_whole)
+{
+	static fq_u64 out_errors[VCSW_ARCH_COUNT];
+	unsigned int arch, trace;
+
+	for (arch = 0; arch < VCSW_ARCH_COUNT; arch++) {
+		rnd_state = 0x5eed;
+		for (trace = 0; trace < 200; trace++) {
+			fq_u32 fin[NFLOWS], fout[NFLOWS], fvc[NFLOWS];
+			fq_u64 fdl[NFLOWS], now = 0;
+			fq_u32 next_seq[NFLOWS] = { 0 }, seen[NFLOWS] = { 0 };
+			unsigned int f, p, sent = 0, out = 0, want = 60 + rnd() % 40;
+
+			setup(arch, 2048 + rnd() % 8192, 2048 + rnd() % 8192);
+			for (f = 0; f < NFLOWS; f++) {
+				fin[f] = rnd() % NPORTS;
+				fout[f] = (fin[f] + 1 + rnd() % (NPORTS - 1)) % NPORTS;
+				fvc[f] = rnd() % 2;
+				fdl[f] = rnd() % 1000;
+			}
+			while (out < want * NFLOWS) {
+				now += 100;
+				for (f = 0; f < NFLOWS && sent < want * NFLOWS; f++) {
+					struct frame *fr;
+					fq_u32 len = 60 + rnd() % 1455;
+
+					if (next_seq[f] == want || rnd() % 4 ||
+					    !vcsw_vc_has_room(&xp[fin[f]].in[fvc[f]], len))
+						continue;
+					fdl[f] += rnd() % 3000;
+					fr = mk(fdl[f], len, fvc[f], fout[f]);
+					fr->flow = f;
+					fr->seq = next_seq[f]++;
+					if (vcsw_xport_arrive(&xp[fin[f]], &fr->node, now)) {
+						UNIT_FAIL("input refused a frame with room");
+						return;
+					}
+					sent++;
+				}
+				vcsw_xbar_run(ports, NPORTS, arch, now, ~0u);
+				for (p = 0; p < NPORTS; p++) {
+					struct frame *fr;
+
+					if (rnd() % 3)
+						continue;
+					fr = (struct frame *)vcsw_port_dequeue(&xp[p].out, now);
+					if (!fr)
+						continue;
+					out++;
+					if (fr->seq != seen[fr->flow]++) {
+						UNIT_FAIL("%s trace %u: flow %u frame %u after %u",
+							  vcsw_arch_name(arch), trace, fr->flow,
+							  fr->seq, seen[fr->flow] - 1);
+						return;
+					}
+				}
+				if (now > 100000000) {
+					UNIT_FAIL("%s trace %u: stuck at %u of %u",
+						  vcsw_arch_name(arch), trace, out,
+						  want * NFLOWS);
+					return;
+				}
+			}
+			for (p = 0; p < NPORTS; p++) {
+				out_errors[arch] += xp[p].out.vc[0].st.order_errors +
+						    xp[p].out.vc[1].st.order_errors;
+				EXPECT_EQ(xp[p].out.vc[0].st.drops_full, 0);
+				EXPECT_EQ(xp[p].out.vc[1].st.drops_full, 0);
+			}
+		}
+		printf("# %s: %" PRIu64 " order errors at the outputs\n",
+		       vcsw_arch_name(arch), out_errors[arch]);
+	}
+	EXPECT_EQ(out_errors[VCSW_ARCH_IDEAL], 0);
+	EXPECT_TRUE(out_errors[VCSW_ARCH_SIMPLE] < out_errors[VCSW_ARCH_TRAD]);
+	EXPECT_TRUE(out_errors[VCSW_ARCH_ADVANCED] < out_errors[VCSW_ARCH_TRAD]);
+}
+
+int main(void)
+{
+	return unit_run();
+}
