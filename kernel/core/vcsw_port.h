@@ -259,19 +259,13 @@ static inline fq_u32 vcsw_port_qlen(const struct vcsw_port *p)
 }
 
 /*
- * Queue @n (deadline, len, vc and timed filled in by the caller) at @now.
- * A packet that does not fit in its VC's byte limit is counted and
- * refused; the caller frees it.
+ * Queue @n in VC @v at @now, if it fits in the VC's byte limit; a packet
+ * that does not is counted and refused (the caller frees it).
  */
-static inline enum vcsw_enq_result vcsw_port_enqueue(struct vcsw_port *p,
-						     struct vcsw_node *n,
-						     fq_u64 now)
+static inline enum vcsw_enq_result vcsw_vc_enqueue(struct vcsw_vc *v,
+						   struct vcsw_node *n,
+						   fq_u64 now)
 {
-	struct vcsw_vc *v;
-
-	if (n->vc >= VCSW_NUM_VCS)
-		n->vc = VCSW_NUM_VCS - 1;
-	v = &p->vc[n->vc];
 	if (n->len > v->limit || v->backlog > v->limit - n->len) {
 		v->st.drops_full++;
 		return VCSW_ENQ_FULL;
@@ -286,6 +280,19 @@ static inline enum vcsw_enq_result vcsw_port_enqueue(struct vcsw_port *p,
 	if (vcsw_vc_qlen(v) > v->st.max_backlog_packets)
 		v->st.max_backlog_packets = vcsw_vc_qlen(v);
 	return VCSW_ENQ_OK;
+}
+
+/*
+ * Queue @n (deadline, len, vc and timed filled in by the caller) at @now
+ * in its VC; a VC beyond the last is the last.
+ */
+static inline enum vcsw_enq_result vcsw_port_enqueue(struct vcsw_port *p,
+						     struct vcsw_node *n,
+						     fq_u64 now)
+{
+	if (n->vc >= VCSW_NUM_VCS)
+		n->vc = VCSW_NUM_VCS - 1;
+	return vcsw_vc_enqueue(&p->vc[n->vc], n, now);
 }
 
 /* The packet that leaves next: VC0 strictly before VC1. */
@@ -315,6 +322,27 @@ static inline unsigned int vcsw_sojourn_bucket(fq_u64 ns)
 }
 
 /*
+ * Take @n, the node vcsw_vc_pick() chose, out of VC @v at @now and count
+ * its departure: an order error if a smaller deadline is left waiting,
+ * and its time in the VC.
+ */
+static inline void vcsw_vc_take(struct vcsw_vc *v, struct vcsw_node *n,
+				fq_u64 now)
+{
+	struct pheap_node *min;
+
+	vcsw_vc_unlink(v, n);
+	v->backlog -= n->len;
+	min = pheap_peek(&v->waiting);
+	if (min && min->key < n->deadline)
+		v->st.order_errors++;
+	v->st.packets++;
+	v->st.bytes += n->len;
+	v->st.sojourn_hist[vcsw_sojourn_bucket(now > n->enq_ns ?
+					       now - n->enq_ns : 0)]++;
+}
+
+/*
  * Remove the next packet at @now (the caller checked the link with
  * vcsw_port_link_ready()), account its departure and occupy the emulated
  * link for its transmission time.  NULL when the port is empty.
@@ -323,24 +351,12 @@ static inline struct vcsw_node *vcsw_port_dequeue(struct vcsw_port *p,
 						  fq_u64 now)
 {
 	struct vcsw_node *n = vcsw_port_peek(p);
-	struct pheap_node *min;
-	struct vcsw_vc *v;
 
 	if (!n)
 		return NULL;
-	v = &p->vc[n->vc];
-	vcsw_vc_unlink(v, n);
-	v->backlog -= n->len;
-
-	min = pheap_peek(&v->waiting);
-	if (min && min->key < n->deadline)
-		v->st.order_errors++;
+	vcsw_vc_take(&p->vc[n->vc], n, now);
 	if (n->timed && n->deadline < now)
-		v->st.deadline_misses++;
-	v->st.packets++;
-	v->st.bytes += n->len;
-	v->st.sojourn_hist[vcsw_sojourn_bucket(now > n->enq_ns ?
-					       now - n->enq_ns : 0)]++;
+		p->vc[n->vc].st.deadline_misses++;
 	if (p->rate)
 		p->link_free = edf_add_sat(edf_max(p->link_free, now),
 					   edf_tx_time(n->len, p->rate));

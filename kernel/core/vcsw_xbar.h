@@ -101,25 +101,9 @@ static inline enum vcsw_enq_result vcsw_xport_arrive(struct vcsw_xport *x,
 						     struct vcsw_node *n,
 						     fq_u64 now)
 {
-	struct vcsw_vc *v;
-
 	if (n->vc >= VCSW_NUM_VCS)
 		n->vc = VCSW_NUM_VCS - 1;
-	v = &x->in[n->vc];
-	if (n->len > v->limit || v->backlog > v->limit - n->len) {
-		v->st.drops_full++;
-		return VCSW_ENQ_FULL;
-	}
-	n->enq_ns = now;
-	vcsw_vc_link(v, n);
-	if (n->in_takeover)
-		v->st.takeovers++;
-	v->backlog += n->len;
-	if (v->backlog > v->st.max_backlog_bytes)
-		v->st.max_backlog_bytes = v->backlog;
-	if (vcsw_vc_qlen(v) > v->st.max_backlog_packets)
-		v->st.max_backlog_packets = vcsw_vc_qlen(v);
-	return VCSW_ENQ_OK;
+	return vcsw_vc_enqueue(&x->in[n->vc], n, now);
 }
 
 static inline bool vcsw_vc_has_room(const struct vcsw_vc *v, fq_u32 len)
@@ -176,17 +160,8 @@ static inline struct vcsw_node *vcsw_xbar_move(struct vcsw_xport *const *ports,
 {
 	struct vcsw_vc *v = &ports[i]->in[vc];
 	struct vcsw_node *h = vcsw_vc_pick(v);
-	struct pheap_node *min;
 
-	vcsw_vc_unlink(v, h);
-	v->backlog -= h->len;
-	min = pheap_peek(&v->waiting);
-	if (min && min->key < h->deadline)
-		v->st.order_errors++;
-	v->st.packets++;
-	v->st.bytes += h->len;
-	v->st.sojourn_hist[vcsw_sojourn_bucket(now > h->enq_ns ?
-					       now - h->enq_ns : 0)]++;
+	vcsw_vc_take(v, h, now);
 	/* round robin goes on after the input just served */
 	ports[o]->rr[vc] = (fq_u16)((i + 1) % n);
 	vcsw_port_enqueue(&ports[o]->out, h, now);

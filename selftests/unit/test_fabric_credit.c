@@ -18,20 +18,10 @@
 #define BUFFER		128		/* units: the paper's 8 KB per VC */
 #define QUIET_NS	1000000ULL	/* 1 ms */
 
-static fq_u64 rnd_state;
-
-static fq_u64 rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
-
 /* true with probability @permille / 1000 */
 static bool chance(unsigned int permille)
 {
-	return rnd() % 1000 < permille;
+	return unit_rnd() % 1000 < permille;
 }
 
 UNIT_TEST(units_round_up)
@@ -251,7 +241,7 @@ static void wire_put(struct sim *s, const struct item *it, bool ctrl)
 	s->wire[s->nwire] = *it;
 	s->wire[s->nwire].ctrl = ctrl;
 	s->wire[s->nwire].at = s->now + s->delay_min +
-		(s->delay_max > s->delay_min ? rnd() % (s->delay_max - s->delay_min) : 0);
+		(s->delay_max > s->delay_min ? unit_rnd() % (s->delay_max - s->delay_min) : 0);
 	s->nwire++;
 }
 
@@ -319,7 +309,7 @@ static void step(struct sim *s, bool sending)
 
 			if (!chance(s->send_permille))
 				continue;
-			it.len = 60 + rnd() % 1455;
+			it.len = 60 + unit_rnd() % 1455;
 			if (!fcr_tx_may_send(&s->e[i].l, vc, it.len))
 				continue;
 			fcr_tx_sent(&s->e[i].l, vc, it.len, s->now);
@@ -363,9 +353,9 @@ static void sim_start(struct sim *s, fq_u64 seed, fq_u32 sent0)
 	int i;
 
 	memset(s, 0, sizeof(*s));
-	rnd_state = seed;
+	unit_rnd_state = seed;
 	for (i = 0; i < 2; i++) {
-		fcr_init(&s->e[i].l, (fq_u32)(rnd() | 1), UNIT, BUFFER, QUIET_NS);
+		fcr_init(&s->e[i].l, (fq_u32)(unit_rnd() | 1), UNIT, BUFFER, QUIET_NS);
 		/* counters that wrap within the run */
 		s->e[i].l.tx[0].sent = sent0;
 		s->e[i].l.tx[1].sent = sent0 + 12345;
@@ -487,14 +477,14 @@ UNIT_TEST(peer_restart_starts_the_books_again)
 	sim_failed = unit_failed;
 	sim_start(&S, 0x4242, 0x7ffffff0u);
 	for (i = 0; i < 50; i++) {
-		run(&S, 3000 + rnd() % 5000);
+		run(&S, 3000 + unit_rnd() % 5000);
 		/*
 		 * b restarts, as after a link down and up: what was on the
 		 * wire and in b's buffers is gone, b has a new epoch and
 		 * forgets a's.  a learns it from b's next message.
 		 */
 		S.nwire = 0;
-		fcr_init(&b->l, (fq_u32)(rnd() | 1), UNIT, BUFFER, QUIET_NS);
+		fcr_init(&b->l, (fq_u32)(unit_rnd() | 1), UNIT, BUFFER, QUIET_NS);
 		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
 			b->rxq_n[vc] = 0;
 			b->lost_sent[vc] = 0;

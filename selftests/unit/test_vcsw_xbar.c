@@ -24,15 +24,6 @@ static unsigned int nframes;
 static struct vcsw_xport xp[NPORTS];
 static struct vcsw_xport *ports[NPORTS] = { &xp[0], &xp[1], &xp[2], &xp[3] };
 
-static fq_u64 rnd_state;
-
-static fq_u64 rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
 
 static void setup(unsigned int arch, fq_u32 in_limit, fq_u32 out_limit)
 {
@@ -228,30 +219,30 @@ UNIT_TEST(random_traffic_keeps_flows_whole)
 	unsigned int arch, trace;
 
 	for (arch = 0; arch < VCSW_ARCH_COUNT; arch++) {
-		rnd_state = 0x5eed;
+		unit_rnd_state = 0x5eed;
 		for (trace = 0; trace < 200; trace++) {
 			fq_u32 fin[NFLOWS], fout[NFLOWS], fvc[NFLOWS];
 			fq_u64 fdl[NFLOWS], now = 0;
 			fq_u32 next_seq[NFLOWS] = { 0 }, seen[NFLOWS] = { 0 };
-			unsigned int f, p, sent = 0, out = 0, want = 60 + rnd() % 40;
+			unsigned int f, p, sent = 0, out = 0, want = 60 + unit_rnd() % 40;
 
-			setup(arch, 2048 + rnd() % 8192, 2048 + rnd() % 8192);
+			setup(arch, 2048 + unit_rnd() % 8192, 2048 + unit_rnd() % 8192);
 			for (f = 0; f < NFLOWS; f++) {
-				fin[f] = rnd() % NPORTS;
-				fout[f] = (fin[f] + 1 + rnd() % (NPORTS - 1)) % NPORTS;
-				fvc[f] = rnd() % 2;
-				fdl[f] = rnd() % 1000;
+				fin[f] = unit_rnd() % NPORTS;
+				fout[f] = (fin[f] + 1 + unit_rnd() % (NPORTS - 1)) % NPORTS;
+				fvc[f] = unit_rnd() % 2;
+				fdl[f] = unit_rnd() % 1000;
 			}
 			while (out < want * NFLOWS) {
 				now += 100;
 				for (f = 0; f < NFLOWS && sent < want * NFLOWS; f++) {
 					struct frame *fr;
-					fq_u32 len = 60 + rnd() % 1455;
+					fq_u32 len = 60 + unit_rnd() % 1455;
 
-					if (next_seq[f] == want || rnd() % 4 ||
+					if (next_seq[f] == want || unit_rnd() % 4 ||
 					    !vcsw_vc_has_room(&xp[fin[f]].in[fvc[f]], len))
 						continue;
-					fdl[f] += rnd() % 3000;
+					fdl[f] += unit_rnd() % 3000;
 					fr = mk(fdl[f], len, fvc[f], fout[f]);
 					fr->flow = f;
 					fr->seq = next_seq[f]++;
@@ -265,7 +256,7 @@ UNIT_TEST(random_traffic_keeps_flows_whole)
 				for (p = 0; p < NPORTS; p++) {
 					struct frame *fr;
 
-					if (rnd() % 3)
+					if (unit_rnd() % 3)
 						continue;
 					fr = (struct frame *)vcsw_port_dequeue(&xp[p].out, now);
 					if (!fr)

@@ -81,6 +81,20 @@ static inline void unit_register(struct unit_test *t)
 		}							\
 	} while (0)
 
+/*
+ * A seeded xorshift64 for random traces: the same seed, the same trace
+ * on every host.  Set unit_rnd_state (nonzero) before a trace.
+ */
+static uint64_t unit_rnd_state = 0x9e3779b97f4a7c15ULL;
+
+static inline uint64_t unit_rnd(void)
+{
+	unit_rnd_state ^= unit_rnd_state << 13;
+	unit_rnd_state ^= unit_rnd_state >> 7;
+	unit_rnd_state ^= unit_rnd_state << 17;
+	return unit_rnd_state;
+}
+
 static inline int unit_run(void)
 {
 	struct unit_test *t;

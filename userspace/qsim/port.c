@@ -12,7 +12,6 @@
  * link of the given rate.  Output: one line per departure, then the
  * statistics per VC and the number of flows that were reordered.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -29,12 +28,6 @@ struct port_pkt {
 	fq_u64 seq;
 };
 
-struct port_flow {
-	fq_u32 id;
-	fq_u64 next_seq;	/* arrivals so far */
-	fq_u64 last_dep_seq;	/* +1; 0: none departed yet */
-};
-
 static void port_usage(FILE *out)
 {
 	fprintf(out,
@@ -44,34 +37,6 @@ static void port_usage(FILE *out)
 		"  prints \"dep time_ns flow len deadline_ns vc sojourn_ns ttd_ns\" per departure\n"
 		"  (--quiet: statistics only).  Defaults: takeover, 125000000 (1 Gbit/s),\n"
 		"  buffers 65536 bytes each.\n");
-}
-
-static int port_parse_u64(const char *s, fq_u64 *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return errno || end == s || *end || *s == '-' ? -1 : 0;
-}
-
-static struct port_flow *port_flow_of(struct port_flow **flows, size_t *nflows,
-				      fq_u32 id)
-{
-	struct port_flow *f;
-	size_t i;
-
-	for (i = 0; i < *nflows; i++)
-		if ((*flows)[i].id == id)
-			return &(*flows)[i];
-	f = realloc(*flows, (*nflows + 1) * sizeof(**flows));
-	if (!f)
-		return NULL;
-	*flows = f;
-	f = &f[(*nflows)++];
-	memset(f, 0, sizeof(*f));
-	f->id = id;
-	return f;
 }
 
 static void port_print_vc(int vc, const struct vcsw_vc *v)
@@ -107,7 +72,7 @@ static int port_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	fq_u64 rate = 125000000, buf[2] = { 65536, 65536 }, now = 0, v;
-	struct port_flow *flows = NULL;
+	struct qsim_flow *flows = NULL;
 	struct port_pkt *pkts = NULL;
 	size_t npkts = 0, cap = 0, nflows = 0, next = 0, i;
 	int mode = VCSW_MODE_TAKEOVER, quiet = 0, c, reordered = 0;
@@ -128,14 +93,14 @@ static int port_main(int argc, char **argv)
 			}
 			break;
 		case 'r':
-			if (port_parse_u64(optarg, &rate) || rate > EDF_RATE_MAX) {
+			if (qsim_parse_u64(optarg, &rate) || rate > EDF_RATE_MAX) {
 				fprintf(stderr, "qsim port: bad rate \"%s\"\n", optarg);
 				return 2;
 			}
 			break;
 		case '0':
 		case '1':
-			if (port_parse_u64(optarg, &v) || v > 0xffffffffULL) {
+			if (qsim_parse_u64(optarg, &v) || v > 0xffffffffULL) {
 				fprintf(stderr, "qsim port: bad buffer \"%s\"\n", optarg);
 				return 2;
 			}
@@ -163,7 +128,7 @@ static int port_main(int argc, char **argv)
 	while (fgets(line, sizeof(line), in)) {
 		unsigned long long t, dl;
 		unsigned int flow, len, vc;
-		struct port_flow *f;
+		struct qsim_flow *f;
 		char *p = line;
 
 		lineno++;
@@ -192,7 +157,7 @@ static int port_main(int argc, char **argv)
 			}
 			pkts = np;
 		}
-		f = port_flow_of(&flows, &nflows, flow);
+		f = qsim_flow_of(&flows, &nflows, flow);
 		if (!f) {
 			fprintf(stderr, "qsim port: out of memory\n");
 			return 1;
@@ -214,7 +179,7 @@ static int port_main(int argc, char **argv)
 	while (next < npkts || vcsw_port_qlen(&port)) {
 		fq_u64 td = edf_max(now, port.link_free);
 		struct port_pkt *p;
-		struct port_flow *f;
+		struct qsim_flow *f;
 
 		if (next < npkts && (!vcsw_port_qlen(&port) ||
 				     pkts[next].arrival <= td)) {
@@ -228,10 +193,9 @@ static int port_main(int argc, char **argv)
 		}
 		now = td;
 		p = (struct port_pkt *)vcsw_port_dequeue(&port, now);
-		f = port_flow_of(&flows, &nflows, p->flow);
-		if (f->last_dep_seq > p->seq)
+		f = qsim_flow_of(&flows, &nflows, p->flow);
+		if (!qsim_flow_departs(f, p->seq))
 			reordered++;
-		f->last_dep_seq = p->seq + 1;
 		if (!quiet)
 			printf("dep %" PRIu64 " %u %u %" PRIu64 " %u %" PRIu64 " %" PRId64 "\n",
 			       (uint64_t)now, p->flow, p->node.len,

@@ -16,6 +16,10 @@
 #ifndef QSIM_H
 #define QSIM_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 struct qsim_cmd {
 	const char *name;
 	const char *summary;	/* one line for "qsim --help" */
@@ -27,5 +31,20 @@ extern const struct qsim_cmd qsim_cmd_port;
 extern const struct qsim_cmd qsim_cmd_table;
 extern const struct qsim_cmd qsim_cmd_lanes;
 extern const struct qsim_cmd qsim_cmd_switch;
+
+/* flows.c: for the trace-driven subcommands */
+struct qsim_flow {
+	uint32_t id;
+	uint64_t next_seq;	/* arrivals so far: the next one's number */
+	uint64_t last_dep_seq;	/* +1; 0: none departed yet */
+};
+
+/* A decimal number, nothing else; 0 or -1. */
+int qsim_parse_u64(const char *s, uint64_t *v);
+/* The flow with @id, added if new; NULL when out of memory. */
+struct qsim_flow *qsim_flow_of(struct qsim_flow **flows, size_t *nflows,
+			       uint32_t id);
+/* Frame @seq of @f leaves: false if a later one left before it. */
+bool qsim_flow_departs(struct qsim_flow *f, uint64_t seq);
 
 #endif

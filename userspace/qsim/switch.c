@@ -16,7 +16,6 @@
  * deliver at once).  Output: one line per departure, then the counters of
  * every port's input and output VCs and the number of reordered flows.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -37,12 +36,6 @@ struct sw_pkt {
 	size_t next_src;	/* next frame of the same host queue, or -1 */
 };
 
-struct sw_flow {
-	fq_u32 id;
-	fq_u64 next_seq;
-	fq_u64 last_dep_seq;	/* +1; 0: none departed yet */
-};
-
 /* Frames waiting at the host of one input port and VC: a FIFO of indices. */
 struct sw_src {
 	size_t head, tail;	/* (size_t)-1: empty */
@@ -59,34 +52,6 @@ static void sw_usage(FILE *out)
 		"  sojourn_ns ttd_ns\" per departure (--quiet: counters only).  Defaults:\n"
 		"  advanced, 125000000 (1 Gbit/s) per output link, 8192-byte buffers per\n"
 		"  VC (the paper's 8 KB).\n", SW_MAX_PORTS - 1);
-}
-
-static int sw_parse_u64(const char *s, fq_u64 *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return errno || end == s || *end || *s == '-' ? -1 : 0;
-}
-
-static struct sw_flow *sw_flow_of(struct sw_flow **flows, size_t *nflows,
-				  fq_u32 id)
-{
-	struct sw_flow *f;
-	size_t i;
-
-	for (i = 0; i < *nflows; i++)
-		if ((*flows)[i].id == id)
-			return &(*flows)[i];
-	f = realloc(*flows, (*nflows + 1) * sizeof(**flows));
-	if (!f)
-		return NULL;
-	*flows = f;
-	f = &f[(*nflows)++];
-	memset(f, 0, sizeof(*f));
-	f->id = id;
-	return f;
 }
 
 static void sw_print_vc(unsigned int port, const char *side, unsigned int vc,
@@ -144,7 +109,7 @@ static int sw_main(int argc, char **argv)
 	struct vcsw_xport *ports[SW_MAX_PORTS];
 	fq_u64 rate = 125000000, inbuf = 8192, outbuf = 8192, now = 0;
 	unsigned int arch = VCSW_ARCH_ADVANCED, nports = 0, p, vc;
-	struct sw_flow *flows = NULL;
+	struct qsim_flow *flows = NULL;
 	struct sw_pkt *pkts = NULL;
 	size_t npkts = 0, cap = 0, nflows = 0, next = 0, done = 0;
 	int quiet = 0, c, reordered = 0;
@@ -165,7 +130,7 @@ static int sw_main(int argc, char **argv)
 			}
 			break;
 		case 'r':
-			if (sw_parse_u64(optarg, &rate) || !rate || rate > EDF_RATE_MAX) {
+			if (qsim_parse_u64(optarg, &rate) || !rate || rate > EDF_RATE_MAX) {
 				fprintf(stderr, "qsim switch: bad rate \"%s\" (1..%llu)\n",
 					optarg, (unsigned long long)EDF_RATE_MAX);
 				return 2;
@@ -173,7 +138,7 @@ static int sw_main(int argc, char **argv)
 			break;
 		case 'i':
 		case 'o':
-			if (sw_parse_u64(optarg, c == 'i' ? &inbuf : &outbuf) ||
+			if (qsim_parse_u64(optarg, c == 'i' ? &inbuf : &outbuf) ||
 			    (c == 'i' ? inbuf : outbuf) > 0xffffffffULL) {
 				fprintf(stderr, "qsim switch: bad buffer \"%s\"\n", optarg);
 				return 2;
@@ -201,7 +166,7 @@ static int sw_main(int argc, char **argv)
 	while (fgets(line, sizeof(line), in)) {
 		unsigned long long t, dl;
 		unsigned int flow, len, fvc, fin, fout;
-		struct sw_flow *f;
+		struct qsim_flow *f;
 		struct sw_pkt *k;
 		char *s = line;
 
@@ -238,7 +203,7 @@ static int sw_main(int argc, char **argv)
 			}
 			pkts = np;
 		}
-		f = sw_flow_of(&flows, &nflows, flow);
+		f = qsim_flow_of(&flows, &nflows, flow);
 		if (!f) {
 			fprintf(stderr, "qsim switch: out of memory\n");
 			return 1;
@@ -293,7 +258,7 @@ static int sw_main(int argc, char **argv)
 				moved = true;
 			for (p = 0; p < nports; p++) {
 				struct sw_pkt *k;
-				struct sw_flow *f;
+				struct qsim_flow *f;
 
 				if (!vcsw_port_qlen(&xp[p].out) ||
 				    !vcsw_port_link_ready(&xp[p].out, now))
@@ -301,10 +266,9 @@ static int sw_main(int argc, char **argv)
 				k = (struct sw_pkt *)vcsw_port_dequeue(&xp[p].out, now);
 				moved = true;
 				done++;
-				f = sw_flow_of(&flows, &nflows, k->flow);
-				if (f->last_dep_seq > k->seq)
+				f = qsim_flow_of(&flows, &nflows, k->flow);
+				if (!qsim_flow_departs(f, k->seq))
 					reordered++;
-				f->last_dep_seq = k->seq + 1;
 				if (!quiet)
 					printf("dep %" PRIu64 " %u %u %" PRIu64 " %u %u %u %" PRIu64 " %" PRId64 "\n",
 					       (uint64_t)now, k->flow, k->node.len,

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the trace-driven subcommands share: reading a number from the
+ * command line and keeping per-flow sequence numbers to tell whether a
+ * flow left in the order it arrived.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qsim.h"
+
+int qsim_parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || end == s || *end || *s == '-' ? -1 : 0;
+}
+
+struct qsim_flow *qsim_flow_of(struct qsim_flow **flows, size_t *nflows,
+			       uint32_t id)
+{
+	struct qsim_flow *f;
+	size_t i;
+
+	for (i = 0; i < *nflows; i++)
+		if ((*flows)[i].id == id)
+			return &(*flows)[i];
+	f = realloc(*flows, (*nflows + 1) * sizeof(**flows));
+	if (!f)
+		return NULL;
+	*flows = f;
+	f = &f[(*nflows)++];
+	memset(f, 0, sizeof(*f));
+	f->id = id;
+	return f;
+}
+
+bool qsim_flow_departs(struct qsim_flow *f, uint64_t seq)
+{
+	bool in_order = f->last_dep_seq <= seq;
+
+	f->last_dep_seq = seq + 1;
+	return in_order;
+}
