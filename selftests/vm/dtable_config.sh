@@ -225,10 +225,11 @@ check_err $? "after purging a child: qlen/backlog $(root_qlen)"
 log_test "child replaced while it holds packets"
 
 # ---- lifecycle under traffic ------------------------------------------------------
-# traffic for longer than any host takes for the steps: stopped below
-ns_bg B udp-lat recv --port 9400 --ports 3 --duration 300 > /dev/null
+# traffic until the steps are done, however long a host takes for them
+# (a debug kernel is 30 times slower): stopped below
+ns_bg B udp-lat recv --port 9400 --ports 3 --duration 3600 > /dev/null
 rpid=$BG_PID
-ns_bg A udp-lat send --dst 10.21.0.2 --port 9400 --streams 3 --size 800 --duration 280 \
+ns_bg A udp-lat send --dst 10.21.0.2 --port 9400 --streams 3 --size 800 --duration 3600 \
 	--prio 1:1 --prio 1:2 --prio 1:3 > "$TMP_DIR/life.send"
 spid=$BG_PID
 wait_for 20 queued
