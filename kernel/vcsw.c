@@ -645,8 +645,10 @@ static void vcsw_slave_flush(struct vcsw_slave *p)
 		if (!take) {
 			/*
 			 * A dead port's frames are purged, not sent.  Pinned:
-			 * the rest leaves from this CPU too, so a veth peer
-			 * takes them into the same backlog, behind these.
+			 * unless another CPU's receive path takes the queue
+			 * over first, the rest leaves from this CPU too, so a
+			 * veth peer takes it into the same backlog, behind
+			 * these.
 			 */
 			if (!p->dead)
 				hrtimer_start(&p->timer, ktime_get(),

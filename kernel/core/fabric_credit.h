@@ -33,7 +33,11 @@
  * link that leaked enough to stall goes quiet, so a stall repairs
  * itself.  Only a quiet total is trusted because a link may reorder (a
  * veth peer takes frames into the backlog of the CPU that sent them): a
- * frame overtaken by the message would otherwise count twice.
+ * frame overtaken by the message would otherwise count twice.  A quiet
+ * total that finds the receiver quiet too (nothing arrived for @quiet_ns)
+ * sets the count exactly, down as well as up, so what was counted twice
+ * all the same (a frame delayed beyond @quiet_ns, frames crossing a
+ * restart) is taken back once the link is idle.
  *
  * Each end picks an @epoch, a random nonzero number, when it starts.  A
  * message carries the sender's epoch and echoes the peer's as last seen:
@@ -77,11 +81,14 @@ struct fcr_rx_vc {
 	fq_u32	received;	/* units received (or known lost), total */
 	fq_u32	held;		/* units in the buffer now */
 	fq_u32	freed_unadvertised; /* freed since the last message */
+	bool	ever_received;
+	fq_u64	last_arrival_ns;
 };
 
 struct fcr_vc_stats {
 	fq_u64	violations;	/* frames refused: no room although sent */
 	fq_u64	lost_units;	/* units sent that never arrived (resync) */
+	fq_u64	twice_units;	/* units counted twice, taken back (resync) */
 };
 
 struct fcr_stats {
@@ -90,7 +97,7 @@ struct fcr_stats {
 	fq_u64	msgs_malformed;	/* refused: short, unknown type or layout */
 	fq_u64	msgs_unit;	/* refused: the peer counts another unit */
 	fq_u64	msgs_stale;	/* ignored: older than one already taken */
-	fq_u64	resyncs;	/* quiet totals that found units lost */
+	fq_u64	resyncs;	/* quiet totals that corrected our count */
 	fq_u64	peer_epochs;	/* first contact or a peer restart */
 	struct fcr_vc_stats vc[FCR_NUM_VCS];
 };
@@ -100,6 +107,7 @@ struct fcr_link {
 	fq_u64			quiet_ns;
 	fq_u32			epoch;		/* ours, nonzero */
 	fq_u32			peer_epoch;	/* 0: not heard from */
+	fq_u32			old_peer_epoch;	/* the one before: stale */
 	fq_u32			tx_seq;		/* our last message */
 	fq_u32			rx_seq;		/* the peer's last taken */
 	struct fcr_tx_vc	tx[FCR_NUM_VCS];
@@ -113,7 +121,10 @@ struct fcr_link {
 
 /*
  * @epoch: nonzero, and new at every start (the caller draws it at
- * random); @buffer: units per VC; @unit bytes per unit, at least 1.
+ * random); @buffer: units per VC, enough for the largest frame (a frame
+ * larger than the peer's buffer can never be sent, and stalls its VC);
+ * @unit: bytes per unit, 1 to 65535 (16 bits on the wire; the caller
+ * validates the configuration, this only keeps the books sane).
  */
 static inline void fcr_init(struct fcr_link *l, fq_u32 epoch, fq_u32 unit,
 			    fq_u32 buffer, fq_u64 quiet_ns)
@@ -123,7 +134,7 @@ static inline void fcr_init(struct fcr_link *l, fq_u32 epoch, fq_u32 unit,
 
 	*l = zero;
 	l->epoch = epoch ? epoch : 1;
-	l->unit = unit ? unit : 1;
+	l->unit = unit ? (unit > 0xffff ? 0xffff : unit) : 1;
 	l->quiet_ns = quiet_ns;
 	for (vc = 0; vc < FCR_NUM_VCS; vc++)
 		l->rx[vc].buffer = buffer;
@@ -181,7 +192,9 @@ static inline bool fcr_tx_quiet(const struct fcr_link *l, unsigned int vc,
 {
 	const struct fcr_tx_vc *t = &l->tx[vc];
 
-	return !t->ever_sent || now - t->last_sent_ns >= l->quiet_ns;
+	/* signed: a @now read before another CPU's send is not "quiet" */
+	return !t->ever_sent ||
+	       (fq_s64)(now - t->last_sent_ns) >= (fq_s64)l->quiet_ns;
 }
 
 /* ---- receiving --------------------------------------------------------- */
@@ -194,18 +207,30 @@ static inline fq_u32 fcr_rx_limit(const struct fcr_link *l, unsigned int vc)
 	return r->received + r->buffer - r->held;
 }
 
+/* Nothing arrived on @vc for @quiet_ns before @now. */
+static inline bool fcr_rx_quiet(const struct fcr_link *l, unsigned int vc,
+				fq_u64 now)
+{
+	const struct fcr_rx_vc *r = &l->rx[vc];
+
+	return !r->ever_received ||
+	       (fq_s64)(now - r->last_arrival_ns) >= (fq_s64)l->quiet_ns;
+}
+
 /*
- * A data frame of @len bytes arrived on @vc: true if it has room (the
+ * A data frame of @len bytes arrived on @vc at @now: true if it has room (the
  * caller keeps it and calls fcr_rx_free() when it leaves the buffer),
  * false if not (the caller drops it; counted as a violation).
  */
 static inline bool fcr_rx_arrive(struct fcr_link *l, unsigned int vc,
-				 fq_u32 len)
+				 fq_u32 len, fq_u64 now)
 {
 	struct fcr_rx_vc *r = &l->rx[vc];
 	fq_u32 u = fcr_units(l, len);
 
 	r->received += u;
+	r->ever_received = true;
+	r->last_arrival_ns = now;
 	if (r->held > r->buffer || u > r->buffer - r->held) {
 		/* not held: its units come back with the next message */
 		r->freed_unadvertised += u;
@@ -301,11 +326,13 @@ static inline bool fcr_is_ctrl(const fq_u8 *buf, fq_u32 len)
 }
 
 /*
- * Take the peer's message (@buf, @len bytes from the fabric header on).
+ * Take the peer's message (@buf, @len bytes from the fabric header on)
+ * at @now.
  * Returns FCR_* flags; 0 for a message refused or ignored (counted).
  */
 static inline unsigned int fcr_msg_receive(struct fcr_link *l,
-					   const fq_u8 *buf, fq_u32 len)
+					   const fq_u8 *buf, fq_u32 len,
+					   fq_u64 now)
 {
 	const fq_u8 *p = buf + FABRIC_HDR_LEN;
 	fq_u32 epoch, echo, seq;
@@ -330,7 +357,13 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 		return 0;
 	}
 	restart = epoch != l->peer_epoch;
-	if (!restart && (fq_s32)(seq - l->rx_seq) <= 0) {
+	/*
+	 * Stale: older than a message already taken from this epoch, or from
+	 * the peer's life before its last restart (it can arrive late on a
+	 * link that reorders, and would otherwise count as one more restart)
+	 */
+	if ((!restart && (fq_s32)(seq - l->rx_seq) <= 0) ||
+	    (restart && epoch == l->old_peer_epoch)) {
 		l->st.msgs_stale++;
 		return 0;
 	}
@@ -339,19 +372,34 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 
 	/* the peer as a sender: where our count of its units stands */
 	if (restart) {
+		l->old_peer_epoch = l->peer_epoch;
 		l->peer_epoch = epoch;
 		l->st.peer_epochs++;
 		for (vc = 0; vc < FCR_NUM_VCS; vc++)
 			l->rx[vc].received = fhc_get_be32(p + FCR_VC_OFF(vc));
 	} else {
+		/*
+		 * A quiet total covers everything that has arrived or ever
+		 * will of what was sent before it: what it has more than we
+		 * counted was lost.  What it has less may be frames sent
+		 * after it that overtook it, unless nothing has arrived for
+		 * @quiet_ns either: then the link is empty, the total is
+		 * exact, and the excess was counted twice (a frame delayed
+		 * beyond @quiet_ns, frames crossing a restart): the grant
+		 * comes down again.
+		 */
 		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
 			const fq_u8 *v = p + FCR_VC_OFF(vc);
-			fq_s32 lost = (fq_s32)(fhc_get_be32(v) - l->rx[vc].received);
+			fq_s32 diff = (fq_s32)(fhc_get_be32(v) - l->rx[vc].received);
 
-			if (!(v[8] & FABRIC_CTRL_F_QUIET) || lost <= 0)
+			if (!(v[8] & FABRIC_CTRL_F_QUIET) || !diff ||
+			    (diff < 0 && !fcr_rx_quiet(l, vc, now)))
 				continue;
-			l->rx[vc].received += (fq_u32)lost;
-			l->st.vc[vc].lost_units += (fq_u32)lost;
+			l->rx[vc].received += (fq_u32)diff;
+			if (diff > 0)
+				l->st.vc[vc].lost_units += (fq_u32)diff;
+			else
+				l->st.vc[vc].twice_units += (fq_u32)-diff;
 			l->st.resyncs++;
 		}
 	}

@@ -258,6 +258,12 @@ static inline fq_u32 vcsw_port_qlen(const struct vcsw_port *p)
 	return vcsw_vc_qlen(&p->vc[0]) + vcsw_vc_qlen(&p->vc[1]);
 }
 
+/* Whether @len more bytes fit in VC @v's byte limit. */
+static inline bool vcsw_vc_has_room(const struct vcsw_vc *v, fq_u32 len)
+{
+	return len <= v->limit && v->backlog <= v->limit - len;
+}
+
 /*
  * Queue @n in VC @v at @now, if it fits in the VC's byte limit; a packet
  * that does not is counted and refused (the caller frees it).
@@ -266,7 +272,7 @@ static inline enum vcsw_enq_result vcsw_vc_enqueue(struct vcsw_vc *v,
 						   struct vcsw_node *n,
 						   fq_u64 now)
 {
-	if (n->len > v->limit || v->backlog > v->limit - n->len) {
+	if (!vcsw_vc_has_room(v, n->len)) {
 		v->st.drops_full++;
 		return VCSW_ENQ_FULL;
 	}

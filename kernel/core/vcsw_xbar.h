@@ -10,7 +10,9 @@
  * the crossbar moves it only when that output VC has room for it: the
  * switch never drops inside.  Each input buffer is one queue per VC, not
  * one per output, so a frame whose output is full holds up the frames
- * behind it (head-of-line blocking, which RECN later removes).
+ * behind it: head-of-line blocking, the RECN paper's model (RECN later
+ * removes it); the EDF paper's simulations used virtual output queues
+ * instead, which are not built.
  *
  * The four architectures differ in how each buffer is kept and how the
  * crossbar chooses among the inputs whose heads want the same output:
@@ -24,7 +26,8 @@
  *             the input and the output buffers, with the same crossbar;
  *   ideal     both VCs sorted by deadline everywhere (a heap): "Ideal".
  *
- * VC0 is served strictly before VC1 at the crossbar as at the outputs.
+ * VC0 is served strictly before VC1 at the crossbar (per output) as at
+ * the outputs.
  * Only the head the crossbar chose is checked for room (the appendix's
  * rule for credits): were a smaller frame behind it, or at another
  * input, allowed to go first because it fits, deadlines and flows would
@@ -93,22 +96,31 @@ static inline void vcsw_xport_init(struct vcsw_xport *x, unsigned int arch,
 }
 
 /*
- * A frame (@n: deadline, len, vc, out filled in) arrives at @x's input
- * buffer at @now.  VCSW_ENQ_FULL when it has no room (on a link with
- * credits, a sender that ignored them): the caller frees it.
+ * A frame (@n: deadline, len, vc, out filled in) arrives at the input
+ * buffer of port @in of the @nports in @ports at @now.  VCSW_ENQ_FULL
+ * (counted as drops_full of the input VC; the caller frees it) when it
+ * has no room there (on a link with credits, a sender that ignored them)
+ * or could never cross: an output that is not another port of the
+ * switch, or larger than that output's VC can ever hold.  Such a frame
+ * at an input's head would hold up the input for good.
  */
-static inline enum vcsw_enq_result vcsw_xport_arrive(struct vcsw_xport *x,
-						     struct vcsw_node *n,
-						     fq_u64 now)
+static inline enum vcsw_enq_result vcsw_xbar_arrive(struct vcsw_xport *const *ports,
+						    unsigned int nports,
+						    unsigned int in,
+						    struct vcsw_node *n,
+						    fq_u64 now)
 {
+	struct vcsw_vc *v;
+
 	if (n->vc >= VCSW_NUM_VCS)
 		n->vc = VCSW_NUM_VCS - 1;
-	return vcsw_vc_enqueue(&x->in[n->vc], n, now);
-}
-
-static inline bool vcsw_vc_has_room(const struct vcsw_vc *v, fq_u32 len)
-{
-	return len <= v->limit && v->backlog <= v->limit - len;
+	v = &ports[in]->in[n->vc];
+	if (n->out >= nports || n->out == in ||
+	    n->len > ports[n->out]->out.vc[n->vc].limit) {
+		v->st.drops_full++;
+		return VCSW_ENQ_FULL;
+	}
+	return vcsw_vc_enqueue(v, n, now);
 }
 
 /*
@@ -170,32 +182,39 @@ static inline struct vcsw_node *vcsw_xbar_move(struct vcsw_xport *const *ports,
 
 /*
  * Run the crossbar at @now until it can move nothing more, or @budget
- * frames: VC0 first, then VC1, each output in turn.  Returns the frames
- * moved.  The caller learns of the room freed in the input buffers from
- * the moved nodes' lengths and VCs (or the input VCs' counters).
+ * frames.  The outputs take turns, one frame each, from *@cursor on
+ * (where the last call stopped, so a small budget serves every output in
+ * time); each takes a VC0 frame if one can cross to it, else a VC1
+ * frame: VC0 first at every output, and VC1 frames for an output that
+ * has no VC0 traffic are not held back by another output's.  Returns the
+ * frames moved.
  */
 static inline unsigned int vcsw_xbar_run(struct vcsw_xport *const *ports,
 					 unsigned int n, unsigned int arch,
-					 fq_u64 now, unsigned int budget)
+					 fq_u64 now, unsigned int budget,
+					 unsigned int *cursor)
 {
-	unsigned int moved = 0, vc, o;
-	bool again = true;
+	unsigned int moved = 0, idle = 0, o = n ? *cursor % n : 0;
 
-	while (again && moved < budget) {
-		again = false;
-		for (vc = 0; vc < VCSW_NUM_VCS && !again; vc++) {
-			for (o = 0; o < n && moved < budget; o++) {
-				int i = vcsw_xbar_pick(ports, n, o, vc, arch);
+	while (n && moved < budget && idle < n) {
+		unsigned int vc;
+		int i = -1;
 
-				if (i < 0)
-					continue;
-				vcsw_xbar_move(ports, n, (unsigned int)i, o, vc, now);
-				moved++;
-				again = true;
-			}
-			/* VC1 moves only when VC0 has nothing to move */
+		for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+			i = vcsw_xbar_pick(ports, n, o, vc, arch);
+			if (i >= 0)
+				break;
 		}
+		if (i >= 0) {
+			vcsw_xbar_move(ports, n, (unsigned int)i, o, vc, now);
+			moved++;
+			idle = 0;
+		} else {
+			idle++;
+		}
+		o = (o + 1) % n;
 	}
+	*cursor = o;
 	return moved;
 }
 

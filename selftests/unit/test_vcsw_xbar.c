@@ -23,6 +23,7 @@ static struct frame frames[MAXF];
 static unsigned int nframes;
 static struct vcsw_xport xp[NPORTS];
 static struct vcsw_xport *ports[NPORTS] = { &xp[0], &xp[1], &xp[2], &xp[3] };
+static unsigned int cursor;
 
 
 static void setup(unsigned int arch, fq_u32 in_limit, fq_u32 out_limit)
@@ -30,6 +31,7 @@ static void setup(unsigned int arch, fq_u32 in_limit, fq_u32 out_limit)
 	unsigned int p;
 
 	nframes = 0;
+	cursor = 0;
 	for (p = 0; p < NPORTS; p++)
 		vcsw_xport_init(&xp[p], arch, in_limit, out_limit, 0);
 }
@@ -50,7 +52,12 @@ static struct frame *mk(fq_u64 deadline, fq_u32 len, unsigned int vc,
 static int arrive(unsigned int in, fq_u64 deadline, fq_u32 len,
 		  unsigned int vc, unsigned int out)
 {
-	return vcsw_xport_arrive(&xp[in], &mk(deadline, len, vc, out)->node, 0);
+	return vcsw_xbar_arrive(ports, NPORTS, in, &mk(deadline, len, vc, out)->node, 0);
+}
+
+static unsigned int xrun(unsigned int arch, fq_u64 now, unsigned int budget)
+{
+	return vcsw_xbar_run(ports, NPORTS, arch, now, budget, &cursor);
 }
 
 /* Deadlines of output @o's departures, in order, into @d; their count. */
@@ -59,7 +66,7 @@ static unsigned int drain(unsigned int o, fq_u64 *d, unsigned int max)
 	struct vcsw_node *n;
 	unsigned int k = 0;
 
-	while ((n = vcsw_port_dequeue(&xp[o].out, 0)) && k < max)
+	while (k < max && (n = vcsw_port_dequeue(&xp[o].out, 0)))
 		d[k++] = n->deadline;
 	return k;
 }
@@ -89,14 +96,15 @@ UNIT_TEST(deadline_arbiters_merge_ordered_chains)
 	fq_u64 d[64];
 
 	for (arch = 0; arch < VCSW_ARCH_COUNT; arch++) {
-		setup(arch, 1 << 20, 1 << 20);
+		/* the output holds one frame: the crossbar's choice is the order */
+		setup(arch, 1 << 20, 100);
 		for (i = 0; i < 3; i++)
 			for (k = 0; k < 10; k++)
 				/* input 0's chain runs ahead: 0, 1, 2, ... */
 				EXPECT_EQ(arrive(i, i == 0 ? k : 100 + 3 * k + i, 100, 0, 3),
 					  VCSW_ENQ_OK);
-		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, arch, 0, ~0u), 30);
-		n = drain(3, d, 64);
+		for (n = 0; n < 64 && xrun(arch, 0, ~0u); n++)
+			EXPECT_EQ(drain(3, &d[n], 1), 1);
 		EXPECT_EQ(n, 30);
 		for (k = 1, i = 0; k < n; k++)
 			i += d[k] < d[k - 1];
@@ -107,6 +115,32 @@ UNIT_TEST(deadline_arbiters_merge_ordered_chains)
 			UNIT_FAIL("%s: %u frames out of deadline order",
 				  vcsw_arch_name(arch), i);
 		}
+	}
+}
+
+/* The input buffers keep their own order: ideal and advanced reorder. */
+UNIT_TEST(input_buffers_sort_as_their_architecture)
+{
+	static const fq_u64 want[VCSW_ARCH_COUNT][4] = {
+		[VCSW_ARCH_TRAD]	= { 30, 10, 20, 5 },
+		[VCSW_ARCH_SIMPLE]	= { 30, 10, 20, 5 },
+		/* 10, 20 and 5 go to the take-over FIFO behind 30's L */
+		[VCSW_ARCH_ADVANCED]	= { 10, 20, 5, 30 },
+		[VCSW_ARCH_IDEAL]	= { 5, 10, 20, 30 },
+	};
+	unsigned int arch, n;
+	fq_u64 d[4];
+
+	for (arch = 0; arch < VCSW_ARCH_COUNT; arch++) {
+		setup(arch, 1 << 20, 100);
+		arrive(0, 30, 100, 0, 1);
+		arrive(0, 10, 100, 0, 1);
+		arrive(0, 20, 100, 0, 1);
+		arrive(0, 5, 100, 0, 1);
+		for (n = 0; n < 4 && xrun(arch, 0, ~0u); n++)
+			drain(1, &d[n], 1);
+		EXPECT_EQ(n, 4);
+		EXPECT_MEM_EQ(d, want[arch], sizeof(d));
 	}
 }
 
@@ -125,7 +159,7 @@ UNIT_TEST(round_robin_takes_inputs_in_turn)
 	for (k = 0; k < 90; k++) {
 		struct vcsw_node *n;
 
-		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, VCSW_ARCH_TRAD, 0, ~0u), 10);
+		EXPECT_EQ(xrun(VCSW_ARCH_TRAD, 0, ~0u), 10);
 		while ((n = vcsw_port_dequeue(&xp[3].out, 0)))
 			count[n->deadline == 1 ? 1 : n->deadline < 5000 ? 0 : 2]++;
 		if (count[0] > count[1] + 1 || count[1] > count[0] + 1 ||
@@ -146,15 +180,15 @@ UNIT_TEST(only_the_chosen_head_is_checked_for_room)
 		setup(arch, 1 << 20, 1600);
 		/* 200 bytes already at output 2's VC0: room for 1400 */
 		arrive(3, 1, 200, 0, 2);
-		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, arch, 0, ~0u), 1);
+		EXPECT_EQ(xrun(arch, 0, ~0u), 1);
 		arrive(0, 5, 1500, 0, 2);		/* first, no room */
 		arrive(1, 7, 60, 0, 2);			/* fits, but later */
 		EXPECT_EQ(vcsw_xbar_pick(ports, NPORTS, 2, 0, arch), -1);
-		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, arch, 0, ~0u), 0);
+		EXPECT_EQ(xrun(arch, 0, ~0u), 0);
 		/* the 200 bytes leave: 5 goes, then 7 */
 		vcsw_port_dequeue(&xp[2].out, 0);
 		EXPECT_EQ(vcsw_xbar_pick(ports, NPORTS, 2, 0, arch), 0);
-		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, arch, 0, ~0u), 2);
+		EXPECT_EQ(xrun(arch, 0, ~0u), 2);
 		EXPECT_EQ(vcsw_port_dequeue(&xp[2].out, 0)->deadline, 5);
 		EXPECT_EQ(vcsw_port_dequeue(&xp[2].out, 0)->deadline, 7);
 	}
@@ -168,18 +202,18 @@ UNIT_TEST(a_full_output_blocks_the_frames_behind)
 		setup(arch, 1 << 20, 1000);
 		/* output 1 full */
 		arrive(3, 1, 1000, 1, 1);
-		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, arch, 0, ~0u), 1);
+		EXPECT_EQ(xrun(arch, 0, ~0u), 1);
 		/* input 0: a frame for output 1, then one for idle output 2 */
 		arrive(0, 10, 100, 1, 1);
 		arrive(0, 20, 100, 1, 2);
-		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, arch, 0, ~0u), 0);
+		EXPECT_EQ(xrun(arch, 0, ~0u), 0);
 		EXPECT_EQ(vcsw_port_qlen(&xp[2].out), 0);
 		/* another input's frame for output 2 is not held up */
 		arrive(3, 30, 100, 1, 2);
-		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, arch, 0, ~0u), 1);
+		EXPECT_EQ(xrun(arch, 0, ~0u), 1);
 		/* output 1 drains: both of input 0's frames go */
 		vcsw_port_dequeue(&xp[1].out, 0);
-		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, arch, 0, ~0u), 2);
+		EXPECT_EQ(xrun(arch, 0, ~0u), 2);
 		EXPECT_EQ(vcsw_port_qlen(&xp[2].out), 2);
 	}
 }
@@ -193,13 +227,52 @@ UNIT_TEST(vc0_crosses_before_vc1)
 		arrive(0, 1, 100, 1, 3);	/* VC1, earlier deadline */
 		arrive(1, 50, 100, 0, 3);
 		arrive(1, 55, 100, 0, 3);	/* a second pass of VC0 */
-		arrive(2, 60, 100, 0, 2);
-		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, arch, 0, 3), 3);
+		arrive(2, 60, 100, 0, 0);
+		EXPECT_EQ(xrun(arch, 0, 3), 3);
 		EXPECT_EQ(xp[3].out.vc[0].backlog, 200);
-		EXPECT_EQ(xp[2].out.vc[0].backlog, 100);
+		EXPECT_EQ(xp[0].out.vc[0].backlog, 100);
 		EXPECT_EQ(xp[3].out.vc[1].backlog, 0);
-		EXPECT_EQ(vcsw_xbar_run(ports, NPORTS, arch, 0, 3), 1);
+		EXPECT_EQ(xrun(arch, 0, 3), 1);
 		EXPECT_EQ(xp[3].out.vc[1].backlog, 100);
+	}
+}
+
+UNIT_TEST(frames_that_could_never_cross_are_refused)
+{
+	setup(VCSW_ARCH_SIMPLE, 1 << 20, 1500);
+	EXPECT_EQ(arrive(0, 1, 100, 0, NPORTS), VCSW_ENQ_FULL);	/* no such port */
+	EXPECT_EQ(arrive(0, 1, 100, 0, 0), VCSW_ENQ_FULL);	/* back out its own */
+	EXPECT_EQ(arrive(0, 1, 2000, 1, 2), VCSW_ENQ_FULL);	/* output holds 1500 */
+	EXPECT_EQ(xp[0].in[0].st.drops_full, 2);
+	EXPECT_EQ(xp[0].in[1].st.drops_full, 1);
+	EXPECT_EQ(vcsw_vc_qlen(&xp[0].in[0]) + vcsw_vc_qlen(&xp[0].in[1]), 0);
+	/* what does fit still crosses */
+	EXPECT_EQ(arrive(0, 1, 1500, 1, 2), VCSW_ENQ_OK);
+	EXPECT_EQ(xrun(VCSW_ARCH_SIMPLE, 0, ~0u), 1);
+}
+
+/*
+ * One frame per call: every output gets its turn, and VC1 frames for an
+ * output without VC0 traffic cross while another output's VC0 is busy.
+ */
+UNIT_TEST(small_budgets_serve_every_output)
+{
+	unsigned int arch, k, got1 = 0, got3 = 0;
+
+	for (arch = 0; arch < VCSW_ARCH_COUNT; arch++) {
+		setup(arch, 1 << 20, 1 << 20);
+		for (k = 0; k < 100; k++) {
+			arrive(0, k, 100, 0, 1);	/* VC0 for output 1 */
+			arrive(2, k, 100, 1, 3);	/* VC1 for output 3 */
+		}
+		got1 = got3 = 0;
+		for (k = 0; k < 20; k++)
+			EXPECT_EQ(xrun(arch, 0, 1), 1);
+		got1 = vcsw_port_qlen(&xp[1].out);
+		got3 = vcsw_port_qlen(&xp[3].out);
+		if (got1 != 10 || got3 != 10)
+			UNIT_FAIL("%s: 20 calls of one frame moved %u to output 1, %u to output 3",
+				  vcsw_arch_name(arch), got1, got3);
 	}
 }
 
@@ -246,13 +319,13 @@ UNIT_TEST(random_traffic_keeps_flows_whole)
 					fr = mk(fdl[f], len, fvc[f], fout[f]);
 					fr->flow = f;
 					fr->seq = next_seq[f]++;
-					if (vcsw_xport_arrive(&xp[fin[f]], &fr->node, now)) {
+					if (vcsw_xbar_arrive(ports, NPORTS, fin[f], &fr->node, now)) {
 						UNIT_FAIL("input refused a frame with room");
 						return;
 					}
 					sent++;
 				}
-				vcsw_xbar_run(ports, NPORTS, arch, now, ~0u);
+				xrun(arch, now, ~0u);
 				for (p = 0; p < NPORTS; p++) {
 					struct frame *fr;
 

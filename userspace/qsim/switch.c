@@ -70,8 +70,9 @@ static void sw_print_vc(unsigned int port, const char *side, unsigned int vc,
 }
 
 /* Let every host send what its input buffer has room for, in order. */
-static void sw_admit(struct vcsw_xport *xp, struct sw_src (*src)[VCSW_NUM_VCS],
-		     struct sw_pkt *pkts, unsigned int nports, fq_u64 now)
+static void sw_admit(struct vcsw_xport *const *ports,
+		     struct sw_src (*src)[VCSW_NUM_VCS], struct sw_pkt *pkts,
+		     unsigned int nports, fq_u64 now)
 {
 	unsigned int p, vc;
 
@@ -82,9 +83,10 @@ static void sw_admit(struct vcsw_xport *xp, struct sw_src (*src)[VCSW_NUM_VCS],
 			while (s->head != (size_t)-1) {
 				struct sw_pkt *k = &pkts[s->head];
 
-				if (!vcsw_vc_has_room(&xp[p].in[vc], k->node.len))
+				if (!vcsw_vc_has_room(&ports[p]->in[vc], k->node.len))
 					break;
-				vcsw_xport_arrive(&xp[p], &k->node, now);
+				/* cannot be refused: the trace was checked */
+				vcsw_xbar_arrive(ports, nports, p, &k->node, now);
 				s->head = k->next_src;
 				if (s->head == (size_t)-1)
 					s->tail = (size_t)-1;
@@ -108,7 +110,7 @@ static int sw_main(int argc, char **argv)
 	static struct sw_src src[SW_MAX_PORTS][VCSW_NUM_VCS];
 	struct vcsw_xport *ports[SW_MAX_PORTS];
 	fq_u64 rate = 125000000, inbuf = 8192, outbuf = 8192, now = 0;
-	unsigned int arch = VCSW_ARCH_ADVANCED, nports = 0, p, vc;
+	unsigned int arch = VCSW_ARCH_ADVANCED, nports = 0, p, vc, cursor = 0;
 	struct qsim_flow *flows = NULL;
 	struct sw_pkt *pkts = NULL;
 	size_t npkts = 0, cap = 0, nflows = 0, next = 0, done = 0;
@@ -253,8 +255,8 @@ static int sw_main(int argc, char **argv)
 		/* hosts, crossbar and links until nothing moves at @now */
 		while (moved) {
 			moved = false;
-			sw_admit(xp, src, pkts, nports, now);
-			if (vcsw_xbar_run(ports, nports, arch, now, ~0u))
+			sw_admit(ports, src, pkts, nports, now);
+			if (vcsw_xbar_run(ports, nports, arch, now, ~0u, &cursor))
 				moved = true;
 			for (p = 0; p < nports; p++) {
 				struct sw_pkt *k;
