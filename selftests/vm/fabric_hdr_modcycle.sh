@@ -154,7 +154,8 @@ test_after()
 
 	modprobe fabric_hdr
 	check_err $? "modprobe fabric_hdr failed"
-	sink_start B after "$IP_B" "$PORT" 3 20000
+	# the sink exits once it has the three; the timeout only ends a failure
+	sink_start B after "$IP_B" "$PORT" 3 120000
 	for i in 1 2 3; do
 		send --seq "$i" --payload "after-$i"
 		check_err $? "fabric-send after-$i"
