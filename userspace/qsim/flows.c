@@ -45,3 +45,26 @@ bool qsim_flow_departs(struct qsim_flow *f, uint64_t seq)
 	f->last_dep_seq = seq + 1;
 	return in_order;
 }
+
+int qsim_reserve(void **arr, size_t *cap, size_t n, size_t size)
+{
+	void *na;
+	size_t ncap;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? 2 * *cap : 1024;
+	na = realloc(*arr, ncap * size);
+	if (!na)
+		return -1;
+	*arr = na;
+	*cap = ncap;
+	return 0;
+}
+
+char *qsim_trace_data(char *line)
+{
+	while (*line == ' ' || *line == '\t')
+		line++;
+	return *line == '#' || *line == '\n' || !*line ? NULL : line;
+}

@@ -129,12 +129,11 @@ static int port_main(int argc, char **argv)
 		unsigned long long t, dl;
 		unsigned int flow, len, vc;
 		struct qsim_flow *f;
-		char *p = line;
+		char *p;
 
 		lineno++;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '#' || *p == '\n' || !*p)
+		p = qsim_trace_data(line);
+		if (!p)
 			continue;
 		if (sscanf(p, "%llu %u %u %llu %u", &t, &flow, &len, &dl, &vc) != 5 ||
 		    vc >= VCSW_NUM_VCS || !len || len > EDF_LEN_MAX) {
@@ -146,16 +145,9 @@ static int port_main(int argc, char **argv)
 			fprintf(stderr, "qsim port: line %lu: time goes backwards\n", lineno);
 			return 1;
 		}
-		if (npkts == cap) {
-			struct port_pkt *np;
-
-			cap = cap ? 2 * cap : 1024;
-			np = realloc(pkts, cap * sizeof(*pkts));
-			if (!np) {
-				fprintf(stderr, "qsim port: out of memory\n");
-				return 1;
-			}
-			pkts = np;
+		if (qsim_reserve((void **)&pkts, &cap, npkts, sizeof(*pkts))) {
+			fprintf(stderr, "qsim port: out of memory\n");
+			return 1;
 		}
 		f = qsim_flow_of(&flows, &nflows, flow);
 		if (!f) {

@@ -46,5 +46,9 @@ struct qsim_flow *qsim_flow_of(struct qsim_flow **flows, size_t *nflows,
 			       uint32_t id);
 /* Frame @seq of @f leaves: false if a later one left before it. */
 bool qsim_flow_departs(struct qsim_flow *f, uint64_t seq);
+/* Room for element @n in *@arr of *@cap elements of @size; -1: no memory. */
+int qsim_reserve(void **arr, size_t *cap, size_t n, size_t size);
+/* A trace line's data, blanks skipped; NULL for a blank line or comment. */
+char *qsim_trace_data(char *line);
 
 #endif

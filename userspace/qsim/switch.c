@@ -170,12 +170,11 @@ static int sw_main(int argc, char **argv)
 		unsigned int flow, len, fvc, fin, fout;
 		struct qsim_flow *f;
 		struct sw_pkt *k;
-		char *s = line;
+		char *s;
 
 		lineno++;
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (*s == '#' || *s == '\n' || !*s)
+		s = qsim_trace_data(line);
+		if (!s)
 			continue;
 		if (sscanf(s, "%llu %u %u %llu %u %u %u", &t, &flow, &len, &dl,
 			   &fvc, &fin, &fout) != 7 || fvc >= VCSW_NUM_VCS || !len ||
@@ -194,16 +193,9 @@ static int sw_main(int argc, char **argv)
 			fprintf(stderr, "qsim switch: line %lu: time goes backwards\n", lineno);
 			return 1;
 		}
-		if (npkts == cap) {
-			struct sw_pkt *np;
-
-			cap = cap ? 2 * cap : 1024;
-			np = realloc(pkts, cap * sizeof(*pkts));
-			if (!np) {
-				fprintf(stderr, "qsim switch: out of memory\n");
-				return 1;
-			}
-			pkts = np;
+		if (qsim_reserve((void **)&pkts, &cap, npkts, sizeof(*pkts))) {
+			fprintf(stderr, "qsim switch: out of memory\n");
+			return 1;
 		}
 		f = qsim_flow_of(&flows, &nflows, flow);
 		if (!f) {
