@@ -82,19 +82,39 @@ check_eq()
 	return 0
 }
 
+# The seconds since the previous verdict, and the CPU seconds the guest
+# was busy in them, follow it: a run's results show where the suite's
+# time goes (the 30-minute budget of make check; in the deterministic VM
+# busy time is instructions, which is what its wall time follows).
+# Builtins only: no process is started for this.
+cpu_busy_ticks()	# sets CPU_BUSY: ticks (USER_HZ) of all CPUs not idle
+{
+	local cpu user nice sys idle iowait irq softirq rest
+
+	read -r cpu user nice sys idle iowait irq softirq rest < /proc/stat
+	CPU_BUSY=$((user + nice + sys + irq + softirq))
+}
+cpu_busy_ticks
+LOG_TEST_T0=$SECONDS
+LOG_TEST_BUSY0=$CPU_BUSY
 log_test()
 {
-	local name=$1
+	local name=$1 took=$((SECONDS - LOG_TEST_T0)) busy
 
+	cpu_busy_ticks
+	busy=$CPU_BUSY
+	took="${took}s busy $(( (busy - LOG_TEST_BUSY0) / 100 )).$(( (busy - LOG_TEST_BUSY0) / 10 % 10 ))s"
 	if [[ $RET -ne 0 ]]; then
 		EXIT_STATUS=$KSFT_FAIL
-		printf "TEST: %-60s  [FAIL]\n" "$name"
+		printf "TEST: %-60s  [FAIL] %s\n" "$name" "$took"
 		[[ -n "$retmsg" ]] && printf "\t%s\n" "$retmsg"
 	else
-		printf "TEST: %-60s  [ OK ]\n" "$name"
+		printf "TEST: %-60s  [ OK ] %s\n" "$name" "$took"
 	fi
 	RET=0
 	retmsg=
+	LOG_TEST_T0=$SECONDS
+	LOG_TEST_BUSY0=$busy
 }
 
 log_info()
