@@ -31,7 +31,8 @@
  * frame with a malformed header is dropped and counted.  A port can be
  * untrusted: its VC0 frames are then policed to a rate (the excess
  * dropped or demoted to VC1) and its TTDs held to a range, so a host
- * that lies cannot starve the others (Documentation/trust.rst).
+ * that lies cannot starve the others (Documentation/trust.rst,
+ * core/vcsw_trust.h).
  *
  * Output port: the portable core (core/vcsw_port.h) holds VC0 in the
  * switch's discipline (fifo / takeover / ideal) strictly before the VC1
@@ -46,9 +47,10 @@
  * path (softirq).  Each port's buffer is guarded by its spinlock, taken
  * by the receive path of any port, by the port's hrtimer (softirq mode)
  * and, with BHs off, by configuration; frames are handed to the device
- * after the lock is dropped.  A port's policer has a lock of its own,
- * taken on that port's receive path only.  Never two port locks at once;
- * the table's lock nests in none.
+ * after the lock is dropped.  A port's trust settings and policer have a
+ * lock of their own, taken on that port's receive path and, with BHs
+ * off, by configuration.  Never two port locks at once; the table's lock
+ * nests in none.
  *
  * A port joins in the order of the bridge's br_add_if(): it is built,
  * its receive handler registered (frames it gets then are dropped, not
@@ -75,6 +77,7 @@
 
 #include "include/uapi/linux/vcsw.h"
 #include "core/vcsw_port.h"
+#include "core/vcsw_trust.h"
 #include "fabric_hdr.h"
 
 #define VCSW_DEFAULT_MODE	VCSW_MODE_TAKEOVER
@@ -142,11 +145,14 @@ struct vcsw_slave {
 	struct hrtimer		timer;		/* link free again */
 	/* trust: written under RTNL, read by the receive path */
 	bool			trusted;
-	u8			exceed;		/* VCSW_EXCEED_* */
-	s32			ttd_min;
-	s32			ttd_max;
 	u32			vc0_burst;
-	spinlock_t		police_lock;	/* @police */
+	/*
+	 * @trust and @police, written under RTNL and this lock: the receive
+	 * path sees a configuration change whole (never a new ttd_min with
+	 * an old ttd_max).
+	 */
+	spinlock_t		police_lock;
+	struct vcsw_trust	trust;
 	struct vcsw_police	police;
 	atomic64_t		st[VCSW_PS_MAX];
 };
@@ -823,33 +829,26 @@ static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
 
 /*
  * An untrusted port's claims (Documentation/trust.rst): the TTD held to
- * [ttd_min, ttd_max], VC0 policed to vc0_rate.  False: drop the frame.
+ * [ttd_min, ttd_max], VC0 policed to vc0_rate, as core/vcsw_trust.h
+ * decides.  False: drop the frame.
  */
 static bool vcsw_untrusted_ingress(struct vcsw_slave *in, u32 len, u64 now,
 				   s64 *ttd, u8 *vc)
 {
-	s64 lo = READ_ONCE(in->ttd_min), hi = READ_ONCE(in->ttd_max);
-	s64 t = vcsw_ttd_clamp(*ttd, lo, hi);
-	bool ok;
+	unsigned int r;
 
-	if (t != *ttd) {
-		vcsw_count(in, VCSW_PS_TTD_CLAMPED);
-		*ttd = t;
-	}
-	if (*vc != 0)
-		return true;
 	spin_lock(&in->police_lock);
-	ok = vcsw_police_conform(&in->police, len, now);
+	r = vcsw_trust_ingress(&in->trust, &in->police, len, now, ttd, vc);
 	spin_unlock(&in->police_lock);
-	if (likely(ok))
-		return true;
-	if (READ_ONCE(in->exceed) == VCSW_EXCEED_DEMOTE) {
+	if (r & VCSW_TRUST_CLAMPED)
+		vcsw_count(in, VCSW_PS_TTD_CLAMPED);
+	if (r & VCSW_TRUST_DEMOTED)
 		vcsw_count(in, VCSW_PS_POLICE_DEMOTE);
-		*vc = 1;
-		return true;
+	if (unlikely(r & VCSW_TRUST_DROP)) {
+		vcsw_count(in, VCSW_PS_POLICE_DROP);
+		return false;
 	}
-	vcsw_count(in, VCSW_PS_POLICE_DROP);
-	return false;
+	return true;
 }
 
 static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
@@ -1028,9 +1027,9 @@ static int vcsw_add_slave(struct net_device *dev, struct net_device *sdev,
 	fq_hrtimer_setup(&p->timer, vcsw_slave_timer, CLOCK_MONOTONIC,
 			 HRTIMER_MODE_ABS_SOFT);
 	p->trusted = true;
-	p->exceed = VCSW_EXCEED_DROP;
-	p->ttd_min = VCSW_DEFAULT_TTD_MIN;
-	p->ttd_max = VCSW_DEFAULT_TTD_MAX;
+	p->trust.exceed = VCSW_EXCEED_DROP;
+	p->trust.ttd_min = VCSW_DEFAULT_TTD_MIN;
+	p->trust.ttd_max = VCSW_DEFAULT_TTD_MAX;
 	p->vc0_burst = VCSW_DEFAULT_VC0_BURST;
 	spin_lock_init(&p->police_lock);
 	vcsw_police_init(&p->police, 0, p->vc0_burst);
@@ -1410,9 +1409,9 @@ static int vcsw_slave_changelink(struct net_device *dev,
 	if (!p || !data)
 		return 0;
 	lo = data[IFLA_VCSW_PORT_TTD_MIN] ?
-	     nla_get_s32(data[IFLA_VCSW_PORT_TTD_MIN]) : p->ttd_min;
+	     nla_get_s32(data[IFLA_VCSW_PORT_TTD_MIN]) : p->trust.ttd_min;
 	hi = data[IFLA_VCSW_PORT_TTD_MAX] ?
-	     nla_get_s32(data[IFLA_VCSW_PORT_TTD_MAX]) : p->ttd_max;
+	     nla_get_s32(data[IFLA_VCSW_PORT_TTD_MAX]) : p->trust.ttd_max;
 	if (lo > hi) {
 		NL_SET_ERR_MSG_MOD(extack, "ttd_min is above ttd_max");
 		return -EINVAL;
@@ -1443,10 +1442,11 @@ static int vcsw_slave_changelink(struct net_device *dev,
 		vcsw_fdb_del_static(p->sw, p, del);
 	if (data[IFLA_VCSW_PORT_FDB_FLUSH])
 		vcsw_fdb_flush_port(p->sw, p, false);
-	WRITE_ONCE(p->ttd_min, lo);
-	WRITE_ONCE(p->ttd_max, hi);
+	spin_lock_bh(&p->police_lock);
+	p->trust.ttd_min = lo;
+	p->trust.ttd_max = hi;
 	if (data[IFLA_VCSW_PORT_VC0_EXCEED])
-		WRITE_ONCE(p->exceed, nla_get_u8(data[IFLA_VCSW_PORT_VC0_EXCEED]));
+		p->trust.exceed = nla_get_u8(data[IFLA_VCSW_PORT_VC0_EXCEED]);
 	if (data[IFLA_VCSW_PORT_VC0_RATE] || data[IFLA_VCSW_PORT_VC0_BURST]) {
 		u64 rate = data[IFLA_VCSW_PORT_VC0_RATE] ?
 			   nla_get_u64(data[IFLA_VCSW_PORT_VC0_RATE]) : p->police.rate;
@@ -1454,10 +1454,9 @@ static int vcsw_slave_changelink(struct net_device *dev,
 		if (data[IFLA_VCSW_PORT_VC0_BURST])
 			p->vc0_burst = nla_get_u32(data[IFLA_VCSW_PORT_VC0_BURST]);
 		/* a new contract starts with a full bucket */
-		spin_lock_bh(&p->police_lock);
 		vcsw_police_init(&p->police, rate, p->vc0_burst);
-		spin_unlock_bh(&p->police_lock);
 	}
+	spin_unlock_bh(&p->police_lock);
 	if (data[IFLA_VCSW_PORT_TRUST])
 		WRITE_ONCE(p->trusted, nla_get_u8(data[IFLA_VCSW_PORT_TRUST]));
 	return 0;
@@ -1513,9 +1512,9 @@ static int vcsw_fill_slave_info(struct sk_buff *skb,
 	    nla_put_u64_64bit(skb, IFLA_VCSW_PORT_VC0_RATE, vc0_rate,
 			      IFLA_VCSW_PORT_PAD) ||
 	    nla_put_u32(skb, IFLA_VCSW_PORT_VC0_BURST, p->vc0_burst) ||
-	    nla_put_u8(skb, IFLA_VCSW_PORT_VC0_EXCEED, p->exceed) ||
-	    nla_put_s32(skb, IFLA_VCSW_PORT_TTD_MIN, p->ttd_min) ||
-	    nla_put_s32(skb, IFLA_VCSW_PORT_TTD_MAX, p->ttd_max))
+	    nla_put_u8(skb, IFLA_VCSW_PORT_VC0_EXCEED, p->trust.exceed) ||
+	    nla_put_s32(skb, IFLA_VCSW_PORT_TTD_MIN, p->trust.ttd_min) ||
+	    nla_put_s32(skb, IFLA_VCSW_PORT_TTD_MAX, p->trust.ttd_max))
 		return -EMSGSIZE;
 	/* as in vcsw_fill_info(): a forgotten attribute shows at once */
 	WARN_ON_ONCE(skb->len - start > vcsw_get_slave_size(dev, sdev));

@@ -428,49 +428,4 @@ static inline fq_u64 vcsw_ingress_deadline(fq_u64 now, fq_s64 ttd)
 	return ttd < 0 ? now - (fq_u64)-ttd : edf_add_sat(now, (fq_u64)ttd);
 }
 
-/* ---- untrusted ingress ---------------------------------------------------- */
-
-/*
- * What an untrusted port's frames may claim (Documentation/trust.rst).
- * Regulated (VC0) frames are policed to a rate with a burst tolerance, a
- * GCRA (the virtual-scheduling form of a token bucket): a frame conforms
- * if the theoretical arrival time @tat, advanced by the frame's time at
- * the rate, stays within @tolerance = burst / rate of now.  Frames that
- * do not conform do not advance @tat.  A rate of 0 admits nothing.
- */
-struct vcsw_police {
-	fq_u64	rate;		/* bytes/s */
-	fq_u64	tolerance;	/* ns */
-	fq_u64	tat;		/* ns */
-};
-
-static inline void vcsw_police_init(struct vcsw_police *pc, fq_u64 rate,
-				    fq_u32 burst)
-{
-	pc->rate = rate;
-	pc->tolerance = rate ? edf_tx_time(burst, rate) : 0;
-	pc->tat = 0;
-}
-
-/* Does a @len-byte frame arriving at @now conform?  If so it is charged. */
-static inline bool vcsw_police_conform(struct vcsw_police *pc, fq_u32 len,
-				       fq_u64 now)
-{
-	fq_u64 tat;
-
-	if (!pc->rate)
-		return false;
-	tat = edf_add_sat(edf_max(pc->tat, now), edf_tx_time(len, pc->rate));
-	if (tat - now > pc->tolerance)
-		return false;
-	pc->tat = tat;
-	return true;
-}
-
-/* A time to deadline held to [@lo, @hi] (lo <= hi). */
-static inline fq_s64 vcsw_ttd_clamp(fq_s64 ttd, fq_s64 lo, fq_s64 hi)
-{
-	return ttd < lo ? lo : ttd > hi ? hi : ttd;
-}
-
 #endif /* FQ_VCSW_PORT_H */
