@@ -22,8 +22,9 @@
  * grows, so crafted addresses cannot build long chains) with at most
  * fdb_max entries.  Learned entries age out, collected by delayed work;
  * at the bound a new address takes the place of an entry that was not
- * seen since the last time a clock hand passed it (second chance), so
- * learning never stops and active hosts keep their entries.
+ * seen since the last time a clock hand passed it (second chance,
+ * core/vcsw_clock.h), so learning never stops and active hosts keep their
+ * entries.
  *
  * Ingress turns the fabric header's time to deadline into a local
  * deadline D = now + TTD; the header's VC picks the virtual channel.  A
@@ -76,6 +77,7 @@
 #include <net/rtnetlink.h>
 
 #include "include/uapi/linux/vcsw.h"
+#include "core/vcsw_clock.h"
 #include "core/vcsw_port.h"
 #include "core/vcsw_trust.h"
 #include "fabric_hdr.h"
@@ -273,42 +275,71 @@ static void vcsw_fdb_del(struct vcsw *sw, struct vcsw_fdb *f)
 }
 
 /*
- * Make room for one entry: the clock.  The hand walks the circle of
- * entries; a learned entry that was not seen since the hand last passed
- * it (or has expired) is dropped, one that was gets a second chance.  At
- * most @scan entries are looked at, static ones included (the receive
- * path's work stays bounded however many static entries there are); if
- * every learned one among them had a second chance the first goes.
- * False if only static entries were found.  Caller holds fdb_lock.
+ * The table as the clock's circle (core/vcsw_clock.h): fdb_list in order,
+ * the hand sw->fdb_hand, which steps over the list head.  Expiry is
+ * judged at one @now for the whole walk.  fdb_lock held.
+ */
+struct vcsw_fdb_clock {
+	struct vcsw	*sw;
+	unsigned long	now;
+};
+
+static void *vcsw_fdb_clock_advance(void *circle)
+{
+	struct vcsw *sw = ((struct vcsw_fdb_clock *)circle)->sw;
+	struct list_head *pos = sw->fdb_hand;
+
+	if (pos == &sw->fdb_list)
+		pos = pos->next;
+	if (pos == &sw->fdb_list)
+		return NULL;
+	sw->fdb_hand = pos->next;
+	return list_entry(pos, struct vcsw_fdb, list);
+}
+
+static bool vcsw_fdb_clock_is_static(void *circle, void *entry)
+{
+	return ((struct vcsw_fdb *)entry)->is_static;
+}
+
+/* hit is set by learning without the lock */
+static bool vcsw_fdb_clock_hit(void *circle, void *entry)
+{
+	return READ_ONCE(((struct vcsw_fdb *)entry)->hit);
+}
+
+static void vcsw_fdb_clock_clear_hit(void *circle, void *entry)
+{
+	WRITE_ONCE(((struct vcsw_fdb *)entry)->hit, false);
+}
+
+static bool vcsw_fdb_clock_expired(void *circle, void *entry)
+{
+	struct vcsw_fdb_clock *c = circle;
+
+	return vcsw_fdb_expired(c->sw, entry, c->now);
+}
+
+static const struct vcsw_clock_ops vcsw_fdb_clock_ops = {
+	.advance	= vcsw_fdb_clock_advance,
+	.is_static	= vcsw_fdb_clock_is_static,
+	.hit		= vcsw_fdb_clock_hit,
+	.clear_hit	= vcsw_fdb_clock_clear_hit,
+	.expired	= vcsw_fdb_clock_expired,
+};
+
+/*
+ * Make room for one entry: the learned entry the clock picks, looking at
+ * @scan entries at most, static ones included.  False if it found only
+ * static entries.  Caller holds fdb_lock.
  */
 static bool vcsw_fdb_evict_one(struct vcsw *sw, unsigned int scan)
 {
-	struct vcsw_fdb *f, *victim = NULL, *fallback = NULL;
-	struct list_head *pos = sw->fdb_hand;
-	unsigned long now = jiffies;
-	unsigned int i;
+	struct vcsw_fdb_clock c = { .sw = sw, .now = jiffies };
+	struct vcsw_fdb *victim;
 
 	lockdep_assert_held(&sw->fdb_lock);
-	for (i = 0; i < scan; i++) {
-		if (pos == &sw->fdb_list)
-			pos = pos->next;
-		if (pos == &sw->fdb_list)
-			break;				/* empty */
-		f = list_entry(pos, struct vcsw_fdb, list);
-		pos = pos->next;
-		if (f->is_static)
-			continue;
-		if (!READ_ONCE(f->hit) || vcsw_fdb_expired(sw, f, now)) {
-			victim = f;
-			break;
-		}
-		WRITE_ONCE(f->hit, false);
-		if (!fallback)
-			fallback = f;
-	}
-	sw->fdb_hand = pos;
-	if (!victim)
-		victim = fallback;
+	victim = vcsw_clock_victim(&vcsw_fdb_clock_ops, &c, scan);
 	if (!victim)
 		return false;
 	vcsw_fdb_del(sw, victim);
