@@ -113,6 +113,43 @@ read_conf()
 		{ echo "$CONF: duration and load must be numbers" >&2; exit 2; }
 	((S_LOAD >= 1 && S_LOAD <= 200)) ||
 		{ echo "$CONF: load = $S_LOAD: want 1 .. 200 (%)" >&2; exit 2; }
+	check_list mix "$S_MIX" 0
+	check_list flows "$S_FLOWS" 1
+	check_list be_weights "$S_BE_WEIGHTS" 1
+	check_classes
+}
+
+# check_list KEY "kind:N ..." MIN: every item a class of the mix and a
+# whole number of at least MIN, so a typo is reported here, against the
+# file, and not by the shell's arithmetic after the namespaces are built
+check_list()
+{
+	local key=$1 list=$2 min=$3 kv
+
+	for kv in $list; do
+		case ${kv%%:*} in control|multimedia|besteffort|background) ;; *)
+			echo "$CONF: $key = $list: '${kv%%:*}' is not one of control, multimedia, besteffort, background" >&2
+			exit 2 ;;
+		esac
+		[[ $kv =~ ^[a-z]+:[0-9]{1,6}$ ]] && ((${kv#*:} >= min)) ||
+			{ echo "$CONF: $key = $list: '$kv': want kind:N, N from $min" >&2; exit 2; }
+	done
+}
+
+# the mix has a class with a share; with a switch, both hosts send every
+# class (half its flows each), so each needs two flows or more
+check_classes()
+{
+	local kind n=0 nflows
+
+	for kind in control multimedia besteffort background; do
+		(($(list_get "$S_MIX" $kind 0) > 0)) || continue
+		n=$((n + 1))
+		nflows=$(list_get "$S_FLOWS" $kind 1)
+		[[ $S_SWITCH == none ]] || ((nflows >= 2)) ||
+			{ echo "$CONF: flows: $kind has $nflows; with a switch each class needs 2 or more (one set per host)" >&2; exit 2; }
+	done
+	((n)) || { echo "$CONF: mix = $S_MIX: no class with a share" >&2; exit 2; }
 }
 
 # bits/s of a tc rate like 40mbit
@@ -411,9 +448,7 @@ for kind in control multimedia besteffort background; do
 	control)    opts+=",target=$S_CONTROL_TARGET" ;;
 	multimedia) opts+=",target=$S_FRAME_LATENCY" ;;
 	esac
-	if ((SPLIT)); then
-		((nflows >= 2)) ||
-			die "flows: $kind has $nflows; with a switch each class needs 2 or more (one set per host)"
+	if ((SPLIT)); then	# two flows or more: check_classes
 		n1=$(((nflows + 1) / 2))
 		HOST_CLASSES[H1]+=" $kind,rate=$((bps * n1 / nflows)),flows=$n1,allflows=$nflows$opts"
 		HOST_CLASSES[H2]+=" $kind,rate=$((bps - bps * n1 / nflows)),flows=$((nflows - n1)),flow=$n1,allflows=$nflows$opts"
@@ -422,7 +457,6 @@ for kind in control multimedia besteffort background; do
 	fi
 	NCLASSES=$((NCLASSES + 1))
 done
-((NCLASSES)) || die "mix = $S_MIX: no class with a share"
 
 echo "$PROG: $S_NAME ($S_TITLE): host $S_HOST, switch $S_SWITCH, link $S_LINK," \
 	"load $S_LOAD %, ${S_DURATION}s"
