@@ -35,27 +35,20 @@ require_module pktgen
 two_hosts 17
 
 PG=/proc/net/pktgen
-pg() {	# FILE CMD: a pktgen command in namespace A
-	ns_exec A sh -c "echo '$2' > $PG/$1"
-}
 pktgen_start() {	# frames of priority 0 (the default lane), 5000/s, until stopped
-	local c
-	pg pgctrl reset
-	pg kpktgend_0 "add_device veth0"
-	for c in "xmit_mode queue_xmit" "count 0" "clone_skb 0" "pkt_size 60" \
-		 "delay 200000" "flag NO_TIMESTAMP" "dst_mac 02:00:00:00:11:02" \
-		 "dst 10.17.0.2" "src_min 10.17.0.1" "src_max 10.17.0.1" \
-		 "udp_dst_min 9" "udp_dst_max 10"; do
-		pg veth0 "$c" && ns_exec A grep -q "^Result: OK" $PG/veth0 ||
-			fatal "pktgen: $c: $(ns_exec A grep "^Result" $PG/veth0)"
-	done
+	pktgen A pgctrl=reset "kpktgend_0=add_device veth0" \
+		"veth0=xmit_mode queue_xmit" "veth0=count 0" "veth0=clone_skb 0" \
+		"veth0=pkt_size 60" "veth0=delay 200000" "veth0=flag NO_TIMESTAMP" \
+		"veth0=dst_mac 02:00:00:00:11:02" "veth0=dst 10.17.0.2" \
+		"veth0=src_min 10.17.0.1" "veth0=src_max 10.17.0.1" \
+		"veth0=udp_dst_min 9" "veth0=udp_dst_max 10" || fatal "pktgen setup"
 	# the write returns when pktgen stops
 	ns_bg A sh -c "echo start > $PG/pgctrl"
 	PKTGEN_PID=$BG_PID
 }
 pktgen_stop() {
 	[ -n "${PKTGEN_PID:-}" ] || return 0
-	pg pgctrl stop
+	pktgen A pgctrl=stop
 	bg_wait "$PKTGEN_PID"
 	PKTGEN_PID=
 }

@@ -42,31 +42,22 @@ DEADLINE_S=10		# the class's frame latency
 # distinct 32-bit flow hashes: a million random tuples share a few dozen
 HASH_SLACK=1000
 
-pg() { ns_exec F sh -c "echo '$2' > $PG/$1" || check_err 1 "pktgen: $2"; }
-
 # now_us: this guest's clock, in microseconds (bash's, no fork)
 now_us() { local t=$EPOCHREALTIME; echo "${t/./}"; }
-
 # pg_setup: pktgen on dummy0, each packet from the next UDP source port of
 # 1..65535 (sequential, so up to 65534 packets repeat no port)
 pg_setup() {
-	pg kpktgend_0 "rem_device_all"
-	pg kpktgend_0 "add_device dummy0"
-	pg dummy0 "xmit_mode queue_xmit"
-	pg dummy0 "pkt_size 60"
-	pg dummy0 "udp_src_min 1"
-	pg dummy0 "udp_src_max 65535"
-	pg dummy0 "dst_mac 02:00:00:00:12:02"
+	pktgen F "kpktgend_0=rem_device_all" "kpktgend_0=add_device dummy0" \
+		"dummy0=xmit_mode queue_xmit" "dummy0=pkt_size 60" \
+		"dummy0=udp_src_min 1" "dummy0=udp_src_max 65535" \
+		"dummy0=dst_mac 02:00:00:00:12:02" || check_err 1 "pktgen setup"
 }
 
-# run_pktgen COUNT ADDRESS: COUNT packets to ADDRESS
+# run_pktgen COUNT ADDRESS: COUNT packets to ADDRESS, set up and sent by
+# one program (the write to pgctrl returns when the run ends)
 run_pktgen() {
-	pg dummy0 "count $1"
-	pg dummy0 "dst_min $2"
-	pg dummy0 "dst_max $2"
-	timeout 200 ip netns exec "$(ns_name F)" sh -c "echo start > $PG/pgctrl"
-	check_err $? "pktgen run did not finish"
-	PG_RESULT=$(ns_exec F grep -A2 "^Result" $PG/dummy0)
+	pktgen F "dummy0=count $1" "dummy0=dst_min $2" "dummy0=dst_max $2" pgctrl=start
+	check_err $? "pktgen run to $2 failed"
 }
 
 # qd_stat KEY: a statistic of the edf qdisc from `tc -s -j` (not an
@@ -119,7 +110,7 @@ for ((run = 0; run < RUNS; run++)); do
 	((${collected:-0} <= collectable)) ||
 		early="${early:+$early; }after run $((run + 1)): $collected collected, $collectable had passed their deadline"
 done
-log_info "$(echo "$PG_RESULT" | tail -n1)"
+log_info "$(ns_exec F grep -A2 "^Result" $PG/dummy0 | tail -n1)"
 created=$(qd_stat flows_created)
 collected=$(qd_stat flows_collected)
 flows=$(qd_stat flows)
@@ -186,6 +177,6 @@ else
 fi
 log_test "flows $BOUND bounds the table; idle flows are collected"
 
-pg kpktgend_0 "rem_device_all"
+pktgen F "kpktgend_0=rem_device_all"
 ns_run F tc qdisc del dev dummy0 root
 exit $EXIT_STATUS

@@ -189,6 +189,7 @@ ns_create()
 	ns=$(ns_name "$1")
 	ip netns add "$ns" || fatal "ip netns add $ns failed"
 	NS_LIST+=("$ns")
+	[[ -e $NETNS_DIR/$ns ]] || NETNS_DIR=/var/run/netns
 	ip -n "$ns" link set lo up
 }
 
@@ -201,30 +202,80 @@ ns_run()
 	ns_exec "$ns" "$@"
 }
 
-# Run quietly: for polling and for output that is parsed.  tc and ip
-# enter the namespace themselves (-n, the same switch as `ip netns exec`,
-# /sys included): one program started instead of two, which the tests'
-# polling loops do thousands of times under TCG.
+# Run quietly: for polling and for output that is parsed.
+#
+# Starting a program is what the tests spend most of their time on under
+# TCG: one linked against glibc's shared libraries costs some 60 ms more
+# there than a static one (busybox, our static helpers), and the tests
+# start thousands.  So a command enters the namespace the cheapest way
+# that gives it the namespace it needs: tc and ip by themselves (-n, the
+# same switch as `ip netns exec`, /sys included); the programs that use
+# only sockets and /proc (ours, sysctl, ping) through nsenter, which sets
+# the network namespace and execs them; anything else (cat of /sys, sh
+# scripts) through `ip netns exec`, which also mounts the namespace's own
+# /sys.  The namespace's name is spelled out rather than taken from
+# $(ns_name): a command substitution forks the shell on every call.
+NETNS_DIR=/run/netns
+NSENTER=$(command -v nsenter)
+ns_entry()	# NS COMMAND: sets NS_ENTRY, the words that run COMMAND in NS
+{
+	case $2 in
+	tc|ip)	NS_ENTRY=("$2" -n "$NS_PREFIX-$1") ;;
+	udp-lat|udp-sink|fabric-*|mac-flood|txtime-stamp|cpu-steal|tc-fuzz|sysctl|ping)
+		if [[ -n $NSENTER ]]; then
+			NS_ENTRY=("$NSENTER" --net="$NETNS_DIR/$NS_PREFIX-$1" "$2")
+		else
+			NS_ENTRY=(ip netns exec "$NS_PREFIX-$1" "$2")
+		fi ;;
+	*)	NS_ENTRY=(ip netns exec "$NS_PREFIX-$1" "$2") ;;
+	esac
+}
+
 ns_exec()
 {
 	local ns=$1; shift
 
-	case $1 in
-	tc|ip) "$1" -n "$(ns_name "$ns")" "${@:2}" ;;
-	*) ip netns exec "$(ns_name "$ns")" "$@" ;;
-	esac
+	ns_entry "$ns" "$1"
+	"${NS_ENTRY[@]}" "${@:2}"
 }
 
-# Background run; redirect in the caller: ns_bg A cmd >out 2>err.  `ip netns
-# exec` execs the command, so $BG_PID is the command itself.
+# Background run; redirect in the caller: ns_bg A cmd >out 2>err.  Every
+# way into a namespace execs the command, so $BG_PID is the command
+# itself (a function run with & would be a subshell's).
 ns_bg()
 {
 	local ns=$1; shift
 
 	echo "[$ns] $* &" >&$LOG_FD
-	ip netns exec "$(ns_name "$ns")" "$@" &
+	ns_entry "$ns" "$1"
+	"${NS_ENTRY[@]}" "${@:2}" &
 	BG_PID=$!
 	BG_PIDS+=("$BG_PID")
+}
+
+# pktgen NS FILE=COMMAND...: each COMMAND written to /proc/net/pktgen/FILE
+# in turn, by one shell in namespace NS (a setup of a dozen commands used
+# to start two programs per command, each costly under TCG).  After a
+# command to a device, its "Result:" line must say OK; at the first that
+# does not, the shell says which and exits 1.  "pgctrl=start" returns when
+# the run ends.
+pktgen()
+{
+	local ns=$1; shift
+
+	ns_exec "$ns" sh -c '
+		for a; do
+			f=${a%%=*} c=${a#*=} r=
+			echo "$c" > "/proc/net/pktgen/$f" ||
+				{ echo "pktgen: $f: $c: refused" >&2; exit 1; }
+			case $f in kpktgend_*|pgctrl) continue ;; esac
+			while read -r l; do
+				case $l in Result:*) r=$l ;; esac
+			done < "/proc/net/pktgen/$f"
+			case $r in "Result: OK"*) ;; *)
+				echo "pktgen: $f: $c: $r" >&2; exit 1 ;;
+			esac
+		done' pktgen "$@"
 }
 
 # Track a background job started otherwise (a loop in a subshell).

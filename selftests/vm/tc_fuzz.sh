@@ -32,20 +32,14 @@ log_info "$ROUNDS rounds of $OPS well-formed and $OPS raw operations, seed $SEED
 two_hosts 53
 ns_bg B udp-lat recv --port 9000 --ports 10 --duration 3600 > /dev/null
 PG=/proc/net/pktgen
-pg() { ns_exec A sh -c "echo '$2' > $PG/$1"; }
 
 traffic_start() {
 	local k
-	pg kpktgend_0 "rem_device_all"
-	pg kpktgend_0 "add_device veth0"
-	pg veth0 "xmit_mode queue_xmit"
-	pg veth0 "count 0"
-	pg veth0 "delay 200000"		# 5000 packets/s at most
-	pg veth0 "pkt_size 200"
-	pg veth0 "dst 10.53.0.2"
-	pg veth0 "dst_mac $(ns_mac B veth1)"
-	pg veth0 "udp_src_min 1"
-	pg veth0 "udp_src_max 2000"
+	# 5000 packets/s at most
+	pktgen A "kpktgend_0=rem_device_all" "kpktgend_0=add_device veth0" \
+		"veth0=xmit_mode queue_xmit" "veth0=count 0" "veth0=delay 200000" \
+		"veth0=pkt_size 200" "veth0=dst 10.53.0.2" "veth0=dst_mac $(ns_mac B veth1)" \
+		"veth0=udp_src_min 1" "veth0=udp_src_max 2000" || check_err 1 "pktgen setup"
 	ns_exec A sh -c "echo start > $PG/pgctrl" &
 	PGCTRL=$!
 	SENDERS=()
@@ -112,5 +106,5 @@ done
 log_info "$total_batch well-formed and $total_raw raw operations"
 log_test "random configuration sequences under traffic; idle qdisc empty"
 
-pg kpktgend_0 "rem_device_all"
+pktgen A "kpktgend_0=rem_device_all"
 exit $EXIT_STATUS

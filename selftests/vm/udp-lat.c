@@ -37,6 +37,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
@@ -263,20 +264,19 @@ static double rng_unit(uint64_t *s)
 }
 
 /*
- * An IPv4 literal in dotted quad only (getaddrinfo would take "1.2.3"
- * too), or an IPv6 literal, which may carry a scope ("fe80::1%veth0").
+ * An IPv4 literal in dotted quad only (inet_pton takes no "1.2.3"), or an
+ * IPv6 literal, which may carry a scope, a device name or index
+ * ("fe80::1%veth0").  No getaddrinfo(): the helpers are linked statically
+ * (cheaper to start under TCG), where it would want glibc's shared NSS
+ * modules at run time.
  */
 static int resolve(const char *addr, uint16_t port, struct sockaddr_storage *ss,
 		   socklen_t *len)
 {
-	struct addrinfo hints = {
-		.ai_family = AF_INET6,
-		.ai_socktype = SOCK_DGRAM,
-		.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
-	};
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
 	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-	struct addrinfo *res;
-	char serv[8];
+	char buf[INET6_ADDRSTRLEN + IF_NAMESIZE + 1], *scope, *end;
+	unsigned long index;
 
 	memset(ss, 0, sizeof(*ss));
 	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
@@ -285,12 +285,26 @@ static int resolve(const char *addr, uint16_t port, struct sockaddr_storage *ss,
 		*len = sizeof(*sin);
 		return 0;
 	}
-	snprintf(serv, sizeof(serv), "%u", port);
-	if (!strchr(addr, ':') || getaddrinfo(addr, serv, &hints, &res))
+	if (strlen(addr) >= sizeof(buf))
 		return -1;
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*len = res->ai_addrlen;
-	freeaddrinfo(res);
+	strcpy(buf, addr);
+	scope = strchr(buf, '%');
+	if (scope)
+		*scope++ = '\0';
+	if (inet_pton(AF_INET6, buf, &sin6->sin6_addr) != 1)
+		return -1;
+	if (scope) {
+		errno = 0;
+		index = strtoul(scope, &end, 10);
+		if (!*scope || *end || errno || index > UINT32_MAX)
+			index = if_nametoindex(scope);
+		if (!index)
+			return -1;
+		sin6->sin6_scope_id = index;
+	}
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons(port);
+	*len = sizeof(*sin6);
 	return 0;
 }
 
