@@ -19,6 +19,7 @@ LOGDIR=$FQ_BUILD/check
 DEFAULT_TIMEOUT=120
 
 n=0 passed=0 failed=0 skipped=0
+failures=()	# "name: verdict line and reason" of each failed test, for the summary
 rm -rf "$LOGDIR"
 mkdir -p "$LOGDIR"
 
@@ -45,6 +46,16 @@ record() {
 	if [ -s "$out" ] && { [ "$result" = fail ] || [ "${V:-0}" = 1 ]; }; then
 		sed 's/^/#   /' "$out"
 	fi
+	[ "$result" = fail ] && failures+=("$name: ${detail:-failed}" \
+		"$(failed_verdicts "$out")")
+}
+
+# The [FAIL] verdicts of a test's output and the reason line under each:
+# repeated in the summary at the end, where a log cut to its head and tail
+# still shows them.
+failed_verdicts() {
+	[ -s "$1" ] || return 0
+	grep -A1 -F '[FAIL]' "$1" | grep -v '^--$' | head -n 20
 }
 
 run_host_test() {	# name timeout command...
@@ -331,6 +342,10 @@ for l in "${LABELS[@]}"; do
 	echo "# kernel $l"
 done
 echo "1..$n"
+if [ ${#failures[@]} -gt 0 ]; then
+	echo "# failed:"
+	printf '%s\n' "${failures[@]}" | sed '/^$/d; s/^/#   /'
+fi
 if [ $n = 0 ]; then
 	echo "no test matches '$FILTER'" >&2
 	echo "0 passed, 0 failed, 0 skipped"
