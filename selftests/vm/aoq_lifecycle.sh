@@ -193,13 +193,16 @@ check_err $? "only $CYCLES delete/re-add cycles in ${CHURN_SECONDS}s, want >= $C
 lane_is_backlogged 1:3
 check_err $? "lane 1:3 ran dry during the churn"
 check_eq "busy periods ended during the churn" "$busy0" "$(qd_stat busy_periods)"
-# frames kept coming while the lane was away: every pass of 100 cycles
-# met some.  Not a count per cycle: how many frames a cycle meets is the
-# ratio of pktgen's speed to tc's in this guest, 29 in one run and 1.8 in
-# another.
+# Frames came while the lane was away: the churn met the race it is
+# there for.  Neither a count per cycle nor a share of the passes: how
+# many frames a window between two commands meets is how the guest's
+# scheduler interleaves pktgen's thread with tc, 29 per cycle in one run
+# and 1.8 in another, and on a host where the two share a vCPU for a
+# stretch a pass of 100 cycles can meet none.
 uncl=$(( $(qd_stat unclassified) - uncl0 )); sent=$(( $(root_pkts) - pkts0 ))
 log_info "frames dropped while the lane was away: $uncl, sent: $sent; $raced of $PASSES passes met frames with the lane away"
-check_eq "passes that met frames with the lane away" "$PASSES" "$raced"
+[ "$raced" -gt 0 ] && [ "$uncl" -gt 0 ]
+check_err $? "no frame came while the lane was away ($uncl unclassified in $PASSES passes)"
 log_test "default lane deleted/re-added $CYCLES times in one busy period"
 
 # The same lane's child grafted and removed, inside the same busy period.
