@@ -46,8 +46,9 @@ record() {
 	if [ -s "$out" ] && { [ "$result" = fail ] || [ "${V:-0}" = 1 ]; }; then
 		sed 's/^/#   /' "$out"
 	fi
-	[ "$result" = fail ] && failures+=("$name: ${detail:-failed}" \
-		"$(failed_verdicts "$out")")
+	if [ "$result" = fail ]; then
+		failures+=("$name: ${detail:-failed}" "$(failed_verdicts "$out")")
+	fi
 }
 
 # The [FAIL] verdicts of a test's output and the reason line under each:
