@@ -190,8 +190,11 @@ check_err $? "tc -batch failed after $CYCLES cycles: $(tail -n3 "$TMP_DIR/batch.
 log_info "default lane deleted and re-added $CYCLES times in $CHURN_MS ms"
 [ "$CYCLES" -ge $CHURN_FLOOR ]
 check_err $? "only $CYCLES delete/re-add cycles in ${CHURN_SECONDS}s, want >= $CHURN_FLOOR"
-lane_is_backlogged 1:3
-check_err $? "lane 1:3 ran dry during the churn"
+# Not "lane 1:3 still backlogged" at this instant: its sender is a
+# process the guest may not run for a second (seen: a run where it ran dry
+# at the poll while the busy period held).  The busy period not ending is
+# what the churn needs, and is asserted.
+log_info "lane 1:3 after the churn: $(lane_qlen 1:3) frames queued"
 check_eq "busy periods ended during the churn" "$busy0" "$(qd_stat busy_periods)"
 # Frames came while the lane was away: the churn met the race it is
 # there for.  Neither a count per cycle nor a share of the passes: how
