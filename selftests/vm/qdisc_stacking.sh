@@ -35,6 +35,26 @@ DST=10.54.0.2
 ns_bg B udp-lat recv --port 9000 --ports 4 --duration 3600 > /dev/null
 tcq() { ns_exec A tc "$@"; }
 
+# A tc start costs some 100 ms in the VM and a setup is a dozen commands:
+# between batch_begin and batch_run, tcx gathers them for one tc -batch
+# (stopping at the first that fails); otherwise it runs each at once.
+BATCH=
+tcx() {
+	if [ -n "$BATCH" ]; then
+		echo "$*" >> "$BATCH"
+	else
+		tcq "$@"
+	fi
+}
+batch_begin() { BATCH=$TMP_DIR/batch; : > "$BATCH"; }
+batch_run() {
+	local f=$BATCH
+
+	BATCH=
+	tcq -batch "$f" > "$TMP_DIR/batch.out" 2>&1
+}
+batch_err() { tail -n 2 "$TMP_DIR/batch.out" | tr '\n' ' '; }
+
 # traffic_start PRIO|gso:PRIO...: per argument a sender of 1400-byte UDP
 # datagrams (5.6 Mbit/s) or of 30 KB GSO sends (12 Mbit/s) with that
 # priority, above what the tree lets out
@@ -98,16 +118,16 @@ ours() {
 	[ -n "$slow" ] && [ $kind = edf ] && pace="rate 2mbit"
 	case $kind in
 	dtable)
-		tcq qdisc replace dev veth0 $parent handle $h dtable classes 3 || return 1 ;;
+		tcx qdisc replace dev veth0 $parent handle $h dtable classes 3 || return 1 ;;
 	*)
-		tcq qdisc replace dev veth0 $parent handle $h $kind default 1 $pace &&
+		tcx qdisc replace dev veth0 $parent handle $h $kind default 1 $pace &&
 		for c in 1 2 3; do
-			tcq class add dev veth0 parent $h classid ${h}$c $(our_class $kind) || return 1
+			tcx class add dev veth0 parent $h classid ${h}$c $(our_class $kind) || return 1
 		done ;;
 	esac
 	[ -n "$slow" ] && [ $kind != edf ] || return 0
 	for c in 1 2 3; do
-		tcq qdisc replace dev veth0 parent ${h}$c tbf rate 2mbit burst 3000 limit 30000 || return 1
+		tcx qdisc replace dev veth0 parent ${h}$c tbf rate 2mbit burst 3000 limit 30000 || return 1
 	done
 }
 
@@ -117,18 +137,18 @@ child() {
 	local spec=$1 parent=$2 h=$3
 	case $spec in
 	netem-tbf)
-		tcq qdisc add dev veth0 parent $parent handle $h netem delay 1ms limit 100 &&
-		tcq qdisc add dev veth0 parent ${h}1 handle 2$h tbf rate 20mbit burst 1000 limit 20000 ;;
-	tbf)	tcq qdisc add dev veth0 parent $parent handle $h tbf rate 5mbit burst 3000 limit 30000 ;;
-	codel)	tcq qdisc add dev veth0 parent $parent handle $h codel target 100us interval 1ms limit 50 ;;
-	fq_codel) tcq qdisc add dev veth0 parent $parent handle $h fq_codel target 100us interval 1ms limit 50 ;;
+		tcx qdisc add dev veth0 parent $parent handle $h netem delay 1ms limit 100 &&
+		tcx qdisc add dev veth0 parent ${h}1 handle 2$h tbf rate 20mbit burst 1000 limit 20000 ;;
+	tbf)	tcx qdisc add dev veth0 parent $parent handle $h tbf rate 5mbit burst 3000 limit 30000 ;;
+	codel)	tcx qdisc add dev veth0 parent $parent handle $h codel target 100us interval 1ms limit 50 ;;
+	fq_codel) tcx qdisc add dev veth0 parent $parent handle $h fq_codel target 100us interval 1ms limit 50 ;;
 	drr|qfq)
-		tcq qdisc add dev veth0 parent $parent handle $h $spec &&
-		tcq class add dev veth0 parent $h classid ${h}1 $spec &&
-		tcq filter add dev veth0 parent $h protocol all matchall classid ${h}1 ;;
+		tcx qdisc add dev veth0 parent $parent handle $h $spec &&
+		tcx class add dev veth0 parent $h classid ${h}1 $spec &&
+		tcx filter add dev veth0 parent $h protocol all matchall classid ${h}1 ;;
 	hfsc)
-		tcq qdisc add dev veth0 parent $parent handle $h hfsc default 1 &&
-		tcq class add dev veth0 parent $h classid ${h}1 hfsc sc rate 10mbit ul rate 10mbit ;;
+		tcx qdisc add dev veth0 parent $parent handle $h hfsc default 1 &&
+		tcx class add dev veth0 parent $h classid ${h}1 hfsc sc rate 10mbit ul rate 10mbit ;;
 	esac
 }
 
@@ -141,17 +161,17 @@ for kind in aoq dtable; do
 	for group in "${GROUPS[@]}"; do
 		read -ra specs <<< "$group"
 		tcq qdisc del dev veth0 root 2>/dev/null
-		ok=0
-		tcq qdisc add dev veth0 root handle 9: tbf rate 10mbit burst 10k latency 1s &&
+		batch_begin
+		tcx qdisc add dev veth0 root handle 9: tbf rate 10mbit burst 10k latency 1s
 		case $kind in
-		dtable) tcq qdisc add dev veth0 parent 9:1 handle 1: dtable classes 4 ;;
-		*)	tcq qdisc add dev veth0 parent 9:1 handle 1: $kind default 1 &&
-			for c in 1 2 3 4; do tcq class add dev veth0 parent 1: classid 1:$c $kind; done ;;
-		esac && ok=1
+		dtable) tcx qdisc add dev veth0 parent 9:1 handle 1: dtable classes 4 ;;
+		*)	tcx qdisc add dev veth0 parent 9:1 handle 1: $kind default 1
+			for c in 1 2 3 4; do tcx class add dev veth0 parent 1: classid 1:$c $kind; done ;;
+		esac
 		for c in 1 2 3 4; do
-			child "${specs[c - 1]}" 1:$c 1$c: || ok=0
+			child "${specs[c - 1]}" 1:$c 1$c:
 		done
-		[ $ok = 1 ] || { check_err 1 "$kind over $group: setup"; continue; }
+		batch_run || { check_err 1 "$kind over $group: setup: $(batch_err)"; continue; }
 		traffic_start 1:1 gso:1:2 1:3 gso:1:4
 		wait_for 20 queued 1: || check_err 1 "$kind over $group: no queue formed"
 		# children deleted and grafted again while they hold packets
@@ -173,40 +193,48 @@ for kind in aoq dtable; do
 done
 
 # --- ours as children -------------------------------------------------------------
+# Each step is one tc -batch: the tree is built, churned and rebuilt in
+# fewer tc starts, and a step's commands follow each other closely, while
+# the senders run between the steps
 for kind in edf aoq dtable; do
 	for parent in drr hfsc ets tbf netem; do
 		tcq qdisc del dev veth0 root 2>/dev/null
+		batch_begin
 		case $parent in
-		drr)	tcq qdisc add dev veth0 root handle 1: drr &&
-			tcq class add dev veth0 parent 1: classid 1:1 drr quantum 1500 &&
-			tcq filter add dev veth0 parent 1: protocol all matchall classid 1:1
-			where="parent 1:1" ;;
-		hfsc)	tcq qdisc add dev veth0 root handle 1: hfsc default 1 &&
-			tcq class add dev veth0 parent 1: classid 1:1 hfsc sc rate 10mbit ul rate 10mbit
-			where="parent 1:1" ;;
-		ets)	tcq qdisc add dev veth0 root handle 1: ets bands 2 quanta 1500 1500 priomap 0 &&
-			tcq filter add dev veth0 parent 1: protocol all matchall classid 1:1
-			where="parent 1:1" ;;
-		tbf)	tcq qdisc add dev veth0 root handle 1: tbf rate 10mbit burst 10k latency 1s
-			where="parent 1:1" ;;
-		netem)	tcq qdisc add dev veth0 root handle 1: netem delay 2ms rate 10mbit limit 1000
-			where="parent 1:1" ;;
+		drr)	tcx qdisc add dev veth0 root handle 1: drr
+			tcx class add dev veth0 parent 1: classid 1:1 drr quantum 1500
+			tcx filter add dev veth0 parent 1: protocol all matchall classid 1:1 ;;
+		hfsc)	tcx qdisc add dev veth0 root handle 1: hfsc default 1
+			tcx class add dev veth0 parent 1: classid 1:1 hfsc sc rate 10mbit ul rate 10mbit ;;
+		ets)	tcx qdisc add dev veth0 root handle 1: ets bands 2 quanta 1500 1500 priomap 0
+			tcx filter add dev veth0 parent 1: protocol all matchall classid 1:1 ;;
+		tbf)	tcx qdisc add dev veth0 root handle 1: tbf rate 10mbit burst 10k latency 1s ;;
+		netem)	tcx qdisc add dev veth0 root handle 1: netem delay 2ms rate 10mbit limit 1000 ;;
 		esac
-		ours $kind 5: "$where" slow || { check_err 1 "$kind under $parent: setup"; continue; }
+		where="parent 1:1"
+		ours $kind 5: "$where" slow
+		batch_run || { check_err 1 "$kind under $parent: setup: $(batch_err)"; continue; }
 		traffic_start 1:1 gso:5:2
 		wait_for 20 queued 5: || check_err 1 "$kind under $parent: no queue formed in $kind"
 		if [ $kind != dtable ]; then
+			# one step per round: the class added again fills
+			# before the next round deletes it
 			for i in 1 2; do
-				tcq class del dev veth0 classid 5:2 2>/dev/null
-				tcq class add dev veth0 parent 5: classid 5:2 $(our_class $kind) &&
-				{ [ $kind = edf ] ||
-				  tcq qdisc replace dev veth0 parent 5:2 tbf rate 2mbit burst 3000 limit 30000; } ||
-					check_err 1 "$kind under $parent: add a class again"
+				batch_begin
+				tcx class del dev veth0 classid 5:2
+				tcx class add dev veth0 parent 5: classid 5:2 $(our_class $kind)
+				[ $kind = edf ] ||
+					tcx qdisc replace dev veth0 parent 5:2 tbf rate 2mbit burst 3000 limit 30000
+				batch_run || check_err 1 "$kind under $parent: delete a queued class, add it again: $(batch_err)"
 			done
 		fi
 		# our qdisc deleted while it holds packets, then added again
-		tcq qdisc del dev veth0 $where || check_err 1 "$kind under $parent: delete while queued"
-		ours $kind 5: "$where" slow || check_err 1 "$kind under $parent: add again"
+		batch_begin
+		tcx qdisc del dev veth0 $where
+		ours $kind 5: "$where" slow
+		batch_run || check_err 1 "$kind under $parent: delete while queued, add again: $(batch_err)"
+		# the tree drains from a queue in the new qdisc
+		wait_for 20 queued 5: || check_err 1 "$kind under $parent: no queue formed again"
 		settle "$kind under $parent"
 	done
 	log_test "$kind under drr, hfsc, ets, tbf and netem"
