@@ -185,7 +185,7 @@ static void vcsw_slave_print_vc(const char *name, struct rtattr *rta)
 	close_json_object();
 }
 
-/* The credit counters, and the books now per VC. */
+/* The credit counters; per VC the counters and the books now. */
 static void vcsw_slave_print_credits(struct rtattr *rta)
 {
 	struct vcsw_credit_stats cs = { 0 };
@@ -207,11 +207,16 @@ static void vcsw_slave_print_credits(struct rtattr *rta)
 	vcsw_print_u64("resyncs", cs.resyncs);
 	vcsw_print_u64("peer_epochs", cs.peer_epochs);
 	vcsw_print_u64("restarts", cs.restarts);
+	close_json_object();
+	/*
+	 * Objects of their own, not "vc0" inside "credits": the tests find
+	 * an object by its name in the whole dump, and "vc0" is the output's
+	 */
 	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
-		char name[8];
+		char name[16];
 
-		snprintf(name, sizeof(name), "vc%u", vc);
-		print_color_string(PRINT_FP, COLOR_NONE, NULL, "\n      %s: ", name);
+		snprintf(name, sizeof(name), "credits_vc%u", vc);
+		print_color_string(PRINT_FP, COLOR_NONE, NULL, "\n    %s: ", name);
 		open_json_object(name);
 		vcsw_print_u64("stalls", cs.stalls[vc]);
 		vcsw_print_u64("violations", cs.violations[vc]);
@@ -222,7 +227,6 @@ static void vcsw_slave_print_credits(struct rtattr *rta)
 		vcsw_print_u64("rx_held", cs.rx_held[vc]);
 		close_json_object();
 	}
-	close_json_object();
 }
 
 static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
