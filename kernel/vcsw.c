@@ -865,11 +865,17 @@ fail:
 	atomic64_inc(&p->cst_tx_fail);
 }
 
-/* The periodic link message, sooner when vcsw_credit_kick() asks. */
+/*
+ * The periodic link message, sooner when vcsw_credit_kick() asks.  Every
+ * hrtimer_start() of this timer is under p->lock, so is the look at
+ * whether one armed it again while this ran: then it stays as armed
+ * (forwarding a queued timer is not allowed).
+ */
 static enum hrtimer_restart vcsw_credit_timer(struct hrtimer *t)
 {
 	struct vcsw_slave *p = container_of(t, struct vcsw_slave, ctimer);
 	u8 msg[FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN];
+	enum hrtimer_restart ret = HRTIMER_NORESTART;
 
 	spin_lock(&p->lock);
 	if (p->dead || !p->credits) {
@@ -877,12 +883,15 @@ static enum hrtimer_restart vcsw_credit_timer(struct hrtimer *t)
 		return HRTIMER_NORESTART;
 	}
 	fcr_msg_build(&p->fcr, msg, ktime_get_ns());
+	if (!hrtimer_is_queued(t)) {
+		hrtimer_forward_now(t, ns_to_ktime(VCSW_CREDIT_PERIOD_NS));
+		ret = HRTIMER_RESTART;
+	}
 	spin_unlock(&p->lock);
 	rcu_read_lock();
 	vcsw_credit_send(p, msg, sizeof(msg));
 	rcu_read_unlock();
-	hrtimer_forward_now(t, ns_to_ktime(VCSW_CREDIT_PERIOD_NS));
-	return HRTIMER_RESTART;
+	return ret;
 }
 
 /* ---- output ports ---------------------------------------------------------- */
