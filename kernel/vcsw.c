@@ -760,9 +760,10 @@ static void vcsw_credit_restart(struct vcsw_slave *p)
 	unsigned int vc;
 
 	lockdep_assert_held(&p->lock);
-	do {
-		epoch = get_random_u32();
-	} while (!epoch || epoch == p->fcr.epoch);
+	/* nonzero and not the last one: the peer must see a restart */
+	epoch = get_random_u32() | 1;
+	if (epoch == p->fcr.epoch)
+		epoch += 2;
 	vcsw_fcr_stats_add(&p->cst_base, &p->fcr.st);
 	fcr_init(&p->fcr, epoch, p->credit_unit, 0, FCR_DEFAULT_QUIET_NS);
 	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {

@@ -49,17 +49,18 @@ pstat() {
 		sed -n "s/.*\"$3\":{\([^}]*\)}.*/\1/p" |
 		sed -n "s/.*\"$4\":\([0-9]*\).*/\1/p"
 }
-# popt NS DEV KEY: option KEY of port DEV (a word or a number)
+# popt NS DEV KEY: option KEY of port DEV (a word or a number; not the
+# object of the same name, "credits":{...}, which has no such value)
 popt() {
 	ns_exec "$1" ip -j -d link show dev "$2" | tr -d ' \n' |
-		sed -n "s/.*\"$3\":\"*\([0-9a-z]*\).*/\1/p"
+		sed -n "s/.*\"$3\":\"\{0,1\}\([0-9a-z][0-9a-z]*\).*/\1/p"
 }
 # out NS DEV: frames that left port DEV, both VCs
 out() { echo $(($(pstat "$1" "$2" vc0 packets) + $(pstat "$1" "$2" vc1 packets))); }
 h4_rx() { json_u64 "$(ns_exec H4 fabric-stat -j eth0)" rx_frames; }
 netem_dropped() {
 	ns_exec SA tc -s qdisc show dev ax | awk '/netem/ { n = 1 } n && /dropped/ {
-		for (i = 1; i < NF; i++) if ($i == "dropped") { sub(",", "", $(i + 1)); print $(i + 1); exit } }'
+		for (i = 1; i < NF; i++) if ($i == "(dropped") { sub(",", "", $(i + 1)); print $(i + 1); exit } }'
 }
 
 # Nothing waits anywhere on the path and nothing arrives any more.
@@ -188,8 +189,8 @@ ns_run SA ip link set ax mtu 1500
 ns_exec SA ip link set sw0 type vcsw vc0 takeover arch ideal 2>/dev/null
 check_fail $? "vc0 and arch in one request accepted"
 ns_exec SA ip link set sw0 type vcsw vc0 fifo
-check_eq "vc0 fifo is arch trad" trad \
-	"$(ns_exec SA ip -j -d link show dev sw0 | tr -d ' \n' | sed -n 's/.*"arch":"\([a-z]*\)".*/\1/p')"
+check_eq "vc0 fifo is arch trad" trad "$(popt SA sw0 arch)"
+check_eq "... whose VC0 is a FIFO" fifo "$(popt SA sw0 vc0)"
 ns_run SA ip link set sw0 type vcsw arch advanced
 log_test "credit options: ranges, defaults, old names"
 
