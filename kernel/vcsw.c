@@ -174,17 +174,6 @@ enum vcsw_sstat {
 
 struct vcsw;
 
-/*
- * A data frame counted in its input port's credit books: its room goes
- * back to the upstream sender when it leaves the input (forwarded or
- * dropped).  @epoch 0: not counted (credits off, or given back).
- */
-struct vcsw_charge {
-	u32	epoch;		/* the books' epoch when counted */
-	u32	len;		/* bytes as counted (vcsw_wire_len()) */
-	u8	vc;		/* the VC it came on, as the sender counted it */
-};
-
 struct vcsw_slave {
 	struct list_head	list;		/* in vcsw->ports, RCU */
 	struct vcsw		*sw;
@@ -221,23 +210,18 @@ struct vcsw_slave {
 
 	/*
 	 * Credits (Documentation/credits.rst): configuration written under
-	 * RTNL and @lock; the books, @held_bytes, @old_bytes, @stalled and
-	 * the counters under @lock.
+	 * RTNL and @lock (@credits also read without it, then again under
+	 * it); the books (@cp: the link's, and the input buffer's across
+	 * restarts, core/fabric_credit.h), @stalled and the counters under
+	 * @lock.
 	 */
 	bool			credits;
 	bool			link_up;	/* running with carrier, RTNL */
 	u32			credit_unit;
 	u32			in_cfg[VCSW_NUM_VCS];	/* bytes; 0: default */
-	u32			in_bytes[VCSW_NUM_VCS];	/* in effect */
-	struct fcr_link		fcr;
-	/* counted in the books of this epoch and still in the input */
-	u32			held_bytes[VCSW_NUM_VCS];
-	/* counted in an earlier epoch's books and still in the input */
-	u32			old_bytes[VCSW_NUM_VCS];
+	struct fcr_port		cp;
 	bool			stalled[VCSW_NUM_VCS];
-	struct fcr_stats	cst_base;	/* earlier epochs' counters */
 	u64			cst_stalls[VCSW_NUM_VCS];
-	u64			cst_restarts;
 	atomic64_t		cst_msgs_off;
 	atomic64_t		cst_tx_fail;
 	struct hrtimer		ctimer;		/* the periodic link message */
@@ -300,7 +284,7 @@ static const struct rhashtable_params vcsw_fdb_params = {
 struct vcsw_ent {
 	struct vcsw_node	node;
 	struct sk_buff		*skb;
-	struct vcsw_charge	charge;		/* in its input's books */
+	struct fcr_charge	charge;		/* in its input's books */
 };
 
 /* Carried from dequeue to transmission, outside the port lock. */
@@ -709,42 +693,12 @@ static u32 vcsw_in_bytes(u32 cfg, u32 unit, unsigned int mtu)
 	return cfg ? cfg : max_t(u32, VCSW_DEFAULT_IN_BUFFER, 2 * frame);
 }
 
-/*
- * Advertise @vc's input buffer less what frames of earlier epochs still
- * hold there (their room comes back as they leave).  p->lock held.
- */
-static void vcsw_credit_set_buffer(struct vcsw_slave *p, unsigned int vc)
-{
-	u32 room = p->in_bytes[vc] > p->old_bytes[vc] ?
-		   p->in_bytes[vc] - p->old_bytes[vc] : 0;
-
-	fcr_rx_set_buffer(&p->fcr, vc, room / p->fcr.unit);
-}
-
 /* Send the link message soon, from the port's timer.  p->lock held. */
 static void vcsw_credit_kick(struct vcsw_slave *p)
 {
 	lockdep_assert_held(&p->lock);
 	if (!p->dead && p->credits)
 		hrtimer_start(&p->ctimer, 0, HRTIMER_MODE_REL_SOFT);
-}
-
-static void vcsw_fcr_stats_add(struct fcr_stats *to, const struct fcr_stats *st)
-{
-	unsigned int vc;
-
-	to->msgs_sent += st->msgs_sent;
-	to->msgs_received += st->msgs_received;
-	to->msgs_malformed += st->msgs_malformed;
-	to->msgs_unit += st->msgs_unit;
-	to->msgs_stale += st->msgs_stale;
-	to->resyncs += st->resyncs;
-	to->peer_epochs += st->peer_epochs;
-	for (vc = 0; vc < FCR_NUM_VCS; vc++) {
-		to->vc[vc].violations += st->vc[vc].violations;
-		to->vc[vc].lost_units += st->vc[vc].lost_units;
-		to->vc[vc].twice_units += st->vc[vc].twice_units;
-	}
 }
 
 /*
@@ -762,17 +716,11 @@ static void vcsw_credit_restart(struct vcsw_slave *p)
 	lockdep_assert_held(&p->lock);
 	/* nonzero and not the last one: the peer must see a restart */
 	epoch = get_random_u32() | 1;
-	if (epoch == p->fcr.epoch)
+	if (epoch == p->cp.l.epoch)
 		epoch += 2;
-	vcsw_fcr_stats_add(&p->cst_base, &p->fcr.st);
-	fcr_init(&p->fcr, epoch, p->credit_unit, 0, FCR_DEFAULT_QUIET_NS);
-	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
-		p->old_bytes[vc] += p->held_bytes[vc];
-		p->held_bytes[vc] = 0;
+	fcr_port_start(&p->cp, epoch, p->credit_unit, FCR_DEFAULT_QUIET_NS);
+	for (vc = 0; vc < VCSW_NUM_VCS; vc++)
 		p->stalled[vc] = false;
-		vcsw_credit_set_buffer(p, vc);
-	}
-	p->cst_restarts++;
 }
 
 /*
@@ -781,53 +729,31 @@ static void vcsw_credit_restart(struct vcsw_slave *p)
  * until vcsw_credit_release()).  False: the sender had no credits for it
  * (a violation, counted): drop it.
  */
-static bool vcsw_credit_arrive(struct vcsw_slave *p, struct vcsw_charge *c,
+static bool vcsw_credit_arrive(struct vcsw_slave *p, struct fcr_charge *c,
 			       u32 len, u8 vc, u64 now)
 {
 	bool ok = true;
 
 	c->epoch = 0;
 	spin_lock(&p->lock);
-	if (p->credits && !p->dead) {
-		ok = fcr_rx_arrive(&p->fcr, vc, len, now);
-		if (ok) {
-			c->epoch = p->fcr.epoch;
-			c->len = len;
-			c->vc = vc;
-			p->held_bytes[vc] += len;
-		}
-	}
+	if (!p->dead)
+		ok = fcr_port_arrive(&p->cp, c, len, vc, now);
 	spin_unlock(&p->lock);
 	return ok;
 }
 
-/* p->lock held: see vcsw_credit_release(). */
-static void vcsw_credit_release_locked(struct vcsw_slave *p,
-				       struct vcsw_charge *c)
-{
-	lockdep_assert_held(&p->lock);
-	if (!c->epoch)
-		return;
-	if (p->credits && c->epoch == p->fcr.epoch) {
-		p->held_bytes[c->vc] -= min(p->held_bytes[c->vc], c->len);
-		if (fcr_rx_free(&p->fcr, c->vc, c->len))
-			vcsw_credit_kick(p);
-	} else {
-		/* counted by earlier books: the room comes back to these */
-		p->old_bytes[c->vc] -= min(p->old_bytes[c->vc], c->len);
-		if (p->credits)
-			vcsw_credit_set_buffer(p, c->vc);
-	}
-	c->epoch = 0;
-}
-
-/* The frame counted in @c left @p's input, forwarded or dropped. */
-static void vcsw_credit_release(struct vcsw_slave *p, struct vcsw_charge *c)
+/*
+ * The frame counted in @c left @p's input, forwarded or dropped: its room
+ * comes back, to these books or to what they advertise (counted by
+ * earlier ones), and the peer hears of it soon if enough came back.
+ */
+static void vcsw_credit_release(struct vcsw_slave *p, struct fcr_charge *c)
 {
 	if (!c->epoch)
 		return;
 	spin_lock(&p->lock);
-	vcsw_credit_release_locked(p, c);
+	if (fcr_port_release(&p->cp, c))
+		vcsw_credit_kick(p);
 	spin_unlock(&p->lock);
 }
 
@@ -883,7 +809,7 @@ static enum hrtimer_restart vcsw_credit_timer(struct hrtimer *t)
 		spin_unlock(&p->lock);
 		return HRTIMER_NORESTART;
 	}
-	fcr_msg_build(&p->fcr, msg, ktime_get_ns());
+	fcr_msg_build(&p->cp.l, msg, ktime_get_ns());
 	if (!hrtimer_is_queued(t)) {
 		hrtimer_forward_now(t, ns_to_ktime(VCSW_CREDIT_PERIOD_NS));
 		ret = HRTIMER_RESTART;
@@ -922,7 +848,7 @@ static struct vcsw_node *vcsw_slave_next(struct vcsw_slave *p)
 
 		if (!h)
 			continue;
-		if (fcr_tx_may_send(&p->fcr, vc, vcsw_wire_len(h->len)))
+		if (fcr_tx_may_send(&p->cp.l, vc, vcsw_wire_len(h->len)))
 			return h;
 		if (!p->stalled[vc]) {
 			p->stalled[vc] = true;
@@ -971,8 +897,8 @@ static void vcsw_slave_service(struct vcsw_slave *p, u64 now,
 		if (credits) {
 			cb->cvc = n->vc;
 			cb->clen = vcsw_wire_len(n->len);
-			cb->cepoch = p->fcr.epoch;
-			fcr_tx_sent(&p->fcr, n->vc, cb->clen, now);
+			cb->cepoch = p->cp.l.epoch;
+			fcr_tx_sent(&p->cp.l, n->vc, cb->clen, now);
 			p->stalled[n->vc] = false;
 		}
 		kmem_cache_free(vcsw_ent_cache, e);
@@ -989,8 +915,8 @@ static void vcsw_credit_unsend(struct vcsw_slave *p, const struct vcsw_skb_cb *c
 	if (!cb->cepoch)
 		return;
 	spin_lock(&p->lock);
-	if (p->credits && p->fcr.epoch == cb->cepoch)
-		fcr_tx_unsend(&p->fcr, cb->cvc, cb->clen);
+	if (p->credits && p->cp.l.epoch == cb->cepoch)
+		fcr_tx_unsend(&p->cp.l, cb->cvc, cb->clen);
 	spin_unlock(&p->lock);
 }
 
@@ -1338,7 +1264,7 @@ static void vcsw_forward_one(struct vcsw_slave *out, struct sk_buff *skb,
  */
 static void vcsw_input_one(struct vcsw_slave *in, struct vcsw_slave *out,
 			   struct sk_buff *skb, u64 deadline, u8 vc, bool timed,
-			   u64 now, struct vcsw_charge *c)
+			   u64 now, struct fcr_charge *c)
 {
 	DECLARE_BITMAP(flush, VCSW_FLUSH_BITS);
 	struct vcsw *sw = in->sw;
@@ -1406,7 +1332,7 @@ static bool vcsw_read_header(struct sk_buff *skb, struct fhc_fields *f)
  */
 static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
 			 struct sk_buff *skb, const u8 *dst, u64 deadline,
-			 u8 vc, bool timed, u64 now, struct vcsw_charge *c)
+			 u8 vc, bool timed, u64 now, struct fcr_charge *c)
 {
 	struct vcsw_slave *out = NULL, *p, *last = NULL;
 
@@ -1505,9 +1431,9 @@ static void vcsw_link_msg(struct vcsw_slave *p, struct sk_buff *skb)
 	}
 	/* a short one is refused by the core (and counted) */
 	if (!pskb_may_pull(skb, min_t(u32, skb->len, want)))
-		p->fcr.st.msgs_malformed++;
+		p->cp.l.st.msgs_malformed++;
 	else
-		r = fcr_msg_receive(&p->fcr, skb->data,
+		r = fcr_msg_receive(&p->cp.l, skb->data,
 				    min_t(u32, skb->len, skb_headlen(skb)),
 				    ktime_get_ns());
 	if (r & FCR_REPLY_NOW)
@@ -1524,7 +1450,7 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	u8 dst[ETH_ALEN] __aligned(2), src[ETH_ALEN] __aligned(2);
 	struct sk_buff *skb = *pskb, *segs, *next;
 	bool is_fabric, timed = false;
-	struct vcsw_charge ch = { 0 };
+	struct fcr_charge ch = { 0 };
 	struct fhc_fields f;
 	u64 now, deadline;
 	struct vcsw_slave *in;
@@ -1667,7 +1593,7 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	}
 	consume_skb(skb);
 	skb_list_walk_safe(segs, skb, next) {
-		struct vcsw_charge none = { 0 };
+		struct fcr_charge none = { 0 };
 
 		skb_mark_not_on_list(skb);
 		vcsw_deliver(sw, in, skb, dst, deadline, vc, timed, now, &none);
@@ -1732,12 +1658,10 @@ static int vcsw_add_slave(struct net_device *dev, struct net_device *sdev,
 	skb_queue_head_init(&p->txq);
 	/* credits off: the input buffers take nothing until they are on */
 	p->credit_unit = FCR_DEFAULT_UNIT;
-	for (i = 0; i < VCSW_NUM_VCS; i++)
-		p->in_bytes[i] = vcsw_in_bytes(0, p->credit_unit, sdev->mtu);
-	vcsw_xport_init(&p->x, sw->arch, p->in_bytes[0], sw->buffer[0], sw->rate);
-	p->x.in[1].limit = p->in_bytes[1];
+	fcr_port_init(&p->cp, p->credit_unit,
+		      vcsw_in_bytes(0, p->credit_unit, sdev->mtu));
+	vcsw_xport_init(&p->x, sw->arch, p->cp.in_bytes[0], sw->buffer[0], sw->rate);
 	p->x.out.vc[1].limit = sw->buffer[1];
-	fcr_init(&p->fcr, 1, p->credit_unit, 0, FCR_DEFAULT_QUIET_NS);
 	atomic64_set(&p->cst_msgs_off, 0);
 	atomic64_set(&p->cst_tx_fail, 0);
 	fq_hrtimer_setup(&p->timer, vcsw_slave_timer, CLOCK_MONOTONIC,
@@ -1896,10 +1820,9 @@ static void vcsw_credit_set_sizes(struct vcsw_slave *p, const u32 *cfg)
 
 	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
 		p->in_cfg[vc] = cfg[vc];
-		p->in_bytes[vc] = vcsw_in_bytes(cfg[vc], p->credit_unit, p->dev->mtu);
-		p->x.in[vc].limit = p->in_bytes[vc];
-		if (p->credits)
-			vcsw_credit_set_buffer(p, vc);
+		fcr_port_set_buffer(&p->cp, vc,
+				    vcsw_in_bytes(cfg[vc], p->credit_unit, p->dev->mtu));
+		p->x.in[vc].limit = p->cp.in_bytes[vc];
 	}
 }
 
@@ -1933,12 +1856,10 @@ static void vcsw_credit_configure(struct vcsw_slave *p, bool on, u32 unit,
 	spin_lock(&p->lock);
 	restart = on && (!p->credits || unit != p->credit_unit);
 	if (p->credits && !on) {
-		/* counted by books that are closed now */
-		for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
-			p->old_bytes[vc] += p->held_bytes[vc];
-			p->held_bytes[vc] = 0;
+		/* what the input holds drains; counted by closed books */
+		fcr_port_stop(&p->cp);
+		for (vc = 0; vc < VCSW_NUM_VCS; vc++)
 			p->stalled[vc] = false;
-		}
 	}
 	WRITE_ONCE(p->credits, on);
 	p->credit_unit = unit;
@@ -2425,25 +2346,24 @@ static size_t vcsw_get_slave_size(const struct net_device *dev,
 /* The credit counters and books of @p, for a dump. */
 static void vcsw_credit_read_stats(struct vcsw_slave *p, struct vcsw_credit_stats *cs)
 {
-	struct fcr_stats st = { 0 };
+	struct fcr_stats st;
 	unsigned int vc;
 
 	memset(cs, 0, sizeof(*cs));
 	spin_lock_bh(&p->lock);
-	vcsw_fcr_stats_add(&st, &p->cst_base);
-	vcsw_fcr_stats_add(&st, &p->fcr.st);
+	fcr_port_read_stats(&p->cp, &st);
 	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
 		cs->stalls[vc] = p->cst_stalls[vc];
 		cs->violations[vc] = st.vc[vc].violations;
 		cs->lost_units[vc] = st.vc[vc].lost_units;
 		cs->twice_units[vc] = st.vc[vc].twice_units;
 		if (p->credits) {
-			cs->tx_credits[vc] = fcr_tx_credits(&p->fcr, vc);
-			cs->rx_buffer[vc] = p->fcr.rx[vc].buffer;
-			cs->rx_held[vc] = p->fcr.rx[vc].held;
+			cs->tx_credits[vc] = fcr_tx_credits(&p->cp.l, vc);
+			cs->rx_buffer[vc] = p->cp.l.rx[vc].buffer;
+			cs->rx_held[vc] = p->cp.l.rx[vc].held;
 		}
 	}
-	cs->restarts = p->cst_restarts;
+	cs->restarts = p->cp.restarts;
 	spin_unlock_bh(&p->lock);
 	cs->msgs_sent = st.msgs_sent;
 	cs->msgs_received = st.msgs_received;
@@ -2502,8 +2422,8 @@ static int vcsw_fill_slave_info(struct sk_buff *skb,
 	    nla_put_s32(skb, IFLA_VCSW_PORT_TTD_MAX, p->trust.ttd_max) ||
 	    nla_put_u8(skb, IFLA_VCSW_PORT_CREDITS, p->credits) ||
 	    nla_put_u32(skb, IFLA_VCSW_PORT_CREDIT_UNIT, p->credit_unit) ||
-	    nla_put_u32(skb, IFLA_VCSW_PORT_VC0_IN_BUFFER, p->in_bytes[0]) ||
-	    nla_put_u32(skb, IFLA_VCSW_PORT_VC1_IN_BUFFER, p->in_bytes[1]) ||
+	    nla_put_u32(skb, IFLA_VCSW_PORT_VC0_IN_BUFFER, p->cp.in_bytes[0]) ||
+	    nla_put_u32(skb, IFLA_VCSW_PORT_VC1_IN_BUFFER, p->cp.in_bytes[1]) ||
 	    nla_put_64bit(skb, IFLA_VCSW_PORT_CREDIT_STATS, sizeof(cs), &cs,
 			  IFLA_VCSW_PORT_PAD) ||
 	    nla_put_64bit(skb, IFLA_VCSW_PORT_VC0_IN_STATS, sizeof(ist[0]), &ist[0],

@@ -428,4 +428,177 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 	return ret;
 }
 
+/* ---- an input across restarts ------------------------------------------ */
+
+/*
+ * The receiving end of a link as a switch port keeps it: an input buffer
+ * of @in_bytes per VC, credits that can be turned on and off, and books
+ * that start again (a new epoch) with frames of the old books still in
+ * the buffer.  Those frames keep their room until they leave: the books
+ * advertise the buffer less what they hold (@old_bytes), so nothing is
+ * granted twice, and the room comes back as they go.  Each frame counted
+ * carries a struct fcr_charge that says by which books; the caller gives
+ * it back with fcr_port_release() wherever the frame ends.
+ */
+struct fcr_charge {
+	fq_u32	epoch;		/* the books' epoch; 0: not counted */
+	fq_u32	len;		/* bytes as counted */
+	fq_u8	vc;		/* the VC it was counted on */
+};
+
+struct fcr_port {
+	struct fcr_link	l;
+	bool		on;
+	fq_u32		in_bytes[FCR_NUM_VCS];	 /* the input buffer */
+	fq_u32		held_bytes[FCR_NUM_VCS]; /* counted by these books */
+	fq_u32		old_bytes[FCR_NUM_VCS];	 /* by earlier books */
+	struct fcr_stats base;			 /* earlier books' counters */
+	fq_u64		restarts;
+};
+
+static inline void fcr_stats_add(struct fcr_stats *to,
+				 const struct fcr_stats *st)
+{
+	unsigned int vc;
+
+	to->msgs_sent += st->msgs_sent;
+	to->msgs_received += st->msgs_received;
+	to->msgs_malformed += st->msgs_malformed;
+	to->msgs_unit += st->msgs_unit;
+	to->msgs_stale += st->msgs_stale;
+	to->resyncs += st->resyncs;
+	to->peer_epochs += st->peer_epochs;
+	for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+		to->vc[vc].violations += st->vc[vc].violations;
+		to->vc[vc].lost_units += st->vc[vc].lost_units;
+		to->vc[vc].twice_units += st->vc[vc].twice_units;
+	}
+}
+
+/* What the books advertise on @vc: the buffer less the old frames. */
+static inline void fcr_port_advertise(struct fcr_port *p, unsigned int vc)
+{
+	fq_u32 room = p->in_bytes[vc] > p->old_bytes[vc] ?
+		      p->in_bytes[vc] - p->old_bytes[vc] : 0;
+
+	fcr_rx_set_buffer(&p->l, vc, room / p->l.unit);
+}
+
+/* Off, empty, input buffers of @in_bytes per VC, @unit bytes a credit. */
+static inline void fcr_port_init(struct fcr_port *p, fq_u32 unit,
+				 fq_u32 in_bytes)
+{
+	struct fcr_port zero = { 0 };
+	unsigned int vc;
+
+	*p = zero;
+	fcr_init(&p->l, 1, unit, 0, FCR_DEFAULT_QUIET_NS);
+	for (vc = 0; vc < FCR_NUM_VCS; vc++)
+		p->in_bytes[vc] = in_bytes;
+}
+
+/* A new input buffer size for @vc, in bytes; advertised at once if on. */
+static inline void fcr_port_set_buffer(struct fcr_port *p, unsigned int vc,
+				       fq_u32 bytes)
+{
+	p->in_bytes[vc] = bytes;
+	if (p->on)
+		fcr_port_advertise(p, vc);
+}
+
+/* What the current books counted is from now on of earlier books. */
+static inline void fcr_port_close(struct fcr_port *p)
+{
+	unsigned int vc;
+
+	for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+		p->old_bytes[vc] += p->held_bytes[vc];
+		p->held_bytes[vc] = 0;
+	}
+}
+
+/*
+ * Credits on, with new books: epoch @epoch (nonzero, not the last one:
+ * the caller draws it), @unit bytes a credit.  Also for a restart while
+ * on (a new unit, the link back up).
+ */
+static inline void fcr_port_start(struct fcr_port *p, fq_u32 epoch,
+				  fq_u32 unit, fq_u64 quiet_ns)
+{
+	unsigned int vc;
+
+	fcr_port_close(p);
+	fcr_stats_add(&p->base, &p->l.st);
+	fcr_init(&p->l, epoch, unit, 0, quiet_ns);
+	p->on = true;
+	p->restarts++;
+	for (vc = 0; vc < FCR_NUM_VCS; vc++)
+		fcr_port_advertise(p, vc);
+}
+
+/* Credits off: what the input holds drains, nothing more is counted. */
+static inline void fcr_port_stop(struct fcr_port *p)
+{
+	fcr_port_close(p);
+	p->on = false;
+}
+
+/*
+ * A data frame of @len bytes arrived on @vc at @now.  With credits on it
+ * is counted (@c says by which books); false if the sender had no credits
+ * for it (a violation, counted): the caller drops it.  Off: true, and @c
+ * says not counted.
+ */
+static inline bool fcr_port_arrive(struct fcr_port *p, struct fcr_charge *c,
+				   fq_u32 len, fq_u8 vc, fq_u64 now)
+{
+	c->epoch = 0;
+	if (!p->on)
+		return true;
+	if (!fcr_rx_arrive(&p->l, vc, len, now))
+		return false;
+	c->epoch = p->l.epoch;
+	c->len = len;
+	c->vc = vc;
+	p->held_bytes[vc] += len;
+	return true;
+}
+
+/*
+ * The frame counted in @c left the input (forwarded or dropped): its room
+ * goes back to the books that counted it, or to what the current books
+ * advertise.  True when the peer should hear of it now (fcr_rx_free()).
+ * @c is cleared: a second call does nothing.
+ */
+static inline bool fcr_port_release(struct fcr_port *p, struct fcr_charge *c)
+{
+	bool tell = false;
+
+	if (!c->epoch)
+		return false;
+	if (p->on && c->epoch == p->l.epoch) {
+		p->held_bytes[c->vc] -= c->len < p->held_bytes[c->vc] ?
+					c->len : p->held_bytes[c->vc];
+		tell = fcr_rx_free(&p->l, c->vc, c->len);
+	} else {
+		p->old_bytes[c->vc] -= c->len < p->old_bytes[c->vc] ?
+				       c->len : p->old_bytes[c->vc];
+		if (p->on)
+			fcr_port_advertise(p, c->vc);
+	}
+	c->epoch = 0;
+	return tell;
+}
+
+/* Every counter, of these books and earlier ones. */
+static inline void fcr_port_read_stats(const struct fcr_port *p,
+				       struct fcr_stats *st)
+{
+	struct fcr_stats zero = { 0 };
+
+	*st = zero;
+	fcr_stats_add(st, &p->base);
+	fcr_stats_add(st, &p->l.st);
+}
+
 #endif /* FQ_FABRIC_CREDIT_H */
