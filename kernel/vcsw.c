@@ -767,6 +767,7 @@ static void vcsw_credit_send(struct vcsw_slave *p, const u8 *msg, u32 len)
 	struct net_device *dev = p->dev;
 	struct sk_buff *skb;
 	struct ethhdr *eth;
+	int rc;
 
 	if (!vcsw_slave_up(p))
 		goto fail;
@@ -785,7 +786,9 @@ static void vcsw_credit_send(struct vcsw_slave *p, const u8 *msg, u32 len)
 	skb->protocol = htons(ETH_P_FABRIC);
 	skb->priority = TC_PRIO_CONTROL;
 	skb->dev = dev;
-	if (net_xmit_eval(dev_direct_xmit(skb, 0)))
+	/* net_xmit_eval() evaluates its argument twice: never pass a call */
+	rc = dev_direct_xmit(skb, 0);
+	if (net_xmit_eval(rc))
 		goto fail;
 	return;
 fail:
