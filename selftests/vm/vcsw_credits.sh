@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 400
+# vm: deterministic
 #
 # Credit flow control between two switches (Documentation/credits.rst,
 # vcsw.rst "Input buffers and credits").
@@ -27,9 +28,11 @@
 # receiver's advertised buffer, nothing held (no credit leaked or
 # invented).
 #
-# Timing is loose (no "vm: deterministic"): the overload is three times
-# the port's rate, the assertions count frames and credits, and idleness
-# is polled for.
+# The assertions count frames and credits, and idleness is polled for.
+# It runs in the deterministic VM (guest time is instructions): there a
+# vCPU the host does not run cannot hold a frame beyond the credits'
+# quiet time, and idle waits cost no wall time (32 guest seconds, about
+# a minute of the host's).
 . ./lib.sh
 
 require_cmd ip tc fabric-send fabric-stat
