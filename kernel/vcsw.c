@@ -693,6 +693,17 @@ static u32 vcsw_in_bytes(u32 cfg, u32 unit, unsigned int mtu)
 	return cfg ? cfg : max_t(u32, VCSW_DEFAULT_IN_BUFFER, 2 * frame);
 }
 
+/*
+ * What an input VC of @bytes may hold in frames: the credit books decide
+ * what is taken, and besides the buffer they keep room for frames found
+ * lost that come after all (at most a buffer more, core fabric_credit.h).
+ * So twice the buffer: a bound on memory, never the reason for a drop.
+ */
+static u32 vcsw_in_limit(u32 bytes)
+{
+	return 2 * bytes;
+}
+
 /* Send the link message soon, from the port's timer.  p->lock held. */
 static void vcsw_credit_kick(struct vcsw_slave *p)
 {
@@ -1663,7 +1674,8 @@ static int vcsw_add_slave(struct net_device *dev, struct net_device *sdev,
 	p->credit_unit = FCR_DEFAULT_UNIT;
 	fcr_port_init(&p->cp, p->credit_unit,
 		      vcsw_in_bytes(0, p->credit_unit, sdev->mtu));
-	vcsw_xport_init(&p->x, sw->arch, p->cp.in_bytes[0], sw->buffer[0], sw->rate);
+	vcsw_xport_init(&p->x, sw->arch, vcsw_in_limit(p->cp.in_bytes[0]),
+			sw->buffer[0], sw->rate);
 	p->x.out.vc[1].limit = sw->buffer[1];
 	atomic64_set(&p->cst_msgs_off, 0);
 	atomic64_set(&p->cst_tx_fail, 0);
@@ -1825,7 +1837,7 @@ static void vcsw_credit_set_sizes(struct vcsw_slave *p, const u32 *cfg)
 		p->in_cfg[vc] = cfg[vc];
 		fcr_port_set_buffer(&p->cp, vc,
 				    vcsw_in_bytes(cfg[vc], p->credit_unit, p->dev->mtu));
-		p->x.in[vc].limit = p->cp.in_bytes[vc];
+		p->x.in[vc].limit = vcsw_in_limit(p->cp.in_bytes[vc]);
 	}
 }
 
@@ -2360,6 +2372,7 @@ static void vcsw_credit_read_stats(struct vcsw_slave *p, struct vcsw_credit_stat
 		cs->violations[vc] = st.vc[vc].violations;
 		cs->lost_units[vc] = st.vc[vc].lost_units;
 		cs->twice_units[vc] = st.vc[vc].twice_units;
+		cs->late_units[vc] = st.vc[vc].late_units;
 		if (p->credits) {
 			cs->tx_credits[vc] = fcr_tx_credits(&p->cp.l, vc);
 			cs->rx_buffer[vc] = p->cp.l.rx[vc].buffer;

@@ -222,6 +222,7 @@ static void vcsw_slave_print_credits(struct rtattr *rta)
 		vcsw_print_u64("violations", cs.violations[vc]);
 		vcsw_print_u64("lost_units", cs.lost_units[vc]);
 		vcsw_print_u64("twice_units", cs.twice_units[vc]);
+		vcsw_print_u64("late_units", cs.late_units[vc]);
 		vcsw_print_u64("tx_credits", cs.tx_credits[vc]);
 		vcsw_print_u64("rx_buffer", cs.rx_buffer[vc]);
 		vcsw_print_u64("rx_held", cs.rx_held[vc]);

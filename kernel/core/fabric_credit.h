@@ -37,7 +37,14 @@
  * total that finds the receiver quiet too (nothing arrived for @quiet_ns)
  * sets the count exactly, down as well as up, so what was counted twice
  * all the same (a frame delayed beyond @quiet_ns, frames crossing a
- * restart) is taken back once the link is idle.
+ * restart) is taken back once the link is idle.  Until then the grant is
+ * too large by what was counted twice, and the sender may use it: so the
+ * receiver keeps what it found lost as @late room beyond its buffer (at
+ * most one buffer more), and takes what arrives beyond the buffer into
+ * it, uncounted, instead of refusing it: not counting it takes the
+ * excess grant back.  "Quiet" is a guess about time (a frame stuck on the receive
+ * backlog of a CPU the hypervisor does not run takes as long as it
+ * likes), and a wrong guess must not cost a frame.
  *
  * Each end picks an @epoch, a random nonzero number, when it starts.  A
  * message carries the sender's epoch and echoes the peer's as last seen:
@@ -81,6 +88,8 @@ struct fcr_rx_vc {
 	fq_u32	received;	/* units received (or known lost), total */
 	fq_u32	held;		/* units in the buffer now */
 	fq_u32	freed_unadvertised; /* freed since the last message */
+	fq_u32	late;		/* units found lost that may come after all:
+				 * room beyond @buffer, at most @buffer */
 	bool	ever_received;
 	fq_u64	last_arrival_ns;
 };
@@ -89,6 +98,8 @@ struct fcr_vc_stats {
 	fq_u64	violations;	/* frames refused: no room although sent */
 	fq_u64	lost_units;	/* units sent that never arrived (resync) */
 	fq_u64	twice_units;	/* units counted twice, taken back (resync) */
+	fq_u64	late_units;	/* units taken beyond the buffer, into room
+				 * kept for frames found lost (late ones) */
 };
 
 struct fcr_stats {
@@ -226,16 +237,33 @@ static inline bool fcr_rx_arrive(struct fcr_link *l, unsigned int vc,
 				 fq_u32 len, fq_u64 now)
 {
 	struct fcr_rx_vc *r = &l->rx[vc];
-	fq_u32 u = fcr_units(l, len);
+	fq_u32 u = fcr_units(l, len), room;
 
 	r->received += u;
 	r->ever_received = true;
 	r->last_arrival_ns = now;
-	if (r->held > r->buffer || u > r->buffer - r->held) {
-		/* not held: its units come back with the next message */
-		r->freed_unadvertised += u;
-		l->st.vc[vc].violations++;
-		return false;
+	room = r->held < r->buffer ? r->buffer - r->held : 0;
+	if (u > room) {
+		fq_u32 over = u - room;
+
+		if (over > r->late) {
+			/* not held: its units come back with the next message */
+			r->freed_unadvertised += u;
+			l->st.vc[vc].violations++;
+			return false;
+		}
+		/*
+		 * Beyond the buffer, into the room kept for frames found
+		 * lost that came after all: what they (or what their double
+		 * count let the sender send) take beyond the buffer is the
+		 * grant the double count added, taken back here by not
+		 * counting it again (counted, it would come back as soon as
+		 * it left, and the sender would stay ahead of the buffer
+		 * until the link idles)
+		 */
+		r->received -= over;
+		r->late -= over;
+		l->st.vc[vc].late_units += over;
 	}
 	r->held += u;
 	return true;
@@ -375,8 +403,10 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 		l->old_peer_epoch = l->peer_epoch;
 		l->peer_epoch = epoch;
 		l->st.peer_epochs++;
-		for (vc = 0; vc < FCR_NUM_VCS; vc++)
+		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
 			l->rx[vc].received = fhc_get_be32(p + FCR_VC_OFF(vc));
+			l->rx[vc].late = 0;
+		}
 	} else {
 		/*
 		 * A quiet total covers everything that has arrived or ever
@@ -395,11 +425,23 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 			if (!(v[8] & FABRIC_CTRL_F_QUIET) || !diff ||
 			    (diff < 0 && !fcr_rx_quiet(l, vc, now)))
 				continue;
-			l->rx[vc].received += (fq_u32)diff;
-			if (diff > 0)
+			struct fcr_rx_vc *r = &l->rx[vc];
+
+			r->received += (fq_u32)diff;
+			if (diff > 0) {
 				l->st.vc[vc].lost_units += (fq_u32)diff;
-			else
+				/* lost, unless it comes after all */
+				r->late = r->late + (fq_u32)diff < r->buffer ?
+					  r->late + (fq_u32)diff : r->buffer;
+			} else {
+				/*
+				 * The room kept for late frames stays: a total
+				 * older than frames that overtook it takes back
+				 * more than came twice, and others may be on
+				 * their way still.
+				 */
 				l->st.vc[vc].twice_units += (fq_u32)-diff;
+			}
 			l->st.resyncs++;
 		}
 	}
@@ -472,6 +514,7 @@ static inline void fcr_stats_add(struct fcr_stats *to,
 		to->vc[vc].violations += st->vc[vc].violations;
 		to->vc[vc].lost_units += st->vc[vc].lost_units;
 		to->vc[vc].twice_units += st->vc[vc].twice_units;
+		to->vc[vc].late_units += st->vc[vc].late_units;
 	}
 }
 

@@ -156,6 +156,8 @@ struct vcsw_credit_stats {
 	__u64	violations[VCSW_NUM_VCS]; /* frames beyond the grant, dropped */
 	__u64	lost_units[VCSW_NUM_VCS];  /* sent by the peer, never arrived */
 	__u64	twice_units[VCSW_NUM_VCS]; /* counted twice, taken back */
+	__u64	late_units[VCSW_NUM_VCS];  /* taken beyond the buffer: found
+					    * lost, then came after all */
 	__u64	tx_credits[VCSW_NUM_VCS];  /* units we may send now */
 	__u64	rx_buffer[VCSW_NUM_VCS];   /* units we advertise */
 	__u64	rx_held[VCSW_NUM_VCS];	   /* units of it in use */
