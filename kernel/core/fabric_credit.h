@@ -246,7 +246,9 @@ static inline bool fcr_rx_arrive(struct fcr_link *l, unsigned int vc,
 	if (u > room) {
 		fq_u32 over = u - room;
 
-		if (over > r->late) {
+		/* beyond the room kept for late frames, or beyond twice the
+		 * buffer whatever a peer claims: refused */
+		if (over > r->late || r->held + u > 2 * r->buffer) {
 			/* not held: its units come back with the next message */
 			r->freed_unadvertised += u;
 			l->st.vc[vc].violations++;
@@ -290,6 +292,8 @@ static inline void fcr_rx_set_buffer(struct fcr_link *l, unsigned int vc,
 				     fq_u32 buffer)
 {
 	l->rx[vc].buffer = buffer;
+	if (l->rx[vc].late > buffer)
+		l->rx[vc].late = buffer;
 }
 
 /* ---- the control message ------------------------------------------------ */
@@ -440,7 +444,7 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 				 * more than came twice, and others may be on
 				 * their way still.
 				 */
-				l->st.vc[vc].twice_units += (fq_u32)-diff;
+				l->st.vc[vc].twice_units += 0U - (fq_u32)diff;
 			}
 			l->st.resyncs++;
 		}

@@ -195,6 +195,43 @@ UNIT_TEST(quiet_total_finds_lost_frames)
 	EXPECT_EQ(fcr_tx_credits(&a, 1), BUFFER);
 }
 
+/*
+ * A peer that lies: its quiet totals claim a buffer's worth sent that
+ * never comes, again and again, and it sends a buffer's worth of frames
+ * each time that the receiver never frees.  The room kept for late frames
+ * must not let the input hold more than twice its buffer.
+ */
+UNIT_TEST(lying_totals_never_hold_more_than_twice_the_buffer)
+{
+	struct fcr_link a, b;
+	fq_u8 m[MSG_LEN];
+	unsigned int i, j, taken = 0;
+	fq_u64 t = 1000;
+
+	fcr_init(&a, 11, UNIT, BUFFER, QUIET_NS);
+	fcr_init(&b, 22, UNIT, BUFFER, QUIET_NS);
+	handshake(&a, &b);
+	for (i = 0; i < 1000; i++) {
+		a.tx[0].sent += BUFFER;
+		t += QUIET_NS;
+		fcr_msg_build(&a, m, t);
+		fcr_msg_receive(&b, m, sizeof(m), t);
+		for (j = 0; j < BUFFER / 24 + 1; j++)
+			taken += fcr_rx_arrive(&b, 0, 1514, t);
+		if (b.rx[0].held > 2 * BUFFER) {
+			printf("#   round %u: holds %u units of a %u-unit buffer\n",
+			       i, b.rx[0].held, BUFFER);
+			UNIT_FAIL("held beyond twice the buffer");
+			break;
+		}
+	}
+	/* it filled both the buffer and the room beyond, then was refused */
+	EXPECT_EQ(b.rx[0].held, 2 * BUFFER - 2 * BUFFER % 24);
+	EXPECT_TRUE(b.st.vc[0].violations > 0);
+	printf("# %u frames taken, %" PRIu64 " refused\n", taken,
+	       (fq_u64)b.st.vc[0].violations);
+}
+
 UNIT_TEST(old_life_of_a_peer_and_early_clocks)
 {
 	struct fcr_link a, b;
