@@ -929,8 +929,17 @@ static void vcsw_credit_unsend(struct vcsw_slave *p, const struct vcsw_skb_cb *c
 	if (!cb->cepoch)
 		return;
 	spin_lock(&p->lock);
-	if (p->credits && p->cp.l.epoch == cb->cepoch)
+	if (p->credits && p->cp.l.epoch == cb->cepoch) {
 		fcr_tx_unsend(&p->cp.l, cb->cvc, cb->clen);
+		/*
+		 * A head that stalled for want of these credits would wait
+		 * for a link message that never comes (the peer's grant did
+		 * not change): serve the port again
+		 */
+		if (p->stalled[cb->cvc] && !p->dead)
+			hrtimer_start(&p->timer, ns_to_ktime(ktime_get_ns()),
+				      HRTIMER_MODE_ABS_SOFT);
+	}
 	spin_unlock(&p->lock);
 }
 
@@ -1126,6 +1135,20 @@ static void vcsw_kick(struct vcsw *sw, struct vcsw_slave *p)
 	vcsw_flush_ports(sw, flush);
 }
 
+/*
+ * vcsw_kick() from process context: a port's buffers were emptied (link
+ * down, port gone), and inputs that waited for room there, or behind
+ * frames for it, may move now; nothing else would wake them.
+ */
+static void vcsw_kick_bh(struct vcsw *sw, struct vcsw_slave *p)
+{
+	rcu_read_lock();
+	local_bh_disable();
+	vcsw_kick(sw, p);
+	local_bh_enable();
+	rcu_read_unlock();
+}
+
 static enum hrtimer_restart vcsw_xbar_timer(struct hrtimer *t)
 {
 	rcu_read_lock();
@@ -1191,10 +1214,15 @@ static void vcsw_slave_purge(struct vcsw_slave *p, bool count, bool inputs)
 			vcsw_count(p, VCSW_PS_DROP_DOWN);
 		vcsw_ent_free(container_of(n, struct vcsw_ent, node));
 	}
-	/* released but not yet taken by the sending context */
+	/* released but not yet taken by the sending context: they took
+	 * credits (p->lock held, so straight to the books) */
 	while ((skb = __skb_dequeue(&p->txq))) {
+		const struct vcsw_skb_cb *cb = vcsw_cb(skb);
+
 		if (count)
 			vcsw_count(p, VCSW_PS_DROP_DOWN);
+		if (cb->cepoch && p->credits && p->cp.l.epoch == cb->cepoch)
+			fcr_tx_unsend(&p->cp.l, cb->cvc, cb->clen);
 		kfree_skb(skb);
 	}
 	spin_unlock(&p->lock);
@@ -1785,6 +1813,7 @@ static void vcsw_slave_remove(struct vcsw *sw, struct vcsw_slave *p)
 	synchronize_net();
 	vcsw_fdb_flush_port(sw, p, true);
 	vcsw_slot_release(sw, p);
+	vcsw_kick_bh(sw, NULL);
 	/*
 	 * and nobody still holds a table entry, list pointer or slot to it;
 	 * the crossbar can no longer move frames to it
@@ -1886,11 +1915,7 @@ static void vcsw_credit_configure(struct vcsw_slave *p, bool on, u32 unit,
 	spin_unlock(&p->lock);
 	spin_unlock_bh(&sw->lock);
 	/* without credits what waited for them goes; the crossbar may move */
-	rcu_read_lock();
-	local_bh_disable();
-	vcsw_kick(sw, p);
-	local_bh_enable();
-	rcu_read_unlock();
+	vcsw_kick_bh(sw, p);
 }
 
 static int vcsw_netdev_event(struct notifier_block *nb, unsigned long event,
@@ -1911,6 +1936,7 @@ static int vcsw_netdev_event(struct notifier_block *nb, unsigned long event,
 		if (!vcsw_slave_up(p))
 			vcsw_slave_purge(p, true, false);
 		vcsw_credit_link_change(p);
+		vcsw_kick_bh(p->sw, p);
 		break;
 	case NETDEV_CHANGEMTU:
 		vcsw_credit_mtu_change(p);
