@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vcsw: a soft switch whose output ports have the two-VC buffers of
- * edf-deadline-qos-two-vcs (sections 3.2 to 3.4).
+ * vcsw: a soft switch with the two-VC buffers of edf-deadline-qos-two-vcs
+ * (sections 3.2 to 3.4, the appendix), combined input/output buffered on
+ * links with credit flow control.
  *
- *	ip link add sw0 type vcsw vc0 takeover rate 1gbit vc0_buffer 64k
+ *	ip link add sw0 type vcsw arch advanced rate 1gbit vc0_buffer 64k
  *	ip link set sw0 up
  *	ip link set veth-h1 master sw0
  *
@@ -36,28 +37,57 @@
  * core/vcsw_trust.h).
  *
  * Output port: the portable core (core/vcsw_port.h) holds VC0 in the
- * switch's discipline (fifo / takeover / ideal) strictly before the VC1
- * FIFO, each VC within its byte limit.  With a rate the port emulates a
- * link of that speed: a frame may start only when the previous one has
- * been "on the wire" for len / rate, an hrtimer wakes the port then, so
- * queues really form on veth.  On departure the header's TTD becomes
- * D - now.
+ * discipline of the switch's architecture strictly before VC1, each VC
+ * within its byte limit.  With a rate the port emulates a link of that
+ * speed: a frame may start only when the previous one has been "on the
+ * wire" for len / rate, an hrtimer wakes the port then, so queues really
+ * form on veth.  On departure the header's TTD becomes D - now.
+ *
+ * Credits (Documentation/credits.rst, core/fabric_credit.h): a port can
+ * run per-VC credit flow control with the other end of its link.  Off
+ * (the default), a frame that arrives there goes straight into its
+ * output port's buffer and is dropped when that is full, as in an
+ * output-queued switch.  On, every data frame that arrives is counted in
+ * the port's books and waits in the port's input buffer (per VC, what
+ * the port advertises upstream) until the crossbar (core/vcsw_xbar.h:
+ * trad, simple, advanced, ideal) moves it to its output, when that
+ * output VC has room; its credits go back upstream as it leaves the
+ * input, in a link message that the port's timer sends periodically
+ * (and sooner when a quarter of a buffer was freed).  So nothing is
+ * dropped inside the switch for want of room on a path that starts at
+ * a credit port.  A port with credits sends the frame its buffer picks
+ * only when the downstream VC has credits for it (only that frame is
+ * checked; VC1 may pass a VC0 head that waits), and is woken by the link
+ * message that brings them.  Link messages go straight to the driver,
+ * never behind data in a qdisc; those that arrive are consumed, never
+ * forwarded.
  *
  * Locking: configuration and port membership change under RTNL.  The
  * port list and the forwarding table are read under RCU from the receive
- * path (softirq).  Each port's buffer is guarded by its spinlock, taken
- * by the receive path of any port, by the port's hrtimer (softirq mode)
- * and, with BHs off, by configuration; frames are handed to the device
- * after the lock is dropped.  A port's trust settings and policer have a
- * lock of their own, taken on that port's receive path and, with BHs
- * off, by configuration.  Never two port locks at once; the table's lock
+ * path (softirq).  The switch's lock guards every port's buffers (input
+ * and output, struct vcsw_xport), the crossbar's slots and cursor; it is
+ * taken by the receive path of any port, the ports' and the switch's
+ * hrtimers (softirq mode) and, with BHs off, by configuration.  Each
+ * port's own lock guards its send queue (@txq, @sending), @dead and its
+ * credit books; it nests inside the switch's lock, and is also taken
+ * alone (link messages, the credit timer, sending).  Never two port
+ * locks at once; frames and link messages are handed to the device with
+ * no lock held.  The crossbar moves at most VCSW_XBAR_BUDGET frames per
+ * run and leaves the rest to the switch's timer.  A port's trust
+ * settings and policer have a lock of their own, taken on that port's
+ * receive path and, with BHs off, by configuration.  The table's lock
  * nests in none.
  *
  * A port joins in the order of the bridge's br_add_if(): it is built,
  * its receive handler registered (frames it gets then are dropped, not
  * learned or forwarded), the upper-device link made, and only then is it
- * listed and enabled; a failure undoes exactly the steps taken, and the
- * port was never reachable from the table or the port list.
+ * given its slot, listed and enabled; a failure undoes exactly the steps
+ * taken, and the port was never reachable from the table, the slots or
+ * the port list.  It leaves in the opposite order: marked dead (its
+ * timers cancelled, neither re-armed), unhooked, its table entries
+ * removed, then its slot given up (frames in other inputs bound for it
+ * are dropped, their credits given back), and its buffers purged after
+ * a grace period.
  */
 #include <linux/etherdevice.h>
 #include <linux/hrtimer.h>
@@ -67,6 +97,8 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
+#include <linux/pkt_sched.h>
+#include <linux/random.h>
 #include <linux/rculist.h>
 #include <linux/rhashtable.h>
 #include <linux/skbuff.h>
@@ -78,12 +110,24 @@
 
 #include "include/uapi/linux/vcsw.h"
 #include "core/vcsw_clock.h"
+#include "core/fabric_credit.h"
 #include "core/vcsw_port.h"
 #include "core/vcsw_trust.h"
+#include "core/vcsw_xbar.h"
 #include "fabric_hdr.h"
 
-#define VCSW_DEFAULT_MODE	VCSW_MODE_TAKEOVER
+#define VCSW_DEFAULT_ARCH	VCSW_ARCH_ADVANCED
 #define VCSW_DEFAULT_BUFFER	65536
+/*
+ * Input buffer per VC of a port with credits: the paper's 8 KB, or two
+ * full-size frames when that is more (one arriving while the credit for
+ * the other travels back), so a jumbo MTU still streams.
+ */
+#define VCSW_DEFAULT_IN_BUFFER	8192
+/* a link message at least this often on a credit link */
+#define VCSW_CREDIT_PERIOD_NS	1000000ULL
+/* frames one run of the crossbar moves before it leaves the rest to a timer */
+#define VCSW_XBAR_BUDGET	64
 #define VCSW_DEFAULT_FDB_MAX	1024
 #define VCSW_DEFAULT_AGEING	300
 /* entries the clock hand looks at, at most, to find one to evict */
@@ -135,9 +179,15 @@ struct vcsw_slave {
 	struct vcsw		*sw;
 	struct net_device	*dev;
 	bool			enabled;	/* a member: learns, forwards */
-	spinlock_t		lock;		/* @q, @dead, @txq, @sending */
+	u16			idx;		/* slot in vcsw->slots */
+	/* @dead, @txq, @sending and the credit state below */
+	spinlock_t		lock;
 	bool			dead;		/* leaving: refuse frames */
-	struct vcsw_port	q;
+	/*
+	 * The port's input buffers (credits only), output buffer and the
+	 * crossbar's round robin: under the switch's lock.
+	 */
+	struct vcsw_xport	x;
 	/*
 	 * Frames the buffer released, in order, for the one context that
 	 * is handing them to the device (@sending): see vcsw_slave_flush().
@@ -157,6 +207,24 @@ struct vcsw_slave {
 	struct vcsw_trust	trust;
 	struct vcsw_police	police;
 	atomic64_t		st[VCSW_PS_MAX];
+
+	/*
+	 * Credits (Documentation/credits.rst): configuration written under
+	 * RTNL and @lock (@credits also read without it, then again under
+	 * it); the books (@cp: the link's, and the input buffer's across
+	 * restarts, core/fabric_credit.h), @stalled and the counters under
+	 * @lock.
+	 */
+	bool			credits;
+	bool			link_up;	/* running with carrier, RTNL */
+	u32			credit_unit;
+	u32			in_cfg[VCSW_NUM_VCS];	/* bytes; 0: default */
+	struct fcr_port		cp;
+	bool			stalled[VCSW_NUM_VCS];
+	u64			cst_stalls[VCSW_NUM_VCS];
+	atomic64_t		cst_msgs_off;
+	atomic64_t		cst_tx_fail;
+	struct hrtimer		ctimer;		/* the periodic link message */
 };
 
 struct vcsw_fdb {
@@ -185,9 +253,24 @@ struct vcsw {
 	u32			fdb_max;
 	u32			ageing;		/* s; 0: never */
 	u16			group_fwd_mask;
-	u8			mode;
+	u8			arch;		/* VCSW_ARCH_*, also under @lock */
 	u64			rate;
 	u32			buffer[VCSW_NUM_VCS];
+
+	/*
+	 * The crossbar, under @lock: every port's buffers (struct
+	 * vcsw_xport), the slots, the cursor.  A port's slot is its index
+	 * for the crossbar (vcsw_node.out); a free slot holds
+	 * vcsw_xport_none, which no frame can reach.  Slots change under
+	 * RTNL and @lock; @slot_port is also read under RCU.
+	 */
+	spinlock_t		lock;
+	struct vcsw_xport	*slots[VCSW_MAX_PORTS];
+	struct vcsw_slave	*slot_port[VCSW_MAX_PORTS];
+	unsigned int		nslots;		/* highest slot in use + 1 */
+	unsigned int		cursor;
+	u32			in_frames;	/* frames in input buffers */
+	struct hrtimer		xbar_timer;	/* the rest of a run */
 };
 
 static const struct rhashtable_params vcsw_fdb_params = {
@@ -201,13 +284,28 @@ static const struct rhashtable_params vcsw_fdb_params = {
 struct vcsw_ent {
 	struct vcsw_node	node;
 	struct sk_buff		*skb;
+	struct fcr_charge	charge;		/* in its input's books */
 };
 
 /* Carried from dequeue to transmission, outside the port lock. */
 struct vcsw_skb_cb {
 	u64	deadline;
 	bool	timed;
+	u8	cvc;		/* the credits it took downstream: */
+	u32	cepoch;		/* 0: none */
+	u32	clen;
 };
+
+/*
+ * Credit link messages go to this group: link-local (never relayed by a
+ * bridge or by vcsw), the nearest-bridge address 802.1AB uses.
+ */
+static const u8 vcsw_link_group[ETH_ALEN] __aligned(2) = {
+	0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e
+};
+
+/* What no frame reaches: the crossbar's free slots. */
+static struct vcsw_xport vcsw_xport_none;
 
 static struct kmem_cache *vcsw_ent_cache __read_mostly;
 static const struct net_device_ops vcsw_netdev_ops;
@@ -570,6 +668,173 @@ static void vcsw_fdb_gc(struct work_struct *work)
 				   VCSW_GC_MAX_DELAY));
 }
 
+/* ---- credits ---------------------------------------------------------------- */
+
+/*
+ * The length a frame counts for in credits, the same at both ends: from
+ * the Ethernet header on, at least the shortest frame (a NIC pads to it
+ * on the wire, so the receiver may see it padded).
+ */
+static u32 vcsw_wire_len(u32 len)
+{
+	return max_t(u32, len, ETH_ZLEN);
+}
+
+static bool vcsw_slave_up(const struct vcsw_slave *p)
+{
+	return netif_running(p->dev) && netif_carrier_ok(p->dev);
+}
+
+/* The input buffer of @vc in effect: configured, or the default. */
+static u32 vcsw_in_bytes(u32 cfg, u32 unit, unsigned int mtu)
+{
+	u32 frame = roundup(mtu + ETH_HLEN, unit);
+
+	return cfg ? cfg : max_t(u32, VCSW_DEFAULT_IN_BUFFER, 2 * frame);
+}
+
+/*
+ * What an input VC of @bytes may hold in frames: the credit books decide
+ * what is taken, and besides the buffer they keep room for frames found
+ * lost that come after all (at most a buffer more, core fabric_credit.h).
+ * So twice the buffer: a bound on memory, never the reason for a drop.
+ */
+static u32 vcsw_in_limit(u32 bytes)
+{
+	return 2 * bytes;
+}
+
+/* Send the link message soon, from the port's timer.  p->lock held. */
+static void vcsw_credit_kick(struct vcsw_slave *p)
+{
+	lockdep_assert_held(&p->lock);
+	if (!p->dead && p->credits)
+		hrtimer_start(&p->ctimer, 0, HRTIMER_MODE_REL_SOFT);
+}
+
+/*
+ * Start the books again with a new epoch (credits turned on, a new unit,
+ * the link back up): the peer takes it for a restart, and we believe no
+ * grant until it has heard of the new epoch.  What frames counted in the
+ * old books still hold stays out of the advertised buffer until they
+ * leave.  p->lock held.
+ */
+static void vcsw_credit_restart(struct vcsw_slave *p)
+{
+	u32 epoch;
+	unsigned int vc;
+
+	lockdep_assert_held(&p->lock);
+	/* nonzero and not the last one: the peer must see a restart */
+	epoch = get_random_u32() | 1;
+	if (epoch == p->cp.l.epoch)
+		epoch += 2;
+	fcr_port_start(&p->cp, epoch, p->credit_unit, FCR_DEFAULT_QUIET_NS);
+	for (vc = 0; vc < VCSW_NUM_VCS; vc++)
+		p->stalled[vc] = false;
+}
+
+/*
+ * A data frame of @len bytes on @vc arrived on @p at @now: count it in
+ * the books if the port has credits (@c says so; the frame now holds room
+ * until vcsw_credit_release()).  False: the sender had no credits for it
+ * (a violation, counted): drop it.
+ */
+static bool vcsw_credit_arrive(struct vcsw_slave *p, struct fcr_charge *c,
+			       u32 len, u8 vc, u64 now)
+{
+	bool ok = true;
+
+	c->epoch = 0;
+	spin_lock(&p->lock);
+	if (!p->dead)
+		ok = fcr_port_arrive(&p->cp, c, len, vc, now);
+	spin_unlock(&p->lock);
+	return ok;
+}
+
+/*
+ * The frame counted in @c left @p's input, forwarded or dropped: its room
+ * comes back, to these books or to what they advertise (counted by
+ * earlier ones), and the peer hears of it soon if enough came back.
+ */
+static void vcsw_credit_release(struct vcsw_slave *p, struct fcr_charge *c)
+{
+	if (!c->epoch)
+		return;
+	spin_lock(&p->lock);
+	if (fcr_port_release(&p->cp, c))
+		vcsw_credit_kick(p);
+	spin_unlock(&p->lock);
+}
+
+/*
+ * Put the link message @msg on @p's wire.  Straight to the driver
+ * (dev_direct_xmit()): a qdisc on the port would hold it behind data,
+ * and credits that wait behind the data they pay for stall the link.
+ */
+static void vcsw_credit_send(struct vcsw_slave *p, const u8 *msg, u32 len)
+{
+	struct net_device *dev = p->dev;
+	struct sk_buff *skb;
+	struct ethhdr *eth;
+	int rc;
+
+	if (!vcsw_slave_up(p))
+		goto fail;
+	skb = alloc_skb(LL_RESERVED_SPACE(dev) + ETH_HLEN + len +
+			dev->needed_tailroom, GFP_ATOMIC);
+	if (!skb)
+		goto fail;
+	skb_reserve(skb, LL_RESERVED_SPACE(dev));
+	skb_reset_mac_header(skb);
+	eth = skb_put(skb, ETH_HLEN);
+	ether_addr_copy(eth->h_dest, vcsw_link_group);
+	ether_addr_copy(eth->h_source, dev->dev_addr);
+	eth->h_proto = htons(ETH_P_FABRIC);
+	skb_set_network_header(skb, ETH_HLEN);
+	skb_put_data(skb, msg, len);
+	skb->protocol = htons(ETH_P_FABRIC);
+	skb->priority = TC_PRIO_CONTROL;
+	skb->dev = dev;
+	/* net_xmit_eval() evaluates its argument twice: never pass a call */
+	rc = dev_direct_xmit(skb, 0);
+	if (net_xmit_eval(rc))
+		goto fail;
+	return;
+fail:
+	atomic64_inc(&p->cst_tx_fail);
+}
+
+/*
+ * The periodic link message, sooner when vcsw_credit_kick() asks.  Every
+ * hrtimer_start() of this timer is under p->lock, so is the look at
+ * whether one armed it again while this ran: then it stays as armed
+ * (forwarding a queued timer is not allowed).
+ */
+static enum hrtimer_restart vcsw_credit_timer(struct hrtimer *t)
+{
+	struct vcsw_slave *p = container_of(t, struct vcsw_slave, ctimer);
+	u8 msg[FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN];
+	enum hrtimer_restart ret = HRTIMER_NORESTART;
+
+	spin_lock(&p->lock);
+	if (p->dead || !p->credits) {
+		spin_unlock(&p->lock);
+		return HRTIMER_NORESTART;
+	}
+	fcr_msg_build(&p->cp.l, msg, ktime_get_ns());
+	if (!hrtimer_is_queued(t)) {
+		hrtimer_forward_now(t, ns_to_ktime(VCSW_CREDIT_PERIOD_NS));
+		ret = HRTIMER_RESTART;
+	}
+	spin_unlock(&p->lock);
+	rcu_read_lock();
+	vcsw_credit_send(p, msg, sizeof(msg));
+	rcu_read_unlock();
+	return ret;
+}
+
 /* ---- output ports ---------------------------------------------------------- */
 
 static void vcsw_ent_free(struct vcsw_ent *e)
@@ -579,29 +844,103 @@ static void vcsw_ent_free(struct vcsw_ent *e)
 }
 
 /*
+ * The frame @p sends next, or NULL.  Without credits (or on a link that
+ * is down, where frames are dropped anyway) the head, VC0 first.  With
+ * credits the chosen head of each VC and only it is checked (the
+ * appendix's rule): a VC0 head the downstream cannot take yet holds VC0,
+ * while VC1 may go.  Caller holds the switch's lock and p->lock.
+ */
+static struct vcsw_node *vcsw_slave_next(struct vcsw_slave *p)
+{
+	struct vcsw_port *q = &p->x.out;
+	unsigned int vc;
+
+	if (!p->credits || !vcsw_slave_up(p))
+		return vcsw_port_peek(q);
+	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+		struct vcsw_node *h = vcsw_vc_pick(&q->vc[vc]);
+
+		if (!h)
+			continue;
+		if (fcr_tx_may_send(&p->cp.l, vc, vcsw_wire_len(h->len)))
+			return h;
+		if (!p->stalled[vc]) {
+			p->stalled[vc] = true;
+			p->cst_stalls[vc]++;
+		}
+	}
+	return NULL;
+}
+
+/*
  * Take every frame that may leave by @now off the buffer into @out and
- * arm the timer for the next one.  Caller holds p->lock.
+ * arm the timer for the next one when the emulated link is busy (a port
+ * waiting for credits is woken by the link message that brings them).
+ * Caller holds the switch's lock and p->lock.
  */
 static void vcsw_slave_service(struct vcsw_slave *p, u64 now,
 			       struct sk_buff_head *out)
 {
+	struct vcsw_port *q = &p->x.out;
+	bool credits = p->credits && vcsw_slave_up(p);
 	struct vcsw_node *n;
 
-	while (vcsw_port_qlen(&p->q) && vcsw_port_link_ready(&p->q, now)) {
+	lockdep_assert_held(&p->sw->lock);
+	lockdep_assert_held(&p->lock);
+	while (vcsw_port_qlen(q)) {
+		struct vcsw_skb_cb *cb;
 		struct vcsw_ent *e;
 		struct sk_buff *skb;
 
-		n = vcsw_port_dequeue(&p->q, now);
+		if (!vcsw_port_link_ready(q, now)) {
+			if (!hrtimer_is_queued(&p->timer))
+				hrtimer_start(&p->timer, ns_to_ktime(q->link_free),
+					      HRTIMER_MODE_ABS_SOFT);
+			break;
+		}
+		n = vcsw_slave_next(p);
+		if (!n)
+			break;
+		n = vcsw_port_dequeue_vc(q, n->vc, now);
 		e = container_of(n, struct vcsw_ent, node);
 		skb = e->skb;
-		vcsw_cb(skb)->deadline = n->deadline;
-		vcsw_cb(skb)->timed = n->timed;
+		cb = vcsw_cb(skb);
+		cb->deadline = n->deadline;
+		cb->timed = n->timed;
+		cb->cepoch = 0;
+		if (credits) {
+			cb->cvc = n->vc;
+			cb->clen = vcsw_wire_len(n->len);
+			cb->cepoch = p->cp.l.epoch;
+			fcr_tx_sent(&p->cp.l, n->vc, cb->clen, now);
+			p->stalled[n->vc] = false;
+		}
 		kmem_cache_free(vcsw_ent_cache, e);
 		__skb_queue_tail(out, skb);
 	}
-	if (vcsw_port_qlen(&p->q) && !hrtimer_is_queued(&p->timer))
-		hrtimer_start(&p->timer, ns_to_ktime(p->q.link_free),
-			      HRTIMER_MODE_ABS_SOFT);
+}
+
+/*
+ * A frame that took credits was not sent after all: they were not spent.
+ * BHs off.
+ */
+static void vcsw_credit_unsend(struct vcsw_slave *p, const struct vcsw_skb_cb *cb)
+{
+	if (!cb->cepoch)
+		return;
+	spin_lock(&p->lock);
+	if (p->credits && p->cp.l.epoch == cb->cepoch) {
+		fcr_tx_unsend(&p->cp.l, cb->cvc, cb->clen);
+		/*
+		 * A head that stalled for want of these credits would wait
+		 * for a link message that never comes (the peer's grant did
+		 * not change): serve the port again
+		 */
+		if (p->stalled[cb->cvc] && !p->dead)
+			hrtimer_start(&p->timer, ns_to_ktime(ktime_get_ns()),
+				      HRTIMER_MODE_ABS_SOFT);
+	}
+	spin_unlock(&p->lock);
 }
 
 /*
@@ -624,12 +963,14 @@ static unsigned int vcsw_slave_send(struct vcsw_slave *p, struct sk_buff_head *l
 
 			if (unlikely(fabric_hdr_set_ttd(skb, ETH_HLEN, ttd))) {
 				vcsw_count(p, VCSW_PS_DROP_REWRITE);
+				vcsw_credit_unsend(p, &cb);
 				kfree_skb(skb);
 				continue;
 			}
 		}
 		if (unlikely(!netif_running(p->dev) || !netif_carrier_ok(p->dev))) {
 			vcsw_count(p, VCSW_PS_DROP_DOWN);
+			vcsw_credit_unsend(p, &cb);
 			kfree_skb(skb);
 			continue;
 		}
@@ -637,8 +978,10 @@ static unsigned int vcsw_slave_send(struct vcsw_slave *p, struct sk_buff_head *l
 		skb->dev = p->dev;
 		/* net_xmit_eval() is a macro that evaluates its argument twice */
 		rc = dev_queue_xmit(skb);
-		if (unlikely(net_xmit_eval(rc)))
+		if (unlikely(net_xmit_eval(rc))) {
 			vcsw_count(p, VCSW_PS_DROP_XMIT);
+			vcsw_credit_unsend(p, &cb);
+		}
 	}
 	return n;
 }
@@ -706,85 +1049,298 @@ static void vcsw_slave_flush(struct vcsw_slave *p)
 	spin_unlock(&p->lock);
 }
 
+/* ---- the crossbar ------------------------------------------------------------ */
+
+/* Ports whose frames wait on their txq, to flush once the switch's lock is let go. */
+#define VCSW_FLUSH_BITS		VCSW_MAX_PORTS
+
+/*
+ * Serve @p's output at @now: released frames go on its txq; @flush notes
+ * the port.  Caller holds the switch's lock.
+ */
+static void vcsw_serve(struct vcsw_slave *p, u64 now, unsigned long *flush)
+{
+	spin_lock(&p->lock);
+	if (!p->dead)
+		vcsw_slave_service(p, now, &p->txq);
+	if (!skb_queue_empty(&p->txq))
+		__set_bit(p->idx, flush);
+	spin_unlock(&p->lock);
+}
+
+/*
+ * Run the crossbar at @now: move frames from the input buffers to the
+ * outputs, VCSW_XBAR_BUDGET at most (the rest from the switch's timer,
+ * a new softirq pass), each leaving its input with its credits given
+ * back upstream, each output served as a frame reaches it.  Caller holds
+ * the switch's lock; two port locks are never held at once.
+ */
+static void vcsw_xbar_go(struct vcsw *sw, u64 now, unsigned long *flush)
+{
+	unsigned int moved = 0, from;
+	struct vcsw_node *n;
+
+	lockdep_assert_held(&sw->lock);
+	while (sw->in_frames) {
+		struct vcsw_ent *e;
+
+		if (moved == VCSW_XBAR_BUDGET) {
+			hrtimer_start(&sw->xbar_timer, 0, HRTIMER_MODE_REL_PINNED_SOFT);
+			return;
+		}
+		n = vcsw_xbar_step(sw->slots, sw->nslots, sw->arch, now,
+				   &sw->cursor, &from);
+		if (!n)
+			return;
+		moved++;
+		sw->in_frames--;
+		e = container_of(n, struct vcsw_ent, node);
+		/* slots in use have their port: the frame was taken there */
+		vcsw_credit_release(sw->slot_port[from], &e->charge);
+		vcsw_serve(sw->slot_port[n->out], now, flush);
+	}
+}
+
+/* Flush the ports noted in @flush.  Under RCU, BHs off, no lock held. */
+static void vcsw_flush_ports(struct vcsw *sw, unsigned long *flush)
+{
+	unsigned int i;
+
+	for_each_set_bit(i, flush, VCSW_FLUSH_BITS) {
+		/* a port that left is freed only after a grace period */
+		struct vcsw_slave *p = READ_ONCE(sw->slot_port[i]);
+
+		if (!p)
+			continue;
+		spin_lock(&p->lock);
+		vcsw_slave_flush(p);
+	}
+}
+
+/*
+ * Serve @p (NULL: none) and run the crossbar: an output freed room, or
+ * credits came.  Under RCU, BHs off.
+ */
+static void vcsw_kick(struct vcsw *sw, struct vcsw_slave *p)
+{
+	DECLARE_BITMAP(flush, VCSW_FLUSH_BITS);
+	u64 now = ktime_get_ns();
+
+	bitmap_zero(flush, VCSW_FLUSH_BITS);
+	spin_lock(&sw->lock);
+	if (p)
+		vcsw_serve(p, now, flush);
+	vcsw_xbar_go(sw, now, flush);
+	spin_unlock(&sw->lock);
+	vcsw_flush_ports(sw, flush);
+}
+
+/*
+ * vcsw_kick() from process context: a port's buffers were emptied (link
+ * down, port gone), and inputs that waited for room there, or behind
+ * frames for it, may move now; nothing else would wake them.
+ */
+static void vcsw_kick_bh(struct vcsw *sw, struct vcsw_slave *p)
+{
+	rcu_read_lock();
+	local_bh_disable();
+	vcsw_kick(sw, p);
+	local_bh_enable();
+	rcu_read_unlock();
+}
+
+static enum hrtimer_restart vcsw_xbar_timer(struct hrtimer *t)
+{
+	rcu_read_lock();
+	vcsw_kick(container_of(t, struct vcsw, xbar_timer), NULL);
+	rcu_read_unlock();
+	return HRTIMER_NORESTART;
+}
+
+/* The emulated link is free again, or the flush left frames to send. */
 static enum hrtimer_restart vcsw_slave_timer(struct hrtimer *t)
 {
 	struct vcsw_slave *p = container_of(t, struct vcsw_slave, timer);
 
 	rcu_read_lock();
-	spin_lock(&p->lock);
-	if (!p->dead)
-		vcsw_slave_service(p, ktime_get_ns(), &p->txq);
-	vcsw_slave_flush(p);
+	vcsw_kick(p->sw, p);
 	rcu_read_unlock();
 	return HRTIMER_NORESTART;
 }
 
-/* Drop everything waiting on @p. */
-static void vcsw_slave_purge(struct vcsw_slave *p, bool count)
+/*
+ * Take every frame out of @p's input buffers, giving their credits back.
+ * The switch's lock held.
+ */
+static void vcsw_input_purge(struct vcsw *sw, struct vcsw_slave *p, bool count)
 {
+	unsigned int vc;
+
+	lockdep_assert_held(&sw->lock);
+	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+		struct vcsw_vc *v = &p->x.in[vc];
+		struct vcsw_node *n;
+
+		while ((n = vcsw_vc_pick(v))) {
+			struct vcsw_ent *e = container_of(n, struct vcsw_ent, node);
+
+			vcsw_vc_unlink(v, n);
+			v->backlog -= n->len;
+			sw->in_frames--;
+			vcsw_credit_release(p, &e->charge);
+			if (count)
+				vcsw_count(p, VCSW_PS_DROP_DOWN);
+			vcsw_ent_free(e);
+		}
+	}
+}
+
+/*
+ * Drop everything waiting on @p's output (and with @inputs, in its input
+ * buffers).  BHs on, RTNL held.
+ */
+static void vcsw_slave_purge(struct vcsw_slave *p, bool count, bool inputs)
+{
+	struct vcsw *sw = p->sw;
 	struct sk_buff *skb;
 	struct vcsw_node *n;
 
-	spin_lock_bh(&p->lock);
-	while ((n = vcsw_port_pop(&p->q))) {
+	spin_lock_bh(&sw->lock);
+	if (inputs)
+		vcsw_input_purge(sw, p, count);
+	spin_lock(&p->lock);
+	while ((n = vcsw_port_pop(&p->x.out))) {
 		if (count)
 			vcsw_count(p, VCSW_PS_DROP_DOWN);
 		vcsw_ent_free(container_of(n, struct vcsw_ent, node));
 	}
-	/* released but not yet taken by the sending context */
+	/* released but not yet taken by the sending context: they took
+	 * credits (p->lock held, so straight to the books) */
 	while ((skb = __skb_dequeue(&p->txq))) {
+		const struct vcsw_skb_cb *cb = vcsw_cb(skb);
+
 		if (count)
 			vcsw_count(p, VCSW_PS_DROP_DOWN);
+		if (cb->cepoch && p->credits && p->cp.l.epoch == cb->cepoch)
+			fcr_tx_unsend(&p->cp.l, cb->cvc, cb->clen);
 		kfree_skb(skb);
 	}
-	spin_unlock_bh(&p->lock);
+	spin_unlock(&p->lock);
+	spin_unlock_bh(&sw->lock);
 }
 
-/* Receive path (softirq, RCU): queue @skb on @out and send what may go. */
-static void vcsw_forward_one(struct vcsw_slave *out, struct sk_buff *skb,
-			     u64 deadline, u8 vc, bool timed, u64 now)
+/* A new entry for @skb, or NULL (counted on @out). */
+static struct vcsw_ent *vcsw_ent_new(struct vcsw_slave *out, struct sk_buff *skb,
+				     u64 deadline, u8 vc, bool timed)
 {
 	struct vcsw_ent *e;
 
 	if (unlikely(!netif_running(out->dev))) {
 		vcsw_count(out, VCSW_PS_DROP_DOWN);
-		kfree_skb(skb);
-		return;
+		return NULL;
 	}
 	/* as a bridge: nothing the output device's MTU cannot carry */
 	if (unlikely(!is_skb_forwardable(out->dev, skb))) {
 		vcsw_count(out, VCSW_PS_DROP_OVERSIZE);
-		kfree_skb(skb);
-		return;
+		return NULL;
 	}
 	e = kmem_cache_alloc(vcsw_ent_cache, GFP_ATOMIC);
 	if (unlikely(!e)) {
 		vcsw_count(out, VCSW_PS_DROP_NOMEM);
-		kfree_skb(skb);
-		return;
+		return NULL;
 	}
 	memset(&e->node, 0, sizeof(e->node));
 	e->skb = skb;
+	e->charge.epoch = 0;
 	e->node.deadline = deadline;
 	e->node.len = skb->len;
 	e->node.vc = vc;
 	e->node.timed = timed;
+	e->node.out = out->idx;
+	return e;
+}
 
-	spin_lock(&out->lock);
-	if (unlikely(out->dead)) {
-		spin_unlock(&out->lock);
+/*
+ * Receive path (softirq, RCU), a frame from a port without credits:
+ * straight into @out's buffer (drop-tail), and send what may go.
+ */
+static void vcsw_forward_one(struct vcsw_slave *out, struct sk_buff *skb,
+			     u64 deadline, u8 vc, bool timed, u64 now)
+{
+	DECLARE_BITMAP(flush, VCSW_FLUSH_BITS);
+	struct vcsw *sw = out->sw;
+	struct vcsw_ent *e;
+
+	e = vcsw_ent_new(out, skb, deadline, vc, timed);
+	if (unlikely(!e)) {
+		kfree_skb(skb);
+		return;
+	}
+	bitmap_zero(flush, VCSW_FLUSH_BITS);
+	spin_lock(&sw->lock);
+	if (unlikely(READ_ONCE(out->dead))) {
+		spin_unlock(&sw->lock);
 		vcsw_count(out, VCSW_PS_DROP_DOWN);
 		vcsw_ent_free(e);
 		return;
 	}
-	if (unlikely(vcsw_port_enqueue(&out->q, &e->node, now) != VCSW_ENQ_OK)) {
+	if (unlikely(vcsw_port_enqueue(&out->x.out, &e->node, now) != VCSW_ENQ_OK)) {
 		/* counted by the core as drops_full of the VC */
-		spin_unlock(&out->lock);
+		spin_unlock(&sw->lock);
 		vcsw_ent_free(e);
 		return;
 	}
-	vcsw_slave_service(out, now, &out->txq);
-	vcsw_slave_flush(out);
+	vcsw_serve(out, now, flush);
+	if (sw->in_frames)
+		vcsw_xbar_go(sw, now, flush);
+	spin_unlock(&sw->lock);
+	vcsw_flush_ports(sw, flush);
+}
+
+/*
+ * Receive path, a frame from @in, a port with credits, counted in @c:
+ * into @in's input buffer, where it waits for the crossbar to move it to
+ * @out's buffer when that has room.  Nothing is dropped for want of room
+ * inside the switch; what is refused here (a sender beyond its credits
+ * was refused before) gives its credits back.
+ */
+static void vcsw_input_one(struct vcsw_slave *in, struct vcsw_slave *out,
+			   struct sk_buff *skb, u64 deadline, u8 vc, bool timed,
+			   u64 now, struct fcr_charge *c)
+{
+	DECLARE_BITMAP(flush, VCSW_FLUSH_BITS);
+	struct vcsw *sw = in->sw;
+	struct vcsw_ent *e;
+
+	e = vcsw_ent_new(out, skb, deadline, vc, timed);
+	if (unlikely(!e)) {
+		vcsw_credit_release(in, c);
+		kfree_skb(skb);
+		return;
+	}
+	e->charge = *c;
+	c->epoch = 0;
+	bitmap_zero(flush, VCSW_FLUSH_BITS);
+	spin_lock(&sw->lock);
+	/* a port leaving gives up its slot first */
+	if (unlikely(READ_ONCE(out->dead) || sw->slot_port[out->idx] != out)) {
+		vcsw_count(out, VCSW_PS_DROP_DOWN);
+		goto refuse;
+	}
+	/* counted as drops_full of the input VC */
+	if (unlikely(vcsw_xbar_arrive(sw->slots, sw->nslots, in->idx, &e->node,
+				      now) != VCSW_ENQ_OK))
+		goto refuse;
+	sw->in_frames++;
+	vcsw_xbar_go(sw, now, flush);
+	spin_unlock(&sw->lock);
+	vcsw_flush_ports(sw, flush);
+	return;
+
+refuse:
+	vcsw_credit_release(in, &e->charge);
+	spin_unlock(&sw->lock);
+	vcsw_ent_free(e);
 }
 
 /* ---- receive path ------------------------------------------------------------ */
@@ -810,10 +1366,15 @@ static bool vcsw_read_header(struct sk_buff *skb, struct fhc_fields *f)
 	return true;
 }
 
-/* One frame, skb->data at its Ethernet header: to its port, or flooded. */
+/*
+ * One frame, skb->data at its Ethernet header: to its port, or flooded.
+ * A frame counted in @in's credits (@c) waits in @in's input buffer;
+ * flooded copies go straight to the outputs' buffers, as from a port
+ * without credits, and the frame gives its credits back at once.
+ */
 static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
 			 struct sk_buff *skb, const u8 *dst, u64 deadline,
-			 u8 vc, bool timed, u64 now)
+			 u8 vc, bool timed, u64 now, struct fcr_charge *c)
 {
 	struct vcsw_slave *out = NULL, *p, *last = NULL;
 
@@ -823,6 +1384,11 @@ static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
 		if (f && !vcsw_fdb_expired(sw, f, jiffies))
 			out = READ_ONCE(f->port);
 	}
+	if (out && out != in && c->epoch) {
+		vcsw_input_one(in, out, skb, deadline, vc, timed, now, c);
+		return;
+	}
+	vcsw_credit_release(in, c);
 	if (out) {
 		if (unlikely(out == in)) {
 			vcsw_count(in, VCSW_PS_DROP_LOOP);
@@ -882,11 +1448,51 @@ static bool vcsw_untrusted_ingress(struct vcsw_slave *in, u32 len, u64 now,
 	return true;
 }
 
+/*
+ * Whether @skb (skb->data at the fabric header, EtherType ETH_P_FABRIC)
+ * is a credit link message: for this port alone, never forwarded.
+ */
+static bool vcsw_is_link_msg(struct sk_buff *skb)
+{
+	return pskb_may_pull(skb, min_t(u32, skb->len, FABRIC_HDR_LEN)) &&
+	       fcr_is_ctrl(skb->data, skb->len);
+}
+
+/* A link message from the other end of @p's link: take it, and act. */
+static void vcsw_link_msg(struct vcsw_slave *p, struct sk_buff *skb)
+{
+	u32 want = FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN;
+	unsigned int r = 0;
+
+	spin_lock(&p->lock);
+	if (!p->credits || p->dead || !READ_ONCE(p->enabled)) {
+		spin_unlock(&p->lock);
+		atomic64_inc(&p->cst_msgs_off);
+		kfree_skb(skb);
+		return;
+	}
+	/* a short one is refused by the core (and counted) */
+	if (!pskb_may_pull(skb, min_t(u32, skb->len, want)))
+		p->cp.l.st.msgs_malformed++;
+	else
+		r = fcr_msg_receive(&p->cp.l, skb->data,
+				    min_t(u32, skb->len, skb_headlen(skb)),
+				    ktime_get_ns());
+	if (r & FCR_REPLY_NOW)
+		vcsw_credit_kick(p);
+	spin_unlock(&p->lock);
+	consume_skb(skb);
+	/* a sender stalled on these credits may go on */
+	if (r & FCR_CREDITS_GREW)
+		vcsw_kick(p->sw, p);
+}
+
 static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 {
 	u8 dst[ETH_ALEN] __aligned(2), src[ETH_ALEN] __aligned(2);
 	struct sk_buff *skb = *pskb, *segs, *next;
 	bool is_fabric, timed = false;
+	struct fcr_charge ch = { 0 };
 	struct fhc_fields f;
 	u64 now, deadline;
 	struct vcsw_slave *in;
@@ -911,6 +1517,34 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	 * no switch has (and per socket, not per link).
 	 */
 	skb_orphan(skb);
+	is_fabric = eth_hdr(skb)->h_proto == htons(ETH_P_FABRIC);
+	/* link messages are not data: consumed here, whoever sent them */
+	if (is_fabric && vcsw_is_link_msg(skb)) {
+		vcsw_link_msg(in, skb);
+		return RX_HANDLER_CONSUMED;
+	}
+	now = ktime_get_ns();
+	/*
+	 * On a credit link every data frame is counted at once, on the VC
+	 * its sender counted it on (the header's, best effort without
+	 * one), and gives its credits back wherever it ends: in the input
+	 * buffer, forwarded, or dropped below.
+	 */
+	if (READ_ONCE(in->credits)) {
+		u8 cvc = FABRIC_VC_BESTEFFORT;
+
+		if (is_fabric && pskb_may_pull(skb, min_t(u32, skb->len, 1)) &&
+		    skb->len &&
+		    ((skb->data[0] >> FABRIC_HDR_VC_SHIFT) & FABRIC_HDR_VC_MASK) ==
+		    FABRIC_VC_REGULATED)
+			cvc = FABRIC_VC_REGULATED;
+		if (unlikely(!vcsw_credit_arrive(in, &ch, vcsw_wire_len(skb->len + ETH_HLEN),
+						 cvc, now))) {
+			/* beyond the grant: counted as a violation */
+			kfree_skb(skb);
+			return RX_HANDLER_CONSUMED;
+		}
+	}
 	vcsw_count(in, VCSW_PS_RX_PACKETS);
 	atomic64_add(skb->len + ETH_HLEN, &in->st[VCSW_PS_RX_BYTES]);
 	ether_addr_copy(dst, eth_hdr(skb)->h_dest);
@@ -924,7 +1558,6 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	 * fabric frame is counted alike (rx_fabric or drop_malformed),
 	 * wherever it goes.
 	 */
-	is_fabric = eth_hdr(skb)->h_proto == htons(ETH_P_FABRIC);
 	if (is_fabric) {
 		if (unlikely(!vcsw_read_header(skb, &f)))
 			goto malformed;
@@ -940,17 +1573,14 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	if (unlikely(is_link_local_ether_addr(dst)) &&
 	    !(READ_ONCE(sw->group_fwd_mask) & BIT(dst[5]))) {
 		vcsw_count(in, VCSW_PS_DROP_LINK_LOCAL);
-		kfree_skb(skb);
-		return RX_HANDLER_CONSUMED;
+		goto drop;
 	}
 	/* a port still joining, or a switch that is down, forwards nothing */
 	if (unlikely(!READ_ONCE(in->enabled) || !netif_running(sw->dev))) {
 		vcsw_count(in, VCSW_PS_DROP_DISABLED);
-		kfree_skb(skb);
-		return RX_HANDLER_CONSUMED;
+		goto drop;
 	}
 
-	now = ktime_get_ns();
 	deadline = now;
 	if (is_fabric) {
 		s64 ttd = f.ttd_ns;
@@ -983,9 +1613,11 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	skb_clear_tstamp(skb);
 
 	if (likely(!skb_is_gso(skb))) {
-		vcsw_deliver(sw, in, skb, dst, deadline, vc, timed, now);
+		vcsw_deliver(sw, in, skb, dst, deadline, vc, timed, now, &ch);
 		return RX_HANDLER_CONSUMED;
 	}
+	/* no end that speaks credits sends GSO: its segments go as without */
+	vcsw_credit_release(in, &ch);
 	/*
 	 * A GSO frame (veth passes TSO aggregates through) is queued as the
 	 * frames that will be on the wire, so that buffer limits, the link
@@ -1003,14 +1635,17 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	}
 	consume_skb(skb);
 	skb_list_walk_safe(segs, skb, next) {
+		struct fcr_charge none = { 0 };
+
 		skb_mark_not_on_list(skb);
-		vcsw_deliver(sw, in, skb, dst, deadline, vc, timed, now);
+		vcsw_deliver(sw, in, skb, dst, deadline, vc, timed, now, &none);
 	}
 	return RX_HANDLER_CONSUMED;
 
 malformed:
 	vcsw_count(in, VCSW_PS_DROP_MALFORMED);
 drop:
+	vcsw_credit_release(in, &ch);
 	kfree_skb(skb);
 	return RX_HANDLER_CONSUMED;
 }
@@ -1022,7 +1657,7 @@ static int vcsw_add_slave(struct net_device *dev, struct net_device *sdev,
 {
 	struct vcsw *sw = netdev_priv(dev);
 	struct vcsw_slave *p;
-	int err, i;
+	int err, i, slot;
 
 	if (sdev->type != ARPHRD_ETHER || sdev->addr_len != ETH_ALEN ||
 	    (sdev->flags & IFF_LOOPBACK)) {
@@ -1045,6 +1680,14 @@ static int vcsw_add_slave(struct net_device *dev, struct net_device *sdev,
 		NL_SET_ERR_MSG_MOD(extack, "device already has a receive handler (bridge, bond, ...)");
 		return -EBUSY;
 	}
+	/* slots change under RTNL only */
+	for (slot = 0; slot < VCSW_MAX_PORTS; slot++)
+		if (!sw->slot_port[slot])
+			break;
+	if (slot == VCSW_MAX_PORTS) {
+		NL_SET_ERR_MSG_MOD(extack, "the switch has its 64 ports already");
+		return -ENOSPC;
+	}
 
 	/* built complete, but not enabled: it neither learns nor forwards */
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
@@ -1052,11 +1695,22 @@ static int vcsw_add_slave(struct net_device *dev, struct net_device *sdev,
 		return -ENOMEM;
 	p->sw = sw;
 	p->dev = sdev;
+	p->idx = slot;
 	spin_lock_init(&p->lock);
 	skb_queue_head_init(&p->txq);
-	vcsw_port_init(&p->q, sw->mode, sw->buffer[0], sw->buffer[1], sw->rate);
+	/* credits off: the input buffers take nothing until they are on */
+	p->credit_unit = FCR_DEFAULT_UNIT;
+	fcr_port_init(&p->cp, p->credit_unit,
+		      vcsw_in_bytes(0, p->credit_unit, sdev->mtu));
+	vcsw_xport_init(&p->x, sw->arch, vcsw_in_limit(p->cp.in_bytes[0]),
+			sw->buffer[0], sw->rate);
+	p->x.out.vc[1].limit = sw->buffer[1];
+	atomic64_set(&p->cst_msgs_off, 0);
+	atomic64_set(&p->cst_tx_fail, 0);
 	fq_hrtimer_setup(&p->timer, vcsw_slave_timer, CLOCK_MONOTONIC,
 			 HRTIMER_MODE_ABS_SOFT);
+	fq_hrtimer_setup(&p->ctimer, vcsw_credit_timer, CLOCK_MONOTONIC,
+			 HRTIMER_MODE_REL_SOFT);
 	p->trusted = true;
 	p->trust.exceed = VCSW_EXCEED_DROP;
 	p->trust.ttd_min = VCSW_DEFAULT_TTD_MIN;
@@ -1079,6 +1733,12 @@ static int vcsw_add_slave(struct net_device *dev, struct net_device *sdev,
 		goto err_handler;
 	/* nothing fails from here on: make it a member */
 	dev_hold(sdev);
+	p->link_up = vcsw_slave_up(p);
+	spin_lock_bh(&sw->lock);
+	sw->slots[slot] = &p->x;
+	sw->slot_port[slot] = p;
+	sw->nslots = max_t(unsigned int, sw->nslots, slot + 1);
+	spin_unlock_bh(&sw->lock);
 	list_add_tail_rcu(&p->list, &sw->ports);
 	WRITE_ONCE(p->enabled, true);
 	return 0;
@@ -1093,14 +1753,57 @@ err_free:
 	return err;
 }
 
+/*
+ * Give up @p's slot: the frames in other ports' inputs bound for it can
+ * never cross now (their credits go back upstream), its own inputs are
+ * emptied, and the crossbar no longer sees it.  RTNL held.
+ */
+static void vcsw_slot_release(struct vcsw *sw, struct vcsw_slave *p)
+{
+	unsigned int i, vc;
+
+	spin_lock_bh(&sw->lock);
+	vcsw_input_purge(sw, p, true);
+	for (i = 0; i < sw->nslots; i++) {
+		struct vcsw_slave *q = sw->slot_port[i];
+
+		if (!q || q == p)
+			continue;
+		for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+			struct vcsw_list gone;
+			struct vcsw_node *n;
+
+			vcsw_list_init(&gone);
+			sw->in_frames -= vcsw_vc_remove_out(&q->x.in[vc], p->idx, &gone);
+			while ((n = gone.head)) {
+				struct vcsw_ent *e = container_of(n, struct vcsw_ent, node);
+
+				vcsw_list_unlink(&gone, n);
+				vcsw_credit_release(q, &e->charge);
+				vcsw_count(p, VCSW_PS_DROP_DOWN);
+				vcsw_ent_free(e);
+			}
+		}
+	}
+	sw->slots[p->idx] = &vcsw_xport_none;
+	WRITE_ONCE(sw->slot_port[p->idx], NULL);
+	while (sw->nslots && !sw->slot_port[sw->nslots - 1])
+		sw->nslots--;
+	spin_unlock_bh(&sw->lock);
+}
+
 /* RTNL held. */
 static void vcsw_slave_remove(struct vcsw *sw, struct vcsw_slave *p)
 {
 	WRITE_ONCE(p->enabled, false);
-	spin_lock_bh(&p->lock);
+	spin_lock_bh(&sw->lock);
+	spin_lock(&p->lock);
 	p->dead = true;
-	spin_unlock_bh(&p->lock);
+	spin_unlock(&p->lock);
+	spin_unlock_bh(&sw->lock);
+	/* neither re-arms itself, or is armed by others, on a dead port */
 	hrtimer_cancel(&p->timer);
+	hrtimer_cancel(&p->ctimer);
 
 	netdev_rx_handler_unregister(p->dev);
 	list_del_rcu(&p->list);
@@ -1109,9 +1812,14 @@ static void vcsw_slave_remove(struct vcsw *sw, struct vcsw_slave *p)
 	/* no receive handler of this port runs now, so nothing learns it */
 	synchronize_net();
 	vcsw_fdb_flush_port(sw, p, true);
-	/* and nobody still holds a table entry or list pointer to it */
+	vcsw_slot_release(sw, p);
+	vcsw_kick_bh(sw, NULL);
+	/*
+	 * and nobody still holds a table entry, list pointer or slot to it;
+	 * the crossbar can no longer move frames to it
+	 */
 	synchronize_net();
-	vcsw_slave_purge(p, true);
+	vcsw_slave_purge(p, true, false);
 	dev_put(p->dev);
 	kfree(p);
 }
@@ -1126,6 +1834,90 @@ static int vcsw_del_slave(struct net_device *dev, struct net_device *sdev)
 	return 0;
 }
 
+/*
+ * The port's link came up or went down (RTNL): on the way up, a port with
+ * credits starts its books again, so whatever the link lost while down
+ * (frames, messages, the peer's own restart) costs nothing.
+ */
+static void vcsw_credit_link_change(struct vcsw_slave *p)
+{
+	bool up = vcsw_slave_up(p);
+
+	if (up == p->link_up)
+		return;
+	p->link_up = up;
+	spin_lock_bh(&p->lock);
+	if (up && p->credits) {
+		vcsw_credit_restart(p);
+		vcsw_credit_kick(p);
+	}
+	spin_unlock_bh(&p->lock);
+}
+
+/*
+ * Input buffer sizes in effect for @cfg (0: the default), applied to the
+ * buffers and the books.  The switch's lock and p->lock held.
+ */
+static void vcsw_credit_set_sizes(struct vcsw_slave *p, const u32 *cfg)
+{
+	unsigned int vc;
+
+	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+		p->in_cfg[vc] = cfg[vc];
+		fcr_port_set_buffer(&p->cp, vc,
+				    vcsw_in_bytes(cfg[vc], p->credit_unit, p->dev->mtu));
+		p->x.in[vc].limit = vcsw_in_limit(p->cp.in_bytes[vc]);
+	}
+}
+
+/* A new MTU changes the default input buffers.  RTNL held. */
+static void vcsw_credit_mtu_change(struct vcsw_slave *p)
+{
+	u32 cfg[VCSW_NUM_VCS];
+
+	spin_lock_bh(&p->sw->lock);
+	spin_lock(&p->lock);
+	memcpy(cfg, p->in_cfg, sizeof(cfg));
+	vcsw_credit_set_sizes(p, cfg);
+	spin_unlock(&p->lock);
+	spin_unlock_bh(&p->sw->lock);
+}
+
+/*
+ * Credits on or off, the unit, the input buffers (validated).  Turning
+ * them on or changing the unit starts new books (a new epoch); turning
+ * them off leaves what the input holds to drain, lossy from then on.
+ * RTNL held.
+ */
+static void vcsw_credit_configure(struct vcsw_slave *p, bool on, u32 unit,
+				  const u32 *cfg)
+{
+	struct vcsw *sw = p->sw;
+	unsigned int vc;
+	bool restart;
+
+	spin_lock_bh(&sw->lock);
+	spin_lock(&p->lock);
+	restart = on && (!p->credits || unit != p->credit_unit);
+	if (p->credits && !on) {
+		/* what the input holds drains; counted by closed books */
+		fcr_port_stop(&p->cp);
+		for (vc = 0; vc < VCSW_NUM_VCS; vc++)
+			p->stalled[vc] = false;
+	}
+	WRITE_ONCE(p->credits, on);
+	p->credit_unit = unit;
+	if (restart)
+		vcsw_credit_restart(p);
+	vcsw_credit_set_sizes(p, cfg);
+	if (on)
+		vcsw_credit_kick(p);
+	spin_unlock(&p->lock);
+	spin_unlock_bh(&sw->lock);
+	/* without credits what waited for them goes; the crossbar may move */
+	vcsw_kick_bh(sw, p);
+}
+
 static int vcsw_netdev_event(struct notifier_block *nb, unsigned long event,
 			     void *ptr)
 {
@@ -1138,10 +1930,16 @@ static int vcsw_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_UNREGISTER:
 		vcsw_slave_remove(p->sw, p);
 		break;
+	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
-		if (!netif_running(dev) || !netif_carrier_ok(dev))
-			vcsw_slave_purge(p, true);
+		if (!vcsw_slave_up(p))
+			vcsw_slave_purge(p, true, false);
+		vcsw_credit_link_change(p);
+		vcsw_kick_bh(p->sw, p);
+		break;
+	case NETDEV_CHANGEMTU:
+		vcsw_credit_mtu_change(p);
 		break;
 	}
 	return NOTIFY_DONE;
@@ -1176,6 +1974,8 @@ static void vcsw_dev_uninit(struct net_device *dev)
 	cancel_delayed_work_sync(&sw->fdb_gc);
 	list_for_each_entry_safe(p, tmp, &sw->ports, list)
 		vcsw_slave_remove(sw, p);
+	/* no port is left to arm it */
+	hrtimer_cancel(&sw->xbar_timer);
 	vcsw_fdb_flush_all(sw);
 	/* no reader left: ports are gone, with a grace period each */
 	rhashtable_destroy(&sw->fdb);
@@ -1203,9 +2003,11 @@ static int vcsw_dev_stop(struct net_device *dev)
 	/* receive handlers that saw the switch up are done after this */
 	synchronize_net();
 	list_for_each_entry(p, &sw->ports, list) {
-		vcsw_slave_purge(p, true);
+		vcsw_slave_purge(p, true, true);
 		vcsw_fdb_flush_port(sw, p, false);
 	}
+	/* nothing is left in an input for it to move */
+	hrtimer_cancel(&sw->xbar_timer);
 	return 0;
 }
 
@@ -1243,7 +2045,12 @@ static void vcsw_setup(struct net_device *dev)
 	INIT_DELAYED_WORK(&sw->fdb_gc, vcsw_fdb_gc);
 	for (i = 0; i < VCSW_SS_MAX; i++)
 		atomic64_set(&sw->st[i], 0);
-	sw->mode = VCSW_DEFAULT_MODE;
+	spin_lock_init(&sw->lock);
+	for (i = 0; i < VCSW_MAX_PORTS; i++)
+		sw->slots[i] = &vcsw_xport_none;
+	fq_hrtimer_setup(&sw->xbar_timer, vcsw_xbar_timer, CLOCK_MONOTONIC,
+			 HRTIMER_MODE_REL_PINNED_SOFT);
+	sw->arch = VCSW_DEFAULT_ARCH;
 	sw->rate = 0;
 	sw->buffer[0] = VCSW_DEFAULT_BUFFER;
 	sw->buffer[1] = VCSW_DEFAULT_BUFFER;
@@ -1284,6 +2091,18 @@ static const struct nla_policy vcsw_policy[IFLA_VCSW_MAX + 1] = {
 	[IFLA_VCSW_FDB_COUNT]	= { .type = NLA_REJECT },
 	[IFLA_VCSW_STATS]	= { .type = NLA_REJECT },
 	[IFLA_VCSW_GROUP_FWD_MASK] = { .type = NLA_U16 },
+	[IFLA_VCSW_ARCH]	= NLA_POLICY_MAX(NLA_U8, VCSW_ARCH_MAX),
+};
+
+static struct netlink_range_validation vcsw_unit_range = {
+	.min = 1,
+	.max = 65535,
+};
+
+/* 0: the default (VCSW_DEFAULT_IN_BUFFER or two full-size frames) */
+static struct netlink_range_validation vcsw_in_buffer_range = {
+	.min = 0,
+	.max = 64 << 20,
 };
 
 static const struct nla_policy vcsw_slave_policy[IFLA_VCSW_PORT_MAX + 1] = {
@@ -1300,6 +2119,13 @@ static const struct nla_policy vcsw_slave_policy[IFLA_VCSW_PORT_MAX + 1] = {
 	[IFLA_VCSW_PORT_VC0_EXCEED]	= NLA_POLICY_MAX(NLA_U8, VCSW_EXCEED_MAX),
 	[IFLA_VCSW_PORT_TTD_MIN]	= { .type = NLA_S32 },
 	[IFLA_VCSW_PORT_TTD_MAX]	= { .type = NLA_S32 },
+	[IFLA_VCSW_PORT_CREDITS]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[IFLA_VCSW_PORT_CREDIT_UNIT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_unit_range),
+	[IFLA_VCSW_PORT_VC0_IN_BUFFER]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_in_buffer_range),
+	[IFLA_VCSW_PORT_VC1_IN_BUFFER]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_in_buffer_range),
+	[IFLA_VCSW_PORT_CREDIT_STATS]	= { .type = NLA_REJECT },
+	[IFLA_VCSW_PORT_VC0_IN_STATS]	= { .type = NLA_REJECT },
+	[IFLA_VCSW_PORT_VC1_IN_STATS]	= { .type = NLA_REJECT },
 };
 
 static int vcsw_validate(struct nlattr *tb[], struct nlattr *data[],
@@ -1312,6 +2138,11 @@ static int vcsw_validate(struct nlattr *tb[], struct nlattr *data[],
 			return -EADDRNOTAVAIL;
 		}
 	}
+	if (data && data[IFLA_VCSW_ARCH] && data[IFLA_VCSW_VC0_MODE]) {
+		NL_SET_ERR_MSG_ATTR(extack, data[IFLA_VCSW_VC0_MODE],
+				    "vc0 is the old name of arch: give one of them");
+		return -EINVAL;
+	}
 	if (data && data[IFLA_VCSW_GROUP_FWD_MASK] &&
 	    nla_get_u16(data[IFLA_VCSW_GROUP_FWD_MASK]) & VCSW_GROUP_FWD_RESTRICTED) {
 		NL_SET_ERR_MSG_ATTR(extack, data[IFLA_VCSW_GROUP_FWD_MASK],
@@ -1321,15 +2152,34 @@ static int vcsw_validate(struct nlattr *tb[], struct nlattr *data[],
 	return 0;
 }
 
+/* The architecture the old VC0 discipline names. */
+static u8 vcsw_arch_of_mode(u8 mode)
+{
+	switch (mode) {
+	case VCSW_MODE_FIFO:
+		return VCSW_ARCH_TRAD;
+	case VCSW_MODE_IDEAL:
+		return VCSW_ARCH_IDEAL;
+	default:
+		return VCSW_ARCH_ADVANCED;
+	}
+}
+
 /* Validated by the policy: apply it all, under RTNL, to every port. */
 static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
 {
 	struct vcsw_slave *p;
+	u8 arch = sw->arch;
 
 	if (!data)
 		return;
 	if (data[IFLA_VCSW_VC0_MODE])
-		WRITE_ONCE(sw->mode, nla_get_u8(data[IFLA_VCSW_VC0_MODE]));
+		arch = vcsw_arch_of_mode(nla_get_u8(data[IFLA_VCSW_VC0_MODE]));
+	if (data[IFLA_VCSW_ARCH])
+		arch = nla_get_u8(data[IFLA_VCSW_ARCH]);
+	spin_lock_bh(&sw->lock);
+	sw->arch = arch;
+	spin_unlock_bh(&sw->lock);
 	if (data[IFLA_VCSW_RATE])
 		WRITE_ONCE(sw->rate, nla_get_u64(data[IFLA_VCSW_RATE]));
 	if (data[IFLA_VCSW_VC0_BUFFER])
@@ -1353,19 +2203,19 @@ static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
 	list_for_each_entry(p, &sw->ports, list) {
 		rcu_read_lock();
 		local_bh_disable();
-		spin_lock(&p->lock);
-		vcsw_port_set_mode(&p->q, sw->mode);
-		p->q.vc[0].limit = sw->buffer[0];
-		p->q.vc[1].limit = sw->buffer[1];
-		if (p->q.rate != sw->rate) {
-			p->q.rate = sw->rate;
+		spin_lock(&sw->lock);
+		vcsw_xport_set_arch(&p->x, sw->arch);
+		p->x.out.vc[0].limit = sw->buffer[0];
+		p->x.out.vc[1].limit = sw->buffer[1];
+		if (p->x.out.rate != sw->rate) {
+			p->x.out.rate = sw->rate;
 			/* the new rate counts from now on */
-			p->q.link_free = 0;
+			p->x.out.link_free = 0;
 			hrtimer_try_to_cancel(&p->timer);
 		}
-		if (!p->dead)
-			vcsw_slave_service(p, ktime_get_ns(), &p->txq);
-		vcsw_slave_flush(p);
+		spin_unlock(&sw->lock);
+		/* serve it, and let the crossbar see the new sizes */
+		vcsw_kick(sw, p);
 		local_bh_enable();
 		rcu_read_unlock();
 	}
@@ -1389,7 +2239,7 @@ static int vcsw_changelink(struct net_device *dev, struct nlattr *tb[],
 
 static size_t vcsw_get_size(const struct net_device *dev)
 {
-	return nla_total_size(sizeof(u8)) +		/* VC0_MODE */
+	return 2 * nla_total_size(sizeof(u8)) +	/* VC0_MODE, ARCH */
 	       nla_total_size_64bit(sizeof(u64)) +	/* RATE */
 	       /* VC0_BUFFER, VC1_BUFFER, FDB_MAX, AGEING, FDB_COUNT */
 	       5 * nla_total_size(sizeof(u32)) +
@@ -1408,7 +2258,8 @@ static int vcsw_fill_info(struct sk_buff *skb, const struct net_device *dev)
 	BUILD_BUG_ON(sizeof(st) != VCSW_SS_MAX * sizeof(u64));
 	for (i = 0; i < VCSW_SS_MAX; i++)
 		ctr[i] = atomic64_read(&sw->st[i]);
-	if (nla_put_u8(skb, IFLA_VCSW_VC0_MODE, sw->mode) ||
+	if (nla_put_u8(skb, IFLA_VCSW_VC0_MODE, vcsw_arch_vc_mode(sw->arch, 0)) ||
+	    nla_put_u8(skb, IFLA_VCSW_ARCH, sw->arch) ||
 	    nla_put_u64_64bit(skb, IFLA_VCSW_RATE, sw->rate, IFLA_VCSW_PAD) ||
 	    nla_put_u32(skb, IFLA_VCSW_VC0_BUFFER, sw->buffer[0]) ||
 	    nla_put_u32(skb, IFLA_VCSW_VC1_BUFFER, sw->buffer[1]) ||
@@ -1432,13 +2283,33 @@ static int vcsw_slave_changelink(struct net_device *dev,
 				 struct nlattr *data[],
 				 struct netlink_ext_ack *extack)
 {
+	static const int in_attr[VCSW_NUM_VCS] = {
+		IFLA_VCSW_PORT_VC0_IN_BUFFER, IFLA_VCSW_PORT_VC1_IN_BUFFER,
+	};
 	struct vcsw_slave *p = vcsw_slave_of_rtnl(sdev);
+	u32 unit, cfg[VCSW_NUM_VCS];
 	const u8 *add, *del;
+	unsigned int vc;
+	bool credits;
 	s32 lo, hi;
 	int err;
 
 	if (!p || !data)
 		return 0;
+	credits = data[IFLA_VCSW_PORT_CREDITS] ?
+		  nla_get_u8(data[IFLA_VCSW_PORT_CREDITS]) : p->credits;
+	unit = data[IFLA_VCSW_PORT_CREDIT_UNIT] ?
+	       nla_get_u32(data[IFLA_VCSW_PORT_CREDIT_UNIT]) : p->credit_unit;
+	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+		cfg[vc] = data[in_attr[vc]] ? nla_get_u32(data[in_attr[vc]]) :
+					      p->in_cfg[vc];
+		/* a frame larger than the buffer could never be sent to us */
+		if (cfg[vc] && cfg[vc] < roundup(sdev->mtu + ETH_HLEN, unit)) {
+			NL_SET_ERR_MSG_ATTR(extack, data[in_attr[vc]] ?: data[IFLA_VCSW_PORT_CREDIT_UNIT],
+					    "input buffer smaller than a full-size frame (MTU + 14 bytes, in whole credit units)");
+			return -EINVAL;
+		}
+	}
 	lo = data[IFLA_VCSW_PORT_TTD_MIN] ?
 	     nla_get_s32(data[IFLA_VCSW_PORT_TTD_MIN]) : p->trust.ttd_min;
 	hi = data[IFLA_VCSW_PORT_TTD_MAX] ?
@@ -1490,6 +2361,9 @@ static int vcsw_slave_changelink(struct net_device *dev,
 	spin_unlock_bh(&p->police_lock);
 	if (data[IFLA_VCSW_PORT_TRUST])
 		WRITE_ONCE(p->trusted, nla_get_u8(data[IFLA_VCSW_PORT_TRUST]));
+	if (data[IFLA_VCSW_PORT_CREDITS] || data[IFLA_VCSW_PORT_CREDIT_UNIT] ||
+	    data[IFLA_VCSW_PORT_VC0_IN_BUFFER] || data[IFLA_VCSW_PORT_VC1_IN_BUFFER])
+		vcsw_credit_configure(p, credits, unit, cfg);
 	return 0;
 }
 
@@ -1503,7 +2377,45 @@ static size_t vcsw_get_slave_size(const struct net_device *dev,
 	       nla_total_size_64bit(sizeof(u64)) +		/* VC0_RATE */
 	       nla_total_size(sizeof(u32)) +			/* VC0_BURST */
 	       nla_total_size(sizeof(u8)) +			/* VC0_EXCEED */
-	       2 * nla_total_size(sizeof(s32));			/* TTD_MIN, TTD_MAX */
+	       2 * nla_total_size(sizeof(s32)) +		/* TTD_MIN, TTD_MAX */
+	       nla_total_size(sizeof(u8)) +			/* CREDITS */
+	       3 * nla_total_size(sizeof(u32)) +	/* CREDIT_UNIT, VC0/1_IN_BUFFER */
+	       nla_total_size_64bit(sizeof(struct vcsw_credit_stats)) +
+	       2 * nla_total_size_64bit(sizeof(struct vcsw_vc_stats));	/* VC0/1_IN_STATS */
+}
+
+/* The credit counters and books of @p, for a dump. */
+static void vcsw_credit_read_stats(struct vcsw_slave *p, struct vcsw_credit_stats *cs)
+{
+	struct fcr_stats st;
+	unsigned int vc;
+
+	memset(cs, 0, sizeof(*cs));
+	spin_lock_bh(&p->lock);
+	fcr_port_read_stats(&p->cp, &st);
+	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+		cs->stalls[vc] = p->cst_stalls[vc];
+		cs->violations[vc] = st.vc[vc].violations;
+		cs->lost_units[vc] = st.vc[vc].lost_units;
+		cs->twice_units[vc] = st.vc[vc].twice_units;
+		cs->late_units[vc] = st.vc[vc].late_units;
+		if (p->credits) {
+			cs->tx_credits[vc] = fcr_tx_credits(&p->cp.l, vc);
+			cs->rx_buffer[vc] = p->cp.l.rx[vc].buffer;
+			cs->rx_held[vc] = p->cp.l.rx[vc].held;
+		}
+	}
+	cs->restarts = p->cp.restarts;
+	spin_unlock_bh(&p->lock);
+	cs->msgs_sent = st.msgs_sent;
+	cs->msgs_received = st.msgs_received;
+	cs->msgs_malformed = st.msgs_malformed;
+	cs->msgs_unit = st.msgs_unit;
+	cs->msgs_stale = st.msgs_stale;
+	cs->resyncs = st.resyncs;
+	cs->peer_epochs = st.peer_epochs;
+	cs->msgs_off = atomic64_read(&p->cst_msgs_off);
+	cs->msgs_tx_fail = atomic64_read(&p->cst_tx_fail);
 }
 
 static int vcsw_fill_slave_info(struct sk_buff *skb,
@@ -1511,8 +2423,9 @@ static int vcsw_fill_slave_info(struct sk_buff *skb,
 				const struct net_device *sdev)
 {
 	struct vcsw_slave *p = vcsw_slave_of_rtnl(sdev);
-	struct vcsw_vc_stats vst[VCSW_NUM_VCS];
+	struct vcsw_vc_stats vst[VCSW_NUM_VCS], ist[VCSW_NUM_VCS];
 	unsigned int start = skb->len;
+	struct vcsw_credit_stats cs;
 	struct vcsw_port_stats ps;
 	u64 *ctr = (u64 *)&ps;
 	u64 rate, vc0_rate;
@@ -1523,11 +2436,14 @@ static int vcsw_fill_slave_info(struct sk_buff *skb,
 		return 0;
 	for (i = 0; i < VCSW_PS_MAX; i++)
 		ctr[i] = atomic64_read(&p->st[i]);
-	spin_lock_bh(&p->lock);
-	for (i = 0; i < VCSW_NUM_VCS; i++)
-		vcsw_vc_read_stats(&p->q.vc[i], &vst[i]);
-	rate = p->q.rate;
-	spin_unlock_bh(&p->lock);
+	spin_lock_bh(&p->sw->lock);
+	for (i = 0; i < VCSW_NUM_VCS; i++) {
+		vcsw_vc_read_stats(&p->x.out.vc[i], &vst[i]);
+		vcsw_vc_read_stats(&p->x.in[i], &ist[i]);
+	}
+	rate = p->x.out.rate;
+	spin_unlock_bh(&p->sw->lock);
+	vcsw_credit_read_stats(p, &cs);
 	spin_lock_bh(&p->police_lock);
 	vc0_rate = p->police.rate;
 	spin_unlock_bh(&p->police_lock);
@@ -1545,7 +2461,17 @@ static int vcsw_fill_slave_info(struct sk_buff *skb,
 	    nla_put_u32(skb, IFLA_VCSW_PORT_VC0_BURST, p->vc0_burst) ||
 	    nla_put_u8(skb, IFLA_VCSW_PORT_VC0_EXCEED, p->trust.exceed) ||
 	    nla_put_s32(skb, IFLA_VCSW_PORT_TTD_MIN, p->trust.ttd_min) ||
-	    nla_put_s32(skb, IFLA_VCSW_PORT_TTD_MAX, p->trust.ttd_max))
+	    nla_put_s32(skb, IFLA_VCSW_PORT_TTD_MAX, p->trust.ttd_max) ||
+	    nla_put_u8(skb, IFLA_VCSW_PORT_CREDITS, p->credits) ||
+	    nla_put_u32(skb, IFLA_VCSW_PORT_CREDIT_UNIT, p->credit_unit) ||
+	    nla_put_u32(skb, IFLA_VCSW_PORT_VC0_IN_BUFFER, p->cp.in_bytes[0]) ||
+	    nla_put_u32(skb, IFLA_VCSW_PORT_VC1_IN_BUFFER, p->cp.in_bytes[1]) ||
+	    nla_put_64bit(skb, IFLA_VCSW_PORT_CREDIT_STATS, sizeof(cs), &cs,
+			  IFLA_VCSW_PORT_PAD) ||
+	    nla_put_64bit(skb, IFLA_VCSW_PORT_VC0_IN_STATS, sizeof(ist[0]), &ist[0],
+			  IFLA_VCSW_PORT_PAD) ||
+	    nla_put_64bit(skb, IFLA_VCSW_PORT_VC1_IN_STATS, sizeof(ist[1]), &ist[1],
+			  IFLA_VCSW_PORT_PAD))
 		return -EMSGSIZE;
 	/* as in vcsw_fill_info(): a forgotten attribute shows at once */
 	WARN_ON_ONCE(skb->len - start > vcsw_get_slave_size(dev, sdev));
@@ -1607,5 +2533,5 @@ static void __exit vcsw_module_exit(void)
 module_init(vcsw_module_init);
 module_exit(vcsw_module_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("Soft switch with two-VC deadline port buffers (fifo / takeover / ideal)");
+MODULE_DESCRIPTION("Soft switch with two-VC deadline buffers, a crossbar and credit links (trad / simple / advanced / ideal)");
 MODULE_ALIAS_RTNL_LINK("vcsw");

@@ -2,7 +2,7 @@
 /*
  * link_vcsw.c	ip link plugin for the vcsw soft switch (kernel/vcsw.c).
  *
- *	ip link add sw0 type vcsw vc0 takeover rate 1gbit buffer 64k
+ *	ip link add sw0 type vcsw arch advanced rate 1gbit buffer 64k
  *	ip -d link show sw0
  *
  * The stock ip of iproute2 6.1 dlopen()s $IP_LIB_DIR/link_vcsw.so and
@@ -17,14 +17,18 @@
 #include <linux/vcsw.h>
 
 static const char *const vcsw_modes[] = { "fifo", "takeover", "ideal" };
+static const char *const vcsw_archs[] = { "trad", "simple", "advanced", "ideal" };
 
 static void vcsw_explain(FILE *f)
 {
 	fprintf(f,
-		"Usage: ... vcsw [ vc0 { fifo | takeover | ideal } ] [ rate RATE ]\n"
+		"Usage: ... vcsw [ arch { trad | simple | advanced | ideal } ] [ rate RATE ]\n"
 		"                [ buffer SIZE ] [ vc0_buffer SIZE ] [ vc1_buffer SIZE ]\n"
 		"                [ fdb_max ENTRIES ] [ ageing SECONDS ] [ group_fwd_mask MASK ]\n"
-		"  vc0         VC0 (regulated) discipline of every port (takeover)\n"
+		"  arch        the EDF paper's switch architecture (advanced): buffers and\n"
+		"              crossbar; trad: FIFOs, round robin; simple: FIFOs, smallest\n"
+		"              head deadline; advanced: VC0 ordered + take-over; ideal: sorted\n"
+		"  vc0 { fifo | takeover | ideal }   old name: arch trad, advanced, ideal\n"
 		"  rate        emulated link rate of every port, 0: the device's own (0)\n"
 		"              RATE: a number with bit, kbit, mbit, gbit, bps, kbps, mbps, gbps\n"
 		"  buffer      both VCs' buffer per port, bytes (k, m suffixes) (64k)\n"
@@ -59,6 +63,21 @@ static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
 				return -1;
 			}
 			addattr8(n, VCSW_MSG_MAX, IFLA_VCSW_VC0_MODE, (__u8)i);
+		} else if (!strcmp(*argv, "arch")) {
+			if (argc < 2) {
+				fprintf(stderr, "vcsw: \"arch\" needs an architecture\n");
+				return -1;
+			}
+			argc--, argv++;
+			for (i = 0; i <= VCSW_ARCH_MAX; i++)
+				if (!strcmp(*argv, vcsw_archs[i]))
+					break;
+			if (i > VCSW_ARCH_MAX) {
+				fprintf(stderr, "vcsw: Illegal \"arch\" \"%s\": trad, simple, advanced or ideal\n",
+					*argv);
+				return -1;
+			}
+			addattr8(n, VCSW_MSG_MAX, IFLA_VCSW_ARCH, (__u8)i);
 		} else if (!strcmp(*argv, "rate")) {
 			if (argc < 2 || vcsw_parse_rate(&rate, argv[1])) {
 				fprintf(stderr, "vcsw: Illegal \"rate\"\n");
@@ -111,13 +130,17 @@ static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
 
 static void vcsw_print_opt(struct link_util *lu, FILE *f, struct rtattr *tb[])
 {
-	const __u8 *mode;
+	const __u8 *mode, *arch;
 	const __u64 *rate;
 	const __u16 *mask;
 	const __u32 *v;
 
 	if (!tb)
 		return;
+	arch = vcsw_rta_data(tb[IFLA_VCSW_ARCH], sizeof(*arch));
+	if (arch)
+		print_color_string(PRINT_ANY, COLOR_NONE, "arch", "arch %s ",
+				   *arch <= VCSW_ARCH_MAX ? vcsw_archs[*arch] : "unknown");
 	mode = vcsw_rta_data(tb[IFLA_VCSW_VC0_MODE], sizeof(*mode));
 	if (mode)
 		print_color_string(PRINT_ANY, COLOR_NONE, "vc0", "vc0 %s ",

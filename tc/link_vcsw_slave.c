@@ -4,6 +4,7 @@
  *
  *	ip link set veth1 type vcsw_slave fdb_add 02:00:00:00:00:01
  *	ip link set veth1 type vcsw_slave trust off vc0_rate 10mbit
+ *	ip link set veth1 type vcsw_slave credits on credit_unit 64 in_buffer 8k
  *	ip -d link show veth1          (port statistics, per VC)
  *
  * iproute2 6.1 prints a port's IFLA_INFO_SLAVE_DATA with the plugin of
@@ -24,6 +25,8 @@ static void vcsw_slave_explain(FILE *f)
 		"                      [ trust { on | off } ] [ vc0_rate RATE ] [ vc0_burst SIZE ]\n"
 		"                      [ vc0_exceed { drop | demote } ]\n"
 		"                      [ ttd_min TIME ] [ ttd_max TIME ]\n"
+		"                      [ credits { on | off } ] [ credit_unit BYTES ]\n"
+		"                      [ in_buffer SIZE ] [ vc0_in_buffer SIZE ] [ vc1_in_buffer SIZE ]\n"
 		"  fdb_add    a static entry: frames to LLADDR leave by this port\n"
 		"  fdb_del    remove such a static entry\n"
 		"  fdb_flush  forget the addresses learned on this port\n"
@@ -33,7 +36,13 @@ static void vcsw_slave_explain(FILE *f)
 		"  vc0_burst  its burst tolerance, bytes, 2048 .. 64m (16k)\n"
 		"  vc0_exceed VC0 frames over the rate: drop them, or demote them to VC1 (drop)\n"
 		"  ttd_min, ttd_max  TTDs held to this range; TIME with ns, us, ms, s,\n"
-		"             signed 32-bit nanoseconds (0, 100ms)\n");
+		"             signed 32-bit nanoseconds (0, 100ms)\n"
+		"  credits    per-VC credit flow control with the other end of the link (off)\n"
+		"  credit_unit  bytes per credit, 1 .. 65535 (64)\n"
+		"  in_buffer  both VCs' input buffer advertised upstream, bytes (k, m), up to\n"
+		"             64m, at least a full-size frame; 0: the default, 8k or two\n"
+		"             full-size frames if more\n"
+		"  vc0_in_buffer, vc1_in_buffer   one VC's input buffer\n");
 }
 
 static int vcsw_slave_parse_opt(struct link_util *lu, int argc, char **argv,
@@ -104,6 +113,33 @@ static int vcsw_slave_parse_opt(struct link_util *lu, int argc, char **argv,
 			addattr32(n, VCSW_MSG_MAX, !strcmp(what, "ttd_min") ?
 				  IFLA_VCSW_PORT_TTD_MIN : IFLA_VCSW_PORT_TTD_MAX,
 				  (__u32)ttd);
+		} else if (!strcmp(*argv, "credits")) {
+			if (argc < 2 || (strcmp(argv[1], "on") && strcmp(argv[1], "off"))) {
+				fprintf(stderr, "vcsw_slave: Illegal \"credits\": on or off\n");
+				return -1;
+			}
+			argc--, argv++;
+			addattr8(n, VCSW_MSG_MAX, IFLA_VCSW_PORT_CREDITS, !strcmp(*argv, "on"));
+		} else if (!strcmp(*argv, "credit_unit")) {
+			if (argc < 2 || get_u32(&v, argv[1], 0) || !v || v > 65535) {
+				fprintf(stderr, "vcsw_slave: Illegal \"credit_unit\": 1 .. 65535 bytes\n");
+				return -1;
+			}
+			argc--, argv++;
+			addattr32(n, VCSW_MSG_MAX, IFLA_VCSW_PORT_CREDIT_UNIT, v);
+		} else if (!strcmp(*argv, "in_buffer") || !strcmp(*argv, "vc0_in_buffer") ||
+			   !strcmp(*argv, "vc1_in_buffer")) {
+			const char *what = *argv;
+
+			if (argc < 2 || vcsw_parse_size(&v, argv[1])) {
+				fprintf(stderr, "vcsw_slave: Illegal \"%s\"\n", what);
+				return -1;
+			}
+			argc--, argv++;
+			if (strcmp(what, "vc1_in_buffer"))
+				addattr32(n, VCSW_MSG_MAX, IFLA_VCSW_PORT_VC0_IN_BUFFER, v);
+			if (strcmp(what, "vc0_in_buffer"))
+				addattr32(n, VCSW_MSG_MAX, IFLA_VCSW_PORT_VC1_IN_BUFFER, v);
 		} else if (!strcmp(*argv, "help")) {
 			vcsw_slave_explain(stderr);
 			return -1;
@@ -149,6 +185,51 @@ static void vcsw_slave_print_vc(const char *name, struct rtattr *rta)
 	close_json_object();
 }
 
+/* The credit counters; per VC the counters and the books now. */
+static void vcsw_slave_print_credits(struct rtattr *rta)
+{
+	struct vcsw_credit_stats cs = { 0 };
+	unsigned int vc;
+
+	if (!rta)
+		return;
+	memcpy(&cs, RTA_DATA(rta), RTA_PAYLOAD(rta) < sizeof(cs) ?
+	       RTA_PAYLOAD(rta) : sizeof(cs));
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, "%s", "\n    credits: ");
+	open_json_object("credits");
+	vcsw_print_u64("msgs_sent", cs.msgs_sent);
+	vcsw_print_u64("msgs_received", cs.msgs_received);
+	vcsw_print_u64("msgs_malformed", cs.msgs_malformed);
+	vcsw_print_u64("msgs_unit", cs.msgs_unit);
+	vcsw_print_u64("msgs_stale", cs.msgs_stale);
+	vcsw_print_u64("msgs_off", cs.msgs_off);
+	vcsw_print_u64("msgs_tx_fail", cs.msgs_tx_fail);
+	vcsw_print_u64("resyncs", cs.resyncs);
+	vcsw_print_u64("peer_epochs", cs.peer_epochs);
+	vcsw_print_u64("restarts", cs.restarts);
+	close_json_object();
+	/*
+	 * Objects of their own, not "vc0" inside "credits": the tests find
+	 * an object by its name in the whole dump, and "vc0" is the output's
+	 */
+	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "credits_vc%u", vc);
+		print_color_string(PRINT_FP, COLOR_NONE, NULL, "\n    %s: ", name);
+		open_json_object(name);
+		vcsw_print_u64("stalls", cs.stalls[vc]);
+		vcsw_print_u64("violations", cs.violations[vc]);
+		vcsw_print_u64("lost_units", cs.lost_units[vc]);
+		vcsw_print_u64("twice_units", cs.twice_units[vc]);
+		vcsw_print_u64("late_units", cs.late_units[vc]);
+		vcsw_print_u64("tx_credits", cs.tx_credits[vc]);
+		vcsw_print_u64("rx_buffer", cs.rx_buffer[vc]);
+		vcsw_print_u64("rx_held", cs.rx_held[vc]);
+		close_json_object();
+	}
+}
+
 static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 				 struct rtattr *tb[])
 {
@@ -184,6 +265,19 @@ static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 	ttd = vcsw_rta_data(tb[IFLA_VCSW_PORT_TTD_MAX], sizeof(*ttd));
 	if (ttd)
 		print_color_int(PRINT_ANY, COLOR_NONE, "ttd_max", "ttd_max %dns ", *ttd);
+	trust = vcsw_rta_data(tb[IFLA_VCSW_PORT_CREDITS], sizeof(*trust));
+	if (trust)
+		print_color_string(PRINT_ANY, COLOR_NONE, "credits", "credits %s ",
+				   *trust ? "on" : "off");
+	u32 = vcsw_rta_data(tb[IFLA_VCSW_PORT_CREDIT_UNIT], sizeof(*u32));
+	if (u32)
+		print_color_uint(PRINT_ANY, COLOR_NONE, "credit_unit", "credit_unit %u ", *u32);
+	u32 = vcsw_rta_data(tb[IFLA_VCSW_PORT_VC0_IN_BUFFER], sizeof(*u32));
+	if (u32)
+		print_color_uint(PRINT_ANY, COLOR_NONE, "vc0_in_buffer", "vc0_in_buffer %u ", *u32);
+	u32 = vcsw_rta_data(tb[IFLA_VCSW_PORT_VC1_IN_BUFFER], sizeof(*u32));
+	if (u32)
+		print_color_uint(PRINT_ANY, COLOR_NONE, "vc1_in_buffer", "vc1_in_buffer %u ", *u32);
 	if (tb[IFLA_VCSW_PORT_STATS]) {
 		struct rtattr *rta = tb[IFLA_VCSW_PORT_STATS];
 
@@ -211,6 +305,9 @@ static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 	}
 	vcsw_slave_print_vc("vc0", tb[IFLA_VCSW_PORT_VC0_STATS]);
 	vcsw_slave_print_vc("vc1", tb[IFLA_VCSW_PORT_VC1_STATS]);
+	vcsw_slave_print_vc("in_vc0", tb[IFLA_VCSW_PORT_VC0_IN_STATS]);
+	vcsw_slave_print_vc("in_vc1", tb[IFLA_VCSW_PORT_VC1_IN_STATS]);
+	vcsw_slave_print_credits(tb[IFLA_VCSW_PORT_CREDIT_STATS]);
 }
 
 static void vcsw_slave_print_help(struct link_util *lu, int argc, char **argv,

@@ -37,7 +37,14 @@
  * total that finds the receiver quiet too (nothing arrived for @quiet_ns)
  * sets the count exactly, down as well as up, so what was counted twice
  * all the same (a frame delayed beyond @quiet_ns, frames crossing a
- * restart) is taken back once the link is idle.
+ * restart) is taken back once the link is idle.  Until then the grant is
+ * too large by what was counted twice, and the sender may use it: so the
+ * receiver keeps what it found lost as @late room beyond its buffer (at
+ * most one buffer more), and takes what arrives beyond the buffer into
+ * it, uncounted, instead of refusing it: not counting it takes the
+ * excess grant back.  "Quiet" is a guess about time (a frame stuck on the receive
+ * backlog of a CPU the hypervisor does not run takes as long as it
+ * likes), and a wrong guess must not cost a frame.
  *
  * Each end picks an @epoch, a random nonzero number, when it starts.  A
  * message carries the sender's epoch and echoes the peer's as last seen:
@@ -81,6 +88,8 @@ struct fcr_rx_vc {
 	fq_u32	received;	/* units received (or known lost), total */
 	fq_u32	held;		/* units in the buffer now */
 	fq_u32	freed_unadvertised; /* freed since the last message */
+	fq_u32	late;		/* units found lost that may come after all:
+				 * room beyond @buffer, at most @buffer */
 	bool	ever_received;
 	fq_u64	last_arrival_ns;
 };
@@ -89,6 +98,8 @@ struct fcr_vc_stats {
 	fq_u64	violations;	/* frames refused: no room although sent */
 	fq_u64	lost_units;	/* units sent that never arrived (resync) */
 	fq_u64	twice_units;	/* units counted twice, taken back (resync) */
+	fq_u64	late_units;	/* units taken beyond the buffer, into room
+				 * kept for frames found lost (late ones) */
 };
 
 struct fcr_stats {
@@ -226,16 +237,35 @@ static inline bool fcr_rx_arrive(struct fcr_link *l, unsigned int vc,
 				 fq_u32 len, fq_u64 now)
 {
 	struct fcr_rx_vc *r = &l->rx[vc];
-	fq_u32 u = fcr_units(l, len);
+	fq_u32 u = fcr_units(l, len), room;
 
 	r->received += u;
 	r->ever_received = true;
 	r->last_arrival_ns = now;
-	if (r->held > r->buffer || u > r->buffer - r->held) {
-		/* not held: its units come back with the next message */
-		r->freed_unadvertised += u;
-		l->st.vc[vc].violations++;
-		return false;
+	room = r->held < r->buffer ? r->buffer - r->held : 0;
+	if (u > room) {
+		fq_u32 over = u - room;
+
+		/* beyond the room kept for late frames, or beyond twice the
+		 * buffer whatever a peer claims: refused */
+		if (over > r->late || r->held + u > 2 * r->buffer) {
+			/* not held: its units come back with the next message */
+			r->freed_unadvertised += u;
+			l->st.vc[vc].violations++;
+			return false;
+		}
+		/*
+		 * Beyond the buffer, into the room kept for frames found
+		 * lost that came after all: what they (or what their double
+		 * count let the sender send) take beyond the buffer is the
+		 * grant the double count added, taken back here by not
+		 * counting it again (counted, it would come back as soon as
+		 * it left, and the sender would stay ahead of the buffer
+		 * until the link idles)
+		 */
+		r->received -= over;
+		r->late -= over;
+		l->st.vc[vc].late_units += over;
 	}
 	r->held += u;
 	return true;
@@ -262,6 +292,8 @@ static inline void fcr_rx_set_buffer(struct fcr_link *l, unsigned int vc,
 				     fq_u32 buffer)
 {
 	l->rx[vc].buffer = buffer;
+	if (l->rx[vc].late > buffer)
+		l->rx[vc].late = buffer;
 }
 
 /* ---- the control message ------------------------------------------------ */
@@ -375,8 +407,10 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 		l->old_peer_epoch = l->peer_epoch;
 		l->peer_epoch = epoch;
 		l->st.peer_epochs++;
-		for (vc = 0; vc < FCR_NUM_VCS; vc++)
+		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
 			l->rx[vc].received = fhc_get_be32(p + FCR_VC_OFF(vc));
+			l->rx[vc].late = 0;
+		}
 	} else {
 		/*
 		 * A quiet total covers everything that has arrived or ever
@@ -395,11 +429,23 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 			if (!(v[8] & FABRIC_CTRL_F_QUIET) || !diff ||
 			    (diff < 0 && !fcr_rx_quiet(l, vc, now)))
 				continue;
-			l->rx[vc].received += (fq_u32)diff;
-			if (diff > 0)
+			struct fcr_rx_vc *r = &l->rx[vc];
+
+			r->received += (fq_u32)diff;
+			if (diff > 0) {
 				l->st.vc[vc].lost_units += (fq_u32)diff;
-			else
-				l->st.vc[vc].twice_units += (fq_u32)-diff;
+				/* lost, unless it comes after all */
+				r->late = r->late + (fq_u32)diff < r->buffer ?
+					  r->late + (fq_u32)diff : r->buffer;
+			} else {
+				/*
+				 * The room kept for late frames stays: a total
+				 * older than frames that overtook it takes back
+				 * more than came twice, and others may be on
+				 * their way still.
+				 */
+				l->st.vc[vc].twice_units += 0U - (fq_u32)diff;
+			}
 			l->st.resyncs++;
 		}
 	}
@@ -426,6 +472,180 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 	if (restart)
 		ret |= FCR_REPLY_NOW;
 	return ret;
+}
+
+/* ---- an input across restarts ------------------------------------------ */
+
+/*
+ * The receiving end of a link as a switch port keeps it: an input buffer
+ * of @in_bytes per VC, credits that can be turned on and off, and books
+ * that start again (a new epoch) with frames of the old books still in
+ * the buffer.  Those frames keep their room until they leave: the books
+ * advertise the buffer less what they hold (@old_bytes), so nothing is
+ * granted twice, and the room comes back as they go.  Each frame counted
+ * carries a struct fcr_charge that says by which books; the caller gives
+ * it back with fcr_port_release() wherever the frame ends.
+ */
+struct fcr_charge {
+	fq_u32	epoch;		/* the books' epoch; 0: not counted */
+	fq_u32	len;		/* bytes as counted */
+	fq_u8	vc;		/* the VC it was counted on */
+};
+
+struct fcr_port {
+	struct fcr_link	l;
+	bool		on;
+	fq_u32		in_bytes[FCR_NUM_VCS];	 /* the input buffer */
+	fq_u32		held_bytes[FCR_NUM_VCS]; /* counted by these books */
+	fq_u32		old_bytes[FCR_NUM_VCS];	 /* by earlier books */
+	struct fcr_stats base;			 /* earlier books' counters */
+	fq_u64		restarts;
+};
+
+static inline void fcr_stats_add(struct fcr_stats *to,
+				 const struct fcr_stats *st)
+{
+	unsigned int vc;
+
+	to->msgs_sent += st->msgs_sent;
+	to->msgs_received += st->msgs_received;
+	to->msgs_malformed += st->msgs_malformed;
+	to->msgs_unit += st->msgs_unit;
+	to->msgs_stale += st->msgs_stale;
+	to->resyncs += st->resyncs;
+	to->peer_epochs += st->peer_epochs;
+	for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+		to->vc[vc].violations += st->vc[vc].violations;
+		to->vc[vc].lost_units += st->vc[vc].lost_units;
+		to->vc[vc].twice_units += st->vc[vc].twice_units;
+		to->vc[vc].late_units += st->vc[vc].late_units;
+	}
+}
+
+/* What the books advertise on @vc: the buffer less the old frames. */
+static inline void fcr_port_advertise(struct fcr_port *p, unsigned int vc)
+{
+	fq_u32 room = p->in_bytes[vc] > p->old_bytes[vc] ?
+		      p->in_bytes[vc] - p->old_bytes[vc] : 0;
+
+	fcr_rx_set_buffer(&p->l, vc, room / p->l.unit);
+}
+
+/* Off, empty, input buffers of @in_bytes per VC, @unit bytes a credit. */
+static inline void fcr_port_init(struct fcr_port *p, fq_u32 unit,
+				 fq_u32 in_bytes)
+{
+	struct fcr_port zero = { 0 };
+	unsigned int vc;
+
+	*p = zero;
+	fcr_init(&p->l, 1, unit, 0, FCR_DEFAULT_QUIET_NS);
+	for (vc = 0; vc < FCR_NUM_VCS; vc++)
+		p->in_bytes[vc] = in_bytes;
+}
+
+/* A new input buffer size for @vc, in bytes; advertised at once if on. */
+static inline void fcr_port_set_buffer(struct fcr_port *p, unsigned int vc,
+				       fq_u32 bytes)
+{
+	p->in_bytes[vc] = bytes;
+	if (p->on)
+		fcr_port_advertise(p, vc);
+}
+
+/* What the current books counted is from now on of earlier books. */
+static inline void fcr_port_close(struct fcr_port *p)
+{
+	unsigned int vc;
+
+	for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+		p->old_bytes[vc] += p->held_bytes[vc];
+		p->held_bytes[vc] = 0;
+	}
+}
+
+/*
+ * Credits on, with new books: epoch @epoch (nonzero, not the last one:
+ * the caller draws it), @unit bytes a credit.  Also for a restart while
+ * on (a new unit, the link back up).
+ */
+static inline void fcr_port_start(struct fcr_port *p, fq_u32 epoch,
+				  fq_u32 unit, fq_u64 quiet_ns)
+{
+	unsigned int vc;
+
+	fcr_port_close(p);
+	fcr_stats_add(&p->base, &p->l.st);
+	fcr_init(&p->l, epoch, unit, 0, quiet_ns);
+	p->on = true;
+	p->restarts++;
+	for (vc = 0; vc < FCR_NUM_VCS; vc++)
+		fcr_port_advertise(p, vc);
+}
+
+/* Credits off: what the input holds drains, nothing more is counted. */
+static inline void fcr_port_stop(struct fcr_port *p)
+{
+	fcr_port_close(p);
+	p->on = false;
+}
+
+/*
+ * A data frame of @len bytes arrived on @vc at @now.  With credits on it
+ * is counted (@c says by which books); false if the sender had no credits
+ * for it (a violation, counted): the caller drops it.  Off: true, and @c
+ * says not counted.
+ */
+static inline bool fcr_port_arrive(struct fcr_port *p, struct fcr_charge *c,
+				   fq_u32 len, fq_u8 vc, fq_u64 now)
+{
+	c->epoch = 0;
+	if (!p->on)
+		return true;
+	if (!fcr_rx_arrive(&p->l, vc, len, now))
+		return false;
+	c->epoch = p->l.epoch;
+	c->len = len;
+	c->vc = vc;
+	p->held_bytes[vc] += len;
+	return true;
+}
+
+/*
+ * The frame counted in @c left the input (forwarded or dropped): its room
+ * goes back to the books that counted it, or to what the current books
+ * advertise.  True when the peer should hear of it now (fcr_rx_free()).
+ * @c is cleared: a second call does nothing.
+ */
+static inline bool fcr_port_release(struct fcr_port *p, struct fcr_charge *c)
+{
+	bool tell = false;
+
+	if (!c->epoch)
+		return false;
+	if (p->on && c->epoch == p->l.epoch) {
+		p->held_bytes[c->vc] -= c->len < p->held_bytes[c->vc] ?
+					c->len : p->held_bytes[c->vc];
+		tell = fcr_rx_free(&p->l, c->vc, c->len);
+	} else {
+		p->old_bytes[c->vc] -= c->len < p->old_bytes[c->vc] ?
+				       c->len : p->old_bytes[c->vc];
+		if (p->on)
+			fcr_port_advertise(p, c->vc);
+	}
+	c->epoch = 0;
+	return tell;
+}
+
+/* Every counter, of these books and earlier ones. */
+static inline void fcr_port_read_stats(const struct fcr_port *p,
+				       struct fcr_stats *st)
+{
+	struct fcr_stats zero = { 0 };
+
+	*st = zero;
+	fcr_stats_add(st, &p->base);
+	fcr_stats_add(st, &p->l.st);
 }
 
 #endif /* FQ_FABRIC_CREDIT_H */

@@ -349,24 +349,40 @@ static inline void vcsw_vc_take(struct vcsw_vc *v, struct vcsw_node *n,
 }
 
 /*
- * Remove the next packet at @now (the caller checked the link with
- * vcsw_port_link_ready()), account its departure and occupy the emulated
- * link for its transmission time.  NULL when the port is empty.
+ * Remove the next packet of VC @vc at @now (the caller checked the link
+ * with vcsw_port_link_ready(), and chose the VC: VC0 first, unless the
+ * VC0 head may not go, e.g. for want of credits downstream), account its
+ * departure and occupy the emulated link for its transmission time.
+ * NULL when the VC is empty.
+ */
+static inline struct vcsw_node *vcsw_port_dequeue_vc(struct vcsw_port *p,
+						     unsigned int vc,
+						     fq_u64 now)
+{
+	struct vcsw_node *n = vcsw_vc_pick(&p->vc[vc]);
+
+	if (!n)
+		return NULL;
+	vcsw_vc_take(&p->vc[vc], n, now);
+	if (n->timed && n->deadline < now)
+		p->vc[vc].st.deadline_misses++;
+	if (p->rate)
+		p->link_free = edf_add_sat(edf_max(p->link_free, now),
+					   edf_tx_time(n->len, p->rate));
+	return n;
+}
+
+/*
+ * Remove the next packet at @now, VC0 strictly before VC1 (the caller
+ * checked the link with vcsw_port_link_ready()): vcsw_port_dequeue_vc()
+ * of the VC of vcsw_port_peek().  NULL when the port is empty.
  */
 static inline struct vcsw_node *vcsw_port_dequeue(struct vcsw_port *p,
 						  fq_u64 now)
 {
 	struct vcsw_node *n = vcsw_port_peek(p);
 
-	if (!n)
-		return NULL;
-	vcsw_vc_take(&p->vc[n->vc], n, now);
-	if (n->timed && n->deadline < now)
-		p->vc[n->vc].st.deadline_misses++;
-	if (p->rate)
-		p->link_free = edf_add_sat(edf_max(p->link_free, now),
-					   edf_tx_time(n->len, p->rate));
-	return n;
+	return n ? vcsw_port_dequeue_vc(p, n->vc, now) : NULL;
 }
 
 /* Remove any packet without accounting it (flush); NULL when empty. */
@@ -382,13 +398,12 @@ static inline struct vcsw_node *vcsw_port_pop(struct vcsw_port *p)
 }
 
 /*
- * Switch VC0 to another discipline with packets waiting: they are taken
+ * Switch VC @v to another discipline with packets waiting: they are taken
  * out in the old discipline's order and queued again under the new one,
  * which keeps every flow's order (both orders are order preserving).
  */
-static inline void vcsw_port_set_mode(struct vcsw_port *p, fq_u8 mode)
+static inline void vcsw_vc_set_mode(struct vcsw_vc *v, fq_u8 mode)
 {
-	struct vcsw_vc *v = &p->vc[0];
 	struct vcsw_list tmp;
 	struct vcsw_node *n;
 
@@ -404,6 +419,44 @@ static inline void vcsw_port_set_mode(struct vcsw_port *p, fq_u8 mode)
 		vcsw_list_unlink(&tmp, n);
 		vcsw_vc_link(v, n);
 	}
+}
+
+/* VC0 of port @p to another discipline, with packets waiting. */
+static inline void vcsw_port_set_mode(struct vcsw_port *p, fq_u8 mode)
+{
+	vcsw_vc_set_mode(&p->vc[0], mode);
+}
+
+/*
+ * Take every packet bound for output @out (vcsw_node.out) out of VC @v,
+ * without accounting them as departures, onto @gone in the VC's order;
+ * the others stay, queued again in their order.  For an input buffer
+ * whose frames can no longer cross (their output port left the switch).
+ * Returns how many were taken.
+ */
+static inline fq_u32 vcsw_vc_remove_out(struct vcsw_vc *v, fq_u16 out,
+					struct vcsw_list *gone)
+{
+	struct vcsw_list keep;
+	struct vcsw_node *n;
+	fq_u32 taken = 0;
+
+	vcsw_list_init(&keep);
+	while ((n = vcsw_vc_pick(v))) {
+		vcsw_vc_unlink(v, n);
+		if (n->out == out) {
+			v->backlog -= n->len;
+			vcsw_list_append(gone, n);
+			taken++;
+		} else {
+			vcsw_list_append(&keep, n);
+		}
+	}
+	while ((n = keep.head)) {
+		vcsw_list_unlink(&keep, n);
+		vcsw_vc_link(v, n);
+	}
+	return taken;
 }
 
 /* Counters with the current backlog filled in. */

@@ -38,13 +38,8 @@
 
 #include "vcsw_port.h"
 
-enum vcsw_arch {
-	VCSW_ARCH_TRAD,
-	VCSW_ARCH_SIMPLE,
-	VCSW_ARCH_ADVANCED,
-	VCSW_ARCH_IDEAL,
-	VCSW_ARCH_COUNT,
-};
+/* VCSW_ARCH_TRAD .. VCSW_ARCH_IDEAL: uapi/linux/vcsw.h */
+#define VCSW_ARCH_COUNT	(VCSW_ARCH_MAX + 1)
 
 static inline const char *vcsw_arch_name(unsigned int arch)
 {
@@ -181,22 +176,23 @@ static inline struct vcsw_node *vcsw_xbar_move(struct vcsw_xport *const *ports,
 }
 
 /*
- * Run the crossbar at @now until it can move nothing more, or @budget
- * frames.  The outputs take turns, one frame each, from *@cursor on
- * (where the last call stopped, so a small budget serves every output in
- * time); each takes a VC0 frame if one can cross to it, else a VC1
- * frame: VC0 first at every output, and VC1 frames for an output that
- * has no VC0 traffic are not held back by another output's.  Returns the
- * frames moved.
+ * Move one frame at @now: the outputs take turns from *@cursor on, and
+ * the first that a frame can cross to takes one, a VC0 frame if one can
+ * cross to it, else a VC1 frame.  Returns the frame moved (its input in
+ * *@from), or NULL when no output can take one (every output was looked
+ * at once).  *@cursor is left at the output after the one served, or
+ * where it started when nothing moved, so that successive calls serve
+ * the outputs in turn.  The caller sees each frame that leaves an input:
+ * a switch with credits returns its room to the upstream sender then.
  */
-static inline unsigned int vcsw_xbar_run(struct vcsw_xport *const *ports,
-					 unsigned int n, unsigned int arch,
-					 fq_u64 now, unsigned int budget,
-					 unsigned int *cursor)
+static inline struct vcsw_node *vcsw_xbar_step(struct vcsw_xport *const *ports,
+					       unsigned int n, unsigned int arch,
+					       fq_u64 now, unsigned int *cursor,
+					       unsigned int *from)
 {
-	unsigned int moved = 0, idle = 0, o = n ? *cursor % n : 0;
+	unsigned int idle, o = n ? *cursor % n : 0;
 
-	while (n && moved < budget && idle < n) {
+	for (idle = 0; idle < n; idle++) {
 		unsigned int vc;
 		int i = -1;
 
@@ -206,16 +202,50 @@ static inline unsigned int vcsw_xbar_run(struct vcsw_xport *const *ports,
 				break;
 		}
 		if (i >= 0) {
-			vcsw_xbar_move(ports, n, (unsigned int)i, o, vc, now);
-			moved++;
-			idle = 0;
-		} else {
-			idle++;
+			*cursor = (o + 1) % n;
+			*from = (unsigned int)i;
+			return vcsw_xbar_move(ports, n, (unsigned int)i, o, vc, now);
 		}
 		o = (o + 1) % n;
 	}
 	*cursor = o;
+	return NULL;
+}
+
+/*
+ * Run the crossbar at @now until it can move nothing more, or @budget
+ * frames: vcsw_xbar_step() until it moves nothing.  The outputs take
+ * turns, one frame each, from *@cursor on (where the last call stopped,
+ * so a small budget serves every output in time); each takes a VC0 frame
+ * if one can cross to it, else a VC1 frame: VC0 first at every output,
+ * and VC1 frames for an output that has no VC0 traffic are not held back
+ * by another output's.  Returns the frames moved.
+ */
+static inline unsigned int vcsw_xbar_run(struct vcsw_xport *const *ports,
+					 unsigned int n, unsigned int arch,
+					 fq_u64 now, unsigned int budget,
+					 unsigned int *cursor)
+{
+	unsigned int moved = 0, from;
+
+	while (moved < budget &&
+	       vcsw_xbar_step(ports, n, arch, now, cursor, &from))
+		moved++;
 	return moved;
+}
+
+/*
+ * Switch every buffer of @x to architecture @arch with frames waiting:
+ * each VC is queued again in its old order (vcsw_vc_set_mode()).
+ */
+static inline void vcsw_xport_set_arch(struct vcsw_xport *x, unsigned int arch)
+{
+	unsigned int vc;
+
+	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+		vcsw_vc_set_mode(&x->in[vc], vcsw_arch_vc_mode(arch, vc));
+		vcsw_vc_set_mode(&x->out.vc[vc], vcsw_arch_vc_mode(arch, vc));
+	}
 }
 
 #endif /* FQ_VCSW_XBAR_H */

@@ -195,6 +195,43 @@ UNIT_TEST(quiet_total_finds_lost_frames)
 	EXPECT_EQ(fcr_tx_credits(&a, 1), BUFFER);
 }
 
+/*
+ * A peer that lies: its quiet totals claim a buffer's worth sent that
+ * never comes, again and again, and it sends a buffer's worth of frames
+ * each time that the receiver never frees.  The room kept for late frames
+ * must not let the input hold more than twice its buffer.
+ */
+UNIT_TEST(lying_totals_never_hold_more_than_twice_the_buffer)
+{
+	struct fcr_link a, b;
+	fq_u8 m[MSG_LEN];
+	unsigned int i, j, taken = 0;
+	fq_u64 t = 1000;
+
+	fcr_init(&a, 11, UNIT, BUFFER, QUIET_NS);
+	fcr_init(&b, 22, UNIT, BUFFER, QUIET_NS);
+	handshake(&a, &b);
+	for (i = 0; i < 1000; i++) {
+		a.tx[0].sent += BUFFER;
+		t += QUIET_NS;
+		fcr_msg_build(&a, m, t);
+		fcr_msg_receive(&b, m, sizeof(m), t);
+		for (j = 0; j < BUFFER / 24 + 1; j++)
+			taken += fcr_rx_arrive(&b, 0, 1514, t);
+		if (b.rx[0].held > 2 * BUFFER) {
+			printf("#   round %u: holds %u units of a %u-unit buffer\n",
+			       i, b.rx[0].held, BUFFER);
+			UNIT_FAIL("held beyond twice the buffer");
+			break;
+		}
+	}
+	/* it filled both the buffer and the room beyond, then was refused */
+	EXPECT_EQ(b.rx[0].held, 2 * BUFFER - 2 * BUFFER % 24);
+	EXPECT_TRUE(b.st.vc[0].violations > 0);
+	printf("# %u frames taken, %" PRIu64 " refused\n", taken,
+	       (fq_u64)b.st.vc[0].violations);
+}
+
 UNIT_TEST(old_life_of_a_peer_and_early_clocks)
 {
 	struct fcr_link a, b;
@@ -294,10 +331,18 @@ static void deliver(struct sim *s, const struct item *it)
 			send_msg(s, it->dst);
 		return;
 	}
+	fq_u64 late0 = d->l.st.vc[it->vc].late_units;
+	fq_u32 buffer = d->l.rx[it->vc].buffer;
+
 	if (!fcr_rx_arrive(&d->l, it->vc, it->len, s->now))
 		return;		/* counted as a violation, checked by the caller */
-	/* taken only with room (after a shrink it may hold more, never take) */
-	if (d->l.rx[it->vc].held > d->l.rx[it->vc].buffer) {
+	/*
+	 * taken only with room (after a shrink it may hold more, never take),
+	 * or into the room kept for frames found lost: at most a buffer more
+	 */
+	if ((d->l.rx[it->vc].held > buffer &&
+	     d->l.st.vc[it->vc].late_units == late0) ||
+	    d->l.rx[it->vc].held > 2 * buffer) {
 		printf("#   end %d VC%u took a frame: holds %u of %u units\n",
 		       it->dst, it->vc, d->l.rx[it->vc].held,
 		       d->l.rx[it->vc].buffer);
@@ -577,10 +622,42 @@ UNIT_TEST(reordering_beyond_quiet_is_taken_back_when_idle)
 	run(&S, 200000);
 	sim_settle(&S, unit_failed, false);
 	for (i = 0; i < 2; i++)
-		for (vc = 0; vc < FCR_NUM_VCS; vc++)
+		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
 			twice += S.e[i].l.st.vc[vc].twice_units;
+			EXPECT_EQ(S.e[i].l.st.vc[vc].violations, 0);
+		}
 	printf("# %" PRIu64 " units counted twice and taken back\n", twice);
 	EXPECT_TRUE(twice > 0);
+}
+
+/*
+ * Frames delayed beyond the quiet time while the sender waits for
+ * credits (a frame on the backlog of a vCPU the host does not run): the
+ * quiet total counts them lost, the grant grows by them, the sender
+ * sends on it, and then they arrive.  The receiver takes them into the
+ * room it kept for frames found lost: nothing refused.
+ */
+UNIT_TEST(late_frames_on_a_full_link_are_not_refused)
+{
+	fq_u64 late = 0, lost = 0;
+	unsigned int i, vc;
+
+	sim_failed = unit_failed;
+	sim_start(&S, 0x1a7e, 0);
+	S.send_permille = 1000;
+	S.drain_permille = 1;
+	S.delay_max = 3 * QUIET_NS;
+	run(&S, 300000);
+	for (i = 0; i < 2; i++)
+		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+			lost += S.e[i].l.st.vc[vc].lost_units;
+			late += S.e[i].l.st.vc[vc].late_units;
+			EXPECT_EQ(S.e[i].l.st.vc[vc].violations, 0);
+		}
+	printf("# %" PRIu64 " units found lost, %" PRIu64 " taken beyond the buffer\n",
+	       lost, late);
+	EXPECT_TRUE(late > 0);
+	sim_settle(&S, unit_failed, false);
 }
 
 /* b's buffers shrink and grow under traffic. */
@@ -599,6 +676,225 @@ UNIT_TEST(buffer_resized_under_traffic)
 	run(&S, 10000);
 	sim_settle(&S, unit_failed, false);
 	EXPECT_EQ(fcr_tx_credits(&S.e[0].l, 0), 128);
+}
+
+/* ---- fcr_port: an input across restarts ---------------------------------- */
+
+/* Off, nothing is counted; a charge that was not counted gives nothing back. */
+UNIT_TEST(port_off_counts_nothing)
+{
+	struct fcr_port p;
+	struct fcr_charge c;
+
+	fcr_port_init(&p, UNIT, BUFFER * UNIT);
+	EXPECT_TRUE(fcr_port_arrive(&p, &c, 1000, 0, 0));
+	EXPECT_EQ(c.epoch, 0);
+	EXPECT_TRUE(!fcr_port_release(&p, &c));
+	EXPECT_EQ(p.held_bytes[0], 0);
+	EXPECT_EQ(p.l.rx[0].held, 0);
+	EXPECT_EQ(p.l.st.vc[0].violations, 0);
+}
+
+/*
+ * On: frames count and give back; the quarter rule asks for a message;
+ * a frame beyond the grant is a violation; a release twice does nothing.
+ */
+UNIT_TEST(port_on_counts_and_gives_back)
+{
+	struct fcr_port p;
+	struct fcr_charge c[10];
+	int i, told = 0;
+
+	fcr_port_init(&p, UNIT, BUFFER * UNIT);
+	fcr_port_start(&p, 7, UNIT, QUIET_NS);
+	EXPECT_EQ(p.l.rx[1].buffer, BUFFER);
+	for (i = 0; i < 8; i++)
+		EXPECT_TRUE(fcr_port_arrive(&p, &c[i], 1000, 1, 0));
+	EXPECT_EQ(p.held_bytes[1], 8000);
+	EXPECT_EQ(c[3].epoch, 7);
+	EXPECT_TRUE(!fcr_port_arrive(&p, &c[8], 1000, 1, 0));
+	EXPECT_EQ(p.l.st.vc[1].violations, 1);
+	EXPECT_EQ(c[8].epoch, 0);
+	/*
+	 * the refused frame's 16 units count as freed: the second release
+	 * passes a quarter (33 units), and every one after it until a
+	 * message goes
+	 */
+	for (i = 0; i < 8; i++) {
+		told += fcr_port_release(&p, &c[i]);
+		if (i == 3) {
+			fq_u8 m[MSG_LEN];
+
+			EXPECT_EQ(told, 3);
+			fcr_msg_build(&p.l, m, 0);
+			told = 0;
+		}
+	}
+	/* 64 units since the message: the third and fourth after it */
+	EXPECT_EQ(told, 2);
+	EXPECT_TRUE(!fcr_port_release(&p, &c[0]));
+	EXPECT_EQ(p.held_bytes[1], 0);
+	EXPECT_EQ(p.l.rx[1].held, 0);
+	EXPECT_EQ(fcr_rx_limit(&p.l, 1), p.l.rx[1].received + BUFFER);
+}
+
+/*
+ * New books with frames of the old ones still in the buffer: they keep
+ * their room out of the grant until they leave, whatever the new unit,
+ * and the counters of the old books are kept.
+ */
+UNIT_TEST(port_restart_keeps_room_for_old_frames)
+{
+	struct fcr_port p;
+	struct fcr_charge old[4], c;
+	struct fcr_stats st;
+	int i;
+
+	fcr_port_init(&p, UNIT, BUFFER * UNIT);
+	fcr_port_start(&p, 7, UNIT, QUIET_NS);
+	for (i = 0; i < 4; i++)
+		EXPECT_TRUE(fcr_port_arrive(&p, &old[i], 1000, 0, 0));
+	EXPECT_TRUE(!fcr_port_arrive(&p, &c, 8192, 0, 0));	/* 1 violation */
+	/* a new unit of 100 bytes: 8192 - 4000 bytes are 41 units */
+	fcr_port_start(&p, 9, 100, QUIET_NS);
+	EXPECT_EQ(p.restarts, 2);
+	EXPECT_EQ(p.old_bytes[0], 4000);
+	EXPECT_EQ(p.held_bytes[0], 0);
+	EXPECT_EQ(p.l.rx[0].buffer, 41);
+	EXPECT_EQ(p.l.rx[1].buffer, 81);
+	fcr_port_read_stats(&p, &st);
+	EXPECT_EQ(st.vc[0].violations, 1);
+	/* 41 units of 100 bytes: 4100 bytes, and no more */
+	EXPECT_TRUE(fcr_port_arrive(&p, &c, 4100, 0, 0));
+	EXPECT_EQ(c.epoch, 9);
+	EXPECT_EQ(p.l.rx[0].held, 41);
+	/* the old frames leave: their room comes back to the new books */
+	for (i = 0; i < 4; i++)
+		EXPECT_TRUE(!fcr_port_release(&p, &old[i]));
+	EXPECT_EQ(p.old_bytes[0], 0);
+	EXPECT_EQ(p.l.rx[0].buffer, 81);
+	EXPECT_TRUE(!fcr_port_release(&p, &old[0]));
+	fcr_port_release(&p, &c);
+	EXPECT_EQ(p.l.rx[0].held, 0);
+	/* never more in the buffer than it has: 4000 + 4100 <= 8192 */
+	fcr_port_read_stats(&p, &st);
+	EXPECT_EQ(st.vc[0].violations, 1);
+}
+
+/*
+ * Off with frames held, on again: the held frames are of earlier books
+ * whichever way, and the buffer is whole again once they leave.  A new
+ * size while they are there counts them against it.
+ */
+UNIT_TEST(port_off_and_on_with_frames_held)
+{
+	struct fcr_port p;
+	struct fcr_charge c[3];
+	int i;
+
+	fcr_port_init(&p, UNIT, BUFFER * UNIT);
+	fcr_port_start(&p, 7, UNIT, QUIET_NS);
+	for (i = 0; i < 3; i++)
+		EXPECT_TRUE(fcr_port_arrive(&p, &c[i], 640, 1, 0));
+	fcr_port_stop(&p);
+	EXPECT_TRUE(!p.on);
+	EXPECT_EQ(p.old_bytes[1], 1920);
+	/* one leaves while off: nothing advertised, the room still comes back */
+	EXPECT_TRUE(!fcr_port_release(&p, &c[0]));
+	EXPECT_EQ(p.old_bytes[1], 1280);
+	fcr_port_start(&p, 11, UNIT, QUIET_NS);
+	EXPECT_EQ(p.l.rx[1].buffer, BUFFER - 20);
+	fcr_port_set_buffer(&p, 1, 4096);
+	EXPECT_EQ(p.l.rx[1].buffer, 64 - 20);
+	fcr_port_release(&p, &c[1]);
+	fcr_port_release(&p, &c[2]);
+	EXPECT_EQ(p.l.rx[1].buffer, 64);
+	EXPECT_EQ(p.old_bytes[1], 0);
+	/* off, a new size is remembered for the next start */
+	fcr_port_stop(&p);
+	fcr_port_set_buffer(&p, 1, 8192);
+	EXPECT_EQ(p.l.rx[1].buffer, 64);
+	fcr_port_start(&p, 13, UNIT, QUIET_NS);
+	EXPECT_EQ(p.l.rx[1].buffer, BUFFER);
+}
+
+/*
+ * A port and a sender over a link that restarts the port's books at
+ * random moments with frames in its buffer (a flap, a new unit): the
+ * buffer never holds more bytes than it has, and once idle the sender's
+ * credits are the whole buffer again.
+ */
+UNIT_TEST(port_random_restarts_never_overfill)
+{
+	struct fcr_charge held[256];
+	unsigned int nheld = 0, round, restarts = 0;
+	struct fcr_port p;
+	struct fcr_link s;
+	fq_u64 now = 0;
+	fq_u32 epoch = 100, bytes;
+	fq_u8 m[MSG_LEN];
+
+	fcr_port_init(&p, UNIT, BUFFER * UNIT);
+	fcr_port_start(&p, epoch, UNIT, QUIET_NS);
+	fcr_init(&s, 5, UNIT, BUFFER, QUIET_NS);
+	for (round = 0; round < 200000; round++) {
+		unsigned int k, vc;
+		fq_u32 len = 60 + (fq_u32)(unit_rnd() % 1455);
+
+		now += 1000;
+		vc = (unsigned int)(unit_rnd() % 2);
+		/* the sender sends what it may, the port holds it */
+		if (round < 190000 && nheld < 256 && fcr_tx_may_send(&s, vc, len)) {
+			fcr_tx_sent(&s, vc, len, now);
+			if (!fcr_port_arrive(&p, &held[nheld], len, (fq_u8)vc, now)) {
+				UNIT_FAIL("round %u: refused with credits", round);
+				return;
+			}
+			nheld++;
+		}
+		/* frames leave in any order */
+		if (nheld && chance(400)) {
+			k = (unsigned int)(unit_rnd() % nheld);
+			fcr_port_release(&p, &held[k]);
+			held[k] = held[--nheld];
+		}
+		/* messages both ways, now and then */
+		if (chance(50)) {
+			fcr_msg_build(&p.l, m, now);
+			fcr_msg_receive(&s, m, sizeof(m), now);
+			fcr_msg_build(&s, m, now);
+			fcr_msg_receive(&p.l, m, sizeof(m), now);
+		}
+		if (chance(1)) {
+			epoch += 2;
+			fcr_port_start(&p, epoch, UNIT, QUIET_NS);
+			restarts++;
+		}
+		/* what is in the buffer, counted here, not by the port */
+		for (vc = 0; vc < 2; vc++) {
+			for (bytes = 0, k = 0; k < nheld; k++)
+				bytes += held[k].vc == vc ? held[k].len : 0;
+			if (bytes > BUFFER * UNIT) {
+				UNIT_FAIL("round %u vc %u: %u bytes in a %u-byte buffer",
+					  round, vc, bytes, BUFFER * UNIT);
+				return;
+			}
+		}
+	}
+	while (nheld)
+		fcr_port_release(&p, &held[--nheld]);
+	for (round = 0; round < 4; round++) {
+		now += 2 * QUIET_NS;
+		fcr_msg_build(&p.l, m, now);
+		fcr_msg_receive(&s, m, sizeof(m), now);
+		fcr_msg_build(&s, m, now);
+		fcr_msg_receive(&p.l, m, sizeof(m), now);
+	}
+	EXPECT_TRUE(restarts > 100);
+	EXPECT_EQ(p.old_bytes[0] + p.old_bytes[1], 0);
+	EXPECT_EQ(fcr_tx_credits(&s, 0), BUFFER);
+	EXPECT_EQ(fcr_tx_credits(&s, 1), BUFFER);
+	EXPECT_EQ(p.l.st.vc[0].violations + p.l.st.vc[1].violations, 0);
 }
 
 int main(void)

@@ -364,6 +364,144 @@ UNIT_TEST(random_traffic_keeps_flows_whole)
 	EXPECT_TRUE(out_errors[VCSW_ARCH_ADVANCED] < out_errors[VCSW_ARCH_TRAD]);
 }
 
+/*
+ * vcsw_xbar_step() moves one frame and says from which input; the outputs
+ * take turns, and a step that moves nothing leaves the cursor where it
+ * was.  The frames of successive steps are those vcsw_xbar_run() moves.
+ */
+UNIT_TEST(step_reports_the_input_and_takes_turns)
+{
+	unsigned int from = 99, c;
+	struct vcsw_node *n;
+
+	setup(VCSW_ARCH_SIMPLE, 8192, 8192);
+	EXPECT_EQ(arrive(0, 5, 100, 0, 2), VCSW_ENQ_OK);
+	EXPECT_EQ(arrive(1, 3, 100, 0, 2), VCSW_ENQ_OK);
+	EXPECT_EQ(arrive(1, 9, 100, 1, 3), VCSW_ENQ_OK);
+	EXPECT_EQ(arrive(3, 7, 100, 0, 0), VCSW_ENQ_OK);
+	cursor = 0;
+	/* output 0 first: input 3's frame */
+	n = vcsw_xbar_step(ports, NPORTS, VCSW_ARCH_SIMPLE, 0, &cursor, &from);
+	EXPECT_TRUE(n && n->deadline == 7 && from == 3);
+	EXPECT_EQ(cursor, 1);
+	/* output 1 has nothing: output 2 takes the smaller deadline, input 1 */
+	n = vcsw_xbar_step(ports, NPORTS, VCSW_ARCH_SIMPLE, 0, &cursor, &from);
+	EXPECT_TRUE(n && n->deadline == 3 && from == 1);
+	EXPECT_EQ(cursor, 3);
+	/* output 3: input 1's VC1 frame, now at its VC1 head */
+	n = vcsw_xbar_step(ports, NPORTS, VCSW_ARCH_SIMPLE, 0, &cursor, &from);
+	EXPECT_TRUE(n && n->deadline == 9 && from == 1 && n->vc == 1);
+	EXPECT_EQ(cursor, 0);
+	n = vcsw_xbar_step(ports, NPORTS, VCSW_ARCH_SIMPLE, 0, &cursor, &from);
+	EXPECT_TRUE(n && n->deadline == 5 && from == 0);
+	c = cursor;
+	EXPECT_TRUE(!vcsw_xbar_step(ports, NPORTS, VCSW_ARCH_SIMPLE, 0, &cursor, &from));
+	EXPECT_EQ(cursor, c);
+	EXPECT_EQ(vcsw_port_qlen(&xp[2].out), 2);
+	EXPECT_EQ(vcsw_vc_qlen(&xp[1].in[0]) + vcsw_vc_qlen(&xp[1].in[1]), 0);
+}
+
+/*
+ * An output that left the switch: the frames bound for it are taken out
+ * of an input (any discipline), the others keep their order and backlog.
+ */
+UNIT_TEST(remove_out_keeps_the_rest_in_order)
+{
+	unsigned int arch, k;
+	fq_u64 d[16];
+
+	for (arch = 0; arch < VCSW_ARCH_COUNT; arch++) {
+		struct vcsw_list gone;
+		struct vcsw_node *n;
+		fq_u32 taken;
+
+		setup(arch, 1 << 20, 1 << 20);
+		/* deadlines 10, 20, ... with one out of order, outputs 2, 3 in turn */
+		for (k = 0; k < 8; k++)
+			EXPECT_EQ(arrive(0, k == 5 ? 15 : 10 * (k + 1), 100, 0, 2 + k % 2),
+				  VCSW_ENQ_OK);
+		vcsw_list_init(&gone);
+		taken = vcsw_vc_remove_out(&xp[0].in[0], 3, &gone);
+		EXPECT_EQ(taken, 4);
+		EXPECT_EQ(gone.count, 4);
+		EXPECT_EQ(xp[0].in[0].backlog, 400);
+		EXPECT_EQ(vcsw_vc_qlen(&xp[0].in[0]), 4);
+		for (n = gone.head; n; n = n->next)
+			EXPECT_EQ(n->out, 3);
+		/* what stays crosses to output 2 in the order it would have */
+		while (xrun(arch, 0, ~0u))
+			;
+		EXPECT_EQ(drain(2, d, 16), 4);
+		for (k = 0; k < 4; k++)
+			EXPECT_EQ(d[k], 10 * (2 * k + 1));
+		EXPECT_EQ(drain(3, d, 16), 0);
+	}
+}
+
+/*
+ * A new architecture with frames waiting: every input and output buffer
+ * takes the new disciplines and keeps its frames and their order.
+ */
+UNIT_TEST(set_arch_requeues_in_order)
+{
+	fq_u64 d[16];
+	unsigned int k;
+
+	setup(VCSW_ARCH_TRAD, 1 << 20, 1 << 20);
+	for (k = 0; k < 6; k++) {
+		EXPECT_EQ(arrive(0, 100 - k, 100, 0, 1), VCSW_ENQ_OK);
+		EXPECT_EQ(arrive(0, 200 - k, 100, 1, 1), VCSW_ENQ_OK);
+	}
+	vcsw_xport_set_arch(&xp[0], VCSW_ARCH_IDEAL);
+	vcsw_xport_set_arch(&xp[1], VCSW_ARCH_IDEAL);
+	EXPECT_EQ(xp[0].in[0].mode, VCSW_MODE_IDEAL);
+	EXPECT_EQ(xp[0].in[1].mode, VCSW_MODE_IDEAL);
+	EXPECT_EQ(xp[1].out.vc[1].mode, VCSW_MODE_IDEAL);
+	EXPECT_EQ(xp[0].in[0].backlog, 600);
+	while (xrun(VCSW_ARCH_IDEAL, 0, ~0u))
+		;
+	EXPECT_EQ(drain(1, d, 16), 12);
+	/* sorted now: VC0 95 .. 100, then VC1 195 .. 200 */
+	for (k = 0; k < 6; k++) {
+		EXPECT_EQ(d[k], 95 + k);
+		EXPECT_EQ(d[6 + k], 195 + k);
+	}
+	vcsw_xport_set_arch(&xp[1], VCSW_ARCH_ADVANCED);
+	EXPECT_EQ(xp[1].out.vc[0].mode, VCSW_MODE_TAKEOVER);
+	EXPECT_EQ(xp[1].out.vc[1].mode, VCSW_MODE_FIFO);
+}
+
+/*
+ * Per-VC departure (a VC0 head without credits downstream, VC1 may go):
+ * vcsw_port_dequeue_vc() takes VC1's head although VC0 waits, counts it
+ * and occupies the link.
+ */
+UNIT_TEST(dequeue_vc_passes_a_waiting_vc0)
+{
+	struct vcsw_port p;
+	struct vcsw_node a = { 0 }, b = { 0 }, *n;
+
+	vcsw_port_init(&p, VCSW_MODE_FIFO, 8192, 8192, 1000000);
+	a.deadline = 1;
+	a.len = 1000;
+	a.vc = 0;
+	b.deadline = 2;
+	b.len = 500;
+	b.vc = 1;
+	b.timed = true;
+	EXPECT_EQ(vcsw_port_enqueue(&p, &a, 0), VCSW_ENQ_OK);
+	EXPECT_EQ(vcsw_port_enqueue(&p, &b, 0), VCSW_ENQ_OK);
+	n = vcsw_port_dequeue_vc(&p, 1, 10);
+	EXPECT_TRUE(n == &b);
+	EXPECT_EQ(p.vc[1].st.packets, 1);
+	EXPECT_EQ(p.vc[1].st.deadline_misses, 1);
+	EXPECT_EQ(p.vc[0].st.packets, 0);
+	/* 500 bytes at 1 MB/s: 500 us */
+	EXPECT_EQ(p.link_free, 10 + 500000);
+	EXPECT_TRUE(!vcsw_port_dequeue_vc(&p, 1, 10));
+	EXPECT_TRUE(vcsw_port_dequeue(&p, 600000) == &a);
+}
+
 int main(void)
 {
 	return unit_run();

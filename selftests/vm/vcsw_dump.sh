@@ -36,6 +36,9 @@ done
 ns_run S ip link set p1 type vcsw_slave fdb_add 02:00:00:49:00:01 trust off \
 	vc0_rate 12mbit vc0_burst 32k vc0_exceed demote ttd_min -5us ttd_max 2ms ||
 	fatal "port with every option"
+# credits on a port whose host does not speak them: nothing is sent here
+ns_run S ip link set p2 type vcsw_slave credits on credit_unit 128 vc0_in_buffer 16k \
+	vc1_in_buffer 12k || fatal "port with every credit option"
 
 sw=$(ns_exec S ip -j -d link show dev sw0 | tr -d ' \n')
 port=$(ns_exec S ip -j -d link show dev p1 | tr -d ' \n')
@@ -53,6 +56,7 @@ for j in "$sw" "$all"; do
 	has "$j" ageing 77
 	has "$j" fdb_count 1
 	has "$j" group_fwd_mask 16392
+	has "$j" arch '"ideal"'
 	for k in learned moved aged evicted learn_fail; do
 		has "$j" "$k" '[0-9]*'
 	done
@@ -75,6 +79,21 @@ for j in "$port" "$all"; do
 	done
 done
 log_test "port: every attribute, one link and in a dump"
+
+port2=$(ns_exec S ip -j -d link show dev p2 | tr -d ' \n')
+for j in "$port2" "$all"; do
+	has "$j" credits '"on"'
+	has "$j" credit_unit 128
+	has "$j" vc0_in_buffer 16384
+	has "$j" vc1_in_buffer 12288
+	for k in msgs_sent msgs_received msgs_malformed msgs_off resyncs restarts \
+		stalls violations lost_units tx_credits rx_buffer rx_held; do
+		has "$j" "$k" '[0-9]*'
+	done
+done
+echo "$port2" | grep -q '"in_vc0":{'
+check_err $? "no input buffer counters"
+log_test "port: credit attributes and counters, one link and in a dump"
 
 # changes send notifications, sized the same way
 ns_run S ip link set sw0 type vcsw fdb_max 1999

@@ -19,6 +19,24 @@ enum {
 };
 #define VCSW_MODE_MAX (__VCSW_MODE_MAX - 1)
 
+/*
+ * Switch architectures of the EDF paper (section 4.1): how the input and
+ * output buffers are kept and how the crossbar chooses among the inputs
+ * (kernel/core/vcsw_xbar.h).  IFLA_VCSW_VC0_MODE is the old name of the
+ * choice: fifo is trad, takeover advanced, ideal ideal.
+ */
+enum {
+	VCSW_ARCH_TRAD,		/* FIFOs, round robin: Traditional 2 VCs */
+	VCSW_ARCH_SIMPLE,	/* FIFOs, smallest head deadline: Simple 2 VCs */
+	VCSW_ARCH_ADVANCED,	/* VC0 ordered + take-over: Advanced 2 VCs */
+	VCSW_ARCH_IDEAL,	/* both VCs sorted by deadline: Ideal */
+	__VCSW_ARCH_MAX,
+};
+#define VCSW_ARCH_MAX (__VCSW_ARCH_MAX - 1)
+
+/* Ports of one switch, at most. */
+#define VCSW_MAX_PORTS		64
+
 #define VCSW_NUM_VCS		2
 /*
  * Sojourn-time histogram: bucket 0 counts departures that waited under
@@ -31,7 +49,7 @@ enum {
 enum {
 	IFLA_VCSW_UNSPEC,
 	IFLA_VCSW_PAD,
-	IFLA_VCSW_VC0_MODE,	/* u8: VCSW_MODE_* */
+	IFLA_VCSW_VC0_MODE,	/* u8: VCSW_MODE_*, old name of IFLA_VCSW_ARCH */
 	IFLA_VCSW_RATE,		/* u64: emulated port link rate, bytes/s; 0: none */
 	IFLA_VCSW_VC0_BUFFER,	/* u32: VC0 buffer per port, bytes */
 	IFLA_VCSW_VC1_BUFFER,	/* u32: VC1 buffer per port, bytes */
@@ -40,6 +58,7 @@ enum {
 	IFLA_VCSW_FDB_COUNT,	/* u32, read only: entries in use */
 	IFLA_VCSW_STATS,	/* struct vcsw_stats, read only */
 	IFLA_VCSW_GROUP_FWD_MASK, /* u16: link-local groups 01:80:C2:00:00:0x relayed */
+	IFLA_VCSW_ARCH,		/* u8: VCSW_ARCH_* */
 	__IFLA_VCSW_MAX,
 };
 #define IFLA_VCSW_MAX (__IFLA_VCSW_MAX - 1)
@@ -61,6 +80,13 @@ enum {
 	IFLA_VCSW_PORT_VC0_EXCEED,	/* u8: VCSW_EXCEED_* for VC0 over the rate */
 	IFLA_VCSW_PORT_TTD_MIN,		/* s32 ns: smallest TTD believed when untrusted */
 	IFLA_VCSW_PORT_TTD_MAX,		/* s32 ns: largest TTD believed when untrusted */
+	IFLA_VCSW_PORT_CREDITS,		/* u8: 1 credit flow control on the link, 0 off (default) */
+	IFLA_VCSW_PORT_CREDIT_UNIT,	/* u32 bytes per credit, 1 .. 65535 (64) */
+	IFLA_VCSW_PORT_VC0_IN_BUFFER,	/* u32 bytes: VC0 input buffer (credits on) */
+	IFLA_VCSW_PORT_VC1_IN_BUFFER,	/* u32 bytes: VC1 input buffer (credits on) */
+	IFLA_VCSW_PORT_CREDIT_STATS,	/* struct vcsw_credit_stats, read only */
+	IFLA_VCSW_PORT_VC0_IN_STATS,	/* struct vcsw_vc_stats of the input, read only */
+	IFLA_VCSW_PORT_VC1_IN_STATS,	/* struct vcsw_vc_stats of the input, read only */
 	__IFLA_VCSW_PORT_MAX,
 };
 #define IFLA_VCSW_PORT_MAX (__IFLA_VCSW_PORT_MAX - 1)
@@ -109,6 +135,32 @@ struct vcsw_port_stats {
 	__u64	police_drop;		/* untrusted: VC0 over the rate, dropped */
 	__u64	police_demote;		/* untrusted: VC0 over the rate, sent as VC1 */
 	__u64	ttd_clamped;		/* untrusted: TTD outside [ttd_min, ttd_max] */
+};
+
+/*
+ * Per port: credit flow control on its link (Documentation/credits.rst).
+ * Counters only grow; the last three pairs are the books now, in units.
+ */
+struct vcsw_credit_stats {
+	__u64	msgs_sent;		/* link messages sent */
+	__u64	msgs_received;		/* taken */
+	__u64	msgs_malformed;		/* refused: short, unknown type or layout */
+	__u64	msgs_unit;		/* refused: the peer counts another unit */
+	__u64	msgs_stale;		/* ignored: older than one already taken */
+	__u64	msgs_off;		/* received while credits were off, dropped */
+	__u64	msgs_tx_fail;		/* built but not sent: down, no memory */
+	__u64	resyncs;		/* quiet totals that corrected our count */
+	__u64	peer_epochs;		/* first contact or a peer restart */
+	__u64	restarts;		/* our books started again (new epoch) */
+	__u64	stalls[VCSW_NUM_VCS];	/* a head waited for credits */
+	__u64	violations[VCSW_NUM_VCS]; /* frames beyond the grant, dropped */
+	__u64	lost_units[VCSW_NUM_VCS];  /* sent by the peer, never arrived */
+	__u64	twice_units[VCSW_NUM_VCS]; /* counted twice, taken back */
+	__u64	late_units[VCSW_NUM_VCS];  /* taken beyond the buffer: found
+					    * lost, then came after all */
+	__u64	tx_credits[VCSW_NUM_VCS];  /* units we may send now */
+	__u64	rx_buffer[VCSW_NUM_VCS];   /* units we advertise */
+	__u64	rx_held[VCSW_NUM_VCS];	   /* units of it in use */
 };
 
 /* Per switch: the forwarding table.  Counters only grow. */

@@ -1,0 +1,388 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 400
+# vm: deterministic
+#
+# Credit flow control between two switches (Documentation/credits.rst,
+# vcsw.rst "Input buffers and credits").
+#
+#   [H1] eth0 --- a1 -+
+#   [H2] eth0 --- a2 -+- [SA] sw0 (rate 0) ax ===== bx [SB] sw0 (rate 4mbit) b4 --- eth0 [H4]
+#   [H3] eth0 --- a3 -+                    credits on the ax = bx link          fabric_hdr
+#
+# H1 and H2 send VC0, H3 VC1, each at the rate of SB's port to H4: three
+# times what it can carry.  The hosts' ports on SA have no credits (lossy,
+# as a host that does not speak them); the link between the switches has.
+# SB's output to H4 is full, the crossbar stops moving SB's input buffer,
+# SB stops granting credits, SA's port ax stalls, and what is lost is lost
+# in SA's output buffer, fed by lossy ports (drops_full there).  On the
+# credit path nothing is dropped: every frame that left ax reached H4.
+#
+# Then losses on purpose: data frames on the ax -> bx wire (netem on ax:
+# link messages bypass the qdisc, so netem drops data only, and its own
+# "dropped" counter says how many), and link messages in both directions
+# (u32 on the inner EtherType at the ports' ingress: a fraction, then all
+# of them for a while), then a flap of the link under traffic.  Traffic
+# must resume each time, SB must still drop nothing, and once idle the
+# books must be exact both ways: each sender's credits equal the
+# receiver's advertised buffer, nothing held (no credit leaked or
+# invented).
+#
+# The assertions count frames and credits, and idleness is polled for.
+# It runs in the deterministic VM (guest time is instructions): there a
+# vCPU the host does not run cannot hold a frame beyond the credits'
+# quiet time, and idle waits cost no wall time (32 guest seconds, about
+# a minute of the host's).
+. ./lib.sh
+
+require_cmd ip tc fabric-send fabric-stat
+require_module vcsw
+require_module fabric_hdr
+tmp_dir_create
+
+H4_MAC=02:00:00:47:00:04
+RATE=4mbit
+PAYLOAD=$(printf '%01000d' 0)	# 1062-byte frames: 14 + 20 + 20 + 8 + 1000
+INTERVAL=2124			# us: 1062 bytes at 4 Mbit/s, per sender
+COUNT=1500			# per sender and phase: about 3 s
+
+# pjson NS DEV: port DEV's `ip -j -d link show`, blanks removed
+pjson() {
+	local j
+
+	j=$(ns_exec "$1" ip -j -d link show dev "$2")
+	echo "${j//[[:space:]]/}"
+}
+# jstat JSON OBJ KEY: counter KEY of object OBJ (the last of that name) in
+# a port's JSON; bash matching, no program started
+jstat() {
+	local re="^.*\"$2\":\\{([^}]*)\\}"
+
+	[[ $1 =~ $re ]] || return 1
+	re="\"$3\":([0-9]+)"
+	[[ ${BASH_REMATCH[1]} =~ $re ]] && echo "${BASH_REMATCH[1]}"
+}
+# pstat NS DEV OBJ KEY: counter KEY of object OBJ of port DEV
+pstat() { jstat "$(pjson "$1" "$2")" "$3" "$4"; }
+# popt NS DEV KEY: option KEY of port DEV (a word or a number; not the
+# object of the same name, "credits":{...}, which has no such value)
+popt() {
+	local j re="^.*\"$3\":\"?([0-9a-z]+)"
+
+	j=$(pjson "$1" "$2")
+	[[ $j =~ $re ]] && echo "${BASH_REMATCH[1]}"
+}
+# out NS DEV: frames that left port DEV, both VCs
+out() { echo $(($(pstat "$1" "$2" vc0 packets) + $(pstat "$1" "$2" vc1 packets))); }
+h4_rx() { json_u64 "$(ns_exec H4 fabric-stat -j eth0)" rx_frames; }
+netem_dropped() {
+	ns_exec SA tc -s qdisc show dev ax | awk '/netem/ { n = 1 } n && /dropped/ {
+		for (i = 1; i < NF; i++) if ($i == "(dropped") { sub(",", "", $(i + 1)); print $(i + 1); exit } }'
+}
+
+# Nothing waits anywhere on the path and nothing arrives any more.
+idle() {
+	local a x b j
+
+	a=$(pjson SA ax); x=$(pjson SB bx); b=$(pjson SB b4)
+	for j in "$a" "$x" "$b"; do
+		[ "$(jstat "$j" vc0 backlog_packets)" = 0 ] &&
+		[ "$(jstat "$j" vc1 backlog_packets)" = 0 ] || return 1
+	done
+	[ "$(jstat "$x" in_vc0 backlog_packets)" = 0 ] &&
+	[ "$(jstat "$x" in_vc1 backlog_packets)" = 0 ]
+}
+settled() {	# idle, and H4's count unchanged for a second
+	local a
+
+	idle || return 1
+	a=$(h4_rx)
+	sleep 1
+	idle && [ "$(h4_rx)" = "$a" ]
+}
+
+# The books of both directions, exact: S's tx_credits on D are the peer's
+# rx_buffer, and the peer holds nothing.
+books_exact() {
+	local a b vc
+
+	a=$(pjson SA ax); b=$(pjson SB bx)
+	for vc in 0 1; do
+		[ "$(jstat "$a" credits_vc$vc tx_credits)" = "$(jstat "$b" credits_vc$vc rx_buffer)" ] &&
+		[ "$(jstat "$b" credits_vc$vc tx_credits)" = "$(jstat "$a" credits_vc$vc rx_buffer)" ] &&
+		[ "$(jstat "$a" credits_vc$vc rx_held)" = 0 ] &&
+		[ "$(jstat "$b" credits_vc$vc rx_held)" = 0 ] &&
+		[ "$(jstat "$b" credits_vc$vc rx_buffer)" -gt 0 ] || return 1
+	done
+}
+books_log() {
+	local vc
+
+	for vc in 0 1; do
+		log_info "vc$vc: SA tx $(pstat SA ax credits_vc$vc tx_credits) / SB buffer $(pstat SB bx credits_vc$vc rx_buffer) held $(pstat SB bx credits_vc$vc rx_held); SB tx $(pstat SB bx credits_vc$vc tx_credits) / SA buffer $(pstat SA ax credits_vc$vc rx_buffer) held $(pstat SA ax credits_vc$vc rx_held)"
+	done
+}
+
+# SB drops nothing on the credit path: input buffers, crossbar, output.
+sb_lossless() {
+	local a x b k
+
+	a=$(pjson SA ax); x=$(pjson SB bx); b=$(pjson SB b4)
+	for k in "in_vc0 drops_full" "in_vc1 drops_full" "credits_vc0 violations" \
+		"credits_vc1 violations"; do
+		check_eq "$1: SB bx $k" 0 "$(jstat "$x" $k)"
+	done
+	for k in "vc0 drops_full" "vc1 drops_full" "port drop_nomem" "port drop_oversize" \
+		"port drop_xmit" "port drop_down"; do
+		check_eq "$1: SB b4 $k" 0 "$(jstat "$b" $k)"
+	done
+	check_eq "$1: SA ax credits_vc0 violations" 0 "$(jstat "$a" credits_vc0 violations)"
+	check_eq "$1: SA ax credits_vc1 violations" 0 "$(jstat "$a" credits_vc1 violations)"
+}
+
+# send: H1, H2 (VC0) and H3 (VC1) at once, COUNT frames each, to H4
+send() {
+	local h pids=()
+
+	for h in 1 2 3; do
+		ns_exec H$h fabric-send -i eth0 --dst-mac $H4_MAC --src-ip 10.47.0.$h \
+			--dst-ip 10.47.0.4 --dport 9 --vc $((h == 3)) --ttd $((h * 5000000)) \
+			--flow $h --count $COUNT --interval $INTERVAL --payload "$PAYLOAD" \
+			> /dev/null &
+		pids+=($!)
+		bg_track $!
+	done
+	for h in "${pids[@]}"; do
+		bg_wait "$h" || fatal "fabric-send"
+	done
+}
+
+# --- topology -------------------------------------------------------------------
+for n in SA SB H1 H2 H3 H4; do ns_create $n; done
+ns_run SA ip link add sw0 type vcsw arch advanced || fatal "vcsw SA"
+ns_run SB ip link add sw0 type vcsw arch advanced rate $RATE || fatal "vcsw SB"
+ip link add ax netns "$(ns_name SA)" type veth peer name bx netns "$(ns_name SB)" || fatal veth
+for h in 1 2 3; do
+	ip link add eth0 netns "$(ns_name H$h)" address 02:00:00:47:00:0$h type veth \
+		peer name a$h netns "$(ns_name SA)" || fatal "veth H$h"
+done
+ip link add eth0 netns "$(ns_name H4)" address $H4_MAC type veth \
+	peer name b4 netns "$(ns_name SB)" || fatal "veth H4"
+for d in "SA ax" "SA a1" "SA a2" "SA a3" "SB bx" "SB b4"; do
+	set -- $d
+	ns_exec $1 sysctl -qw net.ipv6.conf.$2.disable_ipv6=1
+	ns_run $1 ip link set $2 master sw0 || fatal "$2 master"
+done
+# quiet hosts: no addresses (fabric-send writes raw frames), no IPv6, so
+# the only frames on the path are the test's; H4 without an address drops
+# them after fabric_hdr counted them, and answers nothing
+for h in 1 2 3 4; do
+	ns_exec H$h sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
+	ns_run H$h ip link set eth0 up
+done
+# static entries: no frame for H4 is ever flooded (a flooded frame leaves
+# the credit path, lossy by design)
+ns_run SA ip link set ax type vcsw_slave fdb_add $H4_MAC || fatal "fdb SA"
+ns_run SB ip link set b4 type vcsw_slave fdb_add $H4_MAC || fatal "fdb SB"
+
+# --- configuration ----------------------------------------------------------------
+check_eq "credits off by default" off "$(popt SA ax credits)"
+check_eq "credit_unit by default" 64 "$(popt SA ax credit_unit)"
+ns_exec SA ip link set ax type vcsw_slave credit_unit 0 2>/dev/null
+check_fail $? "credit_unit 0 accepted"
+ns_exec SA ip link set ax type vcsw_slave credit_unit 65536 2>/dev/null
+check_fail $? "credit_unit 65536 accepted"
+ns_exec SA ip link set ax type vcsw_slave in_buffer 1000 2>"$TMP_DIR/err"
+check_fail $? "in_buffer below a full-size frame accepted"
+grep -q "full-size frame" "$TMP_DIR/err"
+check_err $? "no reason given: $(cat "$TMP_DIR/err")"
+ns_exec SA ip link set ax type vcsw_slave in_buffer 64m
+check_err $? "in_buffer 64m refused"
+ns_exec SA ip link set ax type vcsw_slave in_buffer 67108865 2>/dev/null
+check_fail $? "in_buffer above 64m accepted"
+ns_exec SA ip link set ax type vcsw_slave in_buffer 0
+check_eq "default input buffer (1500-byte MTU: 8 KB)" 8192 "$(popt SA ax vc0_in_buffer)"
+ns_run SA ip link set ax mtu 9000
+check_eq "default input buffer, 9000-byte MTU: two frames" $((2 * 9024)) "$(popt SA ax vc1_in_buffer)"
+ns_run SA ip link set ax mtu 1500
+ns_exec SA ip link set sw0 type vcsw vc0 takeover arch ideal 2>/dev/null
+check_fail $? "vc0 and arch in one request accepted"
+ns_exec SA ip link set sw0 type vcsw vc0 fifo
+check_eq "vc0 fifo is arch trad" trad "$(popt SA sw0 arch)"
+check_eq "... whose VC0 is a FIFO" fifo "$(popt SA sw0 vc0)"
+ns_run SA ip link set sw0 type vcsw arch advanced
+log_test "credit options: ranges, defaults, old names"
+
+for s in SA SB; do ns_run $s ip link set sw0 up; done
+ns_run SA ip link set ax type vcsw_slave credits on || fatal "credits SA"
+ns_run SB ip link set bx type vcsw_slave credits on || fatal "credits SB"
+for d in "SA ax" "SA a1" "SA a2" "SA a3" "SB bx" "SB b4"; do
+	set -- $d
+	ns_run $1 ip link set $2 up
+done
+# each end has heard the other's epoch: the credits are granted
+wait_for 10 books_exact
+check_err $? "books not exact on an idle new link: $(books_log)"
+log_test "credit link up: each end grants its whole buffer"
+
+# --- lossless at three times the output rate ---------------------------------------
+ax0=$(out SA ax); b40=$(out SB b4); rx0=$(h4_rx); bxin0=$(pstat SB bx port rx_packets)
+send
+wait_for 60 settled
+check_err $? "the path did not drain"
+sent=$(($(out SA ax) - ax0))
+check_eq "every frame that left SA's credit port reached SB" "$sent" \
+	"$(($(pstat SB bx port rx_packets) - bxin0))"
+check_eq "... and left SB" "$sent" "$(($(out SB b4) - b40))"
+check_eq "... and reached H4" "$sent" "$(($(h4_rx) - rx0))"
+sb_lossless "lossless"
+stalls=$(($(pstat SA ax credits_vc0 stalls) + $(pstat SA ax credits_vc1 stalls)))
+[ "$stalls" -gt 0 ]
+check_err $? "SA's credit port never waited for credits"
+log_info "sent on the credit link $sent of $((3 * COUNT)); SA ax stalls $stalls," \
+	"lost in SA's lossy-fed output: vc0 $(pstat SA ax vc0 drops_full) vc1 $(pstat SA ax vc1 drops_full)"
+[ "$(pstat SA ax credits msgs_received)" -gt 0 ] && [ "$(pstat SB bx credits msgs_received)" -gt 0 ]
+check_err $? "no link message taken"
+wait_for 5 books_exact
+check_err $? "books not exact once idle: $(books_log)"
+log_test "three senders at 3x the output rate: nothing lost on the credit path, stalls counted"
+
+# --- data lost on the wire ----------------------------------------------------------
+# netem drops data frames only: link messages bypass the port's qdisc
+ns_run SA tc qdisc add dev ax root netem loss 5% || fatal netem
+nd0=$(netem_dropped); ax0=$(out SA ax); bxin0=$(pstat SB bx port rx_packets)
+b40=$(out SB b4); rx0=$(h4_rx)
+lost0=$(($(pstat SB bx credits_vc0 lost_units) + $(pstat SB bx credits_vc1 lost_units)))
+send
+wait_for 60 settled
+check_err $? "the path did not drain with data lost"
+nd=$(($(netem_dropped) - nd0))
+arrived=$(($(pstat SB bx port rx_packets) - bxin0))
+[ "$nd" -gt 0 ]
+check_err $? "netem dropped nothing"
+check_eq "what left SA is what arrived plus what netem dropped" \
+	"$(($(out SA ax) - ax0))" "$((arrived + nd))"
+check_eq "SB passed on every frame that arrived" "$arrived" "$(($(out SB b4) - b40))"
+check_eq "H4 received them" "$arrived" "$(($(h4_rx) - rx0))"
+lost=$(($(pstat SB bx credits_vc0 lost_units) + $(pstat SB bx credits_vc1 lost_units) - lost0))
+[ "$lost" -gt 0 ]
+check_err $? "SB found no lost units"
+sb_lossless "data lost"
+wait_for 5 books_exact
+check_err $? "books not exact once idle after lost data: $(books_log)"
+ns_run SA tc qdisc del dev ax root
+log_test "data frames lost on the link: found again by the quiet resync, no leak"
+
+# --- link messages lost ---------------------------------------------------------------
+# u32 at the ingress of both ports, on the inner EtherType of the fabric
+# header: 0x88B5 is a link message.  Half of them: those with an odd
+# message number (the low byte of the 32-bit number at offset 12 of the
+# payload, after the 20-byte fabric header), which needs no random drop
+# (gact's needs CONFIG_GACT_PROB, which not every kernel has).  Filters
+# are added and deleted, never replaced: replacing a u32 filter warns on
+# 6.12 (a field-spanning memcpy in u32_init_knode(), the kernel's).
+msg_drop() {	# NS DEV PREF [MATCH...]: drop the link messages that match
+	ns_exec "$1" tc filter add dev "$2" ingress protocol 0x88b5 pref "$3" \
+		u32 match u16 0x88b5 0xffff at 2 "${@:4}" action drop
+}
+msg_drop_del() {	# NS DEV PREF
+	ns_exec "$1" tc filter del dev "$2" ingress protocol 0x88b5 pref "$3"
+}
+ns_run SA tc qdisc add dev ax clsact || skip "no clsact"
+ns_run SB tc qdisc add dev bx clsact || skip "no clsact"
+msg_drop SA ax 2 match u8 0x01 0x01 at 35 || skip "no u32"
+msg_drop SB bx 2 match u8 0x01 0x01 at 35 || skip "no u32"
+ax0=$(out SA ax); b40=$(out SB b4); rx0=$(h4_rx); bxin0=$(pstat SB bx port rx_packets)
+ms0=$(pstat SA ax credits msgs_sent); mr0=$(pstat SB bx credits msgs_received)
+send
+ms=$(($(pstat SA ax credits msgs_sent) - ms0)); mr=$(($(pstat SB bx credits msgs_received) - mr0))
+log_info "SA sent $ms link messages while half were dropped, SB took $mr"
+[ "$mr" -gt 0 ] && [ "$mr" -lt "$ms" ]
+check_err $? "not half of the link messages lost: SA sent $ms, SB took $mr"
+# and then every message, in both directions, for 200 ms under traffic
+send &
+sender=$!
+bg_track $sender
+sleep 1
+msg_drop SA ax 1
+msg_drop SB bx 1
+sleep 0.2
+for pref in 1 2; do
+	msg_drop_del SA ax $pref
+	msg_drop_del SB bx $pref
+done
+rx_mid=$(h4_rx)
+bg_wait $sender || fatal "fabric-send"
+wait_for 60 settled
+check_err $? "the path did not drain after the link messages were lost"
+[ "$(h4_rx)" -gt "$rx_mid" ]
+check_err $? "no traffic after the blackout"
+sent=$(($(out SA ax) - ax0))
+check_eq "nothing lost on the wire: all arrived" "$sent" "$(($(pstat SB bx port rx_packets) - bxin0))"
+check_eq "... and reached H4" "$sent" "$(($(h4_rx) - rx0))"
+sb_lossless "messages lost"
+wait_for 5 books_exact
+check_err $? "books not exact once idle after lost messages: $(books_log)"
+log_test "link messages lost (half, then all for 200 ms): traffic resumes, no leak"
+
+# --- the link flapped under traffic -----------------------------------------------------
+r0=$(pstat SA ax credits restarts)
+send &
+sender=$!
+bg_track $sender
+sleep 1
+ns_run SA ip link set ax down
+sleep 0.3
+ns_run SA ip link set ax up
+rx_mid=$(h4_rx)
+bg_wait $sender || fatal "fabric-send"
+wait_for 60 settled
+check_err $? "the path did not drain after the flap"
+[ "$(h4_rx)" -gt "$rx_mid" ]
+check_err $? "no traffic after the flap"
+[ "$(pstat SA ax credits restarts)" -gt "$r0" ]
+check_err $? "SA's books did not start again on the way up"
+for k in "in_vc0 drops_full" "in_vc1 drops_full" "credits_vc0 violations" \
+	"credits_vc1 violations"; do
+	check_eq "flap: SB bx $k" 0 "$(pstat SB bx $k)"
+done
+check_eq "flap: SB b4 vc0 drops_full" 0 "$(pstat SB b4 vc0 drops_full)"
+check_eq "flap: SB b4 vc1 drops_full" 0 "$(pstat SB b4 vc1 drops_full)"
+wait_for 5 books_exact
+check_err $? "books not exact once idle after the flap: $(books_log)"
+log_test "link flapped under traffic: traffic resumes, books exact"
+
+# --- credits off again: a lossy port as before ----------------------------------------
+ns_run SB ip link set bx type vcsw_slave credits off
+# SA's messages still come: taken by nobody, never forwarded
+wait_for 5 eval '[ "$(pstat SB bx credits msgs_off)" -gt 0 ]'
+check_err $? "link messages to a port without credits not counted"
+ns_run SA ip link set ax type vcsw_slave credits off
+sleep 0.1
+off0=$(pstat SB bx credits msgs_off); sent0=$(pstat SA ax credits msgs_sent)
+rx0=$(h4_rx)
+COUNT=200 send
+wait_for 30 settled
+check_err $? "the path did not drain without credits"
+[ "$(h4_rx)" -gt "$rx0" ]
+check_err $? "nothing forwarded without credits"
+check_eq "no link message sent without credits" "$sent0" "$(pstat SA ax credits msgs_sent)"
+check_eq "none arrived" "$off0" "$(pstat SB bx credits msgs_off)"
+check_eq "H4 got no link message" 0 "$(json_u64 "$(ns_exec H4 fabric-stat -j eth0)" drop_inner_type)"
+log_test "credits off: forwarded lossy, no link messages"
+
+# --- teardown under traffic -----------------------------------------------------------
+ns_run SA ip link set ax type vcsw_slave credits on
+ns_run SB ip link set bx type vcsw_slave credits on
+send &
+sender=$!
+bg_track $sender
+sleep 0.5
+ns_run SB ip link set bx nomaster
+check_err $? "port left under traffic"
+ns_run SA ip link del sw0
+check_err $? "switch deleted under traffic"
+bg_wait $sender
+log_test "port removed and switch deleted under traffic"
+
+exit $EXIT_STATUS
