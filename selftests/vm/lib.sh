@@ -423,6 +423,27 @@ json_u64()
 	echo "$1" | sed -n "s/.*\"$2\":\([0-9][0-9]*\).*/\1/p"
 }
 
+# link_json NS DEV: DEV's `ip -j -d link show`, blanks removed, for
+# json_obj_u64 (one program per read of a port's counters).
+link_json()
+{
+	local j
+
+	j=$(ns_exec "$1" ip -j -d link show dev "$2")
+	echo "${j//[[:space:]]/}"
+}
+
+# json_obj_u64 JSON OBJ KEY: number KEY of object OBJ (the last object of
+# that name, flat) in JSON; bash matching, no program started.
+json_obj_u64()
+{
+	local re="^.*\"$2\":\\{([^}]*)\\}"
+
+	[[ $1 =~ $re ]] || return 1
+	re="\"$3\":([0-9]+)"
+	[[ ${BASH_REMATCH[1]} =~ $re ]] && echo "${BASH_REMATCH[1]}"
+}
+
 # json_hist JSON: the "late_hist" buckets as "b0,b1,...,b15".
 json_hist()
 {

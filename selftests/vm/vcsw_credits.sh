@@ -46,30 +46,14 @@ PAYLOAD=$(printf '%01000d' 0)	# 1062-byte frames: 14 + 20 + 20 + 8 + 1000
 INTERVAL=2124			# us: 1062 bytes at 4 Mbit/s, per sender
 COUNT=1500			# per sender and phase: about 3 s
 
-# pjson NS DEV: port DEV's `ip -j -d link show`, blanks removed
-pjson() {
-	local j
-
-	j=$(ns_exec "$1" ip -j -d link show dev "$2")
-	echo "${j//[[:space:]]/}"
-}
-# jstat JSON OBJ KEY: counter KEY of object OBJ (the last of that name) in
-# a port's JSON; bash matching, no program started
-jstat() {
-	local re="^.*\"$2\":\\{([^}]*)\\}"
-
-	[[ $1 =~ $re ]] || return 1
-	re="\"$3\":([0-9]+)"
-	[[ ${BASH_REMATCH[1]} =~ $re ]] && echo "${BASH_REMATCH[1]}"
-}
 # pstat NS DEV OBJ KEY: counter KEY of object OBJ of port DEV
-pstat() { jstat "$(pjson "$1" "$2")" "$3" "$4"; }
+pstat() { json_obj_u64 "$(link_json "$1" "$2")" "$3" "$4"; }
 # popt NS DEV KEY: option KEY of port DEV (a word or a number; not the
 # object of the same name, "credits":{...}, which has no such value)
 popt() {
 	local j re="^.*\"$3\":\"?([0-9a-z]+)"
 
-	j=$(pjson "$1" "$2")
+	j=$(link_json "$1" "$2")
 	[[ $j =~ $re ]] && echo "${BASH_REMATCH[1]}"
 }
 # out NS DEV: frames that left port DEV, both VCs
@@ -84,13 +68,13 @@ netem_dropped() {
 idle() {
 	local a x b j
 
-	a=$(pjson SA ax); x=$(pjson SB bx); b=$(pjson SB b4)
+	a=$(link_json SA ax); x=$(link_json SB bx); b=$(link_json SB b4)
 	for j in "$a" "$x" "$b"; do
-		[ "$(jstat "$j" vc0 backlog_packets)" = 0 ] &&
-		[ "$(jstat "$j" vc1 backlog_packets)" = 0 ] || return 1
+		[ "$(json_obj_u64 "$j" vc0 backlog_packets)" = 0 ] &&
+		[ "$(json_obj_u64 "$j" vc1 backlog_packets)" = 0 ] || return 1
 	done
-	[ "$(jstat "$x" in_vc0 backlog_packets)" = 0 ] &&
-	[ "$(jstat "$x" in_vc1 backlog_packets)" = 0 ]
+	[ "$(json_obj_u64 "$x" in_vc0 backlog_packets)" = 0 ] &&
+	[ "$(json_obj_u64 "$x" in_vc1 backlog_packets)" = 0 ]
 }
 settled() {	# idle, and H4's count unchanged for a second
 	local a
@@ -106,13 +90,13 @@ settled() {	# idle, and H4's count unchanged for a second
 books_exact() {
 	local a b vc
 
-	a=$(pjson SA ax); b=$(pjson SB bx)
+	a=$(link_json SA ax); b=$(link_json SB bx)
 	for vc in 0 1; do
-		[ "$(jstat "$a" credits_vc$vc tx_credits)" = "$(jstat "$b" credits_vc$vc rx_buffer)" ] &&
-		[ "$(jstat "$b" credits_vc$vc tx_credits)" = "$(jstat "$a" credits_vc$vc rx_buffer)" ] &&
-		[ "$(jstat "$a" credits_vc$vc rx_held)" = 0 ] &&
-		[ "$(jstat "$b" credits_vc$vc rx_held)" = 0 ] &&
-		[ "$(jstat "$b" credits_vc$vc rx_buffer)" -gt 0 ] || return 1
+		[ "$(json_obj_u64 "$a" credits_vc$vc tx_credits)" = "$(json_obj_u64 "$b" credits_vc$vc rx_buffer)" ] &&
+		[ "$(json_obj_u64 "$b" credits_vc$vc tx_credits)" = "$(json_obj_u64 "$a" credits_vc$vc rx_buffer)" ] &&
+		[ "$(json_obj_u64 "$a" credits_vc$vc rx_held)" = 0 ] &&
+		[ "$(json_obj_u64 "$b" credits_vc$vc rx_held)" = 0 ] &&
+		[ "$(json_obj_u64 "$b" credits_vc$vc rx_buffer)" -gt 0 ] || return 1
 	done
 }
 books_log() {
@@ -127,17 +111,17 @@ books_log() {
 sb_lossless() {
 	local a x b k
 
-	a=$(pjson SA ax); x=$(pjson SB bx); b=$(pjson SB b4)
+	a=$(link_json SA ax); x=$(link_json SB bx); b=$(link_json SB b4)
 	for k in "in_vc0 drops_full" "in_vc1 drops_full" "credits_vc0 violations" \
 		"credits_vc1 violations"; do
-		check_eq "$1: SB bx $k" 0 "$(jstat "$x" $k)"
+		check_eq "$1: SB bx $k" 0 "$(json_obj_u64 "$x" $k)"
 	done
 	for k in "vc0 drops_full" "vc1 drops_full" "port drop_nomem" "port drop_oversize" \
 		"port drop_xmit" "port drop_down"; do
-		check_eq "$1: SB b4 $k" 0 "$(jstat "$b" $k)"
+		check_eq "$1: SB b4 $k" 0 "$(json_obj_u64 "$b" $k)"
 	done
-	check_eq "$1: SA ax credits_vc0 violations" 0 "$(jstat "$a" credits_vc0 violations)"
-	check_eq "$1: SA ax credits_vc1 violations" 0 "$(jstat "$a" credits_vc1 violations)"
+	check_eq "$1: SA ax credits_vc0 violations" 0 "$(json_obj_u64 "$a" credits_vc0 violations)"
+	check_eq "$1: SA ax credits_vc1 violations" 0 "$(json_obj_u64 "$a" credits_vc1 violations)"
 }
 
 # send: H1, H2 (VC0) and H3 (VC1) at once, COUNT frames each, to H4
