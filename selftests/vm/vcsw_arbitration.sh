@@ -91,7 +91,9 @@ run() {
 
 	ns_run S ip link set sw0 type vcsw arch "$arch" || fatal "arch $arch"
 	oe0=$(pstat S p4 vc0 order_errors); p0=$(pstat S p4 vc0 packets)
-	rx0=$(json_u64 "$(ns_exec H4 fabric-stat -j eth0)" rx_frames)
+	# (fabric-stat has nothing to say before H4's first fabric frame)
+	rx0=$(json_u64 "$(ns_exec H4 fabric-stat -j eth0 2>/dev/null)" rx_frames)
+	rx0=${rx0:-0}
 	for h in 1 2; do
 		ns_exec H$h fabric-send -i eth0 --dst-mac $H4_MAC --src-ip 10.49.0.$h \
 			--dst-ip 10.49.0.4 --dport 9 --vc 0 --ttd $((h == 1 ? 2000000 : 20000000)) \
