@@ -81,13 +81,21 @@ kdir-ready:
 		exit 1; fi
 .PHONY: kdir-ready
 
+# Kernels built with CONFIG_DEBUG_INFO_BTF_MODULES whose headers ship
+# vmlinux (Debian's 6.12) make BTF for each module with pahole, from the
+# package dwarves, which the headers package does not depend on.  Without
+# pahole the modules are built without BTF (they load the same; only BTF
+# users such as bpftrace miss their types) rather than not at all.
+PAHOLE ?= pahole
+KBUILD_BTF = $(if $(shell command -v $(PAHOLE) 2>/dev/null),PAHOLE=$(PAHOLE),CONFIG_DEBUG_INFO_BTF_MODULES=)
+
 # Objects built for another kernel go first: Kbuild would keep some.
 modules: kdir-ready
 	@if [ "$$(cat kernel/.built-for 2>/dev/null)" != "$(KDIR)" ]; then \
 		rm -f kernel/*.o kernel/*.ko kernel/*.mod kernel/*.mod.c kernel/.*.cmd \
 			kernel/modules.order modules.order Module.symvers; \
 		echo "$(KDIR)" > kernel/.built-for; fi
-	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) $(KBUILD_BTF) modules
 
 userspace: $(TOOLS)
 plugins: $(TC_PLUGINS) $(IP_PLUGINS)

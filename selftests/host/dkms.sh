@@ -32,6 +32,12 @@ tar -C "$ROOT" --exclude=./build --exclude=./.git --exclude='*.o' --exclude='*.k
 dkms add -m "$name" -v "$version" --sourcetree "$T/src" --dkmstree "$T/dkms" > "$T/add.log" 2>&1 ||
 	{ cat "$T/add.log"; fail "dkms add"; exit 1; }
 
+# As on a machine without pahole (package dwarves): Debian's 6.12 headers
+# ship vmlinux, and kbuild then needs pahole for every module's BTF unless
+# our Makefile builds without it.  Hidden here so that the build takes
+# the same path on every machine, with dwarves installed or not.
+export PAHOLE=$T/no-pahole
+
 kernels=0
 for f in "$FQ_CACHE"/vm-abi-*; do
 	[ -e "$f" ] || continue
