@@ -37,7 +37,7 @@ reject() {
 	local desc=$1 msg=$2 out; shift 2
 	out=$(tcq "$@" 2>&1)
 	check_fail $? "$desc: accepted"
-	if [ -n "$msg" ] && ! echo "$out" | grep -Eq "$msg"; then
+	if [ -n "$msg" ] && ! echo "$out" | grep_quiet -E "$msg"; then
 		check_err 1 "$desc: message '$out' does not match '$msg'"
 	fi
 }
@@ -56,10 +56,10 @@ log_test "defaults in tc -j"
 
 out=$(tcq qdisc add dev dummy0 root aoq help 2>&1)
 for word in mode stall default segment message_limit weight; do
-	echo "$out" | grep -q "^ *$word " ||
+	echo "$out" | grep_quiet "^ *$word " ||
 		check_err 1 "tc ... aoq help does not explain $word: $out"
 done
-echo "$out" | grep -q "message_limit FRAMES"
+echo "$out" | grep_quiet "message_limit FRAMES"
 check_err $? "help lacks the message_limit usage: $out"
 log_test "tc ... aoq help lists every parameter"
 
@@ -106,7 +106,7 @@ reject "message_limit 65536" "Illegal" $Q message_limit 65536
 reject "message_limit -1" "Illegal" $Q message_limit -1
 reject "message_limit lots" "Illegal" $Q message_limit lots
 check_eq "message_limit kept" 65535 "$(opt_field message_limit)"
-tcq qdisc show dev dummy0 | grep -q "message_limit 65535 "
+tcq qdisc show dev dummy0 | grep_quiet "message_limit 65535 "
 check_err $? "message_limit not in the text output: $(tcq qdisc show dev dummy0)"
 accept "message_limit back" $Q message_limit 256
 log_test "message_limit 1..65535"

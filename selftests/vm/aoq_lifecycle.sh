@@ -265,7 +265,7 @@ log_test "traffic flows through aoq after the churn"
 
 # the dropping lane drops once a message reaches it after the last setup
 lane2_dropped() {
-	ns_exec A tc -s class show dev veth0 classid 1:2 | grep -q "drops [1-9]"
+	ns_exec A tc -s class show dev veth0 classid 1:2 | grep_quiet "drops [1-9]"
 }
 wait_for 20 lane2_dropped
 kill "$SEND_PID" 2>/dev/null

@@ -147,7 +147,7 @@ for mode in aoq pbrr; do
 	forced=$(lane_stat 2:1 forced_tails)
 	[ "${forced:-0}" -ge 1 ]
 	check_err $? "$mode: lane 2:1 counts no forced tail: '$forced'"
-	ns_exec A tc -s qdisc show dev veth0 | grep -q "forced_tails [1-9]"
+	ns_exec A tc -s qdisc show dev veth0 | grep_quiet "forced_tails [1-9]"
 	check_err $? "$mode: qdisc counts no forced tail: $(ns_exec A tc -s qdisc show dev veth0 parent 1:1)"
 	check_eq "$mode: nothing abandoned" 0 "$(lane_stat 2:1 abandoned)"
 	log_info "$mode: lane 2:1 $(lane_stat 2:1 frames) frames, $forced forced tails; lane 2:2 $(lane_stat 2:2 frames) frames"

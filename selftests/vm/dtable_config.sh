@@ -43,7 +43,7 @@ reject() {
 	before=$(qdisc_text)
 	out=$(tcq "$@" 2>&1)
 	check_fail $? "$desc: accepted"
-	if [ -n "$msg" ] && ! echo "$out" | grep -Eq "$msg"; then
+	if [ -n "$msg" ] && ! echo "$out" | grep_quiet -E "$msg"; then
 		check_err 1 "$desc: message '$out' does not match '$msg'"
 	fi
 	check_eq "$desc: qdisc after the refusal" "$before" "$(qdisc_text)"
@@ -60,15 +60,15 @@ check_eq "default mode" '"dtable"' "$(opt_field mode)"
 check_eq "default credit" 1 "$(opt_field credit)"
 check_eq "default entries" 3 "$(opt_field entries)"
 check_eq "classes" 3 "$(tcq class show dev dummy0 | grep -c 'class dtable 1:')"
-tcq class show dev dummy0 classid 1:2 | grep -q "mtu 1514 entries 1 weight 1514" ||
+tcq class show dev dummy0 classid 1:2 | grep_quiet "mtu 1514 entries 1 weight 1514" ||
 	check_err 1 "class 1:2: $(tcq class show dev dummy0 classid 1:2)"
 log_test "defaults: one entry per class of the device's packet size"
 
 Q="qdisc change dev dummy0 root handle 1: dtable"
 accept "a table" $Q credit 64 mtu 1500 table 0:24 1:24 0:24 2:48
 check_eq "entries" 4 "$(opt_field entries)"
-qdisc_text | grep -q "table 0:24 1:24 0:24 2:48" || check_err 1 "table: $(qdisc_text)"
-tcq class show dev dummy0 classid 1:1 | grep -q "entries 2 weight 48" ||
+qdisc_text | grep_quiet "table 0:24 1:24 0:24 2:48" || check_err 1 "table: $(qdisc_text)"
+tcq class show dev dummy0 classid 1:1 | grep_quiet "entries 2 weight 48" ||
 	check_err 1 "class 1:1: $(tcq class show dev dummy0 classid 1:1)"
 log_test "change installs a table"
 
@@ -92,7 +92,7 @@ accept "1024 entries" $Q table $(mktable 1024 3 24)
 check_eq "entries" 1024 "$(opt_field entries)"
 accept "4096 entries" $Q table $(mktable 4096 3 24)
 check_eq "entries" 4096 "$(opt_field entries)"
-tcq class show dev dummy0 classid 1:3 | grep -q "entries 1365 weight 32760" ||
+tcq class show dev dummy0 classid 1:3 | grep_quiet "entries 1365 weight 32760" ||
 	check_err 1 "class 1:3: $(tcq class show dev dummy0 classid 1:3)"
 accept "credit 65536" $Q credit 65536 mtu 65536 table 0:1 1:1 2:1
 accept "sbt" $Q mode sbt table 0:10 1:30 2:60

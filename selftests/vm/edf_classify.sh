@@ -36,7 +36,7 @@ send() {
 	wait_for 20 drained || check_err 1 "the qdisc did not drain"
 }
 drained() {
-	ns_exec A tc -s qdisc show dev veth0 | grep -q ' backlog 0b 0p '
+	ns_exec A tc -s qdisc show dev veth0 | grep_quiet ' backlog 0b 0p '
 }
 # pkts CLASSID: packets the class has sent
 pkts() {

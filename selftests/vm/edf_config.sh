@@ -24,7 +24,7 @@ opt_field() { qdisc_json | sed -n "s/.*\"options\":{[^}]*\"$1\":\([^,}]*\).*/\1/
 class_line() { tcq class show dev dummy0 classid "$1" | head -n1; }
 # class_has CLASSID WORDS: the class line contains WORDS (word-bounded)
 class_has() {
-	class_line "$1" | grep -q " $2\( \|\$\)" ||
+	class_line "$1" | grep_quiet " $2\( \|\$\)" ||
 		check_err 1 "class $1: '$(class_line "$1")' lacks '$2'"
 }
 
@@ -40,7 +40,7 @@ reject() {
 	local desc=$1 msg=$2 out; shift 2
 	out=$(tcq "$@" 2>&1)
 	check_fail $? "$desc: accepted"
-	if [ -n "$msg" ] && ! echo "$out" | grep -Eq "$msg"; then
+	if [ -n "$msg" ] && ! echo "$out" | grep_quiet -E "$msg"; then
 		check_err 1 "$desc: message '$out' does not match '$msg'"
 	fi
 }
@@ -118,7 +118,7 @@ accept "default ffff" $Q default ffff
 check_eq "default 0xffff" 65535 "$(opt_field default)"
 reject "default 10000 (hex)" "" $Q default 10000
 accept "priomap" $Q priomap 1 2 3 0 0 0 0 0 0 0 0 0 0 0 0 4
-tcq -j qdisc show dev dummy0 | tr -d ' \n' | grep -q '"priomap":\[1,2,3,0,0,0,0,0,0,0,0,0,0,0,0,4\]'
+tcq -j qdisc show dev dummy0 | tr -d ' \n' | grep_quiet '"priomap":\[1,2,3,0,0,0,0,0,0,0,0,0,0,0,0,4\]'
 check_err $? "priomap not shown as given: $(qdisc_json)"
 log_test "default and priomap"
 
@@ -174,7 +174,7 @@ accept "filter to 1:3" filter add dev dummy0 parent 1: protocol ip prio 1 u32 \
 reject "delete class with a filter" "filters still point" class del dev dummy0 classid 1:3
 accept "delete filter" filter del dev dummy0 parent 1: prio 1
 accept "delete class" class del dev dummy0 classid 1:3
-tcq class show dev dummy0 | grep -q "class edf 1:3 "
+tcq class show dev dummy0 | grep_quiet "class edf 1:3 "
 check_fail $? "1:3 still listed after delete"
 log_test "class delete refused while filters point to it"
 

@@ -11,9 +11,9 @@
 #     10.99.0.1/24      10.99.0.2/24
 . ./lib.sh
 
-ip -V 2>&1 | grep -q iproute2
+ip -V 2>&1 | grep_quiet iproute2
 check_err $? "ip is not iproute2's"
-tc -V 2>&1 | grep -q iproute2
+tc -V 2>&1 | grep_quiet iproute2
 check_err $? "tc is not iproute2's"
 log_test "real ip and tc"
 
@@ -47,7 +47,7 @@ check_err $? "no ping over veth between namespaces"
 log_test "namespaces and veth"
 
 ns_run A tc qdisc add dev veth0 root handle 1: fq
-ns_exec A tc -s qdisc show dev veth0 | grep -q 'qdisc fq 1:'
+ns_exec A tc -s qdisc show dev veth0 | grep_quiet 'qdisc fq 1:'
 check_err $? "tc cannot attach fq"
 log_test "tc attaches in-tree qdiscs"
 

@@ -297,6 +297,16 @@ bg_wait()
 	return $rc
 }
 
+# grep_quiet [GREP OPTIONS] PATTERN: whether the input has a line matching,
+# like grep -q, but reading all of it.  Under pipefail, "producer | grep -q"
+# fails when grep exits at the first match while the producer still writes
+# (bash writes echo's output line by line): SIGPIPE kills the producer, and
+# the pipeline says no although the line was there.
+grep_quiet()
+{
+	grep "$@" > /dev/null
+}
+
 # wait_for SECONDS CMD...: run CMD (quietly) until it succeeds; 1 on timeout.
 # Tried at least once, and once more after the deadline, so a slow VM that
 # overshoots while running CMD still gets a last look.  CMD's words are
@@ -360,7 +370,7 @@ ns_destroy_all()
 # True when no namespace of this test is left.
 ns_all_gone()
 {
-	! ip netns list | grep -q "^$NS_PREFIX-"
+	! ip netns list | grep_quiet "^$NS_PREFIX-"
 }
 
 bg_kill_all()

@@ -18,7 +18,7 @@ RUNNER=../demo/scenario.sh
 tmp_dir_create
 
 # no namespace of the runner's left
-runner_ns_gone() { ! ip netns list | grep -q '^fqs-'; }
+runner_ns_gone() { ! ip netns list | grep_quiet '^fqs-'; }
 
 # --- a short run -------------------------------------------------------------
 cat > "$TMP_DIR/short.conf" <<'CONF'

@@ -120,7 +120,7 @@ ns_exec S ip link set sw0 netns "$(ns_name T)" 2>"$TMP_DIR/err"
 check_fail $? "sw0 moved to another namespace"
 ns_exec S ip link show sw0 > /dev/null 2>&1
 check_err $? "sw0 is gone from its namespace"
-ns_exec S ip -d link show p1 | grep -q "master sw0"
+ns_exec S ip -d link show p1 | grep_quiet "master sw0"
 check_err $? "p1 lost its switch"
 log_test "the switch cannot move to another namespace"
 

@@ -44,7 +44,7 @@ sw=$(ns_exec S ip -j -d link show dev sw0 | tr -d ' \n')
 port=$(ns_exec S ip -j -d link show dev p1 | tr -d ' \n')
 all=$(ns_exec S ip -j -d link show | tr -d ' \n')
 has() {	# JSON KEY VALUE
-	echo "$1" | grep -q "\"$2\":$3[,}]"
+	echo "$1" | grep_quiet "\"$2\":$3[,}]"
 	check_err $? "\"$2\":$3 missing"
 }
 for j in "$sw" "$all"; do
@@ -91,7 +91,7 @@ for j in "$port2" "$all"; do
 		has "$j" "$k" '[0-9]*'
 	done
 done
-echo "$port2" | grep -q '"in_vc0":{'
+echo "$port2" | grep_quiet '"in_vc0":{'
 check_err $? "no input buffer counters"
 log_test "port: credit attributes and counters, one link and in a dump"
 

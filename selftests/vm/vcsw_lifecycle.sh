@@ -95,7 +95,7 @@ log_test "port device deleted under traffic"
 wait_for 20 eval 'test "$(pstat p2 vc1 backlog_packets)" -gt 5'
 ns_run S ip link del sw0
 check_err $? "deleting sw0 under traffic"
-ns_exec S ip -d link show p1 | grep -q "master"
+ns_exec S ip -d link show p1 | grep_quiet "master"
 check_fail $? "p1 still has a master"
 # p3's peer went with it: a new pair for H3
 ip link add eth0 netns "$(ns_name H3)" address 02:00:00:43:00:03 type veth \
@@ -130,7 +130,7 @@ module_unload vcsw
 check_err $? "modprobe -r vcsw under traffic"
 ns_exec S ip link show sw0 >/dev/null 2>&1
 check_fail $? "sw0 survived the unload"
-ns_exec S ip -d link show p1 | grep -q master
+ns_exec S ip -d link show p1 | grep_quiet master
 check_fail $? "p1 still has a master after the unload"
 modprobe vcsw
 check_err $? "reloading vcsw"
