@@ -115,6 +115,12 @@ struct fcr_stats {
 
 struct fcr_link {
 	fq_u32			unit;		/* bytes per credit */
+	/*
+	 * A sink (a host) consumes every frame as it arrives and counts
+	 * none: it takes the peer's sent totals from each message as
+	 * received, and grants @buffer beyond them (fcr_set_sink()).
+	 */
+	bool			sink;
 	fq_u64			quiet_ns;
 	fq_u32			epoch;		/* ours, nonzero */
 	fq_u32			peer_epoch;	/* 0: not heard from */
@@ -149,6 +155,51 @@ static inline void fcr_init(struct fcr_link *l, fq_u32 epoch, fq_u32 unit,
 	l->quiet_ns = quiet_ns;
 	for (vc = 0; vc < FCR_NUM_VCS; vc++)
 		l->rx[vc].buffer = buffer;
+}
+
+/*
+ * The receiving end of a host's link: it never holds a frame (the
+ * stack takes each one as it arrives, and what it cannot take it drops
+ * itself), so it does not count arrivals at all.  Each message of the
+ * peer says how much it has sent; the sink takes that as received and
+ * grants @buffer units beyond it, so the peer may have at most @buffer
+ * units on their way that its last message did not count.
+ */
+static inline void fcr_set_sink(struct fcr_link *l, fq_u32 buffer)
+{
+	unsigned int vc;
+
+	l->sink = true;
+	for (vc = 0; vc < FCR_NUM_VCS; vc++)
+		l->rx[vc].buffer = buffer;
+}
+
+/*
+ * The length a frame counts for, the same at both ends: from the
+ * Ethernet header on (no FCS), at least the shortest Ethernet frame,
+ * since a NIC pads to it and the receiver may see it padded.
+ */
+#define FCR_MIN_FRAME	60
+
+static inline fq_u32 fcr_wire_len(fq_u32 len)
+{
+	return len > FCR_MIN_FRAME ? len : FCR_MIN_FRAME;
+}
+
+/*
+ * The VC a frame travels on, the same at both ends: the VC of its
+ * fabric header when it has one (@is_fabric: its EtherType is the
+ * fabric's; @hdr, @len: the header's first bytes), best effort without
+ * one or with a VC this link does not carry.
+ */
+static inline unsigned int fcr_frame_vc(bool is_fabric, const fq_u8 *hdr,
+					fq_u32 len)
+{
+	if (is_fabric && len >= 1 &&
+	    ((hdr[0] >> FABRIC_HDR_VC_SHIFT) & FABRIC_HDR_VC_MASK) ==
+	    FABRIC_VC_REGULATED)
+		return FABRIC_VC_REGULATED;
+	return FABRIC_VC_BESTEFFORT;
 }
 
 /* Units a frame of @len bytes takes. */
@@ -426,6 +477,18 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 			const fq_u8 *v = p + FCR_VC_OFF(vc);
 			fq_s32 diff = (fq_s32)(fhc_get_be32(v) - l->rx[vc].received);
 
+			/*
+			 * A sink counts nothing itself: any newer total is
+			 * what it received, and the peer should hear the
+			 * grant that follows soon
+			 */
+			if (l->sink) {
+				if (diff > 0) {
+					l->rx[vc].received += (fq_u32)diff;
+					ret |= FCR_REPLY_NOW;
+				}
+				continue;
+			}
 			if (!(v[8] & FABRIC_CTRL_F_QUIET) || !diff ||
 			    (diff < 0 && !fcr_rx_quiet(l, vc, now)))
 				continue;

@@ -897,6 +897,102 @@ UNIT_TEST(port_random_restarts_never_overfill)
 	EXPECT_EQ(p.l.st.vc[0].violations + p.l.st.vc[1].violations, 0);
 }
 
+/*
+ * A host's end (a sink: it counts no arrivals) and a sender streaming into
+ * it for 300,000 simulated microseconds, one 1000-byte frame per
+ * microsecond and VC while credits allow, messages every 100 us each way
+ * (the sink answers a newer total at once), 10 % of them lost, each
+ * delayed by 20 us, and the sender restarting half way.  The sender may
+ * never have more than the sink's buffer sent beyond what the sink has
+ * heard of, and must keep sending: a sink that granted nothing new would
+ * stall it for good after one buffer.
+ */
+#define SINK_BUFFER	256
+#define SINK_STEPS	300000
+#define SINK_PERIOD	100
+#define SINK_DELAY	20
+
+struct sink_msg {
+	fq_u8	m[MSG_LEN];
+	fq_u64	at;
+	bool	to_sink;
+};
+
+UNIT_TEST(sink_grants_beyond_what_the_sender_reported)
+{
+	struct sink_msg q[64];
+	unsigned int nq = 0, i, vc;
+	struct fcr_link a, h;
+	fq_u64 now, frames = 0, frames_after_restart = 0;
+	fq_s32 ahead, worst = 0;
+	int bad = 0;
+
+	fcr_init(&a, 11, UNIT, BUFFER, QUIET_NS);
+	fcr_init(&h, 22, UNIT, 0, QUIET_NS);
+	fcr_set_sink(&h, SINK_BUFFER);
+	for (now = 0; now < SINK_STEPS; now++) {
+		if (now == SINK_STEPS / 2)
+			fcr_init(&a, 33, UNIT, BUFFER, QUIET_NS);
+		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+			if (!fcr_tx_may_send(&a, vc, 1000))
+				continue;
+			fcr_tx_sent(&a, vc, 1000, now);
+			frames++;
+			if (now >= SINK_STEPS / 2)
+				frames_after_restart++;
+			/* once the sink knows this life of the sender */
+			if (h.peer_epoch != a.epoch)
+				continue;
+			ahead = (fq_s32)(a.tx[vc].sent - h.rx[vc].received);
+			if (ahead > worst)
+				worst = ahead;
+			bad += ahead > SINK_BUFFER;
+		}
+		/* periodic messages, and the sink's replies, onto the wire */
+		for (i = 0; i < 2; i++) {
+			bool to_sink = i == 0;
+
+			if (now % SINK_PERIOD != (to_sink ? 0 : SINK_PERIOD / 2) ||
+			    nq == 64)
+				continue;
+			fcr_msg_build(to_sink ? &a : &h, q[nq].m, now);
+			q[nq].at = now + SINK_DELAY;
+			q[nq].to_sink = to_sink;
+			nq++;
+		}
+		/* deliver what is due, in order; 10 % lost */
+		for (i = 0; i < nq; ) {
+			struct sink_msg it = q[i];
+			unsigned int r;
+
+			if (it.at > now) {
+				i++;
+				continue;
+			}
+			q[i] = q[--nq];
+			if (chance(100))
+				continue;
+			r = fcr_msg_receive(it.to_sink ? &h : &a, it.m, MSG_LEN, now);
+			if ((r & FCR_REPLY_NOW) && nq < 64) {
+				fcr_msg_build(it.to_sink ? &h : &a, q[nq].m, now);
+				q[nq].at = now + SINK_DELAY;
+				q[nq].to_sink = !it.to_sink;
+				nq++;
+			}
+		}
+	}
+	EXPECT_EQ(bad, 0);
+	EXPECT_TRUE(worst <= SINK_BUFFER);
+	EXPECT_TRUE(worst > SINK_BUFFER / 2);
+	/* a buffer per VC every two periods at least, in both lives */
+	EXPECT_TRUE(frames >= (fq_u64)SINK_STEPS / (2 * SINK_PERIOD) * 2 *
+			      (SINK_BUFFER / 16));
+	EXPECT_TRUE(frames_after_restart >= frames / 3);
+	EXPECT_EQ(h.st.vc[0].violations + h.st.vc[1].violations, 0);
+	EXPECT_EQ(h.st.vc[0].lost_units + h.st.vc[1].lost_units, 0);
+	EXPECT_EQ(h.st.peer_epochs, 2);
+}
+
 int main(void)
 {
 	return unit_run();
