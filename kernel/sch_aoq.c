@@ -57,6 +57,8 @@
 #include "include/uapi/linux/fabric_hdr.h"
 #include "core/aoq_core.h"
 #include "core/fabric_hdr_core.h"
+#include "fabric_link.h"
+#include "qdisc_gso.h"
 
 #define AOQ_DEFAULT_STALL_NS	(100 * NSEC_PER_MSEC)
 #define AOQ_MIN_STALL_NS	NSEC_PER_MSEC
@@ -88,6 +90,7 @@ struct aoq_qdisc {
 	struct qdisc_watchdog watchdog;
 	u32 default_minor;
 	u8 segment;
+	struct fabric_credit_gate gate;		/* credits on */
 	struct tc_aoq_qd_stats xs;
 	struct aoq_sched core;
 };
@@ -231,15 +234,26 @@ static int aoq_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
 	return NET_XMIT_SUCCESS;
 }
 
+/* A segment is a frame of the GSO message; its last one is the tail. */
+static int aoq_enqueue_seg(struct sk_buff *seg, struct Qdisc *sch, void *ctx,
+			   u32 parts, u8 flags, struct sk_buff **to_free)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+	bool tail = flags & FABRIC_HDR_F_TAIL;
+	int ret;
+
+	ret = aoq_enqueue_frame(seg, sch, ctx, tail, to_free);
+	if (ret != NET_XMIT_SUCCESS && tail)
+		q->xs.tails_lost++;	/* the stall time will end it */
+	return ret;
+}
+
 static int aoq_enqueue_segments(struct sk_buff *skb, struct Qdisc *sch,
 				struct aoq_class *cl, struct sk_buff **to_free)
 {
 	struct aoq_qdisc *q = qdisc_priv(sch);
 	netdev_features_t features = netif_skb_features(skb);
-	unsigned int prev_len = qdisc_pkt_len(skb), len = 0, seg_len;
-	struct sk_buff *segs, *seg, *next;
-	u32 queued = 0;
-	int ret;
+	struct sk_buff *segs;
 
 	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
 	if (IS_ERR_OR_NULL(segs)) {
@@ -247,24 +261,7 @@ static int aoq_enqueue_segments(struct sk_buff *skb, struct Qdisc *sch,
 		return qdisc_drop(skb, sch, to_free);
 	}
 	q->xs.gso_segmented++;
-
-	skb_list_walk_safe(segs, seg, next) {
-		skb_mark_not_on_list(seg);
-		seg_len = seg->len;
-		qdisc_skb_cb(seg)->pkt_len = seg_len;
-		ret = aoq_enqueue_frame(seg, sch, cl, !next, to_free);
-		if (ret == NET_XMIT_SUCCESS) {
-			queued++;
-			len += seg_len;
-		} else if (!next) {
-			q->xs.tails_lost++;	/* the stall time will end it */
-		}
-	}
-	/* the parents counted one packet of prev_len bytes */
-	if (queued)
-		qdisc_tree_reduce_backlog(sch, 1 - (int)queued, prev_len - len);
-	consume_skb(skb);
-	return queued ? NET_XMIT_SUCCESS : NET_XMIT_DROP;
+	return fq_enqueue_segments(skb, segs, sch, aoq_enqueue_seg, cl, to_free);
 }
 
 static int aoq_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
@@ -287,7 +284,8 @@ static int aoq_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	/* every queue went empty since: end the busy period first */
 	if (!sch->q.qlen && q->core.nactive)
 		aoq_sweep(&q->core, ktime_get_ns(), &aoq_lane_ops, &c);
-	if (q->segment && skb_is_gso(skb))
+	/* a credit link carries no GSO packet whole (credits.rst, Hosts) */
+	if ((q->segment || q->gate.link) && skb_is_gso(skb))
 		return aoq_enqueue_segments(skb, sch, cl, to_free);
 	return aoq_enqueue_frame(skb, sch, cl, aoq_frame_is_tail(sch, skb),
 				 to_free);
@@ -310,7 +308,7 @@ static void aoq_arm_watchdog(struct aoq_qdisc *q)
 					   q->core.stall + 1);
 }
 
-static struct sk_buff *aoq_qdisc_dequeue(struct Qdisc *sch)
+static struct sk_buff *aoq_pick(struct Qdisc *sch)
 {
 	struct aoq_qdisc *q = qdisc_priv(sch);
 	struct aoq_cycle c = { .q = q };
@@ -335,12 +333,20 @@ static struct sk_buff *aoq_qdisc_dequeue(struct Qdisc *sch)
 	bstats_update(&cl->bstats, skb);
 	cl->frames++;
 	cl->bytes += qdisc_pkt_len(skb);
-	qdisc_bstats_update(sch, skb);
+	/* the qdisc's own bstats: when it leaves (fabric_gate_dequeue()) */
 	qdisc_qstats_backlog_dec(sch, skb);
 	sch->q.qlen--;
 	if (!sch->q.qlen)
 		aoq_sweep(&q->core, now, &aoq_lane_ops, &c);
 	return skb;
+}
+
+/* The frame aoq picked goes when the link has credits for it (if on). */
+static struct sk_buff *aoq_qdisc_dequeue(struct Qdisc *sch)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+
+	return fabric_gate_dequeue(sch, &q->gate, aoq_pick);
 }
 
 /* ---- configuration -------------------------------------------------- */
@@ -359,6 +365,8 @@ static const struct nla_policy aoq_policy[TCA_AOQ_MAX + 1] = {
 	[TCA_AOQ_STALL]		= NLA_POLICY_FULL_RANGE(NLA_U64, &aoq_stall_range),
 	[TCA_AOQ_DEFAULT]	= NLA_POLICY_MAX(NLA_U32, TC_AOQ_MAX_LANES),
 	[TCA_AOQ_SEGMENT]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_AOQ_CREDITS]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_AOQ_CREDIT_UNIT]	= { .type = NLA_U32 },	/* range: fabric_link */
 	[TCA_AOQ_MESSAGE_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &aoq_message_range),
 };
 
@@ -382,6 +390,7 @@ static int aoq_qdisc_change(struct Qdisc *sch, struct nlattr *opt,
 	struct aoq_qdisc *q = qdisc_priv(sch);
 	struct nlattr *tb[TCA_AOQ_MAX + 1];
 	enum aoq_mode mode = q->core.mode;
+	struct fabric_link *link, *old_link;
 	int err;
 
 	if (!opt)
@@ -396,8 +405,14 @@ static int aoq_qdisc_change(struct Qdisc *sch, struct nlattr *opt,
 				   "lane weights need mode aoq: set the weights back to 1 first");
 		return -EINVAL;
 	}
+	link = fabric_link_configure(sch, q->gate.link, tb[TCA_AOQ_CREDITS],
+				     tb[TCA_AOQ_CREDIT_UNIT], extack);
+	if (IS_ERR(link))
+		return PTR_ERR(link);
 
 	sch_tree_lock(sch);
+	old_link = q->gate.link;
+	q->gate.link = link;
 	if (mode != q->core.mode)
 		aoq_set_mode(&q->core, mode);
 	if (tb[TCA_AOQ_STALL])
@@ -409,6 +424,11 @@ static int aoq_qdisc_change(struct Qdisc *sch, struct nlattr *opt,
 	if (tb[TCA_AOQ_MESSAGE_LIMIT])
 		q->core.msg_limit = nla_get_u32(tb[TCA_AOQ_MESSAGE_LIMIT]);
 	sch_tree_unlock(sch);
+	if (old_link && old_link != link) {
+		fabric_link_put(old_link);
+		/* a frame that waited for credits goes now */
+		__netif_schedule(qdisc_root(sch));
+	}
 	return 0;
 }
 
@@ -451,6 +471,7 @@ static void aoq_qdisc_reset(struct Qdisc *sch)
 			qdisc_reset(q->lanes[i]->qdisc);
 	aoq_forget_lanes(q);
 	qdisc_watchdog_cancel(&q->watchdog);
+	fabric_gate_purge(sch, &q->gate);
 }
 
 static void aoq_destroy_class(struct aoq_class *cl)
@@ -473,6 +494,9 @@ static void aoq_qdisc_destroy(struct Qdisc *sch)
 					  common.hnode)
 			aoq_destroy_class(cl);
 	qdisc_class_hash_destroy(&q->clhash);
+	fabric_gate_purge(sch, &q->gate);
+	if (q->gate.link)
+		fabric_link_put(q->gate.link);
 }
 
 static int aoq_qdisc_dump(struct Qdisc *sch, struct sk_buff *skb)
@@ -487,7 +511,10 @@ static int aoq_qdisc_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u64_64bit(skb, TCA_AOQ_STALL, q->core.stall, TCA_AOQ_PAD) ||
 	    nla_put_u32(skb, TCA_AOQ_DEFAULT, q->default_minor) ||
 	    nla_put_u8(skb, TCA_AOQ_SEGMENT, q->segment) ||
-	    nla_put_u32(skb, TCA_AOQ_MESSAGE_LIMIT, q->core.msg_limit))
+	    nla_put_u32(skb, TCA_AOQ_MESSAGE_LIMIT, q->core.msg_limit) ||
+	    nla_put_u8(skb, TCA_AOQ_CREDITS, !!q->gate.link) ||
+	    (q->gate.link && nla_put_u32(skb, TCA_AOQ_CREDIT_UNIT,
+					 fabric_link_unit(q->gate.link))))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 
@@ -512,6 +539,8 @@ static int aoq_qdisc_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.forced_tails = q->core.forced;
 	st.max_msg_opps = q->core.max_msg_opps;
 	sch_tree_unlock(sch);
+	if (q->gate.link)
+		fabric_link_read_stats(q->gate.link, &st.credits);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 

@@ -56,6 +56,8 @@
 
 #include "include/uapi/linux/pkt_sched_dtable.h"
 #include "core/dtable_core.h"
+#include "fabric_link.h"
+#include "qdisc_gso.h"
 
 #define DTABLE_DEFAULT_CREDIT	1	/* weights in bytes */
 #define DTABLE_MTU_MAX		65536
@@ -75,6 +77,7 @@ struct dtable_sched {
 	struct dt_entry *table;
 	struct dt_sched core;
 	u64 table_changes;
+	struct fabric_credit_gate gate;		/* credits on */
 };
 
 /* A validated configuration, built before anything is changed. */
@@ -104,6 +107,8 @@ static const struct nla_policy dtable_policy[TCA_DTABLE_MAX + 1] = {
 	/* the entry count is checked by hand, to say so in plain words */
 	[TCA_DTABLE_TABLE]	= { .type = NLA_BINARY, .len = U16_MAX - NLA_HDRLEN },
 	[TCA_DTABLE_ENTRIES]	= { .type = NLA_REJECT },
+	[TCA_DTABLE_CREDITS]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_DTABLE_CREDIT_UNIT] = { .type = NLA_U32 },	/* range: fabric_link */
 };
 
 /* room left for the statistics after the options of a dump */
@@ -177,8 +182,8 @@ static struct dtable_class *dtable_classify(struct sk_buff *skb, struct Qdisc *s
 	return &q->classes[TC_H_MIN(prio) - 1];
 }
 
-static int dtable_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
-				struct sk_buff **to_free)
+static int dtable_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
+			      struct sk_buff **to_free)
 {
 	unsigned int len = qdisc_pkt_len(skb);
 	struct dtable_sched *q = qdisc_priv(sch);
@@ -209,7 +214,41 @@ static int dtable_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	return NET_XMIT_SUCCESS;
 }
 
-static struct sk_buff *dtable_qdisc_dequeue(struct Qdisc *sch)
+/*
+ * A credit link counts wire frames, and a GSO packet would cross a veth
+ * whole (credits.rst, Hosts): with credits on, its segments are queued
+ * instead, each classified as it will leave.
+ */
+static int dtable_enqueue_seg(struct sk_buff *seg, struct Qdisc *sch, void *ctx,
+			      u32 parts, u8 flags, struct sk_buff **to_free)
+{
+	return dtable_enqueue_one(seg, sch, to_free);
+}
+
+static int dtable_enqueue_segments(struct sk_buff *skb, struct Qdisc *sch,
+				   struct sk_buff **to_free)
+{
+	netdev_features_t features = netif_skb_features(skb);
+	struct sk_buff *segs;
+
+	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
+	if (IS_ERR_OR_NULL(segs))
+		return qdisc_drop(skb, sch, to_free);
+	return fq_enqueue_segments(skb, segs, sch, dtable_enqueue_seg, NULL,
+				   to_free);
+}
+
+static int dtable_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+				struct sk_buff **to_free)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+
+	if (q->gate.link && skb_is_gso(skb))
+		return dtable_enqueue_segments(skb, sch, to_free);
+	return dtable_enqueue_one(skb, sch, to_free);
+}
+
+static struct sk_buff *dtable_pick(struct Qdisc *sch)
 {
 	struct dtable_sched *q = qdisc_priv(sch);
 	struct dtable_class *cl;
@@ -236,13 +275,21 @@ static struct sk_buff *dtable_qdisc_dequeue(struct Qdisc *sch)
 			dt_charge(&q->core, c, qdisc_pkt_len(skb));
 		dt_leave(&q->core, c, cl->qdisc->q.qlen != 0);
 		if (likely(skb)) {
-			qdisc_bstats_update(sch, skb);
+			/* bstats when it leaves: fabric_gate_dequeue() */
 			qdisc_qstats_backlog_dec(sch, skb);
 			sch->q.qlen--;
 			return skb;
 		}
 	}
 	return NULL;
+}
+
+/* The packet the table picked goes when the link has credits (if on). */
+static struct sk_buff *dtable_qdisc_dequeue(struct Qdisc *sch)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+
+	return fabric_gate_dequeue(sch, &q->gate, dtable_pick);
 }
 
 /* ---- configuration ------------------------------------------------------- */
@@ -400,6 +447,7 @@ static int dtable_qdisc_change(struct Qdisc *sch, struct nlattr *opt,
 {
 	struct dtable_sched *q = qdisc_priv(sch);
 	struct nlattr *tb[TCA_DTABLE_MAX + 1];
+	struct fabric_link *link, *old_link;
 	struct dtable_cfg *cfg;
 	struct dt_entry *old;
 	int err;
@@ -421,12 +469,25 @@ static int dtable_qdisc_change(struct Qdisc *sch, struct nlattr *opt,
 	err = dtable_prepare(sch, tb, q->nclasses, false, cfg, extack);
 	if (err)
 		goto out;
+	link = fabric_link_configure(sch, q->gate.link, tb[TCA_DTABLE_CREDITS],
+				     tb[TCA_DTABLE_CREDIT_UNIT], extack);
+	if (IS_ERR(link)) {
+		err = PTR_ERR(link);
+		goto out;
+	}
 
 	sch_tree_lock(sch);
 	old = dtable_commit(sch, cfg);
 	q->table_changes++;
+	old_link = q->gate.link;
+	q->gate.link = link;
 	sch_tree_unlock(sch);
 	kvfree(old);
+	if (old_link && old_link != link) {
+		fabric_link_put(old_link);
+		/* a packet that waited for credits goes now */
+		__netif_schedule(qdisc_root(sch));
+	}
 out:
 	kvfree(cfg->table);
 	kfree(cfg);
@@ -438,6 +499,7 @@ static int dtable_qdisc_init(struct Qdisc *sch, struct nlattr *opt,
 {
 	struct dtable_sched *q = qdisc_priv(sch);
 	struct nlattr *tb[TCA_DTABLE_MAX + 1];
+	struct fabric_link *link;
 	struct dtable_cfg *cfg;
 	u16 nclasses;
 	int err;
@@ -465,6 +527,13 @@ static int dtable_qdisc_init(struct Qdisc *sch, struct nlattr *opt,
 	err = dtable_prepare(sch, tb, nclasses, true, cfg, extack);
 	if (err)
 		goto out;
+	link = fabric_link_configure(sch, NULL, tb[TCA_DTABLE_CREDITS],
+				     tb[TCA_DTABLE_CREDIT_UNIT], extack);
+	if (IS_ERR(link)) {
+		err = PTR_ERR(link);
+		goto out;
+	}
+	q->gate.link = link;	/* destroy() puts it if what follows fails */
 
 	err = -ENOMEM;
 	q->classes = kcalloc(nclasses, sizeof(*q->classes), GFP_KERNEL);
@@ -503,6 +572,7 @@ static void dtable_qdisc_reset(struct Qdisc *sch)
 	}
 	if (q->table)
 		dt_set_table(&q->core, q->table, q->core.n, q->core.mode, q->core.credit);
+	fabric_gate_purge(sch, &q->gate);
 }
 
 static void dtable_qdisc_destroy(struct Qdisc *sch)
@@ -518,6 +588,9 @@ static void dtable_qdisc_destroy(struct Qdisc *sch)
 	kfree(q->classes);
 	kfree(q->core_cls);
 	kvfree(q->table);
+	fabric_gate_purge(sch, &q->gate);
+	if (q->gate.link)
+		fabric_link_put(q->gate.link);
 }
 
 static int dtable_qdisc_dump(struct Qdisc *sch, struct sk_buff *skb)
@@ -534,7 +607,10 @@ static int dtable_qdisc_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u16(skb, TCA_DTABLE_CLASSES, q->nclasses) ||
 	    nla_put_u32(skb, TCA_DTABLE_ENTRIES, q->core.n) ||
 	    nla_put_u32(skb, TCA_DTABLE_CREDIT, q->core.credit) ||
-	    nla_put(skb, TCA_DTABLE_PRIOMAP, sizeof(q->prio2cls), q->prio2cls))
+	    nla_put(skb, TCA_DTABLE_PRIOMAP, sizeof(q->prio2cls), q->prio2cls) ||
+	    nla_put_u8(skb, TCA_DTABLE_CREDITS, !!q->gate.link) ||
+	    (q->gate.link && nla_put_u32(skb, TCA_DTABLE_CREDIT_UNIT,
+					 fabric_link_unit(q->gate.link))))
 		goto nla_put_failure;
 	attr = nla_reserve(skb, TCA_DTABLE_MTU, sizeof(u32) * q->nclasses);
 	if (!attr)
@@ -584,6 +660,8 @@ static int dtable_qdisc_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.lone_sends = q->core.lone_sends;
 	st.table_changes = q->table_changes;
 	sch_tree_unlock(sch);
+	if (q->gate.link)
+		fabric_link_read_stats(q->gate.link, &st.credits);
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }

@@ -51,6 +51,8 @@
 #include "core/edf_core.h"
 #include "core/pheap.h"
 #include "fabric_hdr.h"
+#include "fabric_link.h"
+#include "qdisc_gso.h"
 
 #define EDF_FLOW_BUCKETS_LOG	10
 #define EDF_GC_BATCH		8	/* idle flows looked at per gc call */
@@ -127,6 +129,7 @@ struct edf_sched {
 	u32			max_flows;
 	u32			default_minor;
 	bool			ttd;
+	struct fabric_link	*link;		/* credits on: the device's */
 	u16			priomap[TC_EDF_PRIO_BANDS];
 
 	/* scheduling state */
@@ -620,13 +623,30 @@ static int edf_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 
 /*
  * A GSO packet is one frame of a frame-mode class and must be cut into
- * wire packets before the fabric header can be pushed: segment it here,
- * so every packet gets its own deadline.
+ * wire packets before the fabric header can be pushed, or before it
+ * crosses a credit link, which counts wire frames (credits.rst, Hosts):
+ * segment it here, so every packet gets its own deadline.
  */
 static bool edf_must_segment(const struct edf_sched *q,
 			     const struct edf_class *cl, const struct sk_buff *skb)
 {
-	return skb_is_gso(skb) && (q->ttd || cl->mode == TC_EDF_MODE_FRAME);
+	return skb_is_gso(skb) &&
+	       (q->ttd || q->link || cl->mode == TC_EDF_MODE_FRAME);
+}
+
+/* What edf_enqueue_one() needs besides the segment. */
+struct edf_seg_ctx {
+	struct edf_class	*cl;
+	u64			txtime, now;
+};
+
+static int edf_enqueue_seg(struct sk_buff *seg, struct Qdisc *sch, void *ctx,
+			   u32 parts, u8 flags, struct sk_buff **to_free)
+{
+	struct edf_seg_ctx *c = ctx;
+
+	return edf_enqueue_one(seg, sch, c->cl, parts, flags, c->txtime, c->now,
+			       to_free);
 }
 
 static int edf_enqueue_segments(struct sk_buff *skb, struct Qdisc *sch,
@@ -635,41 +655,14 @@ static int edf_enqueue_segments(struct sk_buff *skb, struct Qdisc *sch,
 {
 	struct edf_sched *q = qdisc_priv(sch);
 	netdev_features_t features = netif_skb_features(skb);
-	unsigned int prev_len = qdisc_pkt_len(skb), len = 0, seg_len;
-	struct sk_buff *segs, *seg, *next;
-	u32 parts = 0, queued = 0;
-	int ret;
+	struct edf_seg_ctx c = { .cl = cl, .txtime = txtime, .now = now };
+	struct sk_buff *segs;
 
 	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
 	if (IS_ERR_OR_NULL(segs))
 		return edf_drop(skb, sch, cl, TC_EDF_DROP_NOMEM, to_free);
-
-	skb_list_walk_safe(segs, seg, next)
-		parts++;
 	q->xs.gso_segmented++;
-
-	skb_list_walk_safe(segs, seg, next) {
-		u8 flags = 0;
-
-		skb_mark_not_on_list(seg);
-		if (seg == segs)
-			flags |= FABRIC_HDR_F_HEAD;
-		if (!next)
-			flags |= FABRIC_HDR_F_TAIL;
-		seg_len = seg->len;
-		qdisc_skb_cb(seg)->pkt_len = seg_len;
-		ret = edf_enqueue_one(seg, sch, cl, parts, flags, txtime, now,
-				      to_free);
-		if (ret == NET_XMIT_SUCCESS) {
-			queued++;
-			len += seg_len;
-		}
-	}
-	/* the parents counted one packet of prev_len bytes */
-	if (queued)
-		qdisc_tree_reduce_backlog(sch, 1 - (int)queued, prev_len - len);
-	consume_skb(skb);
-	return queued ? NET_XMIT_SUCCESS : NET_XMIT_DROP;
+	return fq_enqueue_segments(skb, segs, sch, edf_enqueue_seg, &c, to_free);
 }
 
 static int edf_enqueue(struct sk_buff *skb, struct Qdisc *sch,
@@ -710,13 +703,58 @@ static void edf_release_eligible(struct edf_sched *q, u64 now)
 	}
 }
 
+/*
+ * Credits on: take the link's credits for @f's head, on the VC and at the
+ * length it will have on the wire.  With ttd on that is its class's VC
+ * and the header's length (a header the push cannot write after all, for
+ * want of memory, leaves a frame shorter than counted, and on VC1: the
+ * receiver's quiet resynchronisation repairs the difference).
+ */
+static bool edf_take_credits(struct edf_sched *q, struct edf_flow *f,
+			     unsigned int *wire_vc)
+{
+	struct sk_buff *skb = f->head;
+
+	if (q->ttd) {
+		*wire_vc = f->cl->vc;
+		return fabric_link_take(q->link, *wire_vc,
+					skb->len + FABRIC_HDR_LEN);
+	}
+	*wire_vc = fabric_link_skb_vc(skb);
+	return fabric_link_take(q->link, *wire_vc, skb->len);
+}
+
+/*
+ * The flow whose head goes next: the smallest deadline of VC0, else of
+ * VC1.  With credits on, a head the link has no credits for stays, and
+ * nothing else on its wire VC overtakes it (without ttd both our VCs go
+ * on the wire's VC1), while the other wire VC may go: NULL when neither
+ * can, and the link's next credits run us again.
+ */
 static struct edf_flow *edf_pick_flow(struct edf_sched *q)
 {
-	struct pheap_node *n = pheap_peek(&q->ready[TC_EDF_VC_REGULATED]);
+	unsigned int vc, wire_vc, refused = 0;
+	struct pheap_node *n;
+	struct edf_flow *f;
 
-	if (!n)
-		n = pheap_peek(&q->ready[TC_EDF_VC_BESTEFFORT]);
-	return n ? container_of(n, struct edf_flow, heap_node) : NULL;
+	for (vc = TC_EDF_VC_REGULATED; vc <= TC_EDF_VC_BESTEFFORT; vc++) {
+		n = pheap_peek(&q->ready[vc]);
+		if (!n)
+			continue;
+		f = container_of(n, struct edf_flow, heap_node);
+		if (!q->link)
+			return f;
+		if (q->ttd)
+			wire_vc = f->cl->vc;
+		else
+			wire_vc = fabric_link_skb_vc(f->head);
+		if (refused & BIT(wire_vc))
+			continue;
+		if (edf_take_credits(q, f, &wire_vc))
+			return f;
+		refused |= BIT(wire_vc);
+	}
+	return NULL;
 }
 
 static void edf_account_departure(struct edf_sched *q, struct edf_class *cl,
@@ -814,7 +852,10 @@ static struct sk_buff *edf_dequeue(struct Qdisc *sch)
 	edf_release_eligible(q, now);
 	f = edf_pick_flow(q);
 	if (!f) {
-		/* only smoothed packets, none eligible yet */
+		/*
+		 * Only smoothed packets, none eligible yet, or heads waiting
+		 * for credits (the link wakes us when they come)
+		 */
 		n = pheap_peek(&q->waiting);
 		if (n)
 			qdisc_watchdog_schedule_ns(&q->watchdog, n->key);
@@ -898,6 +939,8 @@ static const struct nla_policy edf_policy[TCA_EDF_MAX + 1] = {
 	[TCA_EDF_HORIZON]	= NLA_POLICY_FULL_RANGE(NLA_U64, &edf_time_range),
 	[TCA_EDF_DEFAULT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &edf_minor_range),
 	[TCA_EDF_PRIOMAP]	= NLA_POLICY_EXACT_LEN(sizeof(u16) * TC_EDF_PRIO_BANDS),
+	[TCA_EDF_CREDITS]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_EDF_CREDIT_UNIT]	= { .type = NLA_U32 },	/* range: fabric_link */
 };
 
 static const struct nla_policy edf_class_policy[TCA_EDF_CLASS_MAX + 1] = {
@@ -946,6 +989,7 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 	u64 rate = q->rate, elig = q->eligibility, horizon = q->horizon;
 	u32 limit = q->limit, flow_limit = q->flow_limit;
 	unsigned int dropped_pkts = 0, dropped_bytes = 0;
+	struct fabric_link *link, *old_link;
 	struct sk_buff *skb;
 	u64 link_rate;
 	int err;
@@ -984,10 +1028,16 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 		NL_SET_ERR_MSG_MOD(extack, "ttd needs an Ethernet device");
 		return -EOPNOTSUPP;
 	}
+	link = fabric_link_configure(sch, q->link, tb[TCA_EDF_CREDITS],
+				     tb[TCA_EDF_CREDIT_UNIT], extack);
+	if (IS_ERR(link))
+		return PTR_ERR(link);
 	/* drivers may sleep to tell their speed: ask before taking the lock */
 	link_rate = rate ? rate : edf_device_rate(qdisc_dev(sch));
 
 	sch_tree_lock(sch);
+	old_link = q->link;
+	q->link = link;
 	if (rate != q->rate)
 		q->next_tx = 0;		/* no wait left over from the old rate */
 	q->rate = rate;
@@ -1019,6 +1069,11 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 	if (dropped_pkts)
 		qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
 	sch_tree_unlock(sch);
+	if (old_link && old_link != link)
+		fabric_link_put(old_link);
+	/* heads that waited for credits go now, if credits went off */
+	if (!link && old_link)
+		__netif_schedule(qdisc_root(sch));
 	return 0;
 }
 
@@ -1132,6 +1187,8 @@ static void edf_destroy(struct Qdisc *sch)
 		edf_class_purge(sch, &q->default_cl);
 		kvfree(q->flows);
 	}
+	if (q->link)
+		fabric_link_put(q->link);
 }
 
 static int edf_dump(struct Qdisc *sch, struct sk_buff *skb)
@@ -1151,7 +1208,10 @@ static int edf_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u8(skb, TCA_EDF_TTD, q->ttd) ||
 	    nla_put_u64_64bit(skb, TCA_EDF_HORIZON, q->horizon, TCA_EDF_PAD) ||
 	    nla_put_u32(skb, TCA_EDF_DEFAULT, q->default_minor) ||
-	    nla_put(skb, TCA_EDF_PRIOMAP, sizeof(q->priomap), q->priomap))
+	    nla_put(skb, TCA_EDF_PRIOMAP, sizeof(q->priomap), q->priomap) ||
+	    nla_put_u8(skb, TCA_EDF_CREDITS, !!q->link) ||
+	    (q->link && nla_put_u32(skb, TCA_EDF_CREDIT_UNIT,
+				    fabric_link_unit(q->link))))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 
@@ -1179,6 +1239,8 @@ static int edf_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.eligible_wait = q->waiting.count;
 	sch_tree_unlock(sch);
 	st.active_flows = active;
+	if (q->link)
+		fabric_link_read_stats(q->link, &st.credits);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 

@@ -111,6 +111,7 @@
 #include "include/uapi/linux/vcsw.h"
 #include "core/vcsw_clock.h"
 #include "core/fabric_credit.h"
+#include "fabric_link.h"
 #include "core/vcsw_port.h"
 #include "core/vcsw_trust.h"
 #include "core/vcsw_xbar.h"
@@ -294,14 +295,6 @@ struct vcsw_skb_cb {
 	u8	cvc;		/* the credits it took downstream: */
 	u32	cepoch;		/* 0: none */
 	u32	clen;
-};
-
-/*
- * Credit link messages go to this group: link-local (never relayed by a
- * bridge or by vcsw), the nearest-bridge address 802.1AB uses.
- */
-static const u8 vcsw_link_group[ETH_ALEN] __aligned(2) = {
-	0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e
 };
 
 /* What no frame reaches: the crossbar's free slots. */
@@ -670,16 +663,6 @@ static void vcsw_fdb_gc(struct work_struct *work)
 
 /* ---- credits ---------------------------------------------------------------- */
 
-/*
- * The length a frame counts for in credits, the same at both ends: from
- * the Ethernet header on, at least the shortest frame (a NIC pads to it
- * on the wire, so the receiver may see it padded).
- */
-static u32 vcsw_wire_len(u32 len)
-{
-	return max_t(u32, len, ETH_ZLEN);
-}
-
 static bool vcsw_slave_up(const struct vcsw_slave *p)
 {
 	return netif_running(p->dev) && netif_carrier_ok(p->dev);
@@ -769,41 +752,13 @@ static void vcsw_credit_release(struct vcsw_slave *p, struct fcr_charge *c)
 }
 
 /*
- * Put the link message @msg on @p's wire.  Straight to the driver
- * (dev_direct_xmit()): a qdisc on the port would hold it behind data,
- * and credits that wait behind the data they pay for stall the link.
+ * Put the link message @msg on @p's wire (straight to the driver, never
+ * behind the data it pays for: fabric_link_xmit_msg()).
  */
 static void vcsw_credit_send(struct vcsw_slave *p, const u8 *msg, u32 len)
 {
-	struct net_device *dev = p->dev;
-	struct sk_buff *skb;
-	struct ethhdr *eth;
-	int rc;
-
-	if (!vcsw_slave_up(p))
-		goto fail;
-	skb = alloc_skb(LL_RESERVED_SPACE(dev) + ETH_HLEN + len +
-			dev->needed_tailroom, GFP_ATOMIC);
-	if (!skb)
-		goto fail;
-	skb_reserve(skb, LL_RESERVED_SPACE(dev));
-	skb_reset_mac_header(skb);
-	eth = skb_put(skb, ETH_HLEN);
-	ether_addr_copy(eth->h_dest, vcsw_link_group);
-	ether_addr_copy(eth->h_source, dev->dev_addr);
-	eth->h_proto = htons(ETH_P_FABRIC);
-	skb_set_network_header(skb, ETH_HLEN);
-	skb_put_data(skb, msg, len);
-	skb->protocol = htons(ETH_P_FABRIC);
-	skb->priority = TC_PRIO_CONTROL;
-	skb->dev = dev;
-	/* net_xmit_eval() evaluates its argument twice: never pass a call */
-	rc = dev_direct_xmit(skb, 0);
-	if (net_xmit_eval(rc))
-		goto fail;
-	return;
-fail:
-	atomic64_inc(&p->cst_tx_fail);
+	if (!vcsw_slave_up(p) || fabric_link_xmit_msg(p->dev, msg, len))
+		atomic64_inc(&p->cst_tx_fail);
 }
 
 /*
@@ -862,7 +817,7 @@ static struct vcsw_node *vcsw_slave_next(struct vcsw_slave *p)
 
 		if (!h)
 			continue;
-		if (fcr_tx_may_send(&p->cp.l, vc, vcsw_wire_len(h->len)))
+		if (fcr_tx_may_send(&p->cp.l, vc, fcr_wire_len(h->len)))
 			return h;
 		if (!p->stalled[vc]) {
 			p->stalled[vc] = true;
@@ -910,7 +865,7 @@ static void vcsw_slave_service(struct vcsw_slave *p, u64 now,
 		cb->cepoch = 0;
 		if (credits) {
 			cb->cvc = n->vc;
-			cb->clen = vcsw_wire_len(n->len);
+			cb->clen = fcr_wire_len(n->len);
 			cb->cepoch = p->cp.l.epoch;
 			fcr_tx_sent(&p->cp.l, n->vc, cb->clen, now);
 			p->stalled[n->vc] = false;
@@ -1448,16 +1403,6 @@ static bool vcsw_untrusted_ingress(struct vcsw_slave *in, u32 len, u64 now,
 	return true;
 }
 
-/*
- * Whether @skb (skb->data at the fabric header, EtherType ETH_P_FABRIC)
- * is a credit link message: for this port alone, never forwarded.
- */
-static bool vcsw_is_link_msg(struct sk_buff *skb)
-{
-	return pskb_may_pull(skb, min_t(u32, skb->len, FABRIC_HDR_LEN)) &&
-	       fcr_is_ctrl(skb->data, skb->len);
-}
-
 /* A link message from the other end of @p's link: take it, and act. */
 static void vcsw_link_msg(struct vcsw_slave *p, struct sk_buff *skb)
 {
@@ -1519,7 +1464,7 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	skb_orphan(skb);
 	is_fabric = eth_hdr(skb)->h_proto == htons(ETH_P_FABRIC);
 	/* link messages are not data: consumed here, whoever sent them */
-	if (is_fabric && vcsw_is_link_msg(skb)) {
+	if (is_fabric && fabric_link_is_msg(skb)) {
 		vcsw_link_msg(in, skb);
 		return RX_HANDLER_CONSUMED;
 	}
@@ -1533,12 +1478,9 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	if (READ_ONCE(in->credits)) {
 		u8 cvc = FABRIC_VC_BESTEFFORT;
 
-		if (is_fabric && pskb_may_pull(skb, min_t(u32, skb->len, 1)) &&
-		    skb->len &&
-		    ((skb->data[0] >> FABRIC_HDR_VC_SHIFT) & FABRIC_HDR_VC_MASK) ==
-		    FABRIC_VC_REGULATED)
-			cvc = FABRIC_VC_REGULATED;
-		if (unlikely(!vcsw_credit_arrive(in, &ch, vcsw_wire_len(skb->len + ETH_HLEN),
+		if (is_fabric && pskb_may_pull(skb, min_t(u32, skb->len, 1)))
+			cvc = fcr_frame_vc(true, skb->data, skb->len);
+		if (unlikely(!vcsw_credit_arrive(in, &ch, fcr_wire_len(skb->len + ETH_HLEN),
 						 cvc, now))) {
 			/* beyond the grant: counted as a violation */
 			kfree_skb(skb);

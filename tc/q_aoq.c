@@ -25,6 +25,7 @@
 #include <linux/pkt_sched_aoq.h>
 
 #include "tc_abi.h"
+#include "tc_credits.h"
 #include "tc_parse.h"
 
 /* ---- usage ------------------------------------------------------------- */
@@ -34,7 +35,8 @@ static void aoq_explain(void)
 	fprintf(stderr,
 		"Usage: ... aoq [ mode { aoq | fbrr | arr | pbrr } ] [ stall TIME ]\n"
 		"               [ default MINOR ] [ segment { on | off } ]\n"
-		"               [ message_limit FRAMES ]\n"
+		"               [ message_limit FRAMES ] [ credits { on | off } ]\n"
+		"               [ credit_unit BYTES ]\n"
 		"       class ... aoq [ weight WEIGHT ]\n"
 		"qdisc (default in parentheses):\n"
 		"  mode           aoq: anchored opportunity queueing; fbrr: frame by frame\n"
@@ -46,6 +48,7 @@ static void aoq_explain(void)
 		"  segment        split GSO packets into frames at enqueue (on)\n"
 		"  message_limit  a message ends after FRAMES frames even without its tail\n"
 		"                 (counted in forced_tails), 1..65535 (256)\n"
+		TC_CREDITS_USAGE
 		"class (lanes are classes MAJOR:1 .. MAJOR:40, hex):\n"
 		"  weight         share of opportunities, 1..256, mode aoq only (1)\n"
 		"TIME: 20us, 1.5ms, 2s (bare number: ns).  MINOR: hex, \"3\" or \"1:3\".\n");
@@ -93,8 +96,10 @@ static int aoq_get_minor(__u32 *minor, const char *arg, const struct nlmsghdr *n
 static int aoq_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			  struct nlmsghdr *n, const char *dev)
 {
+	struct tc_credits_opt credits = {};
 	unsigned int given = 0;
 	__u8 mode = 0, segment = 1;
+	int err;
 	__u32 def = 0, msg_limit = 0;
 	__u64 stall = 0;
 	struct rtattr *tail;
@@ -142,6 +147,10 @@ static int aoq_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			if (get_u32(&msg_limit, *argv, 10) || !msg_limit ||
 			    msg_limit > TC_AOQ_MAX_MESSAGE)
 				return tc_opt_illegal(key);
+		} else if ((err = tc_credits_parse("aoq", &credits, key,
+						   &argc, &argv))) {
+			if (err < 0)
+				return -1;
 		} else if (strcmp(key, "help") == 0) {
 			aoq_explain();
 			return -1;
@@ -169,6 +178,8 @@ static int aoq_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 		return -1;
 	if ((given & (1U << TCA_AOQ_MESSAGE_LIMIT)) &&
 	    addattr32(n, TCA_BUF_MAX, TCA_AOQ_MESSAGE_LIMIT, msg_limit))
+		return -1;
+	if (tc_credits_put(n, &credits, TCA_AOQ_CREDITS, TCA_AOQ_CREDIT_UNIT))
 		return -1;
 	addattr_nest_end(n, tail);
 	return 0;
@@ -260,6 +271,7 @@ static int aoq_print_qopt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (aoq_attr(tb[TCA_AOQ_MESSAGE_LIMIT], &v32, sizeof(v32)))
 		print_color_uint(PRINT_ANY, COLOR_NONE, "message_limit",
 				 "message_limit %u ", v32);
+	tc_credits_print_opt(tb[TCA_AOQ_CREDITS], tb[TCA_AOQ_CREDIT_UNIT]);
 	return 0;
 }
 
@@ -345,6 +357,7 @@ static void aoq_print_qd_stats(const struct tc_aoq_qd_stats *st)
 	else
 		print_color_string(PRINT_FP, COLOR_NONE, NULL, " anchor %s", "none");
 	print_color_int(PRINT_JSON, COLOR_NONE, "anchor", NULL, st->anchor);
+	tc_credits_print_xstats(&st->credits);
 }
 
 static int aoq_print_xstats(struct qdisc_util *qu, FILE *f,

@@ -24,6 +24,7 @@
 #include <linux/pkt_sched_dtable.h>
 
 #include "tc_abi.h"
+#include "tc_credits.h"
 #include "tc_parse.h"
 
 /* ---- usage ------------------------------------------------------------- */
@@ -34,6 +35,7 @@ static void dtable_explain(void)
 		"Usage: ... dtable classes N [ mode { dtable | sbt | rr } ] [ credit BYTES ]\n"
 		"                 [ mtu BYTES[,BYTES...] ] [ priomap C0 C1 ... C15 ]\n"
 		"                 [ table CLASS:WEIGHT [ CLASS:WEIGHT ... ] ]\n"
+		"                 [ credits { on | off } ] [ credit_unit BYTES ]\n"
 		"  classes  number of classes 1..%d (classids MAJ:1 .. MAJ:N), fixed at creation\n"
 		"  mode     dtable: deficit table; sbt: one entry per class, weights in\n"
 		"           packets; rr: round robin (dtable)\n"
@@ -43,6 +45,9 @@ static void dtable_explain(void)
 		"  priomap  class number (0..N-1) for each skb priority 0..15 (all N-1)\n"
 		"  table    entries in order; CLASS is 0..N-1, WEIGHT credits (dtable) or\n"
 		"           packets (sbt); at most %d entries (one per class, weight mtu)\n"
+		"  credits      send only what the link's credits allow (off); not the\n"
+		"               same as credit above\n"
+		"  credit_unit  bytes per link credit, as the switch port counts (64)\n"
 		"Classes take no options: \"tc qdisc change\" replaces the whole table.\n",
 		TC_DTABLE_MAX_CLASSES, TC_DTABLE_MAX_ENTRIES);
 }
@@ -83,6 +88,7 @@ struct dtable_qopt {
 	bool has_prio;
 	struct tc_dtable_entry *table;
 	int nentries;
+	struct tc_credits_opt credits;
 };
 
 static int dtable_parse_mtu(struct dtable_qopt *o, const char *arg)
@@ -144,10 +150,13 @@ static int dtable_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 	struct dtable_qopt o = { .classes = -1, .mode = -1, .credit = -1 };
 	struct rtattr *tail;
 	unsigned long v;
-	int i, err = -1;
+	int i, r, err = -1;
 
 	while (argc > 0) {
-		if (!strcmp(*argv, "classes")) {
+		if ((r = tc_credits_parse("dtable", &o.credits, *argv, &argc, &argv))) {
+			if (r < 0)
+				goto out;
+		} else if (!strcmp(*argv, "classes")) {
 			if (tc_opt_next_arg(&argc, &argv))
 				goto out;
 			if (dtable_number(*argv, 1, TC_DTABLE_MAX_CLASSES, &v, NULL)) {
@@ -221,6 +230,8 @@ static int dtable_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 		fprintf(stderr, "dtable: the table does not fit in one message\n");
 		goto out;
 	}
+	if (tc_credits_put(n, &o.credits, TCA_DTABLE_CREDITS, TCA_DTABLE_CREDIT_UNIT))
+		goto out;
 	addattr_nest_end(n, tail);
 	err = 0;
 out:
@@ -302,6 +313,7 @@ static int dtable_print_qopt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		close_json_array(PRINT_JSON, NULL);
 		print_color_string(PRINT_FP, COLOR_NONE, NULL, "%s", " ");
 	}
+	tc_credits_print_opt(tb[TCA_DTABLE_CREDITS], tb[TCA_DTABLE_CREDIT_UNIT]);
 	return 0;
 }
 
@@ -366,6 +378,7 @@ static int dtable_print_xstats(struct qdisc_util *qu, FILE *f,
 		dtable_counter("resets", st.resets);
 		dtable_counter("lone_sends", st.lone_sends);
 		dtable_counter("table_changes", st.table_changes);
+		tc_credits_print_xstats(&st.credits);
 	}
 	return 0;
 }

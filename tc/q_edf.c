@@ -31,6 +31,7 @@
 #include <linux/pkt_sched_edf.h>
 
 #include "tc_abi.h"
+#include "tc_credits.h"
 #include "tc_parse.h"
 
 /* ---- usage ------------------------------------------------------------- */
@@ -41,6 +42,7 @@ static void edf_explain(void)
 		"Usage: ... edf [ rate RATE ] [ eligibility TIME ] [ limit PACKETS ]\n"
 		"               [ flow_limit PACKETS ] [ flows NUMBER ] [ ttd { on | off } ]\n"
 		"               [ horizon TIME ] [ default MINOR ] [ priomap P0 P1 ... P15 ]\n"
+		"               [ credits { on | off } ] [ credit_unit BYTES ]\n"
 		"       class ... edf { rate RATE | control | frame LATENCY | txtime }\n"
 		"               [ regulated | besteffort ] [ smooth | nosmooth ]\n"
 		"               [ perflow { on | off } ]\n"
@@ -54,6 +56,7 @@ static void edf_explain(void)
 		"  horizon      SO_TXTIME deadlines beyond now + TIME are clamped (2s)\n"
 		"  default      class of unclassified traffic, 0: built-in (0)\n"
 		"  priomap      classes of skb->priority 0..15, 0: default (all 0)\n"
+		TC_CREDITS_USAGE
 		"class:\n"
 		"  rate         deadlines at RATE; with besteffort: a weight\n"
 		"  control      deadlines at the link rate\n"
@@ -157,6 +160,7 @@ struct edf_qopt {
 	__u32		default_minor;
 	__u8		ttd;
 	__u16		priomap[TC_EDF_PRIO_BANDS];
+	struct tc_credits_opt credits;
 };
 
 /* "priomap P0 P1 ...": up to 16 classes; the priorities left out get 0. */
@@ -209,7 +213,8 @@ static int edf_put_qopt(struct nlmsghdr *n, const struct edf_qopt *o)
 	     addattr32(n, TCA_BUF_MAX, TCA_EDF_DEFAULT, o->default_minor)) ||
 	    ((g & (1U << TCA_EDF_PRIOMAP)) &&
 	     addattr_l(n, TCA_BUF_MAX, TCA_EDF_PRIOMAP, o->priomap,
-		       sizeof(o->priomap))))
+		       sizeof(o->priomap))) ||
+	    tc_credits_put(n, &o->credits, TCA_EDF_CREDITS, TCA_EDF_CREDIT_UNIT))
 		return -1;
 	return addattr_nest_end(n, nest) < 0 ? -1 : 0;
 }
@@ -218,6 +223,7 @@ static int edf_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			  struct nlmsghdr *n, const char *dev)
 {
 	struct edf_qopt o = {};
+	int err;
 
 	while (argc > 0) {
 		const char *key = *argv;
@@ -275,6 +281,10 @@ static int edf_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 		} else if (strcmp(key, "priomap") == 0) {
 			if (tc_opt_once("edf", &o.given, TCA_EDF_PRIOMAP, key) ||
 			    edf_parse_priomap(&o, &argc, &argv, n))
+				return -1;
+		} else if ((err = tc_credits_parse("edf", &o.credits, key,
+						   &argc, &argv))) {
+			if (err < 0)
 				return -1;
 		} else if (strcmp(key, "help") == 0) {
 			edf_explain();
@@ -551,6 +561,7 @@ static int edf_print_qopt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 				 v32);
 	if (tb[TCA_EDF_PRIOMAP])
 		edf_print_priomap(tb[TCA_EDF_PRIOMAP]);
+	tc_credits_print_opt(tb[TCA_EDF_CREDITS], tb[TCA_EDF_CREDIT_UNIT]);
 	return 0;
 }
 
@@ -684,6 +695,7 @@ static void edf_print_qd_stats(const struct tc_edf_qd_stats *st)
 	edf_print_counter("unclassified", "unclassified", st->unclassified);
 	edf_print_counter("ttd_pushed", "ttd_pushed", st->ttd_pushed);
 	edf_print_counter("ttd_skipped", "ttd_skipped", st->ttd_skipped);
+	tc_credits_print_xstats(&st->credits);
 }
 
 /*

@@ -57,6 +57,24 @@
 #define FABRIC_CTRL_F_LIMIT	0x1	/* the grant is meaningful */
 #define FABRIC_CTRL_F_QUIET	0x2	/* nothing sent on the VC lately */
 
+/*
+ * A host qdisc's end of a credit link ("credits on"), as each of our
+ * qdiscs reports it at the end of its xstats (tc -s); all zero when its
+ * credits are off.  Per VC: [FABRIC_VC_REGULATED], [FABRIC_VC_BESTEFFORT].
+ */
+struct tc_fabric_credit_xstats {
+	__u32	unit;		/* bytes per credit; 0: credits off */
+	__u32	tx_credits[2];	/* units the peer grants now */
+	__u32	pad;
+	__u64	stalls[2];	/* a picked frame waited for credits */
+	__u64	msgs_sent;	/* link messages sent */
+	__u64	msgs_received;	/* taken */
+	__u64	msgs_refused;	/* malformed, another unit, or stale */
+	__u64	msgs_tx_fail;	/* could not be sent (no memory, queue stopped) */
+	__u64	peer_epochs;	/* first contact or a restart of the peer */
+	__u64	restarts;	/* our end started its books again (link up) */
+};
+
 struct fabric_hdr {
 	__u8	ver_vc_flags;
 	__u8	sl;

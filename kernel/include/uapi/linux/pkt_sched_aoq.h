@@ -10,6 +10,7 @@
 #define _UAPI_LINUX_PKT_SCHED_AOQ_H
 
 #include <linux/types.h>
+#include <linux/fabric_hdr.h>
 
 #define TC_AOQ_MAX_LANES	64
 #define TC_AOQ_MAX_WEIGHT	256
@@ -34,6 +35,8 @@ enum {
 	TCA_AOQ_DEFAULT,	/* u32: minor of the lane for unclassified traffic, 0: drop */
 	TCA_AOQ_SEGMENT,	/* u8: segment GSO packets at enqueue (1) or not (0) */
 	TCA_AOQ_MESSAGE_LIMIT,	/* u32: frames after which a message counts as ended, 1..TC_AOQ_MAX_MESSAGE */
+	TCA_AOQ_CREDITS,	/* u8: send only with the link's credits (fabric_hdr.h) */
+	TCA_AOQ_CREDIT_UNIT,	/* u32: bytes per credit, 1..65535 (64) */
 	__TCA_AOQ_MAX,
 };
 #define TCA_AOQ_MAX (__TCA_AOQ_MAX - 1)
@@ -77,6 +80,7 @@ struct tc_aoq_qd_stats {
 	__s32	anchor;		/* lane minor of the anchor, -1: none */
 	__u64	forced_tails;	/* messages ended at message_limit frames, all lanes */
 	__u64	max_msg_opps;	/* M: most opportunities one message took */
+	struct tc_fabric_credit_xstats credits;	/* credits on */
 };
 
 #endif /* _UAPI_LINUX_PKT_SCHED_AOQ_H */

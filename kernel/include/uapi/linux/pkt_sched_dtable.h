@@ -10,6 +10,7 @@
 #define _UAPI_LINUX_PKT_SCHED_DTABLE_H
 
 #include <linux/types.h>
+#include <linux/fabric_hdr.h>
 
 #define TC_DTABLE_PRIO_BANDS	16	/* skb->priority values the priomap maps */
 #define TC_DTABLE_MAX_CLASSES	256
@@ -41,6 +42,8 @@ enum {
 	TCA_DTABLE_TABLE,	/* binary: struct tc_dtable_entry[]; dumped when
 				 * it fits in the message */
 	TCA_DTABLE_ENTRIES,	/* u32: table entries; dump only */
+	TCA_DTABLE_CREDITS,	/* u8: send only with the link's credits (fabric_hdr.h) */
+	TCA_DTABLE_CREDIT_UNIT,	/* u32: bytes per link credit, 1..65535 (64) */
 	__TCA_DTABLE_MAX,
 };
 #define TCA_DTABLE_MAX (__TCA_DTABLE_MAX - 1)
@@ -70,6 +73,7 @@ struct tc_dtable_xstats {
 	__u64	resets;		/* sbt: weights restored */
 	__u64	lone_sends;	/* sbt: packets of a lone class on zero weight */
 	__u64	table_changes;	/* tables installed by change */
+	struct tc_fabric_credit_xstats credits;	/* credits on */
 };
 
 /* Class statistics (tc -s class show), via TCA_STATS_APP. */

@@ -10,6 +10,7 @@
 #define _UAPI_LINUX_PKT_SCHED_EDF_H
 
 #include <linux/types.h>
+#include <linux/fabric_hdr.h>
 
 #define TC_EDF_PRIO_BANDS	16	/* skb->priority values the priomap maps */
 
@@ -26,6 +27,8 @@ enum {
 	TCA_EDF_HORIZON,	/* u64: txtime deadlines beyond now + this are clamped */
 	TCA_EDF_DEFAULT,	/* u32: minor of the class for unclassified traffic */
 	TCA_EDF_PRIOMAP,	/* binary: __u16[TC_EDF_PRIO_BANDS] class minors, 0: default */
+	TCA_EDF_CREDITS,	/* u8: send only with the link's credits (fabric_hdr.h) */
+	TCA_EDF_CREDIT_UNIT,	/* u32: bytes per credit, 1..65535 (64) */
 	__TCA_EDF_MAX,
 };
 #define TCA_EDF_MAX (__TCA_EDF_MAX - 1)
@@ -108,6 +111,7 @@ struct tc_edf_qd_stats {
 	__u32	eligible_wait;	/* flows whose head waits for eligibility */
 	__u32	ttd_skipped;	/* with ttd on: sent without the header */
 	__u64	txtime_late;	/* SO_TXTIMEs before now, ordered at now */
+	struct tc_fabric_credit_xstats credits;	/* credits on */
 };
 
 #endif /* _UAPI_LINUX_PKT_SCHED_EDF_H */

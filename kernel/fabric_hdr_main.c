@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fabric_hdr.c	Fabric header: push and rewrite helpers, host receive path,
+ * fabric_hdr_main.c  Fabric header: push and rewrite helpers, host receive path,
  *		per-device receive statistics.
  *
  * Deadline-based interconnect QoS needs every frame to carry its time to
@@ -53,6 +53,7 @@
 #include "include/uapi/linux/fabric_hdr.h"
 #include "core/fabric_hdr_core.h"
 #include "fabric_hdr.h"
+#include "fabric_link.h"
 
 /* Why a frame was dropped; indexes the per-cpu drop counters. */
 enum fabric_drop {
@@ -567,6 +568,11 @@ static int fabric_rcv(struct sk_buff *skb, struct net_device *dev,
 			fhc_inner_probe_len(fhc_get_be16(skb->data + 2));
 		if (skb->len >= probe && unlikely(!pskb_may_pull(skb, probe)))
 			goto drop_nomem;
+		/* credits for our qdiscs, never passed up (fabric_link.c) */
+		if (fabric_link_is_msg(skb)) {
+			fabric_link_rcv(dev, skb);
+			return NET_RX_SUCCESS;
+		}
 	}
 	verdict = fhc_validate(skb->data, skb_headlen(skb), skb->len);
 	if (unlikely(verdict != FHC_OK)) {
@@ -616,6 +622,7 @@ static int fabric_netdev_event(struct notifier_block *nb, unsigned long event,
 	struct fabric_net *fn;
 	struct fabric_dev_stats *d;
 
+	fabric_link_dev_event(dev, event);
 	/* also sent when a device leaves for another namespace */
 	if (event != NETDEV_UNREGISTER)
 		return NOTIFY_DONE;
@@ -886,6 +893,7 @@ static void __exit fabric_exit(void)
 	/* replays NETDEV_UNREGISTER for every device: frees their entries */
 	unregister_netdevice_notifier(&fabric_netdev_notifier);
 	unregister_pernet_subsys(&fabric_net_ops);
+	fabric_link_exit();
 	/* the entries' call_rcu() callbacks live in this module */
 	rcu_barrier();
 }
@@ -894,4 +902,4 @@ module_init(fabric_init);
 module_exit(fabric_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("fabric-qos fabric header: helpers, receive path, statistics");
+MODULE_DESCRIPTION("fabric-qos fabric header: helpers, receive path, statistics, hosts' credit links");

@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fabric_link.c  A host's end of a credit link (part of fabric_hdr.ko).
+ *
+ * A qdisc with "credits on" (edf, aoq, dtable) sends a frame only when
+ * the other end of its device's link, a vcsw port with credits on, has
+ * room for it (Documentation/credits.rst).  The books of each device live
+ * here once, whatever qdiscs share them (the children of mq take the same
+ * link):
+ *
+ *  - as a sender, the host counts what its qdiscs send per VC and takes
+ *    the peer's grants from its link messages; a qdisc asks
+ *    fabric_link_take() for the frame its scheduler picked, and a refusal
+ *    leaves the frame queued; the message that brings credits schedules
+ *    the device's queues again, so nothing polls;
+ *  - as a receiver, the host is a sink (core fcr_set_sink()): the stack
+ *    takes every frame as it arrives, so it grants the peer a buffer
+ *    beyond the sent totals the peer reports;
+ *  - a timer sends our message every millisecond, and at once when the
+ *    peer has not heard our epoch or reported more sent; messages go
+ *    straight to the driver (dev_direct_xmit()), never behind the data
+ *    they pay for.
+ *
+ * Locking: fabric_links_lock guards the table and the users count
+ * (process context, RTNL); the receive path finds a link under RCU.
+ * l->lock guards the books and the timer's state; it is taken with BHs
+ * off (dequeue, softirq receive, soft hrtimer) or with spin_lock_bh().
+ */
+
+#include <linux/etherdevice.h>
+#include <linux/hash.h>
+#include <linux/hrtimer.h>
+#include <linux/if_arp.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/pkt_sched.h>
+#include <linux/random.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "core/fabric_credit.h"
+#include "fabric_link.h"
+
+/* a link message at least this often */
+#define FABRIC_LINK_PERIOD_NS	(1 * NSEC_PER_MSEC)
+/*
+ * What a host grants beyond what its peer reported sent: the peer
+ * reports every period and the host answers at once, so this is about
+ * what the peer may send in two periods plus the way there and back;
+ * 256 KB carries 1 Gbit/s.
+ */
+#define FABRIC_LINK_SINK_BYTES	(256 * 1024)
+
+#define FABRIC_LINK_HASH_BITS	6
+
+const u8 fabric_link_group[ETH_ALEN] __aligned(2) = {
+	0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e
+};
+EXPORT_SYMBOL_GPL(fabric_link_group);
+
+struct fabric_link {
+	struct hlist_node	node;		/* fabric_links, by device */
+	struct rcu_head		rcu;
+	struct net_device	*dev;
+	unsigned int		users;		/* under fabric_links_lock */
+
+	spinlock_t		lock;
+	bool			dead;		/* no more timer starts */
+	bool			carrier;	/* as last seen: restart when back */
+	struct fcr_link		books;
+	struct hrtimer		timer;
+	bool			stalled[FCR_NUM_VCS];
+	u64			stalls[FCR_NUM_VCS];
+	u64			restarts;
+	atomic64_t		msgs_tx_fail;
+};
+
+static DEFINE_SPINLOCK(fabric_links_lock);
+static DEFINE_HASHTABLE(fabric_links, FABRIC_LINK_HASH_BITS);
+
+static struct fabric_link *fabric_link_find(const struct net_device *dev)
+{
+	struct fabric_link *l;
+
+	hash_for_each_possible_rcu(fabric_links, l, node, (unsigned long)dev)
+		if (l->dev == dev)
+			return l;
+	return NULL;
+}
+
+/* ---- messages on the wire ------------------------------------------------ */
+
+/**
+ * fabric_link_xmit_msg - put a link message on @dev's wire
+ * @dev: the device, up
+ * @msg: fabric header and payload (core fcr_msg_build())
+ * @len: their length
+ *
+ * Straight to the driver: a qdisc on the device would hold the message
+ * behind data, and credits that wait behind the data they pay for stall
+ * the link.  Caller holds rcu_read_lock() with BHs off (a timer).
+ * Returns 0 or a negative errno.
+ */
+int fabric_link_xmit_msg(struct net_device *dev, const u8 *msg, u32 len)
+{
+	struct sk_buff *skb;
+	struct ethhdr *eth;
+	int rc;
+
+	if (!netif_running(dev) || !netif_carrier_ok(dev))
+		return -ENETDOWN;
+	skb = alloc_skb(LL_RESERVED_SPACE(dev) + ETH_HLEN + len +
+			dev->needed_tailroom, GFP_ATOMIC);
+	if (!skb)
+		return -ENOMEM;
+	skb_reserve(skb, LL_RESERVED_SPACE(dev));
+	skb_reset_mac_header(skb);
+	eth = skb_put(skb, ETH_HLEN);
+	ether_addr_copy(eth->h_dest, fabric_link_group);
+	ether_addr_copy(eth->h_source, dev->dev_addr);
+	eth->h_proto = htons(ETH_P_FABRIC);
+	skb_set_network_header(skb, ETH_HLEN);
+	skb_put_data(skb, msg, len);
+	skb->protocol = htons(ETH_P_FABRIC);
+	skb->priority = TC_PRIO_CONTROL;
+	skb->dev = dev;
+	/* net_xmit_eval() evaluates its argument twice: never pass a call */
+	rc = dev_direct_xmit(skb, 0);
+	return net_xmit_eval(rc) ? -ENOBUFS : 0;
+}
+EXPORT_SYMBOL_GPL(fabric_link_xmit_msg);
+
+/* Send our message soon, from the timer.  l->lock held. */
+static void fabric_link_kick(struct fabric_link *l)
+{
+	lockdep_assert_held(&l->lock);
+	if (!l->dead)
+		hrtimer_start(&l->timer, 0, HRTIMER_MODE_REL_SOFT);
+}
+
+/*
+ * New books with a new epoch: the peer takes it for a restart and we
+ * believe no grant until it has heard of it.  A qdisc that was waiting
+ * for credits still is (@stalled stays): the first grant wakes it.
+ * l->lock held.
+ */
+static void fabric_link_restart(struct fabric_link *l, u32 unit)
+{
+	u32 epoch = get_random_u32() | 1;
+
+	if (epoch == l->books.epoch)
+		epoch += 2;
+	fcr_init(&l->books, epoch, unit, 0, FCR_DEFAULT_QUIET_NS);
+	fcr_set_sink(&l->books, DIV_ROUND_UP(FABRIC_LINK_SINK_BYTES, unit));
+}
+
+/*
+ * The periodic message, sooner when fabric_link_kick() asks.  Every start
+ * of the timer is under l->lock, and so is the look at whether one armed
+ * it again while this ran: then it stays as armed.
+ */
+static enum hrtimer_restart fabric_link_timer(struct hrtimer *t)
+{
+	struct fabric_link *l = container_of(t, struct fabric_link, timer);
+	u8 msg[FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN];
+	enum hrtimer_restart ret = HRTIMER_NORESTART;
+
+	spin_lock(&l->lock);
+	if (l->dead) {
+		spin_unlock(&l->lock);
+		return HRTIMER_NORESTART;
+	}
+	fcr_msg_build(&l->books, msg, ktime_get_ns());
+	if (!hrtimer_is_queued(t)) {
+		hrtimer_forward_now(t, ns_to_ktime(FABRIC_LINK_PERIOD_NS));
+		ret = HRTIMER_RESTART;
+	}
+	spin_unlock(&l->lock);
+	rcu_read_lock();
+	/* a link that is down loses nothing: it restarts when it comes up */
+	if (fabric_link_xmit_msg(l->dev, msg, sizeof(msg)) < 0 &&
+	    netif_carrier_ok(l->dev) && netif_running(l->dev))
+		atomic64_inc(&l->msgs_tx_fail);
+	rcu_read_unlock();
+	return ret;
+}
+
+/* ---- the receive path ------------------------------------------------------ */
+
+/*
+ * Whether @skb (data at the fabric header, EtherType ETH_P_FABRIC) is a
+ * link message: for the link alone, never passed up or forwarded.
+ */
+bool fabric_link_is_msg(struct sk_buff *skb)
+{
+	return pskb_may_pull(skb, min_t(u32, skb->len, FABRIC_HDR_LEN)) &&
+	       fcr_is_ctrl(skb->data, skb_headlen(skb));
+}
+EXPORT_SYMBOL_GPL(fabric_link_is_msg);
+
+/*
+ * A link message arrived on @dev; consumes @skb.  A device without a
+ * link (no qdisc on it has credits on) ignores it: a switch port may
+ * speak credits to a host that does not.
+ */
+void fabric_link_rcv(struct net_device *dev, struct sk_buff *skb)
+{
+	u32 want = FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN;
+	struct fabric_link *l;
+	unsigned int r = 0;
+	bool wake = false;
+
+	l = fabric_link_find(dev);
+	if (!l)
+		goto out;
+	spin_lock(&l->lock);
+	if (l->dead) {
+		spin_unlock(&l->lock);
+		goto out;
+	}
+	/* a short one is refused by the core, and counted */
+	if (!pskb_may_pull(skb, min_t(u32, skb->len, want)))
+		l->books.st.msgs_malformed++;
+	else
+		r = fcr_msg_receive(&l->books, skb->data,
+				    min_t(u32, skb->len, skb_headlen(skb)),
+				    ktime_get_ns());
+	if (r & FCR_REPLY_NOW)
+		fabric_link_kick(l);
+	if (r & FCR_CREDITS_GREW)
+		wake = l->stalled[0] || l->stalled[1];
+	spin_unlock(&l->lock);
+	/*
+	 * A qdisc that refused its frame for want of credits waits for this:
+	 * run the device's queues again.  After the books changed, under
+	 * l->lock, so a dequeue either saw the credits or its NULL is
+	 * followed by this.
+	 */
+	if (wake)
+		netif_tx_schedule_all(dev);
+out:
+	consume_skb(skb);
+}
+
+/*
+ * Link up again (or up for the first time): the other end may have
+ * restarted, or lost what was on the wire; new books for both.
+ */
+void fabric_link_dev_event(struct net_device *dev, unsigned long event)
+{
+	struct fabric_link *l;
+	bool carrier;
+
+	if (event != NETDEV_UP && event != NETDEV_DOWN && event != NETDEV_CHANGE)
+		return;
+	rcu_read_lock();
+	l = fabric_link_find(dev);
+	if (l) {
+		carrier = netif_running(dev) && netif_carrier_ok(dev);
+		spin_lock_bh(&l->lock);
+		if (carrier && !l->carrier && !l->dead) {
+			fabric_link_restart(l, l->books.unit);
+			l->restarts++;
+			fabric_link_kick(l);
+		}
+		l->carrier = carrier;
+		spin_unlock_bh(&l->lock);
+	}
+	rcu_read_unlock();
+}
+
+/* ---- the qdiscs' side ------------------------------------------------------ */
+
+/**
+ * fabric_link_get - take @dev's end of its credit link
+ * @dev: the qdisc's device
+ * @unit: bytes per credit, 1 to 65535; the peer must count the same
+ * @extack: for the error
+ *
+ * Under RTNL.  Returns the link or an ERR_PTR().
+ */
+struct fabric_link *fabric_link_get(struct net_device *dev, u32 unit,
+				    struct netlink_ext_ack *extack)
+{
+	struct fabric_link *l, *fresh;
+
+	ASSERT_RTNL();
+	if (!unit || unit > 0xffff) {
+		NL_SET_ERR_MSG(extack, "credit unit must be 1 to 65535 bytes");
+		return ERR_PTR(-EINVAL);
+	}
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+	if (!fresh)
+		return ERR_PTR(-ENOMEM);
+
+	spin_lock_bh(&fabric_links_lock);
+	l = fabric_link_find(dev);
+	if (l) {
+		if (l->books.unit != unit) {
+			spin_unlock_bh(&fabric_links_lock);
+			kfree(fresh);
+			NL_SET_ERR_MSG(extack,
+				       "credits on this device already count another unit");
+			return ERR_PTR(-EBUSY);
+		}
+		l->users++;
+		spin_unlock_bh(&fabric_links_lock);
+		kfree(fresh);
+		return l;
+	}
+	l = fresh;
+	l->dev = dev;
+	l->users = 1;
+	spin_lock_init(&l->lock);
+	fq_hrtimer_setup(&l->timer, fabric_link_timer, CLOCK_MONOTONIC,
+			 HRTIMER_MODE_REL_SOFT);
+	fabric_link_restart(l, unit);
+	l->carrier = netif_running(dev) && netif_carrier_ok(dev);
+	hash_add_rcu(fabric_links, &l->node, (unsigned long)dev);
+	spin_unlock_bh(&fabric_links_lock);
+
+	/* say who we are at once: the peer grants nothing before that */
+	spin_lock_bh(&l->lock);
+	fabric_link_kick(l);
+	spin_unlock_bh(&l->lock);
+	return l;
+}
+EXPORT_SYMBOL_GPL(fabric_link_get);
+
+/**
+ * fabric_link_configure - "credits on|off" and "credit_unit" of a qdisc
+ * @sch: the qdisc
+ * @cur: its link now, or NULL (credits off)
+ * @on: the credits attribute (u8), or NULL: unchanged
+ * @unit: the credit_unit attribute (u32), or NULL: unchanged
+ * @extack: for the error
+ *
+ * The link the qdisc should have, or an ERR_PTR() with nothing changed.
+ * The caller puts it in place under the tree lock and then, if it
+ * differs from @cur, fabric_link_put(@cur).  Under RTNL.
+ */
+struct fabric_link *fabric_link_configure(struct Qdisc *sch,
+					  struct fabric_link *cur,
+					  const struct nlattr *on,
+					  const struct nlattr *unit,
+					  struct netlink_ext_ack *extack)
+{
+	bool want = on ? nla_get_u8(on) : cur != NULL;
+	u32 u = unit ? nla_get_u32(unit) :
+		cur ? cur->books.unit : FCR_DEFAULT_UNIT;
+
+	if (!want) {
+		if (unit) {
+			NL_SET_ERR_MSG_ATTR(extack, unit,
+					    "credit_unit needs credits on");
+			return ERR_PTR(-EINVAL);
+		}
+		return NULL;
+	}
+	if (cur) {
+		if (u == cur->books.unit)
+			return cur;
+		NL_SET_ERR_MSG_ATTR(extack, unit,
+				    "turn credits off to change the credit unit");
+		return ERR_PTR(-EBUSY);
+	}
+	if (qdisc_dev(sch)->type != ARPHRD_ETHER) {
+		NL_SET_ERR_MSG(extack, "credits need an Ethernet device");
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	return fabric_link_get(qdisc_dev(sch), u, extack);
+}
+EXPORT_SYMBOL_GPL(fabric_link_configure);
+
+/* The unit of @l, for a dump; 0 for none. */
+u32 fabric_link_unit(const struct fabric_link *l)
+{
+	return l ? l->books.unit : 0;
+}
+EXPORT_SYMBOL_GPL(fabric_link_unit);
+
+static void fabric_link_free(struct fabric_link *l)
+{
+	spin_lock_bh(&l->lock);
+	l->dead = true;
+	spin_unlock_bh(&l->lock);
+	/* waits for a running callback; it saw @dead and did not restart */
+	hrtimer_cancel(&l->timer);
+	kfree_rcu(l, rcu);
+}
+
+/**
+ * fabric_link_put - a qdisc is done with its link
+ * @l: from fabric_link_get()
+ *
+ * The last one stops the link's timer and frees it after a grace period
+ * (the receive path may still be looking at it).  Process context.
+ */
+void fabric_link_put(struct fabric_link *l)
+{
+	bool last;
+
+	spin_lock_bh(&fabric_links_lock);
+	last = !--l->users;
+	if (last)
+		hash_del_rcu(&l->node);
+	spin_unlock_bh(&fabric_links_lock);
+	if (last)
+		fabric_link_free(l);
+}
+EXPORT_SYMBOL_GPL(fabric_link_put);
+
+/**
+ * fabric_link_skb_vc - the VC a frame travels on
+ * @skb: data at its Ethernet header (a qdisc's dequeue)
+ *
+ * The VC of its fabric header, best effort without one: what the
+ * receiving port counts it on (core fcr_frame_vc()).
+ */
+unsigned int fabric_link_skb_vc(const struct sk_buff *skb)
+{
+	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
+
+	if (skb_headlen(skb) < ETH_HLEN + 1)
+		return FABRIC_VC_BESTEFFORT;
+	return fcr_frame_vc(eth->h_proto == htons(ETH_P_FABRIC),
+			    skb->data + ETH_HLEN, 1);
+}
+EXPORT_SYMBOL_GPL(fabric_link_skb_vc);
+
+bool fabric_link_take(struct fabric_link *l, unsigned int vc, u32 len)
+{
+	u32 wire = fcr_wire_len(len);
+	bool ok;
+
+	if (vc >= FCR_NUM_VCS)
+		vc = FABRIC_VC_BESTEFFORT;
+	spin_lock(&l->lock);
+	ok = fcr_tx_may_send(&l->books, vc, wire);
+	if (ok) {
+		fcr_tx_sent(&l->books, vc, wire, ktime_get_ns());
+		l->stalled[vc] = false;
+	} else if (!l->stalled[vc]) {
+		/* one stall per wait, however often the qdisc is run */
+		l->stalled[vc] = true;
+		l->stalls[vc]++;
+	}
+	spin_unlock(&l->lock);
+	return ok;
+}
+EXPORT_SYMBOL_GPL(fabric_link_take);
+
+void fabric_link_read_stats(struct fabric_link *l,
+			    struct tc_fabric_credit_xstats *st)
+{
+	const struct fcr_stats *s = &l->books.st;
+	unsigned int vc;
+
+	memset(st, 0, sizeof(*st));
+	spin_lock_bh(&l->lock);
+	st->unit = l->books.unit;
+	for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+		st->tx_credits[vc] = fcr_tx_credits(&l->books, vc);
+		st->stalls[vc] = l->stalls[vc];
+	}
+	st->msgs_sent = s->msgs_sent;
+	st->msgs_received = s->msgs_received;
+	st->msgs_refused = s->msgs_malformed + s->msgs_unit + s->msgs_stale;
+	st->peer_epochs = s->peer_epochs;
+	st->restarts = l->restarts;
+	spin_unlock_bh(&l->lock);
+	st->msgs_tx_fail = atomic64_read(&l->msgs_tx_fail);
+}
+EXPORT_SYMBOL_GPL(fabric_link_read_stats);
+
+/* ---- the gate of single-VC schedulers ---------------------------------------- */
+
+struct sk_buff *fabric_gate_dequeue(struct Qdisc *sch,
+				    struct fabric_credit_gate *g,
+				    struct sk_buff *(*pick)(struct Qdisc *))
+{
+	struct sk_buff *skb = g->skb;
+
+	if (!skb) {
+		skb = pick(sch);
+		if (!skb)
+			return NULL;
+	} else {
+		/* it was counted in the queue while it waited */
+		g->skb = NULL;
+		sch->q.qlen--;
+		qdisc_qstats_backlog_dec(sch, skb);
+	}
+	/*
+	 * The scheduler counted it as sent by its class when it picked it;
+	 * the qdisc counts it when it leaves.  Credits turned off while it
+	 * waited: it goes first.
+	 */
+	if (!g->link || fabric_link_take(g->link, fabric_link_skb_vc(skb),
+					 skb->len)) {
+		qdisc_bstats_update(sch, skb);
+		return skb;
+	}
+	/* the scheduler's choice stands: it waits, first in line */
+	g->skb = skb;
+	sch->q.qlen++;
+	qdisc_qstats_backlog_inc(sch, skb);
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(fabric_gate_dequeue);
+
+void fabric_gate_purge(struct Qdisc *sch, struct fabric_credit_gate *g)
+{
+	struct sk_buff *skb = g->skb;
+
+	if (!skb)
+		return;
+	g->skb = NULL;
+	sch->q.qlen--;
+	qdisc_qstats_backlog_dec(sch, skb);
+	qdisc_qstats_drop(sch);
+	rtnl_kfree_skbs(skb, skb);
+}
+EXPORT_SYMBOL_GPL(fabric_gate_purge);
+
+/* Module exit: every qdisc is gone (they hold the module), so is every link. */
+void fabric_link_exit(void)
+{
+	WARN_ON_ONCE(!hash_empty(fabric_links));
+}

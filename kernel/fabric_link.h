@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel-internal API of a host's end of a credit link (fabric_link.c in
+ * fabric_hdr.ko), for the qdiscs that send on it and for the soft switch,
+ * which shares the way link messages go on the wire.  The protocol is
+ * Documentation/credits.rst, the books core/fabric_credit.h.
+ */
+#ifndef _FABRIC_LINK_H
+#define _FABRIC_LINK_H
+
+#include <linux/netdevice.h>
+#include <linux/netlink.h>
+#include <linux/skbuff.h>
+#include <net/sch_generic.h>
+
+#include "include/uapi/linux/fabric_hdr.h"
+
+struct fabric_link;
+
+/*
+ * The ends of a link address their messages to this link-local group
+ * (802.1D reserves 01:80:C2:00:00:00-0F; no bridge relays them).
+ */
+extern const u8 fabric_link_group[ETH_ALEN];
+
+int fabric_link_xmit_msg(struct net_device *dev, const u8 *msg, u32 len);
+bool fabric_link_is_msg(struct sk_buff *skb);
+
+/*
+ * A qdisc on @dev that sends under credits takes the device's end of the
+ * link (one per device, shared by every qdisc that takes it, e.g. the
+ * children of mq); @unit must be the unit of whoever took it first.
+ * Under RTNL.  fabric_link_put() when the qdisc goes or turns credits off.
+ */
+struct fabric_link *fabric_link_get(struct net_device *dev, u32 unit,
+				    struct netlink_ext_ack *extack);
+void fabric_link_put(struct fabric_link *l);
+struct fabric_link *fabric_link_configure(struct Qdisc *sch,
+					  struct fabric_link *cur,
+					  const struct nlattr *on,
+					  const struct nlattr *unit,
+					  struct netlink_ext_ack *extack);
+u32 fabric_link_unit(const struct fabric_link *l);
+
+/* The VC @skb (data at its Ethernet header) travels on, and its length. */
+unsigned int fabric_link_skb_vc(const struct sk_buff *skb);
+
+/*
+ * Take the credits for a frame of @len bytes (from the Ethernet header
+ * on) on @vc: true if the peer has room and the frame may go now, false
+ * if not, and then the qdisc is scheduled again when credits come back.
+ * BHs off (a dequeue).
+ */
+bool fabric_link_take(struct fabric_link *l, unsigned int vc, u32 len);
+
+void fabric_link_read_stats(struct fabric_link *l,
+			    struct tc_fabric_credit_xstats *st);
+
+/*
+ * For a scheduler that does not tell VCs apart (aoq, dtable): the packet
+ * it picked waits here, still counted in the qdisc's queue, until the
+ * link has credits for it, and nothing overtakes it.  @pick is the
+ * scheduler's own dequeue, which leaves the qdisc's bstats to this
+ * (updated when a packet leaves).  With no link, @pick alone.
+ */
+struct fabric_credit_gate {
+	struct fabric_link	*link;
+	struct sk_buff		*skb;
+};
+
+struct sk_buff *fabric_gate_dequeue(struct Qdisc *sch,
+				    struct fabric_credit_gate *g,
+				    struct sk_buff *(*pick)(struct Qdisc *));
+/* the waiting packet, if any, dropped (reset, destroy, credits off) */
+void fabric_gate_purge(struct Qdisc *sch, struct fabric_credit_gate *g);
+
+/* fabric_hdr_main.c's receive path and device events */
+void fabric_link_rcv(struct net_device *dev, struct sk_buff *skb);
+void fabric_link_dev_event(struct net_device *dev, unsigned long event);
+void fabric_link_exit(void);
+
+#endif /* _FABRIC_LINK_H */

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Queue a GSO packet as its wire segments, for the qdiscs that must see
+ * wire frames: edf (a deadline per packet, the fabric header), aoq (a
+ * frame per opportunity) and any of ours on a credit link, which counts
+ * wire frames (Documentation/credits.rst, Hosts).
+ */
+#ifndef _FQ_QDISC_GSO_H
+#define _FQ_QDISC_GSO_H
+
+#include <linux/skbuff.h>
+#include <net/sch_generic.h>
+
+#include "include/uapi/linux/fabric_hdr.h"
+
+/*
+ * Queue one segment @seg of @parts; @flags: FABRIC_HDR_F_HEAD on the
+ * first, FABRIC_HDR_F_TAIL on the last.  Returns NET_XMIT_*.
+ */
+typedef int (*fq_segment_enqueue_t)(struct sk_buff *seg, struct Qdisc *sch,
+				    void *ctx, u32 parts, u8 flags,
+				    struct sk_buff **to_free);
+
+/*
+ * Queue @segs, the segments of @skb (from skb_gso_segment()), through
+ * @one, and consume @skb.  The parents counted one packet of @skb's
+ * length: they are told what was queued instead.
+ */
+static inline int fq_enqueue_segments(struct sk_buff *skb, struct sk_buff *segs,
+				      struct Qdisc *sch, fq_segment_enqueue_t one,
+				      void *ctx, struct sk_buff **to_free)
+{
+	unsigned int prev_len = qdisc_pkt_len(skb), len = 0, seg_len;
+	struct sk_buff *seg, *next;
+	u32 parts = 0, queued = 0;
+
+	skb_list_walk_safe(segs, seg, next)
+		parts++;
+	skb_list_walk_safe(segs, seg, next) {
+		u8 flags = 0;
+
+		skb_mark_not_on_list(seg);
+		if (seg == segs)
+			flags |= FABRIC_HDR_F_HEAD;
+		if (!next)
+			flags |= FABRIC_HDR_F_TAIL;
+		seg_len = seg->len;
+		qdisc_skb_cb(seg)->pkt_len = seg_len;
+		if (one(seg, sch, ctx, parts, flags, to_free) == NET_XMIT_SUCCESS) {
+			queued++;
+			len += seg_len;
+		}
+	}
+	if (queued)
+		qdisc_tree_reduce_backlog(sch, 1 - (int)queued, prev_len - len);
+	consume_skb(skb);
+	return queued ? NET_XMIT_SUCCESS : NET_XMIT_DROP;
+}
+
+#endif /* _FQ_QDISC_GSO_H */

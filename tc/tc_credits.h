@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tc_credits.h	"credits on|off" and "credit_unit BYTES", the options every
+ * one of our qdiscs takes to send only with its link's credits
+ * (Documentation/credits.rst), and the statistics they print under
+ * "credits:" (struct tc_fabric_credit_xstats).  Static inline, as
+ * tc_parse.h, so each plugin stays one .so.
+ */
+#ifndef FABRIC_QOS_TC_CREDITS_H
+#define FABRIC_QOS_TC_CREDITS_H
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/fabric_hdr.h>
+
+#include "tc_parse.h"
+
+#define TC_CREDITS_USAGE \
+	"  credits      send only what the link's credits allow (off)\n" \
+	"  credit_unit  bytes per credit, as the switch port counts (64)\n"
+
+struct tc_credits_opt {
+	bool	has_on, has_unit;
+	__u8	on;
+	__u32	unit;
+};
+
+/*
+ * If @key is "credits" or "credit_unit", take it and its value (argv
+ * left at the value, as the plugins' loops expect): 1, or -1 for a bad or
+ * repeated one.  0: not ours.
+ */
+static inline int tc_credits_parse(const char *kind, struct tc_credits_opt *o,
+				   const char *key, int *argc, char ***argv)
+{
+	char *end;
+	unsigned long v;
+
+	if (strcmp(key, "credits") == 0) {
+		if (o->has_on) {
+			fprintf(stderr, "%s: \"%s\" is given twice\n", kind, key);
+			return -1;
+		}
+		if (tc_opt_next_arg(argc, argv))
+			return -1;
+		if (strcmp(**argv, "on") == 0)
+			o->on = 1;
+		else if (strcmp(**argv, "off") == 0)
+			o->on = 0;
+		else
+			return tc_opt_illegal(key);
+		o->has_on = true;
+		return 1;
+	}
+	if (strcmp(key, "credit_unit") == 0) {
+		if (o->has_unit) {
+			fprintf(stderr, "%s: \"%s\" is given twice\n", kind, key);
+			return -1;
+		}
+		if (tc_opt_next_arg(argc, argv))
+			return -1;
+		if (!isdigit((unsigned char)(**argv)[0]))
+			return tc_opt_illegal(key);
+		v = strtoul(**argv, &end, 10);
+		if (*end || v < 1 || v > 65535) {
+			fprintf(stderr, "%s: credit_unit is 1 to 65535 bytes\n", kind);
+			return -1;
+		}
+		o->unit = v;
+		o->has_unit = true;
+		return 1;
+	}
+	return 0;
+}
+
+static inline int tc_credits_put(struct nlmsghdr *n,
+				 const struct tc_credits_opt *o,
+				 int attr_on, int attr_unit)
+{
+	if (o->has_on && addattr8(n, TCA_BUF_MAX, attr_on, o->on))
+		return -1;
+	if (o->has_unit && addattr32(n, TCA_BUF_MAX, attr_unit, o->unit))
+		return -1;
+	return 0;
+}
+
+/* "credits on unit 64 " or nothing; JSON "credits": true, "credit_unit". */
+static inline void tc_credits_print_opt(const struct rtattr *on,
+					const struct rtattr *unit)
+{
+	__u32 u = 0;
+	__u8 v = 0;
+
+	if (!on || RTA_PAYLOAD(on) < sizeof(v))
+		return;
+	memcpy(&v, RTA_DATA(on), sizeof(v));
+	print_color_bool(PRINT_JSON, COLOR_NONE, "credits", NULL, v);
+	if (!v)
+		return;
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, "credits on ", NULL);
+	if (unit && RTA_PAYLOAD(unit) >= sizeof(u)) {
+		memcpy(&u, RTA_DATA(unit), sizeof(u));
+		print_color_uint(PRINT_ANY, COLOR_NONE, "credit_unit",
+				 "credit_unit %u ", u);
+	}
+}
+
+static inline void tc_credits_print_pair(const char *key, const char *label,
+					 __u64 vc0, __u64 vc1)
+{
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, " %s", label);
+	open_json_array(PRINT_JSON, key);
+	print_color_u64(PRINT_ANY, COLOR_NONE, NULL, " vc0 %" PRIu64, vc0);
+	print_color_u64(PRINT_ANY, COLOR_NONE, NULL, " vc1 %" PRIu64, vc1);
+	close_json_array(PRINT_JSON, NULL);
+}
+
+static inline void tc_credits_print_counter(const char *key, __u64 v)
+{
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, " %s ", key);
+	print_color_u64(PRINT_ANY, COLOR_NONE, key, "%" PRIu64, v);
+}
+
+/*
+ * A line " credits: ..." and a JSON object "credits", when on (a kernel
+ * whose statistics end before them, or credits off, prints nothing).
+ */
+static inline void tc_credits_print_xstats(const struct tc_fabric_credit_xstats *st)
+{
+	if (!st->unit)
+		return;
+	print_nl();
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, " credits:", NULL);
+	open_json_object("credits");
+	print_color_uint(PRINT_ANY, COLOR_NONE, "unit", " unit %u", st->unit);
+	tc_credits_print_pair("tx_credits", "tx_credits", st->tx_credits[0],
+			      st->tx_credits[1]);
+	tc_credits_print_pair("stalls", "stalls", st->stalls[0], st->stalls[1]);
+	tc_credits_print_counter("msgs_sent", st->msgs_sent);
+	tc_credits_print_counter("msgs_received", st->msgs_received);
+	tc_credits_print_counter("msgs_refused", st->msgs_refused);
+	tc_credits_print_counter("msgs_tx_fail", st->msgs_tx_fail);
+	tc_credits_print_counter("peer_epochs", st->peer_epochs);
+	tc_credits_print_counter("restarts", st->restarts);
+	close_json_object();
+}
+
+#endif
