@@ -105,13 +105,19 @@ test_vm_kind() {
 	fi
 }
 
-# The VMs of every kernel run in two lanes, one per kind: the
-# deterministic VMs one after the other in one lane, the fast VMs in the
-# other.  The deterministic guest's clock is its instruction count, so
-# sharing the machine makes it take longer but does not change what it
-# measures, and the fast VM's tests allow for a busy host; each lane gets
-# about one core, and neither waits for the other between kernels.
-# Files are named after the kind and the kernel (KTAG).
+# The VMs of every kernel run in two lanes, each lane one VM at a time,
+# and the lanes take the kinds in turn: the first kernel's deterministic
+# VM and then the second's fast VM in one lane, the first's fast VM and
+# then the second's deterministic VM in the other.  The deterministic VMs
+# take the longer (one vCPU counting instructions), so two of them one
+# after the other made one lane the whole run's length while the other
+# idled; in turn, the lanes end about together.  The deterministic
+# guest's clock is its instruction count, so sharing the machine makes it
+# take longer but does not change what it measures (two of them at once
+# take a core each), and the fast VM's tests allow for a busy host (its
+# threads yield to a deterministic VM's, fq_vm_boot).  Neither lane waits
+# for the other between kernels.  Files are named after the kind and the
+# kernel (KTAG).
 
 # vm_prepare: for kernel $KTAG (our modules just built for it), the list
 # of tests and the initramfs of each kind; on failure record it
@@ -146,13 +152,14 @@ vm_prepare() {
 	done
 }
 
-# vm_lane KIND KERNEL...: boot KIND's VM for each kernel in turn (its
-# FQ_VM_KERNEL when several); the qemu exit code and the wall seconds go
-# to vm-KIND-KTAG.rc
+# vm_lane KIND:KERNEL...: boot each KIND's VM with its KERNEL in turn
+# (its FQ_VM_KERNEL when several); the qemu exit code and the wall
+# seconds go to vm-KIND-KTAG.rc
 vm_lane() {
-	local kind=$1 k t0 rc
-	shift
-	for k in "$@"; do
+	local job kind k t0 rc
+
+	for job in "$@"; do
+		kind=${job%%:*} k=${job#*:}
 		[ -s "$LOGDIR/vm-$kind-$k.budget" ] || continue
 		[ -n "${FQ_VM_ABI:-}" ] || export FQ_VM_KERNEL=$k
 		t0=$(date +%s)
@@ -234,13 +241,22 @@ vm_report() {
 # run_vm_suite KERNEL...: the VM tests on each kernel, prepared with
 # vm_prepare, run in the two lanes, reported kernel by kernel
 run_vm_suite() {
-	local k kind lanes=()
+	local k kind lanes=() jobs=("" "") i=0
 
+	# the kinds in turn in each lane (above)
+	for k in "$@"; do
+		if ((i % 2)); then
+			jobs[0]+=" fast:$k" jobs[1]+=" deterministic:$k"
+		else
+			jobs[0]+=" deterministic:$k" jobs[1]+=" fast:$k"
+		fi
+		i=$((i + 1))
+	done
 	mkdir -p "$FQ_CACHE"
 	exec 9>>"$FQ_CACHE/vm.lock"
 	flock 9		# the wait for the lock counts against no budget
-	for kind in deterministic fast; do
-		vm_lane "$kind" "$@" &
+	for i in 0 1; do
+		vm_lane ${jobs[i]} &
 		lanes+=($!)
 	done
 	wait "${lanes[@]}"

@@ -44,7 +44,8 @@ H4_MAC=02:00:00:47:00:04
 RATE=4mbit
 PAYLOAD=$(printf '%01000d' 0)	# 1062-byte frames: 14 + 20 + 20 + 8 + 1000
 INTERVAL=2124			# us: 1062 bytes at 4 Mbit/s, per sender
-COUNT=1500			# per sender and phase: about 3 s
+COUNT=1500			# per sender, while the link is disturbed: about 3 s
+COUNT_FG=750			# per sender, where the script waits for the end
 
 # pstat NS DEV OBJ KEY: counter KEY of object OBJ of port DEV
 pstat() { json_obj_u64 "$(link_json "$1" "$2")" "$3" "$4"; }
@@ -211,7 +212,7 @@ log_test "credit link up: each end grants its whole buffer"
 
 # --- lossless at three times the output rate ---------------------------------------
 ax0=$(out SA ax); b40=$(out SB b4); rx0=$(h4_rx); bxin0=$(pstat SB bx port rx_packets)
-send
+COUNT=$COUNT_FG send
 wait_for 60 settled
 check_err $? "the path did not drain"
 sent=$(($(out SA ax) - ax0))
@@ -223,7 +224,7 @@ sb_lossless "lossless"
 stalls=$(($(pstat SA ax credits_vc0 stalls) + $(pstat SA ax credits_vc1 stalls)))
 [ "$stalls" -gt 0 ]
 check_err $? "SA's credit port never waited for credits"
-log_info "sent on the credit link $sent of $((3 * COUNT)); SA ax stalls $stalls," \
+log_info "sent on the credit link $sent of $((3 * COUNT_FG)); SA ax stalls $stalls," \
 	"lost in SA's lossy-fed output: vc0 $(pstat SA ax vc0 drops_full) vc1 $(pstat SA ax vc1 drops_full)"
 [ "$(pstat SA ax credits msgs_received)" -gt 0 ] && [ "$(pstat SB bx credits msgs_received)" -gt 0 ]
 check_err $? "no link message taken"
@@ -237,7 +238,7 @@ ns_run SA tc qdisc add dev ax root netem loss 5% || fatal netem
 nd0=$(netem_dropped); ax0=$(out SA ax); bxin0=$(pstat SB bx port rx_packets)
 b40=$(out SB b4); rx0=$(h4_rx)
 lost0=$(($(pstat SB bx credits_vc0 lost_units) + $(pstat SB bx credits_vc1 lost_units)))
-send
+COUNT=$COUNT_FG send
 wait_for 60 settled
 check_err $? "the path did not drain with data lost"
 nd=$(($(netem_dropped) - nd0))
@@ -278,7 +279,7 @@ msg_drop SA ax 2 match u8 0x01 0x01 at 35 || skip "no u32"
 msg_drop SB bx 2 match u8 0x01 0x01 at 35 || skip "no u32"
 ax0=$(out SA ax); b40=$(out SB b4); rx0=$(h4_rx); bxin0=$(pstat SB bx port rx_packets)
 ms0=$(pstat SA ax credits msgs_sent); mr0=$(pstat SB bx credits msgs_received)
-send
+COUNT=$COUNT_FG send
 ms=$(($(pstat SA ax credits msgs_sent) - ms0)); mr=$(($(pstat SB bx credits msgs_received) - mr0))
 log_info "SA sent $ms link messages while half were dropped, SB took $mr"
 [ "$mr" -gt 0 ] && [ "$mr" -lt "$ms" ]

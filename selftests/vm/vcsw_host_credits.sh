@@ -9,7 +9,7 @@
 # guest seconds.
 #
 #   [H1] eth0 edf    --- s1 -+
-#   [H2] eth0 aoq    --- s2 -+- [S] sw0 (rate 4mbit) s4 --- eth0 [H4]
+#   [H2] eth0 aoq    --- s2 -+- [S] sw0 (rate 2mbit) s4 --- eth0 [H4]
 #   [H3] eth0 dtable --- s3 -+   credits on s1..s3, off on s4
 #
 # The output to H4 fills, S's input buffers stop emptying, S grants no
@@ -37,10 +37,10 @@ tmp_dir_create
 
 H4_MAC=02:00:00:48:00:04
 H1_MAC=02:00:00:48:00:01
-RATE=4mbit
+RATE=2mbit
 PAYLOAD=$(printf '%01000d' 0)	# 1062-byte frames: 14 + 20 + 20 + 8 + 1000
-INTERVAL=2124			# us: 1062 bytes at 4 Mbit/s
-COUNT=3200			# per host: 3 x 3200 frames at 4 Mbit/s take 20 s
+INTERVAL=4248			# us: 1062 bytes at 2 Mbit/s
+COUNT=1600			# per host: 3 x 1600 frames at 2 Mbit/s take 20 s
 SINK_COUNT=400			# S to H1: 425 KB, above the 256 KB a host grants
 
 pstat() { json_obj_u64 "$(link_json "$1" "$2")" "$3" "$4"; }
@@ -302,7 +302,7 @@ log_test "GSO packets cross a credit link as their segments"
 # S's end goes down and up: the host's carrier follows, its books start
 # again, and its qdisc, waiting or not, goes on once S grants again
 r0=$(qcredit H2 restarts)
-send 2 600 &
+send 2 300 &
 sender=$!
 bg_track $sender
 sleep 0.5
