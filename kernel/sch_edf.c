@@ -704,24 +704,27 @@ static void edf_release_eligible(struct edf_sched *q, u64 now)
 }
 
 /*
- * Credits on: take the link's credits for @f's head, on the VC and at the
- * length it will have on the wire.  With ttd on that is its class's VC
- * and the header's length (a header the push cannot write after all, for
- * want of memory, leaves a frame shorter than counted, and on VC1: the
+ * Credits on: the VC @f's head will travel on (its class's with ttd on,
+ * which pushes the header; else its own header's, VC1 without one).
+ */
+static unsigned int edf_wire_vc(const struct edf_sched *q,
+				const struct edf_flow *f)
+{
+	return q->ttd ? f->cl->vc : fabric_link_skb_vc(f->head);
+}
+
+/*
+ * Credits on: take the link's credits for @f's head, on @wire_vc and at
+ * the length it will have on the wire (with ttd on, the header's 20
+ * bytes more; a header the push cannot write after all, for want of
+ * memory, leaves a frame shorter than counted and on VC1: the
  * receiver's quiet resynchronisation repairs the difference).
  */
 static bool edf_take_credits(struct edf_sched *q, struct edf_flow *f,
-			     unsigned int *wire_vc)
+			     unsigned int wire_vc)
 {
-	struct sk_buff *skb = f->head;
-
-	if (q->ttd) {
-		*wire_vc = f->cl->vc;
-		return fabric_link_take(q->link, *wire_vc,
-					skb->len + FABRIC_HDR_LEN);
-	}
-	*wire_vc = fabric_link_skb_vc(skb);
-	return fabric_link_take(q->link, *wire_vc, skb->len);
+	return fabric_link_take(q->link, wire_vc,
+				f->head->len + (q->ttd ? FABRIC_HDR_LEN : 0));
 }
 
 /*
@@ -744,13 +747,10 @@ static struct edf_flow *edf_pick_flow(struct edf_sched *q)
 		f = container_of(n, struct edf_flow, heap_node);
 		if (!q->link)
 			return f;
-		if (q->ttd)
-			wire_vc = f->cl->vc;
-		else
-			wire_vc = fabric_link_skb_vc(f->head);
+		wire_vc = edf_wire_vc(q, f);
 		if (refused & BIT(wire_vc))
 			continue;
-		if (edf_take_credits(q, f, &wire_vc))
+		if (edf_take_credits(q, f, wire_vc))
 			return f;
 		refused |= BIT(wire_vc);
 	}
