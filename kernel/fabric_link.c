@@ -70,7 +70,8 @@ struct fabric_link {
 	bool			carrier;	/* as last seen: restart when back */
 	struct fcr_link		books;
 	struct hrtimer		timer;
-	bool			stalled[FCR_NUM_VCS];
+	bool			stalled[FCR_NUM_VCS];	/* for @stalls */
+	bool			waiting;	/* a qdisc refused: wake it */
 	u64			stalls[FCR_NUM_VCS];
 	u64			restarts;
 	atomic64_t		msgs_tx_fail;
@@ -147,12 +148,14 @@ static void fabric_link_kick(struct fabric_link *l)
  */
 static void fabric_link_restart(struct fabric_link *l, u32 unit)
 {
+	struct fcr_stats st = l->books.st;	/* counters go on */
 	u32 epoch = get_random_u32() | 1;
 
 	if (epoch == l->books.epoch)
 		epoch += 2;
 	fcr_init(&l->books, epoch, unit, 0, FCR_DEFAULT_QUIET_NS);
 	fcr_set_sink(&l->books, DIV_ROUND_UP(FABRIC_LINK_SINK_BYTES, unit));
+	l->books.st = st;
 }
 
 /*
@@ -167,7 +170,8 @@ static enum hrtimer_restart fabric_link_timer(struct hrtimer *t)
 	enum hrtimer_restart ret = HRTIMER_NORESTART;
 
 	spin_lock(&l->lock);
-	if (l->dead) {
+	/* a link that is down sleeps: the way up restarts and kicks it */
+	if (l->dead || !l->carrier) {
 		spin_unlock(&l->lock);
 		return HRTIMER_NORESTART;
 	}
@@ -178,9 +182,7 @@ static enum hrtimer_restart fabric_link_timer(struct hrtimer *t)
 	}
 	spin_unlock(&l->lock);
 	rcu_read_lock();
-	/* a link that is down loses nothing: it restarts when it comes up */
-	if (fabric_link_xmit_msg(l->dev, msg, sizeof(msg)) < 0 &&
-	    netif_carrier_ok(l->dev) && netif_running(l->dev))
+	if (fabric_link_xmit_msg(l->dev, msg, sizeof(msg)) < 0)
 		atomic64_inc(&l->msgs_tx_fail);
 	rcu_read_unlock();
 	return ret;
@@ -212,7 +214,9 @@ void fabric_link_rcv(struct net_device *dev, struct sk_buff *skb)
 	bool wake = false;
 
 	l = fabric_link_find(dev);
-	if (!l)
+	/* the other end of a link sends to the group: anything else is not it */
+	if (!l || !ether_addr_equal_unaligned(eth_hdr(skb)->h_dest,
+					      fabric_link_group))
 		goto out;
 	spin_lock(&l->lock);
 	if (l->dead) {
@@ -228,8 +232,10 @@ void fabric_link_rcv(struct net_device *dev, struct sk_buff *skb)
 				    ktime_get_ns());
 	if (r & FCR_REPLY_NOW)
 		fabric_link_kick(l);
-	if (r & FCR_CREDITS_GREW)
-		wake = l->stalled[0] || l->stalled[1];
+	if ((r & FCR_CREDITS_GREW) && l->waiting) {
+		l->waiting = false;
+		wake = true;
+	}
 	spin_unlock(&l->lock);
 	/*
 	 * A qdisc that refused its frame for want of credits waits for this:
@@ -319,6 +325,9 @@ struct fabric_link *fabric_link_get(struct net_device *dev, u32 unit,
 	l->carrier = netif_running(dev) && netif_carrier_ok(dev);
 	hash_add_rcu(fabric_links, &l->node, (unsigned long)dev);
 	spin_unlock_bh(&fabric_links_lock);
+	/* a NIC that filters multicast must let the peer's messages in */
+	if (dev_mc_add(dev, fabric_link_group))
+		netdev_warn(dev, "cannot join the credit link group: a multicast filter may drop the link's messages\n");
 
 	/* say who we are at once: the peer grants nothing before that */
 	spin_lock_bh(&l->lock);
@@ -369,6 +378,15 @@ struct fabric_link *fabric_link_configure(struct Qdisc *sch,
 		NL_SET_ERR_MSG(extack, "credits need an Ethernet device");
 		return ERR_PTR(-EOPNOTSUPP);
 	}
+	/*
+	 * What was queued without credits may be a GSO packet, which no
+	 * grant ever covers (with credits on, they are queued as segments)
+	 */
+	if (sch->q.qlen) {
+		NL_SET_ERR_MSG(extack,
+			       "turn credits on while the qdisc is empty: packets queued before may never fit a grant");
+		return ERR_PTR(-EBUSY);
+	}
 	return fabric_link_get(qdisc_dev(sch), u, extack);
 }
 EXPORT_SYMBOL_GPL(fabric_link_configure);
@@ -406,8 +424,10 @@ void fabric_link_put(struct fabric_link *l)
 	if (last)
 		hash_del_rcu(&l->node);
 	spin_unlock_bh(&fabric_links_lock);
-	if (last)
+	if (last) {
+		dev_mc_del(l->dev, fabric_link_group);
 		fabric_link_free(l);
+	}
 }
 EXPORT_SYMBOL_GPL(fabric_link_put);
 
@@ -441,10 +461,18 @@ bool fabric_link_take(struct fabric_link *l, unsigned int vc, u32 len)
 	if (ok) {
 		fcr_tx_sent(&l->books, vc, wire, ktime_get_ns());
 		l->stalled[vc] = false;
-	} else if (!l->stalled[vc]) {
+	} else {
+		/*
+		 * Set by every refusal, cleared only by the wake: a qdisc's
+		 * success must not hide another's wait (the children of mq
+		 * share the link)
+		 */
+		l->waiting = true;
 		/* one stall per wait, however often the qdisc is run */
-		l->stalled[vc] = true;
-		l->stalls[vc]++;
+		if (!l->stalled[vc]) {
+			l->stalled[vc] = true;
+			l->stalls[vc]++;
+		}
 	}
 	spin_unlock(&l->lock);
 	return ok;

@@ -704,27 +704,38 @@ static void edf_release_eligible(struct edf_sched *q, u64 now)
 }
 
 /*
- * Credits on: the VC @f's head will travel on (its class's with ttd on,
- * which pushes the header; else its own header's, VC1 without one).
+ * Whether the push at dequeue (ttd on) will give @skb the header: what
+ * fabric_hdr_push() refuses (a GSO packet queued before ttd went on, an
+ * inner type the fabric does not carry) leaves without it.  Only memory
+ * can still fail it; then the frame is shorter than counted and on VC1,
+ * which the receiver's quiet resynchronisation repairs.
+ */
+static bool edf_gets_header(const struct edf_sched *q, const struct sk_buff *skb)
+{
+	return q->ttd && !skb_is_gso(skb) && skb_headlen(skb) >= ETH_HLEN &&
+	       fhc_inner_probe_len(ntohs(((const struct ethhdr *)skb->data)->h_proto));
+}
+
+/*
+ * Credits on: the VC @f's head will travel on (its class's if it gets
+ * the header, else its own header's, VC1 without one).
  */
 static unsigned int edf_wire_vc(const struct edf_sched *q,
 				const struct edf_flow *f)
 {
-	return q->ttd ? f->cl->vc : fabric_link_skb_vc(f->head);
+	return edf_gets_header(q, f->head) ? f->cl->vc :
+					      fabric_link_skb_vc(f->head);
 }
 
 /*
  * Credits on: take the link's credits for @f's head, on @wire_vc and at
- * the length it will have on the wire (with ttd on, the header's 20
- * bytes more; a header the push cannot write after all, for want of
- * memory, leaves a frame shorter than counted and on VC1: the
- * receiver's quiet resynchronisation repairs the difference).
+ * the length it will have on the wire.
  */
 static bool edf_take_credits(struct edf_sched *q, struct edf_flow *f,
 			     unsigned int wire_vc)
 {
-	return fabric_link_take(q->link, wire_vc,
-				f->head->len + (q->ttd ? FABRIC_HDR_LEN : 0));
+	return fabric_link_take(q->link, wire_vc, f->head->len +
+				(edf_gets_header(q, f->head) ? FABRIC_HDR_LEN : 0));
 }
 
 /*

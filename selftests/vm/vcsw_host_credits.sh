@@ -203,6 +203,12 @@ for h in 1 2 3; do
 	check_eq "H$h: nothing sent to a peer without credits" 0 "$(qsent H$h)"
 	check_eq "H$h: all ten wait in the qdisc" 10 "$(qbacklog H$h)"
 done
+# credits off lets what waits go at once (to a port without credits,
+# lossy as before); on again, the qdisc waits for the peer afresh
+ns_run H1 tc qdisc change dev eth0 root handle 1: edf credits off || fatal "credits off"
+wait_for 10 eval '[ "$(qbacklog H1)" = 0 ]'
+check_err $? "H1: credits off did not release the waiting frames"
+ns_run H1 tc qdisc change dev eth0 root handle 1: edf credits on || fatal "credits on"
 for h in 1 2 3; do
 	ns_run S ip link set s$h type vcsw_slave credits on || fatal "credits s$h"
 done
