@@ -38,7 +38,7 @@ tmp_dir_create
 H4_MAC=02:00:00:49:00:04
 PAYLOAD=$(printf '%01000d' 0)	# 1062-byte frames
 INTERVAL=2124			# us: 4 Mbit/s per sender, twice S's output
-COUNT=1000
+COUNT=600			# per sender and architecture
 
 pstat() { json_obj_u64 "$(link_json "$1" "$2")" "$3" "$4"; }
 
