@@ -160,6 +160,10 @@ vm_lane() {
 
 	for job in "$@"; do
 		kind=${job%%:*} k=${job#*:}
+		# the kernel's modules and initramfs are being made meanwhile
+		while [ ! -e "$LOGDIR/prepared-$k" ]; do
+			sleep 1
+		done
 		[ -s "$LOGDIR/vm-$kind-$k.budget" ] || continue
 		[ -n "${FQ_VM_ABI:-}" ] || export FQ_VM_KERNEL=$k
 		t0=$(date +%s)
@@ -238,13 +242,18 @@ vm_report() {
 	fi
 }
 
-# run_vm_suite KERNEL...: the VM tests on each kernel, prepared with
-# vm_prepare, run in the two lanes, reported kernel by kernel
-run_vm_suite() {
-	local k kind lanes=() jobs=("" "") i=0
+# vm_lanes_start KERNEL...: the two lanes, in the background, for the
+# kernels that are being prepared: each job waits until vm_prepare has
+# run for its kernel (prepared-KERNEL, also written when its build
+# failed), so the first kernel's VMs boot while the second one's modules
+# and initramfs are made
+LANES=()
+vm_lanes_start() {
+	local k jobs=("" "") i=0
 
 	# the kinds in turn in each lane (above)
 	for k in "$@"; do
+		rm -f "$LOGDIR/prepared-$k"
 		if ((i % 2)); then
 			jobs[0]+=" fast:$k" jobs[1]+=" deterministic:$k"
 		else
@@ -257,9 +266,21 @@ run_vm_suite() {
 	flock 9		# the wait for the lock counts against no budget
 	for i in 0 1; do
 		vm_lane ${jobs[i]} &
-		lanes+=($!)
+		LANES+=($!)
 	done
-	wait "${lanes[@]}"
+}
+
+# vm_prepared KERNEL: its jobs may go (whatever vm_prepare made of it)
+vm_prepared() {
+	: > "$LOGDIR/prepared-$1"
+}
+
+# vm_lanes_finish KERNEL...: wait for the lanes, then report kernel by
+# kernel the kernels that were prepared
+vm_lanes_finish() {
+	local k kind
+
+	wait "${LANES[@]}"
 	exec 9>&-
 	for k in "$@"; do
 		KTAG=$k SUFFIX=${SUFFIXES[$k]}
@@ -332,13 +353,16 @@ if [ "${FQ_LIVE:-0}" = 1 ]; then
 elif [ -n "${FQ_VM_ABI:-}" ]; then
 	KTAG=$FQ_VM_ABI SUFFIX=
 	SUFFIXES[$KTAG]=
+	vm_lanes_start "$KTAG"
 	vm_prepare
-	run_vm_suite "$KTAG"
+	vm_prepared "$KTAG"
+	vm_lanes_finish "$KTAG"
 else
 	# each kernel's modules are built and packed into its initramfs
 	# before the next kernel's build replaces them
 	read -ra kernels <<< "${FQ_CHECK_KERNELS:-${FQ_VM_KERNEL:-6.1}}"
 	ready=()
+	vm_lanes_start "${kernels[@]}"
 	for k in "${kernels[@]}"; do
 		export FQ_VM_KERNEL=$k
 		KTAG=$k SUFFIX=
@@ -347,12 +371,14 @@ else
 		if ! make -s --no-print-directory -C "$FQ_ROOT" VM_KERNEL="$k" build-quiet \
 			> "$LOGDIR/build-$k.log" 2>&1; then
 			record "vm/build$SUFFIX" fail "building for $(fq_kernel_label) failed" "$LOGDIR/build-$k.log"
+			vm_prepared "$k"
 			continue
 		fi
 		vm_prepare
+		vm_prepared "$k"
 		ready+=("$k")
 	done
-	[ ${#ready[@]} = 0 ] || run_vm_suite "${ready[@]}"
+	vm_lanes_finish "${ready[@]}"
 fi
 
 for l in "${LABELS[@]}"; do
