@@ -717,25 +717,24 @@ static bool edf_gets_header(const struct edf_sched *q, const struct sk_buff *skb
 }
 
 /*
- * Credits on: the VC @f's head will travel on (its class's if it gets
- * the header, else its own header's, VC1 without one).
- */
-static unsigned int edf_wire_vc(const struct edf_sched *q,
-				const struct edf_flow *f)
-{
-	return edf_gets_header(q, f->head) ? f->cl->vc :
-					      fabric_link_skb_vc(f->head);
-}
-
-/*
- * Credits on: take the link's credits for @f's head, on @wire_vc and at
- * the length it will have on the wire.
+ * Credits on: take the link's credits for @f's head as it will leave:
+ * with the header (its class's VC, 20 bytes more) if it gets one, else
+ * on its own header's VC, VC1 without one.  @refused: wire VCs already
+ * refused in this dequeue; nothing overtakes a refused head on them.
  */
 static bool edf_take_credits(struct edf_sched *q, struct edf_flow *f,
-			     unsigned int wire_vc)
+			     unsigned int *refused)
 {
-	return fabric_link_take(q->link, wire_vc, f->head->len +
-				(edf_gets_header(q, f->head) ? FABRIC_HDR_LEN : 0));
+	struct sk_buff *skb = f->head;
+	bool hdr = edf_gets_header(q, skb);
+	unsigned int vc = hdr ? f->cl->vc : fabric_link_skb_vc(skb);
+
+	if (*refused & BIT(vc))
+		return false;
+	if (fabric_link_take(q->link, vc, skb->len + (hdr ? FABRIC_HDR_LEN : 0)))
+		return true;
+	*refused |= BIT(vc);
+	return false;
 }
 
 /*
@@ -747,7 +746,7 @@ static bool edf_take_credits(struct edf_sched *q, struct edf_flow *f,
  */
 static struct edf_flow *edf_pick_flow(struct edf_sched *q)
 {
-	unsigned int vc, wire_vc, refused = 0;
+	unsigned int vc, refused = 0;
 	struct pheap_node *n;
 	struct edf_flow *f;
 
@@ -756,14 +755,8 @@ static struct edf_flow *edf_pick_flow(struct edf_sched *q)
 		if (!n)
 			continue;
 		f = container_of(n, struct edf_flow, heap_node);
-		if (!q->link)
+		if (!q->link || edf_take_credits(q, f, &refused))
 			return f;
-		wire_vc = edf_wire_vc(q, f);
-		if (refused & BIT(wire_vc))
-			continue;
-		if (edf_take_credits(q, f, wire_vc))
-			return f;
-		refused |= BIT(wire_vc);
 	}
 	return NULL;
 }
