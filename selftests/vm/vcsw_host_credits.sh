@@ -282,7 +282,7 @@ ns_run H1 ip addr add 10.48.0.1/24 dev eth0
 ns_run H4 ip addr add 10.48.0.4/24 dev eth0
 ns_run H1 ip neigh add 10.48.0.4 lladdr $H4_MAC dev eth0 nud permanent
 ns_run H4 ip neigh add 10.48.0.1 lladdr $H1_MAC dev eth0 nud permanent
-gso0=$(json_u64 "$(qdisc_json H1)" gso_segmented); sent0=$(qsent H1)
+gso0=$(json_u64 "$(qdisc_json H1)" gso_segmented); sent0=$(qsent H1); gdrops0=$(qdrops H1)
 in0=$(pstat S s1 port rx_packets)
 # udp-lat counts the datagrams it sent (a send refused by an ICMP
 # unreachable from H4, which has no listener, is not among them)
@@ -299,16 +299,25 @@ segmented=$(($(json_u64 "$(qdisc_json H1)" gso_segmented) - gso0))
 [ "$segmented" -gt 0 ]
 check_err $? "edf segmented no GSO packet"
 log_info "GSO packets segmented by edf: $segmented of 20"
-check_eq "every segment udp-lat sent left H1's qdisc" "$segs" "$(($(qsent H1) - sent0))"
-check_eq "... and reached S" "$segs" "$(($(pstat S s1 port rx_packets) - in0))"
+# 20 KB every 50 ms is more than the 2 Mbit/s output drains, so the
+# segments queue in edf; whether its limits drop some depends on how the
+# sender's pacing and the switch's meet on this kernel (a debug kernel
+# sends in bursts): what edf drops, it counts
+sent=$(($(qsent H1) - sent0)); dropped=$(($(qdrops H1) - gdrops0))
+log_info "GSO segments: $segs sent by udp-lat, $sent left edf, $dropped dropped there"
+check_eq "every segment udp-lat sent left H1's qdisc or was counted dropped there" \
+	"$segs" "$((sent + dropped))"
+check_eq "... and what left reached S" "$sent" "$(($(pstat S s1 port rx_packets) - in0))"
 switch_lossless "gso"
 log_test "GSO packets cross a credit link as their segments"
 
 # --- the host's link flapped under traffic ----------------------------------------------
 # S's end goes down and up: the host's carrier follows, its books start
 # again, and its qdisc, waiting or not, goes on once S grants again
+# (a sender far longer than the flap, stopped once frames come after it:
+# on a slow kernel the two ip commands alone can outlast a short one)
 r0=$(qcredit H2 restarts)
-send 2 300 &
+send 2 5000 &
 sender=$!
 bg_track $sender
 sleep 0.5
@@ -316,11 +325,12 @@ ns_run S ip link set s2 down
 sleep 0.3
 ns_run S ip link set s2 up
 rx_mid=$(rx_frames H4)
-bg_wait $sender || fatal "fabric-send"
-wait_for 30 settled
-check_err $? "the path did not drain after the flap"
-[ "$(rx_frames H4)" -gt "$rx_mid" ]
+wait_for 30 eval '[ "$(rx_frames H4)" -gt "$rx_mid" ]'
 check_err $? "no traffic after the flap"
+kill $sender 2>/dev/null
+bg_wait $sender
+wait_for 60 settled
+check_err $? "the path did not drain after the flap"
 [ "$(qcredit H2 restarts)" -gt "$r0" ]
 check_err $? "H2's books did not start again when its link came back"
 switch_lossless "flap"
