@@ -12,18 +12,39 @@ DIR=${1:?usage: demo-report.sh DIR}
 REPORT=$DIR/report.md
 KINDS="control multimedia besteffort background"
 
-# scenarios with results, in a fixed order (the paper's), then the rest
+# scenarios with results, in a fixed order (the paper's), then the rest;
+# the sweep's points (NAME-qosN) apart, as archs and loads
 order="trad2 trad4 simple2 advanced2 ideal edf"
 scen=()
+sweep_archs=()
+sweep_loads=()
 for n in $order; do
 	[ -s "$DIR/$n/results.csv" ] && scen+=("$n")
 done
 for d in "$DIR"/*/; do
 	n=$(basename "$d")
+	[ -s "$DIR/$n/results.csv" ] || continue
+	if [[ $n =~ ^(.+)-qos([0-9]+)$ ]]; then
+		[[ " ${sweep_archs[*]} " == *" ${BASH_REMATCH[1]} "* ]] ||
+			sweep_archs+=("${BASH_REMATCH[1]}")
+		[[ " ${sweep_loads[*]} " == *" ${BASH_REMATCH[2]} "* ]] ||
+			sweep_loads+=("${BASH_REMATCH[2]}")
+		continue
+	fi
 	[[ " $order " == *" $n "* ]] && continue
-	[ -s "$DIR/$n/results.csv" ] && scen+=("$n")
+	scen+=("$n")
 done
-if [ ${#scen[@]} = 0 ]; then
+# the sweep's architectures in the paper's order, its loads ascending
+sorted=()
+for n in $order; do
+	[[ " ${sweep_archs[*]} " == *" $n "* ]] && sorted+=("$n")
+done
+for n in "${sweep_archs[@]}"; do
+	[[ " $order " == *" $n "* ]] || sorted+=("$n")
+done
+sweep_archs=("${sorted[@]}")
+mapfile -t sweep_loads < <(printf '%s\n' "${sweep_loads[@]}" | sort -n | grep .)
+if [ ${#scen[@]} = 0 ] && [ ${#sweep_archs[@]} = 0 ]; then
 	echo "demo-report: no scenario results in ${DIR#"$FQ_ROOT"/}" >&2
 	exit 1
 fi
@@ -32,6 +53,27 @@ fi
 title_of() {
 	sed -n 's/^[[:space:]]*title[[:space:]]*=[[:space:]]*\(.*[^[:space:]]\)[[:space:]]*$/\1/p' \
 		"$DIR/$1/scenario.conf" 2>/dev/null | head -n1
+}
+
+# csv_get DIR KIND COLUMN: COLUMN of class KIND in DIR/results.csv
+csv_get() {
+	awk -F, -v kind="$2" -v col="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["name"] == kind && (col in c) { print $c[col] }' "$1/results.csv" 2>/dev/null
+}
+
+# switch_summary NAME: "drops in the switch / host credit stalls" of a
+# switch scenario (switch.txt, switch-inputs.txt, qdisc.txt), or "-"
+switch_summary() {
+	local d=$DIR/$1 drops stalls
+
+	[ -s "$d/switch.txt" ] || { echo "-"; return; }
+	drops=$(cat "$d/switch.txt" "$d/switch-inputs.txt" 2>/dev/null |
+		awk '{ for (i = 1; i < NF; i++) if ($i ~ /^(drops_full|drop_nomem|violations)$/) n += $(i + 1) }
+		     END { print n + 0 }')
+	stalls=$(awk '$1 == "credits:" { for (i = 1; i < NF; i++) if ($i == "stalls") n += $(i + 2) + $(i + 4) }
+		     END { print n + 0 }' "$d/qdisc.txt" 2>/dev/null)
+	echo "$drops / ${stalls:-0}"
 }
 
 # table KIND: markdown rows, one per scenario, from each results.csv
@@ -56,6 +98,28 @@ table() {
 	done
 }
 
+# sweep_table TITLE KIND COLUMN SCALE DECIMALS: architectures x QoS loads
+sweep_table() {
+	local a q v row
+
+	echo
+	echo "### $1"
+	echo
+	row="| architecture |"
+	for q in "${sweep_loads[@]}"; do row+=" $q % |"; done
+	echo "$row"
+	echo "$row" | awk -F'|' '{ s = "|"; for (i = 2; i < NF; i++) s = s " --- |"; print s }'
+	for a in "${sweep_archs[@]}"; do
+		row="| $(title_of "$a-qos${sweep_loads[0]}") |"
+		for q in "${sweep_loads[@]}"; do
+			v=$(csv_get "$DIR/$a-qos$q" "$2" "$3")
+			[ -n "$v" ] && v=$(awk -v v="$v" -v s="$4" -v d="$5" 'BEGIN { printf "%.*f", d, v * s }')
+			row+=" ${v:--} |"
+		done
+		echo "$row"
+	done
+}
+
 {
 	echo "# fabric-qos demo"
 	echo
@@ -65,13 +129,19 @@ table() {
 	echo "columns).  \"msg\" is a message: a control message, a multimedia frame"
 	echo "(generated to last packet received), a best-effort burst message."
 	echo
-	echo "| scenario | architecture | host | switch | link | load | duration | CPU busy |"
-	echo "| - | - | - | - | - | - | - | - |"
+	echo "| scenario | architecture | host | switch | credits | link | load | duration | CPU busy | switch drops / host stalls |"
+	echo "| - | - | - | - | - | - | - | - | - | - |"
 	for n in "${scen[@]}"; do
-		c=$DIR/$n/scenario.conf
-		get() { sed -n "s/^[[:space:]]*$1[[:space:]]*=[[:space:]]*\([^#]*[^#[:space:]]\).*/\1/p" "$c" | head -n1; }
+		# settings.txt: every key as run; scenario.conf: older results
+		c=$DIR/$n/settings.txt
+		[ -s "$c" ] || c=$DIR/$n/scenario.conf
+		# the last line of a key counts (overrides follow the file's)
+		get() { sed -n "s/^[[:space:]]*$1[[:space:]]*=[[:space:]]*\([^#]*[^#[:space:]]\).*/\1/p" "$c" | tail -n1; }
 		cpu=$(sed -n 's/^cpu busy \([0-9]*\) %.*/\1 %/p' "$DIR/$n/cpu.txt" 2>/dev/null)
-		echo "| $n | $(title_of "$n") | $(get host) | $(get switch) | $(get link || true) | $(get load || true) | $(get duration || true) | ${cpu:--} |"
+		sw=$(get switch)
+		cr=-
+		[ "${sw:-none}" = none ] || { cr=$(get credits); cr=${cr:-on}; }
+		echo "| $n | $(title_of "$n") | $(get host) | ${sw:-none} | $cr | $(get link) | $(get load) | $(get duration) | ${cpu:--} | $(switch_summary "$n") |"
 	done
 	if [ -s "$DIR/summary.txt" ] && grep -q skip "$DIR/summary.txt"; then
 		echo
@@ -79,73 +149,155 @@ table() {
 		echo
 		grep skip "$DIR/summary.txt" | sed 's/^/- /'
 	fi
-	for k in $KINDS; do
+	if [ ${#scen[@]} -gt 0 ]; then
+		for k in $KINDS; do
+			echo
+			echo "## $k"
+			echo
+			table "$k"
+		done
+	fi
+	if [ ${#sweep_archs[@]} -gt 0 ]; then
 		echo
-		echo "## $k"
+		echo "## QoS-load sweep"
 		echo
-		table "$k"
-	done
+		echo "QoS (control and multimedia, evenly) at N % of the load, best effort"
+		echo "(best-effort and background, evenly) the rest; one row per architecture,"
+		echo "one column per N."
+		sweep_table "control: message p99, us" control msg_p99_us 1 0
+		sweep_table "control: messages later than the target, %" control deadline_miss_ratio 100 2
+		sweep_table "multimedia: frame p99, us" multimedia msg_p99_us 1 0
+		sweep_table "multimedia: frames within target +-10 %, %" multimedia in_window_ratio 100 1
+		sweep_table "multimedia: received, Mbit/s" multimedia throughput_bps 1e-6 2
+		sweep_table "best-effort: received, Mbit/s" besteffort throughput_bps 1e-6 2
+		sweep_table "background: received, Mbit/s" background throughput_bps 1e-6 2
+	fi
 } > "$REPORT.tmp"
 
 # ---- plots ------------------------------------------------------------------
+# main_plots: the gnuplot lines of the scenarios' plots (CDFs, frame
+# latency histogram, best-effort throughput), and their throughput.dat
+main_plots() {
+	for k in $KINDS; do
+		# best effort waits longest: its curves end on the right
+		ext=msg.cdf; what="message latency"; key="bottom right"
+		case $k in besteffort|background) ext=cdf; what="packet latency"; key="top left" ;; esac
+		echo "set key $key"
+		echo "set output '$DIR/cdf-$k.png'"
+		echo "set title '$k: $what CDF'"
+		echo "set xlabel 'latency (ms, log scale)'; set ylabel 'fraction <= latency'"
+		echo "set logscale x; set yrange [0:1.02]"
+		p="plot"
+		for n in "${scen[@]}"; do
+			[ -s "$DIR/$n/$k.$ext" ] || continue
+			p+=" '$DIR/$n/$k.$ext' using (\$1/1000):2 with steps lw 2 title '$(title_of "$n")',"
+		done
+		echo "${p%,}"
+		echo "unset logscale x"
+	done
+	# multimedia frame latency histogram, as a density (fraction of
+	# frames per ms) since each scenario has its own bucket width
+	echo "set output '$DIR/frame-latency-hist.png'"
+	echo "set title 'multimedia: frame latency histogram (generated to last packet)'"
+	echo "set xlabel 'frame latency (ms)'; set ylabel 'fraction of frames per ms'; set autoscale y"
+	echo "set key top center"
+	p="plot"
+	for n in "${scen[@]}"; do
+		f=$DIR/$n/multimedia.msg.hist
+		[ -s "$f" ] || continue
+		tot=$(awk '!/^#/ { s += $3 } END { print s + 0 }' "$f")
+		[ "$tot" -gt 0 ] || continue
+		p+=" '$f' using (\$1/1000):(\$3/$tot/(\$2/1000)) with steps lw 2 title '$(title_of "$n")',"
+	done
+	echo "${p%,}"
+	# best-effort and background throughput per architecture
+	echo "set output '$DIR/throughput.png'"
+	echo "set title 'best-effort and background throughput'"
+	echo "set style data histograms; set style histogram clustered gap 1"
+	echo "set style fill solid 0.8 border -1; set boxwidth 0.9"
+	echo "set xlabel ''; set ylabel 'Mbit/s received'; set yrange [0:*]; set key outside top center horizontal"
+	echo "set xtics rotate by -20; set rmargin 12; set bmargin 6"
+	echo "plot '$DIR/throughput.dat' using 2:xtic(1) title 'best-effort', '' using 3 title 'background'"
+}
+
+main_plots_data() {
+: > "$DIR/throughput.dat"
+for n in "${scen[@]}"; do
+	be=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["name"] == "besteffort" { printf "%.3f", $c["throughput_bps"] / 1e6 }' "$DIR/$n/results.csv")
+	bg=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["name"] == "background" { printf "%.3f", $c["throughput_bps"] / 1e6 }' "$DIR/$n/results.csv")
+	printf '"%s" %s %s\n' "$(title_of "$n")" "${be:-0}" "${bg:-0}" >> "$DIR/throughput.dat"
+done
+}
+
+# arch_lines Y: a gnuplot "plot" of column expression Y against the QoS
+# load, one line per architecture of the sweep
+arch_lines() {
+	local a p="plot"
+
+	for a in "${sweep_archs[@]}"; do
+		p+=" '$DIR/sweep-$a.dat' using 1:$1 lw 2 title '$(title_of "$a-qos${sweep_loads[0]}")',"
+	done
+	echo "${p%,}"
+}
+
+# sweep_plots: against QoS load, one line per architecture: control p99,
+# multimedia frames within +-10 %, best-effort and background received
+sweep_plots() {
+	local a q col p
+
+	for a in "${sweep_archs[@]}"; do
+		for q in "${sweep_loads[@]}"; do
+			d=$DIR/$a-qos$q
+			echo "$q $(csv_get "$d" control msg_p99_us) $(csv_get "$d" multimedia in_window_ratio)" \
+				"$(csv_get "$d" besteffort throughput_bps) $(csv_get "$d" background throughput_bps)"
+		done > "$DIR/sweep-$a.dat"
+	done
+	# undo the histogram's settings of main_plots
+	echo "set key outside right; unset logscale; set autoscale; set style fill empty"
+	echo "set xtics norotate autofreq; set rmargin -1; set bmargin -1"
+	echo "set xlabel 'QoS load (% of the link)'; set xrange [0:100]"
+	echo "set style data linespoints"
+	echo "set output '$DIR/sweep-control.png'"
+	echo "set title 'control: message latency p99 against QoS load'"
+	echo "set ylabel 'p99 (ms, log scale)'; set logscale y"
+	arch_lines '($2/1000)'
+	echo "unset logscale y"
+	echo "set output '$DIR/sweep-multimedia.png'"
+	echo "set title 'multimedia: frames within 10 ms +-10 % against QoS load'"
+	echo "set ylabel '% of frames'; set yrange [0:105]"
+	arch_lines '(100*$3)'
+	echo "set output '$DIR/sweep-besteffort.png'"
+	echo "set title 'best-effort (solid) and background (dashed) received against QoS load'"
+	echo "set ylabel 'Mbit/s'; set yrange [0:*]"
+	p="plot"
+	col=1
+	for a in "${sweep_archs[@]}"; do
+		p+=" '$DIR/sweep-$a.dat' using 1:(\$4/1e6) lw 2 lc $col title '$(title_of "$a-qos${sweep_loads[0]}")',"
+		p+=" '' using 1:(\$5/1e6) lw 2 lc $col dt 2 notitle,"
+		col=$((col + 1))
+	done
+	echo "${p%,}"
+}
+
 plots=()
 if command -v gnuplot >/dev/null; then
 	gp=$DIR/plots.gp
 	{
 		echo "set terminal pngcairo size 900,560 font ',10' noenhanced"
 		echo "set grid"
-		for k in $KINDS; do
-			# best effort waits longest: its curves end on the right
-			ext=msg.cdf; what="message latency"; key="bottom right"
-			case $k in besteffort|background) ext=cdf; what="packet latency"; key="top left" ;; esac
-			echo "set key $key"
-			echo "set output '$DIR/cdf-$k.png'"
-			echo "set title '$k: $what CDF'"
-			echo "set xlabel 'latency (ms, log scale)'; set ylabel 'fraction <= latency'"
-			echo "set logscale x; set yrange [0:1.02]"
-			p="plot"
-			for n in "${scen[@]}"; do
-				[ -s "$DIR/$n/$k.$ext" ] || continue
-				p+=" '$DIR/$n/$k.$ext' using (\$1/1000):2 with steps lw 2 title '$(title_of "$n")',"
-			done
-			echo "${p%,}"
-			echo "unset logscale x"
-		done
-		# multimedia frame latency histogram, as a density (fraction of
-		# frames per ms) since each scenario has its own bucket width
-		echo "set output '$DIR/frame-latency-hist.png'"
-		echo "set title 'multimedia: frame latency histogram (generated to last packet)'"
-		echo "set xlabel 'frame latency (ms)'; set ylabel 'fraction of frames per ms'; set autoscale y"
-		echo "set key top center"
-		p="plot"
-		for n in "${scen[@]}"; do
-			f=$DIR/$n/multimedia.msg.hist
-			[ -s "$f" ] || continue
-			tot=$(awk '!/^#/ { s += $3 } END { print s + 0 }' "$f")
-			[ "$tot" -gt 0 ] || continue
-			p+=" '$f' using (\$1/1000):(\$3/$tot/(\$2/1000)) with steps lw 2 title '$(title_of "$n")',"
-		done
-		echo "${p%,}"
-		# best-effort and background throughput per architecture
-		echo "set output '$DIR/throughput.png'"
-		echo "set title 'best-effort and background throughput'"
-		echo "set style data histograms; set style histogram clustered gap 1"
-		echo "set style fill solid 0.8 border -1; set boxwidth 0.9"
-		echo "set xlabel ''; set ylabel 'Mbit/s received'; set yrange [0:*]; set key outside top center horizontal"
-		echo "set xtics rotate by -20; set rmargin 12; set bmargin 6"
-		echo "plot '$DIR/throughput.dat' using 2:xtic(1) title 'best-effort', '' using 3 title 'background'"
+		[ ${#scen[@]} = 0 ] || main_plots
+		[ ${#sweep_archs[@]} = 0 ] || sweep_plots
 	} > "$gp"
-	: > "$DIR/throughput.dat"
-	for n in "${scen[@]}"; do
-		be=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-			$c["name"] == "besteffort" { printf "%.3f", $c["throughput_bps"] / 1e6 }' "$DIR/$n/results.csv")
-		bg=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-			$c["name"] == "background" { printf "%.3f", $c["throughput_bps"] / 1e6 }' "$DIR/$n/results.csv")
-		printf '"%s" %s %s\n' "$(title_of "$n")" "${be:-0}" "${bg:-0}" >> "$DIR/throughput.dat"
-	done
+	[ ${#scen[@]} = 0 ] || main_plots_data
 	if gnuplot "$gp" > "$DIR/gnuplot.log" 2>&1; then
-		for k in $KINDS; do plots+=("cdf-$k.png"); done
-		plots+=(frame-latency-hist.png throughput.png)
+		if [ ${#scen[@]} -gt 0 ]; then
+			for k in $KINDS; do plots+=("cdf-$k.png"); done
+			plots+=(frame-latency-hist.png throughput.png)
+		fi
+		[ ${#sweep_archs[@]} = 0 ] ||
+			plots+=(sweep-control.png sweep-multimedia.png sweep-besteffort.png)
 	else
 		echo "demo-report: gnuplot failed, see ${DIR#"$FQ_ROOT"/}/gnuplot.log" >&2
 	fi
@@ -167,9 +319,22 @@ fi
 rm -f "$REPORT.tmp"
 
 # the tables on the terminal
-for k in $KINDS; do
+if [ ${#scen[@]} -gt 0 ]; then
+	for k in $KINDS; do
+		echo
+		echo "$k:"
+		table "$k" | sed '2d' | sed 's/^| //; s/ |$//' | column -t -s '|' 2>/dev/null || table "$k"
+	done
+fi
+# the sweep's, from the report
+if [ ${#sweep_archs[@]} -gt 0 ]; then
 	echo
-	echo "$k:"
-	table "$k" | sed '2d' | sed 's/^| //; s/ |$//' | column -t -s '|' 2>/dev/null || table "$k"
-done
+	echo "QoS-load sweep (report.md explains):"
+	sed -n '/^## QoS-load sweep/,/^## Plots/p' "$REPORT" | grep -E '^(\||###)' |
+		awk '/^###/ { if (t != "") print t | "column -t -s \"|\""; close("column -t -s \"|\"")
+			      t = ""; print ""; print substr($0, 5) ":"; next }
+		     /^\| *---/ { next }
+		     { sub(/^\| /, ""); sub(/ \|$/, ""); t = t $0 "\n" }
+		     END { if (t != "") printf "%s", t | "column -t -s \"|\"" }'
+fi
 exit 0

@@ -9,7 +9,10 @@
 #
 # Usage: scripts/demo.sh [--live] [SCENARIO...]
 #   SCENARIO   names of selftests/demo/scenarios/*.conf (default: all;
-#              those that need what is not built yet are skipped)
+#              those that need what is not built yet are skipped);
+#              NAME@qosN: NAME with the QoS classes at N % of the load;
+#              sweep: the QoS-load sweep, every architecture at each
+#              load of $SWEEP_LOADS (default 10 30 50 60 70 80 90)
 #   --live     run on this host's kernel instead of the VM (root; the
 #              modules and tc plugin installed: make install)
 # Environment: V=1 shows the VM console live.
@@ -24,9 +27,26 @@ if [ "${1:-}" = --live ]; then
 	shift
 fi
 SCEN_DIR=$FQ_ROOT/selftests/demo/scenarios
-names=${*:-$(ls "$SCEN_DIR"/*.conf | sed 's|.*/||; s|\.conf$||')}
-for n in $names; do
-	[ -r "$SCEN_DIR/$n.conf" ] || fq_die "no scenario '$n' in ${SCEN_DIR#"$FQ_ROOT"/}"
+# the sweep: the paper's five architectures (Figs. 6 to 8)
+SWEEP_ARCHS="trad2 trad4 simple2 advanced2 ideal"
+SWEEP_LOADS=${SWEEP_LOADS:-10 30 50 60 70 80 90}
+names=
+for n in ${*:-$(ls "$SCEN_DIR"/*.conf | sed 's|.*/||; s|\.conf$||')}; do
+	if [ "$n" = sweep ]; then
+		for q in $SWEEP_LOADS; do
+			[[ $q =~ ^[0-9]+$ ]] && [ "$q" -ge 1 ] && [ "$q" -le 99 ] ||
+				fq_die "SWEEP_LOADS: '$q' is not a QoS load of 1 .. 99 (%)"
+			for a in $SWEEP_ARCHS; do names+=" $a@qos$q"; done
+		done
+		continue
+	fi
+	if [[ $n == *@qos* ]]; then
+		q=${n##*@qos}
+		[[ $q =~ ^[0-9]+$ ]] && [ "$q" -ge 1 ] && [ "$q" -le 99 ] ||
+			fq_die "$n: want NAME@qosN, N a QoS load of 1 .. 99 (%)"
+	fi
+	[ -r "$SCEN_DIR/${n%@qos*}.conf" ] || fq_die "no scenario '${n%@qos*}' in ${SCEN_DIR#"$FQ_ROOT"/}"
+	names+=" $n"
 done
 
 rm -rf "$OUT"
@@ -46,7 +66,11 @@ if [ $LIVE = 1 ]; then
 	export PATH=$FQ_BUILD/bin:$PATH
 	for n in $names; do
 		echo "# scenario $n (live host $(uname -r))"
-		bash "$FQ_ROOT/selftests/demo/scenario.sh" "$SCEN_DIR/$n.conf" "$OUT/$n"
+		qos=()
+		[[ $n == *@qos* ]] && qos=("qos_load=${n##*@qos}")
+		conf=$SCEN_DIR/${n%@qos*}.conf
+		n=${n/@qos/-qos}
+		bash "$FQ_ROOT/selftests/demo/scenario.sh" "$conf" "$OUT/$n" "${qos[@]}"
 		rc=$?
 		case $rc in
 		0) echo "ok $n" ;;
@@ -56,7 +80,8 @@ if [ $LIVE = 1 ]; then
 	done
 else
 	list=$OUT/list
-	echo "demo/scenarios 900 /opt/fabric-qos/selftests/demo/demo.sh" > "$list"
+	# guest seconds: a scenario runs about 5 (4 of traffic), at most 20
+	echo "demo/scenarios $((120 + 30 * $(echo $names | wc -w))) /opt/fabric-qos/selftests/demo/demo.sh" > "$list"
 	FQ_DEMO_SCENARIOS="$names" "$FQ_ROOT/scripts/mkinitramfs.sh" "$OUT/initrd.gz" "$list" \
 		> "$OUT/initramfs.log" 2>&1 ||
 		{ cat "$OUT/initramfs.log"; fq_die "building the initramfs failed"; }

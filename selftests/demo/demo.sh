@@ -13,6 +13,11 @@
 #   FQ-DEMO-EOF
 #   FQ-DEMO-RESULT NAME ok|skip|fail [reason]
 #
+# A name NAME@qosN runs scenarios/NAME.conf with qos_load=N (the QoS
+# classes N % of the load, best effort the rest): one point of the
+# QoS-load sweep (make demo S=sweep, Documentation/demo.rst).  Its
+# results are named NAME-qosN.
+#
 # Exit 0 when no scenario failed (skipped ones are fine).
 cd "$(dirname "$0")" || exit 1
 LIST=/etc/fabric-qos/demo-scenarios
@@ -23,10 +28,13 @@ else
 fi
 
 failed=0
-for name in $names; do
+for spec in $names; do
+	name=${spec/@qos/-qos}
 	out=/tmp/demo/$name
 	start=$(date +%s)
-	bash ./scenario.sh "scenarios/$name.conf" "$out" > /tmp/demo-run.out 2>&1
+	qos=()
+	[[ $spec == *@qos* ]] && qos=("qos_load=${spec##*@qos}")
+	bash ./scenario.sh "scenarios/${spec%@qos*}.conf" "$out" "${qos[@]}" > /tmp/demo-run.out 2>&1
 	rc=$?
 	sed 's/^/  /' /tmp/demo-run.out
 	for f in "$out"/*; do

@@ -8,7 +8,9 @@
 # Documentation/scenarios.rst describes the file format and the
 # architectures.
 #
-# Usage: scenario.sh SCENARIO.conf OUTDIR
+# Usage: scenario.sh SCENARIO.conf OUTDIR [KEY=VALUE...]
+#   KEY=VALUE: a line "KEY = VALUE" after the file's, which it overrides
+#   (make demo S=sweep runs each architecture with qos_load=N)
 #   OUTDIR gets: scenario.conf (as run), setup.log (every command),
 #   send.txt, results.json, results.csv, CLASS.{cdf,msg.cdf,msg.hist},
 #   qdisc.txt (tc -s after the run).
@@ -22,14 +24,21 @@
 #                  emulated link rate                     fabric-meter recv
 #     fabric-meter send: control, multimedia, besteffort, background
 #
-# With a switch (switch = fifo | takeover | ideal), see switch_attach().
+# With a switch (switch = trad | simple | advanced | ideal), see
+# switch_attach().
 set -u
 
 PROG=scenario
 CONF=${1:-}
 OUT=${2:-}
-[[ -n $CONF && -n $OUT ]] || { echo "usage: $0 SCENARIO.conf OUTDIR" >&2; exit 2; }
+[[ -n $CONF && -n $OUT ]] || { echo "usage: $0 SCENARIO.conf OUTDIR [KEY=VALUE...]" >&2; exit 2; }
 [[ -r $CONF ]] || { echo "$PROG: cannot read $CONF" >&2; exit 2; }
+shift 2
+OVERRIDES=()
+for kv in "$@"; do
+	[[ $kv == ?*=* ]] || { echo "$PROG: '$kv': want KEY=VALUE" >&2; exit 2; }
+	OVERRIDES+=("${kv%%=*} = ${kv#*=}")
+done
 
 NS_PREFIX="fqs-$$"
 NS_LIST=()
@@ -77,6 +86,9 @@ S_FRAME_LATENCY=10ms
 S_ELIGIBILITY=1ms
 S_BE_WEIGHTS="besteffort:2 background:1"
 S_SEED=1
+S_CREDITS=on
+S_SWITCH_BUFFER=""
+S_QOS_LOAD=""
 
 # key = value lines; '#' starts a comment; unknown keys are errors.
 read_conf()
@@ -94,19 +106,46 @@ read_conf()
 		key=${BASH_REMATCH[1]} val=${BASH_REMATCH[2]}
 		case $key in
 		name|title|host|switch|link|duration|load|mix|flows|control_target|\
-		frame_latency|eligibility|be_weights|seed)
+		frame_latency|eligibility|be_weights|seed|credits|switch_buffer|qos_load)
 			printf -v "S_${key^^}" '%s' "$val" ;;
 		*)
 			echo "$CONF:$n: unknown key '$key'" >&2
 			exit 2 ;;
 		esac
-	done < "$CONF"
+	# a here-string, not <(...): the VM's initramfs has no /dev/fd
+	done <<< "$(cat "$CONF"; printf '%s\n' "${OVERRIDES[@]}")"
+	# qos_load = N: the QoS classes (control, multimedia) N % of the load,
+	# best effort (best-effort, background) the rest, each pair evenly
+	if [[ -n $S_QOS_LOAD ]]; then
+		[[ $S_QOS_LOAD =~ ^[0-9]{1,2}$ ]] && ((S_QOS_LOAD >= 1)) ||
+			{ echo "$CONF: qos_load = $S_QOS_LOAD: want 1 .. 99 (%)" >&2; exit 2; }
+		local q=$((10#$S_QOS_LOAD)) r=$((100 - 10#$S_QOS_LOAD))
+		S_MIX="control:$((q / 2)) multimedia:$((q - q / 2)) besteffort:$((r / 2)) background:$((r - r / 2))"
+	fi
 	case $S_HOST in trad2|trad4|edf) ;; *)
 		echo "$CONF: host = $S_HOST: want trad2, trad4 or edf" >&2; exit 2 ;;
 	esac
-	case $S_SWITCH in none|fifo|takeover|ideal) ;; *)
-		echo "$CONF: switch = $S_SWITCH: want none, fifo, takeover or ideal" >&2; exit 2 ;;
+	# fifo and takeover: vcsw's old names (its vc0 option) of trad and
+	# advanced, kept so that scenario files written for them still run
+	case $S_SWITCH in
+	fifo) S_SWITCH=trad ;;
+	takeover) S_SWITCH=advanced ;;
 	esac
+	case $S_SWITCH in none|trad|simple|advanced|ideal) ;; *)
+		echo "$CONF: switch = $S_SWITCH: want none, trad, simple, advanced or ideal" >&2; exit 2 ;;
+	esac
+	case $S_CREDITS in on|off) ;; *)
+		echo "$CONF: credits = $S_CREDITS: want on or off" >&2; exit 2 ;;
+	esac
+	# the paper's 8 KB per VC and port on a lossless switch; without
+	# credits the output buffers must hold what a host's FIFO holds
+	# (trad2's 1000 packets), or the comparison is of drops in the switch
+	if [[ -z $S_SWITCH_BUFFER ]]; then
+		S_SWITCH_BUFFER=8k
+		[[ $S_CREDITS == on ]] || S_SWITCH_BUFFER=1m
+	fi
+	[[ $S_SWITCH_BUFFER =~ ^[0-9]+[km]?$ ]] ||
+		{ echo "$CONF: switch_buffer = $S_SWITCH_BUFFER: want bytes, e.g. 8k or 1m" >&2; exit 2; }
 	[[ $S_LINK =~ ^[0-9]+(\.[0-9]+)?[kmg]bit$ ]] ||
 		{ echo "$CONF: link = $S_LINK: want e.g. 40mbit" >&2; exit 2; }
 	[[ $S_DURATION =~ ^[0-9]+(\.[0-9]+)?$ && $S_LOAD =~ ^[0-9]+$ ]] ||
@@ -239,26 +278,33 @@ topology_direct()
 
 # ---- switch topology ---------------------------------------------------------------
 #
-# With a switch (switch = fifo | takeover | ideal): two hosts and the sink
-# are ports of one vcsw switch (Documentation/vcsw.rst) in namespace SW.
-# Every port emulates the scenario's link rate, VC0 in the scenario's
-# discipline, VC1 one best-effort FIFO.  The classes are split over the
-# hosts so that both VCs see traffic from two inputs contending for the
-# one output port to the sink: H1 sends control and best-effort, H2
-# multimedia and background.  VC0 then holds control messages from H1
-# behind video packets from H2, which is where the disciplines differ
-# (a FIFO keeps order errors, take-over and ideal send by deadline).
-# edf hosts mark the fabric header's time to deadline (ttd on); the
-# switch turns it into local deadlines and rewrites it on departure; the
-# sink's fabric_hdr.ko strips the header before UDP.
+# With a switch (switch = trad | simple | advanced | ideal): two hosts
+# and the sink are ports of one vcsw switch (Documentation/vcsw.rst) in
+# namespace SW, of the scenario's architecture (arch), every port
+# emulating the scenario's link rate.  Each host sends every class with
+# half its flows, so both VCs are fed from two inputs contending for
+# the one output port to the sink, where the architectures differ: the
+# crossbar picks among the inputs' heads by round robin (trad) or by
+# deadline (the others), and VC0 is a FIFO (trad, simple), an ordered +
+# take-over pair (advanced) or sorted (ideal).  edf hosts mark the
+# fabric header's time to deadline (ttd on); the switch turns it into
+# local deadlines and rewrites it on departure; the sink's fabric_hdr.ko
+# strips the header before UDP.
+#
+# With credits on (the default), the links from the hosts are lossless:
+# the hosts' qdiscs have "credits on", the ports p1 and p2 "credits on",
+# a frame waits in its input buffer until its output VC has room, and
+# congestion backs up into the hosts, whose schedulers then decide what
+# goes (Documentation/credits.rst).  The sink's port p3 has no credits:
+# the sink takes what arrives, and p3 sends at the emulated rate.
 #
 #   [H1] veth0 --p1--+
-#   [H2] veth0 --p2--+- sw0 (vcsw, vc0 MODE, rate LINK) -p3-- veth1 [SINK]
-#   10.77.0.1, .3                                      10.77.0.2
+#   [H2] veth0 --p2--+- sw0 (vcsw, arch ARCH, rate LINK) -p3-- veth1 [SINK]
+#   10.77.0.1, .3                                        10.77.0.2
 SW_MAC_H1=02:00:00:00:77:01
 SW_MAC_H2=02:00:00:00:77:03
 SW_MAC_SINK=02:00:00:00:77:02
-SW_BUFFER=1m	# per VC: about trad2's 1000-packet host FIFO of frames
+CREDITS=""		# "credits on": the hosts' qdiscs honour the switch's credits
 
 # switch_port NS DEV PORT MAC ADDR: a veth pair DEV (in NS) - PORT (a port
 # of sw0), DEV's address MAC / ADDR, a static forwarding entry for MAC
@@ -278,21 +324,25 @@ switch_port()
 	nsx SW ip link set "$port" up
 	nsx SW ip link set "$port" type vcsw_slave fdb_add "$mac" >> "$OUT/setup.log" 2>&1 ||
 		die "fdb_add $mac on $port failed: $(tail -n 2 "$OUT/setup.log")"
+	[[ -z $CREDITS || $n == SINK ]] && return
+	nsx SW ip link set "$port" type vcsw_slave credits on >> "$OUT/setup.log" 2>&1 ||
+		die "credits on $port failed: $(tail -n 2 "$OUT/setup.log")"
 }
 
 switch_attach()
 {
-	local mode=$1 h
+	local arch=$1 h
 
 	modinfo vcsw >/dev/null 2>&1 || lsmod | grep -q '^vcsw' ||
-		skip "switch = $mode needs the vcsw module"
+		skip "switch = $arch needs the vcsw module"
 	modinfo fabric_hdr >/dev/null 2>&1 || lsmod | grep -q '^fabric_hdr' ||
-		skip "switch = $mode needs the fabric_hdr module (the sink strips the header)"
+		skip "switch = $arch needs the fabric_hdr module (the sink strips the header)"
+	[[ $S_CREDITS == on ]] && CREDITS="credits on"
 	modprobe vcsw 2>/dev/null
 	# the sink's receive path: fabric header off, then UDP as usual
 	modprobe fabric_hdr || die "cannot load fabric_hdr"
 	ns_add SW
-	nsx SW ip link add sw0 type vcsw vc0 "$mode" rate "$S_LINK" buffer "$SW_BUFFER" \
+	nsx SW ip link add sw0 type vcsw arch "$arch" rate "$S_LINK" buffer "$S_SWITCH_BUFFER" \
 		>> "$OUT/setup.log" 2>&1 || die "cannot create the vcsw switch: $(tail -n 2 "$OUT/setup.log")"
 	nsx SW ip link set sw0 up
 	switch_port H1 veth0 p1 "$SW_MAC_H1" 10.77.0.1
@@ -338,14 +388,14 @@ host_trad2()	# two strict-priority VCs: QoS (control, multimedia), best-effort
 # the link rate (perflow off).  Deadlines D = max(D', now) + len / LINK
 # then rise with every packet of the class: each VC sends in arrival
 # order, a FIFO, and VC0 goes strictly first, as prio's two bands do.  No
-# smoothing, no frame deadlines; the switch ports are FIFOs (vc0 fifo).
+# smoothing, no frame deadlines; the switch is arch trad (FIFOs, round robin).
 host_trad2_marked()
 {
 	local h=$1
 
 	modprobe sch_edf 2>/dev/null
 	tcx "$h" qdisc add dev "$HOST_DEV" root handle 1: edf rate "$S_LINK" \
-		limit 2000 flow_limit 1000 $TTD
+		limit 2000 flow_limit 1000 $TTD $CREDITS
 	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:1 edf control perflow off
 	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:2 edf rate "$S_LINK" \
 		besteffort perflow off
@@ -393,7 +443,7 @@ host_edf()	# edf: control, frames, two weighted best-effort classes
 	# defaults (100 per flow) would drop best-effort bursts that trad2
 	# keeps, and the comparison would be of buffers, not schedulers
 	tcx "$h" qdisc add dev "$HOST_DEV" root handle 1: edf rate "$S_LINK" \
-		eligibility "$S_ELIGIBILITY" limit 2000 flow_limit 1000 $TTD
+		eligibility "$S_ELIGIBILITY" limit 2000 flow_limit 1000 $TTD $CREDITS
 	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:1 edf control
 	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:2 edf frame "$S_FRAME_LATENCY" smooth
 	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:3 edf \
@@ -411,7 +461,13 @@ host_edf()	# edf: control, frames, two weighted best-effort classes
 read_conf
 mkdir -p "$OUT" || die "cannot create $OUT"
 rm -f "$OUT"/*
-cp "$CONF" "$OUT/scenario.conf"
+{ cat "$CONF"; printf '%s\n' "${OVERRIDES[@]}"; } > "$OUT/scenario.conf"
+# every key as resolved (defaults included), for the report
+for key in name title host switch credits switch_buffer link duration load mix flows \
+	control_target frame_latency eligibility be_weights seed qos_load; do
+	v=S_${key^^}
+	printf '%s = %s\n' "$key" "${!v}"
+done > "$OUT/settings.txt"
 : > "$OUT/setup.log"
 command -v fabric-meter >/dev/null || skip "fabric-meter not on PATH"
 [[ $(id -u) == 0 ]] || skip "needs root (namespaces, qdiscs)"
@@ -509,7 +565,12 @@ for h in "${HOSTS[@]}"; do
 	echo "== $h"
 	nsx "$h" tc -s qdisc show dev "$HOST_DEV" 2>&1
 done > "$OUT/qdisc.txt"
-[[ $S_SWITCH == none ]] || nsx SW ip -d -s link show dev p3 > "$OUT/switch.txt" 2>&1
+if [[ $S_SWITCH != none ]]; then
+	nsx SW ip -d -s link show dev p3 > "$OUT/switch.txt" 2>&1
+	for p in p1 p2; do
+		nsx SW ip -d -s link show dev $p 2>&1
+	done > "$OUT/switch-inputs.txt"
+fi
 rm -f "$OUT/recv.ready"
 cat "$OUT/recv.txt"
 exit 0

@@ -71,6 +71,11 @@ bad_list class 'host = edf\nflows = video:3\n' "flows = video:3: 'video' is not 
 bad_list noshare 'host = edf\nmix = control:0\n' "mix = control:0: no class with a share"
 bad_list one 'host = edf\nswitch = fifo\nflows = control:1\n' \
 	"flows: control has 1; with a switch each class needs 2 or more"
+bad_list arch 'host = edf\nswitch = crossbar\n' \
+	"switch = crossbar: want none, trad, simple, advanced or ideal"
+bad_list credits 'host = edf\nswitch = simple\ncredits = yes\n' "credits = yes: want on or off"
+bad_list buffer 'host = edf\nswitch = ideal\nswitch_buffer = 8kb\n' \
+	"switch_buffer = 8kb: want bytes"
 runner_ns_gone
 check_err $? "namespaces left after the refusals: $(ip netns list)"
 log_test "bad scenario files refused with file and line"
@@ -83,7 +88,7 @@ log_test "bad scenario files refused with file and line"
 if modinfo vcsw > /dev/null 2>&1 && modinfo fabric_hdr > /dev/null 2>&1; then
 	cat > "$TMP_DIR/sw.conf" <<'CONF'
 host = edf
-switch = takeover
+switch = advanced
 link = 20mbit
 duration = 1
 flows = control:2 multimedia:2 besteffort:2 background:2
@@ -93,7 +98,7 @@ CONF
 	for k in control multimedia besteffort background; do
 		n=$(meter_csv "$TMP_DIR/sw/results.csv" $k received)
 		[[ ${n:-0} -gt 0 ]]
-		check_err $? "switch: class $k: received '${n}'"
+		check_err $? "switch: class $k: received '${n}': $(tail -n 4 "$TMP_DIR/sw.out"; cat "$TMP_DIR/sw/recv.err" "$TMP_DIR/sw/send.txt" 2>&1 | tail -n 12)"
 	done
 	for k in control multimedia besteffort background; do
 		hosts=$(awk -v k="$k" '/^== / { h = $2 } $1 ~ "^" k "/" { print h }' \
@@ -105,6 +110,12 @@ CONF
 	done
 	grep -q "^qdisc edf 1: root .*ttd on" "$TMP_DIR/sw/qdisc.txt"
 	check_err $? "switch: the hosts' edf qdiscs lack ttd on: $(head -n 3 "$TMP_DIR/sw/qdisc.txt")"
+	# lossless by default: both hosts' qdiscs wait for the switch's
+	# credits, and its ports to them count the hosts' frames in their books
+	n=$(grep -c "^qdisc edf 1: root .*credits on" "$TMP_DIR/sw/qdisc.txt")
+	check_eq "switch: hosts whose edf has credits on" 2 "$n"
+	grep -q "credits on" "$TMP_DIR/sw/switch-inputs.txt"
+	check_err $? "switch: the ports to the hosts lack credits: $(head -n 8 "$TMP_DIR/sw/switch-inputs.txt")"
 	for vc in vc0 vc1; do
 		n=$(sed -n "s/^ *$vc: packets \([0-9]*\) .*/\1/p" "$TMP_DIR/sw/switch.txt")
 		[[ ${n:-0} -gt 0 ]]
@@ -115,10 +126,11 @@ CONF
 	log_test "switch scenario: two hosts send every class through vcsw, VC0 and VC1 used"
 
 else
+	# takeover: the old name of advanced, still accepted
 	printf 'host = edf\nswitch = takeover\n' > "$TMP_DIR/sw.conf"
 	bash "$RUNNER" "$TMP_DIR/sw.conf" "$TMP_DIR/sw" > "$TMP_DIR/sw.out" 2>&1
 	check_eq "exit status, switch missing" 4 $?
-	grep -q "SKIP: switch = takeover needs the" "$TMP_DIR/sw.out"
+	grep -q "SKIP: switch = advanced needs the" "$TMP_DIR/sw.out"
 	check_err $? "message: $(cat "$TMP_DIR/sw.out")"
 	runner_ns_gone
 	check_err $? "namespaces left after the skip: $(ip netns list)"
