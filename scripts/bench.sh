@@ -148,13 +148,42 @@ wall_summary() {
 	awk -F, 'NR > 1 { printf "%-12s median %8d pps  spread %5.1f %% over %d runs\n", $1, $3, $6, $2 }' "$csv"
 }
 
+# vcsw_summary: the switch forwarding figures (selftests/bench/vcsw_fwd.sh):
+# instructions per frame, own cost (less direct's), ratio to the peer
+vcsw_summary() {
+	local csv=$OUT/vcsw.csv
+
+	grep -E '^bench vcsw(-peer)? ' "$RESULTS" | awk '
+		{ delete v; for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+		$2 == "vcsw-peer" { peer[v["case"]] = v["peer"]; next }
+		{ c = v["case"]; order[++n] = c; ins[c] = v["insn_per_frame"]; pps[c] = v["pps"]
+		  del[c] = v["delivered"]; fr[c] = v["frames"]; err[c] = v["errors"] }
+		END {
+			print "case,insn_per_frame,own_insn_per_frame,frames,delivered,errors,peer,pps_ratio_to_peer"
+			for (i = 1; i <= n; i++) {
+				c = order[i]; p = (c in peer) ? peer[c] : ""
+				printf "%s,%s,%s,%s,%s,%s,%s,%s\n", c, ins[c],
+					("direct" in ins) ? ins[c] - ins["direct"] : "",
+					fr[c], del[c], err[c], p,
+					(p != "" && pps[p] > 0) ? sprintf("%.2f", pps[c] / pps[p]) : ""
+			}
+		}' > "$csv"
+	[ "$(wc -l < "$csv")" -gt 1 ] || { rm -f "$csv"; return 0; }
+	echo
+	echo "switch forwarding, deterministic VM: guest instructions per frame (own: less direct's)"
+	awk -F, 'NR > 1 { printf "%-22s %6s (own %6s)  delivered %s of %s%s%s\n", $1, $2, $3, $5, $4,
+		$6 != "" && $6 != 0 ? ", pktgen errors " $6 : "",
+		$7 != "" ? sprintf(", pps ratio to %s %s", $7, $8) : "" }' "$csv"
+}
+
 run_kind deterministic
 run_kind fast
 abi=$(fq_vm_abi)
-[ -s "$RESULTS" ] && FQ_ROOT=$FQ_ROOT FQ_BENCH_KERNEL=$abi \
+grep -q '^bench qdisc ' "$RESULTS" 2>/dev/null && FQ_ROOT=$FQ_ROOT FQ_BENCH_KERNEL=$abi \
 	FQ_BENCH_KERNEL_PACKAGE=$(fq_kernel_version "$abi" || echo unknown) \
 	"$FQ_ROOT/scripts/bench-report.sh" "$RESULTS" "$OUT"
 wall_summary
+vcsw_summary
 [ -z "$FILTER" ] || [[ core =~ $FILTER ]] && core_costs
 
 echo

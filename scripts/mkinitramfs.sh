@@ -34,13 +34,13 @@ INTREE_MODULES="
 "
 # Host programs copied with their shared libraries; optional ones are
 # skipped when this machine lacks them.
-PROGRAMS="/usr/sbin/ip /usr/sbin/tc /usr/bin/kmod /usr/bin/bash
+PROGRAMS="/usr/sbin/ip /usr/sbin/tc /usr/sbin/bridge /usr/bin/kmod /usr/bin/bash
 	/usr/bin/timeout /usr/bin/env /usr/bin/nice /usr/bin/nohup /usr/bin/xargs"
 OPTIONAL_PROGRAMS="/usr/sbin/ethtool /usr/bin/taskset"
 # Busybox applets we do not link: the real tools take these names.  The
 # ones that run other commands must be real too: busybox's would run its
 # own "ip" applet rather than /usr/sbin/ip.
-NOT_APPLETS=" ip tc modprobe insmod rmmod lsmod depmod modinfo bash sh timeout env nice nohup xargs "
+NOT_APPLETS=" ip tc bridge modprobe insmod rmmod lsmod depmod modinfo bash sh timeout env nice nohup xargs "
 
 # Map a host path onto the image's merged-/usr layout.
 usr_path() {
