@@ -76,6 +76,8 @@ bad_list arch 'host = edf\nswitch = crossbar\n' \
 bad_list credits 'host = edf\nswitch = simple\ncredits = yes\n' "credits = yes: want on or off"
 bad_list buffer 'host = edf\nswitch = ideal\nswitch_buffer = 8kb\n' \
 	"switch_buffer = 8kb: want bytes"
+bad_list trad4 'host = trad4\nswitch = trad\n' \
+	"host = trad4 cannot honour the switch's credits"
 runner_ns_gone
 check_err $? "namespaces left after the refusals: $(ip netns list)"
 log_test "bad scenario files refused with file and line"
