@@ -443,6 +443,21 @@ link_json()
 	echo "${j//[[:space:]]/}"
 }
 
+# vcsw_ports_empty NS PORT...: no frame waits in the input or output
+# buffers of these vcsw ports (either VC)
+vcsw_ports_empty()
+{
+	local ns=$1 p j vc
+
+	shift
+	for p in "$@"; do
+		j=$(link_json "$ns" "$p")
+		for vc in vc0 vc1 in_vc0 in_vc1; do
+			[ "$(json_obj_u64 "$j" $vc backlog_packets)" = 0 ] || return 1
+		done
+	done
+}
+
 # json_obj_u64 JSON OBJ KEY: number KEY of object OBJ (the last object of
 # that name, flat) in JSON; bash matching, no program started.
 json_obj_u64()

@@ -60,14 +60,9 @@ qbacklog() {
 
 # Nothing waits in the switch or the hosts' qdiscs, nothing arrives.
 idle() {
-	local p h j vc
+	local h
 
-	for p in 1 2 3 4 5; do
-		j=$(link_json S s$p)
-		for vc in vc0 vc1 in_vc0 in_vc1; do
-			[ "$(json_obj_u64 "$j" $vc backlog_packets)" = 0 ] || return 1
-		done
-	done
+	vcsw_ports_empty S s1 s2 s3 s4 s5 || return 1
 	for h in 1 2 5; do
 		[ "$(qbacklog $h)" = 0 ] || return 1
 	done

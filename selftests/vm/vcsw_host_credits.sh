@@ -76,14 +76,9 @@ send() {
 }
 
 idle() {
-	local d j vc
+	local h
 
-	for d in s1 s2 s3 s4; do
-		j=$(link_json S $d)
-		for vc in vc0 vc1 in_vc0 in_vc1; do
-			[ "$(json_obj_u64 "$j" $vc backlog_packets)" = 0 ] || return 1
-		done
-	done
+	vcsw_ports_empty S s1 s2 s3 s4 || return 1
 	for h in 1 2 3; do
 		[ "$(qbacklog H$h)" = 0 ] || return 1
 	done
