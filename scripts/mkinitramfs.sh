@@ -154,5 +154,6 @@ if [ -n "${FQ_DEMO_SCENARIOS:-}" ]; then
 	printf '%s\n' $FQ_DEMO_SCENARIOS > "$STAGE/etc/fabric-qos/demo-scenarios"
 fi
 install -m 755 "$FQ_ROOT/scripts/vm-init" "$STAGE/init"
+install -m 644 "$FQ_ROOT/scripts/vm-report.sh" "$STAGE/etc/fabric-qos/vm-report.sh"
 
 ( cd "$STAGE" && find . -print0 | cpio --null -o -H newc --quiet ) | gzip -1 > "$OUT"
