@@ -278,6 +278,34 @@ void fabric_link_dev_event(struct net_device *dev, unsigned long event)
 
 /* ---- the qdiscs' side ------------------------------------------------------ */
 
+/* Whether @dev is a port of a vcsw switch.  Under RTNL. */
+static bool fabric_link_dev_is_switch_port(struct net_device *dev)
+{
+	struct net_device *master = netdev_master_upper_dev_get(dev);
+
+	return master && master->rtnl_link_ops &&
+	       !strcmp(master->rtnl_link_ops->kind, "vcsw");
+}
+
+/**
+ * fabric_link_dev_has_link - whether a qdisc on @dev sends under credits
+ * @dev: the device
+ *
+ * For vcsw, which must not take such a device as a port.  Under RTNL,
+ * which every qdisc change holds.
+ */
+bool fabric_link_dev_has_link(const struct net_device *dev)
+{
+	bool on;
+
+	ASSERT_RTNL();
+	rcu_read_lock();
+	on = fabric_link_find(dev) != NULL;
+	rcu_read_unlock();
+	return on;
+}
+EXPORT_SYMBOL_GPL(fabric_link_dev_has_link);
+
 /**
  * fabric_link_get - take @dev's end of its credit link
  * @dev: the qdisc's device
@@ -295,6 +323,16 @@ struct fabric_link *fabric_link_get(struct net_device *dev, u32 unit,
 	if (!unit || unit > 0xffff) {
 		NL_SET_ERR_MSG(extack, "credit unit must be 1 to 65535 bytes");
 		return ERR_PTR(-EINVAL);
+	}
+	/*
+	 * A vcsw port's switch is that end of the link already: it takes
+	 * the peer's messages before we could see them, and a qdisc here
+	 * would wait for credits forever.  vcsw refuses the converse.
+	 */
+	if (fabric_link_dev_is_switch_port(dev)) {
+		NL_SET_ERR_MSG(extack,
+			       "device is a vcsw port: the switch keeps its credits (use vcsw_slave credits)");
+		return ERR_PTR(-EBUSY);
 	}
 	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
 	if (!fresh)

@@ -35,6 +35,7 @@ bool fabric_link_is_msg(struct sk_buff *skb);
 struct fabric_link *fabric_link_get(struct net_device *dev, u32 unit,
 				    struct netlink_ext_ack *extack);
 void fabric_link_put(struct fabric_link *l);
+bool fabric_link_dev_has_link(const struct net_device *dev);
 struct fabric_link *fabric_link_configure(struct Qdisc *sch,
 					  struct fabric_link *cur,
 					  const struct nlattr *on,

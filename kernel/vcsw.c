@@ -1622,6 +1622,11 @@ static int vcsw_add_slave(struct net_device *dev, struct net_device *sdev,
 		NL_SET_ERR_MSG_MOD(extack, "device already has a receive handler (bridge, bond, ...)");
 		return -EBUSY;
 	}
+	/* its qdisc would wait for credits the switch's port takes first */
+	if (fabric_link_dev_has_link(sdev)) {
+		NL_SET_ERR_MSG_MOD(extack, "a qdisc on the device sends under credits: turn its credits off first");
+		return -EBUSY;
+	}
 	/* slots change under RTNL only */
 	for (slot = 0; slot < VCSW_MAX_PORTS; slot++)
 		if (!sw->slot_port[slot])

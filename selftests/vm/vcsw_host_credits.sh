@@ -177,7 +177,21 @@ j=$(ns_exec H2 tc -j qdisc show dev dummy0 parent 1:1)
 [[ ${j//[[:space:]]/} == *'"credits":true,"credit_unit":128'* ]]
 check_err $? "tc -j does not show the credits: $j"
 ns_run H2 ip link del dummy0
-log_test "credit options: ranges, reasons, one unit per device, tc -j"
+# one end of a link per device: a switch port's is the switch's
+ns_exec S tc qdisc add dev s1 root handle 1: edf credits on 2>"$TMP_DIR/err"
+check_fail $? "credits on a vcsw port's qdisc accepted"
+grep -q "vcsw port" "$TMP_DIR/err"
+check_err $? "no reason given: $(cat "$TMP_DIR/err")"
+ns_run S ip link add cx type veth peer name cy || fatal "veth cx"
+ns_run S tc qdisc add dev cx root handle 1: aoq credits on || fatal "aoq on cx"
+ns_exec S ip link set cx master sw0 2>"$TMP_DIR/err"
+check_fail $? "a device whose qdisc has credits on enslaved"
+grep -q "under credits" "$TMP_DIR/err"
+check_err $? "no reason given: $(cat "$TMP_DIR/err")"
+ns_run S tc qdisc del dev cx root || fatal "aoq off cx"
+ns_run S ip link set cx master sw0 || fatal "cx without credits refused as a port"
+ns_run S ip link del cx
+log_test "credit options: ranges, reasons, one unit per device, one end per port, tc -j"
 
 ns_run H1 tc qdisc add dev eth0 root handle 1: edf credits on || fatal "edf"
 ns_run H2 tc qdisc add dev eth0 root handle 1: aoq default 1 credits on || fatal "aoq"
