@@ -101,7 +101,7 @@ userspace: $(TOOLS)
 plugins: $(TC_PLUGINS) $(IP_PLUGINS)
 selftests-build: $(UNIT_TESTS) $(VM_HELPERS) $(B)/bench/core_cost
 
-$(B)/bin/%: userspace/%.c $(CORE_HEADERS) $(wildcard userspace/lib/*.h)
+$(B)/bin/%: userspace/%.c $(CORE_HEADERS) $(wildcard userspace/lib/*.h userspace/lib/*.c)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(wildcard userspace/lib/*.c) $(USER_LDLIBS)
 

@@ -17,6 +17,7 @@
 #include <net/if_arp.h>
 #include <netinet/in.h>
 #include <netpacket/packet.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@
 
 #include "../kernel/core/fabric_hdr_core.h"
 #include "frame_fuzz.h"
+#include "link_fuzz.h"
 
 #define PROG "fabric-send"
 
@@ -73,6 +75,7 @@ struct fs_opts {
 	enum fs_malform	malform;
 	bool		fuzz;		/* random and mutated frames */
 	bool		fuzz_macs;	/* ... to random destinations too */
+	uint32_t	link_fuzz_unit;	/* forged link messages; 0: not */
 	unsigned long long seed;
 };
 
@@ -86,6 +89,8 @@ static void usage(FILE *f)
 		"                   [ --malform { short | version | inner-type | truncated } ]\n"
 		"       " PROG " -i DEV --dst-mac MAC --fuzz [ --seed N ] [ --count N ]\n"
 		"                   [ --fuzz-macs ] [ --src-ip A ] [ --dst-ip B ]\n"
+		"       " PROG " -i DEV --link-fuzz UNIT [ --seed N ] [ --count N ]\n"
+		"                   [ --interval US ]\n"
 		"       " PROG " -h | --help\n"
 		"Send Ethernet + fabric header + IPv4 + UDP frames on DEV, source MAC\n"
 		"DEV's own.  Defaults: --sport 49152 --ttd 1000000 (1 ms ahead) --vc 0\n"
@@ -107,7 +112,19 @@ static void usage(FILE *f)
 		"many it sent of each kind, as the receiver's validation classes them:\n"
 		"  fuzz seed=N sent=N refused=N valid=N short=N version=N inner_type=N\n"
 		"       truncated=N other=N\n"
-		"(refused: frames the packet socket would not send, e.g. past the MTU).\n",
+		"(refused: frames the packet socket would not send, e.g. past the MTU).\n"
+		"--link-fuzz UNIT plays the other end of a credit link to DEV's peer\n"
+		"(a host's qdisc or a vcsw port with credits on, counting UNIT bytes\n"
+		"per credit) and sends it --count forged and mutated link messages:\n"
+		"cut short or too long, other types, VC counts, units and epochs,\n"
+		"numbers repeated, going back or leaping, totals and grants at\n"
+		"random.  It first listens up to a second for one of the peer's own\n"
+		"messages, so that most of the forged ones echo its epoch and reach\n"
+		"its grant.  It prints what the peer must have made of them:\n"
+		"  link-fuzz seed=N sent=N peer_epoch=N received=N malformed=N unit=N\n"
+		"            stale=N\n"
+		"(peer_epoch 0: not heard).  Only for a link that neither pads nor\n"
+		"loses frames (a veth): the counts assume every byte arrives.\n",
 		FS_SHORT_HDR_BYTES, FS_BOGUS_ETHERTYPE, FS_TRUNCATE_BY);
 }
 
@@ -160,7 +177,7 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 {
 	enum { O_DST_MAC = 256, O_SRC_IP, O_DST_IP, O_SPORT, O_DPORT, O_TTD,
 	       O_VC, O_SL, O_FLOW, O_SEQ, O_COUNT, O_INTERVAL, O_PAYLOAD,
-	       O_MALFORM, O_MESSAGE, O_FUZZ, O_FUZZ_MACS, O_SEED };
+	       O_MALFORM, O_MESSAGE, O_FUZZ, O_FUZZ_MACS, O_SEED, O_LINK_FUZZ };
 	static const struct option opts[] = {
 		{ "dev",	required_argument, NULL, 'i' },
 		{ "dst-mac",	required_argument, NULL, O_DST_MAC },
@@ -181,6 +198,7 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 		{ "fuzz",	no_argument,	   NULL, O_FUZZ },
 		{ "fuzz-macs",	no_argument,	   NULL, O_FUZZ_MACS },
 		{ "seed",	required_argument, NULL, O_SEED },
+		{ "link-fuzz",	required_argument, NULL, O_LINK_FUZZ },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -297,6 +315,11 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 				return fs_bad("seed", optarg);
 			o->seed = u;
 			break;
+		case O_LINK_FUZZ:
+			if (!fs_parse_u64(optarg, 65535, &u) || !u)
+				return fs_bad("link-fuzz", optarg);
+			o->link_fuzz_unit = (uint32_t)u;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -313,6 +336,15 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 	if (o->fuzz_macs && !o->fuzz) {
 		fprintf(stderr, PROG ": --fuzz-macs needs --fuzz\n");
 		return -1;
+	}
+	if (o->link_fuzz_unit && (o->fuzz || o->malform || o->message)) {
+		fprintf(stderr, PROG ": --link-fuzz goes alone\n");
+		return -1;
+	}
+	if (o->link_fuzz_unit && o->dev) {
+		/* sent to the link group, not to --dst-mac */
+		memcpy(o->dst_mac, "\x01\x80\xc2\x00\x00\x0e", ETH_ALEN);
+		return 0;
 	}
 	if (o->fuzz && o->dev && o->have_dst_mac)
 		return 0;
@@ -514,6 +546,92 @@ static int fs_fuzz(const struct fs_opts *o, int fd, const struct sockaddr_ll *sl
 	return 0;
 }
 
+/*
+ * The epoch in one of the link messages that @dev's peer sends (every
+ * millisecond while its credits are on), waiting up to @timeout_ms; 0 if
+ * none came.
+ */
+static uint32_t fs_hear_peer_epoch(int ifindex, int timeout_ms)
+{
+	struct sockaddr_ll sll = {
+		.sll_family = AF_PACKET,
+		.sll_protocol = htons(ETH_P_FABRIC),
+		.sll_ifindex = ifindex,
+	};
+	struct timespec t0, t;
+	uint8_t buf[256];
+	uint32_t epoch = 0;
+	int fd, left;
+
+	fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_FABRIC));
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0)
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct sockaddr_ll from;
+		socklen_t fl = sizeof(from);
+		ssize_t n;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = timeout_ms - (int)((t.tv_sec - t0.tv_sec) * 1000 +
+					  (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0 || poll(&pfd, 1, left) <= 0)
+			break;
+		n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from,
+			     &fl);
+		if (n < ETH_HLEN + FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN ||
+		    from.sll_pkttype == PACKET_OUTGOING ||
+		    !fcr_is_ctrl(buf + ETH_HLEN, (fq_u32)(n - ETH_HLEN)) ||
+		    buf[ETH_HLEN + FABRIC_HDR_LEN] != FABRIC_CTRL_LINK)
+			continue;
+		epoch = fhc_get_be32(buf + ETH_HLEN + FABRIC_HDR_LEN + 4);
+		if (epoch)
+			break;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return epoch;
+}
+
+/* --link-fuzz: COUNT forged link messages, each counted as the peer takes it */
+static int fs_link_fuzz(const struct fs_opts *o, int fd,
+			const struct sockaddr_ll *sll, const uint8_t *src_mac)
+{
+	static uint8_t frame[LF_FRAME_MAX];
+	unsigned long n[LF_NCLASSES] = { 0 }, i;
+	uint32_t echo = fs_hear_peer_epoch(sll->sll_ifindex, 1000);
+	struct lf_state st;
+	enum lf_class cls;
+	size_t len;
+	int k;
+
+	lf_init(&st, o->seed, src_mac, o->link_fuzz_unit, echo);
+	for (i = 0; i < o->count; i++) {
+		if (i && o->interval_us)
+			fs_sleep_us(o->interval_us);
+		len = lf_build(&st, frame, &cls);
+		/* the model took it: it must go, however long that takes */
+		while (sendto(fd, frame, len, 0, (const struct sockaddr *)sll,
+			      sizeof(*sll)) != (ssize_t)len) {
+			if (errno != ENOBUFS && errno != EAGAIN) {
+				fprintf(stderr, PROG ": %s: sending link message %lu: %s\n",
+					o->dev, i + 1, strerror(errno));
+				return 1;
+			}
+			fs_sleep_us(100);
+		}
+		n[cls]++;
+	}
+	printf("link-fuzz seed=%llu sent=%lu peer_epoch=%" PRIu32, o->seed,
+	       o->count, echo);
+	for (k = 0; k < LF_NCLASSES; k++)
+		printf(" %s=%lu", lf_class_names[k], n[k]);
+	printf("\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static uint8_t frame[FS_FRAME_MAX];
@@ -532,8 +650,9 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		return 1;
 
-	if (o.fuzz) {
-		int rc = fs_fuzz(&o, fd, &sll, src_mac);
+	if (o.fuzz || o.link_fuzz_unit) {
+		int rc = o.fuzz ? fs_fuzz(&o, fd, &sll, src_mac) :
+				  fs_link_fuzz(&o, fd, &sll, src_mac);
 
 		close(fd);
 		return rc;

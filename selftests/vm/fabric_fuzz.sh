@@ -7,8 +7,11 @@
 # inner types, cut short, past the MTU, bit-flipped, other EtherTypes)
 # and classes each one as the receivers' shared validator does.  Every
 # frame is accounted for: passed up or dropped with its reason, on a
-# host's receive path and on a switch port.  The kernel log must stay
-# clean (the harness checks).  fq.fuzz_frames=N on the VM's command line
+# host's receive path and on a switch port.  Then forged credit-link
+# messages (fabric-send --link-fuzz) at a host's qdisc and at a switch
+# port, both with credits on: each taken or refused as the core's own
+# receive function says.  The kernel log must stay clean (the harness
+# checks).  fq.fuzz_frames=N on the VM's command line
 # sets the count (make check-debug: 1,000,000).
 #
 #   [A] veth0 --fuzz--> veth1 [B] fabric_hdr receive path
@@ -114,5 +117,59 @@ check_eq "p1 rx_fabric (valid headers)" $((fab0 + $(fuzz_field "$out" valid))) "
 check_eq "p1 drop_malformed" $((bad0 + malformed)) "$(pstat p1 port drop_malformed)"
 check_eq "malformed frames the switch let through to D" "$dbad0" "$(d_malformed)"
 log_test "switch port: every fuzzed frame counted, none malformed forwarded"
+
+# --- forged link messages ----------------------------------------------------------------
+# fabric-send --link-fuzz plays the peer of a credit link and says how
+# many of its messages the core must take, refuse as malformed or for
+# their unit, or ignore as stale; nothing else speaks credits to the
+# receiver, so its counters must say exactly that.
+LINK_FRAMES=$((FRAMES / 5))
+# link_fuzz_field OUT KEY
+link_field() { echo "$1" | sed -n "s/.* $2=\([0-9]*\).*/\1/p"; }
+
+# B's qdisc with credits on: a host's end (fabric_link.c)
+ns_run B tc qdisc add dev veth1 root handle 1: edf credits on || fatal "edf credits on"
+bcred() {	# KEY: B's credit counter
+	ns_exec B tc -s -j qdisc show dev veth1 | tr -d ' \n' |
+		sed -n 's/.*"credits":{\([^}]*\)}.*/\1/p' |
+		sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"
+}
+tx_drop0=$(ns_exec A cat /sys/class/net/veth0/statistics/tx_dropped)
+out=$(ns_exec A fabric-send -i veth0 --link-fuzz 64 --seed "$SEED" --count "$LINK_FRAMES")
+check_err $? "fabric-send --link-fuzz failed"
+log_info "$out"
+check_eq "no message lost on the veth" "$tx_drop0" \
+	"$(ns_exec A cat /sys/class/net/veth0/statistics/tx_dropped)"
+[ "$(link_field "$out" peer_epoch)" != 0 ]
+check_err $? "B's own link messages never heard: no forged grant echoed its epoch"
+b_counted() {
+	[ $(( $(bcred msgs_received) + $(bcred msgs_refused) )) -ge $LINK_FRAMES ]
+}
+wait_for 30 b_counted
+check_eq "B msgs_received" "$(link_field "$out" received)" "$(bcred msgs_received)"
+check_eq "B msgs_refused" $(( $(link_field "$out" malformed) + $(link_field "$out" unit) + \
+	$(link_field "$out" stale) )) "$(bcred msgs_refused)"
+# whatever the forger granted, B is still a working qdisc: it lets go
+ns_run B tc qdisc del dev veth1 root || fatal "edf credits off"
+log_test "host: every forged link message taken or refused as the core says"
+
+# p1 with credits on: a switch port's end (the input's books)
+ns_run S ip link set p1 type vcsw_slave credits on || fatal "p1 credits on"
+pcred() { pstat p1 credits "$1"; }
+out=$(ns_exec C fabric-send -i eth0 --link-fuzz 64 --seed $((SEED + 2)) --count "$LINK_FRAMES")
+check_err $? "fabric-send --link-fuzz failed"
+log_info "$out"
+[ "$(link_field "$out" peer_epoch)" != 0 ]
+check_err $? "p1's own link messages never heard: no forged grant echoed its epoch"
+p_counted() {
+	[ $(( $(pcred msgs_received) + $(pcred msgs_malformed) + $(pcred msgs_unit) + \
+		$(pcred msgs_stale) )) -ge $LINK_FRAMES ]
+}
+wait_for 30 p_counted
+for k in received malformed unit stale; do
+	check_eq "p1 msgs_$k" "$(link_field "$out" $k)" "$(pcred msgs_$k)"
+done
+ns_run S ip link set p1 type vcsw_slave credits off || fatal "p1 credits off"
+log_test "switch port: every forged link message taken or refused as the core says"
 
 exit $EXIT_STATUS
