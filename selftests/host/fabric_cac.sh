@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 60
+#
+# fabric-cac, the admission control tool, as a script drives it: a state
+# file made on the first add, reservations added and removed one at a
+# time, a refusal at the cap (exit 3, nothing changed), removal freeing
+# the rate, every bad input refused with a message and the state left as
+# it was, and -j output that parses.  The algorithm itself is unit-tested
+# (unit/test_fabric_cac).
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CAC=$ROOT/build/bin/fabric-cac
+[ -x "$CAC" ] || { echo "FAIL: $CAC not built"; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+S=$work/state
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+cac() { "$CAC" --state "$S" "$@"; }
+
+# no state yet: the tree and the link are needed
+cac show 2> "$work/err" && fail "show without a state and a tree"
+grep -q "give --tree and --link" "$work/err" || fail "no reason: $(cat "$work/err")"
+
+# 2-ary 2-tree, 100 Mbit/s, cap 70 %: hosts 0, 1 on one leaf, 2, 3 on the other
+out=$(cac --tree 2,2 --link 100mbit add 0 2 30mbit) || fail "first add"
+[[ $out == "resv 1: 0 -> 2 class 1 rate 30000000 bit/s route 0/0/0:2 1/0/0:1 0/1/0:0" ]] ||
+	fail "first route: $out"
+# the way over top switch 0 is loaded now: the least loaded is over 1
+out=$(cac add 1 3 30mbit class 2) || fail "second add"
+[[ $out == *"route 0/0/0:3 1/0/1:1 0/1/0:1" ]] || fail "second route not the least loaded: $out"
+cp "$S" "$work/before"
+cac add 0 3 50mbit 2> "$work/err"
+rc=$?
+[ $rc = 3 ] || fail "past the cap: exit $rc, want 3"
+grep -q "refused" "$work/err" || fail "no reason: $(cat "$work/err")"
+cmp -s "$S" "$work/before" || fail "a refusal changed the state"
+cac add 0 3 40mbit > /dev/null || fail "exactly the cap refused"
+cac del 1 || fail "del 1"
+cac del 1 2> /dev/null && fail "del of a reservation already gone"
+cac add 0 2 30mbit > /dev/null || fail "the rate freed by del not available"
+
+# bad input: refused with a message, the state as it was
+cp "$S" "$work/before"
+for args in "add 0 0 1mbit" "add 0 4 1mbit" "add 0 1 0" "add 0 1 1zbit" \
+	    "add 0 1 1mbit class 0" "add 0 1 1mbit klass 1" "add -1 1 1mbit" \
+	    "del x" "frob" "--tree 4,2 show" "--cap 50 show" "--link 1gbit show"; do
+	# shellcheck disable=SC2086
+	cac $args > /dev/null 2> "$work/err" && fail "accepted: $args"
+	[ -s "$work/err" ] || fail "no message for: $args"
+	cmp -s "$S" "$work/before" || fail "changed the state: $args"
+done
+"$CAC" --state "$work/x" --tree 1,3 --link 1gbit show 2> /dev/null && fail "a 1-ary tree"
+"$CAC" --state "$work/x" --tree 2,2 --link 1gbit --cap 101 show 2> /dev/null && fail "cap 101"
+echo "garbage" > "$work/bad"
+"$CAC" --state "$work/bad" show 2> /dev/null && fail "a state file of garbage"
+# a state whose reservations do not fit is refused, not trusted
+{ head -n1 "$S"; echo "resv 7 0 2 1 80000000 0"; } > "$work/over"
+"$CAC" --state "$work/over" show 2> "$work/err" && fail "a state past the cap"
+grep -q "does not fit" "$work/err" || fail "no reason: $(cat "$work/err")"
+
+# JSON: parses, and says the same as the text
+PY=$(command -v python3 || echo /usr/bin/python3)
+if cac -j show | "$PY" -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["tree"] == {"k": 2, "n": 2, "hosts": 4}, d["tree"]
+assert d["cap_pct"] == 70 and d["link_bps"] == 100000000
+r = {v["id"]: v for v in d["reservations"]}
+assert sorted(r) == [2, 3, 4], sorted(r)
+assert r[2]["class"] == 2 and r[2]["rate_bps"] == 30000000
+assert all(len(v["route"]) == 3 for v in r.values())
+host0 = [l for l in d["links"] if l.get("host") == 0][0]
+assert host0["load_bps"] == 70000000, host0
+'; then :; else fail "show -j"; fi
+
+[ $fails = 0 ] || exit 1
+echo "ok: fabric-cac adds, refuses at the cap, removes, refuses bad input"

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the k-ary n-tree routes and the admission control
+ * (userspace/lib/fabric_tree.c, fabric_cac.c).
+ */
+#include "unit.h"
+#include "fabric_tree.c"
+#include "fabric_cac.c"
+
+#define MBIT 1000000ULL
+
+/*
+ * The wiring as fabric_tree.h documents it, written out again: where
+ * output @port of switch (@stage, @g, @m) leads.  Sets *@host for a
+ * leaf's down port, else the switch reached.
+ */
+static void wire(const struct ft_tree *t, unsigned int stage, unsigned int g,
+		 unsigned int m, unsigned int port, int *host,
+		 unsigned int *s2, unsigned int *g2, unsigned int *m2)
+{
+	*host = -1;
+	if (port >= t->k) {		/* up */
+		*s2 = stage + 1;
+		*g2 = g / t->k;
+		*m2 = m + (port - t->k) * t->pow[stage];
+	} else if (stage == 0) {
+		*host = (int)(g * t->k + port);
+	} else {			/* down */
+		*s2 = stage - 1;
+		*g2 = g * t->k + port;
+		*m2 = m % t->pow[stage - 1];
+	}
+}
+
+/* Every route of every pair, walked along the wiring, ends at its host. */
+static int walk_all(const struct ft_tree *t)
+{
+	unsigned int a, b, c, i, s, g, m;
+	struct ft_route r;
+	int bad = 0, host = -1;
+
+	for (a = 0; a < t->hosts; a++) {
+		for (b = 0; b < t->hosts; b++) {
+			unsigned int count, L, top_seen[FT_MAX_K * FT_MAX_K] = { 0 };
+
+			if (a == b)
+				continue;
+			L = ft_turn_stage(t, a, b);
+			count = ft_route_count(t, a, b);
+			if (count != t->pow[L])
+				bad++;
+			for (c = 0; c < count; c++) {
+				ft_route(t, a, b, c, &r);
+				if (r.nhops != 2 * L + 1) {
+					bad++;
+					continue;
+				}
+				s = 0, g = a / t->k, m = 0;
+				for (i = 0; i < r.nhops; i++) {
+					/* up for L hops, then down: never down then up */
+					if (r.hop[i].stage != s ||
+					    r.hop[i].sw != ft_switch_number(t, s, g, m) ||
+					    (i < L) != (r.hop[i].out_port >= t->k))
+						bad++;
+					wire(t, s, g, m, r.hop[i].out_port, &host, &s, &g, &m);
+				}
+				if (host != (int)b)
+					bad++;
+				/* the routes turn at different switches */
+				if (count <= FT_MAX_K * FT_MAX_K &&
+				    top_seen[r.hop[L].sw % t->per_stage]++ &&
+				    L > 0)
+					bad++;
+			}
+		}
+	}
+	return bad;
+}
+
+UNIT_TEST(tree_routes_follow_the_wiring_to_their_host)
+{
+	static const unsigned int kn[][2] = {
+		{ 2, 1 }, { 2, 2 }, { 2, 3 }, { 2, 4 }, { 3, 3 }, { 4, 2 }, { 4, 3 },
+		{ 8, 2 },
+	};
+	struct ft_tree t;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(kn) / sizeof(kn[0]); i++) {
+		ASSERT_EQ(ft_init(&t, kn[i][0], kn[i][1]), 0);
+		EXPECT_EQ(walk_all(&t), 0);
+	}
+}
+
+UNIT_TEST(tree_sizes_and_limits)
+{
+	struct ft_tree t;
+
+	ASSERT_EQ(ft_init(&t, 4, 3), 0);
+	EXPECT_EQ(t.hosts, 64);
+	EXPECT_EQ(ft_switches(&t), 48);
+	EXPECT_EQ(ft_links(&t), 64 + 48 * 8);
+	EXPECT_EQ(ft_turn_stage(&t, 0, 3), 0);
+	EXPECT_EQ(ft_turn_stage(&t, 0, 4), 1);
+	EXPECT_EQ(ft_turn_stage(&t, 0, 63), 2);
+	EXPECT_EQ(ft_route_count(&t, 0, 63), 16);
+	EXPECT_EQ(ft_init(&t, 1, 3), -1);
+	EXPECT_EQ(ft_init(&t, 33, 1), -1);
+	EXPECT_EQ(ft_init(&t, 2, 7), -1);
+	EXPECT_EQ(ft_init(&t, 32, 4), -1);	/* a million hosts */
+	EXPECT_EQ(ft_init(&t, 16, 4), 0);	/* 65536 */
+}
+
+/*
+ * 2-ary 2-tree, 100 Mbit/s links, cap 70 %: hosts 0, 1 on leaf 0, hosts
+ * 2, 3 on leaf 1, two top switches; every route between the leaves has
+ * a choice of top.
+ */
+UNIT_TEST(least_loaded_route_refusal_at_the_cap_and_removal)
+{
+	struct cac_resv v;
+	struct cac c;
+
+	ASSERT_EQ(cac_init(&c, 2, 2, 100 * MBIT, 70), CAC_OK);
+	EXPECT_EQ(cac_cap_bps(&c), 70 * MBIT);
+	/* all empty: the first route */
+	ASSERT_EQ(cac_add(&c, 0, 0, 2, 1, 30 * MBIT, &v), CAC_OK);
+	EXPECT_EQ(v.id, 1);
+	EXPECT_EQ(v.choice, 0);
+	/* top 0's way from leaf 0 carries 30 now: host 1 goes over top 1 */
+	ASSERT_EQ(cac_add(&c, 0, 1, 3, 1, 30 * MBIT, &v), CAC_OK);
+	EXPECT_EQ(v.choice, 1);
+	/* host 0's own link is on every route: 30 + 50 > 70 */
+	EXPECT_EQ(cac_add(&c, 0, 0, 3, 1, 50 * MBIT, &v), CAC_EFULL);
+	/* exactly the cap fits */
+	ASSERT_EQ(cac_add(&c, 0, 0, 3, 1, 40 * MBIT, &v), CAC_OK);
+	EXPECT_EQ(v.id, 3);
+	EXPECT_EQ(c.load_bps[ft_host_link(0)], 70 * MBIT);
+	EXPECT_EQ(cac_add(&c, 0, 0, 2, 1, 1, &v), CAC_EFULL);
+	/* removal gives the rate back on every link of the route */
+	ASSERT_EQ(cac_remove(&c, 1), CAC_OK);
+	EXPECT_EQ(c.load_bps[ft_host_link(0)], 40 * MBIT);
+	EXPECT_EQ(cac_remove(&c, 1), CAC_ENOENT);
+	ASSERT_EQ(cac_add(&c, 0, 0, 2, 1, 30 * MBIT, &v), CAC_OK);
+	EXPECT_EQ(v.id, 4);
+	/* a given route: taken if it fits, refused if not, checked */
+	EXPECT_EQ(cac_add_on(&c, 9, 2, 0, 1, 70 * MBIT, 1, &v), CAC_OK);
+	/* leaf 1's way up to top 1 is full now, to top 0 empty */
+	EXPECT_EQ(cac_add_on(&c, 11, 3, 0, 1, 1, 1, &v), CAC_EFULL);
+	EXPECT_EQ(cac_add_on(&c, 10, 3, 1, 1, 1, 0, &v), CAC_OK);
+	EXPECT_EQ(cac_add_on(&c, 12, 3, 1, 1, 1, 2, &v), CAC_EINVAL);
+	EXPECT_EQ(cac_add_on(&c, 9, 3, 1, 1, 1, 0, &v), CAC_EINVAL);	/* id in use */
+	/* ids go on after the largest */
+	ASSERT_EQ(cac_add(&c, 0, 1, 2, 1, 1, &v), CAC_OK);
+	EXPECT_EQ(v.id, 11);
+	EXPECT_EQ(cac_add(&c, 0, 1, 1, 1, 1, &v), CAC_EINVAL);
+	EXPECT_EQ(cac_add(&c, 0, 1, 4, 1, 1, &v), CAC_EINVAL);
+	EXPECT_EQ(cac_add(&c, 0, 1, 2, 1, 0, &v), CAC_EINVAL);
+	cac_free(&c);
+	EXPECT_EQ(cac_init(&c, 2, 2, 100 * MBIT, 0), CAC_EINVAL);
+	EXPECT_EQ(cac_init(&c, 2, 2, 100 * MBIT, 101), CAC_EINVAL);
+}
+
+/* Loads from the reservations alone, recomputed from scratch. */
+static void loads_from_scratch(const struct cac *c, uint64_t *load)
+{
+	unsigned int links[FT_MAX_HOPS + 1], i, j, n;
+
+	memset(load, 0, ft_links(&c->t) * sizeof(*load));
+	for (i = 0; i < c->nresv; i++) {
+		n = route_links(c, c->resv[i].src, c->resv[i].dst,
+				c->resv[i].choice, links);
+		for (j = 0; j < n; j++)
+			load[links[j]] += c->resv[i].rate_bps;
+	}
+}
+
+/* The largest load on route @choice once @rate is added; -1 past the cap. */
+static long long route_max(const struct cac *c, unsigned int a, unsigned int b,
+			   unsigned int choice, uint64_t rate)
+{
+	unsigned int links[FT_MAX_HOPS + 1], j, n;
+	uint64_t max = 0;
+
+	n = route_links(c, a, b, choice, links);
+	for (j = 0; j < n; j++) {
+		uint64_t l = c->load_bps[links[j]] + rate;
+
+		if (l > cac_cap_bps(c))
+			return -1;
+		if (l > max)
+			max = l;
+	}
+	return (long long)max;
+}
+
+/*
+ * Thousands of reservations come and go on a 4-ary 3-tree (64 hosts, 16
+ * routes between the farthest): the loads always equal what the
+ * reservations add up to, no link ever passes the cap, a refusal means
+ * no route had room, and an admission took a route whose most loaded
+ * link is the least of all routes'.
+ */
+UNIT_TEST(random_reservations_keep_loads_exact_and_choices_least_loaded)
+{
+	static uint64_t load[64 + 48 * 8];
+	unsigned int ids[4096], nids = 0, op, i, admitted = 0, refused = 0;
+	struct { uint64_t s; } r = { 88172645463325252ULL };
+	struct cac c;
+
+	ASSERT_EQ(cac_init(&c, 4, 3, 1000 * MBIT, 70), CAC_OK);
+	ASSERT_EQ(ft_links(&c.t), sizeof(load) / sizeof(load[0]));
+	for (op = 0; op < 20000; op++) {
+		r.s ^= r.s << 13, r.s ^= r.s >> 7, r.s ^= r.s << 17;
+		if (nids && (r.s % 3 == 0 || nids == 4096)) {
+			i = (unsigned int)(r.s >> 20) % nids;
+			ASSERT_EQ(cac_remove(&c, ids[i]), CAC_OK);
+			ids[i] = ids[--nids];
+		} else {
+			unsigned int a = (unsigned int)(r.s >> 8) % 64;
+			unsigned int b = (unsigned int)(r.s >> 16) % 64;
+			uint64_t rate = ((r.s >> 24) % 200 + 1) * MBIT;
+			long long best = -1, m;
+			unsigned int cnt, ch;
+			struct cac_resv v;
+			int err;
+
+			if (a == b)
+				continue;
+			cnt = ft_route_count(&c.t, a, b);
+			for (ch = 0; ch < cnt; ch++) {
+				m = route_max(&c, a, b, ch, rate);
+				if (m >= 0 && (best < 0 || m < best))
+					best = m;
+			}
+			err = cac_add(&c, 0, a, b, 1, rate, &v);
+			if (best < 0) {
+				EXPECT_EQ(err, CAC_EFULL);
+				refused++;
+			} else {
+				ASSERT_EQ(err, CAC_OK);
+				ids[nids++] = v.id;
+				admitted++;
+				/* the chosen route's max, counted after the add */
+				EXPECT_EQ(route_max(&c, a, b, v.choice, 0), best);
+			}
+		}
+		loads_from_scratch(&c, load);
+		for (i = 0; i < ft_links(&c.t); i++) {
+			if (c.load_bps[i] != load[i] || load[i] > cac_cap_bps(&c)) {
+				UNIT_FAIL("link %u: load %" PRIu64 ", from scratch %" PRIu64,
+					  i, c.load_bps[i], load[i]);
+				return;
+			}
+		}
+	}
+	/* both outcomes happened often enough to mean something */
+	EXPECT_TRUE(admitted > 2000);
+	EXPECT_TRUE(refused > 500);
+	printf("# %u admitted, %u refused\n", admitted, refused);
+	while (nids)
+		ASSERT_EQ(cac_remove(&c, ids[--nids]), CAC_OK);
+	for (i = 0; i < ft_links(&c.t); i++)
+		EXPECT_EQ(c.load_bps[i], 0);
+	cac_free(&c);
+}
+
+int main(void)
+{
+	return unit_run();
+}

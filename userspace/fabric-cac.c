@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fabric-cac: central admission control for regulated traffic on a
+ * k-ary n-tree fabric (Documentation/admission.rst).  Each reservation
+ * gets a fixed route, the least loaded of its minimal up-down routes,
+ * or is refused if it would load some link past the cap.  The state
+ * lives in a file, so reservations can be added and removed one at a
+ * time from scripts; the algorithm is userspace/lib/fabric_cac.c.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "fabric_cac.h"
+
+#define PROG "fabric-cac"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: " PROG " [ -j ] --state FILE [ --tree K,N --link RATE [ --cap PCT ] ]\n"
+		"                  { add SRC DST RATE [ class N ] | del ID | show }\n"
+		"A k-ary n-tree (folded butterfly) of k^N hosts, numbered 0 .. k^N-1,\n"
+		"and N stages of 2K-port switches; every link RATE (e.g. 1gbit, 40mbit;\n"
+		"suffixes k, m, g, optionally followed by bit).  --cap is the most of a\n"
+		"link that regulated traffic may take, in percent (default 70).  The\n"
+		"tree, link and cap are given when FILE does not exist yet, and kept in\n"
+		"it; given again, they must match.\n"
+		"  add SRC DST RATE [ class N ]  reserve RATE from host SRC to host DST\n"
+		"                                (class: the sender's edf class minor,\n"
+		"                                default 1); prints the reservation's id\n"
+		"                                and route, or fails (exit 3) if every\n"
+		"                                route would pass the cap somewhere\n"
+		"  del ID                        remove a reservation, freeing its rate\n"
+		"  show                          every reservation and its route, and the\n"
+		"                                load of every link that carries some\n"
+		"-j prints JSON.  A route is the switches it crosses, each as\n"
+		"stage/group/member and the output port taken (0 .. K-1 down, K .. 2K-1\n"
+		"up).\n");
+}
+
+/* A rate: digits and an optional k, m or g, optionally followed by "bit". */
+static bool parse_rate(const char *s, uint64_t *bps)
+{
+	static const struct { const char *sfx; uint64_t mul; } u[] = {
+		{ "", 1 }, { "bit", 1 }, { "k", 1000 }, { "kbit", 1000 },
+		{ "m", 1000000 }, { "mbit", 1000000 }, { "g", 1000000000 },
+		{ "gbit", 1000000000 },
+	};
+	char num[32];
+	size_t n = strspn(s, "0123456789");
+	uint64_t v;
+	unsigned int i;
+
+	if (!n || n >= sizeof(num))
+		return false;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (!parse_u64(num, 10, UINT64_MAX, &v))
+		return false;
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (strcmp(s + n, u[i].sfx))
+			continue;
+		/* at most 1 Tbit/s: loads of many such add up in 64 bits */
+		if (!v || v > 1000000000000ULL / u[i].mul)
+			return false;
+		*bps = v * u[i].mul;
+		return true;
+	}
+	return false;
+}
+
+static bool parse_host(const struct cac *c, const char *s, unsigned int *h)
+{
+	uint64_t v;
+
+	if (!parse_u64(s, 10, c->t.hosts - 1, &v))
+		return false;
+	*h = (unsigned int)v;
+	return true;
+}
+
+struct opts {
+	bool		json;
+	const char	*state;
+	bool		have_tree;
+	unsigned int	k, n;
+	uint64_t	link_bps;
+	unsigned int	cap_pct;
+	bool		have_cap;
+};
+
+/* ---- the state file ---------------------------------------------------------- */
+
+/*
+ * Line 1: "fabric-cac 1 tree K N link BPS cap PCT"; then one line per
+ * reservation: "resv ID SRC DST CLASS BPS CHOICE".
+ */
+static int state_load(struct cac *c, struct opts *o)
+{
+	unsigned int k, n, cap, id, src, dst, cls, choice, line = 1;
+	unsigned long long link, rate;
+	char buf[256];
+	FILE *f;
+	int err;
+
+	f = fopen(o->state, "r");
+	if (!f) {
+		if (errno != ENOENT) {
+			fprintf(stderr, PROG ": %s: %s\n", o->state, strerror(errno));
+			return -1;
+		}
+		if (!o->have_tree || !o->link_bps) {
+			fprintf(stderr, PROG ": %s does not exist yet: give --tree and --link\n",
+				o->state);
+			return -1;
+		}
+		if (cac_init(c, o->k, o->n, o->link_bps, o->cap_pct)) {
+			fprintf(stderr, PROG ": no such tree: k 2 .. %d, n 1 .. %d, at most %d hosts\n",
+				FT_MAX_K, FT_MAX_N, FT_MAX_HOSTS);
+			return -1;
+		}
+		return 0;
+	}
+	if (!fgets(buf, sizeof(buf), f) ||
+	    sscanf(buf, "fabric-cac 1 tree %u %u link %llu cap %u", &k, &n, &link,
+		   &cap) != 4 || cac_init(c, k, n, link, cap)) {
+		fprintf(stderr, PROG ": %s:1: not a fabric-cac state\n", o->state);
+		fclose(f);
+		return -1;
+	}
+	if ((o->have_tree && (o->k != k || o->n != n)) ||
+	    (o->link_bps && o->link_bps != link) ||
+	    (o->have_cap && o->cap_pct != cap)) {
+		fprintf(stderr, PROG ": %s holds tree %u,%u, link %llu, cap %u%%: options differ\n",
+			o->state, k, n, link, cap);
+		fclose(f);
+		return -1;
+	}
+	while (fgets(buf, sizeof(buf), f)) {
+		line++;
+		if (sscanf(buf, "resv %u %u %u %u %llu %u", &id, &src, &dst, &cls,
+			   &rate, &choice) != 6 || !id) {
+			fprintf(stderr, PROG ": %s:%u: not a reservation\n", o->state, line);
+			fclose(f);
+			return -1;
+		}
+		err = cac_add_on(c, id, src, dst, cls, rate, choice, NULL);
+		if (err) {
+			fprintf(stderr, PROG ": %s:%u: reservation %u %s\n", o->state,
+				line, id, err == CAC_EFULL ? "does not fit" : "is invalid");
+			fclose(f);
+			return -1;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Written whole to FILE.tmp, then renamed: never half a state. */
+static int state_save(const struct cac *c, const char *path)
+{
+	char tmp[4096];
+	unsigned int i;
+	FILE *f;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -1;
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, PROG ": %s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "fabric-cac 1 tree %u %u link %" PRIu64 " cap %u\n", c->t.k,
+		c->t.n, c->link_bps, c->cap_pct);
+	for (i = 0; i < c->nresv; i++)
+		fprintf(f, "resv %u %u %u %u %" PRIu64 " %u\n", c->resv[i].id,
+			c->resv[i].src, c->resv[i].dst, c->resv[i].cls,
+			c->resv[i].rate_bps, c->resv[i].choice);
+	if (fclose(f) || rename(tmp, path)) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- printing --------------------------------------------------------------- */
+
+static void print_route(const struct cac *c, const struct cac_resv *v, bool json)
+{
+	const struct ft_tree *t = &c->t;
+	struct ft_route r;
+	unsigned int i;
+
+	ft_route(t, v->src, v->dst, v->choice, &r);
+	if (json)
+		printf("{\"id\":%u,\"src\":%u,\"dst\":%u,\"class\":%u,\"rate_bps\":%" PRIu64
+		       ",\"route\":[", v->id, v->src, v->dst, v->cls, v->rate_bps);
+	else
+		printf("resv %u: %u -> %u class %u rate %" PRIu64 " bit/s route",
+		       v->id, v->src, v->dst, v->cls, v->rate_bps);
+	for (i = 0; i < r.nhops; i++) {
+		unsigned int idx = r.hop[i].sw % t->per_stage;
+		unsigned int s = r.hop[i].stage;
+		unsigned int g = idx / t->pow[s], m = idx % t->pow[s];
+
+		if (json)
+			printf("%s{\"stage\":%u,\"group\":%u,\"member\":%u,\"port\":%u}",
+			       i ? "," : "", s, g, m, r.hop[i].out_port);
+		else
+			printf(" %u/%u/%u:%u", s, g, m, r.hop[i].out_port);
+	}
+	printf(json ? "]}" : "\n");
+}
+
+static void show(const struct cac *c, bool json)
+{
+	const struct ft_tree *t = &c->t;
+	unsigned int i, first = 1;
+
+	if (json)
+		printf("{\"tree\":{\"k\":%u,\"n\":%u,\"hosts\":%u},\"link_bps\":%" PRIu64
+		       ",\"cap_pct\":%u,\"reservations\":[", t->k, t->n, t->hosts,
+		       c->link_bps, c->cap_pct);
+	else
+		printf("tree %u-ary %u-tree: %u hosts, %u switches; link %" PRIu64
+		       " bit/s, cap %u %%\n", t->k, t->n, t->hosts, ft_switches(t),
+		       c->link_bps, c->cap_pct);
+	for (i = 0; i < c->nresv; i++) {
+		if (json && i)
+			printf(",");
+		print_route(c, &c->resv[i], json);
+	}
+	printf(json ? "],\"links\":[" : "");
+	for (i = 0; i < ft_links(t); i++) {
+		uint64_t l = c->load_bps[i];
+		unsigned int sw, port, s, idx;
+
+		if (!l)
+			continue;
+		if (i < t->hosts) {
+			if (json)
+				printf("%s{\"host\":%u,\"load_bps\":%" PRIu64 "}",
+				       first ? "" : ",", i, l);
+			else
+				printf("link host %u up: %" PRIu64 " bit/s (%.1f %%)\n",
+				       i, l, 100.0 * l / c->link_bps);
+		} else {
+			sw = (i - t->hosts) / (2 * t->k);
+			port = (i - t->hosts) % (2 * t->k);
+			s = sw / t->per_stage;
+			idx = sw % t->per_stage;
+			if (json)
+				printf("%s{\"stage\":%u,\"group\":%u,\"member\":%u,\"port\":%u,\"load_bps\":%" PRIu64 "}",
+				       first ? "" : ",", s, idx / t->pow[s],
+				       idx % t->pow[s], port, l);
+			else
+				printf("link %u/%u/%u:%u: %" PRIu64 " bit/s (%.1f %%)\n",
+				       s, idx / t->pow[s], idx % t->pow[s], port, l,
+				       100.0 * l / c->link_bps);
+		}
+		first = 0;
+	}
+	printf(json ? "]}\n" : "");
+}
+
+/* ---- main ------------------------------------------------------------------------ */
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "state", required_argument, NULL, 's' },
+		{ "tree", required_argument, NULL, 't' },
+		{ "link", required_argument, NULL, 'l' },
+		{ "cap", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int ch;
+
+	memset(o, 0, sizeof(*o));
+	o->cap_pct = 70;
+	while ((ch = getopt_long(argc, argv, "+jh", lo, NULL)) != -1) {
+		switch (ch) {
+		case 's':
+			o->state = optarg;
+			break;
+		case 't':
+			if (sscanf(optarg, "%u,%u", &o->k, &o->n) != 2) {
+				fprintf(stderr, PROG ": --tree: want K,N, e.g. 4,2\n");
+				return -1;
+			}
+			o->have_tree = true;
+			break;
+		case 'l':
+			if (!parse_rate(optarg, &o->link_bps)) {
+				fprintf(stderr, PROG ": --link: want a rate 1 .. 1000gbit, e.g. 40mbit\n");
+				return -1;
+			}
+			break;
+		case 'c':
+			if (!parse_u64(optarg, 10, 100, &v) || !v) {
+				fprintf(stderr, PROG ": --cap: want a percentage 1 .. 100\n");
+				return -1;
+			}
+			o->cap_pct = (unsigned int)v;
+			o->have_cap = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (!o->state) {
+		fprintf(stderr, PROG ": --state FILE is required\n");
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cac_resv v;
+	struct opts o;
+	struct cac c;
+	uint64_t rate, id, cls = 1;
+	unsigned int src, dst;
+	int err, rc = 1;
+
+	if (parse_opts(argc, argv, &o) || optind >= argc)
+		return optind >= argc ? (usage(stderr), 1) : 1;
+	if (state_load(&c, &o))
+		return 1;
+	argv += optind;
+	argc -= optind;
+	if (!strcmp(argv[0], "show") && argc == 1) {
+		show(&c, o.json);
+		rc = 0;
+	} else if (!strcmp(argv[0], "add") && (argc == 4 || argc == 6)) {
+		if (!parse_host(&c, argv[1], &src) || !parse_host(&c, argv[2], &dst) ||
+		    src == dst) {
+			fprintf(stderr, PROG ": add: hosts are 0 .. %u, two different ones\n",
+				c.t.hosts - 1);
+			goto out;
+		}
+		if (!parse_rate(argv[3], &rate)) {
+			fprintf(stderr, PROG ": add: want a rate, e.g. 10mbit\n");
+			goto out;
+		}
+		if (argc == 6 && (strcmp(argv[4], "class") ||
+				  !parse_u64(argv[5], 0, 0xffff, &cls) || !cls)) {
+			fprintf(stderr, PROG ": add: want \"class N\", N 1 .. 0xffff\n");
+			goto out;
+		}
+		err = cac_add(&c, 0, src, dst, (unsigned int)cls, rate, &v);
+		if (err == CAC_EFULL) {
+			fprintf(stderr, PROG ": refused: every route from %u to %u would load a link past %u %% of %" PRIu64 " bit/s\n",
+				src, dst, c.cap_pct, c.link_bps);
+			rc = 3;
+			goto out;
+		}
+		if (err || state_save(&c, o.state))
+			goto out;
+		print_route(&c, &v, o.json);
+		if (o.json)
+			printf("\n");
+		rc = 0;
+	} else if (!strcmp(argv[0], "del") && argc == 2) {
+		if (!parse_u64(argv[1], 10, UINT32_MAX, &id) ||
+		    cac_remove(&c, (unsigned int)id)) {
+			fprintf(stderr, PROG ": del: no reservation %s\n", argv[1]);
+			goto out;
+		}
+		if (state_save(&c, o.state))
+			goto out;
+		rc = 0;
+	} else {
+		fprintf(stderr, PROG ": what is \"%s\"?\n", argv[0]);
+		usage(stderr);
+	}
+out:
+	cac_free(&c);
+	return rc;
+}

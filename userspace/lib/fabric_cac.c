@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Admission control and route choice on a k-ary n-tree (fabric_cac.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric_cac.h"
+
+int cac_init(struct cac *c, unsigned int k, unsigned int n, uint64_t link_bps,
+	     unsigned int cap_pct)
+{
+	memset(c, 0, sizeof(*c));
+	if (ft_init(&c->t, k, n) || !link_bps || !cap_pct || cap_pct > 100)
+		return CAC_EINVAL;
+	c->load_bps = calloc(ft_links(&c->t), sizeof(*c->load_bps));
+	if (!c->load_bps)
+		return CAC_ENOMEM;
+	c->link_bps = link_bps;
+	c->cap_pct = cap_pct;
+	c->next_id = 1;
+	return CAC_OK;
+}
+
+void cac_free(struct cac *c)
+{
+	free(c->load_bps);
+	free(c->resv);
+	memset(c, 0, sizeof(*c));
+}
+
+uint64_t cac_cap_bps(const struct cac *c)
+{
+	/* split so that no link rate can overflow the product */
+	return c->link_bps / 100 * c->cap_pct +
+	       c->link_bps % 100 * c->cap_pct / 100;
+}
+
+/* The links of route @choice from @src to @dst; returns how many. */
+static unsigned int route_links(const struct cac *c, unsigned int src,
+				unsigned int dst, unsigned int choice,
+				unsigned int *links)
+{
+	struct ft_route r;
+	unsigned int i, n = 0;
+
+	ft_route(&c->t, src, dst, choice, &r);
+	links[n++] = ft_host_link(src);
+	for (i = 0; i < r.nhops; i++)
+		links[n++] = ft_port_link(&c->t, r.hop[i].sw, r.hop[i].out_port);
+	return n;
+}
+
+static void charge(struct cac *c, const struct cac_resv *v, int sign)
+{
+	unsigned int links[FT_MAX_HOPS + 1], n, i;
+
+	n = route_links(c, v->src, v->dst, v->choice, links);
+	for (i = 0; i < n; i++)
+		c->load_bps[links[i]] += sign > 0 ? v->rate_bps : -v->rate_bps;
+}
+
+static struct cac_resv *find(struct cac *c, unsigned int id)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nresv; i++)
+		if (c->resv[i].id == id)
+			return &c->resv[i];
+	return NULL;
+}
+
+static int check_args(struct cac *c, unsigned int id, unsigned int src,
+		      unsigned int dst, uint64_t rate_bps)
+{
+	if (src >= c->t.hosts || dst >= c->t.hosts || src == dst || !rate_bps)
+		return CAC_EINVAL;
+	if (id && find(c, id))
+		return CAC_EINVAL;
+	return CAC_OK;
+}
+
+static int commit(struct cac *c, unsigned int id, unsigned int src,
+		  unsigned int dst, unsigned int cls, uint64_t rate_bps,
+		  unsigned int choice, struct cac_resv *out)
+{
+	struct cac_resv *v;
+
+	if (c->nresv == c->maxresv) {
+		unsigned int want = c->maxresv ? 2 * c->maxresv : 64;
+		struct cac_resv *r = realloc(c->resv, want * sizeof(*r));
+
+		if (!r)
+			return CAC_ENOMEM;
+		c->resv = r;
+		c->maxresv = want;
+	}
+	v = &c->resv[c->nresv++];
+	v->id = id ? id : c->next_id;
+	if (v->id >= c->next_id)
+		c->next_id = v->id + 1;
+	v->src = src;
+	v->dst = dst;
+	v->cls = cls;
+	v->rate_bps = rate_bps;
+	v->choice = choice;
+	charge(c, v, 1);
+	if (out)
+		*out = *v;
+	return CAC_OK;
+}
+
+/*
+ * The most loaded link of route @choice with @rate_bps added, and the
+ * sum over its links; false if some link would pass the cap.
+ */
+static bool route_fits(const struct cac *c, unsigned int src, unsigned int dst,
+		       unsigned int choice, uint64_t rate_bps, uint64_t *max,
+		       uint64_t *sum)
+{
+	unsigned int links[FT_MAX_HOPS + 1], n, i;
+	uint64_t cap = cac_cap_bps(c);
+	bool fits = true;
+
+	n = route_links(c, src, dst, choice, links);
+	*max = 0;
+	*sum = 0;
+	for (i = 0; i < n; i++) {
+		uint64_t l = c->load_bps[links[i]];
+
+		/* l <= cap always, so this cannot wrap where it matters */
+		if (rate_bps > cap - l)
+			fits = false;
+		l += rate_bps;
+		if (l > *max)
+			*max = l;
+		*sum += l;
+	}
+	return fits;
+}
+
+int cac_add(struct cac *c, unsigned int id, unsigned int src, unsigned int dst,
+	    unsigned int cls, uint64_t rate_bps, struct cac_resv *out)
+{
+	uint64_t best_max = 0, best_sum = 0, max, sum;
+	unsigned int choice, count, best = 0;
+	bool found = false;
+	int err = check_args(c, id, src, dst, rate_bps);
+
+	if (err)
+		return err;
+	count = ft_route_count(&c->t, src, dst);
+	for (choice = 0; choice < count; choice++) {
+		if (!route_fits(c, src, dst, choice, rate_bps, &max, &sum))
+			continue;
+		if (!found || max < best_max ||
+		    (max == best_max && sum < best_sum)) {
+			found = true;
+			best = choice;
+			best_max = max;
+			best_sum = sum;
+		}
+	}
+	if (!found)
+		return CAC_EFULL;
+	return commit(c, id, src, dst, cls, rate_bps, best, out);
+}
+
+int cac_add_on(struct cac *c, unsigned int id, unsigned int src,
+	       unsigned int dst, unsigned int cls, uint64_t rate_bps,
+	       unsigned int choice, struct cac_resv *out)
+{
+	uint64_t max, sum;
+	int err = check_args(c, id, src, dst, rate_bps);
+
+	if (err)
+		return err;
+	if (choice >= ft_route_count(&c->t, src, dst))
+		return CAC_EINVAL;
+	if (!route_fits(c, src, dst, choice, rate_bps, &max, &sum))
+		return CAC_EFULL;
+	return commit(c, id, src, dst, cls, rate_bps, choice, out);
+}
+
+int cac_remove(struct cac *c, unsigned int id)
+{
+	struct cac_resv *v = id ? find(c, id) : NULL;
+
+	if (!v)
+		return CAC_ENOENT;
+	charge(c, v, -1);
+	*v = c->resv[--c->nresv];
+	return CAC_OK;
+}

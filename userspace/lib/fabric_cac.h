@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Central admission control for regulated traffic on a k-ary n-tree, as
+ * the EDF paper's network runs it (section 4.1): each reservation (a
+ * source, a destination, a rate) gets one fixed route, the least
+ * occupied of its minimal up*-down* routes, and is refused if on that
+ * route some link's regulated load would pass the cap (70 % of the link
+ * by default).  Reservations come and go one at a time; removing one
+ * gives its rate back on every link of its route.
+ *
+ * "Least occupied" compares routes by the load of their most loaded
+ * link once the reservation is added, then by the sum over their links,
+ * then by choice number, so the answer is the same wherever it runs.
+ */
+#ifndef FQ_FABRIC_CAC_H
+#define FQ_FABRIC_CAC_H
+
+#include <stdint.h>
+
+#include "fabric_tree.h"
+
+struct cac_resv {
+	unsigned int	id;		/* 1 .. ; 0: a free slot */
+	unsigned int	src, dst;
+	unsigned int	cls;		/* the host's edf class, for its config */
+	uint64_t	rate_bps;
+	unsigned int	choice;		/* which route (ft_route()) */
+};
+
+struct cac {
+	struct ft_tree	t;
+	uint64_t	link_bps;	/* every link's rate */
+	unsigned int	cap_pct;	/* 1 .. 100 */
+	uint64_t	*load_bps;	/* per link (ft_links()) */
+	struct cac_resv	*resv;
+	unsigned int	nresv, maxresv;
+	unsigned int	next_id;
+};
+
+enum cac_err {
+	CAC_OK = 0,
+	CAC_EINVAL = -1,	/* a host out of range, src == dst, rate 0 */
+	CAC_EFULL = -2,		/* every route would pass the cap somewhere */
+	CAC_ENOMEM = -3,
+	CAC_ENOENT = -4,	/* no reservation of that id */
+};
+
+int cac_init(struct cac *c, unsigned int k, unsigned int n, uint64_t link_bps,
+	     unsigned int cap_pct);
+void cac_free(struct cac *c);
+
+/*
+ * Admit @rate_bps from @src to @dst: CAC_OK and *@out (its id and route)
+ * or an error, with nothing changed.  @id 0 takes the next id; else
+ * that id (a state file read back), which must be unused.
+ */
+int cac_add(struct cac *c, unsigned int id, unsigned int src, unsigned int dst,
+	    unsigned int cls, uint64_t rate_bps, struct cac_resv *out);
+
+/* Like cac_add(), but on the route @choice given, as long as it fits. */
+int cac_add_on(struct cac *c, unsigned int id, unsigned int src,
+	       unsigned int dst, unsigned int cls, uint64_t rate_bps,
+	       unsigned int choice, struct cac_resv *out);
+
+int cac_remove(struct cac *c, unsigned int id);
+
+/* The cap in bits/s of one link. */
+uint64_t cac_cap_bps(const struct cac *c);
+
+#endif /* FQ_FABRIC_CAC_H */
