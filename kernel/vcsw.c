@@ -160,6 +160,8 @@ enum vcsw_pstat {
 	VCSW_PS_POLICE_DROP,
 	VCSW_PS_POLICE_DEMOTE,
 	VCSW_PS_TTD_CLAMPED,
+	VCSW_PS_RX_ROUTED,
+	VCSW_PS_DROP_ROUTE,
 	VCSW_PS_MAX,
 };
 
@@ -1322,18 +1324,21 @@ static bool vcsw_read_header(struct sk_buff *skb, struct fhc_fields *f)
 }
 
 /*
- * One frame, skb->data at its Ethernet header: to its port, or flooded.
- * A frame counted in @in's credits (@c) waits in @in's input buffer;
- * flooded copies go straight to the outputs' buffers, as from a port
- * without credits, and the frame gives its credits back at once.
+ * One frame, skb->data at its Ethernet header: to @routed, the port its
+ * route names, else to the port its destination was learned on, or
+ * flooded (never a routed frame).  A frame counted in @in's credits
+ * (@c) waits in @in's input buffer; flooded copies go straight to the
+ * outputs' buffers, as from a port without credits, and the frame gives
+ * its credits back at once.
  */
 static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
-			 struct sk_buff *skb, const u8 *dst, u64 deadline,
+			 struct sk_buff *skb, const u8 *dst,
+			 struct vcsw_slave *routed, u64 deadline,
 			 u8 vc, bool timed, u64 now, struct fcr_charge *c)
 {
-	struct vcsw_slave *out = NULL, *p, *last = NULL;
+	struct vcsw_slave *out = routed, *p, *last = NULL;
 
-	if (!is_multicast_ether_addr(dst)) {
+	if (!out && !is_multicast_ether_addr(dst)) {
 		struct vcsw_fdb *f = vcsw_fdb_find_rcu(sw, dst);
 
 		if (f && !vcsw_fdb_expired(sw, f, jiffies))
@@ -1436,11 +1441,11 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 {
 	u8 dst[ETH_ALEN] __aligned(2), src[ETH_ALEN] __aligned(2);
 	struct sk_buff *skb = *pskb, *segs, *next;
-	bool is_fabric, timed = false;
+	struct vcsw_slave *in, *routed = NULL;
+	bool is_fabric, timed = false, rewrite = false;
 	struct fcr_charge ch = { 0 };
 	struct fhc_fields f;
 	u64 now, deadline;
-	struct vcsw_slave *in;
 	struct vcsw *sw;
 	u8 vc = FABRIC_VC_BESTEFFORT;
 
@@ -1538,11 +1543,30 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 			 */
 			if (vc == 1 && f.vc == FABRIC_VC_REGULATED) {
 				f.vc = FABRIC_VC_BESTEFFORT;
-				if (unlikely(fabric_hdr_rewrite(skb, 0, &f))) {
-					vcsw_count(in, VCSW_PS_DROP_REWRITE);
-					goto drop;
-				}
+				rewrite = true;
 			}
+		}
+		/*
+		 * A source route names the port here and is passed on
+		 * without it (fhc_route_next()); a route to no port, or
+		 * back where the frame came from, is dropped, never flooded
+		 */
+		if (f.route) {
+			int port = fhc_route_port(f.route);
+
+			if (port >= 0 && port < VCSW_MAX_PORTS)
+				routed = READ_ONCE(sw->slot_port[port]);
+			if (unlikely(!routed || routed == in)) {
+				vcsw_count(in, VCSW_PS_DROP_ROUTE);
+				goto drop;
+			}
+			f.route = fhc_route_next(f.route);
+			rewrite = true;
+			vcsw_count(in, VCSW_PS_RX_ROUTED);
+		}
+		if (rewrite && unlikely(fabric_hdr_rewrite(skb, 0, &f))) {
+			vcsw_count(in, VCSW_PS_DROP_REWRITE);
+			goto drop;
 		}
 		deadline = vcsw_ingress_deadline(now, ttd);
 		timed = true;
@@ -1555,7 +1579,7 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	skb_clear_tstamp(skb);
 
 	if (likely(!skb_is_gso(skb))) {
-		vcsw_deliver(sw, in, skb, dst, deadline, vc, timed, now, &ch);
+		vcsw_deliver(sw, in, skb, dst, routed, deadline, vc, timed, now, &ch);
 		return RX_HANDLER_CONSUMED;
 	}
 	/* no end that speaks credits sends GSO: its segments go as without */
@@ -1580,7 +1604,7 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 		struct fcr_charge none = { 0 };
 
 		skb_mark_not_on_list(skb);
-		vcsw_deliver(sw, in, skb, dst, deadline, vc, timed, now, &none);
+		vcsw_deliver(sw, in, skb, dst, routed, deadline, vc, timed, now, &none);
 	}
 	return RX_HANDLER_CONSUMED;
 
@@ -2073,6 +2097,7 @@ static const struct nla_policy vcsw_slave_policy[IFLA_VCSW_PORT_MAX + 1] = {
 	[IFLA_VCSW_PORT_CREDIT_STATS]	= { .type = NLA_REJECT },
 	[IFLA_VCSW_PORT_VC0_IN_STATS]	= { .type = NLA_REJECT },
 	[IFLA_VCSW_PORT_VC1_IN_STATS]	= { .type = NLA_REJECT },
+	[IFLA_VCSW_PORT_INDEX]		= { .type = NLA_REJECT },
 };
 
 static int vcsw_validate(struct nlattr *tb[], struct nlattr *data[],
@@ -2328,7 +2353,8 @@ static size_t vcsw_get_slave_size(const struct net_device *dev,
 	       nla_total_size(sizeof(u8)) +			/* CREDITS */
 	       3 * nla_total_size(sizeof(u32)) +	/* CREDIT_UNIT, VC0/1_IN_BUFFER */
 	       nla_total_size_64bit(sizeof(struct vcsw_credit_stats)) +
-	       2 * nla_total_size_64bit(sizeof(struct vcsw_vc_stats));	/* VC0/1_IN_STATS */
+	       2 * nla_total_size_64bit(sizeof(struct vcsw_vc_stats)) +	/* VC0/1_IN_STATS */
+	       nla_total_size(sizeof(u32));			/* INDEX */
 }
 
 /* The credit counters and books of @p, for a dump. */
@@ -2418,7 +2444,8 @@ static int vcsw_fill_slave_info(struct sk_buff *skb,
 	    nla_put_64bit(skb, IFLA_VCSW_PORT_VC0_IN_STATS, sizeof(ist[0]), &ist[0],
 			  IFLA_VCSW_PORT_PAD) ||
 	    nla_put_64bit(skb, IFLA_VCSW_PORT_VC1_IN_STATS, sizeof(ist[1]), &ist[1],
-			  IFLA_VCSW_PORT_PAD))
+			  IFLA_VCSW_PORT_PAD) ||
+	    nla_put_u32(skb, IFLA_VCSW_PORT_INDEX, p->idx))
 		return -EMSGSIZE;
 	/* as in vcsw_fill_info(): a forgotten attribute shows at once */
 	WARN_ON_ONCE(skb->len - start > vcsw_get_slave_size(dev, sdev));

@@ -241,6 +241,9 @@ static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 
 	if (!tb)
 		return;
+	u32 = vcsw_rta_data(tb[IFLA_VCSW_PORT_INDEX], sizeof(*u32));
+	if (u32)
+		print_color_uint(PRINT_ANY, COLOR_NONE, "port_index", "port_index %u ", *u32);
 	rate = vcsw_rta_data(tb[IFLA_VCSW_PORT_RATE], sizeof(*rate));
 	if (rate)
 		vcsw_print_u64("rate", *rate);
@@ -301,6 +304,8 @@ static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 		vcsw_print_u64("police_drop", ps.police_drop);
 		vcsw_print_u64("police_demote", ps.police_demote);
 		vcsw_print_u64("ttd_clamped", ps.ttd_clamped);
+		vcsw_print_u64("rx_routed", ps.rx_routed);
+		vcsw_print_u64("drop_route", ps.drop_route);
 		close_json_object();
 	}
 	vcsw_slave_print_vc("vc0", tb[IFLA_VCSW_PORT_VC0_STATS]);

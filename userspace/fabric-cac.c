@@ -16,6 +16,7 @@
 
 #include "cli_util.h"
 #include "fabric_cac.h"
+#include "../kernel/core/fabric_hdr_core.h"
 
 #define PROG "fabric-cac"
 
@@ -40,7 +41,9 @@ static void usage(FILE *f)
 		"                                load of every link that carries some\n"
 		"-j prints JSON.  A route is the switches it crosses, each as\n"
 		"stage/group/member and the output port taken (0 .. K-1 down, K .. 2K-1\n"
-		"up).\n");
+		"up), and the turnpool that says it in the fabric header's route field\n"
+		"(fabric-send --route) to vcsw switches whose port indexes are those\n"
+		"port numbers.\n");
 }
 
 /* A rate: digits and an optional k, m or g, optionally followed by "bit". */
@@ -193,10 +196,16 @@ static int state_save(const struct cac *c, const char *path)
 static void print_route(const struct cac *c, const struct cac_resv *v, bool json)
 {
 	const struct ft_tree *t = &c->t;
+	unsigned int i, ports[FT_MAX_HOPS];
 	struct ft_route r;
-	unsigned int i;
+	fq_u32 turnpool;
+	bool said;
 
 	ft_route(t, v->src, v->dst, v->choice, &r);
+	for (i = 0; i < r.nhops; i++)
+		ports[i] = r.hop[i].out_port;
+	/* a route of more than five switches has no turnpool: 0, "none" */
+	said = fhc_route_build(ports, r.nhops, &turnpool);
 	if (json)
 		printf("{\"id\":%u,\"src\":%u,\"dst\":%u,\"class\":%u,\"rate_bps\":%" PRIu64
 		       ",\"route\":[", v->id, v->src, v->dst, v->cls, v->rate_bps);
@@ -214,7 +223,12 @@ static void print_route(const struct cac *c, const struct cac_resv *v, bool json
 		else
 			printf(" %u/%u/%u:%u", s, g, m, r.hop[i].out_port);
 	}
-	printf(json ? "]}" : "\n");
+	if (json)
+		printf("],\"turnpool\":%" PRIu32 "}", said ? turnpool : 0);
+	else if (said)
+		printf(" turnpool 0x%" PRIx32 "\n", turnpool);
+	else
+		printf(" turnpool none\n");
 }
 
 static void show(const struct cac *c, bool json)

@@ -84,7 +84,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: " PROG " -i DEV --dst-mac MAC --src-ip A --dst-ip B --dport P\n"
 		"                   [ --sport P ] [ --ttd NS ] [ --vc N ] [ --sl N ]\n"
-		"                   [ --flow ID ] [ --seq N ] [ --count N ] [ --interval US ]\n"
+		"                   [ --flow ID ] [ --seq N ] [ --route R ] [ --count N ]\n"
+		"                   [ --interval US ]\n"
 		"                   [ --payload STR ] [ --message N ]\n"
 		"                   [ --malform { short | version | inner-type | truncated } ]\n"
 		"       " PROG " -i DEV --dst-mac MAC --fuzz [ --seed N ] [ --count N ]\n"
@@ -95,6 +96,8 @@ static void usage(FILE *f)
 		"Send Ethernet + fabric header + IPv4 + UDP frames on DEV, source MAC\n"
 		"DEV's own.  Defaults: --sport 49152 --ttd 1000000 (1 ms ahead) --vc 0\n"
 		"--sl 0 --flow 0 --seq 0 --count 1 --interval 0 --payload fabric.\n"
+		"--route R (32 bits, default 0: forward by MAC) is the source route\n"
+		"the switches follow, a turnpool of 6-bit digits (fabric-header.rst).\n"
 		"The sequence number grows by one per frame.  --ttd is signed (negative:\n"
 		"already late) and must fit 32 bits.  --malform sends a frame the\n"
 		"receiver must drop: only %d header bytes, version 2, inner EtherType\n"
@@ -177,7 +180,8 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 {
 	enum { O_DST_MAC = 256, O_SRC_IP, O_DST_IP, O_SPORT, O_DPORT, O_TTD,
 	       O_VC, O_SL, O_FLOW, O_SEQ, O_COUNT, O_INTERVAL, O_PAYLOAD,
-	       O_MALFORM, O_MESSAGE, O_FUZZ, O_FUZZ_MACS, O_SEED, O_LINK_FUZZ };
+	       O_MALFORM, O_MESSAGE, O_FUZZ, O_FUZZ_MACS, O_SEED, O_LINK_FUZZ,
+	       O_ROUTE };
 	static const struct option opts[] = {
 		{ "dev",	required_argument, NULL, 'i' },
 		{ "dst-mac",	required_argument, NULL, O_DST_MAC },
@@ -199,6 +203,7 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 		{ "fuzz-macs",	no_argument,	   NULL, O_FUZZ_MACS },
 		{ "seed",	required_argument, NULL, O_SEED },
 		{ "link-fuzz",	required_argument, NULL, O_LINK_FUZZ },
+		{ "route",	required_argument, NULL, O_ROUTE },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -268,6 +273,11 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 			if (!fs_parse_u64(optarg, UINT32_MAX, &u))
 				return fs_bad("seq", optarg);
 			o->hdr.seq = (uint32_t)u;
+			break;
+		case O_ROUTE:
+			if (!fs_parse_u64(optarg, UINT32_MAX, &u))
+				return fs_bad("route", optarg);
+			o->hdr.route = (uint32_t)u;
 			break;
 		case O_COUNT:
 			if (!fs_parse_u64(optarg, ULONG_MAX, &u))

@@ -93,6 +93,63 @@ static inline void fhc_decode(const fq_u8 *hdr, struct fhc_fields *f)
 	f->route = fhc_get_be32(hdr + 16);
 }
 
+/*
+ * The route field as a turnpool (Documentation/fabric-header.rst): 0 is
+ * no route (forward by MAC); else bit 31 marks a source route, bit 30 is
+ * 0, and bits 0-29 hold 6-bit digits from the least significant up, one
+ * per switch, each the output port plus one, 0 once the route is used
+ * up.  A switch takes the lowest digit and passes the rest on shifted
+ * down, the mark kept, so the next switch finds its own digit lowest:
+ * no hop counter.  A marked route with no digit left names no port, so
+ * a frame whose route ran out at a switch is dropped there, never
+ * flooded: no routed frame crosses more than five switches, and none
+ * can loop.
+ */
+#define FHC_ROUTE_ON		0x80000000u
+#define FHC_ROUTE_RESERVED	0x40000000u
+#define FHC_ROUTE_DIGITS	0x3fffffffu
+#define FHC_ROUTE_DIGIT_BITS	6
+#define FHC_ROUTE_MAX_PORT	62	/* digit 63 */
+#define FHC_ROUTE_HOPS		5
+
+/*
+ * The output port a route names here, or -1 if it names none: used up,
+ * no mark, or the reserved bit set.  @route must not be 0.
+ */
+static inline int fhc_route_port(fq_u32 route)
+{
+	if ((route & (FHC_ROUTE_ON | FHC_ROUTE_RESERVED)) != FHC_ROUTE_ON)
+		return -1;
+	return (int)(route & ((1u << FHC_ROUTE_DIGIT_BITS) - 1)) - 1;
+}
+
+/* What the route says to the switches after this one. */
+static inline fq_u32 fhc_route_next(fq_u32 route)
+{
+	return FHC_ROUTE_ON | (route & FHC_ROUTE_DIGITS) >> FHC_ROUTE_DIGIT_BITS;
+}
+
+/*
+ * The route through @n switches leaving by @ports[0], @ports[1], ...:
+ * false if it cannot be said (more than five hops, a port above 62).
+ */
+static inline bool fhc_route_build(const unsigned int *ports, unsigned int n,
+				   fq_u32 *route)
+{
+	fq_u32 r = 0;
+	unsigned int i = n;
+
+	if (n > FHC_ROUTE_HOPS)
+		return false;
+	while (i--) {
+		if (ports[i] > FHC_ROUTE_MAX_PORT)
+			return false;
+		r = r << FHC_ROUTE_DIGIT_BITS | (ports[i] + 1);
+	}
+	*route = FHC_ROUTE_ON | r;
+	return true;
+}
+
 /* TTD field offset inside the header, for in-place rewrites. */
 #define FHC_TTD_OFFSET	4
 

@@ -24,11 +24,12 @@ grep -q "give --tree and --link" "$work/err" || fail "no reason: $(cat "$work/er
 
 # 2-ary 2-tree, 100 Mbit/s, cap 70 %: hosts 0, 1 on one leaf, 2, 3 on the other
 out=$(cac --tree 2,2 --link 100mbit add 0 2 30mbit) || fail "first add"
-[[ $out == "resv 1: 0 -> 2 class 1 rate 30000000 bit/s route 0/0/0:2 1/0/0:1 0/1/0:0" ]] ||
+# ports 2, 1, 0: digits 3, 2, 1 from the lowest
+[[ $out == "resv 1: 0 -> 2 class 1 rate 30000000 bit/s route 0/0/0:2 1/0/0:1 0/1/0:0 turnpool 0x80001083" ]] ||
 	fail "first route: $out"
 # the way over top switch 0 is loaded now: the least loaded is over 1
 out=$(cac add 1 3 30mbit class 2) || fail "second add"
-[[ $out == *"route 0/0/0:3 1/0/1:1 0/1/0:1" ]] || fail "second route not the least loaded: $out"
+[[ $out == *"route 0/0/0:3 1/0/1:1 0/1/0:1 turnpool 0x80002084" ]] || fail "second route not the least loaded: $out"
 cp "$S" "$work/before"
 cac add 0 3 50mbit 2> "$work/err"
 rc=$?
@@ -70,6 +71,7 @@ r = {v["id"]: v for v in d["reservations"]}
 assert sorted(r) == [2, 3, 4], sorted(r)
 assert r[2]["class"] == 2 and r[2]["rate_bps"] == 30000000
 assert all(len(v["route"]) == 3 for v in r.values())
+assert r[2]["turnpool"] == 0x80002084, r[2]
 host0 = [l for l in d["links"] if l.get("host") == 0][0]
 assert host0["load_bps"] == 70000000, host0
 '; then :; else fail "show -j"; fi

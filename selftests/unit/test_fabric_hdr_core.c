@@ -189,6 +189,53 @@ UNIT_TEST(lateness_buckets)
 	EXPECT_EQ(fhc_late_bucket(~0ULL), FABRIC_LATE_BUCKETS - 1);
 }
 
+/* A route as each switch on it reads it: the ports in order, then none. */
+UNIT_TEST(route_turnpool_round_trips_hop_by_hop)
+{
+	unsigned int ports[FHC_ROUTE_HOPS], n, i, trial;
+	fq_u32 route, r;
+
+	/* every length, ports at the extremes and at random */
+	for (trial = 0; trial < 20000; trial++) {
+		n = trial % (FHC_ROUTE_HOPS + 1);
+		for (i = 0; i < n; i++) {
+			ports[i] = (trial * 2654435761u >> (i * 5)) % 63;
+			if (trial % 7 == 0)
+				ports[i] = i % 2 ? FHC_ROUTE_MAX_PORT : 0;
+		}
+		ASSERT_TRUE(fhc_route_build(ports, n, &route));
+		EXPECT_TRUE(route & FHC_ROUTE_ON);
+		r = route;
+		for (i = 0; i < n; i++) {
+			EXPECT_EQ(fhc_route_port(r), ports[i]);
+			r = fhc_route_next(r);
+		}
+		/* used up: still a route, naming no port, however far it goes */
+		for (i = 0; i < 8; i++) {
+			EXPECT_EQ(r, FHC_ROUTE_ON);
+			EXPECT_EQ(fhc_route_port(r), -1);
+			r = fhc_route_next(r);
+		}
+	}
+	/* what cannot be said */
+	ports[0] = 63;
+	EXPECT_TRUE(!fhc_route_build(ports, 1, &route));
+	for (i = 0; i < FHC_ROUTE_HOPS; i++)
+		ports[i] = 1;
+	EXPECT_TRUE(fhc_route_build(ports, FHC_ROUTE_HOPS, &route));
+	EXPECT_TRUE(!fhc_route_build(ports, FHC_ROUTE_HOPS + 1, &route));
+	/* on the wire: port 2, then port 0, then the host */
+	ports[0] = 2;
+	ports[1] = 0;
+	ASSERT_TRUE(fhc_route_build(ports, 2, &route));
+	EXPECT_EQ(route, 0x80000043);
+	/* what names no port: unmarked, the reserved bit, a digit 0 */
+	EXPECT_EQ(fhc_route_port(0x43), -1);
+	EXPECT_EQ(fhc_route_port(0xc0000043), -1);
+	EXPECT_EQ(fhc_route_port(0x80000040), -1);
+	EXPECT_EQ(fhc_route_port(0x80000041), 0);
+}
+
 int main(void)
 {
 	return unit_run();

@@ -87,6 +87,7 @@ enum {
 	IFLA_VCSW_PORT_CREDIT_STATS,	/* struct vcsw_credit_stats, read only */
 	IFLA_VCSW_PORT_VC0_IN_STATS,	/* struct vcsw_vc_stats of the input, read only */
 	IFLA_VCSW_PORT_VC1_IN_STATS,	/* struct vcsw_vc_stats of the input, read only */
+	IFLA_VCSW_PORT_INDEX,		/* u32, read only: the port's number in routes */
 	__IFLA_VCSW_PORT_MAX,
 };
 #define IFLA_VCSW_PORT_MAX (__IFLA_VCSW_PORT_MAX - 1)
@@ -135,6 +136,8 @@ struct vcsw_port_stats {
 	__u64	police_drop;		/* untrusted: VC0 over the rate, dropped */
 	__u64	police_demote;		/* untrusted: VC0 over the rate, sent as VC1 */
 	__u64	ttd_clamped;		/* untrusted: TTD outside [ttd_min, ttd_max] */
+	__u64	rx_routed;		/* fabric frames in, forwarded by their route */
+	__u64	drop_route;		/* in: the route names no port, or this one */
 };
 
 /*

@@ -1,0 +1,180 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 180
+#
+# Source routing through a folded butterfly of vcsw switches, on the
+# routes fabric-cac chose.  A 2-ary 2-tree: four hosts, two leaf and two
+# top switches, so every pair on different leaves has two routes, and
+# the wiring has cycles (L0 T0 L1 T1 L0) that flooding would go round
+# for ever.
+#
+#   [H0] [H1]          [H2] [H3]
+#    p0   p1            p0   p1
+#   [    L0    ]      [    L1    ]      leaves: ports 0, 1 down, 2, 3 up
+#    p2     p3         p2     p3
+#     |       \_______/_       |
+#     |        _______/ \      |
+#    p0     p1         p0     p1
+#   [    T0    ]      [    T1    ]      tops: ports 0, 1 down
+#
+# Each switch takes its ports in port order, so a port's index (ip -d
+# link show: "port_index") is its port number, as fabric-cac's turnpools
+# assume.  Every host sends FRAMES fabric frames to every other over its
+# reserved route; then every switch port must have sent exactly what the
+# routes add up to, every host received its 3 x FRAMES, nothing flooded,
+# and a route that names a missing port, the input port, nothing at all,
+# or that runs out at a switch is dropped and counted (drop_route) and
+# goes nowhere.
+. ./lib.sh
+
+require_cmd ip fabric-send fabric-stat fabric-cac
+require_module vcsw
+require_module fabric_hdr
+tmp_dir_create
+FRAMES=5
+
+pstat() {	# NS DEV OBJ KEY
+	ns_exec "$1" ip -j -d link show dev "$2" | tr -d ' \n' |
+		sed -n "s/.*\"$3\":{\([^}]*\)}.*/\1/p" |
+		sed -n "s/.*\"$4\":\([0-9]*\).*/\1/p"
+}
+sent() { echo $(( $(pstat "$1" "$2" vc0 packets) + $(pstat "$1" "$2" vc1 packets) )); }
+hrx() { json_u64 "$(ns_exec H$1 fabric-stat -j eth0)" rx_frames; }
+mac() { printf '02:00:00:57:00:%02x' "$1"; }
+
+# --- the fabric ------------------------------------------------------------------------
+SWITCHES="L0 L1 T0 T1"
+for s in $SWITCHES; do
+	ns_create $s
+	ns_run $s ip link add sw0 type vcsw || fatal "vcsw in $s"
+done
+for h in 0 1 2 3; do
+	ns_create H$h
+	l=$((h / 2))
+	ip link add eth0 netns "$(ns_name H$h)" address "$(mac $h)" type veth \
+		peer name p$((h % 2)) netns "$(ns_name L$l)" || fatal "veth H$h"
+done
+# up port 2 + u of leaf g to down port g of top u
+for g in 0 1; do
+	for u in 0 1; do
+		ip link add p$((2 + u)) netns "$(ns_name L$g)" type veth \
+			peer name p$g netns "$(ns_name T$u)" || fatal "veth L$g-T$u"
+	done
+done
+# no frame before its port is a member: IPv6 off first (a looped fabric
+# would carry a router solicitation round for ever), ports in order
+for s in $SWITCHES; do
+	for p in 0 1 2 3; do
+		ns_exec $s ip link show dev p$p > /dev/null 2>&1 || continue
+		ns_exec $s sysctl -qw net.ipv6.conf.p$p.disable_ipv6=1
+		ns_run $s ip link set p$p master sw0 || fatal "$s p$p master"
+		idx=$(ns_exec $s ip -j -d link show dev p$p | tr -d ' \n' |
+		      sed -n 's/.*"port_index":\([0-9]*\).*/\1/p')
+		check_eq "$s p$p index" $p "$idx"
+	done
+done
+for h in 0 1 2 3; do
+	ns_exec H$h sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
+	ns_run H$h ip link set eth0 up
+done
+for s in $SWITCHES; do
+	ns_run $s ip link set sw0 up
+	for p in 0 1 2 3; do
+		ns_exec $s ip link set p$p up 2> /dev/null
+	done
+done
+log_test "a 2-ary 2-tree of four switches, port indexes as port numbers"
+
+# --- every pair over its reserved route -----------------------------------------------
+CAC=$TMP_DIR/cac
+declare -A want
+for s in $SWITCHES; do for p in 0 1 2 3; do want[$s:$p]=0; done; done
+for a in 0 1 2 3; do
+	for b in 0 1 2 3; do
+		[ $a = $b ] && continue
+		out=$(fabric-cac --state "$CAC" --tree 2,2 --link 100mbit add $a $b 10mbit) ||
+			fatal "fabric-cac add $a $b"
+		tp=${out##* turnpool }
+		# each hop s/g/m:port: the leaves are stage 0 (L<g>), the tops
+		# stage 1 (T<m>)
+		for hop in ${out#* route }; do
+			[[ $hop == */*/*:* ]] || continue
+			IFS=/: read -r st g m port <<< "$hop"
+			if [ $st = 0 ]; then s=L$g; else s=T$m; fi
+			want[$s:$port]=$(( want[$s:$port] + FRAMES ))
+		done
+		ns_exec H$a fabric-send -i eth0 --dst-mac "$(mac $b)" --src-ip 10.57.0.$a \
+			--dst-ip 10.57.99.99 --dport 9 --route "$tp" --count $FRAMES ||
+			fatal "fabric-send $a -> $b"
+	done
+done
+log_info "routes: $(fabric-cac --state "$CAC" show | grep -c '^resv') reserved"
+all_in() {
+	local h
+	for h in 0 1 2 3; do
+		[ "$(hrx $h)" -ge $((3 * FRAMES)) ] || return 1
+	done
+}
+wait_for 20 all_in
+for h in 0 1 2 3; do
+	check_eq "H$h received" $((3 * FRAMES)) "$(hrx $h)"
+done
+# 2 up ports of each leaf share the 8 cross-leaf routes: both are used
+check_eq "L0 up ports used alike" "${want[L0:2]}" "${want[L0:3]}"
+for s in $SWITCHES; do
+	for p in 0 1 2 3; do
+		ns_exec $s ip link show dev p$p > /dev/null 2>&1 || continue
+		check_eq "$s p$p sent" "${want[$s:$p]}" "$(sent $s p$p)"
+		check_eq "$s p$p flooded" 0 "$(pstat $s p$p port flooded)"
+		check_eq "$s p$p drop_route" 0 "$(pstat $s p$p port drop_route)"
+	done
+done
+check_eq "L0 p0 rx_routed (H0's frames)" $((3 * FRAMES)) "$(pstat L0 p0 port rx_routed)"
+log_test "every host to every other over its route: per-port counts as the routes say"
+
+# --- routes that go nowhere ------------------------------------------------------------
+before=0
+for h in 0 1 2 3; do before=$((before + $(hrx $h))); done
+bad() {	# ROUTE: FRAMES frames from H0 with it
+	ns_exec H0 fabric-send -i eth0 --dst-mac "$(mac 3)" --src-ip 10.57.0.0 \
+		--dst-ip 10.57.99.99 --dport 9 --route "$1" --count $FRAMES ||
+		fatal "fabric-send --route $1"
+}
+bad $((0x80000006))	# port 5: L0 has 4
+bad $((0x80000001))	# port 0: where it came from
+bad $((0x80000000))	# nothing left
+bad $((0x00000003))	# no route mark
+bad $((0xc0000003))	# reserved bit
+dropped() { [ "$(pstat L0 p0 port drop_route)" -ge $((5 * FRAMES)) ]; }
+wait_for 10 dropped
+check_eq "L0 p0 drop_route" $((5 * FRAMES)) "$(pstat L0 p0 port drop_route)"
+# a route that runs out on the way: L0 up to T0, down to L0, up, down,
+# up again (five digits, the most there are); T0 gets a used-up route
+# and drops it, where flooding would send it round the cycles
+bad $((0x80000000 | 3 | 1 << 6 | 3 << 12 | 1 << 18 | 3 << 24))
+ran_out() { [ "$(pstat T0 p0 port drop_route)" -ge $FRAMES ]; }
+wait_for 10 ran_out
+check_eq "T0 p0 drop_route (used up)" $FRAMES "$(pstat T0 p0 port drop_route)"
+sleep 1
+after=0
+for h in 0 1 2 3; do after=$((after + $(hrx $h))); done
+check_eq "frames that reached a host" "$before" "$after"
+for s in $SWITCHES; do
+	for p in 0 1 2 3; do
+		ns_exec $s ip link show dev p$p > /dev/null 2>&1 || continue
+		check_eq "$s p$p flooded" 0 "$(pstat $s p$p port flooded)"
+	done
+done
+log_test "missing, own, empty, unmarked, reserved and used-up routes: dropped, counted, never flooded"
+
+# --- teardown: the switches go with traffic in flight -----------------------------------
+ns_bg H0 fabric-send -i eth0 --dst-mac "$(mac 3)" --src-ip 10.57.0.0 --dst-ip 10.57.99.99 \
+	--dport 9 --route $((0x80000000 | 3 | 2 << 6 | 2 << 12)) --count 100000
+sleep 1
+for s in $SWITCHES; do
+	ns_run $s ip link del sw0 || fatal "del sw0 in $s"
+done
+bg_kill_all
+log_test "switches deleted under routed traffic"
+
+exit $EXIT_STATUS
