@@ -295,7 +295,7 @@ struct vcsw_skb_cb {
 	u64	deadline;
 	bool	timed;
 	u8	cvc;		/* the credits it took downstream: */
-	u32	cepoch;		/* 0: none */
+	u64	cgen;		/* the books' generation; 0: none */
 	u32	clen;
 };
 
@@ -730,7 +730,7 @@ static bool vcsw_credit_arrive(struct vcsw_slave *p, struct fcr_charge *c,
 {
 	bool ok = true;
 
-	c->epoch = 0;
+	c->gen = 0;
 	spin_lock(&p->lock);
 	if (!p->dead)
 		ok = fcr_port_arrive(&p->cp, c, len, vc, now);
@@ -745,7 +745,7 @@ static bool vcsw_credit_arrive(struct vcsw_slave *p, struct fcr_charge *c,
  */
 static void vcsw_credit_release(struct vcsw_slave *p, struct fcr_charge *c)
 {
-	if (!c->epoch)
+	if (!c->gen)
 		return;
 	spin_lock(&p->lock);
 	if (fcr_port_release(&p->cp, c))
@@ -864,11 +864,11 @@ static void vcsw_slave_service(struct vcsw_slave *p, u64 now,
 		cb = vcsw_cb(skb);
 		cb->deadline = n->deadline;
 		cb->timed = n->timed;
-		cb->cepoch = 0;
+		cb->cgen = 0;
 		if (credits) {
 			cb->cvc = n->vc;
 			cb->clen = fcr_wire_len(n->len);
-			cb->cepoch = p->cp.l.epoch;
+			cb->cgen = p->cp.gen;
 			fcr_tx_sent(&p->cp.l, n->vc, cb->clen, now);
 			p->stalled[n->vc] = false;
 		}
@@ -883,10 +883,10 @@ static void vcsw_slave_service(struct vcsw_slave *p, u64 now,
  */
 static void vcsw_credit_unsend(struct vcsw_slave *p, const struct vcsw_skb_cb *cb)
 {
-	if (!cb->cepoch)
+	if (!cb->cgen)
 		return;
 	spin_lock(&p->lock);
-	if (p->credits && p->cp.l.epoch == cb->cepoch) {
+	if (p->credits && p->cp.gen == cb->cgen) {
 		fcr_tx_unsend(&p->cp.l, cb->cvc, cb->clen);
 		/*
 		 * A head that stalled for want of these credits would wait
@@ -1178,7 +1178,7 @@ static void vcsw_slave_purge(struct vcsw_slave *p, bool count, bool inputs)
 
 		if (count)
 			vcsw_count(p, VCSW_PS_DROP_DOWN);
-		if (cb->cepoch && p->credits && p->cp.l.epoch == cb->cepoch)
+		if (cb->cgen && p->credits && p->cp.gen == cb->cgen)
 			fcr_tx_unsend(&p->cp.l, cb->cvc, cb->clen);
 		kfree_skb(skb);
 	}
@@ -1208,7 +1208,7 @@ static struct vcsw_ent *vcsw_ent_new(struct vcsw_slave *out, struct sk_buff *skb
 	}
 	memset(&e->node, 0, sizeof(e->node));
 	e->skb = skb;
-	e->charge.epoch = 0;
+	e->charge.gen = 0;
 	e->node.deadline = deadline;
 	e->node.len = skb->len;
 	e->node.vc = vc;
@@ -1276,7 +1276,7 @@ static void vcsw_input_one(struct vcsw_slave *in, struct vcsw_slave *out,
 		return;
 	}
 	e->charge = *c;
-	c->epoch = 0;
+	c->gen = 0;
 	bitmap_zero(flush, VCSW_FLUSH_BITS);
 	spin_lock(&sw->lock);
 	/* a port leaving gives up its slot first */
@@ -1344,7 +1344,7 @@ static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
 		if (f && !vcsw_fdb_expired(sw, f, jiffies))
 			out = READ_ONCE(f->port);
 	}
-	if (out && out != in && c->epoch) {
+	if (out && out != in && c->gen) {
 		vcsw_input_one(in, out, skb, deadline, vc, timed, now, c);
 		return;
 	}

@@ -547,10 +547,13 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
  * advertise the buffer less what they hold (@old_bytes), so nothing is
  * granted twice, and the room comes back as they go.  Each frame counted
  * carries a struct fcr_charge that says by which books; the caller gives
- * it back with fcr_port_release() wherever the frame ends.
+ * it back with fcr_port_release() wherever the frame ends.  Books are
+ * told apart by a generation, one more at every start, not by the wire's
+ * epoch: that is drawn at random and may come again while frames of the
+ * books that had it last are still held.
  */
 struct fcr_charge {
-	fq_u32	epoch;		/* the books' epoch; 0: not counted */
+	fq_u64	gen;		/* the books' generation; 0: not counted */
 	fq_u32	len;		/* bytes as counted */
 	fq_u8	vc;		/* the VC it was counted on */
 };
@@ -563,6 +566,7 @@ struct fcr_port {
 	fq_u32		old_bytes[FCR_NUM_VCS];	 /* by earlier books */
 	struct fcr_stats base;			 /* earlier books' counters */
 	fq_u64		restarts;
+	fq_u64		gen;	/* of the current books, from 1; never reused */
 };
 
 static inline void fcr_stats_add(struct fcr_stats *to,
@@ -642,6 +646,7 @@ static inline void fcr_port_start(struct fcr_port *p, fq_u32 epoch,
 	fcr_init(&p->l, epoch, unit, 0, quiet_ns);
 	p->on = true;
 	p->restarts++;
+	p->gen++;
 	for (vc = 0; vc < FCR_NUM_VCS; vc++)
 		fcr_port_advertise(p, vc);
 }
@@ -662,12 +667,12 @@ static inline void fcr_port_stop(struct fcr_port *p)
 static inline bool fcr_port_arrive(struct fcr_port *p, struct fcr_charge *c,
 				   fq_u32 len, fq_u8 vc, fq_u64 now)
 {
-	c->epoch = 0;
+	c->gen = 0;
 	if (!p->on)
 		return true;
 	if (!fcr_rx_arrive(&p->l, vc, len, now))
 		return false;
-	c->epoch = p->l.epoch;
+	c->gen = p->gen;
 	c->len = len;
 	c->vc = vc;
 	p->held_bytes[vc] += len;
@@ -684,9 +689,9 @@ static inline bool fcr_port_release(struct fcr_port *p, struct fcr_charge *c)
 {
 	bool tell = false;
 
-	if (!c->epoch)
+	if (!c->gen)
 		return false;
-	if (p->on && c->epoch == p->l.epoch) {
+	if (p->on && c->gen == p->gen) {
 		p->held_bytes[c->vc] -= c->len < p->held_bytes[c->vc] ?
 					c->len : p->held_bytes[c->vc];
 		tell = fcr_rx_free(&p->l, c->vc, c->len);
@@ -696,7 +701,7 @@ static inline bool fcr_port_release(struct fcr_port *p, struct fcr_charge *c)
 		if (p->on)
 			fcr_port_advertise(p, c->vc);
 	}
-	c->epoch = 0;
+	c->gen = 0;
 	return tell;
 }
 

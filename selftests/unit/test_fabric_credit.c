@@ -688,7 +688,7 @@ UNIT_TEST(port_off_counts_nothing)
 
 	fcr_port_init(&p, UNIT, BUFFER * UNIT);
 	EXPECT_TRUE(fcr_port_arrive(&p, &c, 1000, 0, 0));
-	EXPECT_EQ(c.epoch, 0);
+	EXPECT_EQ(c.gen, 0);
 	EXPECT_TRUE(!fcr_port_release(&p, &c));
 	EXPECT_EQ(p.held_bytes[0], 0);
 	EXPECT_EQ(p.l.rx[0].held, 0);
@@ -711,10 +711,10 @@ UNIT_TEST(port_on_counts_and_gives_back)
 	for (i = 0; i < 8; i++)
 		EXPECT_TRUE(fcr_port_arrive(&p, &c[i], 1000, 1, 0));
 	EXPECT_EQ(p.held_bytes[1], 8000);
-	EXPECT_EQ(c[3].epoch, 7);
+	EXPECT_EQ(c[3].gen, p.gen);
 	EXPECT_TRUE(!fcr_port_arrive(&p, &c[8], 1000, 1, 0));
 	EXPECT_EQ(p.l.st.vc[1].violations, 1);
-	EXPECT_EQ(c[8].epoch, 0);
+	EXPECT_EQ(c[8].gen, 0);
 	/*
 	 * the refused frame's 16 units count as freed: the second release
 	 * passes a quarter (33 units), and every one after it until a
@@ -766,7 +766,7 @@ UNIT_TEST(port_restart_keeps_room_for_old_frames)
 	EXPECT_EQ(st.vc[0].violations, 1);
 	/* 41 units of 100 bytes: 4100 bytes, and no more */
 	EXPECT_TRUE(fcr_port_arrive(&p, &c, 4100, 0, 0));
-	EXPECT_EQ(c.epoch, 9);
+	EXPECT_EQ(c.gen, p.gen);
 	EXPECT_EQ(p.l.rx[0].held, 41);
 	/* the old frames leave: their room comes back to the new books */
 	for (i = 0; i < 4; i++)
@@ -816,6 +816,45 @@ UNIT_TEST(port_off_and_on_with_frames_held)
 	EXPECT_EQ(p.l.rx[1].buffer, 64);
 	fcr_port_start(&p, 13, UNIT, QUIET_NS);
 	EXPECT_EQ(p.l.rx[1].buffer, BUFFER);
+}
+
+/*
+ * The wire's epoch is drawn at random, so a later start may draw one an
+ * earlier start had while frames it counted are still in the buffer.
+ * Those frames are of earlier books all the same: their room goes back
+ * to what is advertised, never into the new books' grant as if the new
+ * books had counted them (that would grant room that is occupied).
+ */
+UNIT_TEST(port_repeated_epoch_keeps_old_frames_apart)
+{
+	struct fcr_port p;
+	struct fcr_charge old[4], c;
+	fq_u32 limit;
+	int i;
+
+	fcr_port_init(&p, UNIT, BUFFER * UNIT);
+	fcr_port_start(&p, 7, UNIT, QUIET_NS);
+	for (i = 0; i < 4; i++)
+		EXPECT_TRUE(fcr_port_arrive(&p, &old[i], 1024, 0, 0));
+	fcr_port_start(&p, 9, UNIT, QUIET_NS);
+	fcr_port_start(&p, 7, UNIT, QUIET_NS);	/* 7 again */
+	EXPECT_EQ(p.old_bytes[0], 4096);
+	EXPECT_EQ(p.l.rx[0].buffer, BUFFER - 64);
+	/* the new books take what they grant: the buffer less the old 64 */
+	EXPECT_TRUE(fcr_port_arrive(&p, &c, 64 * UNIT, 0, 0));
+	limit = fcr_rx_limit(&p.l, 0);
+	for (i = 0; i < 4; i++)
+		EXPECT_TRUE(!fcr_port_release(&p, &old[i]));
+	/* the old room came back as buffer, the new frame still holds */
+	EXPECT_EQ(p.old_bytes[0], 0);
+	EXPECT_EQ(p.held_bytes[0], 64 * UNIT);
+	EXPECT_EQ(p.l.rx[0].held, 64);
+	EXPECT_EQ(p.l.rx[0].buffer, BUFFER);
+	EXPECT_EQ(fcr_rx_limit(&p.l, 0), limit + 64);
+	/* so what the sender may add never overfills: 64 held + 64 more */
+	EXPECT_EQ(fcr_rx_limit(&p.l, 0) - p.l.rx[0].received, BUFFER - 64);
+	fcr_port_release(&p, &c);
+	EXPECT_EQ(p.l.rx[0].held, 0);
 }
 
 /*
