@@ -69,6 +69,7 @@ struct fabric_link {
 	bool			dead;		/* no more timer starts */
 	bool			carrier;	/* as last seen: restart when back */
 	struct fcr_link		books;
+	u32			prev_epoch;	/* the books' before these */
 	struct hrtimer		timer;
 	bool			stalled[FCR_NUM_VCS];	/* for @stalls */
 	bool			waiting;	/* a qdisc refused: wake it */
@@ -149,10 +150,9 @@ static void fabric_link_kick(struct fabric_link *l)
 static void fabric_link_restart(struct fabric_link *l, u32 unit)
 {
 	struct fcr_stats st = l->books.st;	/* counters go on */
-	u32 epoch = get_random_u32() | 1;
+	u32 epoch = fcr_epoch_new(get_random_u32(), l->books.epoch, l->prev_epoch);
 
-	if (epoch == l->books.epoch)
-		epoch += 2;
+	l->prev_epoch = l->books.epoch;
 	fcr_init(&l->books, epoch, unit, 0, FCR_DEFAULT_QUIET_NS);
 	fcr_set_sink(&l->books, DIV_ROUND_UP(FABRIC_LINK_SINK_BYTES, unit));
 	l->books.st = st;

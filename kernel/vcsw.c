@@ -710,10 +710,7 @@ static void vcsw_credit_restart(struct vcsw_slave *p)
 	unsigned int vc;
 
 	lockdep_assert_held(&p->lock);
-	/* nonzero and not the last one: the peer must see a restart */
-	epoch = get_random_u32() | 1;
-	if (epoch == p->cp.l.epoch)
-		epoch += 2;
+	epoch = fcr_epoch_new(get_random_u32(), p->cp.l.epoch, p->cp.prev_epoch);
 	fcr_port_start(&p->cp, epoch, p->credit_unit, FCR_DEFAULT_QUIET_NS);
 	for (vc = 0; vc < VCSW_NUM_VCS; vc++)
 		p->stalled[vc] = false;

@@ -137,6 +137,21 @@ struct fcr_link {
 #define FCR_REPLY_NOW		0x2	/* the peer has not heard our epoch */
 
 /*
+ * An epoch for a new start, from @rnd (random): nonzero, and neither the
+ * current one (@cur: the peer would not see a restart) nor the one
+ * before it (@prev: the peer takes that for a stale message of our old
+ * life and ignores every message until the next restart).
+ */
+static inline fq_u32 fcr_epoch_new(fq_u32 rnd, fq_u32 cur, fq_u32 prev)
+{
+	fq_u32 e = rnd | 1;	/* odd: never 0, also after a wrap */
+
+	while (e == cur || e == prev)
+		e += 2;
+	return e;
+}
+
+/*
  * @epoch: nonzero, and new at every start (the caller draws it at
  * random); @buffer: units per VC, enough for the largest frame (a frame
  * larger than the peer's buffer can never be sent, and stalls its VC);
@@ -567,6 +582,7 @@ struct fcr_port {
 	struct fcr_stats base;			 /* earlier books' counters */
 	fq_u64		restarts;
 	fq_u64		gen;	/* of the current books, from 1; never reused */
+	fq_u32		prev_epoch;	/* the books' before these */
 };
 
 static inline void fcr_stats_add(struct fcr_stats *to,
@@ -632,8 +648,8 @@ static inline void fcr_port_close(struct fcr_port *p)
 }
 
 /*
- * Credits on, with new books: epoch @epoch (nonzero, not the last one:
- * the caller draws it), @unit bytes a credit.  Also for a restart while
+ * Credits on, with new books: epoch @epoch (fcr_epoch_new() of the
+ * current and previous ones), @unit bytes a credit.  Also for a restart while
  * on (a new unit, the link back up).
  */
 static inline void fcr_port_start(struct fcr_port *p, fq_u32 epoch,
@@ -643,6 +659,7 @@ static inline void fcr_port_start(struct fcr_port *p, fq_u32 epoch,
 
 	fcr_port_close(p);
 	fcr_stats_add(&p->base, &p->l.st);
+	p->prev_epoch = p->l.epoch;
 	fcr_init(&p->l, epoch, unit, 0, quiet_ns);
 	p->on = true;
 	p->restarts++;

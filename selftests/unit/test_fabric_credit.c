@@ -711,7 +711,8 @@ UNIT_TEST(port_on_counts_and_gives_back)
 	for (i = 0; i < 8; i++)
 		EXPECT_TRUE(fcr_port_arrive(&p, &c[i], 1000, 1, 0));
 	EXPECT_EQ(p.held_bytes[1], 8000);
-	EXPECT_EQ(c[3].gen, p.gen);
+	EXPECT_EQ(p.gen, 1);
+	EXPECT_EQ(c[3].gen, 1);
 	EXPECT_TRUE(!fcr_port_arrive(&p, &c[8], 1000, 1, 0));
 	EXPECT_EQ(p.l.st.vc[1].violations, 1);
 	EXPECT_EQ(c[8].gen, 0);
@@ -766,7 +767,8 @@ UNIT_TEST(port_restart_keeps_room_for_old_frames)
 	EXPECT_EQ(st.vc[0].violations, 1);
 	/* 41 units of 100 bytes: 4100 bytes, and no more */
 	EXPECT_TRUE(fcr_port_arrive(&p, &c, 4100, 0, 0));
-	EXPECT_EQ(c.gen, p.gen);
+	EXPECT_EQ(p.gen, 2);
+	EXPECT_EQ(c.gen, 2);
 	EXPECT_EQ(p.l.rx[0].held, 41);
 	/* the old frames leave: their room comes back to the new books */
 	for (i = 0; i < 4; i++)
@@ -819,6 +821,31 @@ UNIT_TEST(port_off_and_on_with_frames_held)
 }
 
 /*
+ * A new epoch is never 0 and never the current or the previous one (the
+ * peer would see no restart, or take every message for a stale one of
+ * our old life), also where they are neighbours and at the wrap.
+ */
+UNIT_TEST(new_epoch_is_neither_current_nor_previous)
+{
+	fq_u32 cur, prev, r, e;
+
+	EXPECT_EQ(fcr_epoch_new(6, 1, 3), 7);
+	EXPECT_EQ(fcr_epoch_new(7, 7, 9), 11);
+	EXPECT_EQ(fcr_epoch_new(9, 7, 9), 11);
+	EXPECT_EQ(fcr_epoch_new(0, 1, 3), 5);
+	EXPECT_EQ(fcr_epoch_new(0xffffffff, 0xffffffff, 1), 3);
+	for (r = 0; r < 20000; r++) {
+		cur = (fq_u32)unit_rnd() | 1;
+		prev = cur + 2 * (fq_u32)(unit_rnd() % 3);
+		e = fcr_epoch_new(r % 2 ? cur : prev, cur, prev);
+		if (!e || e == cur || e == prev) {
+			UNIT_FAIL("epoch %u from cur %u prev %u", e, cur, prev);
+			return;
+		}
+	}
+}
+
+/*
  * The wire's epoch is drawn at random, so a later start may draw one an
  * earlier start had while frames it counted are still in the buffer.
  * Those frames are of earlier books all the same: their room goes back
@@ -859,9 +886,10 @@ UNIT_TEST(port_repeated_epoch_keeps_old_frames_apart)
 
 /*
  * A port and a sender over a link that restarts the port's books at
- * random moments with frames in its buffer (a flap, a new unit): the
- * buffer never holds more bytes than it has, and once idle the sender's
- * credits are the whole buffer again.
+ * random moments with frames in its buffer (a flap, a new unit), its
+ * epochs drawn from three (so each returns while frames of its earlier
+ * books may be held): the buffer never holds more bytes than it has, and
+ * once idle the sender's credits are the whole buffer again.
  */
 UNIT_TEST(port_random_restarts_never_overfill)
 {
@@ -905,7 +933,9 @@ UNIT_TEST(port_random_restarts_never_overfill)
 			fcr_msg_receive(&p.l, m, sizeof(m), now);
 		}
 		if (chance(1)) {
-			epoch += 2;
+			/* three epochs only: each comes again every few starts */
+			epoch = fcr_epoch_new(101 + 2 * (fq_u32)(unit_rnd() % 3),
+					      p.l.epoch, p.prev_epoch);
 			fcr_port_start(&p, epoch, UNIT, QUIET_NS);
 			restarts++;
 		}
