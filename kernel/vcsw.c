@@ -679,14 +679,17 @@ static u32 vcsw_in_bytes(u32 cfg, u32 unit, unsigned int mtu)
 }
 
 /*
- * What an input VC of @bytes may hold in frames: the credit books decide
- * what is taken, and besides the buffer they keep room for frames found
- * lost that come after all (at most a buffer more, core fabric_credit.h).
- * So twice the buffer: a bound on memory, never the reason for a drop.
+ * What input VC @vc of a port whose buffers are @bytes may hold in
+ * frames: the credit books decide what is taken, and besides each buffer
+ * they keep room for frames found lost that come after all (at most a
+ * buffer more, core fabric_credit.h).  And a frame an untrusted port
+ * demotes from VC0 waits in input VC1 while it holds the VC0 credits its
+ * sender counted it on: VC1 holds both.  A bound on memory, never the
+ * reason for a drop.
  */
-static u32 vcsw_in_limit(u32 bytes)
+static u32 vcsw_in_limit(const u32 *bytes, unsigned int vc)
 {
-	return 2 * bytes;
+	return vc == 0 ? 2 * bytes[0] : 2 * (bytes[0] + bytes[1]);
 }
 
 /* Send the link message soon, from the port's timer.  p->lock held. */
@@ -1670,8 +1673,9 @@ static int vcsw_add_slave(struct net_device *dev, struct net_device *sdev,
 	p->credit_unit = FCR_DEFAULT_UNIT;
 	fcr_port_init(&p->cp, p->credit_unit,
 		      vcsw_in_bytes(0, p->credit_unit, sdev->mtu));
-	vcsw_xport_init(&p->x, sw->arch, vcsw_in_limit(p->cp.in_bytes[0]),
-			sw->buffer[0], sw->rate);
+	vcsw_xport_init(&p->x, sw->arch, 0, sw->buffer[0], sw->rate);
+	p->x.in[0].limit = vcsw_in_limit(p->cp.in_bytes, 0);
+	p->x.in[1].limit = vcsw_in_limit(p->cp.in_bytes, 1);
 	p->x.out.vc[1].limit = sw->buffer[1];
 	atomic64_set(&p->cst_msgs_off, 0);
 	atomic64_set(&p->cst_tx_fail, 0);
@@ -1722,6 +1726,28 @@ err_free:
 }
 
 /*
+ * Free the frames taken out of @in's input buffer onto @gone, giving their
+ * credits back; each counted as drop_down of @down if not NULL.  The
+ * switch's lock held.
+ */
+static void vcsw_input_free(struct vcsw_slave *in, struct vcsw_list *gone,
+			    struct vcsw_slave *down)
+{
+	struct vcsw_node *n;
+
+	lockdep_assert_held(&in->sw->lock);
+	while ((n = gone->head)) {
+		struct vcsw_ent *e = container_of(n, struct vcsw_ent, node);
+
+		vcsw_list_unlink(gone, n);
+		vcsw_credit_release(in, &e->charge);
+		if (down)
+			vcsw_count(down, VCSW_PS_DROP_DOWN);
+		vcsw_ent_free(e);
+	}
+}
+
+/*
  * Give up @p's slot: the frames in other ports' inputs bound for it can
  * never cross now (their credits go back upstream), its own inputs are
  * emptied, and the crossbar no longer sees it.  RTNL held.
@@ -1739,18 +1765,10 @@ static void vcsw_slot_release(struct vcsw *sw, struct vcsw_slave *p)
 			continue;
 		for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
 			struct vcsw_list gone;
-			struct vcsw_node *n;
 
 			vcsw_list_init(&gone);
 			sw->in_frames -= vcsw_vc_remove_out(&q->x.in[vc], p->idx, &gone);
-			while ((n = gone.head)) {
-				struct vcsw_ent *e = container_of(n, struct vcsw_ent, node);
-
-				vcsw_list_unlink(&gone, n);
-				vcsw_credit_release(q, &e->charge);
-				vcsw_count(p, VCSW_PS_DROP_DOWN);
-				vcsw_ent_free(e);
-			}
+			vcsw_input_free(q, &gone, p);
 		}
 	}
 	sw->slots[p->idx] = &vcsw_xport_none;
@@ -1834,8 +1852,9 @@ static void vcsw_credit_set_sizes(struct vcsw_slave *p, const u32 *cfg)
 		p->in_cfg[vc] = cfg[vc];
 		fcr_port_set_buffer(&p->cp, vc,
 				    vcsw_in_bytes(cfg[vc], p->credit_unit, p->dev->mtu));
-		p->x.in[vc].limit = vcsw_in_limit(p->cp.in_bytes[vc]);
 	}
+	for (vc = 0; vc < VCSW_NUM_VCS; vc++)
+		p->x.in[vc].limit = vcsw_in_limit(p->cp.in_bytes, vc);
 }
 
 /* A new MTU changes the default input buffers.  RTNL held. */
@@ -2134,11 +2153,42 @@ static u8 vcsw_arch_of_mode(u8 mode)
 	}
 }
 
+/*
+ * The output buffers were made smaller: what waits in an input for an
+ * output VC that can no longer hold it would never cross, and would hold
+ * up its input for good.  It is dropped (drops_full of the input VC) and
+ * its credits go back; the crossbar then moves what was behind it.
+ * RTNL held.
+ */
+static void vcsw_inputs_drop_unfit(struct vcsw *sw)
+{
+	unsigned int i, vc;
+
+	spin_lock_bh(&sw->lock);
+	for (i = 0; i < sw->nslots; i++) {
+		struct vcsw_slave *q = sw->slot_port[i];
+
+		if (!q)
+			continue;
+		for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+			struct vcsw_list gone;
+
+			vcsw_list_init(&gone);
+			sw->in_frames -= vcsw_xbar_remove_unfit(sw->slots, i, vc, &gone);
+			vcsw_input_free(q, &gone, NULL);
+		}
+	}
+	spin_unlock_bh(&sw->lock);
+	vcsw_kick_bh(sw, NULL);
+}
+
 /* Validated by the policy: apply it all, under RTNL, to every port. */
 static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
 {
 	struct vcsw_slave *p;
 	u8 arch = sw->arch;
+	bool shrunk = false;
+	unsigned int vc;
 
 	if (!data)
 		return;
@@ -2151,10 +2201,15 @@ static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
 	spin_unlock_bh(&sw->lock);
 	if (data[IFLA_VCSW_RATE])
 		WRITE_ONCE(sw->rate, nla_get_u64(data[IFLA_VCSW_RATE]));
-	if (data[IFLA_VCSW_VC0_BUFFER])
-		WRITE_ONCE(sw->buffer[0], nla_get_u32(data[IFLA_VCSW_VC0_BUFFER]));
-	if (data[IFLA_VCSW_VC1_BUFFER])
-		WRITE_ONCE(sw->buffer[1], nla_get_u32(data[IFLA_VCSW_VC1_BUFFER]));
+	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+		struct nlattr *a = data[vc ? IFLA_VCSW_VC1_BUFFER : IFLA_VCSW_VC0_BUFFER];
+
+		if (!a)
+			continue;
+		if (nla_get_u32(a) < sw->buffer[vc])
+			shrunk = true;
+		WRITE_ONCE(sw->buffer[vc], nla_get_u32(a));
+	}
 	if (data[IFLA_VCSW_FDB_MAX])
 		WRITE_ONCE(sw->fdb_max, nla_get_u32(data[IFLA_VCSW_FDB_MAX]));
 	if (data[IFLA_VCSW_AGEING]) {
@@ -2188,6 +2243,8 @@ static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
 		local_bh_enable();
 		rcu_read_unlock();
 	}
+	if (shrunk)
+		vcsw_inputs_drop_unfit(sw);
 }
 
 static int vcsw_create(struct net *src_net, struct net_device *dev,

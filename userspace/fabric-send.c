@@ -37,7 +37,8 @@
 
 #define FS_IP_HLEN	20
 #define FS_UDP_HLEN	8
-#define FS_MAX_PAYLOAD	1472	/* fills a 1500-byte IPv4 packet */
+#define FS_MAX_PAYLOAD	8972	/* fills a 9000-byte IPv4 packet (jumbo frames);
+				   the device's MTU decides what goes */
 #define FS_FRAME_MAX	(ETH_HLEN + FABRIC_HDR_LEN + FS_IP_HLEN + FS_UDP_HLEN + \
 			 FS_MAX_PAYLOAD)
 

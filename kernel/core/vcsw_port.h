@@ -427,24 +427,54 @@ static inline void vcsw_port_set_mode(struct vcsw_port *p, fq_u8 mode)
 	vcsw_vc_set_mode(&p->vc[0], mode);
 }
 
+/* Whether @match says of any packet of VC @v (a walk, no change). */
+static inline bool vcsw_vc_any(const struct vcsw_vc *v,
+			       bool (*match)(const struct vcsw_node *n,
+					     const void *arg),
+			       const void *arg)
+{
+	const struct vcsw_node *n;
+	const struct rbq_node *r;
+
+	if (v->mode == VCSW_MODE_IDEAL) {
+		for (r = rbq_first(&v->sorted); r; r = rbq_next(r))
+			if (match(vcsw_node_of_rb(r), arg))
+				return true;
+		return false;
+	}
+	for (n = v->ordered.head; n; n = n->next)
+		if (match(n, arg))
+			return true;
+	for (n = v->takeover.head; n; n = n->next)
+		if (match(n, arg))
+			return true;
+	return false;
+}
+
 /*
- * Take every packet bound for output @out (vcsw_node.out) out of VC @v,
- * without accounting them as departures, onto @gone in the VC's order;
- * the others stay, queued again in their order.  For an input buffer
- * whose frames can no longer cross (their output port left the switch).
+ * Take every packet @match says of out of VC @v, without accounting them
+ * as departures, onto @gone in the VC's order; the others stay, queued
+ * again in the order the VC would have sent them (each flow's order is
+ * kept; the relative order of frames from different flows may change in
+ * a take-over pair, as when the discipline changes).  Nothing moves when
+ * none matches.  For an input buffer whose frames can no longer cross.
  * Returns how many were taken.
  */
-static inline fq_u32 vcsw_vc_remove_out(struct vcsw_vc *v, fq_u16 out,
-					struct vcsw_list *gone)
+static inline fq_u32 vcsw_vc_remove(struct vcsw_vc *v,
+				    bool (*match)(const struct vcsw_node *n,
+						  const void *arg),
+				    const void *arg, struct vcsw_list *gone)
 {
 	struct vcsw_list keep;
 	struct vcsw_node *n;
 	fq_u32 taken = 0;
 
+	if (!vcsw_vc_any(v, match, arg))
+		return 0;
 	vcsw_list_init(&keep);
 	while ((n = vcsw_vc_pick(v))) {
 		vcsw_vc_unlink(v, n);
-		if (n->out == out) {
+		if (match(n, arg)) {
 			v->backlog -= n->len;
 			vcsw_list_append(gone, n);
 			taken++;
@@ -457,6 +487,22 @@ static inline fq_u32 vcsw_vc_remove_out(struct vcsw_vc *v, fq_u16 out,
 		vcsw_vc_link(v, n);
 	}
 	return taken;
+}
+
+static inline bool vcsw_node_bound_for(const struct vcsw_node *n,
+				       const void *out)
+{
+	return n->out == *(const fq_u16 *)out;
+}
+
+/*
+ * Every packet of VC @v bound for output @out (vcsw_node.out), onto
+ * @gone: their output port left the switch.
+ */
+static inline fq_u32 vcsw_vc_remove_out(struct vcsw_vc *v, fq_u16 out,
+					struct vcsw_list *gone)
+{
+	return vcsw_vc_remove(v, vcsw_node_bound_for, &out, gone);
 }
 
 /* Counters with the current backlog filled in. */

@@ -234,6 +234,34 @@ static inline unsigned int vcsw_xbar_run(struct vcsw_xport *const *ports,
 	return moved;
 }
 
+static inline bool vcsw_node_outgrows(const struct vcsw_node *n,
+				      const void *ports)
+{
+	struct vcsw_xport *const *p = (struct vcsw_xport *const *)ports;
+
+	return n->len > p[n->out]->out.vc[n->vc].limit;
+}
+
+/*
+ * The output buffers of @ports were made smaller: the frames
+ * waiting in VC @vc of input @in that their output's VC can no longer
+ * hold would never cross, and would hold up the input behind them for
+ * good.  They are taken out onto @gone (the caller frees them and gives
+ * their credits back), counted as drops_full of the input VC, as such a
+ * frame is refused on arrival.  Returns how many.
+ */
+static inline fq_u32 vcsw_xbar_remove_unfit(struct vcsw_xport *const *ports,
+					    unsigned int in, unsigned int vc,
+					    struct vcsw_list *gone)
+{
+	struct vcsw_vc *v = &ports[in]->in[vc];
+	fq_u32 taken;
+
+	taken = vcsw_vc_remove(v, vcsw_node_outgrows, ports, gone);
+	v->st.drops_full += taken;
+	return taken;
+}
+
 /*
  * Switch every buffer of @x to architecture @arch with frames waiting:
  * each VC is queued again in its old order (vcsw_vc_set_mode()).

@@ -402,6 +402,67 @@ UNIT_TEST(step_reports_the_input_and_takes_turns)
 }
 
 /*
+ * Output buffers made smaller than frames already waiting for them: the
+ * input's head could never cross and would hold up everything behind it.
+ * Those frames are taken out (counted as drops_full of the input), the
+ * rest keep their order and cross, in every architecture and in either
+ * VC (VC0 is the take-over pair in advanced); frames for an output that
+ * still holds them stay, and so do other inputs' and other VCs'.
+ */
+UNIT_TEST(remove_unfit_frees_an_input_behind_a_smaller_buffer)
+{
+	unsigned int arch, vc, k;
+	fq_u64 d[16];
+
+	for (arch = 0; arch < VCSW_ARCH_COUNT; arch++) {
+		for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+			struct vcsw_list gone;
+			struct vcsw_node *n;
+
+			setup(arch, 1 << 20, 9000);
+			/*
+			 * to output 2 on VC vc: 9000, 500, 9000, 500, ...
+			 * deadlines 10, 20, ..., a large one out of order
+			 */
+			for (k = 0; k < 8; k++)
+				EXPECT_EQ(arrive(1, k == 4 ? 35 : 10 * (k + 1),
+						 k % 2 ? 500 : 9000, vc, 2), VCSW_ENQ_OK);
+			/* 9000 bytes for output 3, and on the other VC */
+			EXPECT_EQ(arrive(1, 100, 9000, vc, 3), VCSW_ENQ_OK);
+			EXPECT_EQ(arrive(1, 100, 9000, !vc, 2), VCSW_ENQ_OK);
+			EXPECT_EQ(arrive(0, 100, 9000, vc, 3), VCSW_ENQ_OK);
+			/* keep them all in the inputs while the buffer shrinks */
+			for (k = 2; k < 4; k++)
+				xp[k].out.vc[0].limit = xp[k].out.vc[1].limit = 0;
+			EXPECT_EQ(xrun(arch, 0, ~0u), 0);
+			xp[2].out.vc[vc].limit = 4096;
+			xp[2].out.vc[!vc].limit = 9000;
+			xp[3].out.vc[0].limit = xp[3].out.vc[1].limit = 9000;
+			vcsw_list_init(&gone);
+			EXPECT_EQ(vcsw_xbar_remove_unfit(ports, 1, vc, &gone), 4);
+			EXPECT_EQ(gone.count, 4);
+			for (n = gone.head; n; n = n->next)
+				EXPECT_TRUE(n->len == 9000 && n->out == 2);
+			EXPECT_EQ(xp[1].in[vc].st.drops_full, 4);
+			EXPECT_EQ(xp[1].in[vc].backlog, 2000 + 9000);
+			/* nothing else fits out of the other VC or input */
+			EXPECT_EQ(vcsw_xbar_remove_unfit(ports, 1, !vc, &gone), 0);
+			EXPECT_EQ(vcsw_xbar_remove_unfit(ports, 0, vc, &gone), 0);
+			EXPECT_EQ(gone.count, 4);
+			/* what stays crosses, output 2's in deadline order */
+			while (xrun(arch, 0, 1))
+				while (vcsw_port_dequeue(&xp[3].out, 0))
+					;
+			EXPECT_EQ(drain(2, d, 16), 5);
+			for (k = 0; k < 4; k++)
+				EXPECT_EQ(d[k + (vc == 1)], 20 * (k + 1));
+			EXPECT_EQ(vcsw_vc_qlen(&xp[1].in[vc]) + vcsw_vc_qlen(&xp[1].in[!vc]) +
+				  vcsw_vc_qlen(&xp[0].in[vc]), 0);
+		}
+	}
+}
+
+/*
  * An output that left the switch: the frames bound for it are taken out
  * of an input (any discipline), the others keep their order and backlog.
  */

@@ -458,6 +458,38 @@ vcsw_ports_empty()
 	done
 }
 
+# vcsw_stat NS DEV OBJ KEY: counter KEY of object OBJ of vcsw port DEV
+vcsw_stat()
+{
+	json_obj_u64 "$(link_json "$1" "$2")" "$3" "$4"
+}
+
+# vcsw_sent NS DEV: frames that left vcsw port DEV, both VCs
+vcsw_sent()
+{
+	local j
+
+	j=$(link_json "$1" "$2")
+	echo $(($(json_obj_u64 "$j" vc0 packets) + $(json_obj_u64 "$j" vc1 packets)))
+}
+
+# vcsw_books_exact NS_A A NS_B B: the credit books of both directions of
+# the link between vcsw ports A and B are exact: each sender's credits are
+# the other end's advertised buffer (not zero), and nothing is held.
+vcsw_books_exact()
+{
+	local a b vc
+
+	a=$(link_json "$1" "$2"); b=$(link_json "$3" "$4")
+	for vc in 0 1; do
+		[ "$(json_obj_u64 "$a" credits_vc$vc tx_credits)" = "$(json_obj_u64 "$b" credits_vc$vc rx_buffer)" ] &&
+		[ "$(json_obj_u64 "$b" credits_vc$vc tx_credits)" = "$(json_obj_u64 "$a" credits_vc$vc rx_buffer)" ] &&
+		[ "$(json_obj_u64 "$a" credits_vc$vc rx_held)" = 0 ] &&
+		[ "$(json_obj_u64 "$b" credits_vc$vc rx_held)" = 0 ] &&
+		[ "$(json_obj_u64 "$b" credits_vc$vc rx_buffer)" -gt 0 ] || return 1
+	done
+}
+
 # json_obj_u64 JSON OBJ KEY: number KEY of object OBJ (the last object of
 # that name, flat) in JSON; bash matching, no program started.
 json_obj_u64()

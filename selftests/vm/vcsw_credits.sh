@@ -86,20 +86,8 @@ settled() {	# idle, and H4's count unchanged for a second
 	idle && [ "$(h4_rx)" = "$a" ]
 }
 
-# The books of both directions, exact: S's tx_credits on D are the peer's
-# rx_buffer, and the peer holds nothing.
-books_exact() {
-	local a b vc
-
-	a=$(link_json SA ax); b=$(link_json SB bx)
-	for vc in 0 1; do
-		[ "$(json_obj_u64 "$a" credits_vc$vc tx_credits)" = "$(json_obj_u64 "$b" credits_vc$vc rx_buffer)" ] &&
-		[ "$(json_obj_u64 "$b" credits_vc$vc tx_credits)" = "$(json_obj_u64 "$a" credits_vc$vc rx_buffer)" ] &&
-		[ "$(json_obj_u64 "$a" credits_vc$vc rx_held)" = 0 ] &&
-		[ "$(json_obj_u64 "$b" credits_vc$vc rx_held)" = 0 ] &&
-		[ "$(json_obj_u64 "$b" credits_vc$vc rx_buffer)" -gt 0 ] || return 1
-	done
-}
+# The books of both directions, exact (lib.sh)
+books_exact() { vcsw_books_exact SA ax SB bx; }
 books_log() {
 	local vc
 
