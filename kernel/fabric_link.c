@@ -375,6 +375,39 @@ struct fabric_link *fabric_link_get(struct net_device *dev, u32 unit,
 }
 EXPORT_SYMBOL_GPL(fabric_link_get);
 
+/*
+ * A new unit for @l, as for a vcsw port: new books with a new epoch, so
+ * the peer (which must count the same unit: its messages in another are
+ * refused) sees a restart.  Only for a link that one qdisc alone uses:
+ * the books are the device's, and the other qdiscs sharing them (the
+ * children of mq) asked for the unit they have.  Under RTNL.
+ */
+static int fabric_link_set_unit(struct fabric_link *l, u32 unit,
+				const struct nlattr *attr,
+				struct netlink_ext_ack *extack)
+{
+	unsigned int users;
+
+	if (!unit || unit > 0xffff) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "credit unit must be 1 to 65535 bytes");
+		return -EINVAL;
+	}
+	spin_lock_bh(&fabric_links_lock);
+	users = l->users;
+	spin_unlock_bh(&fabric_links_lock);
+	if (users > 1) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "other qdiscs of this device share its credits: turn credits off in all of them to change the unit");
+		return -EBUSY;
+	}
+	spin_lock_bh(&l->lock);
+	fabric_link_restart(l, unit);
+	l->restarts++;
+	fabric_link_kick(l);
+	spin_unlock_bh(&l->lock);
+	return 0;
+}
+
 /**
  * fabric_link_configure - "credits on|off" and "credit_unit" of a qdisc
  * @sch: the qdisc
@@ -384,8 +417,10 @@ EXPORT_SYMBOL_GPL(fabric_link_get);
  * @extack: for the error
  *
  * The link the qdisc should have, or an ERR_PTR() with nothing changed.
- * The caller puts it in place under the tree lock and then, if it
- * differs from @cur, fabric_link_put(@cur).  Under RTNL.
+ * A new unit restarts @cur's books here, before the caller commits: so
+ * callers call this last of what may fail.  The caller puts the link in
+ * place under the tree lock and then, if it differs from @cur,
+ * fabric_link_put(@cur).  Under RTNL.
  */
 struct fabric_link *fabric_link_configure(struct Qdisc *sch,
 					  struct fabric_link *cur,
@@ -406,11 +441,12 @@ struct fabric_link *fabric_link_configure(struct Qdisc *sch,
 		return NULL;
 	}
 	if (cur) {
+		int err;
+
 		if (u == cur->books.unit)
 			return cur;
-		NL_SET_ERR_MSG_ATTR(extack, unit,
-				    "turn credits off to change the credit unit");
-		return ERR_PTR(-EBUSY);
+		err = fabric_link_set_unit(cur, u, unit, extack);
+		return err ? ERR_PTR(err) : cur;
 	}
 	if (qdisc_dev(sch)->type != ARPHRD_ETHER) {
 		NL_SET_ERR_MSG(extack, "credits need an Ethernet device");

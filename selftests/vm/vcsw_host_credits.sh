@@ -176,6 +176,19 @@ check_err $? "no reason given: $(cat "$TMP_DIR/err")"
 j=$(ns_exec H2 tc -j qdisc show dev dummy0 parent 1:1)
 [[ ${j//[[:space:]]/} == *'"credits":true,"credit_unit":128'* ]]
 check_err $? "tc -j does not show the credits: $j"
+# alone on the device's books, a qdisc changes the unit: new books, a
+# restart the peer sees; so does a replace by the same kind (a change)
+ns_run H2 tc qdisc del dev dummy0 parent 1:2 || fatal "aoq off"
+restarts() { ns_exec H2 tc -s -j qdisc show dev dummy0 parent 1:1 | sed -n 's/.*"restarts":\([0-9]*\).*/\1/p'; }
+r0=$(restarts)
+ns_exec H2 tc qdisc change dev dummy0 parent 1:1 edf credit_unit 64
+check_err $? "the only qdisc with credits could not change the unit"
+ns_exec H2 tc qdisc replace dev dummy0 parent 1:1 edf credits on credit_unit 256
+check_err $? "replace by the same kind could not change the unit"
+j=$(ns_exec H2 tc -j qdisc show dev dummy0 parent 1:1)
+[[ ${j//[[:space:]]/} == *'"credits":true,"credit_unit":256'* ]]
+check_err $? "the new unit not shown: $j"
+check_eq "each new unit restarted the books" $((r0 + 2)) "$(restarts)"
 ns_run H2 ip link del dummy0
 # one end of a link per device: a switch port's is the switch's
 ns_exec S tc qdisc add dev s1 root handle 1: edf credits on 2>"$TMP_DIR/err"
@@ -191,7 +204,7 @@ check_err $? "no reason given: $(cat "$TMP_DIR/err")"
 ns_run S tc qdisc del dev cx root || fatal "aoq off cx"
 ns_run S ip link set cx master sw0 || fatal "cx without credits refused as a port"
 ns_run S ip link del cx
-log_test "credit options: ranges, reasons, one unit per device, one end per port, tc -j"
+log_test "credit options: ranges, reasons, one unit per device, a new unit alone, one end per port, tc -j"
 
 ns_run H1 tc qdisc add dev eth0 root handle 1: edf credits on || fatal "edf"
 ns_run H2 tc qdisc add dev eth0 root handle 1: aoq default 1 credits on || fatal "aoq"
