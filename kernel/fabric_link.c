@@ -73,6 +73,8 @@ struct fabric_link {
 	struct hrtimer		timer;
 	bool			stalled[FCR_NUM_VCS];	/* for @stalls */
 	bool			waiting;	/* a qdisc refused: wake it */
+	u64			heard_ns;	/* a peer's message last taken,
+						 * or our books started */
 	u64			stalls[FCR_NUM_VCS];
 	u64			restarts;
 	atomic64_t		msgs_tx_fail;
@@ -153,6 +155,7 @@ static void fabric_link_restart(struct fabric_link *l, u32 unit)
 	u32 epoch = fcr_epoch_new(get_random_u32(), l->books.epoch, l->prev_epoch);
 
 	l->prev_epoch = l->books.epoch;
+	l->heard_ns = ktime_get_ns();
 	fcr_init(&l->books, epoch, unit, 0, FCR_DEFAULT_QUIET_NS);
 	fcr_set_sink(&l->books, DIV_ROUND_UP(FABRIC_LINK_SINK_BYTES, unit));
 	l->books.st = st;
@@ -224,12 +227,16 @@ void fabric_link_rcv(struct net_device *dev, struct sk_buff *skb)
 		goto out;
 	}
 	/* a short one is refused by the core, and counted */
-	if (!pskb_may_pull(skb, min_t(u32, skb->len, want)))
+	if (!pskb_may_pull(skb, min_t(u32, skb->len, want))) {
 		l->books.st.msgs_malformed++;
-	else
+	} else {
+		u64 now = ktime_get_ns(), taken = l->books.st.msgs_received;
+
 		r = fcr_msg_receive(&l->books, skb->data,
-				    min_t(u32, skb->len, skb_headlen(skb)),
-				    ktime_get_ns());
+				    min_t(u32, skb->len, skb_headlen(skb)), now);
+		if (l->books.st.msgs_received != taken)
+			l->heard_ns = now;
+	}
 	if (r & FCR_REPLY_NOW)
 		fabric_link_kick(l);
 	if ((r & FCR_CREDITS_GREW) && l->waiting) {
@@ -571,6 +578,7 @@ void fabric_link_read_stats(struct fabric_link *l,
 	st->msgs_refused = s->msgs_malformed + s->msgs_unit + s->msgs_stale;
 	st->peer_epochs = s->peer_epochs;
 	st->restarts = l->restarts;
+	st->peer_silent_ms = div_u64(ktime_get_ns() - l->heard_ns, NSEC_PER_MSEC);
 	spin_unlock_bh(&l->lock);
 	st->msgs_tx_fail = atomic64_read(&l->msgs_tx_fail);
 }

@@ -145,6 +145,7 @@ static inline void tc_credits_print_xstats(const struct tc_fabric_credit_xstats 
 	tc_credits_print_counter("msgs_tx_fail", st->msgs_tx_fail);
 	tc_credits_print_counter("peer_epochs", st->peer_epochs);
 	tc_credits_print_counter("restarts", st->restarts);
+	tc_credits_print_counter("peer_silent_ms", st->peer_silent_ms);
 	close_json_object();
 }
 

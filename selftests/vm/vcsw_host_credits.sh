@@ -224,6 +224,10 @@ sleep 1
 for h in 1 2 3; do
 	check_eq "H$h: nothing sent to a peer without credits" 0 "$(qsent H$h)"
 	check_eq "H$h: all ten wait in the qdisc" 10 "$(qbacklog H$h)"
+	# the qdisc says how long the peer has been silent: since its books
+	# started, more than the second just slept
+	[ "$(qcredit H$h peer_silent_ms)" -ge 1000 ]
+	check_err $? "H$h: peer_silent_ms $(qcredit H$h peer_silent_ms) after a silent second"
 done
 # credits off lets what waits go at once (to a port without credits,
 # lossy as before); on again, the qdisc waits for the peer afresh
@@ -237,6 +241,11 @@ done
 wait_for 10 settled
 check_err $? "the waiting frames did not go once the peer granted credits"
 check_eq "all thirty reached H4" 30 "$(rx_frames H4)"
+# a peer that speaks sends a message every millisecond: heard just now
+for h in 1 2 3; do
+	[ "$(qcredit H$h peer_silent_ms)" -lt 100 ]
+	check_err $? "H$h: peer_silent_ms $(qcredit H$h peer_silent_ms) with a peer that speaks"
+done
 for h in 1 2 3; do
 	wait_for 5 books_exact $h
 	check_err $? "H$h: books not exact on an idle link: $(books_log $h)"

@@ -73,6 +73,8 @@ struct tc_fabric_credit_xstats {
 	__u64	msgs_tx_fail;	/* could not be sent (no memory, queue stopped) */
 	__u64	peer_epochs;	/* first contact or a restart of the peer */
 	__u64	restarts;	/* our end started its books again (link up) */
+	__u64	peer_silent_ms;	/* since the peer's last message taken, or
+				 * since our books started if none since */
 };
 
 struct fabric_hdr {
