@@ -612,7 +612,12 @@ static int fs_link_fuzz(const struct fs_opts *o, int fd,
 {
 	static uint8_t frame[LF_FRAME_MAX];
 	unsigned long n[LF_NCLASSES] = { 0 }, i;
-	uint32_t echo = fs_hear_peer_epoch(sll->sll_ifindex, 1000);
+	/*
+	 * The peer speaks every millisecond: the first message ends the
+	 * wait, and the bound only matters on a host that leaves the VM
+	 * unscheduled for a while
+	 */
+	uint32_t echo = fs_hear_peer_epoch(sll->sll_ifindex, 30000);
 	struct lf_state st;
 	enum lf_class cls;
 	size_t len;

@@ -242,11 +242,14 @@ ns_add()
 	nsx "$1" ip link set lo up
 }
 
+# wait_file FILE: until FILE exists, 300 looks 0.1 s apart: 30 s or more
+# (a look is counted, not the clock, so a VM the host does not run for a
+# while loses no looks)
 wait_file()
 {
 	local i
 
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 300; i++)); do
 		[[ -e $1 ]] && return 0
 		sleep 0.1
 	done

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 420
+# timeout: 900
 #
 # aoq under traffic: children that drop (a tiny pfifo) and that hold frames
 # back (tbf, netem), mode and weight changes, lane delete/add, child
@@ -105,7 +105,6 @@ lane_qlen() {	# LANE: frames queued in the lane's child
 	ns_exec A tc -s class show dev veth0 classid "$1" |
 		sed -n 's/.*backlog [0-9]*b \([0-9]*\)p.*/\1/p' | head -n1
 }
-lane_is_backlogged() { [ "$(lane_qlen "$1")" -gt 0 ] 2>/dev/null; }
 
 # churn FILE PER CYCLES [HOOK]: run the tc batch FILE, PER cycles each
 # pass, until CYCLES cycles have run, and the command HOOK (if given)
@@ -164,11 +163,14 @@ done
 log_test "lane delete/add under load"
 
 # Lane 1:3 behind a tbf far slower than its sender: backlogged throughout,
-# so the busy period never ends while the default lane churns.
-ns_run A tc qdisc replace dev veth0 parent 1:3 handle 13: tbf rate 1mbit burst 5k limit 400k ||
+# so the busy period never ends while the default lane churns.  At 8
+# kbit/s the 100 frames it is given first last over two minutes, so the
+# lane holds even where its sender, a process, does not run for a while
+# (a loaded host).
+ns_run A tc qdisc replace dev veth0 parent 1:3 handle 13: tbf rate 8kbit burst 5k limit 400k ||
 	fatal "slow tbf on 1:3"
-wait_for 10 lane_is_backlogged 1:3
-check_err $? "lane 1:3 not backlogged behind its tbf"
+wait_for 30 eval '[ "$(lane_qlen 1:3)" -ge 100 ] 2>/dev/null'
+check_err $? "lane 1:3 not backlogged behind its tbf: $(lane_qlen 1:3) frames"
 for i in $(seq 100); do
 	echo "class del dev veth0 classid 1:1"
 	echo "class add dev veth0 parent 1: classid 1:1 aoq"

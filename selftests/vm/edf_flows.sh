@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 300
+# timeout: 420
 #
 # A million flows: pktgen sends 1,048,544 distinct UDP 5-tuples through
 # edf on a dummy device, in a class whose every packet is due 10 s out

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 300
+# timeout: 600
 #
 # edf under traffic: change, class add/delete, replace, delete and module
 # unload while a sender keeps the queue full.  Passing means no kernel
@@ -41,7 +41,7 @@ start_traffic() {	# SECONDS
 }
 
 edf_setup || fatal "cannot set up edf"
-start_traffic 280
+start_traffic 600
 
 # --- changes under load ----------------------------------------------------------
 for i in 1 2 3 4 5; do

@@ -19,6 +19,7 @@
 . ./lib.sh
 
 require_cmd fabric-send fabric-stat ip
+backlog_raise
 require_module fabric_hdr
 require_module vcsw
 FRAMES=$(fq_param fuzz_frames 50000)

@@ -38,9 +38,11 @@ inner_len()
 	echo $((20 + 8 + ${#1}))
 }
 
+# All from one CPU: veth queues a frame on the sending CPU's backlog, and
+# a marker sent from the other could overtake what came before it.
 send()
 {
-	ns_run A fabric-send -i va --dst-mac "$MAC_B" --src-ip "$IP_A" \
+	ns_run A taskset -c 0 fabric-send -i va --dst-mac "$MAC_B" --src-ip "$IP_A" \
 		--dst-ip "$IP_B" --dport "$PORT" "$@"
 }
 
@@ -89,7 +91,7 @@ hist_with()
 setup()
 {
 	require_root
-	require_cmd ip modprobe modinfo fabric-send fabric-stat udp-sink
+	require_cmd ip taskset modprobe modinfo fabric-send fabric-stat udp-sink
 	require_module veth
 	LOADED_BEFORE=0
 	module_is_loaded fabric_hdr && LOADED_BEFORE=1

@@ -312,18 +312,25 @@ grep_quiet()
 # overshoots while running CMD still gets a last look.  CMD's words are
 # expanded once, by the caller: to re-read a counter on every try, pass a
 # function or quote the test for eval, e.g. wait_for 5 eval 'test "$(n)" = 3'.
+# Time the VM did not run does not count: the fast VM's clock is the
+# host's, and a loaded host may leave it unscheduled for seconds while
+# that clock runs on; a 0.1 s sleep that took over a second moves the
+# deadline by what it overslept.
 wait_for()
 {
 	local timeout=$1; shift
-	local deadline=$((SECONDS + timeout))
+	local deadline=$(( ${EPOCHREALTIME/./} + timeout * 1000000 )) t0 slept
 
 	while true; do
 		LIB_QUIET=1 "$@" && return 0
-		if ((SECONDS >= deadline)); then
+		if (( ${EPOCHREALTIME/./} >= deadline )); then
 			LIB_QUIET=1 "$@"
 			return
 		fi
+		t0=${EPOCHREALTIME/./}
 		sleep 0.1
+		slept=$(( ${EPOCHREALTIME/./} - t0 ))
+		((slept > 1000000)) && deadline=$((deadline + slept - 100000))
 	done
 }
 
@@ -386,12 +393,26 @@ bg_kill_all()
 	BG_PIDS=()
 }
 
+# backlog_raise: a test that counts every frame of an unpaced sender
+# (a packet socket blasting into a veth) needs each CPU's receive backlog
+# to hold what arrives while the VM does not run the softirq (a loaded
+# host, or ksoftirqd waiting for a vCPU): netdev_max_backlog, a global
+# setting, goes from 1000 to 100000 until the test ends.
+LIB_BACKLOG_SAVED=
+backlog_raise()
+{
+	LIB_BACKLOG_SAVED=$(sysctl -n net.core.netdev_max_backlog)
+	sysctl -qw net.core.netdev_max_backlog=100000
+}
+
 cleanup()
 {
 	bg_kill_all
 	if declare -F cleanup_test >/dev/null; then
 		cleanup_test
 	fi
+	[ -n "$LIB_BACKLOG_SAVED" ] &&
+		sysctl -qw net.core.netdev_max_backlog="$LIB_BACKLOG_SAVED"
 	ns_destroy_all
 	[[ -n "$TMP_DIR" ]] && rm -rf "$TMP_DIR"
 }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 240
+# timeout: 450
 #
 # The scenario runner of make demo (selftests/demo/scenario.sh): a short
 # edf scenario runs and leaves results for all four classes of the mix;

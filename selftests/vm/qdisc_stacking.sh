@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 280
+# timeout: 600
 #
 # Our classful qdiscs stacked with the in-tree ones, the setups behind the
 # 2023-2025 CVEs of drr, hfsc, qfq and ets (queue length bookkeeping when a

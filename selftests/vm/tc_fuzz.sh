@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 280
+# timeout: 400
 #
 # Configuration fuzzing under traffic: random sequences (seeded,
 # reproducible) of qdisc and class add, change, replace, graft and delete

@@ -1040,6 +1040,7 @@ struct sender {
 	uint64_t sent, bytes, blocked, errors;
 	int64_t deadline;	/* 0: none */
 	int64_t last_progress;
+	int64_t last_retry;	/* of the refused sends since the last progress */
 	bool gso_worked;
 	int last_errno;		/* reported once per kind, not per datagram */
 };
@@ -1111,6 +1112,7 @@ static enum xmit_res xmit(struct sender *sn, struct sstream *s, size_t len,
 			txtime = offset_txtime(sn->cfg, now);
 		if (!send_buf(s->fd, sn->buf, len, gso_size, txtime)) {
 			sn->last_progress = now_ns();
+			sn->last_retry = 0;
 			if (gso_size)
 				sn->gso_worked = true;
 			return XMIT_SENT;
@@ -1125,6 +1127,15 @@ static enum xmit_res xmit(struct sender *sn, struct sstream *s, size_t len,
 		now = now_ns();
 		if (stop_requested || (sn->deadline && now >= sn->deadline))
 			return XMIT_STOP;
+		/*
+		 * Time this process did not run is no stall of the qdisc's:
+		 * a loaded host may leave the VM unscheduled for seconds while
+		 * its clock runs on.  A retry that came a second or more
+		 * after the last one moves the mark by that much.
+		 */
+		if (sn->last_retry && now - sn->last_retry > NSEC_PER_SEC)
+			sn->last_progress += now - sn->last_retry;
+		sn->last_retry = now;
 		if (now - sn->last_progress > STALL_NS) {
 			fprintf(stderr, PROG ": every send refused for %lld s (%s), giving up\n",
 				STALL_NS / NSEC_PER_SEC, strerror(errno));

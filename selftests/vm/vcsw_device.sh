@@ -16,7 +16,7 @@
 #   [H3] eth0 --- p3 -+
 . ./lib.sh
 
-require_cmd ip mac-flood
+require_cmd ip taskset mac-flood
 require_module vcsw
 tmp_dir_create
 
@@ -48,18 +48,18 @@ for i in 1 2 3; do
 done
 # everyone learned
 for i in 1 2 3; do
-	ns_run H$i mac-flood -i eth0 --count 1 > /dev/null || fatal "H$i send"
+	ns_run H$i taskset -c 0 mac-flood -i eth0 --count 1 > /dev/null || fatal "H$i send"
 done
 
 # --- link-local groups ------------------------------------------------------------------
 out2=$(port_out p2); out3=$(port_out p3); rx1=$(pstat p1 port rx_packets)
 for g in 00 01 02 03 04 0e 0f; do
-	ns_run H1 mac-flood -i eth0 --count 10 --dst 01:80:c2:00:00:$g > /dev/null ||
+	ns_run H1 taskset -c 0 mac-flood -i eth0 --count 10 --dst 01:80:c2:00:00:$g > /dev/null ||
 		fatal "send to 01:80:c2:00:00:$g"
 done
 # a plain multicast frame after them: flooded, so once p2 has it the
 # link-local frames before it have been decided
-ns_run H1 mac-flood -i eth0 --count 1 --dst 01:00:5e:00:00:01 > /dev/null
+ns_run H1 taskset -c 0 mac-flood -i eth0 --count 1 --dst 01:00:5e:00:00:01 > /dev/null
 wait_for 10 eval 'test "$(port_out p2)" -ge $((out2 + 1))'
 check_err $? "the multicast frame was not flooded"
 check_eq "link-local frames relayed to p2" 1 $(($(port_out p2) - out2))
@@ -75,9 +75,9 @@ grep -q "never relayed" "$TMP_DIR/err"
 check_err $? "no reason given: $(cat "$TMP_DIR/err")"
 ns_run S ip link set sw0 type vcsw group_fwd_mask 0x8 || fatal "group_fwd_mask 0x8"
 out2=$(port_out p2)
-ns_run H1 mac-flood -i eth0 --count 10 --dst 01:80:c2:00:00:03 > /dev/null
-ns_run H1 mac-flood -i eth0 --count 10 --dst 01:80:c2:00:00:0e > /dev/null
-ns_run H1 mac-flood -i eth0 --count 1 --dst 01:00:5e:00:00:01 > /dev/null
+ns_run H1 taskset -c 0 mac-flood -i eth0 --count 10 --dst 01:80:c2:00:00:03 > /dev/null
+ns_run H1 taskset -c 0 mac-flood -i eth0 --count 10 --dst 01:80:c2:00:00:0e > /dev/null
+ns_run H1 taskset -c 0 mac-flood -i eth0 --count 1 --dst 01:00:5e:00:00:01 > /dev/null
 wait_for 10 eval 'test "$(port_out p2)" -ge $((out2 + 11))'
 check_err $? "EAPOL frames not relayed with group_fwd_mask 0x8"
 check_eq "frames relayed to p2" 11 $(($(port_out p2) - out2))
@@ -88,14 +88,14 @@ log_test "group_fwd_mask relays what it names, refuses STP/PAUSE/LACP"
 # --- an administratively down switch ---------------------------------------------------
 ns_run S ip link set sw0 down
 rx2=$(host_rx 2)
-ns_run H1 mac-flood -i eth0 --count 50 --dst "$(mac 2)" > /dev/null
-ns_run H1 mac-flood -i eth0 --count 50 --dst ff:ff:ff:ff:ff:ff > /dev/null
+ns_run H1 taskset -c 0 mac-flood -i eth0 --count 50 --dst "$(mac 2)" > /dev/null
+ns_run H1 taskset -c 0 mac-flood -i eth0 --count 50 --dst ff:ff:ff:ff:ff:ff > /dev/null
 wait_for 10 eval 'test "$(pstat p1 port rx_packets)" -ge $((rx1 + 100))'
 check_err $? "the frames did not reach p1"
 check_eq "frames H2 received from a down switch" 0 $(($(host_rx 2) - rx2))
 check_eq "frames counted as received while down" 100 "$(pstat p1 port drop_disabled)"
 ns_run S ip link set sw0 up
-ns_run H1 mac-flood -i eth0 --count 50 --dst "$(mac 2)" > /dev/null
+ns_run H1 taskset -c 0 mac-flood -i eth0 --count 50 --dst "$(mac 2)" > /dev/null
 wait_for 10 eval 'test "$(host_rx 2)" -ge $((rx2 + 50))'
 check_err $? "H2 received $(($(host_rx 2) - rx2)) of 50 frames after sw0 came up"
 log_test "a down switch forwards nothing, and forwards again when up"
@@ -105,8 +105,8 @@ log_test "a down switch forwards nothing, and forwards again when up"
 # only its peer's MTU)
 ns_run S ip link set p2 mtu 1000
 ov=$(pstat p2 port drop_oversize); rx2=$(host_rx 2)
-ns_run H1 mac-flood -i eth0 --count 20 --len 1200 --dst "$(mac 2)" > /dev/null
-ns_run H1 mac-flood -i eth0 --count 1 --len 1000 --dst "$(mac 2)" > /dev/null
+ns_run H1 taskset -c 0 mac-flood -i eth0 --count 20 --len 1200 --dst "$(mac 2)" > /dev/null
+ns_run H1 taskset -c 0 mac-flood -i eth0 --count 1 --len 1000 --dst "$(mac 2)" > /dev/null
 wait_for 10 eval 'test "$(host_rx 2)" -ge $((rx2 + 1))'
 check_err $? "the 1000-byte frame did not arrive"
 check_eq "frames H2 received" $((rx2 + 1)) "$(host_rx 2)"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 240
+# timeout: 450
 #
 # A port add that fails after the switch's receive handler was registered
 # must leave nothing behind: no forwarding entry learned from the frames
@@ -39,7 +39,7 @@ pstat() {
 
 ns_create S
 ns_create A
-ns_run S ip link add sw0 type vcsw rate 1mbit || fatal "vcsw"
+ns_run S ip link add sw0 type vcsw rate 1mbit ageing 0 || fatal "vcsw"
 ns_run S ip link set sw0 up
 for i in 1 2; do
 	ns_create H$i

@@ -19,6 +19,7 @@
 require_cmd ip mac-flood
 require_module vcsw
 tmp_dir_create
+backlog_raise
 
 FDB_MAX=1024
 FLOOD=20000

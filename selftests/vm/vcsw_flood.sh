@@ -87,7 +87,7 @@ done
 log_test "two CPUs flooding one port: both flows get through"
 
 for i in 1 2; do
-	ns_exec H$i ping -c 3 -i 0.2 -W 5 10.61.0.3 > /dev/null
+	wait_for 30 ns_exec H$i ping -c 1 -W 2 10.61.0.3 > /dev/null
 	check_err $? "H$i cannot reach H3 after the flood"
 done
 log_test "the switch forwards after the flood"

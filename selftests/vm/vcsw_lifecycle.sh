@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 300
+# timeout: 600
 #
 # vcsw under traffic, with frames waiting in rate-limited port buffers:
 # a port goes down and up, a port leaves (nomaster) and comes back, a
@@ -55,12 +55,12 @@ for i in 1 3; do
 	ns_run H$i ip neigh replace 10.43.0.2 lladdr 02:00:00:43:00:02 dev eth0 nud permanent
 done
 switch_up
-ns_exec H2 ping -c 1 -W 2 10.43.0.1 > /dev/null	# learn H2's address
+wait_for 30 ns_exec H2 ping -c 1 -W 2 10.43.0.1 > /dev/null	# learn H2's address
 check_err $? "ping before the test"
 
 # --- down / up, nomaster / master under traffic ------------------------------------
 # one load for the whole test; cleanup stops it
-traffic 280
+traffic 600
 # the senders start slowly on a loaded host: allow them time
 wait_for 20 eval 'test "$(pstat p2 vc1 backlog_packets)" -gt 5'
 check_err $? "no queue formed on p2 ($(pstat p2 vc1 backlog_packets) waiting)"

@@ -10,7 +10,7 @@
 #   10.44.0.1                                              10.44.0.2
 . ./lib.sh
 
-require_cmd ip udp-lat
+require_cmd ip taskset udp-lat
 require_module vcsw
 tmp_dir_create
 virtio_nics
@@ -54,7 +54,7 @@ ns_bg H2 udp-lat recv --port 9000 --duration 60 --count 100 --log "$TMP_DIR/u.lo
 R=$BG_PID
 wait_for 30 test -e "$TMP_DIR/ready" || fatal receiver
 before=$(pstat nic0 vc1 packets)
-ns_run H1 udp-lat send --dst 10.44.0.2 --port 9000 --size 1000 --count 100 --rate 2000 > /dev/null
+ns_run H1 taskset -c 0 udp-lat send --dst 10.44.0.2 --port 9000 --size 1000 --count 100 --rate 2000 > /dev/null
 bg_wait $R
 check_err $? "H2 did not get 100 datagrams"
 check_eq "in order" 0 "$(awk '$2 < last { bad++ } { last = $2 } END { print bad + 0 }' "$TMP_DIR/u.log")"
