@@ -128,8 +128,8 @@ fq_vm_boot() {
 		# raised instead).  SCHED_IDLE yields to any other work too,
 		# and a compile on both cores would starve it for as long as
 		# it lasts, while its guest clock, the host's, runs on:
-		# vm-run.sh watches for that and puts it back to the normal
-		# policy (FQ_VM_IDLE).
+		# vm-run.sh watches for that and puts it at the normal
+		# policy while the other work lasts (FQ_VM_IDLE).
 		FQ_VM_APPEND="watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60 ${FQ_VM_APPEND:-}" \
 		FQ_VM_IDLE=1 "$FQ_ROOT/scripts/vm-run.sh" "$@"
 	fi

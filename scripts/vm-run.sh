@@ -80,15 +80,17 @@ runnable() {
 
 # unstarve: SCHED_IDLE takes what nothing else wants: the deterministic
 # VM beside it first, as intended, but other work on the machine too (a
-# compile on every core), which would leave the VM next to nothing for as
-# long as it lasts, while its guest clock, the host's, runs on.  Over each
-# 5 s: if a thread was runnable at 8 of 10 looks, the VM ran less than a
-# fifth of a core, and work other than the test VMs took more than half a
-# core, twice in a row, it is starved, and its threads go back to the
-# normal policy for the rest of the boot (said in the console log).  A
-# guest that idles is not runnable, and stays.
+# compile on every core, the harness building the next kernel's modules),
+# which would leave the VM next to nothing for as long as it lasts, while
+# its guest clock, the host's, runs on.  Every 5 s: if its threads were
+# runnable at 8 of 10 looks, the VM ran less than a fifth of a core, and
+# work other than the test VMs took more than half a core, twice in a
+# row, it is starved, and its threads go to the normal policy; once other
+# work has taken less than a tenth of a core three times in a row, back
+# to SCHED_IDLE.  Each move is said at the end of the console log.  A
+# guest that idles is not runnable, and stays as it is.
 unstarve() {
-	local pid run run0 busy busy0 vms vms0 other starved=0 ready i
+	local pid run run0 busy busy0 vms vms0 other starved=0 calm=0 normal=0 ready i
 
 	for i in $(seq 300); do
 		[ -s "$PIDFILE" ] && break
@@ -107,16 +109,27 @@ unstarve() {
 		vms=$(run_ns $(pgrep -x qemu-system-x86))
 		other=$(( (busy - busy0) - (vms - vms0) ))
 		[ -n "${FQ_VM_UNSTARVE_LOG:-}" ] &&
-			echo "$SECONDS ready $ready run $(( (run - run0) / 1000000 )) other $((other / 1000000)) busy $(( (busy - busy0) / 1000000 )) vms $(( (vms - vms0) / 1000000 ))" >> "$FQ_VM_UNSTARVE_LOG"
-		if (( ready >= 8 && run - run0 < 1000000000 && other > 2500000000 )); then
-			starved=$((starved + 1))
+			echo "$SECONDS normal $normal ready $ready run $(( (run - run0) / 1000000 )) other $((other / 1000000)) busy $(( (busy - busy0) / 1000000 )) vms $(( (vms - vms0) / 1000000 ))" >> "$FQ_VM_UNSTARVE_LOG"
+		if ((normal)); then
+			if ((other < 500000000)); then
+				calm=$((calm + 1))
+			else
+				calm=0
+			fi
+			if ((calm >= 3)) && chrt -i -a -p 0 "$pid" > /dev/null; then
+				echo "fabric-qos: host: other work ended after ${SECONDS}s; the VM runs SCHED_IDLE again" >> "$NOTE"
+				normal=0 calm=0
+			fi
 		else
-			starved=0
-		fi
-		if ((starved >= 2)); then
-			chrt -o -a -p 0 "$pid" > /dev/null &&
-				echo "fabric-qos: host: the VM was starved by other work after ${SECONDS}s; it runs at the normal policy from now on" > "$NOTE"
-			return 0
+			if (( ready >= 8 && run - run0 < 1000000000 && other > 2500000000 )); then
+				starved=$((starved + 1))
+			else
+				starved=0
+			fi
+			if ((starved >= 2)) && chrt -o -a -p 0 "$pid" > /dev/null; then
+				echo "fabric-qos: host: the VM was starved by other work after ${SECONDS}s; it runs at the normal policy until that work ends" >> "$NOTE"
+				normal=1 starved=0
+			fi
 		fi
 		run0=$run busy0=$busy vms0=$vms
 	done
