@@ -54,6 +54,7 @@
 #include "core/fabric_hdr_core.h"
 #include "fabric_hdr.h"
 #include "fabric_link.h"
+#include "fabric_route.h"
 
 /* Why a frame was dropped; indexes the per-cpu drop counters. */
 enum fabric_drop {
@@ -344,6 +345,10 @@ int fabric_hdr_push(struct sk_buff *skb, const struct fhc_fields *f)
 	hdr.inner_proto = ntohs(((struct ethhdr *)skb->data)->h_proto);
 	if (!fhc_inner_probe_len(hdr.inner_proto))
 		return -EPROTONOSUPPORT;
+	/* the host's route to the destination, where the caller names none */
+	if (!hdr.route && skb->dev)
+		hdr.route = fabric_route_find(skb->dev,
+					      ((struct ethhdr *)skb->data)->h_dest);
 	hdr.version = FABRIC_HDR_VERSION;
 
 	err = skb_cow_head(skb, FABRIC_HDR_LEN);
@@ -626,6 +631,7 @@ static int fabric_netdev_event(struct notifier_block *nb, unsigned long event,
 	/* also sent when a device leaves for another namespace */
 	if (event != NETDEV_UNREGISTER)
 		return NOTIFY_DONE;
+	fabric_route_dev_gone(dev);
 
 	fn = net_generic(dev_net(dev), fabric_net_id);
 	spin_lock_bh(&fn->lock);
@@ -686,6 +692,9 @@ static struct genl_family fabric_genl_family;
 
 static const struct nla_policy fabric_genl_policy[FABRIC_A_MAX + 1] = {
 	[FABRIC_A_IFINDEX]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[FABRIC_A_ROUTE_DST]	= NLA_POLICY_EXACT_LEN(ETH_ALEN),
+	[FABRIC_A_ROUTE]	= { .type = NLA_U32 },
+	[FABRIC_A_ROUTE_REPLACE] = { .type = NLA_FLAG },
 };
 
 static size_t fabric_genl_msg_size(void)
@@ -838,12 +847,34 @@ out:
 	return skb->len;
 }
 
+static int fabric_genl_dump_routes(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	return fabric_route_genl_dump(skb, cb, &fabric_genl_family);
+}
+
 static const struct genl_small_ops fabric_genl_ops[] = {
 	{
 		/* no flags: reading statistics needs no privilege */
 		.cmd	= FABRIC_CMD_GET_STATS,
 		.doit	= fabric_genl_get_stats,
 		.dumpit	= fabric_genl_dump_stats,
+	},
+	{
+		/* CAP_NET_ADMIN in the namespace's user namespace */
+		.cmd	= FABRIC_CMD_ROUTE_NEW,
+		.doit	= fabric_route_genl_new,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= FABRIC_CMD_ROUTE_DEL,
+		.doit	= fabric_route_genl_del,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		/* routes are no secret, as ip route's are not */
+		.cmd	= FABRIC_CMD_ROUTE_GET,
+		.dumpit	= fabric_genl_dump_routes,
 	},
 };
 
@@ -868,9 +899,12 @@ static int __init fabric_init(void)
 	err = register_pernet_subsys(&fabric_net_ops);
 	if (err)
 		return err;
-	err = register_netdevice_notifier(&fabric_netdev_notifier);
+	err = fabric_route_init();
 	if (err)
 		goto err_pernet;
+	err = register_netdevice_notifier(&fabric_netdev_notifier);
+	if (err)
+		goto err_route;
 	err = genl_register_family(&fabric_genl_family);
 	if (err)
 		goto err_notifier;
@@ -880,6 +914,8 @@ static int __init fabric_init(void)
 
 err_notifier:
 	unregister_netdevice_notifier(&fabric_netdev_notifier);
+err_route:
+	fabric_route_exit();
 err_pernet:
 	unregister_pernet_subsys(&fabric_net_ops);
 	return err;
@@ -892,6 +928,7 @@ static void __exit fabric_exit(void)
 	genl_unregister_family(&fabric_genl_family);
 	/* replays NETDEV_UNREGISTER for every device: frees their entries */
 	unregister_netdevice_notifier(&fabric_netdev_notifier);
+	fabric_route_exit();
 	unregister_pernet_subsys(&fabric_net_ops);
 	fabric_link_exit();
 	/* the entries' call_rcu() callbacks live in this module */

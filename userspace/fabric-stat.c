@@ -21,19 +21,9 @@
 
 #include <linux/fabric_hdr.h>
 
+#include "fabric_genl.h"
+
 #define PROG "fabric-stat"
-
-/* Kernel dumps fill up to about 32 KiB per read; a smaller buffer truncates. */
-#define FS_BUF_SIZE	32768
-
-struct fs_sock {
-	struct mnl_socket	*nl;
-	unsigned int		portid;
-	unsigned int		seq;
-	int			err;		/* errno from an NLMSG_ERROR */
-	char			errmsg[256];	/* its extack message, if any */
-	void			*priv;		/* for the data callback */
-};
 
 struct fs_dev {
 	uint32_t	ifindex;
@@ -74,173 +64,6 @@ static void usage(FILE *f)
 }
 
 /* ---- netlink plumbing ---------------------------------------------------- */
-
-static int fs_err_attr_cb(const struct nlattr *attr, void *data)
-{
-	struct fs_sock *s = data;
-
-	if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
-	    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
-		snprintf(s->errmsg, sizeof(s->errmsg), "%s",
-			 mnl_attr_get_str(attr));
-	return MNL_CB_OK;
-}
-
-static int fs_error_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
-	struct fs_sock *s = data;
-	unsigned int off;
-
-	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e))) {
-		s->err = EBADMSG;
-		return MNL_CB_ERROR;
-	}
-	if (!e->error)
-		return MNL_CB_STOP;
-	s->err = -e->error;
-	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
-		/* TLVs follow the echoed request, cut to its header if capped */
-		off = sizeof(*e);
-		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-			off += e->msg.nlmsg_len - sizeof(e->msg);
-		mnl_attr_parse(nlh, off, fs_err_attr_cb, s);
-	}
-	return MNL_CB_ERROR;
-}
-
-/* A dump ends with NLMSG_DONE, which carries the dump's error, if any. */
-static int fs_done_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct fs_sock *s = data;
-	int err;
-
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(err))
-		return MNL_CB_STOP;
-	memcpy(&err, mnl_nlmsg_get_payload(nlh), sizeof(err));
-	if (!err)
-		return MNL_CB_STOP;
-	s->err = err < 0 ? -err : err;
-	return MNL_CB_ERROR;
-}
-
-static int fs_open(struct fs_sock *s)
-{
-	int one = 1;
-
-	memset(s, 0, sizeof(*s));
-	s->nl = mnl_socket_open(NETLINK_GENERIC);
-	if (!s->nl) {
-		fprintf(stderr, PROG ": netlink socket: %s\n", strerror(errno));
-		return -1;
-	}
-	if (mnl_socket_bind(s->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		fprintf(stderr, PROG ": netlink bind: %s\n", strerror(errno));
-		mnl_socket_close(s->nl);
-		return -1;
-	}
-	/* both only improve error reports; older kernels lack them */
-	mnl_socket_setsockopt(s->nl, NETLINK_EXT_ACK, &one, sizeof(one));
-	mnl_socket_setsockopt(s->nl, NETLINK_CAP_ACK, &one, sizeof(one));
-	s->portid = mnl_socket_get_portid(s->nl);
-	s->seq = (unsigned int)time(NULL);
-	return 0;
-}
-
-static struct nlmsghdr *fs_msg(struct fs_sock *s, char *buf, uint16_t type,
-			       uint16_t flags, uint8_t cmd, uint8_t version)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct genlmsghdr *g;
-
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nlh->nlmsg_seq = ++s->seq;
-	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-	g->cmd = cmd;
-	g->version = version;
-	return nlh;
-}
-
-/*
- * Send @nlh and feed the replies to @cb, which gets @s (libmnl hands the
- * same cookie to the error callback) with @priv in s->priv.
- * Return 0, or -1 with s->err set.
- */
-static int fs_talk(struct fs_sock *s, struct nlmsghdr *nlh, mnl_cb_t cb,
-		   void *priv)
-{
-	static char buf[FS_BUF_SIZE];
-	/* given an array, libmnl runs no default for the types left NULL */
-	mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
-		[NLMSG_ERROR]	= fs_error_cb,
-		[NLMSG_DONE]	= fs_done_cb,
-	};
-	ssize_t n;
-	int ret;
-
-	s->err = 0;
-	s->errmsg[0] = '\0';
-	s->priv = priv;
-	if (mnl_socket_sendto(s->nl, nlh, nlh->nlmsg_len) < 0) {
-		s->err = errno;
-		return -1;
-	}
-	do {
-		n = mnl_socket_recvfrom(s->nl, buf, sizeof(buf));
-		if (n < 0) {
-			s->err = errno;
-			return -1;
-		}
-		ret = mnl_cb_run2(buf, (size_t)n, nlh->nlmsg_seq, s->portid,
-				  cb, s, ctl, NLMSG_MIN_TYPE);
-		if (ret == MNL_CB_ERROR && !s->err)
-			s->err = errno ? errno : EPROTO;
-	} while (ret > MNL_CB_STOP);
-	return ret == MNL_CB_ERROR ? -1 : 0;
-}
-
-/* ---- family lookup -------------------------------------------------------- */
-
-static int fs_family_attr_cb(const struct nlattr *attr, void *data)
-{
-	uint16_t *id = data;
-
-	if (mnl_attr_get_type(attr) == CTRL_ATTR_FAMILY_ID &&
-	    mnl_attr_validate(attr, MNL_TYPE_U16) == 0)
-		*id = mnl_attr_get_u16(attr);
-	return MNL_CB_OK;
-}
-
-static int fs_family_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct fs_sock *s = data;
-
-	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), fs_family_attr_cb,
-		       s->priv);
-	return MNL_CB_OK;
-}
-
-static int fs_family_id(struct fs_sock *s, uint16_t *id)
-{
-	char buf[256];
-	struct nlmsghdr *nlh;
-
-	nlh = fs_msg(s, buf, GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY, 1);
-	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, FABRIC_GENL_NAME);
-	*id = 0;
-	if (fs_talk(s, nlh, fs_family_cb, id) < 0 && s->err != ENOENT) {
-		fprintf(stderr, PROG ": resolving generic netlink family %s: %s\n",
-			FABRIC_GENL_NAME, strerror(s->err));
-		return -1;
-	}
-	if (!*id) {
-		fprintf(stderr, PROG ": fabric_hdr module not loaded (generic netlink family "
-			FABRIC_GENL_NAME " not found)\n");
-		return -1;
-	}
-	return 0;
-}
 
 /* ---- statistics ----------------------------------------------------------- */
 
@@ -348,7 +171,7 @@ static void fs_print_text(const struct fs_dev *d, unsigned int nr)
 
 static int fs_stats_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct fs_sock *s = data;
+	struct fg_sock *s = data;
 	struct fs_print *pr = s->priv;
 	struct fs_dev d;
 
@@ -364,7 +187,7 @@ static int fs_stats_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int fs_get_stats(struct fs_sock *s, uint16_t family, const char *dev,
+static int fs_get_stats(struct fg_sock *s, uint16_t family, const char *dev,
 			bool json)
 {
 	char buf[256];
@@ -381,14 +204,14 @@ static int fs_get_stats(struct fs_sock *s, uint16_t family, const char *dev,
 			return -1;
 		}
 	}
-	nlh = fs_msg(s, buf, family, dev ? NLM_F_ACK : NLM_F_DUMP,
+	nlh = fg_msg(s, buf, family, dev ? NLM_F_ACK : NLM_F_DUMP,
 		     FABRIC_CMD_GET_STATS, FABRIC_GENL_VERSION);
 	if (dev)
 		mnl_attr_put_u32(nlh, FABRIC_A_IFINDEX, ifindex);
 
 	if (json)
 		printf("[\n");
-	ret = fs_talk(s, nlh, fs_stats_cb, &pr);
+	ret = fg_talk(s, nlh, fs_stats_cb, &pr);
 	if (json)
 		printf("%s]\n", pr.count ? "\n" : "");
 	else if (!ret && !dev && !pr.count)
@@ -402,10 +225,8 @@ static int fs_get_stats(struct fs_sock *s, uint16_t family, const char *dev,
 			fprintf(stderr, PROG ": %s: no such device in this network namespace\n",
 				dev);
 		else
-			fprintf(stderr, PROG ": reading statistics: %s%s%s\n",
-				s->errmsg[0] ? s->errmsg : strerror(s->err),
-				s->errmsg[0] ? " - " : "",
-				s->errmsg[0] ? strerror(s->err) : "");
+			fprintf(stderr, PROG ": reading statistics: %s\n",
+				fg_strerror(s));
 		return -1;
 	}
 	return 0;
@@ -418,8 +239,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct fs_sock s;
-	uint16_t family;
+	struct fg_sock s;
 	bool json = false;
 	int c, ret;
 
@@ -443,12 +263,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	if (fs_open(&s) < 0)
+	if (fg_open(&s, PROG) < 0)
 		return 1;
-	ret = fs_family_id(&s, &family);
-	if (!ret)
-		ret = fs_get_stats(&s, family, optind < argc ? argv[optind] : NULL,
-				   json);
-	mnl_socket_close(s.nl);
+	ret = fs_get_stats(&s, s.family, optind < argc ? argv[optind] : NULL, json);
+	fg_close(&s);
 	return ret ? 1 : 0;
 }

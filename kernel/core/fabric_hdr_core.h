@@ -130,6 +130,26 @@ static inline fq_u32 fhc_route_next(fq_u32 route)
 }
 
 /*
+ * How many switches a route a host sends takes: 1 to FHC_ROUTE_HOPS, or
+ * -1 for one no switch would follow all the way: no mark, the reserved
+ * bit set, no digit, or a digit after a used-up one (a 0 digit ends the
+ * route, so what lies beyond it is never read).
+ */
+static inline int fhc_route_hops(fq_u32 route)
+{
+	fq_u32 d = route & FHC_ROUTE_DIGITS;
+	int n = 0;
+
+	if ((route & (FHC_ROUTE_ON | FHC_ROUTE_RESERVED)) != FHC_ROUTE_ON)
+		return -1;
+	while (d & ((1u << FHC_ROUTE_DIGIT_BITS) - 1)) {
+		n++;
+		d >>= FHC_ROUTE_DIGIT_BITS;
+	}
+	return n && !d ? n : -1;
+}
+
+/*
  * The route through @n switches leaving by @ports[0], @ports[1], ...:
  * false if it cannot be said (more than five hops, a port above 62).
  */

@@ -189,6 +189,35 @@ UNIT_TEST(lateness_buckets)
 	EXPECT_EQ(fhc_late_bucket(~0ULL), FABRIC_LATE_BUCKETS - 1);
 }
 
+/*
+ * The hops of a route a host may send: every route fhc_route_build()
+ * makes, at each length; none without the mark, with the reserved bit,
+ * without a digit, or with a digit past a used-up one.
+ */
+UNIT_TEST(route_hops_counts_what_switches_follow)
+{
+	unsigned int ports[FHC_ROUTE_HOPS], n, i, k;
+	fq_u32 route;
+
+	for (k = 0; k < 2000; k++) {
+		n = 1 + k % FHC_ROUTE_HOPS;
+		for (i = 0; i < n; i++)
+			ports[i] = (k * 7 + i * 13) % (FHC_ROUTE_MAX_PORT + 1);
+		ASSERT_TRUE(fhc_route_build(ports, n, &route));
+		EXPECT_EQ(fhc_route_hops(route), n);
+		EXPECT_EQ(fhc_route_hops(route & ~FHC_ROUTE_ON), -1);
+		EXPECT_EQ(fhc_route_hops(route | FHC_ROUTE_RESERVED), -1);
+	}
+	EXPECT_EQ(fhc_route_hops(0), -1);
+	EXPECT_EQ(fhc_route_hops(FHC_ROUTE_ON), -1);
+	/* digit 0 then 3: the switch would drop it at the first hop */
+	EXPECT_EQ(fhc_route_hops(FHC_ROUTE_ON | 3u << FHC_ROUTE_DIGIT_BITS), -1);
+	/* ports 2 then 0 then a gap then 5 */
+	EXPECT_EQ(fhc_route_hops(FHC_ROUTE_ON | 3 | 1u << 6 | 6u << 18), -1);
+	EXPECT_EQ(fhc_route_hops(FHC_ROUTE_ON | 3 | 1u << 6 | 6u << 12), 3);
+	EXPECT_EQ(fhc_route_hops(FHC_ROUTE_ON | FHC_ROUTE_DIGITS), FHC_ROUTE_HOPS);
+}
+
 /* A route as each switch on it reads it: the ports in order, then none. */
 UNIT_TEST(route_turnpool_round_trips_hop_by_hop)
 {

@@ -94,13 +94,21 @@ struct fabric_hdr {
  */
 #define FABRIC_LATE_BUCKETS	16
 
-/* Generic netlink family: per network namespace, per device receive stats. */
+/*
+ * Generic netlink family: per network namespace, per device receive
+ * statistics, and the host's source routes (per device and destination
+ * MAC address; Documentation/fabric-header.rst, "Routes on a host").
+ */
 #define FABRIC_GENL_NAME	"fabric_hdr"
 #define FABRIC_GENL_VERSION	1
 
 enum {
 	FABRIC_CMD_UNSPEC,
 	FABRIC_CMD_GET_STATS,	/* doit: FABRIC_A_IFINDEX; dump: all devices */
+	FABRIC_CMD_ROUTE_NEW,	/* IFINDEX, ROUTE_DST, ROUTE [, ROUTE_REPLACE] */
+	FABRIC_CMD_ROUTE_DEL,	/* IFINDEX, ROUTE_DST: one; IFINDEX: the
+				 * device's; nothing: the namespace's */
+	FABRIC_CMD_ROUTE_GET,	/* dump: every route of the namespace */
 	__FABRIC_CMD_MAX,
 };
 #define FABRIC_CMD_MAX (__FABRIC_CMD_MAX - 1)
@@ -120,6 +128,9 @@ enum {
 	FABRIC_A_LATE_MAX_NS,		/* u64: largest lateness seen, ns */
 	FABRIC_A_LATE_HIST,		/* binary: __u64[FABRIC_LATE_BUCKETS] */
 	FABRIC_A_DROP_NOMEM,		/* u64: dropped, out of memory */
+	FABRIC_A_ROUTE_DST,		/* binary: destination MAC, 6 bytes */
+	FABRIC_A_ROUTE,			/* u32: the turnpool (header's route) */
+	FABRIC_A_ROUTE_REPLACE,		/* flag: ROUTE_NEW may replace a route */
 	__FABRIC_A_MAX,
 };
 #define FABRIC_A_MAX (__FABRIC_A_MAX - 1)
