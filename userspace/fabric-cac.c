@@ -24,7 +24,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: " PROG " [ -j ] --state FILE [ --tree K,N --link RATE [ --cap PCT ] ]\n"
-		"                  { add SRC DST RATE [ class N ] | del ID | show }\n"
+		"                  { add SRC DST RATE [ class N ] | del ID | show |\n"
+		"                    routes HOST [ dev DEV ] [ mac MAC ] }\n"
 		"A k-ary n-tree (folded butterfly) of k^N hosts, numbered 0 .. k^N-1,\n"
 		"and N stages of 2K-port switches; every link RATE (e.g. 1gbit, 40mbit;\n"
 		"suffixes k, m, g, optionally followed by bit).  --cap is the most of a\n"
@@ -39,6 +40,11 @@ static void usage(FILE *f)
 		"  del ID                        remove a reservation, freeing its rate\n"
 		"  show                          every reservation and its route, and the\n"
 		"                                load of every link that carries some\n"
+		"  routes HOST [ dev DEV ] [ mac MAC ]\n"
+		"                                the routes HOST sends by, as fabric-route\n"
+		"                                commands (fabric-route -b -): one per\n"
+		"                                destination, from device DEV (eth0), host\n"
+		"                                h's address MAC + h (02:fa:00:00:00:00)\n"
 		"-j prints JSON.  A route is the switches it crosses, each as\n"
 		"stage/group/member and the output port taken (0 .. K-1 down, K .. 2K-1\n"
 		"up), and the turnpool that says it in the fabric header's route field\n"
@@ -282,6 +288,65 @@ static void show(const struct cac *c, bool json)
 	printf(json ? "]}\n" : "");
 }
 
+/* MAC @base plus @h, in its low three bytes. */
+static void host_mac(const uint8_t *base, unsigned int h, char *buf, size_t len)
+{
+	uint32_t low = ((uint32_t)base[3] << 16 | base[4] << 8 | base[5]) + h;
+
+	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", base[0], base[1],
+		 base[2], (low >> 16) & 0xff, (low >> 8) & 0xff, low & 0xff);
+}
+
+/*
+ * The routes host @src sends by: one per destination (a host's table
+ * has one route to each; of several reservations to one destination the
+ * first, the oldest, gives it), as fabric-route commands or JSON.
+ */
+static int print_host_routes(const struct cac *c, unsigned int src,
+			     const char *dev, const uint8_t *base, bool json)
+{
+	unsigned int i, j, k, n = 0, ports[FT_MAX_HOPS];
+	char mac[18], list[FT_MAX_HOPS * 4];
+	struct ft_route r;
+	fq_u32 turnpool;
+
+	if (json)
+		printf("[");
+	for (i = 0; i < c->nresv; i++) {
+		const struct cac_resv *v = &c->resv[i];
+		size_t off = 0;
+
+		if (v->src != src)
+			continue;
+		for (j = 0; j < i; j++)
+			if (c->resv[j].src == src && c->resv[j].dst == v->dst)
+				break;
+		if (j < i)
+			continue;
+		ft_route(&c->t, v->src, v->dst, v->choice, &r);
+		for (k = 0; k < r.nhops; k++) {
+			ports[k] = r.hop[k].out_port;
+			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%u",
+						k ? "," : "", ports[k]);
+		}
+		if (!fhc_route_build(ports, r.nhops, &turnpool)) {
+			fprintf(stderr, PROG ": routes: %u -> %u crosses %u switches, more than a route holds\n",
+				v->src, v->dst, r.nhops);
+			return -1;
+		}
+		host_mac(base, v->dst, mac, sizeof(mac));
+		if (json)
+			printf("%s{\"dev\":\"%s\",\"to\":\"%s\",\"dst\":%u,\"ports\":[%s],\"turnpool\":%" PRIu32 "}",
+			       n ? "," : "", dev, mac, v->dst, list, turnpool);
+		else
+			printf("replace dev %s to %s ports %s\n", dev, mac, list);
+		n++;
+	}
+	if (json)
+		printf("]\n");
+	return 0;
+}
+
 /* ---- main ------------------------------------------------------------------------ */
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -390,6 +455,38 @@ int main(int argc, char **argv)
 		print_route(&c, &v, o.json);
 		if (o.json)
 			printf("\n");
+		rc = 0;
+	} else if (!strcmp(argv[0], "routes") && argc >= 2 && argc % 2 == 0) {
+		uint8_t base[6] = { 0x02, 0xfa, 0, 0, 0, 0 };
+		const char *dev = "eth0";
+		unsigned int b[6], i, k;
+		char tail;
+
+		if (!parse_host(&c, argv[1], &src)) {
+			fprintf(stderr, PROG ": routes: hosts are 0 .. %u\n", c.t.hosts - 1);
+			goto out;
+		}
+		for (i = 2; i < (unsigned int)argc; i += 2) {
+			if (!strcmp(argv[i], "dev") && *argv[i + 1] &&
+			    strlen(argv[i + 1]) < 16) {
+				dev = argv[i + 1];
+			} else if (!strcmp(argv[i], "mac") &&
+				   sscanf(argv[i + 1], "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1],
+					  &b[2], &b[3], &b[4], &b[5], &tail) == 6 &&
+				   b[0] <= 0xff && b[1] <= 0xff && b[2] <= 0xff &&
+				   b[3] <= 0xff && b[4] <= 0xff && b[5] <= 0xff &&
+				   !(b[0] & 1) &&
+				   ((b[3] << 16 | b[4] << 8 | b[5]) + c.t.hosts) <= 0x1000000) {
+				for (k = 0; k < 6; k++)
+					base[k] = (uint8_t)b[k];
+			} else {
+				fprintf(stderr, PROG ": routes: want \"dev DEV\" or \"mac MAC\" (unicast, room for every host in its low three bytes), got \"%s %s\"\n",
+					argv[i], argv[i + 1]);
+				goto out;
+			}
+		}
+		if (print_host_routes(&c, src, dev, base, o.json))
+			goto out;
 		rc = 0;
 	} else if (!strcmp(argv[0], "del") && argc == 2) {
 		if (!parse_u64(argv[1], 10, UINT32_MAX, &id) ||

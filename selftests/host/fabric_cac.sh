@@ -60,6 +60,20 @@ echo "garbage" > "$work/bad"
 "$CAC" --state "$work/over" show 2> "$work/err" && fail "a state past the cap"
 grep -q "does not fit" "$work/err" || fail "no reason: $(cat "$work/err")"
 
+# a host's routes as fabric-route commands, one per destination
+out=$(cac routes 1) || fail "routes 1"
+[[ $out == "replace dev eth0 to 02:fa:00:00:00:03 ports 3,1,1" ]] || fail "routes 1: $out"
+out=$(cac routes 0 dev veth1 mac 02:00:00:57:00:00) || fail "routes 0"
+[[ $out == "replace dev veth1 to 02:00:00:57:00:03 ports "*$'\n'"replace dev veth1 to 02:00:00:57:00:02 ports "* ]] ||
+	fail "routes 0: $out"
+[ "$(echo "$out" | wc -l)" = 2 ] || fail "routes 0: one line per destination: $out"
+[ -z "$(cac routes 2)" ] || fail "routes 2: a host without reservations has no routes"
+for args in "routes 4" "routes 0 mac 03:00:00:00:00:00" "routes 0 mac 02:00:00:ff:ff:fe" \
+	    "routes 0 mac 02:00:00:00:00" "routes 0 dev" "routes 0 via x"; do
+	cac $args > /dev/null 2> "$work/err" && fail "accepted: $args"
+	[ -s "$work/err" ] || fail "no message for: $args"
+done
+
 # JSON: parses, and says the same as the text
 PY=$(command -v python3 || echo /usr/bin/python3)
 if cac -j show | "$PY" -c '
@@ -75,6 +89,12 @@ assert r[2]["turnpool"] == 0x80002084, r[2]
 host0 = [l for l in d["links"] if l.get("host") == 0][0]
 assert host0["load_bps"] == 70000000, host0
 '; then :; else fail "show -j"; fi
+if cac -j routes 1 | "$PY" -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d == [{"dev": "eth0", "to": "02:fa:00:00:00:03", "dst": 3,
+              "ports": [3, 1, 1], "turnpool": 0x80002084}], d
+'; then :; else fail "routes -j"; fi
 
 [ $fails = 0 ] || exit 1
-echo "ok: fabric-cac adds, refuses at the cap, removes, refuses bad input"
+echo "ok: fabric-cac adds, refuses at the cap, removes, prints a host's routes, refuses bad input"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 180
+# timeout: 300
 #
 # Source routing through a folded butterfly of vcsw switches, on the
 # routes fabric-cac chose.  A 2-ary 2-tree: four hosts, two leaf and two
@@ -27,7 +27,7 @@
 # goes nowhere.
 . ./lib.sh
 
-require_cmd ip fabric-send fabric-stat fabric-cac
+require_cmd ip tc ping fabric-send fabric-stat fabric-cac fabric-route
 require_module vcsw
 require_module fabric_hdr
 tmp_dir_create
@@ -87,7 +87,7 @@ log_test "a 2-ary 2-tree of four switches, port indexes as port numbers"
 
 # --- every pair over its reserved route -----------------------------------------------
 CAC=$TMP_DIR/cac
-declare -A want
+declare -A want tp_of
 for s in $SWITCHES; do for p in 0 1 2 3; do want[$s:$p]=0; done; done
 for a in 0 1 2 3; do
 	for b in 0 1 2 3; do
@@ -95,6 +95,7 @@ for a in 0 1 2 3; do
 		out=$(fabric-cac --state "$CAC" --tree 2,2 --link 100mbit add $a $b 10mbit) ||
 			fatal "fabric-cac add $a $b"
 		tp=${out##* turnpool }
+		tp_of[$a:$b]=$tp
 		# each hop s/g/m:port: the leaves are stage 0 (L<g>), the tops
 		# stage 1 (T<m>)
 		for hop in ${out#* route }; do
@@ -131,6 +132,103 @@ for s in $SWITCHES; do
 done
 check_eq "L0 p0 rx_routed (H0's frames)" $((3 * FRAMES)) "$(pstat L0 p0 port rx_routed)"
 log_test "every host to every other over its route: per-port counts as the routes say"
+
+# --- hosts route by their own tables ------------------------------------------------------
+# The same routes in each host's table (fabric-cac routes HOST, applied
+# with fabric-route -b), edf with ttd on writing them into the headers of ordinary IP
+# traffic: every host pings every other, the request on the route there,
+# the reply on the route back, so each port sends twice what the routes
+# above add up to.  Permanent neighbours and no IPv6: no broadcast ever
+# enters the looped fabric.
+declare -A base
+for s in $SWITCHES; do
+	for p in 0 1 2 3; do
+		ns_exec $s ip link show dev p$p > /dev/null 2>&1 || continue
+		base[$s:$p]=$(sent $s p$p)
+	done
+done
+for a in 0 1 2 3; do
+	ns_run H$a ip addr add 10.57.1.$a/24 dev eth0 || fatal "addr H$a"
+	ns_run H$a tc qdisc add dev eth0 root handle 1: edf ttd on || fatal "edf H$a"
+	for b in 0 1 2 3; do
+		[ $a = $b ] && continue
+		ns_run H$a ip neigh add 10.57.1.$b lladdr "$(mac $b)" dev eth0 nud permanent ||
+			fatal "neigh H$a"
+	done
+	fabric-cac --state "$CAC" routes $a mac "$(mac 0)" > "$TMP_DIR/routes.$a" ||
+		fatal "fabric-cac routes $a"
+	ns_run H$a fabric-route -b "$TMP_DIR/routes.$a" || fatal "fabric-route H$a"
+done
+check_eq "H0's table holds three routes" 3 "$(ns_exec H0 fabric-route show | grep -c '^dev eth0 to ')"
+j=$(ns_exec H0 fabric-route -j show dev eth0)
+[[ ${j//[[:space:]]/} == *"\"to\":\"$(mac 3)\",\"ports\":["*"\"turnpool\":$((tp_of[0:3]))}"* ]]
+check_err $? "fabric-route -j does not show H0's route to H3: $j"
+for a in 0 1 2 3; do
+	for b in 0 1 2 3; do
+		[ $a = $b ] && continue
+		ns_exec H$a ping -c $FRAMES -i 0.2 -W 5 10.57.1.$b > /dev/null
+		check_err $? "H$a could not ping H$b over its routes"
+	done
+done
+sleep 1
+for s in $SWITCHES; do
+	for p in 0 1 2 3; do
+		ns_exec $s ip link show dev p$p > /dev/null 2>&1 || continue
+		check_eq "$s p$p sent for pings" $((2 * want[$s:$p])) \
+			"$(( $(sent $s p$p) - base[$s:$p] ))"
+		check_eq "$s p$p flooded" 0 "$(pstat $s p$p port flooded)"
+		check_eq "$s p$p drop_route" 0 "$(pstat $s p$p port drop_route)"
+	done
+done
+log_test "hosts write the routes of their tables: pings both ways, per-port counts as the routes say"
+
+# what the table refuses, and why
+refused() {	# REASON COMMAND...: COMMAND fails, its message has REASON
+	local reason=$1
+
+	shift
+	ns_exec H0 fabric-route "$@" 2> "$TMP_DIR/err"
+	check_fail $? "fabric-route $* accepted"
+	grep_quiet "$reason" < "$TMP_DIR/err"
+	check_err $? "fabric-route $*: no reason \"$reason\": $(cat "$TMP_DIR/err")"
+}
+refused "exists" add dev eth0 to "$(mac 3)" turnpool "${tp_of[0:3]}"
+refused "switch follows" add dev eth0 to 02:00:00:57:00:99 turnpool 3
+refused "switch follows" add dev eth0 to 02:00:00:57:00:99 turnpool $((0x80000000))
+refused "switch follows" add dev eth0 to 02:00:00:57:00:99 turnpool $((0xc0000003))
+refused "switch follows" add dev eth0 to 02:00:00:57:00:99 turnpool $((0x80000000 | 3 << 6))
+refused "unicast" add dev eth0 to ff:ff:ff:ff:ff:ff ports 2
+refused "unicast" add dev eth0 to 00:00:00:00:00:00 ports 2
+refused "Ethernet" add dev lo to 02:00:00:57:00:99 ports 2
+refused "no route" del dev eth0 to 02:00:00:57:00:99
+ns_exec H0 fabric-route replace dev eth0 to "$(mac 3)" ports 3,1
+check_err $? "replace refused"
+[[ "$(ns_exec H0 fabric-route show dev eth0)" == *"to $(mac 3) ports 3,1 turnpool 0x80000084"* ]]
+check_err $? "the replaced route is not shown: $(ns_exec H0 fabric-route show dev eth0)"
+# the namespace's bound: 16384 routes, then no more
+awk -v n=16384 'BEGIN { for (i = 0; i < n; i++)
+	printf "add dev eth0 to 0a:%02x:%02x:00:00:01 ports 2\n", int(i / 256), i % 256 }' \
+	> "$TMP_DIR/many"
+ns_exec H1 fabric-route flush || fatal "flush H1"
+ns_exec H1 fabric-route -b "$TMP_DIR/many" 2>/dev/null
+check_err $? "16384 routes refused"
+check_eq "H1 holds 16384 routes" 16384 "$(ns_exec H1 fabric-route show | grep -c '^dev ')"
+ns_exec H1 fabric-route add dev eth0 to 0e:00:00:00:00:01 ports 2 2> "$TMP_DIR/err"
+check_fail $? "route 16385 accepted"
+grep_quiet "as many routes" < "$TMP_DIR/err"
+check_err $? "no reason for route 16385: $(cat "$TMP_DIR/err")"
+# the device's routes go with it, and flush empties the table
+ns_run H1 ip link add dummy0 type dummy || fatal dummy
+ns_exec H1 fabric-route add dev dummy0 to 02:00:00:57:00:99 ports 1 2> /dev/null
+check_fail $? "a route beyond the bound accepted on another device"
+ns_exec H1 fabric-route flush dev eth0
+check_err $? "flush dev eth0"
+ns_exec H1 fabric-route add dev dummy0 to 02:00:00:57:00:99 ports 1
+check_err $? "a route on dummy0 refused"
+ns_run H1 ip link del dummy0
+check_eq "H1's table empty once eth0 flushed and dummy0 gone" 0 \
+	"$(ns_exec H1 fabric-route show | grep -c '^dev ')"
+log_test "fabric-route: refusals with reasons, replace, the namespace's bound, flush, a device's routes go with it"
 
 # --- routes that go nowhere ------------------------------------------------------------
 before=0
