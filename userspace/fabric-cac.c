@@ -52,37 +52,6 @@ static void usage(FILE *f)
 		"port numbers.\n");
 }
 
-/* A rate: digits and an optional k, m or g, optionally followed by "bit". */
-static bool parse_rate(const char *s, uint64_t *bps)
-{
-	static const struct { const char *sfx; uint64_t mul; } u[] = {
-		{ "", 1 }, { "bit", 1 }, { "k", 1000 }, { "kbit", 1000 },
-		{ "m", 1000000 }, { "mbit", 1000000 }, { "g", 1000000000 },
-		{ "gbit", 1000000000 },
-	};
-	char num[32];
-	size_t n = strspn(s, "0123456789");
-	uint64_t v;
-	unsigned int i;
-
-	if (!n || n >= sizeof(num))
-		return false;
-	memcpy(num, s, n);
-	num[n] = '\0';
-	if (!parse_u64(num, 10, UINT64_MAX, &v))
-		return false;
-	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
-		if (strcmp(s + n, u[i].sfx))
-			continue;
-		/* at most 1 Tbit/s: loads of many such add up in 64 bits */
-		if (!v || v > 1000000000000ULL / u[i].mul)
-			return false;
-		*bps = v * u[i].mul;
-		return true;
-	}
-	return false;
-}
-
 static bool parse_host(const struct cac *c, const char *s, unsigned int *h)
 {
 	uint64_t v;
@@ -288,15 +257,6 @@ static void show(const struct cac *c, bool json)
 	printf(json ? "]}\n" : "");
 }
 
-/* MAC @base plus @h, in its low three bytes. */
-static void host_mac(const uint8_t *base, unsigned int h, char *buf, size_t len)
-{
-	uint32_t low = ((uint32_t)base[3] << 16 | base[4] << 8 | base[5]) + h;
-
-	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", base[0], base[1],
-		 base[2], (low >> 16) & 0xff, (low >> 8) & 0xff, low & 0xff);
-}
-
 /*
  * The routes host @src sends by: one per destination (a host's table
  * has one route to each; of several reservations to one destination the
@@ -334,7 +294,7 @@ static int print_host_routes(const struct cac *c, unsigned int src,
 				v->src, v->dst, r.nhops);
 			return -1;
 		}
-		host_mac(base, v->dst, mac, sizeof(mac));
+		ft_host_mac(base, v->dst, mac, sizeof(mac));
 		if (json)
 			printf("%s{\"dev\":\"%s\",\"to\":\"%s\",\"dst\":%u,\"ports\":[%s],\"turnpool\":%" PRIu32 "}",
 			       n ? "," : "", dev, mac, v->dst, list, turnpool);
@@ -378,7 +338,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->have_tree = true;
 			break;
 		case 'l':
-			if (!parse_rate(optarg, &o->link_bps)) {
+			if (!parse_rate_bps(optarg, &o->link_bps)) {
 				fprintf(stderr, PROG ": --link: want a rate 1 .. 1000gbit, e.g. 40mbit\n");
 				return -1;
 			}
@@ -434,7 +394,7 @@ int main(int argc, char **argv)
 				c.t.hosts - 1);
 			goto out;
 		}
-		if (!parse_rate(argv[3], &rate)) {
+		if (!parse_rate_bps(argv[3], &rate)) {
 			fprintf(stderr, PROG ": add: want a rate, e.g. 10mbit\n");
 			goto out;
 		}
@@ -457,10 +417,9 @@ int main(int argc, char **argv)
 			printf("\n");
 		rc = 0;
 	} else if (!strcmp(argv[0], "routes") && argc >= 2 && argc % 2 == 0) {
-		uint8_t base[6] = { 0x02, 0xfa, 0, 0, 0, 0 };
+		uint8_t base[6] = FT_MAC_BASE;
 		const char *dev = "eth0";
-		unsigned int b[6], i, k;
-		char tail;
+		unsigned int i;
 
 		if (!parse_host(&c, argv[1], &src)) {
 			fprintf(stderr, PROG ": routes: hosts are 0 .. %u\n", c.t.hosts - 1);
@@ -471,14 +430,7 @@ int main(int argc, char **argv)
 			    strlen(argv[i + 1]) < 16) {
 				dev = argv[i + 1];
 			} else if (!strcmp(argv[i], "mac") &&
-				   sscanf(argv[i + 1], "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1],
-					  &b[2], &b[3], &b[4], &b[5], &tail) == 6 &&
-				   b[0] <= 0xff && b[1] <= 0xff && b[2] <= 0xff &&
-				   b[3] <= 0xff && b[4] <= 0xff && b[5] <= 0xff &&
-				   !(b[0] & 1) &&
-				   ((b[3] << 16 | b[4] << 8 | b[5]) + c.t.hosts) <= 0x1000000) {
-				for (k = 0; k < 6; k++)
-					base[k] = (uint8_t)b[k];
+				   ft_parse_mac_base(&c.t, argv[i + 1], base)) {
 			} else {
 				fprintf(stderr, PROG ": routes: want \"dev DEV\" or \"mac MAC\" (unicast, room for every host in its low three bytes), got \"%s %s\"\n",
 					argv[i], argv[i + 1]);

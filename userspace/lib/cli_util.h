@@ -49,6 +49,65 @@ static inline bool parse_double(const char *s, double min, double max, double *v
 	return true;
 }
 
+/*
+ * A rate in bit/s: digits and an optional k, m or g, optionally followed
+ * by "bit" (40mbit, 1g, 500000), 1 bit/s to 1 Tbit/s: loads of many such
+ * rates add up in 64 bits.
+ */
+static inline bool parse_rate_bps(const char *s, uint64_t *bps)
+{
+	static const struct { const char *sfx; uint64_t mul; } u[] = {
+		{ "", 1 }, { "bit", 1 }, { "k", 1000 }, { "kbit", 1000 },
+		{ "m", 1000000 }, { "mbit", 1000000 }, { "g", 1000000000 },
+		{ "gbit", 1000000000 },
+	};
+	size_t n = strspn(s, "0123456789");
+	char num[32];
+	unsigned int i;
+	uint64_t v;
+
+	if (!n || n >= sizeof(num))
+		return false;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (!parse_u64(num, 10, UINT64_MAX, &v))
+		return false;
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (strcmp(s + n, u[i].sfx))
+			continue;
+		if (!v || v > 1000000000000ULL / u[i].mul)
+			return false;
+		*bps = v * u[i].mul;
+		return true;
+	}
+	return false;
+}
+
+/* A size in bytes: digits and an optional k or m (1024s), @min .. @max. */
+static inline bool parse_size_bytes(const char *s, uint64_t min, uint64_t max,
+				    uint64_t *bytes)
+{
+	size_t n = strspn(s, "0123456789");
+	uint64_t v, mul = 1;
+	char num[32];
+
+	if (!n || n >= sizeof(num))
+		return false;
+	if (!strcmp(s + n, "k"))
+		mul = 1024;
+	else if (!strcmp(s + n, "m"))
+		mul = 1024 * 1024;
+	else if (s[n])
+		return false;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (!parse_u64(num, 10, UINT64_MAX / mul, &v) || v * mul < min ||
+	    v * mul > max)
+		return false;
+	*bytes = v * mul;
+	return true;
+}
+
 /* SO_PRIORITY as a number or as a tc class handle MAJ:MIN (both hex). */
 static inline bool parse_prio(const char *s, uint64_t *v)
 {

@@ -2,6 +2,8 @@
 /*
  * k-ary n-trees and their up*-down* routes (fabric_tree.h has the wiring).
  */
+#include <stdio.h>
+
 #include "fabric_tree.h"
 
 int ft_init(struct ft_tree *t, unsigned int k, unsigned int n)
@@ -88,4 +90,30 @@ unsigned int ft_port_link(const struct ft_tree *t, unsigned int sw,
 			  unsigned int port)
 {
 	return t->hosts + sw * 2 * t->k + port;
+}
+
+bool ft_parse_mac_base(const struct ft_tree *t, const char *s, uint8_t *base)
+{
+	unsigned int b[6], i;
+	char tail;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3],
+		   &b[4], &b[5], &tail) != 6)
+		return false;
+	for (i = 0; i < 6; i++)
+		if (b[i] > 0xff)
+			return false;
+	if ((b[0] & 1) || (b[3] << 16 | b[4] << 8 | b[5]) + t->hosts > 0x1000000)
+		return false;
+	for (i = 0; i < 6; i++)
+		base[i] = (uint8_t)b[i];
+	return true;
+}
+
+void ft_host_mac(const uint8_t *base, unsigned int h, char *buf, size_t len)
+{
+	uint32_t low = ((uint32_t)base[3] << 16 | base[4] << 8 | base[5]) + h;
+
+	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", base[0], base[1],
+		 base[2], (low >> 16) & 0xff, (low >> 8) & 0xff, low & 0xff);
 }

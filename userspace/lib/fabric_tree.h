@@ -25,6 +25,7 @@
 #define FQ_FABRIC_TREE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define FT_MAX_K	32	/* 64-port switches, vcsw's most */
@@ -86,5 +87,15 @@ static inline unsigned int ft_host_link(unsigned int host)
 }
 unsigned int ft_port_link(const struct ft_tree *t, unsigned int sw,
 			  unsigned int port);
+
+/*
+ * Hosts' MAC addresses: host h's is a base plus h in its low three bytes
+ * (02:fa:00:00:00:00 by default, so host 3 is 02:fa:00:00:00:03).
+ */
+#define FT_MAC_BASE	{ 0x02, 0xfa, 0, 0, 0, 0 }
+
+/* A base for @t's hosts: unicast, with room for every host.  True if so. */
+bool ft_parse_mac_base(const struct ft_tree *t, const char *s, uint8_t *base);
+void ft_host_mac(const uint8_t *base, unsigned int h, char *buf, size_t len);
 
 #endif /* FQ_FABRIC_TREE_H */

@@ -1,0 +1,165 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 420
+#
+# fabric-topo builds a 2-ary 2-tree (four hosts, four vcsw switches) in
+# namespaces, traffic crosses it, and it tears it down without a trace;
+# twice, with other options the second time.  Every host pings every
+# other on its default routes: the switches' ports together send exactly
+# the hops of those routes, nothing floods, nothing is dropped for its
+# route.  A reservation's route from fabric-cac replaces a default one
+# and the frames move to the other top switch.  A second build under a
+# name in use is refused and leaves the first fabric alone; a build that
+# fails half-way leaves nothing behind.  After each tear-down: no
+# namespace, no veth, no reference on vcsw or fabric_hdr.
+. ./lib.sh
+
+require_cmd ip tc ping fabric-topo fabric-route fabric-cac
+require_module vcsw
+require_module fabric_hdr
+require_module sch_edf
+tmp_dir_create
+PINGS=3
+TOPO=(fabric-topo --tree 2,2 --name "$NS_PREFIX")
+
+cleanup_test() {
+	"${TOPO[@]}" destroy > /dev/null 2>&1
+}
+
+pstat() {	# NS DEV OBJ KEY
+	ns_exec "$1" ip -j -d link show dev "$2" | tr -d ' \n' |
+		sed -n "s/.*\"$3\":{\([^}]*\)}.*/\1/p" |
+		sed -n "s/.*\"$4\":\([0-9]*\).*/\1/p"
+}
+SWITCHES="s0.0.0 s0.1.0 s1.0.0 s1.0.1"
+ports_of() { case $1 in s0.*) echo 0 1 2 3 ;; *) echo 0 1 ;; esac; }
+sent() { echo $(( $(pstat "$1" "p$2" vc0 packets) + $(pstat "$1" "p$2" vc1 packets) )); }
+switch_total() {	# KEY: over every port of every switch; "sent" for frames sent
+	local s p n=0
+
+	for s in $SWITCHES; do
+		for p in $(ports_of $s); do
+			if [ "$1" = sent ]; then
+				n=$((n + $(sent $s $p)))
+			else
+				n=$((n + $(pstat $s p$p port "$1")))
+			fi
+		done
+	done
+	echo $n
+}
+addr() { echo "10.59.0.$(($1 + 1))"; }
+
+# what holds a reference on our modules, and the veths, before we start
+refs() { echo "$(cat /sys/module/vcsw/refcnt) $(cat /sys/module/fabric_hdr/refcnt) $(cat /sys/module/sch_edf/refcnt)"; }
+veths() { ip -o link show type veth | wc -l; }
+REFS0=$(refs)
+VETHS0=$(veths)
+
+gone() {	# WHAT: nothing of the fabric is left
+	wait_for 30 ns_all_gone
+	check_err $? "$1: namespaces left: $(ip netns list | grep "^$NS_PREFIX-")"
+	wait_for 30 eval '[ "$(refs)" = "$REFS0" ]'
+	check_err $? "$1: module references $(refs), before $REFS0"
+	check_eq "$1: veths in the root namespace" "$VETHS0" "$(veths)"
+}
+
+# every host pings every other; HOPS: what their routes add up to
+ping_all() {
+	local a b ports
+
+	HOPS=0
+	for a in 0 1 2 3; do
+		for b in 0 1 2 3; do
+			[ $a = $b ] && continue
+			ns_exec h$a ping -c $PINGS -i 0.2 -W 5 "$(addr $b)" > /dev/null
+			check_err $? "h$a could not ping h$b"
+			ports=$(ns_exec h$a fabric-route show dev eth0 |
+				sed -n "s/.* to 02:fa:00:00:00:0$b ports \([0-9,]*\) .*/\1/p")
+			[ -n "$ports" ] || check_err 1 "h$a has no route to h$b"
+			HOPS=$((HOPS + 2 * PINGS * $(echo "$ports" | tr ',' '\n' | wc -l)))
+		done
+	done
+}
+
+# --- the first fabric: credits, advanced, emulated links ---------------------------------
+"${TOPO[@]}" --link 200mbit build > "$TMP_DIR/build.out" 2>&1
+check_err $? "build failed: $(tail -5 "$TMP_DIR/build.out")"
+[ $RET = 0 ] || fatal "no fabric"
+check_eq "namespaces" 8 "$(ip netns list | grep -c "^$NS_PREFIX-")"
+check_eq "h2's routes" 3 "$(ns_exec h2 fabric-route show | grep -c '^dev eth0 to ')"
+[[ "$(ns_exec s0.0.0 ip -d link show dev p3)" == *"credits on"* ]]
+check_err $? "s0.0.0 p3 without credits: $(ns_exec s0.0.0 ip -d link show dev p3)"
+[[ "$(ns_exec h1 tc qdisc show dev eth0)" == *"edf"*"ttd on"*"credits on"* ]]
+check_err $? "h1's qdisc: $(ns_exec h1 tc qdisc show dev eth0)"
+for s in $SWITCHES; do
+	for p in $(ports_of $s); do
+		idx=$(ns_exec $s ip -j -d link show dev p$p | tr -d ' \n' |
+		      sed -n 's/.*"port_index":\([0-9]*\).*/\1/p')
+		check_eq "$s p$p index" $p "$idx"
+	done
+done
+log_test "build: eight namespaces, ports in port order, credits, edf with ttd, routes"
+
+"${TOPO[@]}" build > /dev/null 2> "$TMP_DIR/err"
+check_fail $? "a second build under the same name accepted"
+grep_quiet "exists" < "$TMP_DIR/err"
+check_err $? "no reason: $(cat "$TMP_DIR/err")"
+check_eq "namespaces after the refused build" 8 "$(ip netns list | grep -c "^$NS_PREFIX-")"
+log_test "a build under a name in use is refused, the fabric it names stays"
+
+before=$(switch_total sent)
+ping_all
+sleep 1
+check_eq "frames the switches sent: the routes' hops" "$HOPS" "$(( $(switch_total sent) - before ))"
+check_eq "flooded" 0 "$(switch_total flooded)"
+check_eq "dropped for their route" 0 "$(switch_total drop_route)"
+log_test "every host pings every other: $HOPS hops, as the default routes say"
+
+# a reservation's route replaces h0's default to h3 (over top s1.0.1)
+fabric-cac --state "$TMP_DIR/cac" --tree 2,2 --link 200mbit add 0 3 10mbit > /dev/null ||
+	fatal "fabric-cac add"
+fabric-cac --state "$TMP_DIR/cac" routes 0 > "$TMP_DIR/routes"
+ns_exec h0 fabric-route -b "$TMP_DIR/routes"
+check_err $? "fabric-route -b $(cat "$TMP_DIR/routes")"
+t0=$(sent s1.0.0 1) t1=$(sent s1.0.1 1)
+ns_exec h0 ping -c $PINGS -i 0.2 -W 5 "$(addr 3)" > /dev/null
+check_err $? "h0 could not ping h3 on the reserved route"
+sleep 1
+check_eq "h0 to h3 over s1.0.0" $PINGS $(( $(sent s1.0.0 1) - t0 ))
+check_eq "h0 to h3 no longer over s1.0.1" 0 $(( $(sent s1.0.1 1) - t1 ))
+log_test "fabric-cac's route for h0 to h3 takes the other top switch"
+
+"${TOPO[@]}" destroy
+check_err $? "destroy failed"
+gone "first fabric"
+log_test "destroy: no namespace, veth or module reference left"
+
+# --- the second: no credits, trad, the devices' own rate ---------------------------------
+"${TOPO[@]}" --arch trad --credits off build > "$TMP_DIR/build.out" 2>&1
+check_err $? "second build failed: $(tail -5 "$TMP_DIR/build.out")"
+[[ "$(ns_exec s1.0.0 ip -d link show dev sw0)" == *"arch trad"* ]]
+check_err $? "s1.0.0 is not trad: $(ns_exec s1.0.0 ip -d link show dev sw0)"
+before=$(switch_total sent)
+ping_all
+sleep 1
+check_eq "frames the switches sent: the routes' hops" "$HOPS" "$(( $(switch_total sent) - before ))"
+check_eq "flooded" 0 "$(switch_total flooded)"
+"${TOPO[@]}" destroy
+check_err $? "second destroy failed"
+gone "second fabric"
+log_test "built again without credits: $HOPS hops as routed, destroyed without a trace"
+
+# --- a build that fails half-way ---------------------------------------------------------
+# a fabric-route that refuses: the build stops at the first host's routes
+mkdir "$TMP_DIR/bin"
+printf '#!/bin/sh\necho "refusing on purpose" >&2\nexit 1\n' > "$TMP_DIR/bin/fabric-route"
+chmod +x "$TMP_DIR/bin/fabric-route"
+PATH="$TMP_DIR/bin:$PATH" "${TOPO[@]}" build > /dev/null 2> "$TMP_DIR/err"
+check_fail $? "a build whose fabric-route failed succeeded"
+grep_quiet "build failed" < "$TMP_DIR/err"
+check_err $? "no message: $(cat "$TMP_DIR/err")"
+gone "failed build"
+log_test "a build that fails half-way destroys what it built"
+
+exit $EXIT_STATUS
