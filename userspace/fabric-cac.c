@@ -25,7 +25,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: " PROG " [ -j ] --state FILE [ --tree K,N --link RATE [ --cap PCT ] ]\n"
 		"                  { add SRC DST RATE [ class N ] | del ID | show |\n"
-		"                    routes HOST [ dev DEV ] [ mac MAC ] }\n"
+		"                    routes HOST [ dev DEV ] [ mac MAC ] |\n"
+		"                    classes HOST [ dev DEV ] [ mac MAC ] }\n"
 		"A k-ary n-tree (folded butterfly) of k^N hosts, numbered 0 .. k^N-1,\n"
 		"and N stages of 2K-port switches; every link RATE (e.g. 1gbit, 40mbit;\n"
 		"suffixes k, m, g, optionally followed by bit).  --cap is the most of a\n"
@@ -45,6 +46,12 @@ static void usage(FILE *f)
 		"                                commands (fabric-route -b -): one per\n"
 		"                                destination, from device DEV (eth0), host\n"
 		"                                h's address MAC + h (02:fa:00:00:00:00)\n"
+		"  classes HOST [ dev DEV ] [ mac MAC ]\n"
+		"                                what HOST's edf (handle 1:) needs, as tc\n"
+		"                                commands (tc -b -): each class at the sum\n"
+		"                                of its reservations' rates, and a filter\n"
+		"                                per destination into the class of the\n"
+		"                                oldest reservation to it\n"
 		"-j prints JSON.  A route is the switches it crosses, each as\n"
 		"stage/group/member and the output port taken (0 .. K-1 down, K .. 2K-1\n"
 		"up), and the turnpool that says it in the fabric header's route field\n"
@@ -257,6 +264,18 @@ static void show(const struct cac *c, bool json)
 	printf(json ? "]}\n" : "");
 }
 
+/* The reservation @i of @src is the first (the oldest) to its destination. */
+static bool first_to_dst(const struct cac *c, unsigned int i)
+{
+	unsigned int j;
+
+	for (j = 0; j < i; j++)
+		if (c->resv[j].src == c->resv[i].src &&
+		    c->resv[j].dst == c->resv[i].dst)
+			return false;
+	return true;
+}
+
 /*
  * The routes host @src sends by: one per destination (a host's table
  * has one route to each; of several reservations to one destination the
@@ -265,7 +284,7 @@ static void show(const struct cac *c, bool json)
 static int print_host_routes(const struct cac *c, unsigned int src,
 			     const char *dev, const uint8_t *base, bool json)
 {
-	unsigned int i, j, k, n = 0, ports[FT_MAX_HOPS];
+	unsigned int i, k, n = 0, ports[FT_MAX_HOPS];
 	char mac[18], list[FT_MAX_HOPS * 4];
 	struct ft_route r;
 	fq_u32 turnpool;
@@ -278,10 +297,7 @@ static int print_host_routes(const struct cac *c, unsigned int src,
 
 		if (v->src != src)
 			continue;
-		for (j = 0; j < i; j++)
-			if (c->resv[j].src == src && c->resv[j].dst == v->dst)
-				break;
-		if (j < i)
+		if (!first_to_dst(c, i))
 			continue;
 		ft_route(&c->t, v->src, v->dst, v->choice, &r);
 		for (k = 0; k < r.nhops; k++) {
@@ -305,6 +321,62 @@ static int print_host_routes(const struct cac *c, unsigned int src,
 	if (json)
 		printf("]\n");
 	return 0;
+}
+
+/*
+ * What host @src's edf needs for its reservations, as tc -batch commands
+ * or JSON: each class it names, at the sum of its reservations' rates
+ * for the class as a whole (perflow off: the reservation is the class's,
+ * not each flow's), and a flower filter per destination sending the
+ * traffic to that host into the class of the oldest reservation to it.
+ */
+static void print_host_classes(const struct cac *c, unsigned int src,
+			       const char *dev, const uint8_t *base, bool json)
+{
+	unsigned int i, j, n = 0;
+	char mac[18];
+	uint64_t sum;
+
+	printf(json ? "{\"classes\":[" : "");
+	for (i = 0; i < c->nresv; i++) {
+		const struct cac_resv *v = &c->resv[i];
+
+		if (v->src != src)
+			continue;
+		/* a class once, at its first reservation */
+		for (j = 0; j < i; j++)
+			if (c->resv[j].src == src && c->resv[j].cls == v->cls)
+				break;
+		if (j < i)
+			continue;
+		sum = 0;
+		for (j = i; j < c->nresv; j++)
+			if (c->resv[j].src == src && c->resv[j].cls == v->cls)
+				sum += c->resv[j].rate_bps;
+		if (json)
+			printf("%s{\"dev\":\"%s\",\"classid\":\"1:%x\",\"rate_bps\":%" PRIu64 "}",
+			       n++ ? "," : "", dev, v->cls, sum);
+		else
+			printf("class replace dev %s parent 1: classid 1:%x edf rate %" PRIu64 "bit perflow off\n",
+			       dev, v->cls, sum);
+	}
+	printf(json ? "],\"filters\":[" : "");
+	n = 0;
+	for (i = 0; i < c->nresv; i++) {
+		const struct cac_resv *v = &c->resv[i];
+
+		if (v->src != src || !first_to_dst(c, i))
+			continue;
+		ft_host_mac(base, v->dst, mac, sizeof(mac));
+		/* the handle names the destination: replace finds it again */
+		if (json)
+			printf("%s{\"dev\":\"%s\",\"to\":\"%s\",\"dst\":%u,\"classid\":\"1:%x\"}",
+			       n++ ? "," : "", dev, mac, v->dst, v->cls);
+		else
+			printf("filter replace dev %s parent 1: protocol all pref 1 handle %u flower dst_mac %s classid 1:%x\n",
+			       dev, v->dst + 1, mac, v->cls);
+	}
+	printf(json ? "]}\n" : "");
 }
 
 /* ---- main ------------------------------------------------------------------------ */
@@ -416,28 +488,32 @@ int main(int argc, char **argv)
 		if (o.json)
 			printf("\n");
 		rc = 0;
-	} else if (!strcmp(argv[0], "routes") && argc >= 2 && argc % 2 == 0) {
+	} else if ((!strcmp(argv[0], "routes") || !strcmp(argv[0], "classes")) &&
+		   argc >= 2 && argc % 2 == 0) {
 		uint8_t base[6] = FT_MAC_BASE;
 		const char *dev = "eth0";
 		unsigned int i;
 
 		if (!parse_host(&c, argv[1], &src)) {
-			fprintf(stderr, PROG ": routes: hosts are 0 .. %u\n", c.t.hosts - 1);
+			fprintf(stderr, PROG ": %s: hosts are 0 .. %u\n", argv[0],
+				c.t.hosts - 1);
 			goto out;
 		}
 		for (i = 2; i < (unsigned int)argc; i += 2) {
 			if (!strcmp(argv[i], "dev") && *argv[i + 1] &&
-			    strlen(argv[i + 1]) < 16) {
+			    strlen(argv[i + 1]) < 16 && !strpbrk(argv[i + 1], " \t\n/")) {
 				dev = argv[i + 1];
 			} else if (!strcmp(argv[i], "mac") &&
 				   ft_parse_mac_base(&c.t, argv[i + 1], base)) {
 			} else {
-				fprintf(stderr, PROG ": routes: want \"dev DEV\" or \"mac MAC\" (unicast, room for every host in its low three bytes), got \"%s %s\"\n",
-					argv[i], argv[i + 1]);
+				fprintf(stderr, PROG ": %s: want \"dev DEV\" or \"mac MAC\" (unicast, room for every host in its low three bytes), got \"%s %s\"\n",
+					argv[0], argv[i], argv[i + 1]);
 				goto out;
 			}
 		}
-		if (print_host_routes(&c, src, dev, base, o.json))
+		if (!strcmp(argv[0], "classes"))
+			print_host_classes(&c, src, dev, base, o.json);
+		else if (print_host_routes(&c, src, dev, base, o.json))
 			goto out;
 		rc = 0;
 	} else if (!strcmp(argv[0], "del") && argc == 2) {

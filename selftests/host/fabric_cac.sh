@@ -74,6 +74,23 @@ for args in "routes 4" "routes 0 mac 03:00:00:00:00:00" "routes 0 mac 02:00:00:f
 	[ -s "$work/err" ] || fail "no message for: $args"
 done
 
+# a host's edf classes and filters as tc commands: a class at the sum of
+# its reservations, a filter per destination
+out=$(cac classes 0) || fail "classes 0"
+[[ $out == "class replace dev eth0 parent 1: classid 1:1 edf rate 70000000bit perflow off
+filter replace dev eth0 parent 1: protocol all pref 1 handle 4 flower dst_mac 02:fa:00:00:00:03 classid 1:1
+filter replace dev eth0 parent 1: protocol all pref 1 handle 3 flower dst_mac 02:fa:00:00:00:02 classid 1:1" ]] ||
+	fail "classes 0: $out"
+out=$(cac classes 1 dev veth1 mac 02:00:00:57:00:00) || fail "classes 1"
+[[ $out == "class replace dev veth1 parent 1: classid 1:2 edf rate 30000000bit perflow off
+filter replace dev veth1 parent 1: protocol all pref 1 handle 4 flower dst_mac 02:00:00:57:00:03 classid 1:2" ]] ||
+	fail "classes 1: $out"
+[ -z "$(cac classes 2)" ] || fail "classes 2: a host without reservations has no classes"
+for args in "classes 4" "classes 0 dev a/b" "classes 0 mac 01:00:00:00:00:00" "classes" "classes 0 dev"; do
+	cac $args > /dev/null 2> "$work/err" && fail "accepted: $args"
+	[ -s "$work/err" ] || fail "no message for: $args"
+done
+
 # JSON: parses, and says the same as the text
 PY=$(command -v python3 || echo /usr/bin/python3)
 if cac -j show | "$PY" -c '
@@ -95,6 +112,13 @@ d = json.load(sys.stdin)
 assert d == [{"dev": "eth0", "to": "02:fa:00:00:00:03", "dst": 3,
               "ports": [3, 1, 1], "turnpool": 0x80002084}], d
 '; then :; else fail "routes -j"; fi
+if cac -j classes 0 | "$PY" -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d == {"classes": [{"dev": "eth0", "classid": "1:1", "rate_bps": 70000000}],
+             "filters": [{"dev": "eth0", "to": "02:fa:00:00:00:03", "dst": 3, "classid": "1:1"},
+                         {"dev": "eth0", "to": "02:fa:00:00:00:02", "dst": 2, "classid": "1:1"}]}, d
+'; then :; else fail "classes -j"; fi
 
 [ $fails = 0 ] || exit 1
-echo "ok: fabric-cac adds, refuses at the cap, removes, prints a host's routes, refuses bad input"
+echo "ok: fabric-cac adds, refuses at the cap, removes, prints a host's routes and classes, refuses bad input"
