@@ -8,8 +8,9 @@
  * for a host work on what this tool built.
  *
  * The tool writes shell commands (ip, tc, sysctl, fabric-route) and, to
- * build or destroy, runs them with /bin/sh: what it does can always be
- * read first ("script"), and a fabric built by hand is the same fabric.
+ * build or destroy, runs them with /bin/sh (or $FABRIC_TOPO_SHELL): what
+ * it does can always be read first ("script"), and a fabric built by
+ * hand is the same fabric.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -65,7 +66,8 @@ static void usage(FILE *f)
 		"the least loaded choice is fabric-cac's business; these spread\n"
 		"destinations over the top switches (destination mod k at each\n"
 		"climb).  fabric-cac routes HOST | ip netns exec NAME-hHOST\n"
-		"fabric-route -b - puts a reservation's route in their place.\n");
+		"fabric-route -b - puts a reservation's route in their place.\n"
+		"build and destroy run the script with $FABRIC_TOPO_SHELL, else /bin/sh.\n");
 }
 
 struct topo {
@@ -398,7 +400,9 @@ static int run_sh(const struct topo *o, void (*emit)(const struct topo *))
 	int st;
 
 	fflush(stdout);
-	out = popen("/bin/sh -s", "w");
+	/* /bin/sh expands the variable itself: any value is only a path */
+	out = popen(getenv("FABRIC_TOPO_SHELL") ? "exec \"$FABRIC_TOPO_SHELL\" -s" :
+		    "exec /bin/sh -s", "w");
 	if (!out) {
 		fprintf(stderr, PROG ": /bin/sh: %s\n", strerror(errno));
 		out = stdout;

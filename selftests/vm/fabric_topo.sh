@@ -8,7 +8,8 @@
 # other on its default routes: the switches' ports together send exactly
 # the hops of those routes, nothing floods, nothing is dropped for its
 # route.  A reservation's route from fabric-cac replaces a default one
-# and the frames move to the other top switch.  A second build under a
+# and the frames move to the other top switch; its edf class and filter
+# take h0's traffic to h3.  A second build under a
 # name in use is refused and leaves the first fabric alone; a build that
 # fails half-way leaves nothing behind.  After each tear-down: no
 # namespace, no veth, no reference on vcsw or fabric_hdr.
@@ -21,6 +22,9 @@ require_module sch_edf
 tmp_dir_create
 PINGS=3
 TOPO=(fabric-topo --tree 2,2 --name "$NS_PREFIX")
+# the VM's /bin/sh is busybox, whose sh runs its own ip applet first
+FABRIC_TOPO_SHELL=$(command -v bash)
+export FABRIC_TOPO_SHELL
 
 cleanup_test() {
 	"${TOPO[@]}" destroy > /dev/null 2>&1
@@ -83,9 +87,8 @@ ping_all() {
 }
 
 # --- the first fabric: credits, advanced, emulated links ---------------------------------
-"${TOPO[@]}" --link 200mbit build > "$TMP_DIR/build.out" 2>&1
-check_err $? "build failed: $(tail -5 "$TMP_DIR/build.out")"
-[ $RET = 0 ] || fatal "no fabric"
+"${TOPO[@]}" --link 200mbit build > "$TMP_DIR/build.out" 2>&1 ||
+	fatal "build failed: $(tail -5 "$TMP_DIR/build.out")"
 check_eq "namespaces" 8 "$(ip netns list | grep -c "^$NS_PREFIX-")"
 check_eq "h2's routes" 3 "$(ns_exec h2 fabric-route show | grep -c '^dev eth0 to ')"
 [[ "$(ns_exec s0.0.0 ip -d link show dev p3)" == *"credits on"* ]]
@@ -129,6 +132,27 @@ sleep 1
 check_eq "h0 to h3 over s1.0.0" $PINGS $(( $(sent s1.0.0 1) - t0 ))
 check_eq "h0 to h3 no longer over s1.0.1" 0 $(( $(sent s1.0.1 1) - t1 ))
 log_test "fabric-cac's route for h0 to h3 takes the other top switch"
+
+# and its classes: h0's traffic to h3 goes into the reservation's class
+fabric-cac --state "$TMP_DIR/cac" classes 0 > "$TMP_DIR/classes"
+ns_exec h0 tc -b "$TMP_DIR/classes"
+check_err $? "tc -b $(cat "$TMP_DIR/classes")"
+ns_exec h0 tc -b "$TMP_DIR/classes"
+check_err $? "the classes applied a second time"
+class_packets() {
+	ns_exec h0 tc -s class show dev eth0 classid 1:1 |
+		sed -n 's/.*Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p' | head -n1
+}
+c0=$(class_packets)
+[ -n "$c0" ] || check_err 1 "no class 1:1 at h0: $(ns_exec h0 tc class show dev eth0)"
+[[ "$(ns_exec h0 tc class show dev eth0)" == *"1:1"*"rate 10Mbit"* ]]
+check_err $? "h0's class 1:1: $(ns_exec h0 tc class show dev eth0)"
+ns_exec h0 ping -c $PINGS -i 0.2 -W 5 "$(addr 3)" > /dev/null
+check_err $? "h0 could not ping h3 through its class"
+ns_exec h0 ping -c $PINGS -i 0.2 -W 5 "$(addr 1)" > /dev/null
+check_err $? "h0 could not ping h1"
+check_eq "h0's class 1:1: the pings to h3, not those to h1" $PINGS $(( $(class_packets) - c0 ))
+log_test "fabric-cac's classes for h0: its traffic to h3 in the reservation's class"
 
 "${TOPO[@]}" destroy
 check_err $? "destroy failed"
