@@ -113,23 +113,12 @@ static const char *host_ns(const struct topo *o, unsigned int h, char *buf,
 	return buf;
 }
 
-/* "ip -n NS " / "ip ", and the same for tc. */
-static void ip(const char *ns, const char *fmt, ...)
+/* "ip -n NS ...", "tc -n NS ...", or without -n on a machine. */
+static void ns_cmd(const char *tool, const char *ns, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(out, ns ? "ip -n %s " : "ip ", ns);
-	va_start(ap, fmt);
-	vfprintf(out, fmt, ap);
-	va_end(ap);
-	fputc('\n', out);
-}
-
-static void tc(const char *ns, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(out, ns ? "tc -n %s " : "tc ", ns);
+	fprintf(out, ns ? "%s -n %s " : "%s ", tool, ns);
 	va_start(ap, fmt);
 	vfprintf(out, fmt, ap);
 	va_end(ap);
@@ -178,7 +167,7 @@ static void emit_switch(const struct topo *o, unsigned int sw)
 	if (o->in_buffer)
 		snprintf(in_buffer, sizeof(in_buffer), " in_buffer %" PRIu64,
 			 o->in_buffer);
-	ip(ns, "link add sw0 type vcsw arch %s%s%s", o->arch, rate, buffer);
+	ns_cmd("ip", ns, "link add sw0 type vcsw arch %s%s%s", o->arch, rate, buffer);
 	for (p = 0; p < nports; p++) {
 		port_dev(o, p, dev, sizeof(dev));
 		/* a looped fabric would carry a router solicitation for ever */
@@ -188,14 +177,14 @@ static void emit_switch(const struct topo *o, unsigned int sw)
 		else
 			in_ns(ns, "sysctl -qw net.ipv6.conf.p%u.disable_ipv6=1", p);
 		/* in port order: the port's index is the number routes name */
-		ip(ns, "link set %s master sw0", dev);
+		ns_cmd("ip", ns, "link set %s master sw0", dev);
 		if (o->credits)
-			ip(ns, "link set %s type vcsw_slave credits on%s", dev,
-			   in_buffer);
+			ns_cmd("ip", ns, "link set %s type vcsw_slave credits on%s",
+			       dev, in_buffer);
 	}
-	ip(ns, "link set sw0 up");
+	ns_cmd("ip", ns, "link set sw0 up");
 	for (p = 0; p < nports; p++)
-		ip(ns, "link set %s up", port_dev(o, p, dev, sizeof(dev)));
+		ns_cmd("ip", ns, "link set %s up", port_dev(o, p, dev, sizeof(dev)));
 }
 
 static void host_addr(const struct topo *o, unsigned int h, char *buf,
@@ -233,16 +222,16 @@ static void emit_host(const struct topo *o, unsigned int h)
 	host_addr(o, h, addr, sizeof(addr));
 	if (o->machines) {
 		in_ns(ns, "sysctl -qw net.ipv6.conf.%s.disable_ipv6=1", dev);
-		ip(ns, "link set dev %s address %s", dev, mac);
+		ns_cmd("ip", ns, "link set dev %s address %s", dev, mac);
 	} else {
 		in_ns(ns, "sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1");
 	}
-	ip(ns, "addr add %s/16 dev %s", addr, dev);
+	ns_cmd("ip", ns, "addr add %s/16 dev %s", addr, dev);
 	if (o->link_bps)
 		snprintf(rate, sizeof(rate), " rate %" PRIu64 "bit", o->link_bps);
-	tc(ns, "qdisc replace dev %s root handle 1: edf ttd on%s%s", dev, rate,
-	   o->credits ? " credits on" : "");
-	ip(ns, "link set %s up", dev);
+	ns_cmd("tc", ns, "qdisc replace dev %s root handle 1: edf ttd on%s%s",
+	       dev, rate, o->credits ? " credits on" : "");
+	ns_cmd("ip", ns, "link set %s up", dev);
 	/* one process for all neighbours and one for all routes */
 	if (ns)
 		fprintf(out, "ip -n %s -batch - <<EOF\n", ns);
