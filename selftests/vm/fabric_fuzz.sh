@@ -18,7 +18,7 @@
 #   [C] eth0 --fuzz, random MACs--> p1 [S] sw0 p2 --> eth0 [D]
 . ./lib.sh
 
-require_cmd fabric-send fabric-stat ip
+require_cmd fabric-send fabric-stat ip taskset
 backlog_raise
 require_module fabric_hdr
 require_module vcsw
@@ -125,6 +125,12 @@ log_test "switch port: every fuzzed frame counted, none malformed forwarded"
 # their unit, or ignore as stale; nothing else speaks credits to the
 # receiver, so its counters must say exactly that.
 LINK_FRAMES=$((FRAMES / 5))
+# Whether a message is stale depends on the order the messages arrive
+# in: the forger stays on one CPU, so that its frames wait in one CPU's
+# receive backlog.  A sender that moves to the other CPU while frames
+# wait in the first one's backlog (on a slow kernel, where the softirq
+# falls behind to ksoftirqd) has its later frames taken first, and the
+# earlier ones then are stale.
 # link_fuzz_field OUT KEY
 link_field() { echo "$1" | sed -n "s/.* $2=\([0-9]*\).*/\1/p"; }
 
@@ -136,7 +142,7 @@ bcred() {	# KEY: B's credit counter
 		sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"
 }
 tx_drop0=$(ns_exec A cat /sys/class/net/veth0/statistics/tx_dropped)
-out=$(ns_exec A fabric-send -i veth0 --link-fuzz 64 --seed "$SEED" --count "$LINK_FRAMES")
+out=$(ns_exec A taskset -c 0 fabric-send -i veth0 --link-fuzz 64 --seed "$SEED" --count "$LINK_FRAMES")
 check_err $? "fabric-send --link-fuzz failed"
 log_info "$out"
 check_eq "no message lost on the veth" "$tx_drop0" \
@@ -157,7 +163,7 @@ log_test "host: every forged link message taken or refused as the core says"
 # p1 with credits on: a switch port's end (the input's books)
 ns_run S ip link set p1 type vcsw_slave credits on || fatal "p1 credits on"
 pcred() { pstat p1 credits "$1"; }
-out=$(ns_exec C fabric-send -i eth0 --link-fuzz 64 --seed $((SEED + 2)) --count "$LINK_FRAMES")
+out=$(ns_exec C taskset -c 0 fabric-send -i eth0 --link-fuzz 64 --seed $((SEED + 2)) --count "$LINK_FRAMES")
 check_err $? "fabric-send --link-fuzz failed"
 log_info "$out"
 [ "$(link_field "$out" peer_epoch)" != 0 ]
