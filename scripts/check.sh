@@ -93,16 +93,17 @@ for t in "$FQ_ROOT"/selftests/host/*.sh; do
 done
 
 # --- VM tests --------------------------------------------------------------
-# Two kinds of boot (fq_vm_boot in lib.sh): "fast" for most tests,
+# Three kinds of boot (fq_vm_boot in lib.sh): "fast" for most tests,
 # "deterministic" (guest time = instruction count) for a test with a
-# "# vm: deterministic" line near its top.
+# "# vm: deterministic" line near its top, and "pair" (two VMs with two
+# clocks, joined by a link) for one with "# vm: pair".
 
 test_vm_kind() {
-	if [ "$(fq_script_header "$1" vm)" = deterministic ]; then
-		echo deterministic
-	else
-		echo fast
-	fi
+	case $(fq_script_header "$1" vm) in
+	deterministic) echo deterministic ;;
+	pair) echo pair ;;
+	*) echo fast ;;
+	esac
 }
 
 # The VMs of every kernel run in two lanes, each lane one VM at a time,
@@ -123,9 +124,9 @@ test_vm_kind() {
 # of tests and the initramfs of each kind; on failure record it
 vm_prepare() {
 	local t name tmo kind budget
-	local -A vm_budget=([fast]=0 [deterministic]=0)
+	local -A vm_budget=([fast]=0 [deterministic]=0 [pair]=0)
 
-	for kind in fast deterministic; do
+	for kind in fast deterministic pair; do
 		: > "$LOGDIR/vm-tests-$kind-$KTAG"
 		rm -f "$FQ_BUILD/vm/initrd-$kind-$KTAG.gz" "$LOGDIR/vm-$kind-$KTAG."{budget,rc}
 	done
@@ -138,7 +139,7 @@ vm_prepare() {
 		echo "$name $tmo /opt/fabric-qos/selftests/vm/$(basename "$t")" >> "$LOGDIR/vm-tests-$kind-$KTAG"
 		vm_budget[$kind]=$((vm_budget[$kind] + $(fq_vm_budget "$kind" "$tmo")))
 	done
-	for kind in fast deterministic; do
+	for kind in fast deterministic pair; do
 		[ -s "$LOGDIR/vm-tests-$kind-$KTAG" ] || continue
 		if ! "$FQ_ROOT/scripts/mkinitramfs.sh" "$FQ_BUILD/vm/initrd-$kind-$KTAG.gz" \
 			"$LOGDIR/vm-tests-$kind-$KTAG" > "$LOGDIR/initramfs-$kind-$KTAG.log" 2>&1; then
@@ -261,6 +262,11 @@ vm_lanes_start() {
 		fi
 		i=$((i + 1))
 	done
+	# the pairs of VMs (two fast ones, "# vm: pair") last, in the lane
+	# that ends with a fast VM: the deterministic VMs take the longer
+	for k in "$@"; do
+		jobs[i % 2]+=" pair:$k"
+	done
 	mkdir -p "$FQ_CACHE"
 	exec 9>>"$FQ_CACHE/vm.lock"
 	flock 9		# the wait for the lock counts against no budget
@@ -286,9 +292,9 @@ vm_lanes_finish() {
 		KTAG=$k SUFFIX=${SUFFIXES[$k]}
 		[ -n "${FQ_VM_ABI:-}" ] || export FQ_VM_KERNEL=$k
 		[ -s "$LOGDIR/vm-tests-fast-$k" ] || [ -s "$LOGDIR/vm-tests-deterministic-$k" ] ||
-			continue
+			[ -s "$LOGDIR/vm-tests-pair-$k" ] || continue
 		echo "# kernel $(fq_kernel_label)"
-		for kind in fast deterministic; do
+		for kind in fast deterministic pair; do
 			vm_report "$kind"
 		done
 		LABELS+=("$(fq_kernel_label)")

@@ -107,7 +107,9 @@ fq_vm_budget() {
 fq_vm_boot() {
 	local kind=$1
 	shift
-	if [ "$kind" = deterministic ]; then
+	if [ "$kind" = pair ]; then
+		fq_vm_boot_pair "$@"
+	elif [ "$kind" = deterministic ]; then
 		# Its idle guest time costs nothing (the clock jumps to the
 		# next timer) as long as its threads run at once on every
 		# wakeup; behind the fast VM's busy vCPUs, or other work, each
@@ -133,6 +135,52 @@ fq_vm_boot() {
 		FQ_VM_APPEND="watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60 ${FQ_VM_APPEND:-}" \
 		FQ_VM_IDLE=1 "$FQ_ROOT/scripts/vm-run.sh" "$@"
 	fi
+}
+
+# fq_vm_boot_pair INITRD CONSOLE_LOG RESULTS TIMEOUT_S: two VMs, two
+# kernels with two clocks, for the tests with a "# vm: pair" line.  Each
+# VM has two virtio-net NICs, wired to the other VM's by qemu UDP socket
+# links on 127.0.0.1 (nothing else is on them, and neither VM has a NIC to
+# the outside): the first a data link for the test, the second a control
+# link.  The peer (kernel command line fq.pair=peer) boots first and only
+# serves commands on its control link (vm-init); the tester
+# (fq.pair=tester) boots FQ_PAIR_DELAY_S (default 20) seconds later, so
+# that the clocks differ by that much at least, and runs the tests.  The
+# peer's console follows the tester's in CONSOLE_LOG, its lines prefixed
+# "peer: ", so a kernel warning on either machine fails the run.
+fq_vm_boot_pair() {
+	local initrd=$1 console=$2 results=$3 tmo=$4
+	local ports=() p peer rc mac_t=52:54:00:00:01 mac_p=52:54:00:00:02
+
+	# four free UDP ports: data and control, one at each end
+	p=$((20000 + ($$ % 2000) * 8))
+	while [ ${#ports[@]} -lt 4 ] && [ "$p" -lt 65000 ]; do
+		[ -z "$(ss -Hlun "sport = :$p" 2>/dev/null)" ] && ports+=("$p")
+		p=$((p + 1))
+	done
+	[ ${#ports[@]} = 4 ] || { echo "fabric-qos: no free UDP ports for the VM pair" >&2; return 1; }
+	link() {	# ID LOCAL_PORT REMOTE_PORT MAC
+		echo "-netdev socket,id=$1,udp=127.0.0.1:$3,localaddr=127.0.0.1:$2" \
+		     "-device virtio-net-pci,netdev=$1,mac=$4,romfile="
+	}
+	FQ_VM_CPUS=1 FQ_VM_LOCK_HELD=1 FQ_VM_IDLE=1 \
+	FQ_VM_APPEND="fq.pair=peer watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60" \
+	FQ_VM_NET_ARGS="$(link d "${ports[1]}" "${ports[0]}" $mac_p:01) $(link c "${ports[3]}" "${ports[2]}" $mac_p:02)" \
+		"$FQ_ROOT/scripts/vm-run.sh" "$initrd" "$console.peer" "$results.peer" \
+		"$((tmo + ${FQ_PAIR_DELAY_S:-20}))" &
+	peer=$!
+	sleep "${FQ_PAIR_DELAY_S:-20}"
+	FQ_VM_CPUS=1 FQ_VM_LOCK_HELD=1 FQ_VM_IDLE=1 \
+	FQ_VM_APPEND="fq.pair=tester fq.pair_delay=${FQ_PAIR_DELAY_S:-20} watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60" \
+	FQ_VM_NET_ARGS="$(link d "${ports[0]}" "${ports[1]}" $mac_t:01) $(link c "${ports[2]}" "${ports[3]}" $mac_t:02)" \
+		"$FQ_ROOT/scripts/vm-run.sh" "$initrd" "$console" "$results" "$tmo"
+	rc=$?
+	# the peer serves until it is stopped: qemu ends on SIGTERM
+	pkill -TERM -f -- "file:$results.peer" 2>/dev/null
+	wait "$peer"
+	sed 's/^/peer: /' "$console.peer" >> "$console"
+	rm -f "$console.peer" "$results.peer"
+	return "$rc"
 }
 
 # fq_vm_priority: the words that start the deterministic VM at nice -20,

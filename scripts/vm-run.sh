@@ -4,8 +4,10 @@
 # Boot the test VM once: Debian's kernel under qemu TCG with our initramfs,
 # no NIC to the outside.  Two virtio-net NICs sit on one qemu hub with
 # nothing else on it, so they are wired to each other: tests that need a
-# real NIC driver (vcsw_nic.sh) load virtio_pci and virtio_net.  The console goes to CONSOLE_LOG (and the
-# terminal with V=1), the VM's KTAP report to RESULTS.
+# real NIC driver (vcsw_nic.sh) load virtio_pci and virtio_net.  With
+# FQ_VM_NET_ARGS, the NICs are those qemu arguments instead.  The console
+# goes to CONSOLE_LOG (and the terminal with V=1), the VM's KTAP report
+# to RESULTS.
 #
 # Usage: scripts/vm-run.sh INITRD CONSOLE_LOG RESULTS TIMEOUT_S [qemu args...]
 # Exit status: qemu's, or 124 when the VM did not power off in time.
@@ -36,14 +38,22 @@ if [ "${FQ_VM_LOCK_HELD:-0}" != 1 ]; then
 	flock 9
 fi
 
+# The NICs: FQ_VM_NET_ARGS replaces the hub pair (the pair of VMs of
+# fq_vm_boot_pair, whose NICs are wired to the other VM's instead).
+if [ -n "${FQ_VM_NET_ARGS:-}" ]; then
+	read -ra nics <<< "$FQ_VM_NET_ARGS"
+else
+	nics=(-netdev hubport,id=h0,hubid=0
+	      -device virtio-net-pci,netdev=h0,mac=52:54:00:00:00:01,romfile=
+	      -netdev hubport,id=h1,hubid=0
+	      -device virtio-net-pci,netdev=h1,mac=52:54:00:00:00:02,romfile=)
+fi
+
 : > "$RESULTS"
 cmd=(qemu-system-x86_64 -accel "$FQ_VM_ACCEL" -cpu "$FQ_VM_CPU" -smp "$FQ_VM_CPUS"
      -m "$FQ_VM_MEM" -nodefaults -no-user-config -display none -no-reboot
      -nic none -serial stdio -serial "file:$RESULTS"
-     -netdev hubport,id=h0,hubid=0
-     -device virtio-net-pci,netdev=h0,mac=52:54:00:00:00:01,romfile=
-     -netdev hubport,id=h1,hubid=0
-     -device virtio-net-pci,netdev=h1,mac=52:54:00:00:00:02,romfile=
+     "${nics[@]}"
      -kernel "$KERNEL" -initrd "$INITRD"
      -append "console=ttyS0 panic=-1 rdinit=/init loglevel=7 ${FQ_VM_APPEND:-}"
      ${FQ_VM_QEMU_ARGS:-} "$@")

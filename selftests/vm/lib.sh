@@ -18,6 +18,9 @@
 #   veth_create NS1 DEV1 ADDR1 NS2 DEV2 ADDR2 MAC2
 #   sink_start / sink_check                   udp-sink in a namespace
 #   json_u64 / json_hist                      fields of `fabric-stat -j`
+#   pair_vms / peer CMD...                    the tester of a pair of VMs
+#                                             ("# vm: pair"); a command
+#                                             run on the other VM
 #
 # cleanup runs on every exit, after a failure too: it kills what ns_bg
 # started, runs the test's own cleanup_test if defined, deletes the
@@ -572,6 +575,48 @@ nics_return()
 	ns_exec "$2" ip link set nic1 netns 1 name "$NIC1" 2>/dev/null
 	ns_exec "$1" ip link set nic0 netns 1 name "$NIC0" 2>/dev/null
 	modprobe -r virtio_net 2>/dev/null
+}
+
+# ---- a pair of VMs (tests with "# vm: pair", fq_vm_boot_pair) ----------
+
+# pair_vms: this VM is the tester of a pair: the control link (its second
+# NIC, 52:54:00:00:01:02) up as 10.99.0.1/24 and the peer's command
+# server answering; DATA_NIC names the NIC of the data link to the peer
+# (52:54:00:00:01:01).  Elsewhere (one VM, make check LIVE=1) the test is
+# skipped: it needs a second machine.
+pair_vms()
+{
+	local ctl
+
+	grep -qw 'fq.pair=tester' /proc/cmdline ||
+		skip "needs the pair of VMs that make check boots for it"
+	modprobe virtio_pci 2>/dev/null
+	modprobe virtio_net 2>/dev/null || fatal "virtio_net not available"
+	wait_for 30 eval 'test -n "$(nic_by_mac 52:54:00:00:01:02)"' ||
+		fatal "no control NIC 52:54:00:00:01:02"
+	ctl=$(nic_by_mac 52:54:00:00:01:02)
+	DATA_NIC=$(nic_by_mac 52:54:00:00:01:01)
+	[ -n "$DATA_NIC" ] || fatal "no data NIC 52:54:00:00:01:01"
+	sysctl -qw net.ipv6.conf."$ctl".disable_ipv6=1
+	ip addr add 10.99.0.1/24 dev "$ctl" 2>/dev/null
+	ip link set "$ctl" up
+	# the peer booted first, but may still be on its way up
+	wait_for 120 peer true || fatal "the peer VM's command server does not answer"
+}
+
+# peer COMMAND...: run the words as one bash script on the peer VM
+# (selftests/vm/pair_exec.sh), print its output, return its exit status
+# (255 when the peer cannot be reached).  A command that leaves a
+# process running redirects that process's output.
+peer()
+{
+	local out last
+
+	out=$(printf '%s\n' "$*" | nc 10.99.0.2 7000 2>/dev/null)
+	last=${out##*$'\n'}
+	[[ $last =~ ^rc=([0-9]+)$ ]] || return 255
+	[ "$out" != "$last" ] && printf '%s\n' "${out%$'\n'*}"
+	return "${BASH_REMATCH[1]}"
 }
 
 # two_hosts N [quiet]: namespaces A and B joined by veth0 (10.N.0.1/24, in A)
