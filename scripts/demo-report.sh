@@ -14,7 +14,7 @@ KINDS="control multimedia besteffort background"
 
 # scenarios with results, in a fixed order (the paper's), then the rest;
 # the sweep's points (NAME-qosN) apart, as archs and loads
-order="trad2 trad4 simple2 advanced2 ideal edf"
+order="trad2 trad4 simple2 advanced2 ideal edf fabric-trad2 fabric-simple2 fabric-advanced2 fabric-ideal"
 scen=()
 sweep_archs=()
 sweep_loads=()

@@ -34,227 +34,19 @@ OUT=${2:-}
 [[ -n $CONF && -n $OUT ]] || { echo "usage: $0 SCENARIO.conf OUTDIR [KEY=VALUE...]" >&2; exit 2; }
 [[ -r $CONF ]] || { echo "$PROG: cannot read $CONF" >&2; exit 2; }
 shift 2
+ARGS=("$@")
 OVERRIDES=()
 for kv in "$@"; do
 	[[ $kv == ?*=* ]] || { echo "$PROG: '$kv': want KEY=VALUE" >&2; exit 2; }
 	OVERRIDES+=("${kv%%=*} = ${kv#*=}")
 done
 
-NS_PREFIX="fqs-$$"
-NS_LIST=()
-BG_PIDS=()
+
+. "$(dirname "$0")/scenario_lib.sh"
+
 HOSTS=()		# namespaces of the sending hosts
 SPLIT=0			# 1: every class is sent by both hosts, half the flows each
 declare -A HOST_OF	# traffic kind -> the host that sends it
-TTD=""			# "ttd on": edf hosts mark the time to deadline
-
-die()  { echo "$PROG: $*" >&2; exit 1; }
-skip() { echo "SKIP: $*"; exit 4; }
-
-cleanup()
-{
-	local pid ns
-
-	for pid in "${BG_PIDS[@]}"; do
-		kill "$pid" 2>/dev/null
-	done
-	for pid in "${BG_PIDS[@]}"; do
-		wait "$pid" 2>/dev/null
-	done
-	for ns in "${NS_LIST[@]}"; do
-		ip netns del "$ns" 2>/dev/null
-	done
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-# ---- the scenario file --------------------------------------------------------
-
-# Defaults: the paper's Table 1 mix at full load on a link the VM keeps up
-# with.
-S_NAME=$(basename "$CONF" .conf)
-S_TITLE=$S_NAME
-S_HOST=edf
-S_SWITCH=none
-S_LINK=40mbit
-S_DURATION=4
-S_LOAD=100
-S_MIX="control:25 multimedia:25 besteffort:25 background:25"
-S_FLOWS="control:4 multimedia:8 besteffort:2 background:2"
-S_CONTROL_TARGET=1ms
-S_FRAME_LATENCY=10ms
-S_ELIGIBILITY=1ms
-S_BE_WEIGHTS="besteffort:2 background:1"
-S_SEED=1
-S_CREDITS=on
-S_SWITCH_BUFFER=""
-S_QOS_LOAD=""
-
-# key = value lines; '#' starts a comment; unknown keys are errors.
-read_conf()
-{
-	local line key val n=0
-
-	while IFS= read -r line || [[ -n $line ]]; do
-		n=$((n + 1))
-		line=${line%%#*}
-		[[ $line =~ ^[[:space:]]*$ ]] && continue
-		if [[ ! $line =~ ^[[:space:]]*([a-z_]+)[[:space:]]*=[[:space:]]*(.*[^[:space:]])[[:space:]]*$ ]]; then
-			echo "$CONF:$n: want 'key = value'" >&2
-			exit 2
-		fi
-		key=${BASH_REMATCH[1]} val=${BASH_REMATCH[2]}
-		case $key in
-		name|title|host|switch|link|duration|load|mix|flows|control_target|\
-		frame_latency|eligibility|be_weights|seed|credits|switch_buffer|qos_load)
-			printf -v "S_${key^^}" '%s' "$val" ;;
-		*)
-			echo "$CONF:$n: unknown key '$key'" >&2
-			exit 2 ;;
-		esac
-	# a here-string, not <(...): the VM's initramfs has no /dev/fd
-	done <<< "$(cat "$CONF"; printf '%s\n' "${OVERRIDES[@]}")"
-	# qos_load = N: the QoS classes (control, multimedia) N % of the load,
-	# best effort (best-effort, background) the rest, each pair evenly
-	if [[ -n $S_QOS_LOAD ]]; then
-		[[ $S_QOS_LOAD =~ ^[0-9]{1,2}$ ]] && ((S_QOS_LOAD >= 1)) ||
-			{ echo "$CONF: qos_load = $S_QOS_LOAD: want 1 .. 99 (%)" >&2; exit 2; }
-		local q=$((10#$S_QOS_LOAD)) r=$((100 - 10#$S_QOS_LOAD))
-		S_MIX="control:$((q / 2)) multimedia:$((q - q / 2)) besteffort:$((r / 2)) background:$((r - r / 2))"
-	fi
-	case $S_HOST in trad2|trad4|edf) ;; *)
-		echo "$CONF: host = $S_HOST: want trad2, trad4 or edf" >&2; exit 2 ;;
-	esac
-	# fifo and takeover: vcsw's old names (its vc0 option) of trad and
-	# advanced, kept so that scenario files written for them still run
-	case $S_SWITCH in
-	fifo) S_SWITCH=trad ;;
-	takeover) S_SWITCH=advanced ;;
-	esac
-	case $S_SWITCH in none|trad|simple|advanced|ideal) ;; *)
-		echo "$CONF: switch = $S_SWITCH: want none, trad, simple, advanced or ideal" >&2; exit 2 ;;
-	esac
-	case $S_CREDITS in on|off) ;; *)
-		echo "$CONF: credits = $S_CREDITS: want on or off" >&2; exit 2 ;;
-	esac
-	# trad4's hosts are in-tree qdiscs: they cannot wait for credits, and a
-	# port with credits drops what comes without (violations)
-	[[ $S_HOST != trad4 || $S_SWITCH == none || $S_CREDITS == off ]] ||
-		{ echo "$CONF: host = trad4 cannot honour the switch's credits (in-tree tbf and prio): want switch = none or credits = off" >&2; exit 2; }
-	# the paper's 8 KB per VC and port on a lossless switch; without
-	# credits the output buffers must hold what a host's FIFO holds
-	# (trad2's 1000 packets), or the comparison is of drops in the switch
-	if [[ -z $S_SWITCH_BUFFER ]]; then
-		S_SWITCH_BUFFER=8k
-		[[ $S_CREDITS == on ]] || S_SWITCH_BUFFER=1m
-	fi
-	[[ $S_SWITCH_BUFFER =~ ^[0-9]+[km]?$ ]] ||
-		{ echo "$CONF: switch_buffer = $S_SWITCH_BUFFER: want bytes, e.g. 8k or 1m" >&2; exit 2; }
-	[[ $S_LINK =~ ^[0-9]+(\.[0-9]+)?[kmg]bit$ ]] ||
-		{ echo "$CONF: link = $S_LINK: want e.g. 40mbit" >&2; exit 2; }
-	[[ $S_DURATION =~ ^[0-9]+(\.[0-9]+)?$ && $S_LOAD =~ ^[0-9]+$ ]] ||
-		{ echo "$CONF: duration and load must be numbers" >&2; exit 2; }
-	((S_LOAD >= 1 && S_LOAD <= 200)) ||
-		{ echo "$CONF: load = $S_LOAD: want 1 .. 200 (%)" >&2; exit 2; }
-	check_list mix "$S_MIX" 0
-	check_list flows "$S_FLOWS" 1
-	check_list be_weights "$S_BE_WEIGHTS" 1
-	check_classes
-}
-
-# check_list KEY "kind:N ..." MIN: every item a class of the mix and a
-# whole number of at least MIN, so a typo is reported here, against the
-# file, and not by the shell's arithmetic after the namespaces are built
-check_list()
-{
-	local key=$1 list=$2 min=$3 kv
-
-	for kv in $list; do
-		case ${kv%%:*} in control|multimedia|besteffort|background) ;; *)
-			echo "$CONF: $key = $list: '${kv%%:*}' is not one of control, multimedia, besteffort, background" >&2
-			exit 2 ;;
-		esac
-		[[ $kv =~ ^[a-z]+:[0-9]{1,6}$ ]] && ((${kv#*:} >= min)) ||
-			{ echo "$CONF: $key = $list: '$kv': want kind:N, N from $min" >&2; exit 2; }
-	done
-}
-
-# the mix has a class with a share; with a switch, both hosts send every
-# class (half its flows each), so each needs two flows or more
-check_classes()
-{
-	local kind n=0 nflows
-
-	for kind in control multimedia besteffort background; do
-		(($(list_get "$S_MIX" $kind 0) > 0)) || continue
-		n=$((n + 1))
-		nflows=$(list_get "$S_FLOWS" $kind 1)
-		[[ $S_SWITCH == none ]] || ((nflows >= 2)) ||
-			{ echo "$CONF: flows: $kind has $nflows; with a switch each class needs 2 or more (one set per host)" >&2; exit 2; }
-	done
-	((n)) || { echo "$CONF: mix = $S_MIX: no class with a share" >&2; exit 2; }
-}
-
-# bits/s of a tc rate like 40mbit
-rate_bps()
-{
-	awk -v r="$1" 'BEGIN {
-		n = r + 0; u = substr(r, length(n "") + 1)
-		f = (u ~ /^k/) ? 1e3 : (u ~ /^m/) ? 1e6 : (u ~ /^g/) ? 1e9 : 1
-		printf "%.0f", n * f }'
-}
-
-# value of KIND in a "kind:value kind:value" list, or $3
-list_get()
-{
-	local kv
-
-	for kv in $1; do
-		[[ ${kv%%:*} == "$2" ]] && { echo "${kv#*:}"; return; }
-	done
-	echo "${3:-}"
-}
-
-# ---- helpers -----------------------------------------------------------------
-
-ns() { echo "$NS_PREFIX-$1"; }
-
-# run in a namespace, logged
-nsx()
-{
-	local n=$1; shift
-
-	echo "[$n] $*" >> "$OUT/setup.log"
-	ip netns exec "$(ns "$n")" "$@"
-}
-
-tcx()
-{
-	local n=$1; shift
-
-	nsx "$n" tc "$@" >> "$OUT/setup.log" 2>&1 || die "[$n] tc $* failed: $(tail -n 3 "$OUT/setup.log")"
-}
-
-ns_add()
-{
-	ip netns add "$(ns "$1")" || die "ip netns add $(ns "$1") failed"
-	NS_LIST+=("$(ns "$1")")
-	nsx "$1" ip link set lo up
-}
-
-# wait_file FILE: until FILE exists, 300 looks 0.1 s apart: 30 s or more
-# (a look is counted, not the clock, so a VM the host does not run for a
-# while loses no looks)
-wait_file()
-{
-	local i
-
-	for ((i = 0; i < 300; i++)); do
-		[[ -e $1 ]] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # ---- topology ------------------------------------------------------------------
 
@@ -311,7 +103,6 @@ topology_direct()
 SW_MAC_H1=02:00:00:00:77:01
 SW_MAC_H2=02:00:00:00:77:03
 SW_MAC_SINK=02:00:00:00:77:02
-CREDITS=""		# "credits on": the hosts' qdiscs honour the switch's credits
 
 # switch_port NS DEV PORT MAC ADDR: a veth pair DEV (in NS) - PORT (a port
 # of sw0), DEV's address MAC / ADDR, a static forwarding entry for MAC
@@ -366,106 +157,11 @@ switch_attach()
 	DST=10.77.0.2
 }
 
-# ---- host qdiscs per architecture -------------------------------------------------
-
-# host_ARCH HOST: the qdiscs of HOST (each sending host gets the same).
-# Sets CLASS_OPTS[kind]: fabric-meter class options (markings) per kind.
-declare -A CLASS_OPTS
-
-host_trad2()	# two strict-priority VCs: QoS (control, multimedia), best-effort
-{
-	local h=$1
-
-	if [[ -n $TTD ]]; then
-		host_trad2_marked "$h"
-		return
-	fi
-	tcx "$h" qdisc add dev "$HOST_DEV" root handle 1: tbf rate "$S_LINK" burst 3000 limit 100000
-	tcx "$h" qdisc add dev "$HOST_DEV" parent 1:1 handle 10: prio bands 2 \
-		priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1
-	CLASS_OPTS[control]=prio=10:1
-	CLASS_OPTS[multimedia]=prio=10:1
-	CLASS_OPTS[besteffort]=prio=10:2
-	CLASS_OPTS[background]=prio=10:2
-}
-
-# trad2 through the switch: the switch takes a frame's VC from the fabric
-# header, and only edf writes one, so the same two strict-priority FIFOs
-# are built from edf: one class per VC, each a single deadline clock at
-# the link rate (perflow off).  Deadlines D = max(D', now) + len / LINK
-# then rise with every packet of the class: each VC sends in arrival
-# order, a FIFO, and VC0 goes strictly first, as prio's two bands do.  No
-# smoothing, no frame deadlines; the switch is arch trad (FIFOs, round robin).
-host_trad2_marked()
-{
-	local h=$1
-
-	modprobe sch_edf 2>/dev/null
-	tcx "$h" qdisc add dev "$HOST_DEV" root handle 1: edf rate "$S_LINK" \
-		limit 2000 flow_limit 1000 $TTD $CREDITS
-	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:1 edf control perflow off
-	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:2 edf rate "$S_LINK" \
-		besteffort perflow off
-	CLASS_OPTS[control]=prio=1:1
-	CLASS_OPTS[multimedia]=prio=1:1
-	CLASS_OPTS[besteffort]=prio=1:2
-	CLASS_OPTS[background]=prio=1:2
-}
-
-host_trad4()	# one strict VC per class, token buckets on all but control
-{
-	local h=$1 kind bps share band=2 burst
-
-	tcx "$h" qdisc add dev "$HOST_DEV" root handle 1: tbf rate "$S_LINK" burst 3000 limit 100000
-	tcx "$h" qdisc add dev "$HOST_DEV" parent 1:1 handle 10: prio bands 4 \
-		priomap 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3
-	CLASS_OPTS[control]=prio=10:1
-	for kind in multimedia besteffort background; do
-		share=$(list_get "$S_MIX" $kind 0)
-		bps=$((LINK_BPS * S_LOAD / 100 * share / 100))
-		((bps > 0)) || bps=$((LINK_BPS / 100))
-		if [[ $kind == multimedia ]]; then
-			# allow the video's peak: two mean frames of all flows at once
-			burst=$((bps / 8 * 2 * 40 / 1000))
-		else
-			burst=16000
-		fi
-		((burst >= 3000)) || burst=3000
-		tcx "$h" qdisc add dev "$HOST_DEV" parent 10:$band handle $((band + 19)): tbf \
-			rate $((bps * 11 / 10))bit burst $burst limit $((burst * 4))
-		CLASS_OPTS[$kind]=prio=10:$band
-		band=$((band + 1))
-	done
-}
-
-host_edf()	# edf: control, frames, two weighted best-effort classes
-{
-	local h=$1 be bg
-
-	be=$(list_get "$S_BE_WEIGHTS" besteffort 1)
-	bg=$(list_get "$S_BE_WEIGHTS" background 1)
-	modprobe sch_edf 2>/dev/null
-	# as many packets as trad2's host holds (two bands of the veth's
-	# txqueuelen, 1000), and a flow may take a band's worth: the edf
-	# defaults (100 per flow) would drop best-effort bursts that trad2
-	# keeps, and the comparison would be of buffers, not schedulers
-	tcx "$h" qdisc add dev "$HOST_DEV" root handle 1: edf rate "$S_LINK" \
-		eligibility "$S_ELIGIBILITY" limit 2000 flow_limit 1000 $TTD $CREDITS
-	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:1 edf control
-	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:2 edf frame "$S_FRAME_LATENCY" smooth
-	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:3 edf \
-		rate $((LINK_BPS / 4 * be / (be + bg)))bit besteffort
-	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:4 edf \
-		rate $((LINK_BPS / 4 * bg / (be + bg)))bit besteffort
-	CLASS_OPTS[control]=prio=1:1
-	CLASS_OPTS[multimedia]=prio=1:2,txtime=$S_FRAME_LATENCY
-	CLASS_OPTS[besteffort]=prio=1:3
-	CLASS_OPTS[background]=prio=1:4
-}
-
 # ---- run -------------------------------------------------------------------------
 
 read_conf
+# a k-ary n-tree of switches: the fabric runner
+[[ -z $S_TREE ]] || exec bash "$(dirname "$0")/fabric.sh" "$CONF" "$OUT" "${ARGS[@]}"
 mkdir -p "$OUT" || die "cannot create $OUT"
 rm -f "$OUT"/*
 { cat "$CONF"; printf '%s\n' "${OVERRIDES[@]}"; } > "$OUT/scenario.conf"
