@@ -1328,7 +1328,10 @@ struct sclass {
 	int64_t target_ns;
 	int64_t txtime_ns;	/* SO_TXTIME frame latency, 0: off */
 	uint16_t port;		/* 0: --port */
-	uint8_t id, flow;	/* class index, flow in the class */
+	uint8_t id, flow;	/* class id on the wire, flow in the class */
+	uint8_t idx;		/* the --class it came from: this sender's results */
+	bool have_dst;		/* dst= : its own destination, in dst */
+	bool have_id;		/* id= : its own class id */
 	uint16_t nflows;	/* this sender's flows of the class */
 	uint16_t first_flow;	/* flow= : the first of them */
 	uint16_t all_flows;	/* allflows= : of every sender, for the FIN */
@@ -1472,6 +1475,15 @@ static int parse_class(const char *spec, struct sclass *s)
 			if (!parse_u64(val, 10, 65535, &v) || !v)
 				return class_error(spec, "port: want 1 .. 65535");
 			s->port = (uint16_t)v;
+		} else if (!strcmp(tok, "dst")) {
+			if (!*val || resolve(val, 0, &s->dst, &s->dst_len))
+				return class_error(spec, "dst: want an IPv4 or IPv6 address");
+			s->have_dst = true;
+		} else if (!strcmp(tok, "id")) {
+			if (!parse_u64(val, 10, MAX_CLASSES - 1, &v))
+				return class_error(spec, "id: want 0 .. %d", MAX_CLASSES - 1);
+			s->id = (uint8_t)v;
+			s->have_id = true;
 		} else if (!strcmp(tok, "flows")) {
 			if (!parse_u64(val, 10, MAX_FLOWS, &v) || !v)
 				return class_error(spec, "flows: want 1 .. 256");
@@ -1526,9 +1538,14 @@ static int parse_class(const char *spec, struct sclass *s)
 static int open_class_socket(struct send_cfg *c, struct sclass *s)
 {
 	int fd, tos, one = 1;
-	struct sockaddr_storage any = { .ss_family = c->dst.ss_family };
+	struct sockaddr_storage any;
 
-	fd = socket(c->dst.ss_family, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	if (!s->have_dst) {
+		s->dst = c->dst;
+		s->dst_len = c->dst_len;
+	}
+	any = (struct sockaddr_storage){ .ss_family = s->dst.ss_family };
+	fd = socket(s->dst.ss_family, SOCK_DGRAM | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		fprintf(stderr, PROG ": socket: %s\n", strerror(errno));
 		return -1;
@@ -1541,7 +1558,7 @@ static int open_class_socket(struct send_cfg *c, struct sclass *s)
 	}
 	if (s->dscp >= 0) {
 		tos = s->dscp << 2;
-		if (c->dst.ss_family == AF_INET6 ?
+		if (s->dst.ss_family == AF_INET6 ?
 		    setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof(tos)) :
 		    setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos))) {
 			fprintf(stderr, PROG ": class %s: DSCP %d: %s\n", s->name, s->dscp,
@@ -1566,12 +1583,10 @@ static int open_class_socket(struct send_cfg *c, struct sclass *s)
 	}
 	/* bound, so echoes find us and ICMP errors are not reported per send */
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&any, c->dst_len)) {
+	if (bind(fd, (struct sockaddr *)&any, s->dst_len)) {
 		fprintf(stderr, PROG ": bind: %s\n", strerror(errno));
 		goto fail;
 	}
-	s->dst = c->dst;
-	s->dst_len = c->dst_len;
 	set_port(&s->dst, s->port ? s->port : c->port);
 	s->fd = fd;
 	return 0;
@@ -1585,9 +1600,10 @@ fail:
  * ACK, for --wait seconds.  A connected socket sees ICMP errors: a port
  * nobody listens on is refused at once.
  */
-static int probe_peer(struct send_cfg *c, uint16_t port)
+static int probe_peer(struct send_cfg *c, const struct sockaddr_storage *to, socklen_t len)
 {
-	struct sockaddr_storage dst = c->dst;
+	struct sockaddr_storage dst = *to;
+	uint16_t port = get_port(to);
 	uint8_t b[FM_HDR_LEN + 4] = { 0 }, in[FM_HDR_LEN + 4];
 	struct fm_hdr h = { .type = FM_T_HELLO };
 	int64_t end = now_ns() + (int64_t)(c->wait_s * NSEC_PER_SEC);
@@ -1595,9 +1611,8 @@ static int probe_peer(struct send_cfg *c, uint16_t port)
 	int fd, err = 0;
 	ssize_t n;
 
-	set_port(&dst, port);
 	fd = socket(dst.ss_family, SOCK_DGRAM, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&dst, c->dst_len)) {
+	if (fd < 0 || connect(fd, (struct sockaddr *)&dst, len)) {
 		err = errno;
 		goto out;
 	}
@@ -1638,6 +1653,11 @@ out:
 	fprintf(stderr, PROG ": is '" PROG " %s --port %u' running there and the path up?\n",
 		c->rtt ? "reflect" : "recv", port);
 	return EXIT_PEER;
+}
+
+static bool same_dst(const struct sclass *a, const struct sclass *b)
+{
+	return a->dst_len == b->dst_len && !memcmp(&a->dst, &b->dst, a->dst_len);
 }
 
 static uint8_t send_buf[MAX_SEG];
@@ -1879,7 +1899,7 @@ static void drain_echoes(struct send_cfg *c, struct result *res)
 				if (!hdr_get(rx.buf[k], rx.mm[k].msg_len, &h) ||
 				    h.type != FM_T_ECHO || h.cls != s->id || h.flow != s->flow)
 					continue;
-				result_add(&res[s->id], &h, rx.mm[k].msg_len, now, c->out.window);
+				result_add(&res[s->idx], &h, rx.mm[k].msg_len, now, c->out.window);
 			}
 		} while (n == RECV_BATCH);
 	}
@@ -1958,7 +1978,9 @@ static int add_class(struct send_cfg *c, const char *spec)
 		free(t);
 		return usage_error("at most %d flows in all classes", MAX_FLOWS);
 	}
-	t->id = (uint8_t)c->nspecs;
+	t->idx = (uint8_t)c->nspecs;
+	if (!t->have_id)
+		t->id = (uint8_t)c->nspecs;
 	t->tp.rate_bps /= t->nflows;
 	for (j = 0; j < t->nflows; j++) {
 		s = t;
@@ -2064,8 +2086,9 @@ static int parse_send_args(int argc, char **argv, struct send_cfg *c)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
-	if (!have_dst)
-		return usage_error("send: --dst is required");
+	for (o = 0; !have_dst && o < c->nclasses; o++)
+		if (!c->cls[o]->have_dst)
+			return usage_error("send: --dst is required (or dst= in every --class)");
 	if (!have_duration)
 		return usage_error("send: --duration is required, so the run ends by itself");
 	if (!c->nspecs)
@@ -2074,9 +2097,10 @@ static int parse_send_args(int argc, char **argv, struct send_cfg *c)
 		return usage_error("--class-base %d: %d classes do not fit below %d",
 				   c->class_base, c->nspecs, MAX_CLASSES);
 	for (o = 0; o < c->nclasses; o++)
-		c->cls[o]->id = (uint8_t)(c->cls[o]->id + c->class_base);
+		if (!c->cls[o]->have_id)
+			c->cls[o]->id = (uint8_t)(c->cls[o]->id + c->class_base);
 	c->dst_name = dst;
-	if (resolve(dst, c->port, &c->dst, &c->dst_len))
+	if (have_dst && resolve(dst, c->port, &c->dst, &c->dst_len))
 		return EXIT_USAGE;
 	return 0;
 }
@@ -2087,8 +2111,7 @@ static int cmd_send(int argc, char **argv)
 	struct send_cfg c;
 	char err[256];
 	int64_t start, end;
-	uint16_t probed[MAX_CLASSES];
-	int i, j, nprobed = 0, ret;
+	int i, j, ret;
 
 	ret = parse_send_args(argc, argv, &c);
 	if (ret < 0) {
@@ -2115,22 +2138,26 @@ static int cmd_send(int argc, char **argv)
 			return 1;
 		if (s->flow != s->first_flow)
 			continue;
-		result_init(&res[s->id], s->id);
-		snprintf(res[s->id].name, sizeof(res[s->id].name), "%s", s->name);
-		res[s->id].kind = s->tp.kind;
-		res[s->id].target_ns = s->target_ns;
+		result_init(&res[s->idx], s->id);
+		snprintf(res[s->idx].name, sizeof(res[s->idx].name), "%s", s->name);
+		res[s->idx].kind = s->tp.kind;
+		res[s->idx].target_ns = s->target_ns;
 	}
 	catch_signals(c.duration_s + c.wait_s);
-	/* every destination port must answer before the run starts */
+	/* at a destination (address and port) one class id is one class */
+	for (i = 0; i < c.nclasses; i++)
+		for (j = 0; j < i; j++)
+			if (same_dst(c.cls[i], c.cls[j]) && c.cls[i]->id == c.cls[j]->id &&
+			    c.cls[i]->idx != c.cls[j]->idx)
+				return usage_error("classes %s and %s: one class id (%u) to one destination",
+						   c.cls[j]->name, c.cls[i]->name, c.cls[i]->id);
+	/* every destination must answer before the run starts */
 	for (i = 0; i < c.nclasses; i++) {
-		uint16_t port = c.cls[i]->port ? c.cls[i]->port : c.port;
-
-		for (j = 0; j < nprobed && probed[j] != port; j++)
+		for (j = 0; j < i && !same_dst(c.cls[i], c.cls[j]); j++)
 			;
-		if (j < nprobed)
+		if (j < i)
 			continue;
-		probed[nprobed++] = port;
-		ret = probe_peer(&c, port);
+		ret = probe_peer(&c, &c.cls[i]->dst, c.cls[i]->dst_len);
 		if (ret)
 			return ret;
 	}
@@ -2161,7 +2188,7 @@ static int cmd_send(int argc, char **argv)
 			};
 
 			snprintf(f.name, sizeof(f.name), "%s", s->name);
-			result_fin(&res[s->id], s->flow, &f);
+			result_fin(&res[s->idx], s->flow, &f);
 		}
 		apply_fins(res);
 		ret = print_results(&c.out, res, "send", "roundtrip", (end - start) / 1e9) || ret;
@@ -2180,7 +2207,8 @@ static int cmd_send(int argc, char **argv)
 			fputs("class,name,kind,sent,bytes,messages,source_drops,unsent\n", f);
 		else
 			fprintf(f, "send oneway to %s, clock %s, %.3f s\n%-12s %-10s %9s %11s %9s %8s %7s\n",
-				c.dst_name, run_clock_name, (end - start) / 1e9, "class", "kind",
+				c.dst_name ? c.dst_name : "each class's dst", run_clock_name,
+				(end - start) / 1e9, "class", "kind",
 				"sent", "bytes", "messages", "srcdrop", "unsent");
 		for (i = 0; i < c.nclasses; i++) {
 			struct sclass *s = c.cls[i];

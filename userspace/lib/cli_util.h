@@ -136,6 +136,13 @@ static inline void set_port(struct sockaddr_storage *ss, uint16_t port)
 		((struct sockaddr_in *)ss)->sin_port = htons(port);
 }
 
+static inline uint16_t get_port(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+	return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+}
+
 static inline void put16(uint8_t *p, uint16_t v) { v = htobe16(v); memcpy(p, &v, 2); }
 static inline void put32(uint8_t *p, uint32_t v) { v = htobe32(v); memcpy(p, &v, 4); }
 static inline void put64(uint8_t *p, uint64_t v) { v = htobe64(v); memcpy(p, &v, 8); }
