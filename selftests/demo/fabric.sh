@@ -174,10 +174,13 @@ done
 rm -f "$OUT/routes.tmp"
 
 # ---- traffic ---------------------------------------------------------------------
-# One sender per host and destination, with a class per kind holding the
-# flows drawn for it; one receiver per destination, which tells its
-# senders' classes apart by class id (--class-base) and name (KIND.hH).
-declare -A SPECS NRECV BASE
+# One sender per host, with a class per destination and kind holding the
+# flows drawn for it (dst=, and the class id it has at that destination,
+# id=); one receiver per destination, which tells the classes apart by
+# their ids.  A class is named hH-dD-KK (KK: co, mm, be, bg), so its
+# results and CDFs at the receiver say where it came from.
+declare -A SPECS NRECV
+declare -A CODE=([control]=co [multimedia]=mm [besteffort]=be [background]=bg)
 for ((h = 0; h < NHOSTS; h++)); do
 	for ((d = 0; d < NHOSTS; d++)); do
 		for kind in $KINDS; do
@@ -191,8 +194,7 @@ for ((h = 0; h < NHOSTS; h++)); do
 			control)    opts+=",target=$S_CONTROL_TARGET" ;;
 			multimedia) opts+=",target=$S_FRAME_LATENCY" ;;
 			esac
-			[[ -n ${BASE["$h $d"]:-} ]] || BASE["$h $d"]=${NRECV[$d]:-0}
-			SPECS["$h $d"]+=" $kind,name=$kind.h$h,rate=$bps,flows=$nf$opts"
+			SPECS[$h]+=" $kind,name=h$h-d$d-${CODE[$kind]},dst=$(host_addr $d),id=${NRECV[$d]:-0},rate=$bps,flows=$nf$opts"
 			NRECV[$d]=$((${NRECV[$d]:-0} + 1))
 		done
 	done
@@ -217,17 +219,15 @@ for dp in "${RECEIVERS[@]}"; do
 	wait_file "$OUT/r$d/ready" || die "h$d's receiver did not start: $(cat "$OUT/r$d/recv.err")"
 done
 SENDERS=()
-for hd in "${!SPECS[@]}"; do
-	read -r h d <<< "$hd"
+for h in "${!SPECS[@]}"; do
 	args=()
-	for spec in ${SPECS[$hd]}; do
+	for spec in ${SPECS[$h]}; do
 		args+=(--class "$spec")
 	done
-	nsx "h$h" fabric-meter send --quiet --dst "$(host_addr "$d")" --port $PORT \
-		--duration "$S_DURATION" --wait 60 --seed $((S_SEED * 100000 + h * 100 + d)) \
-		--class-base "${BASE[$hd]}" "${args[@]}" \
-		> "$OUT/send-h$h-h$d.txt" 2> "$OUT/send-h$h-h$d.err" &
-	SENDERS+=("h$h-h$d:$!")
+	nsx "h$h" fabric-meter send --quiet --port $PORT --duration "$S_DURATION" \
+		--wait 60 --seed $((S_SEED * 1000 + h)) "${args[@]}" \
+		> "$OUT/send-h$h.txt" 2> "$OUT/send-h$h.err" &
+	SENDERS+=("h$h:$!")
 	BG_PIDS+=("$!")
 done
 for sp in "${SENDERS[@]}"; do
@@ -264,7 +264,7 @@ bash "$(dirname "$0")/fabric_merge.sh" "$OUT" || die "merging the receivers' res
 # frames all switch ports sent over the datagrams all hosts received
 awk -F, '
 	FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-	{ n = $c["name"]; sub(/.*\.h/, "", n); print FILENAME, n, $c["kind"], $c["received"] }' \
+	{ split($c["name"], n, "-"); print FILENAME, substr(n[1], 2), $c["kind"], $c["received"] }' \
 	"$OUT"/r*/results.csv > "$OUT/hops.tmp"
 while read -r f src kind rcvd; do
 	dst=${f%/results.csv}

@@ -6,7 +6,7 @@
 # leaves for one receiver, so that make demo's report puts the fabric
 # next to the single switch: OUT/results.csv, OUT/recv.txt and
 # OUT/KIND.{cdf,msg.cdf,msg.hist} from OUT/rH/results.csv and the CDFs
-# beside them (one class per sender there, named KIND.hS).
+# beside them (one class per sender and kind there, named hS-dD-KK).
 #
 # How the classes merge, per kind:
 # - counts (sent, received, lost, bytes, messages) add up, and so do the

@@ -43,8 +43,8 @@ for k in control multimedia besteffort background; do
 	check_err $? "class $k: received '${n}'"
 	senders=$(awk -v k=$k '$2 == k && / to h/ { print $1 }' "$TMP_DIR/f/traffic.txt" | sort -u | wc -l)
 	check_eq "hosts that sent $k" 4 "$senders"
-	# what the senders sent of the class (send.txt: "kind.hH/flow ...")
-	s=$(awk -v k="$k" '$1 ~ "^" k "\\.h" { n += $3 } END { print n + 0 }' "$TMP_DIR/f/send.txt")
+	# what the senders sent of the class (send.txt: "NAME[/FLOW] KIND SENT ...")
+	s=$(awk -v k="$k" '$2 == k { n += $3 } END { print n + 0 }' "$TMP_DIR/f/send.txt")
 	check_eq "$k sent, merged receivers against the senders" "$s" "$(meter_csv "$TMP_DIR/f/results.csv" $k sent)"
 done
 # each host's receiver got a class from each sender and kind that
