@@ -15,12 +15,14 @@
 #pragma weak qsim_cmd_table
 #pragma weak qsim_cmd_lanes
 #pragma weak qsim_cmd_switch
+#pragma weak qsim_cmd_fbs
 
 static const struct qsim_cmd *const qsim_cmds[] = {
 	&qsim_cmd_port,
 	&qsim_cmd_table,
 	&qsim_cmd_lanes,
 	&qsim_cmd_switch,
+	&qsim_cmd_fbs,
 };
 
 static void qsim_usage(FILE *out)

@@ -9,6 +9,8 @@
  *   qsim lanes  ...   lane schedulers at flit level (aoq / fbrr / arr / pbrr)
  *   qsim switch ...   input/output buffered switch, lossless (trad / simple /
  *                     advanced / ideal)
+ *   qsim fbs    ...   FBS slot schedules: drifting clocks held in step by
+ *                     back-pressure
  *
  * A subcommand gets argv with argv[0] set to its own name and returns the
  * process exit status.
@@ -31,6 +33,7 @@ extern const struct qsim_cmd qsim_cmd_port;
 extern const struct qsim_cmd qsim_cmd_table;
 extern const struct qsim_cmd qsim_cmd_lanes;
 extern const struct qsim_cmd qsim_cmd_switch;
+extern const struct qsim_cmd qsim_cmd_fbs;
 
 /* flows.c: for the trace-driven subcommands */
 struct qsim_flow {

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the FBS schedule analysis and slot executor
+ * (kernel/core/fbs_sched.h, fbs_exec.h) and the schedule text format
+ * (userspace/lib/fbs_text.c).
+ */
+#include "unit.h"
+#include "fbs_text.c"
+#include "core/fbs_exec.h"
+
+/* A schedule from rows of destination letters ('.' idle), A = node 0. */
+static void sched_from(struct fbs_sched *s, fq_u32 nodes, const char *const *rows,
+		       fq_u32 slots)
+{
+	fq_u32 t, i;
+
+	fbs_sched_alloc(s, nodes, slots);
+	for (t = 0; t < slots; t++)
+		for (i = 0; i < nodes; i++)
+			*fbs_dst_at(s, t, i) = rows[t][i] == '.' ? FBS_IDLE : (fq_u16)(rows[t][i] - 'A');
+}
+
+UNIT_TEST(fig5_cycle_is_a_d_c_b)
+{
+	/* slot 1 A->A, slot 2 D->A, slot 3 C->A, slot 4 B->A */
+	static const char *const rows[] = { "A...", "...A", "..A.", ".A.." };
+	struct fbs_sched s;
+	struct fbs_cycle c;
+
+	sched_from(&s, 4, rows, 4);
+	ASSERT_EQ(fbs_sync_cycle(&s, &c, 0), 1);
+	EXPECT_EQ(c.len, 4);
+	EXPECT_EQ(c.node[0], 0);
+	EXPECT_EQ(c.node[1], 3);
+	EXPECT_EQ(c.node[2], 2);
+	EXPECT_EQ(c.node[3], 1);
+	EXPECT_EQ(c.span, 4);
+	EXPECT_EQ(c.sync_slots, 4);
+	EXPECT_TRUE(c.minimal);
+	fbs_sched_free(&s);
+}
+
+UNIT_TEST(fig6_conflict_free_and_synchronizing)
+{
+	struct fbs_conflict cf;
+	struct fbs_sched s;
+	struct fbs_cycle c;
+	fq_u32 n;
+
+	for (n = 1; n <= FBS_MAX_NODES; n++) {
+		ASSERT_TRUE(fbs_sched_alloc(&s, n, n));
+		fbs_fill_all_to_all(&s, 0);
+		EXPECT_TRUE(!fbs_find_conflict(&s, &cf));
+		ASSERT_EQ(fbs_sync_cycle(&s, &c, 0), 1);
+		EXPECT_EQ(c.len, n);
+		EXPECT_EQ(c.span, n);		/* one period */
+		EXPECT_EQ(c.sync_slots, n);
+		EXPECT_TRUE(c.minimal);
+		fbs_sched_free(&s);
+	}
+}
+
+UNIT_TEST(conflict_found_with_its_slot_and_senders)
+{
+	static const char *const rows[] = { "BA..", "CCA." };
+	struct fbs_conflict cf;
+	struct fbs_sched s;
+
+	sched_from(&s, 4, rows, 2);
+	ASSERT_TRUE(fbs_find_conflict(&s, &cf));
+	EXPECT_EQ(cf.slot, 1);
+	EXPECT_EQ(cf.dst, 2);
+	EXPECT_EQ(cf.a, 0);
+	EXPECT_EQ(cf.b, 1);
+	fbs_sched_free(&s);
+}
+
+UNIT_TEST(silent_node_or_two_islands_not_synchronizing)
+{
+	/* D never sends */
+	static const char *const silent[] = { "BCA.", "CAB." };
+	/* A and B only talk to each other, and C and D */
+	static const char *const islands[] = { "BADC", "ABCD" };
+	struct fbs_sched s;
+	struct fbs_cycle c;
+
+	sched_from(&s, 4, silent, 2);
+	EXPECT_EQ(fbs_senders(&s), 0x7);
+	EXPECT_EQ(fbs_sync_cycle(&s, &c, 0), 0);
+	fbs_sched_free(&s);
+	sched_from(&s, 4, islands, 2);
+	EXPECT_EQ(fbs_sync_cycle(&s, &c, 0), 0);
+	fbs_sched_free(&s);
+}
+
+UNIT_TEST(fig2_receivers_never_send)
+{
+	/* Fig. 2: A and B send to C, D, E and F, which never send */
+	static const char *const rows[] = { "DF....", "EC....", "DF....", "DF....", "EC....", "CF...." };
+	struct fbs_sched s;
+	struct fbs_cycle c;
+
+	sched_from(&s, 6, rows, 6);
+	EXPECT_EQ(fbs_senders(&s), 0x3);
+	EXPECT_EQ(fbs_sync_cycle(&s, &c, 0), 0);
+	fbs_sched_free(&s);
+}
+
+UNIT_TEST(cycle_rides_a_local_chain)
+{
+	/* B->A enters A at slot 2, whose next send to A is A's own (slot
+	 * 3): A's state machine carries the dependence to slot 3, whose
+	 * next send to A is B's at slot 1 */
+	static const char *const rows[] = { ".A", "A.", "A." };
+	struct fbs_sched s;
+	struct fbs_cycle c;
+
+	sched_from(&s, 2, rows, 3);
+	ASSERT_EQ(fbs_sync_cycle(&s, &c, 0), 1);
+	EXPECT_EQ(c.node[0], 0);
+	EXPECT_EQ(c.entry[0], 1);
+	EXPECT_EQ(c.exit[0], 2);
+	EXPECT_EQ(c.node[1], 1);
+	EXPECT_EQ(c.entry[1], 0);
+	EXPECT_EQ(c.exit[1], 0);
+	EXPECT_EQ(c.span, 3);
+	EXPECT_EQ(c.sync_slots, 3);
+	fbs_sched_free(&s);
+}
+
+/*
+ * Independent of the search: every send's next send to the same
+ * destination by scanning the period, and every cycle by trying every
+ * order of the nodes and every entry and exit.  Returns the smallest
+ * span, 0 if none.
+ */
+static fq_u32 scan_next_to(const struct fbs_sched *s, fq_u32 t, fq_u32 d, fq_u32 *sender)
+{
+	fq_u32 k, i;
+
+	for (k = 1; k <= s->slots; k++)
+		for (i = 0; i < s->nodes; i++)
+			if (fbs_dst(s, (t + k) % s->slots, i) == d) {
+				*sender = i;
+				return k;
+			}
+	return 0;
+}
+
+static fq_u64 brute_best;
+
+static void brute(const struct fbs_sched *s, const fq_u32 *order, fq_u32 depth,
+		  fq_u32 entry, fq_u32 first_entry, fq_u64 span)
+{
+	fq_u32 x = order[depth], l, y = 0, dist;
+
+	for (l = 0; l < s->slots; l++) {
+		fq_u32 o = (entry + l) % s->slots;
+		fq_u16 d = fbs_dst(s, o, x);
+
+		if (d == FBS_IDLE)
+			continue;
+		dist = scan_next_to(s, o, d, &y);
+		if (y == x)
+			continue;
+		if (depth + 1 == s->nodes) {
+			if (y == order[0] && (o + dist) % s->slots == first_entry &&
+			    span + l + dist < brute_best)
+				brute_best = span + l + dist;
+			continue;
+		}
+		if (y != order[depth + 1])
+			continue;
+		brute(s, order, depth + 1, (o + dist) % s->slots, first_entry, span + l + dist);
+	}
+}
+
+static bool next_perm(fq_u32 *a, fq_u32 n)	/* of a[1..n-1] */
+{
+	fq_u32 i, j, t;
+
+	for (i = n - 1; i > 1 && a[i - 1] >= a[i]; i--)
+		;
+	if (i <= 1)
+		return false;
+	for (j = n - 1; a[j] <= a[i - 1]; j--)
+		;
+	t = a[i - 1]; a[i - 1] = a[j]; a[j] = t;
+	for (j = n - 1; i < j; i++, j--) {
+		t = a[i]; a[i] = a[j]; a[j] = t;
+	}
+	return true;
+}
+
+static fq_u64 brute_cycle(const struct fbs_sched *s)
+{
+	fq_u32 order[FBS_MAX_NODES], i, t;
+
+	for (i = 0; i < s->nodes; i++)
+		order[i] = i;
+	brute_best = ~0ULL;
+	do {
+		for (t = 0; t < s->slots; t++)
+			if (fbs_dst(s, t, 0) != FBS_IDLE)
+				brute(s, order, 0, t, t, 0);
+	} while (next_perm(order, s->nodes));
+	return brute_best == ~0ULL ? 0 : brute_best;
+}
+
+/* The cycle's arcs hold in the schedule, scanned directly. */
+static bool cycle_valid(const struct fbs_sched *s, const struct fbs_cycle *c)
+{
+	fq_u64 span = 0, seen = 0;
+	fq_u32 i, y = 0, dist;
+
+	for (i = 0; i < c->len; i++) {
+		fq_u32 x = c->node[i], o = c->exit[i];
+		fq_u16 d = fbs_dst(s, o, x);
+
+		if (seen & (1ULL << x) || d == FBS_IDLE || fbs_dst(s, c->entry[i], x) == FBS_IDLE)
+			return false;
+		seen |= 1ULL << x;
+		dist = scan_next_to(s, o, d, &y);
+		if (y != c->node[(i + 1) % c->len] ||
+		    (o + dist) % s->slots != c->entry[(i + 1) % c->len])
+			return false;
+		span += (o + s->slots - c->entry[i]) % s->slots + dist;
+	}
+	return seen == (1ULL << s->nodes) - 1 && span == c->span && span % s->slots == 0;
+}
+
+UNIT_TEST(random_schedules_match_a_brute_force)
+{
+	fq_u32 n, trial, t, i, found = 0, none = 0;
+	struct fbs_sched s;
+	struct fbs_cycle c;
+
+	unit_rnd_state = 0x5eed0fb5ULL;
+	for (trial = 0; trial < 6000; trial++) {
+		fq_u32 slots = 1 + unit_rnd() % 6;
+		fq_u64 want;
+		int rc;
+
+		n = 2 + unit_rnd() % 4;
+		ASSERT_TRUE(fbs_sched_alloc(&s, n, slots));
+		/* a random partial matching per slot: conflict-free */
+		for (t = 0; t < slots; t++) {
+			fq_u64 taken = 0;
+
+			for (i = 0; i < n; i++) {
+				fq_u32 d = unit_rnd() % (n + 1);
+
+				if (d < n && !(taken & (1ULL << d))) {
+					*fbs_dst_at(&s, t, i) = (fq_u16)d;
+					taken |= 1ULL << d;
+				}
+			}
+		}
+		want = brute_cycle(&s);
+		rc = fbs_sync_cycle(&s, &c, 0);
+		if (want) {
+			EXPECT_EQ(rc, 1);
+			EXPECT_EQ(c.span, want);
+			EXPECT_TRUE(c.minimal);
+			EXPECT_TRUE(rc != 1 || cycle_valid(&s, &c));
+			found++;
+		} else {
+			EXPECT_EQ(rc, 0);
+			none++;
+		}
+		fbs_sched_free(&s);
+		if (*unit_failed) {
+			printf("#   trial %u: %u nodes, %u slots\n", trial, n, slots);
+			return;
+		}
+	}
+	/* both outcomes were exercised, many times */
+	EXPECT_TRUE(found > 500);
+	EXPECT_TRUE(none > 500);
+}
+
+UNIT_TEST(search_budget_reported)
+{
+	struct fbs_sched s;
+	struct fbs_cycle c;
+
+	ASSERT_TRUE(fbs_sched_alloc(&s, 8, 8));
+	fbs_fill_all_to_all(&s, 0);
+	EXPECT_EQ(fbs_sync_cycle(&s, &c, 3), -1);	/* three steps cannot find it */
+	fbs_sched_free(&s);
+}
+
+UNIT_TEST(eq3_fig10)
+{
+	/* the paper's Fig. 10: clock quality, intervening slots, overhead
+	 * of an 8-slot and a 64-slot round in hundredths of a percent; the
+	 * paper prints 4.30 and 4.90 for the 64-slot rounds at 350 and 400
+	 * ppm, where 64 / 1492 and 64 / 1314 are 4.29 and 4.87 */
+	static const struct { fq_u64 ppm, slots, o8, o64; } fig10[] = {
+		{ 200, 2500, 32, 250 }, { 250, 2000, 40, 310 }, { 300, 1666, 48, 370 },
+		{ 350, 1428, 56, 429 }, { 400, 1250, 64, 487 }, { 450, 1111, 71, 545 },
+		{ 500, 1000, 79, 602 },
+	};
+	fq_u32 i;
+
+	for (i = 0; i < sizeof(fig10) / sizeof(fig10[0]); i++) {
+		fq_u64 m = fbs_max_slots(fig10[i].ppm * 1000);
+
+		EXPECT_EQ(m, fig10[i].slots);
+		/* Eq. 3 holds at the bound and not one slot beyond */
+		EXPECT_TRUE(m * fig10[i].ppm * 2 <= 1000000);
+		EXPECT_TRUE((m + 1) * fig10[i].ppm * 2 > 1000000);
+		EXPECT_EQ((fbs_overhead_ppb(8, m) + 50000) / 100000, fig10[i].o8);
+		EXPECT_EQ((fbs_overhead_ppb(64, m) + 50000) / 100000, fig10[i].o64);
+	}
+	EXPECT_EQ(fbs_max_slots(0), ~0ULL);
+	EXPECT_EQ(fbs_overhead_ppb(8, ~0ULL), 0);
+}
+
+UNIT_TEST(exec_drift_exact_over_a_million_slots)
+{
+	static const fq_s64 drifts[] = { -300000, 300000, 1, -1, 123456789 % 100000000, 0 };
+	fq_u32 i, k;
+
+	for (i = 0; i < sizeof(drifts) / sizeof(drifts[0]); i++) {
+		struct fbs_exec e;
+		unsigned __int128 want;
+
+		ASSERT_TRUE(fbs_exec_init(&e, 10007, drifts[i], 13, 5));
+		for (k = 0; k < 1000000; k++)
+			fbs_exec_advance(&e, 0);
+		/* slot x 10^9 / (10^9 + drift), summed without rounding */
+		want = (unsigned __int128)1000000 * 10007 * 1000000000ULL /
+		       (unsigned __int128)(1000000000LL + drifts[i]);
+		EXPECT_EQ(e.slot_start - 5, (fq_u64)want);
+		EXPECT_EQ(e.slot, 1000000 % 13);
+		EXPECT_EQ(e.executed, 1000000);
+		EXPECT_EQ(e.stalls, 0);
+	}
+}
+
+UNIT_TEST(exec_stall_rephases_the_clock)
+{
+	struct fbs_exec e;
+
+	ASSERT_TRUE(fbs_exec_init(&e, 1000, 0, 4, 0));
+	EXPECT_EQ(fbs_exec_due(&e), 1000);
+	EXPECT_EQ(fbs_exec_advance(&e, 900), 1000);	/* accepted in time */
+	EXPECT_EQ(e.stalls, 0);
+	EXPECT_EQ(fbs_exec_advance(&e, 2300), 2300);	/* held 300 ns */
+	EXPECT_EQ(e.stalls, 1);
+	EXPECT_EQ(e.stall_ns, 300);
+	EXPECT_EQ(fbs_exec_due(&e), 3300);		/* from the late start */
+	EXPECT_EQ(e.slot, 2);
+	EXPECT_TRUE(!fbs_exec_init(&e, 0, 0, 4, 0));
+	EXPECT_TRUE(!fbs_exec_init(&e, 1000, FBS_EXEC_MAX_DRIFT + 1, 4, 0));
+	EXPECT_TRUE(!fbs_exec_init(&e, 1000, 0, 0, 0));
+}
+
+/* ---- the text format ----------------------------------------------------- */
+
+static int parse_str(const char *text, struct fbs_sched *s, struct fbs_names *nm,
+		     char *err, size_t errlen)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int rc = fbs_text_read(f, "t", s, nm, err, errlen);
+
+	fclose(f);
+	return rc;
+}
+
+UNIT_TEST(text_reads_slots_and_empty_runs)
+{
+	const char *text = "# fig 5 with a gap\n  A B C D \nA - - -\n\n- - - A\nempty 3\n"
+			   "- - A -   # C to A\n- A - -\nempty 2\n";
+	struct fbs_names nm;
+	struct fbs_sched s;
+	char err[256];
+
+	ASSERT_EQ(parse_str(text, &s, &nm, err, sizeof(err)), 0);
+	EXPECT_EQ(nm.n, 4);
+	EXPECT_EQ(s.slots, 9);
+	EXPECT_EQ(fbs_dst(&s, 0, 0), 0);
+	EXPECT_EQ(fbs_dst(&s, 1, 3), 0);
+	EXPECT_EQ(fbs_dst(&s, 2, 0), FBS_IDLE);
+	EXPECT_EQ(fbs_dst(&s, 5, 2), 0);
+	EXPECT_EQ(fbs_dst(&s, 6, 1), 0);
+	EXPECT_EQ(fbs_dst(&s, 8, 1), FBS_IDLE);
+	fbs_sched_free(&s);
+}
+
+UNIT_TEST(text_refuses_bad_input_with_line)
+{
+	static const struct { const char *text, *msg; } bad[] = {
+		{ "A B\nA\n", "t:2: 1 word for 2 nodes" },
+		{ "A B\nA C\n", "t:2: C (for node B) is not a node" },
+		{ "A A\n", "t:1: node A named twice" },
+		{ "A -\n", "t:1: \"-\" is not a node name" },
+		{ "A B\n", "no slots" },
+		{ "# nothing\n", "no nodes" },
+		{ "A B\nempty 0\n", "t:2: want \"empty N\"" },
+		{ "A B\nempty x\n", "t:2: want \"empty N\"" },
+		{ "A B\nempty 2000000\n", "t:2: want \"empty N\"" },
+		{ "A B\nempty 1048576\nA B\n", "t:3: more than 1048576 slots" },
+	};
+	struct fbs_names nm;
+	struct fbs_sched s;
+	char err[256];
+	fq_u32 i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(parse_str(bad[i].text, &s, &nm, err, sizeof(err)), -1);
+		if (!strstr(err, bad[i].msg))
+			UNIT_FAIL("\"%s\": message \"%s\", want \"%s\"", bad[i].text, err, bad[i].msg);
+		EXPECT_TRUE(s.dst == NULL);
+	}
+}
+
+UNIT_TEST(text_round_trip_of_random_schedules)
+{
+	fq_u32 trial, t, i;
+
+	unit_rnd_state = 0x7e47ULL;
+	for (trial = 0; trial < 2000; trial++) {
+		fq_u32 n = 1 + unit_rnd() % 40, slots = 1 + unit_rnd() % 50;
+		struct fbs_sched s, r;
+		struct fbs_names nm, rn;
+		char *buf = NULL, err[256];
+		size_t len = 0;
+		FILE *f;
+
+		ASSERT_TRUE(fbs_sched_alloc(&s, n, slots));
+		fbs_names_default(&nm, n);
+		for (t = 0; t < slots; t++)
+			for (i = 0; i < n; i++)
+				if (unit_rnd() % 3 == 0)	/* runs of idle slots too */
+					*fbs_dst_at(&s, t, i) = (fq_u16)(unit_rnd() % n);
+		f = open_memstream(&buf, &len);
+		fbs_text_write(f, &s, &nm);
+		fclose(f);
+		ASSERT_EQ(parse_str(buf, &r, &rn, err, sizeof(err)), 0);
+		EXPECT_EQ(r.nodes, n);
+		EXPECT_EQ(r.slots, slots);
+		EXPECT_EQ(rn.n, n);
+		EXPECT_TRUE(!memcmp(r.dst, s.dst, (size_t)n * slots * sizeof(*s.dst)));
+		free(buf);
+		fbs_sched_free(&s);
+		fbs_sched_free(&r);
+		if (*unit_failed)
+			return;
+	}
+}
+
+int main(void)
+{
+	return unit_run();
+}
