@@ -30,27 +30,27 @@ cleanup_test() {
 	"${TOPO[@]}" destroy > /dev/null 2>&1
 }
 
-pstat() {	# NS DEV OBJ KEY
-	ns_exec "$1" ip -j -d link show dev "$2" | tr -d ' \n' |
-		sed -n "s/.*\"$3\":{\([^}]*\)}.*/\1/p" |
-		sed -n "s/.*\"$4\":\([0-9]*\).*/\1/p"
-}
 SWITCHES="s0.0.0 s0.1.0 s1.0.0 s1.0.1"
 ports_of() { case $1 in s0.*) echo 0 1 2 3 ;; *) echo 0 1 ;; esac; }
-sent() { echo $(( $(pstat "$1" "p$2" vc0 packets) + $(pstat "$1" "p$2" vc1 packets) )); }
-switch_total() {	# KEY: over every port of every switch; "sent" for frames sent
-	local s p n=0
+sent() { vcsw_sent "$1" "p$2"; }
+# SENT, FLOODED, DROP_ROUTE: frames sent, flooded and dropped for their
+# route over every port of every switch, from one read of each switch's
+# devices (a read per port and counter started some 70 programs, 7 s)
+switch_totals() {
+	local s p j n
 
+	SENT=0 FLOODED=0 DROP_ROUTE=0
 	for s in $SWITCHES; do
+		links_json $s || return 1
 		for p in $(ports_of $s); do
-			if [ "$1" = sent ]; then
-				n=$((n + $(sent $s $p)))
-			else
-				n=$((n + $(pstat $s p$p port "$1")))
-			fi
+			j=${LINKS_JSON[p$p]}
+			json_obj_num n "$j" vc0 packets && SENT=$((SENT + n)) &&
+			json_obj_num n "$j" vc1 packets && SENT=$((SENT + n)) &&
+			json_obj_num n "$j" port flooded && FLOODED=$((FLOODED + n)) &&
+			json_obj_num n "$j" port drop_route && DROP_ROUTE=$((DROP_ROUTE + n)) ||
+				{ SENT= FLOODED= DROP_ROUTE=; return 1; }
 		done
 	done
-	echo $n
 }
 addr() { echo "10.59.0.$(($1 + 1))"; }
 
@@ -68,20 +68,43 @@ gone() {	# WHAT: nothing of the fabric is left
 	check_eq "$1: veths in the root namespace" "$VETHS0" "$(veths)"
 }
 
-# every host pings every other; HOPS: what their routes add up to
+# every host pings every other; HOPS: what their routes add up to.  The
+# twelve pings run at once (each mostly waits: 12 x 0.4 s in a row),
+# and the hosts' routes are read meanwhile, one table per host.
 ping_all() {
-	local a b ports
+	local a b ports routes line pids=() re
 
+	for a in 0 1 2 3; do
+		ns_entry h$a ping
+		for b in 0 1 2 3; do
+			[ $a = $b ] && continue
+			"${NS_ENTRY[@]}" -c $PINGS -i 0.2 -W 5 "$(addr $b)" > /dev/null &
+			pids+=($!)
+			bg_track $!
+		done
+	done
 	HOPS=0
+	for a in 0 1 2 3; do
+		routes=$(ns_exec h$a fabric-route show dev eth0)
+		for b in 0 1 2 3; do
+			[ $a = $b ] && continue
+			re=" to 02:fa:00:00:00:0$b ports ([0-9,]*) "
+			ports=
+			while IFS= read -r line; do
+				[[ $line =~ $re ]] && ports+=${ports:+$'\n'}${BASH_REMATCH[1]}
+			done <<< "$routes"
+			[ -n "$ports" ] || check_err 1 "h$a has no route to h$b"
+			# a hop per port of the route, there and back for each ping
+			ports=${ports//[^,$'\n']/}
+			HOPS=$((HOPS + 2 * PINGS * (${#ports} + 1)))
+		done
+	done
 	for a in 0 1 2 3; do
 		for b in 0 1 2 3; do
 			[ $a = $b ] && continue
-			ns_exec h$a ping -c $PINGS -i 0.2 -W 5 "$(addr $b)" > /dev/null
+			bg_wait "${pids[0]}"
 			check_err $? "h$a could not ping h$b"
-			ports=$(ns_exec h$a fabric-route show dev eth0 |
-				sed -n "s/.* to 02:fa:00:00:00:0$b ports \([0-9,]*\) .*/\1/p")
-			[ -n "$ports" ] || check_err 1 "h$a has no route to h$b"
-			HOPS=$((HOPS + 2 * PINGS * $(echo "$ports" | tr ',' '\n' | wc -l)))
+			pids=("${pids[@]:1}")
 		done
 	done
 }
@@ -96,9 +119,10 @@ check_err $? "s0.0.0 p3 without credits: $(ns_exec s0.0.0 ip -d link show dev p3
 [[ "$(ns_exec h1 tc qdisc show dev eth0)" == *"edf"*"ttd on"*"credits on"* ]]
 check_err $? "h1's qdisc: $(ns_exec h1 tc qdisc show dev eth0)"
 for s in $SWITCHES; do
+	links_json $s
 	for p in $(ports_of $s); do
-		idx=$(ns_exec $s ip -j -d link show dev p$p | tr -d ' \n' |
-		      sed -n 's/.*"port_index":\([0-9]*\).*/\1/p')
+		idx=
+		[[ ${LINKS_JSON[p$p]} =~ \"port_index\":([0-9]*) ]] && idx=${BASH_REMATCH[1]}
 		check_eq "$s p$p index" $p "$idx"
 	done
 done
@@ -111,12 +135,14 @@ check_err $? "no reason: $(cat "$TMP_DIR/err")"
 check_eq "namespaces after the refused build" 8 "$(ip netns list | grep -c "^$NS_PREFIX-")"
 log_test "a build under a name in use is refused, the fabric it names stays"
 
-before=$(switch_total sent)
+switch_totals || check_err 1 "the switches' counters unreadable"
+before=$SENT
 ping_all
 sleep 1
-check_eq "frames the switches sent: the routes' hops" "$HOPS" "$(( $(switch_total sent) - before ))"
-check_eq "flooded" 0 "$(switch_total flooded)"
-check_eq "dropped for their route" 0 "$(switch_total drop_route)"
+switch_totals || check_err 1 "the switches' counters unreadable"
+check_eq "frames the switches sent: the routes' hops" "$HOPS" "$((SENT - before))"
+check_eq "flooded" 0 "$FLOODED"
+check_eq "dropped for their route" 0 "$DROP_ROUTE"
 log_test "every host pings every other: $HOPS hops, as the default routes say"
 
 # a reservation's route replaces h0's default to h3 (over top s1.0.1)
@@ -164,11 +190,13 @@ log_test "destroy: no namespace, veth or module reference left"
 check_err $? "second build failed: $(tail -5 "$TMP_DIR/build.out")"
 [[ "$(ns_exec s1.0.0 ip -d link show dev sw0)" == *"arch trad"* ]]
 check_err $? "s1.0.0 is not trad: $(ns_exec s1.0.0 ip -d link show dev sw0)"
-before=$(switch_total sent)
+switch_totals || check_err 1 "the switches' counters unreadable"
+before=$SENT
 ping_all
 sleep 1
-check_eq "frames the switches sent: the routes' hops" "$HOPS" "$(( $(switch_total sent) - before ))"
-check_eq "flooded" 0 "$(switch_total flooded)"
+switch_totals || check_err 1 "the switches' counters unreadable"
+check_eq "frames the switches sent: the routes' hops" "$HOPS" "$((SENT - before))"
+check_eq "flooded" 0 "$FLOODED"
 "${TOPO[@]}" destroy
 check_err $? "second destroy failed"
 gone "second fabric"

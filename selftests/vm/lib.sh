@@ -467,6 +467,24 @@ link_json()
 	echo "${j//[[:space:]]/}"
 }
 
+# links_json NS: every device of NS as link_json gives one, in
+# LINKS_JSON[DEV]: one program for all the ports of a switch, where a
+# read per port (and per counter) started dozens.  A device's object in
+# the dump begins with its "ifindex", which no nested object has.
+declare -A LINKS_JSON
+links_json()
+{
+	local j obj objs re='"ifname":"([^"]*)"'
+
+	LINKS_JSON=()
+	j=$(ns_exec "$1" ip -j -d link show) || return 1
+	j=${j//[[:space:]]/}
+	mapfile -t objs <<< "${j//\},\{\"ifindex\":/$'}\n{"ifindex":'}"
+	for obj in "${objs[@]}"; do
+		[[ $obj =~ $re ]] && LINKS_JSON[${BASH_REMATCH[1]}]=$obj
+	done
+}
+
 # vcsw_ports_empty NS PORT...: no frame waits in the input or output
 # buffers of these vcsw ports (either VC)
 vcsw_ports_empty()
@@ -518,11 +536,22 @@ vcsw_books_exact()
 # that name, flat) in JSON; bash matching, no program started.
 json_obj_u64()
 {
-	local re="^.*\"$2\":\\{([^}]*)\\}"
+	local n
 
-	[[ $1 =~ $re ]] || return 1
-	re="\"$3\":([0-9]+)"
-	[[ ${BASH_REMATCH[1]} =~ $re ]] && echo "${BASH_REMATCH[1]}"
+	json_obj_num n "$@" && echo "$n"
+}
+
+# json_obj_num VAR JSON OBJ KEY: the same number into VAR (empty when
+# there is none), without the subshell of $(json_obj_u64 ...): for sums
+# over many ports
+json_obj_num()
+{
+	local re="^.*\"$3\":\\{([^}]*)\\}"
+
+	printf -v "$1" '%s' ""
+	[[ $2 =~ $re ]] || return 1
+	re="\"$4\":([0-9]+)"
+	[[ ${BASH_REMATCH[1]} =~ $re ]] && printf -v "$1" '%s' "${BASH_REMATCH[1]}"
 }
 
 # json_hist JSON: the "late_hist" buckets as "b0,b1,...,b15".
