@@ -203,7 +203,6 @@ done
 echo "$PROG: $S_NAME ($S_TITLE): ${NHOSTS} hosts on a $K-ary $N-tree, host $S_HOST," \
 	"switch $S_SWITCH, link $S_LINK, load $S_LOAD %, ${S_DURATION}s"
 recv_time=$(awk -v d="$S_DURATION" 'BEGIN { printf "%d", 5 * d + 60 }')
-cpu_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8, $5 + $6; exit }' /proc/stat; }
 cpu_start=$(cpu_ticks)
 RECEIVERS=()
 for d in "${!NRECV[@]}"; do
@@ -237,16 +236,10 @@ for dp in "${RECEIVERS[@]}"; do
 	wait "${dp#*:}" || die "h${dp%%:*}'s receiver failed: $(cat "$OUT/r${dp%%:*}/recv.err")"
 done
 BG_PIDS=()
-echo "$cpu_start $(cpu_ticks)" | awk '{ b = $3 - $1; i = $4 - $2
-	printf "cpu busy %.0f %% during the run\n", b + i ? 100 * b / (b + i) : 0 }' > "$OUT/cpu.txt"
+cpu_record "$cpu_start"
 
 # ---- results ---------------------------------------------------------------------
-for sp in "${SENDERS[@]}"; do
-	s=${sp%%:*}
-	{ echo "== $s"; cat "$OUT/send-$s.txt"; } >> "$OUT/send.txt"
-	rm -f "$OUT/send-$s.txt"
-	[[ -s $OUT/send-$s.err ]] || rm -f "$OUT/send-$s.err"
-done
+send_gather "${SENDERS[@]}"
 for ((h = 0; h < NHOSTS; h++)); do
 	echo "== h$h"
 	nsx "h$h" tc -s qdisc show dev eth0 2>&1

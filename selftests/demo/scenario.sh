@@ -225,9 +225,6 @@ echo "$PROG: $S_NAME ($S_TITLE): host $S_HOST, switch $S_SWITCH, link $S_LINK," 
 # marks come long after the run's seconds (a debug kernel: 10 s to send
 # 1 s of traffic), so the bound is generous; a quick run costs nothing.
 recv_time=$(awk -v d="$S_DURATION" 'BEGIN { printf "%d", 5 * d + 60 }')
-# the machine's CPU ticks "busy idle" (every CPU): a run during which
-# the CPUs were always busy measured the machine as much as the network
-cpu_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8, $5 + $6; exit }' /proc/stat; }
 cpu_start=$(cpu_ticks)
 # the run ends when every class sent its end mark, from whichever host
 nsx SINK fabric-meter recv --quiet --port 5201 --duration "$recv_time" --expect "$NCLASSES" \
@@ -261,14 +258,8 @@ for hp in "${SENDERS[@]}"; do
 done
 wait "$RECV" || die "fabric-meter recv failed: $(cat "$OUT/recv.err")"
 BG_PIDS=()
-echo "$cpu_start $(cpu_ticks)" | awk '{ b = $3 - $1; i = $4 - $2
-	printf "cpu busy %.0f %% during the run\n", b + i ? 100 * b / (b + i) : 0 }' > "$OUT/cpu.txt"
-for hp in "${SENDERS[@]}"; do
-	h=${hp%%:*}
-	{ echo "== $h"; cat "$OUT/send-$h.txt"; } >> "$OUT/send.txt"
-	rm -f "$OUT/send-$h.txt"
-	[[ -s $OUT/send-$h.err ]] || rm -f "$OUT/send-$h.err"
-done
+cpu_record "$cpu_start"
+send_gather "${SENDERS[@]}"
 for h in "${HOSTS[@]}"; do
 	echo "== $h"
 	nsx "$h" tc -s qdisc show dev "$HOST_DEV" 2>&1

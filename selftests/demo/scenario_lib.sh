@@ -239,6 +239,41 @@ wait_file()
 	return 1
 }
 
+# ---- what a run records -----------------------------------------------------------
+
+# cpu_ticks: the machine's CPU ticks "busy idle" (every CPU), from
+# /proc/stat with builtins: a run during which the CPUs were always busy
+# measured the machine as much as the network
+cpu_ticks()
+{
+	local cpu user nice sys idle iowait irq softirq rest
+
+	read -r cpu user nice sys idle iowait irq softirq rest < /proc/stat
+	echo "$((user + nice + sys + irq + softirq)) $((idle + iowait))"
+}
+
+# cpu_record START: $OUT/cpu.txt, how busy the CPUs were since START
+# (cpu_ticks at the start of the run)
+cpu_record()
+{
+	echo "$1 $(cpu_ticks)" | awk '{ b = $3 - $1; i = $4 - $2
+		printf "cpu busy %.0f %% during the run\n", b + i ? 100 * b / (b + i) : 0 }' > "$OUT/cpu.txt"
+}
+
+# send_gather NAME:PID...: each sender's send-NAME.txt into send.txt,
+# under "== NAME", in that order; its send-NAME.err goes when empty
+send_gather()
+{
+	local sp s
+
+	for sp in "$@"; do
+		s=${sp%%:*}
+		{ echo "== $s"; cat "$OUT/send-$s.txt"; } >> "$OUT/send.txt"
+		rm -f "$OUT/send-$s.txt"
+		[[ -s $OUT/send-$s.err ]] || rm -f "$OUT/send-$s.err"
+	done
+}
+
 # ---- host qdiscs per architecture -------------------------------------------------
 
 # host_ARCH HOST: the qdiscs of HOST (each sending host gets the same).
