@@ -100,7 +100,7 @@ for tree in 2,1 2,2 4,2 2,3 3,3 8,2; do
 	out=$("$PY" "$work/follow.py" ${tree/,/ } "$work/script" "$work/machines" 2>&1)
 	[[ $out == "ok "* ]] || fail "tree $tree: $out"
 	# every command is one the script may run
-	bad=$(grep -v -E '^(#|set -e$|ip |tc |EOF$|neigh replace |replace dev |ip netns exec |$)' "$work/script" | head -3)
+	bad=$(grep -v -E '^(#|set -e$|ip |tc |EOF$|link (add|set) |neigh replace |replace dev |ip netns exec |$)' "$work/script" | head -3)
 	[ -z "$bad" ] || fail "tree $tree: unexpected lines: $bad"
 	# a machine's script stops before it does anything if a NIC is not named
 	awk '/^### machine .*-s0\.0\.0:/ { on = 1; next } /^### / { on = 0 } on' "$work/machines" > "$work/m1"
@@ -112,9 +112,11 @@ done
 # options reach the commands
 "$TOPO" --tree 2,2 --name fab_1 --link 100mbit --arch simple --buffer 16k \
 	--in-buffer 12k --mac 02:00:00:57:10:00 --net 10.77 script > "$work/s" || fail "options"
-grep -q '^ip -n fab_1-s0.0.0 link add sw0 type vcsw arch simple rate 100000000bit buffer 16384$' "$work/s" ||
+# a switch's commands: one ip -batch in its namespace
+batch() { sed -n "/^ip -n $1 -batch - <<EOF\$/,/^EOF\$/p" "$work/s"; }
+batch fab_1-s0.0.0 | grep -q '^link add sw0 type vcsw arch simple rate 100000000bit buffer 16384$' ||
 	fail "switch options: $(grep 'type vcsw ' "$work/s" | head -1)"
-grep -q '^ip -n fab_1-s1.0.1 link set p1 type vcsw_slave credits on in_buffer 12288$' "$work/s" ||
+batch fab_1-s1.0.1 | grep -q '^link set p1 type vcsw_slave credits on in_buffer 12288$' ||
 	fail "port options"
 grep -q '^tc -n fab_1-h3 qdisc replace dev eth0 root handle 1: edf ttd on rate 100000000bit credits on$' "$work/s" ||
 	fail "host qdisc: $(grep ' qdisc ' "$work/s" | head -1)"
