@@ -257,6 +257,7 @@ struct vcsw {
 	u32			ageing;		/* s; 0: never */
 	u16			group_fwd_mask;
 	u8			arch;		/* VCSW_ARCH_*, also under @lock */
+	bool			wormhole;	/* every port's vcsw_xport.wormhole */
 	u64			rate;
 	u32			buffer[VCSW_NUM_VCS];
 
@@ -875,6 +876,12 @@ static void vcsw_slave_service(struct vcsw_slave *p, u64 now,
 		kmem_cache_free(vcsw_ent_cache, e);
 		__skb_queue_tail(out, skb);
 	}
+	/*
+	 * Wormhole: an input may hold a frame for this output until its
+	 * link is free; nothing else would run the crossbar then
+	 */
+	if (p->x.wormhole && !vcsw_port_link_ready(q, now) && !hrtimer_is_queued(&p->timer))
+		hrtimer_start(&p->timer, ns_to_ktime(q->link_free), HRTIMER_MODE_ABS_SOFT);
 }
 
 /*
@@ -1674,6 +1681,7 @@ static int vcsw_add_slave(struct net_device *dev, struct net_device *sdev,
 	fcr_port_init(&p->cp, p->credit_unit,
 		      vcsw_in_bytes(0, p->credit_unit, sdev->mtu));
 	vcsw_xport_init(&p->x, sw->arch, 0, sw->buffer[0], sw->rate);
+	p->x.wormhole = sw->wormhole;
 	p->x.in[0].limit = vcsw_in_limit(p->cp.in_bytes, 0);
 	p->x.in[1].limit = vcsw_in_limit(p->cp.in_bytes, 1);
 	p->x.out.vc[1].limit = sw->buffer[1];
@@ -2079,6 +2087,7 @@ static const struct nla_policy vcsw_policy[IFLA_VCSW_MAX + 1] = {
 	[IFLA_VCSW_STATS]	= { .type = NLA_REJECT },
 	[IFLA_VCSW_GROUP_FWD_MASK] = { .type = NLA_U16 },
 	[IFLA_VCSW_ARCH]	= NLA_POLICY_MAX(NLA_U8, VCSW_ARCH_MAX),
+	[IFLA_VCSW_WORMHOLE]	= NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 static struct netlink_range_validation vcsw_unit_range = {
@@ -2198,6 +2207,8 @@ static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
 		arch = nla_get_u8(data[IFLA_VCSW_ARCH]);
 	spin_lock_bh(&sw->lock);
 	sw->arch = arch;
+	if (data[IFLA_VCSW_WORMHOLE])
+		sw->wormhole = nla_get_u8(data[IFLA_VCSW_WORMHOLE]);
 	spin_unlock_bh(&sw->lock);
 	if (data[IFLA_VCSW_RATE])
 		WRITE_ONCE(sw->rate, nla_get_u64(data[IFLA_VCSW_RATE]));
@@ -2229,6 +2240,7 @@ static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
 		local_bh_disable();
 		spin_lock(&sw->lock);
 		vcsw_xport_set_arch(&p->x, sw->arch);
+		p->x.wormhole = sw->wormhole;
 		p->x.out.vc[0].limit = sw->buffer[0];
 		p->x.out.vc[1].limit = sw->buffer[1];
 		if (p->x.out.rate != sw->rate) {
@@ -2265,7 +2277,7 @@ static int vcsw_changelink(struct net_device *dev, struct nlattr *tb[],
 
 static size_t vcsw_get_size(const struct net_device *dev)
 {
-	return 2 * nla_total_size(sizeof(u8)) +	/* VC0_MODE, ARCH */
+	return 3 * nla_total_size(sizeof(u8)) +	/* VC0_MODE, ARCH, WORMHOLE */
 	       nla_total_size_64bit(sizeof(u64)) +	/* RATE */
 	       /* VC0_BUFFER, VC1_BUFFER, FDB_MAX, AGEING, FDB_COUNT */
 	       5 * nla_total_size(sizeof(u32)) +
@@ -2286,6 +2298,7 @@ static int vcsw_fill_info(struct sk_buff *skb, const struct net_device *dev)
 		ctr[i] = atomic64_read(&sw->st[i]);
 	if (nla_put_u8(skb, IFLA_VCSW_VC0_MODE, vcsw_arch_vc_mode(sw->arch, 0)) ||
 	    nla_put_u8(skb, IFLA_VCSW_ARCH, sw->arch) ||
+	    nla_put_u8(skb, IFLA_VCSW_WORMHOLE, sw->wormhole) ||
 	    nla_put_u64_64bit(skb, IFLA_VCSW_RATE, sw->rate, IFLA_VCSW_PAD) ||
 	    nla_put_u32(skb, IFLA_VCSW_VC0_BUFFER, sw->buffer[0]) ||
 	    nla_put_u32(skb, IFLA_VCSW_VC1_BUFFER, sw->buffer[1]) ||

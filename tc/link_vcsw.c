@@ -25,6 +25,7 @@ static void vcsw_explain(FILE *f)
 		"Usage: ... vcsw [ arch { trad | simple | advanced | ideal } ] [ rate RATE ]\n"
 		"                [ buffer SIZE ] [ vc0_buffer SIZE ] [ vc1_buffer SIZE ]\n"
 		"                [ fdb_max ENTRIES ] [ ageing SECONDS ] [ group_fwd_mask MASK ]\n"
+		"                [ wormhole { on | off } ]\n"
 		"  arch        the EDF paper's switch architecture (advanced): buffers and\n"
 		"              crossbar; trad: FIFOs, round robin; simple: FIFOs, smallest\n"
 		"              head deadline; advanced: VC0 ordered + take-over; ideal: sorted\n"
@@ -37,6 +38,9 @@ static void vcsw_explain(FILE *f)
 		"  ageing      learned entries live SECONDS, 0: for ever (300)\n"
 		"  group_fwd_mask  link-local groups 01:80:C2:00:00:0X relayed: bit X;\n"
 		"              bits 0-2 (STP, PAUSE, LACP) never (0)\n"
+		"  wormhole    a frame leaves its input only for an idle output, nothing\n"
+		"              queued and its link free: a busy output holds its senders\n"
+		"              back through their credits, the feedback FBS needs (off)\n"
 		"Ports: ip link set DEV master SWITCH; see: ip link help vcsw_slave\n");
 }
 
@@ -78,6 +82,13 @@ static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
 				return -1;
 			}
 			addattr8(n, VCSW_MSG_MAX, IFLA_VCSW_ARCH, (__u8)i);
+		} else if (!strcmp(*argv, "wormhole")) {
+			if (argc < 2 || (strcmp(argv[1], "on") && strcmp(argv[1], "off"))) {
+				fprintf(stderr, "vcsw: Illegal \"wormhole\": on or off\n");
+				return -1;
+			}
+			argc--, argv++;
+			addattr8(n, VCSW_MSG_MAX, IFLA_VCSW_WORMHOLE, !strcmp(*argv, "on"));
 		} else if (!strcmp(*argv, "rate")) {
 			if (argc < 2 || vcsw_parse_rate(&rate, argv[1])) {
 				fprintf(stderr, "vcsw: Illegal \"rate\"\n");
@@ -145,6 +156,9 @@ static void vcsw_print_opt(struct link_util *lu, FILE *f, struct rtattr *tb[])
 	if (mode)
 		print_color_string(PRINT_ANY, COLOR_NONE, "vc0", "vc0 %s ",
 				   *mode <= VCSW_MODE_MAX ? vcsw_modes[*mode] : "unknown");
+	mode = vcsw_rta_data(tb[IFLA_VCSW_WORMHOLE], sizeof(*mode));
+	if (mode)
+		print_color_on_off(PRINT_ANY, COLOR_NONE, "wormhole", "wormhole %s ", *mode);
 	rate = vcsw_rta_data(tb[IFLA_VCSW_RATE], sizeof(*rate));
 	if (rate)
 		vcsw_print_rate("rate", *rate);

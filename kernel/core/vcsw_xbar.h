@@ -73,6 +73,13 @@ struct vcsw_xport {
 	struct vcsw_port	out;
 	/* round robin: the input the crossbar looks at first, per VC */
 	fq_u16			rr[VCSW_NUM_VCS];
+	/*
+	 * Wormhole: a frame crosses to this output only when the output
+	 * is idle, nothing queued and its link free, so a frame behind a
+	 * busy output holds its input (and its sender's credits) as a worm
+	 * holds its path: what FBS's feedback needs
+	 */
+	bool			wormhole;
 };
 
 static inline void vcsw_xport_init(struct vcsw_xport *x, unsigned int arch,
@@ -85,6 +92,7 @@ static inline void vcsw_xport_init(struct vcsw_xport *x, unsigned int arch,
 		vcsw_vc_init(&x->in[vc], vcsw_arch_vc_mode(arch, vc), in_limit);
 		x->rr[vc] = 0;
 	}
+	x->wormhole = false;
 	vcsw_port_init(&x->out, vcsw_arch_vc_mode(arch, 0), out_limit,
 		       out_limit, rate);
 	x->out.vc[1].mode = vcsw_arch_vc_mode(arch, 1);
@@ -120,12 +128,12 @@ static inline enum vcsw_enq_result vcsw_xbar_arrive(struct vcsw_xport *const *po
 
 /*
  * The input whose head the crossbar sends to output @o on VC @vc next,
- * or -1: none wants @o, or the chosen head does not fit in @o's VC.
- * @ports has @n ports.
+ * or -1: none wants @o, or the chosen head does not fit in @o's VC (in
+ * wormhole mode: @o is not idle at @now).  @ports has @n ports.
  */
 static inline int vcsw_xbar_pick(struct vcsw_xport *const *ports,
 				 unsigned int n, unsigned int o,
-				 unsigned int vc, unsigned int arch)
+				 unsigned int vc, unsigned int arch, fq_u64 now)
 {
 	struct vcsw_xport *out = ports[o];
 	struct vcsw_node *best = NULL;
@@ -150,6 +158,9 @@ static inline int vcsw_xbar_pick(struct vcsw_xport *const *ports,
 			break;
 	}
 	if (!best || !vcsw_vc_has_room(&out->out.vc[vc], best->len))
+		return -1;
+	if (out->wormhole &&
+	    (vcsw_port_qlen(&out->out) || !vcsw_port_link_ready(&out->out, now)))
 		return -1;
 	return chosen;
 }
@@ -197,7 +208,7 @@ static inline struct vcsw_node *vcsw_xbar_step(struct vcsw_xport *const *ports,
 		int i = -1;
 
 		for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
-			i = vcsw_xbar_pick(ports, n, o, vc, arch);
+			i = vcsw_xbar_pick(ports, n, o, vc, arch, now);
 			if (i >= 0)
 				break;
 		}

@@ -183,11 +183,11 @@ UNIT_TEST(only_the_chosen_head_is_checked_for_room)
 		EXPECT_EQ(xrun(arch, 0, ~0u), 1);
 		arrive(0, 5, 1500, 0, 2);		/* first, no room */
 		arrive(1, 7, 60, 0, 2);			/* fits, but later */
-		EXPECT_EQ(vcsw_xbar_pick(ports, NPORTS, 2, 0, arch), -1);
+		EXPECT_EQ(vcsw_xbar_pick(ports, NPORTS, 2, 0, arch, 0), -1);
 		EXPECT_EQ(xrun(arch, 0, ~0u), 0);
 		/* the 200 bytes leave: 5 goes, then 7 */
 		vcsw_port_dequeue(&xp[2].out, 0);
-		EXPECT_EQ(vcsw_xbar_pick(ports, NPORTS, 2, 0, arch), 0);
+		EXPECT_EQ(vcsw_xbar_pick(ports, NPORTS, 2, 0, arch, 0), 0);
 		EXPECT_EQ(xrun(arch, 0, ~0u), 2);
 		EXPECT_EQ(vcsw_port_dequeue(&xp[2].out, 0)->deadline, 5);
 		EXPECT_EQ(vcsw_port_dequeue(&xp[2].out, 0)->deadline, 7);
@@ -561,6 +561,44 @@ UNIT_TEST(dequeue_vc_passes_a_waiting_vc0)
 	EXPECT_EQ(p.link_free, 10 + 500000);
 	EXPECT_TRUE(!vcsw_port_dequeue_vc(&p, 1, 10));
 	EXPECT_TRUE(vcsw_port_dequeue(&p, 600000) == &a);
+}
+
+/*
+ * Wormhole: a frame crosses only to an idle output, nothing queued and
+ * its link free; the one behind it keeps its input until then, whatever
+ * room the output's buffer has.
+ */
+UNIT_TEST(wormhole_waits_for_an_idle_output)
+{
+	struct vcsw_node *n;
+	unsigned int p;
+
+	setup(VCSW_ARCH_ADVANCED, 10000, 10000);
+	for (p = 0; p < NPORTS; p++) {
+		/* 1000 bytes/s: a 100-byte frame holds the link 100 ms */
+		xp[p].out.rate = 1000;
+		xp[p].wormhole = true;
+	}
+	ASSERT_EQ(arrive(0, 1, 100, 0, 2), VCSW_ENQ_OK);
+	ASSERT_EQ(arrive(1, 2, 100, 0, 2), VCSW_ENQ_OK);
+	EXPECT_EQ(xrun(VCSW_ARCH_ADVANCED, 0, 10), 1);	/* the second waits */
+	EXPECT_EQ(vcsw_vc_qlen(&xp[1].in[0]), 1);
+	/* queued at the output: still not idle */
+	EXPECT_EQ(xrun(VCSW_ARCH_ADVANCED, 0, 10), 0);
+	n = vcsw_port_dequeue(&xp[2].out, 0);		/* on the wire until 100 ms */
+	ASSERT_TRUE(n != NULL);
+	EXPECT_EQ(xrun(VCSW_ARCH_ADVANCED, 99999999, 10), 0);
+	EXPECT_EQ(vcsw_xbar_pick(ports, NPORTS, 2, 0, VCSW_ARCH_ADVANCED, 99999999), -1);
+	EXPECT_EQ(xrun(VCSW_ARCH_ADVANCED, 100000000, 10), 1);
+	EXPECT_EQ(vcsw_vc_qlen(&xp[1].in[0]), 0);
+	/* another output stays free for the others meanwhile */
+	ASSERT_EQ(arrive(3, 3, 100, 0, 0), VCSW_ENQ_OK);
+	EXPECT_EQ(xrun(VCSW_ARCH_ADVANCED, 100000000, 10), 1);
+	/* without wormhole the buffer's room alone decides */
+	for (p = 0; p < NPORTS; p++)
+		xp[p].wormhole = false;
+	ASSERT_EQ(arrive(0, 4, 100, 0, 2), VCSW_ENQ_OK);
+	EXPECT_EQ(xrun(VCSW_ARCH_ADVANCED, 100000000, 10), 1);
 }
 
 int main(void)

@@ -59,6 +59,8 @@ enum {
 	IFLA_VCSW_STATS,	/* struct vcsw_stats, read only */
 	IFLA_VCSW_GROUP_FWD_MASK, /* u16: link-local groups 01:80:C2:00:00:0x relayed */
 	IFLA_VCSW_ARCH,		/* u8: VCSW_ARCH_* */
+	IFLA_VCSW_WORMHOLE,	/* u8: 1: a frame leaves its input only for an
+				 * idle output (FBS feedback), 0: off (default) */
 	__IFLA_VCSW_MAX,
 };
 #define IFLA_VCSW_MAX (__IFLA_VCSW_MAX - 1)
