@@ -54,6 +54,7 @@
 #include "core/fabric_hdr_core.h"
 #include "fabric_hdr.h"
 #include "fabric_link.h"
+#include "fabric_slot.h"
 #include "fabric_route.h"
 
 /* Why a frame was dropped; indexes the per-cpu drop counters. */
@@ -589,6 +590,8 @@ static int fabric_rcv(struct sk_buff *skb, struct net_device *dev,
 	fhc_decode(skb->data, &f);
 	if (f.ttd_ns < 0)
 		fabric_count_late(stats, -(s64)f.ttd_ns);
+	/* an FBS frame: in its slot by this host's clock? (fabric_slot.c) */
+	fabric_slot_rcv(dev, &f);
 
 	inner_len = skb->len - FABRIC_HDR_LEN;
 	if (unlikely(fabric_hdr_pull(skb)))
@@ -931,6 +934,7 @@ static void __exit fabric_exit(void)
 	fabric_route_exit();
 	unregister_pernet_subsys(&fabric_net_ops);
 	fabric_link_exit();
+	fabric_slot_exit();
 	/* the entries' call_rcu() callbacks live in this module */
 	rcu_barrier();
 }

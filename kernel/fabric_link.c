@@ -560,6 +560,22 @@ bool fabric_link_take(struct fabric_link *l, unsigned int vc, u32 len)
 }
 EXPORT_SYMBOL_GPL(fabric_link_take);
 
+bool fabric_link_room(struct fabric_link *l, unsigned int vc, u32 len)
+{
+	u32 wire = fcr_wire_len(len);
+	bool ok;
+
+	if (vc >= FCR_NUM_VCS)
+		vc = FABRIC_VC_BESTEFFORT;
+	spin_lock(&l->lock);
+	ok = fcr_tx_may_send(&l->books, vc, wire);
+	if (!ok)
+		l->waiting = true;	/* woken as after a refused take */
+	spin_unlock(&l->lock);
+	return ok;
+}
+EXPORT_SYMBOL_GPL(fabric_link_room);
+
 void fabric_link_read_stats(struct fabric_link *l,
 			    struct tc_fabric_credit_xstats *st)
 {

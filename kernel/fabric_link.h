@@ -54,6 +54,14 @@ unsigned int fabric_link_skb_vc(const struct sk_buff *skb);
  */
 bool fabric_link_take(struct fabric_link *l, unsigned int vc, u32 len);
 
+/*
+ * Whether the peer has room now for a frame of @len bytes on @vc, taking
+ * nothing: an FBS executor asks at a slot's end whether its last frame
+ * was accepted.  When not, the qdisc is scheduled again when credits come
+ * back, as after a refused take.  BHs off.
+ */
+bool fabric_link_room(struct fabric_link *l, unsigned int vc, u32 len);
+
 void fabric_link_read_stats(struct fabric_link *l,
 			    struct tc_fabric_credit_xstats *st);
 

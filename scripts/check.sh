@@ -309,7 +309,7 @@ run_live_suite() {
 	local t name tmo out rc log_before
 
 	[ "$(id -u)" = 0 ] || { echo "make check LIVE=1 runs as root" >&2; return 1; }
-	for m in fabric_hdr sch_edf sch_aoq sch_dtable vcsw; do
+	for m in fabric_hdr sch_edf sch_aoq sch_dtable sch_fbs vcsw; do
 		modinfo "$m" > /dev/null 2>&1 && continue
 		record "live/modules" fail "module $m is not installed for $(uname -r): make install KDIR=/lib/modules/\$(uname -r)/build" /dev/null
 		return 1

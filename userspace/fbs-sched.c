@@ -27,6 +27,9 @@ static void usage(FILE *f)
 "       " PROG " all-to-all N [--names A,B,...] [--drift-ppm P | --empty E]\n"
 "       " PROG " reserve FILE --nodes A,B,... [--drift-ppm P] [--period SLOTS]\n"
 "       " PROG " bounds [--ppm P,...] [--round N,...] [--json]\n"
+"       " PROG " tc FILE {--slot TIME | --rate RATE --frame BYTES} [--node NAME]\n"
+"                [--dev DEV] [--mac BASE] [--credits] [--verify [--delay TIME]]\n"
+"                [--drift-ppm P]\n"
 "\n"
 "check       is the schedule in FILE (- for stdin) conflict-free and\n"
 "            self-synchronizing; its synchronization cycle; with a drift,\n"
@@ -42,6 +45,14 @@ static void usage(FILE *f)
 "bounds      the Fig. 10 table: per drift, the most slots between\n"
 "            synchronizations and the overhead of a round of N slots\n"
 "            (default: 200 to 500 ppm, rounds of 8 and 64 slots)\n"
+"tc          each node's fbs qdisc as tc -b commands (one node with --node):\n"
+"            its column of FILE as the table, a class per destination, and\n"
+"            with --mac a flower filter per destination's address (BASE +\n"
+"            the node's index, as fabric-topo numbers hosts); --credits for\n"
+"            the feedback; --verify marks frames with their slot and node\n"
+"            and judges those that arrive, expected --delay after their\n"
+"            slot began (default one slot); --drift-ppm gives the clocks a\n"
+"            drift (tests)\n"
 "\n"
 "--drift-ppm P  the clocks' drift rate in parts per million (0 < P <= 100000,\n"
 "               up to three decimals)\n"
@@ -636,6 +647,199 @@ static int cmd_bounds(int argc, char **argv)
 	return 0;
 }
 
+/* ---- tc: each node's qdisc ------------------------------------------------ */
+
+/* a tc TIME word: digits, a point, then ns, us, ms or s */
+static bool time_word(const char *s)
+{
+	size_t n = strspn(s, "0123456789.");
+
+	return n && n < 16 && (!s[n] || !strcmp(s + n, "ns") || !strcmp(s + n, "us") ||
+			       !strcmp(s + n, "ms") || !strcmp(s + n, "s"));
+}
+
+/* a base MAC with room for 64 nodes in its low three bytes */
+static bool parse_mac(const char *s, fq_u8 *mac)
+{
+	return parse_unicast_mac(s, mac) &&
+	       (mac[3] << 16 | mac[4] << 8 | mac[5]) + FBS_MAX_NODES <= 0xffffff;
+}
+
+/*
+ * Node @x's table word for slot @t: its destination; -1 (unreserved,
+ * best effort may go) in a slot in which nobody sends; -2 (silent)
+ * where another node's reservation is, since a best-effort frame there
+ * could meet it at its receiver.
+ */
+static int table_word(const struct fbs_sched *s, fq_u32 t, fq_u32 x)
+{
+	fq_u32 i;
+
+	if (fbs_dst(s, t, x) != FBS_IDLE)
+		return fbs_dst(s, t, x);
+	for (i = 0; i < s->nodes; i++)
+		if (fbs_dst(s, t, i) != FBS_IDLE)
+			return -2;
+	return -1;
+}
+
+static void print_node(const struct fbs_sched *s, const struct fbs_names *nm, fq_u32 x,
+		       const char *dev, const char *timing, const fq_u8 *mac, bool credits,
+		       bool verify, const char *delay, fq_u64 drift)
+{
+	fq_u32 t, k, reserved = 0;
+
+	for (t = 0; t < s->slots; t++)
+		reserved += fbs_dst(s, t, x) != FBS_IDLE;
+	printf("# node %s (%u): %u of %u slots reserved\n", nm->name[x], x, reserved, s->slots);
+	printf("qdisc replace dev %s root handle 1: fbs dests %u %s table", dev, s->nodes, timing);
+	for (t = 0; t < s->slots; t += k) {
+		int w = table_word(s, t, x);
+
+		for (k = 1; t + k < s->slots && table_word(s, t + k, x) == w; k++)
+			;
+		if (w == -1)
+			printf(" -");
+		else if (w == -2)
+			printf(" x");
+		else
+			printf(" %d", w);
+		if (k > 1)
+			printf("*%u", k);
+	}
+	if (drift) {
+		printf(" drift ");
+		print_ppm(stdout, drift);
+	}
+	if (verify)
+		printf(" node %u verify on", x);
+	if (verify && delay)
+		printf(" delay %s", delay);
+	printf("%s\n", credits ? " credits on" : "");
+	if (!mac)
+		return;
+	for (t = 0; t < s->nodes; t++) {
+		fq_u32 a = (mac[3] << 16 | mac[4] << 8 | mac[5]) + t;
+
+		printf("filter replace dev %s parent 1: protocol all pref 1 handle %u flower"
+		       " dst_mac %02x:%02x:%02x:%02x:%02x:%02x classid 1:%x\n", dev, t + 1,
+		       mac[0], mac[1], mac[2], (a >> 16) & 0xff, (a >> 8) & 0xff, a & 0xff, t + 1);
+	}
+}
+
+static int cmd_tc(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "slot", required_argument, NULL, 's' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "frame", required_argument, NULL, 'f' },
+		{ "node", required_argument, NULL, 'n' },
+		{ "dev", required_argument, NULL, 'D' },
+		{ "mac", required_argument, NULL, 'm' },
+		{ "credits", no_argument, NULL, 'c' },
+		{ "verify", no_argument, NULL, 'v' },
+		{ "delay", required_argument, NULL, 'y' },
+		{ "drift-ppm", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *slot = NULL, *rate = NULL, *node = NULL, *dev = "eth0", *delay = NULL;
+	fq_u64 frame = 0, bps = 0, drift = 0;
+	char timing[96];
+	bool credits = false, have_mac = false, verify = false;
+	struct fbs_names nm;
+	struct fbs_sched s;
+	fq_u8 mac[6];
+	fq_u32 x;
+	int c, ix = -1;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': slot = optarg; break;
+		case 'r': rate = optarg; break;
+		case 'f':
+			if (!parse_u64(optarg, 10, 65535, &frame) || frame < 60) {
+				fprintf(stderr, PROG ": --frame: \"%s\": want 60 to 65535 bytes\n", optarg);
+				return 2;
+			}
+			break;
+		case 'n': node = optarg; break;
+		case 'D':
+			if (!*optarg || strlen(optarg) >= 16 || strpbrk(optarg, " \t/")) {
+				fprintf(stderr, PROG ": --dev: \"%s\" is not a device name\n", optarg);
+				return 2;
+			}
+			dev = optarg;
+			break;
+		case 'm':
+			if (!parse_mac(optarg, mac)) {
+				fprintf(stderr, PROG ": --mac: \"%s\": want a unicast MAC with room for %d nodes in its low three bytes\n",
+					optarg, FBS_MAX_NODES);
+				return 2;
+			}
+			have_mac = true;
+			break;
+		case 'c': credits = true; break;
+		case 'v': verify = true; break;
+		case 'y':
+			if (!time_word(optarg)) {
+				fprintf(stderr, PROG ": --delay: \"%s\": want a time such as 200us\n", optarg);
+				return 2;
+			}
+			delay = optarg;
+			break;
+		case 'd':
+			if (!opt_drift(optarg, &drift))
+				return 2;
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr, PROG ": tc: want one schedule file\n");
+		return 2;
+	}
+	if (!slot == !rate || (rate && !frame) || (slot && frame)) {
+		fprintf(stderr, PROG ": tc: want --slot TIME, or --rate RATE and --frame BYTES\n");
+		return 2;
+	}
+	if (delay && !verify) {
+		fprintf(stderr, PROG ": tc: --delay goes with --verify\n");
+		return 2;
+	}
+	if (slot && !time_word(slot)) {
+		fprintf(stderr, PROG ": --slot: \"%s\": want a time such as 120us\n", slot);
+		return 2;
+	}
+	if (rate && !parse_rate_bps(rate, &bps)) {
+		fprintf(stderr, PROG ": --rate: \"%s\": want a rate such as 100mbit\n", rate);
+		return 2;
+	}
+	if (slot)
+		snprintf(timing, sizeof(timing), "slot %s", slot);
+	else
+		snprintf(timing, sizeof(timing), "rate %" PRIu64 "bit frame %" PRIu64, bps, frame);
+	if (read_sched(argv[optind], &s, &nm))
+		return 2;
+	if (node && (ix = fbs_name_find(&nm, node)) < 0) {
+		fprintf(stderr, PROG ": --node: %s is not a node of %s\n", node, argv[optind]);
+		fbs_sched_free(&s);
+		return 2;
+	}
+	if (s.slots > 32000) {
+		fprintf(stderr, PROG ": %u slots: the fbs qdisc takes at most 32000\n", s.slots);
+		fbs_sched_free(&s);
+		return 1;
+	}
+	for (x = 0; x < s.nodes; x++)
+		if (ix < 0 || (int)x == ix)
+			print_node(&s, &nm, x, dev, timing, have_mac ? mac : NULL, credits,
+				   verify, delay, drift);
+	fbs_sched_free(&s);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -654,6 +858,8 @@ int main(int argc, char **argv)
 		return cmd_reserve(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "bounds"))
 		return cmd_bounds(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "tc"))
+		return cmd_tc(argc - 1, argv + 1);
 	fprintf(stderr, PROG ": unknown command \"%s\"\n", argv[1]);
 	usage(stderr);
 	return 2;

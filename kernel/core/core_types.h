@@ -40,4 +40,15 @@ typedef int64_t fq_s64;
 #define fq_div64(a, b)	((fq_u64)(a) / (fq_u64)(b))
 #endif
 
+/* @a modulo @b, 64 bits (the kernel's div64 has no % of its own here) */
+#define fq_mod64(a, b)	((fq_u64)(a) - fq_div64((a), (b)) * (fq_u64)(b))
+
+/* @a x @b / @c with a 128-bit product, rounded down (no overflow inside). */
+#ifdef __KERNEL__
+#define fq_mul_div64(a, b, c)	mul_u64_u64_div_u64((a), (b), (c))
+#else
+#define fq_mul_div64(a, b, c)	\
+	((fq_u64)((unsigned __int128)(fq_u64)(a) * (fq_u64)(b) / (fq_u64)(c)))
+#endif
+
 #endif /* FQ_CORE_TYPES_H */

@@ -109,4 +109,73 @@ static inline fq_u64 fbs_exec_advance(struct fbs_exec *e, fq_u64 accepted)
 	return e->slot_start;
 }
 
+/*
+ * How many whole slots of this clock fit between the current slot's start
+ * and @now: what an idle node passes without sending.  At most one short
+ * of the truth (the carry is left out), never more.
+ */
+static inline fq_u64 fbs_exec_slots_until(const struct fbs_exec *e, fq_u64 now)
+{
+	fq_u64 den = (fq_u64)(FBS_EXEC_PPB + e->drift_ppb);
+
+	if (now <= e->slot_start)
+		return 0;
+	return fq_mul_div64(now - e->slot_start, den, e->slot_ns * (fq_u64)FBS_EXEC_PPB);
+}
+
+/*
+ * Pass @n slots at once, nothing sent in them: a node that was idle a
+ * long while keeps its place in the schedule without a step per slot.
+ * The carry restarts (under a nanosecond lost per jump).
+ */
+static inline void fbs_exec_jump(struct fbs_exec *e, fq_u64 n)
+{
+	fq_u64 den = (fq_u64)(FBS_EXEC_PPB + e->drift_ppb);
+
+	e->slot_start += fq_mul_div64(n, e->slot_ns * (fq_u64)FBS_EXEC_PPB, den);
+	e->rem = 0;
+	e->slot = (fq_u32)((e->slot + n - fq_div64(e->slot + n, e->slots) * e->slots));
+	e->executed += n;
+}
+
+/*
+ * The slot this clock is in at @t: from the current slot, forward over
+ * slots an idle node has not stepped through yet, or back for a time
+ * before the current slot began.
+ */
+static inline fq_u32 fbs_exec_slot_at(const struct fbs_exec *e, fq_u64 t)
+{
+	fq_u64 den = (fq_u64)(FBS_EXEC_PPB + e->drift_ppb);
+	fq_u64 num = e->slot_ns * (fq_u64)FBS_EXEC_PPB, n;
+
+	if (t >= e->slot_start) {
+		n = fq_mod64(fq_mul_div64(t - e->slot_start, den, num), e->slots);
+		return (fq_u32)fq_mod64(e->slot + n, e->slots);
+	}
+	/* the slot that began at or before t: ceil of the distance back */
+	n = fq_mod64(fq_mul_div64(e->slot_start - t - 1, den, num) + 1, e->slots);
+	return (fq_u32)fq_mod64(e->slot + e->slots - n, e->slots);
+}
+
+enum fbs_verdict {
+	FBS_IN_SLOT,
+	FBS_EARLY,	/* the frame's slot is still to come here */
+	FBS_LATE,	/* ... or has passed */
+};
+
+/*
+ * A frame sent in slot @k, judged by its receiver at @t (the frame's
+ * middle, as the receiver's clock tells it): in its slot, or early or
+ * late, whichever is the shorter way round the period.
+ */
+static inline enum fbs_verdict fbs_exec_judge(const struct fbs_exec *e, fq_u32 k, fq_u64 t)
+{
+	fq_u32 cur = fbs_exec_slot_at(e, t), ahead;
+
+	if (cur == k)
+		return FBS_IN_SLOT;
+	ahead = (fq_u32)fq_mod64((fq_u64)k + e->slots - cur, e->slots);
+	return ahead <= e->slots / 2 ? FBS_EARLY : FBS_LATE;
+}
+
 #endif /* FQ_FBS_EXEC_H */

@@ -119,6 +119,32 @@ bad "names count" "gives 2 names for 3 nodes" "$FBS" all-to-all 3 --names a,b
 bad "period without drift" "--period, or --drift-ppm" "$FBS" reserve "$T/resv" --nodes A,B,C,D
 bad "unknown command" "unknown command" "$FBS" frobnicate
 
+# --- tc: each node's column ---------------------------------------------------------
+got=$("$FBS" tc "$T/fig5" --slot 1ms --dev eth1 --node D)
+expect "fig5, node D's qdisc" "$(sed -n 2p <<< "$got")" \
+	"qdisc replace dev eth1 root handle 1: fbs dests 4 slot 1ms table x 0 x*2"
+got=$("$FBS" tc "$T/r" --rate 100mbit --frame 1514 --node B --credits --mac 02:fa:00:00:01:00 |
+	sed -n 2p)
+# B's column: the round, then its 300 slots to A among silent and free ones
+[[ $got == "qdisc replace dev eth0 root handle 1: fbs dests 4 rate 100000000bit frame 1514 table 1 2 3 0"*" credits on" ]]
+expect "reserved schedule, node B's qdisc" $? 0
+n=$(tr ' ' '\n' <<< "${got#*table }" | awk -F'*' '$1 == "0" { n += ($2 ? $2 : 1) } END { print n }')
+expect "node B's slots to A, round included" "$n" 301
+expect "filters with --mac" "$("$FBS" tc "$T/r" --slot 1ms --mac 02:fa:00:00:01:00 --node A | grep -c 'flower dst_mac 02:fa:00:00:01:0[0-3] classid 1:[1-4]$')" 4
+bad "tc: no timing" "want --slot TIME, or --rate RATE and --frame BYTES" "$FBS" tc "$T/fig5"
+bad "tc: unknown node" "Z is not a node" "$FBS" tc "$T/fig5" --slot 1ms --node Z
+bad "tc: multicast base" "want a unicast MAC" "$FBS" tc "$T/fig5" --slot 1ms --mac 03:00:00:00:00:00
+
+# --- fbs-boot: its command line (the ring's logic: unit/test_fbs_ring; the
+# ring on the wire: vm/fbs_verify) ---------------------------------------------------------
+BOOT=$ROOT/build/bin/fbs-boot
+bad "fbs-boot: no left" "Usage" "$BOOT" --rounds 3
+bad "fbs-boot: a multicast left" "want a unicast MAC" "$BOOT" --left 01:00:5e:00:00:01 --rounds 3
+bad "fbs-boot: no rounds" "Usage" "$BOOT" --left 02:00:00:00:00:01
+bad "fbs-boot: bad handle" "want MAJ:" "$BOOT" --left 02:00:00:00:00:01 --rounds 1 --handle 1
+bad "fbs-boot: no such device" "no such device" "$BOOT" --left 02:00:00:00:00:01 --rounds 1 \
+	--dev fq-no-such-dev
+
 # --- qsim fbs ----------------------------------------------------------------------
 # one clock 300 ppm slow: Eq. 3 allows 1666 - 8 = 1658 empty slots after an
 # 8-slot round; the simulation finds the last good one within a slot of it

@@ -357,6 +357,89 @@ UNIT_TEST(exec_stall_rephases_the_clock)
 	EXPECT_TRUE(!fbs_exec_init(&e, 1000, 0, 0, 0));
 }
 
+/*
+ * A host idle for a while passes its slots at once: the jump lands where
+ * stepping one slot at a time does, within the nanosecond a jump may
+ * drop per slot's carry, and never counts a slot that has not ended.
+ */
+UNIT_TEST(exec_jump_matches_steps)
+{
+	fq_u32 trial;
+
+	unit_rnd_state = 0x1d1e5ULL;
+	for (trial = 0; trial < 3000; trial++) {
+		fq_s64 drift = (fq_s64)(unit_rnd() % 2000001) - 1000000;
+		fq_u64 slot = 1000 + unit_rnd() % 2000000, start = unit_rnd() % 1000000000;
+		fq_u32 period = 1 + unit_rnd() % 5000;
+		fq_u64 idle = unit_rnd() % (slot * 20000), n, k;
+		struct fbs_exec a, b;
+
+		ASSERT_TRUE(fbs_exec_init(&a, slot, drift, period, start));
+		b = a;
+		n = fbs_exec_slots_until(&a, start + idle);
+		fbs_exec_jump(&a, n);
+		for (k = 0; k < n; k++)
+			fbs_exec_advance(&b, 0);
+		EXPECT_EQ(a.slot, b.slot);
+		EXPECT_EQ(a.executed, n);
+		EXPECT_TRUE(a.slot_start <= b.slot_start && b.slot_start - a.slot_start <= 1);
+		/* the n-th slot ended by then, the next one has not */
+		EXPECT_TRUE(b.slot_start <= start + idle);
+		EXPECT_TRUE(fbs_exec_due(&b) + 1 > start + idle);
+		if (*unit_failed) {
+			printf("#   trial %u: slot %llu drift %lld idle %llu n %llu\n", trial,
+			       (unsigned long long)slot, (long long)drift,
+			       (unsigned long long)idle, (unsigned long long)n);
+			return;
+		}
+	}
+}
+
+/*
+ * The slot a clock is in at any time, from a snapshot taken before or
+ * after: what stepping it through every slot says, away from the
+ * nanosecond at each boundary where the carry may fall either way.
+ */
+UNIT_TEST(exec_slot_at_forward_and_back)
+{
+	static fq_u64 start[1001];
+	fq_u32 trial, i;
+
+	unit_rnd_state = 0x510a7ULL;
+	for (trial = 0; trial < 300; trial++) {
+		fq_s64 drift = (fq_s64)(unit_rnd() % 200001) - 100000;
+		fq_u64 slot = 1000 + unit_rnd() % 100000;
+		fq_u32 period = 1 + unit_rnd() % 40;
+		struct fbs_exec first, e;
+
+		ASSERT_TRUE(fbs_exec_init(&e, slot, drift, period, 12345 + unit_rnd() % 1000));
+		first = e;
+		for (i = 0; i <= 1000; i++) {
+			start[i] = e.slot_start;
+			if (i < 1000)
+				fbs_exec_advance(&e, 0);
+		}
+		for (i = 0; i < 2000; i++) {
+			fq_u32 j = unit_rnd() % 1000, want = j % period;
+			fq_u64 t = start[j] + 2 + unit_rnd() % (start[j + 1] - start[j] - 4);
+
+			EXPECT_EQ(fbs_exec_slot_at(&first, t), want);
+			EXPECT_EQ(fbs_exec_slot_at(&e, t), want);	/* back from slot 1000 */
+			if (*unit_failed) {
+				printf("#   trial %u: slot %u at %llu\n", trial, j,
+				       (unsigned long long)t);
+				return;
+			}
+		}
+		/* and the verdicts: a frame of slot j judged in slot j, j + 1, j - 1 */
+		EXPECT_EQ(fbs_exec_judge(&first, 7 % period, start[7] + slot / 2), FBS_IN_SLOT);
+		if (period > 2) {
+			EXPECT_EQ(fbs_exec_judge(&first, 8 % period, start[7] + slot / 2), FBS_EARLY);
+			EXPECT_EQ(fbs_exec_judge(&first, 6 % period, start[7] + slot / 2), FBS_LATE);
+		}
+	}
+}
+
 /* ---- the text format ----------------------------------------------------- */
 
 static int parse_str(const char *text, struct fbs_sched *s, struct fbs_names *nm,

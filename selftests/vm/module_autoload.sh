@@ -3,7 +3,7 @@
 # timeout: 90
 #
 # The stock tools load our modules on demand, as users expect on every
-# kernel we support: "tc qdisc add ... edf|aoq|dtable" (the kernel asks
+# kernel we support: "tc qdisc add ... edf|aoq|dtable|fbs" (the kernel asks
 # for module sch_KIND before 6.9, net-sch-KIND since) and "ip link add
 # ... type vcsw" (rtnl-link-vcsw).  Each module is unloaded first, then
 # the command must succeed and leave the module loaded.
@@ -17,14 +17,17 @@ ns_run A ip link add dummy0 type dummy || fatal "dummy"
 ns_run A ip link set dummy0 up
 log_info "kernel $(uname -r)"
 
-for kind in edf aoq dtable; do
+for kind in edf aoq dtable fbs; do
 	mod=sch_$kind
 	modinfo $mod > /dev/null 2>&1 || skip "module $mod not installed"
 	module_is_loaded $mod && module_unload $mod
 	! module_is_loaded $mod
 	check_err $? "$mod still loaded before the test"
 	args=
-	[ $kind = dtable ] && args="classes 2"
+	case $kind in
+	dtable) args="classes 2" ;;
+	fbs) args="dests 2 slot 100us" ;;
+	esac
 	ns_run A tc qdisc add dev dummy0 root handle 1: $kind $args
 	check_err $? "tc qdisc add ... $kind did not load $mod"
 	module_is_loaded $mod

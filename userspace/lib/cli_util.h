@@ -15,6 +15,7 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -32,6 +33,20 @@ static inline bool parse_u64(const char *s, int base, uint64_t max, uint64_t *v)
 	if (errno || *end || x > max)
 		return false;
 	*v = x;
+	return true;
+}
+
+/* "02:00:00:00:00:01": six hex bytes, a unicast address; false if not. */
+static inline bool parse_unicast_mac(const char *s, uint8_t *mac)
+{
+	unsigned int b[6], i;
+	char extra;
+
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4],
+		   &b[5], &extra) != 6 || (b[0] & 1))
+		return false;
+	for (i = 0; i < 6; i++)
+		mac[i] = (uint8_t)b[i];
 	return true;
 }
 

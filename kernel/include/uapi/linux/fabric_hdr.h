@@ -58,6 +58,16 @@
 #define FABRIC_CTRL_F_QUIET	0x2	/* nothing sent on the VC lately */
 
 /*
+ * FBS slot frames (Documentation/fbs.rst): a host's fbs qdisc with
+ * "verify on" marks each frame with the slot it was scheduled in and its
+ * sender, and the receiving host's fbs qdisc judges whether it arrived in
+ * that slot by its own clock.  flow id: FABRIC_SLOT_TAG | sender;
+ * sequence: the slot, 0 .. period - 1.
+ */
+#define FABRIC_SLOT_TAG		0xfb5c0000
+#define FABRIC_SLOT_TAG_MASK	0xffff0000
+
+/*
  * A host qdisc's end of a credit link ("credits on"), as each of our
  * qdiscs reports it at the end of its xstats (tc -s); all zero when its
  * credits are off.  Per VC: [FABRIC_VC_REGULATED], [FABRIC_VC_BESTEFFORT].

@@ -1,0 +1,1034 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sch_fbs: a host's FBS slot executor (paper: fm-qos-feedback-based-
+ * synchronization; Documentation/fbs.rst).
+ *
+ * The host's column of a global, conflict-free, cyclic slot schedule is
+ * the table: per slot, the destination this host may send to, or
+ * unreserved.  Traffic is queued per destination (classes MAJ:1 ..
+ * MAJ:dests, by skb->priority or tc filters) and best effort (MAJ:dests+1,
+ * the default).  In a destination's slot only that destination's class
+ * sends; in an unreserved slot best effort does; in a silent slot
+ * nothing does (another host's reservation is there).  At most one frame goes
+ * per slot, and "frame" bounds it, so a slot is one maximum-size frame
+ * at the link rate.
+ *
+ * The slot clock is core/fbs_exec.h: the next slot starts when the clock
+ * says, and, with "credits on", only once the link's credits show that
+ * the frame sent in the slot was accepted downstream.  A node that is
+ * ahead of the others finds its frame held in the switch, its credits
+ * late, and its next slot late: the stall is the feedback that keeps all
+ * nodes at the pace of the slowest.  How tight that feedback is depends
+ * on the switch's input buffer: a buffer of one frame makes "credits
+ * back" mean "the frame moved on".  "drift" runs the clock fast or slow,
+ * to reproduce what namespaces sharing one clock cannot show.
+ *
+ * An idle host (nothing queued) is not run; when it is run again it
+ * passes the slots that ended meanwhile at once, keeping its place in
+ * the schedule, and counts the reserved ones among them as idle (or
+ * late, had their class something queued).
+ */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <net/netlink.h>
+#include <net/pkt_cls.h>
+#include <net/pkt_sched.h>
+#include <net/sch_generic.h>
+
+#include "include/uapi/linux/pkt_sched_fbs.h"
+#include "core/fbs_exec.h"
+#include "fabric_hdr.h"
+#include "fabric_link.h"
+#include "fabric_slot.h"
+#include "qdisc_gso.h"
+
+#define FBS_DEFAULT_LIMIT	1000
+#define FBS_MAX_LIMIT		1000000
+#define FBS_MIN_FRAME		ETH_ZLEN
+#define FBS_MAX_FRAME		65535
+/* room left for the statistics after the options of a dump */
+#define FBS_DUMP_SPARE		512
+/* fbs-boot has one message and one acknowledgement out at a time */
+#define FBS_BOOT_LIMIT		16
+
+struct fbs_class {
+	struct qdisc_skb_head	q;
+	struct gnet_stats_basic_sync bstats;
+	struct gnet_stats_queue	qstats;
+	u64			packets, bytes, drops;
+	u32			slots;		/* table entries naming it */
+};
+
+struct fbs_sched {
+	struct tcf_proto __rcu	*filter_list;
+	struct tcf_block	*block;
+	u16			ndests;		/* classes 1..ndests; ndests+1: best effort */
+	struct fbs_class	*classes;
+	u16			*table;
+	u32			nslots;
+	struct fbs_exec		ex;
+	u32			frame;
+	u32			limit;
+	bool			sent;		/* a frame went in the current slot */
+	bool			held;		/* its end waits for the link's credits */
+	u8			sent_vc;
+	struct qdisc_watchdog	watchdog;
+	struct fabric_link	*link;		/* credits on */
+	u16			node;		/* our index: the verified frames' sender */
+	u64			delay_ns;
+	struct fabric_slot_watch *watch;	/* verify on */
+	struct qdisc_skb_head	boot;		/* fbs-boot's frames */
+	/* statistics */
+	u64			reserved_frames, unreserved_frames;
+	u64			idle_slots, late_slots;
+	u64			oversize, no_slot, table_changes;
+	u64			tagged, untagged, restarts, boot_frames;
+};
+
+/* A validated configuration, built before anything is changed. */
+struct fbs_cfg {
+	u16 *table;		/* newly allocated, or NULL: keep the old */
+	u32 nslots;
+	u64 slot_ns;
+	s64 drift_ppb;
+	u32 frame;
+	u32 limit;
+	u16 node;
+	u64 delay_ns;
+};
+
+/* ---- netlink policy ---------------------------------------------------- */
+
+static struct netlink_range_validation fbs_slot_range = {
+	.min = TC_FBS_MIN_SLOT_NS,
+	.max = TC_FBS_MAX_SLOT_NS,
+};
+
+static struct netlink_range_validation_signed fbs_drift_range = {
+	.min = -TC_FBS_MAX_DRIFT_PPB,
+	.max = TC_FBS_MAX_DRIFT_PPB,
+};
+
+static struct netlink_range_validation fbs_frame_range = {
+	.min = FBS_MIN_FRAME,
+	.max = FBS_MAX_FRAME,
+};
+
+static struct netlink_range_validation fbs_limit_range = {
+	.min = 1,
+	.max = FBS_MAX_LIMIT,
+};
+
+static struct netlink_range_validation fbs_delay_range = {
+	.min = 0,
+	.max = TC_FBS_MAX_SLOT_NS,
+};
+
+static const struct nla_policy fbs_policy[TCA_FBS_MAX + 1] = {
+	[TCA_FBS_DESTS]		= NLA_POLICY_RANGE(NLA_U16, 1, TC_FBS_MAX_DESTS),
+	/* the length is checked by hand, to say so in plain words */
+	[TCA_FBS_TABLE]		= { .type = NLA_BINARY, .len = U16_MAX - NLA_HDRLEN },
+	[TCA_FBS_SLOT_NS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &fbs_slot_range),
+	[TCA_FBS_DRIFT_PPB]	= NLA_POLICY_FULL_RANGE_SIGNED(NLA_S32, &fbs_drift_range),
+	[TCA_FBS_FRAME]		= NLA_POLICY_FULL_RANGE(NLA_U32, &fbs_frame_range),
+	[TCA_FBS_LIMIT]		= NLA_POLICY_FULL_RANGE(NLA_U32, &fbs_limit_range),
+	[TCA_FBS_CREDITS]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_FBS_CREDIT_UNIT]	= { .type = NLA_U32 },	/* range: fabric_link */
+	[TCA_FBS_SLOTS]		= { .type = NLA_REJECT },
+	[TCA_FBS_NODE]		= NLA_POLICY_MAX(NLA_U16, TC_FBS_MAX_DESTS - 1),
+	[TCA_FBS_VERIFY]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_FBS_DELAY_NS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &fbs_delay_range),
+	[TCA_FBS_RESTART]	= { .type = NLA_FLAG },
+};
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static u32 fbs_class_id(struct Qdisc *sch, u32 c)
+{
+	return TC_H_MAKE(sch->handle, c + 1);
+}
+
+/* The class of a "minor" arg (1..ndests+1), or NULL. */
+static struct fbs_class *fbs_class_from_arg(struct Qdisc *sch, unsigned long arg)
+{
+	struct fbs_sched *q = qdisc_priv(sch);
+
+	if (!arg || arg > q->ndests + 1U)
+		return NULL;
+	return &q->classes[arg - 1];
+}
+
+/*
+ * The class that sends in table slot @t: a destination's, or best
+ * effort; NULL in a silent slot.
+ */
+static struct fbs_class *fbs_slot_class(const struct fbs_sched *q, u32 t)
+{
+	u16 d = q->table[t];
+
+	if (d == TC_FBS_SILENT)
+		return NULL;
+	return &q->classes[d == TC_FBS_UNRESERVED ? q->ndests : d];
+}
+
+/* ---- enqueue ------------------------------------------------------------- */
+
+static struct fbs_class *fbs_classify(struct sk_buff *skb, struct Qdisc *sch, int *qerr)
+{
+	struct fbs_sched *q = qdisc_priv(sch);
+	struct fbs_class *be = &q->classes[q->ndests];
+	u32 prio = skb->priority;
+	struct tcf_result res;
+	struct tcf_proto *fl;
+	int err;
+
+	*qerr = NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
+	if (TC_H_MAJ(prio) != sch->handle) {
+		fl = rcu_dereference_bh(q->filter_list);
+		err = fq_tcf_classify(skb, fl, &res);
+#ifdef CONFIG_NET_CLS_ACT
+		switch (err) {
+		case TC_ACT_STOLEN:
+		case TC_ACT_QUEUED:
+		case TC_ACT_TRAP:
+			*qerr = NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
+			fallthrough;
+		case TC_ACT_SHOT:
+			return NULL;
+		}
+#endif
+		if (!fl || err < 0)
+			return be;
+		prio = res.classid;
+	}
+	if (TC_H_MIN(prio) < 1 || TC_H_MIN(prio) > q->ndests)
+		return be;
+	return &q->classes[TC_H_MIN(prio) - 1];
+}
+
+static int fbs_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
+			   struct sk_buff **to_free)
+{
+	struct fbs_sched *q = qdisc_priv(sch);
+	unsigned int len = qdisc_pkt_len(skb);
+	struct fbs_class *cl;
+	int err;
+
+	/*
+	 * The bootstrap ring runs before the schedule means anything, and
+	 * its messages must not wait for slots (Documentation/fbs.rst)
+	 */
+	if (unlikely(skb->protocol == htons(TC_FBS_BOOT_ETHERTYPE))) {
+		if (q->boot.qlen >= FBS_BOOT_LIMIT)
+			return qdisc_drop(skb, sch, to_free);
+		__qdisc_enqueue_tail(skb, &q->boot);
+		qdisc_qstats_backlog_inc(sch, skb);
+		sch->q.qlen++;
+		return NET_XMIT_SUCCESS;
+	}
+	cl = fbs_classify(skb, sch, &err);
+	if (unlikely(!cl)) {
+		if (err & __NET_XMIT_BYPASS)
+			qdisc_qstats_drop(sch);
+		__qdisc_drop(skb, to_free);
+		return err;
+	}
+	/* verify on: the fabric header's 20 bytes go on at dequeue */
+	if (unlikely(skb->len + (q->watch ? FABRIC_HDR_LEN : 0) > q->frame)) {
+		q->oversize++;
+		goto drop;
+	}
+	/* a class without a slot would hold its packets for ever */
+	if (unlikely(!cl->slots)) {
+		q->no_slot++;
+		goto drop;
+	}
+	/* per class: a destination whose slots are few must not fill the
+	 * queue the others need */
+	if (unlikely(cl->q.qlen >= q->limit))
+		goto drop;
+	__qdisc_enqueue_tail(skb, &cl->q);
+	cl->qstats.backlog += len;
+	qdisc_qstats_backlog_inc(sch, skb);
+	sch->q.qlen++;
+	return NET_XMIT_SUCCESS;
+drop:
+	cl->drops++;
+	cl->qstats.drops++;
+	return qdisc_drop(skb, sch, to_free);
+}
+
+static int fbs_enqueue_seg(struct sk_buff *seg, struct Qdisc *sch, void *ctx,
+			   u32 parts, u8 flags, struct sk_buff **to_free)
+{
+	return fbs_enqueue_one(seg, sch, to_free);
+}
+
+/* A slot carries one wire frame: a GSO packet is queued as its segments. */
+static int fbs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+		       struct sk_buff **to_free)
+{
+	netdev_features_t features;
+	struct sk_buff *segs;
+
+	if (!skb_is_gso(skb))
+		return fbs_enqueue_one(skb, sch, to_free);
+	features = netif_skb_features(skb);
+	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
+	if (IS_ERR_OR_NULL(segs))
+		return qdisc_drop(skb, sch, to_free);
+	return fq_enqueue_segments(skb, segs, sch, fbs_enqueue_seg, NULL, to_free);
+}
+
+/* ---- the slot clock -------------------------------------------------------- */
+
+/*
+ * How long after its slot began a frame is expected at its receiver:
+ * "delay", or one slot (a frame that fills its slot, one hop).
+ */
+static u64 fbs_delay(const struct fbs_sched *q)
+{
+	return q->delay_ns ? q->delay_ns : q->ex.slot_ns;
+}
+
+/* The current slot ends without its frame: count a reserved one. */
+static void fbs_slot_unused(struct fbs_sched *q, u32 t, u64 times)
+{
+	u16 d = q->table[t];
+
+	if (d == TC_FBS_UNRESERVED || d == TC_FBS_SILENT)
+		return;
+	if (q->classes[d].q.qlen)
+		q->late_slots += times;
+	else
+		q->idle_slots += times;
+}
+
+/*
+ * Pass @n slots from slot @first on, nothing sent in them: each table
+ * entry counted as often as it comes round.
+ */
+static void fbs_pass(struct fbs_sched *q, u64 n)
+{
+	u64 rounds = div_u64(n, q->nslots);
+	u32 rest = n - rounds * q->nslots, i, t = q->ex.slot;
+
+	for (i = 0; i < q->nslots && (rounds || i < rest); i++) {
+		fbs_slot_unused(q, t, rounds + (i < rest));
+		t = t + 1 == q->nslots ? 0 : t + 1;
+	}
+	fbs_exec_jump(&q->ex, n);
+}
+
+/*
+ * End the slots the clock has ended by @now.  False while the end of the
+ * current one waits for the link's credits (the link runs us again when
+ * they come back).
+ */
+static bool fbs_catch_up(struct fbs_sched *q, u64 now)
+{
+	u64 n;
+
+	while (now >= fbs_exec_due(&q->ex)) {
+		if (q->sent && q->link &&
+		    !fabric_link_room(q->link, q->sent_vc, q->frame)) {
+			q->held = true;
+			return false;
+		}
+		if (!q->sent)
+			fbs_slot_unused(q, q->ex.slot, 1);
+		/* held: accepted just now, when the credits came back */
+		fbs_exec_advance(&q->ex, q->held ? now : 0);
+		q->sent = false;
+		q->held = false;
+		/* a host that was not run for a while passes the rest at once */
+		n = fbs_exec_slots_until(&q->ex, now);
+		if (n > 1)
+			fbs_pass(q, n - 1);
+		if (q->watch)
+			fabric_slot_watch_set(q->watch, &q->ex, fbs_delay(q));
+	}
+	return true;
+}
+
+/*
+ * Slots from the current one on until one whose class has something
+ * queued, within a period; 0 when none does (nothing queued can go).
+ */
+static u32 fbs_slots_to_next_send(const struct fbs_sched *q)
+{
+	u32 k, t = q->ex.slot;
+
+	struct fbs_class *cl;
+
+	for (k = 1; k <= q->nslots; k++) {
+		t = t + 1 == q->nslots ? 0 : t + 1;
+		cl = fbs_slot_class(q, t);
+		if (cl && cl->q.qlen)
+			return k;
+	}
+	return 0;
+}
+
+/*
+ * Verify on: whether @skb will carry the fabric header, which
+ * fabric_hdr_push() gives only frames of a type the fabric carries.
+ */
+static bool fbs_tags(const struct fbs_sched *q, const struct sk_buff *skb)
+{
+	return q->watch && skb_headlen(skb) >= ETH_HLEN &&
+	       fhc_inner_probe_len(ntohs(((const struct ethhdr *)skb->data)->h_proto));
+}
+
+/*
+ * Mark @skb with the current slot and our node.  Its deadline: the end
+ * of the half slot the receiver allows after its expected arrival.  A
+ * frame that cannot carry the header (or memory is short) goes without
+ * and is counted; the receiver does not judge it.
+ */
+static void fbs_tag(struct fbs_sched *q, struct sk_buff *skb, bool tag,
+		    unsigned int vc, u64 now)
+{
+	u64 due = q->ex.slot_start + fbs_delay(q) + q->ex.slot_ns / 2;
+	struct fhc_fields f = {
+		.vc = vc,
+		.ttd_ns = fhc_clamp_ttd(due > now ? (s64)min_t(u64, due - now, S32_MAX) : 0),
+		.flow_id = FABRIC_SLOT_TAG | q->node,
+		.seq = q->ex.slot,
+	};
+
+	if (tag && !fabric_hdr_push(skb, &f))
+		q->tagged++;
+	else
+		q->untagged++;
+}
+
+static struct sk_buff *fbs_dequeue(struct Qdisc *sch)
+{
+	struct fbs_sched *q = qdisc_priv(sch);
+	unsigned int vc, len;
+	struct fbs_class *cl;
+	struct sk_buff *skb;
+	u64 now = ktime_get_ns();
+	u32 k;
+
+	if (unlikely(q->boot.head)) {
+		skb = q->boot.head;
+		if (q->link && !fabric_link_take(q->link, fabric_link_skb_vc(skb), skb->len))
+			return NULL;
+		skb = __qdisc_dequeue_head(&q->boot);
+		q->boot_frames++;
+		qdisc_qstats_backlog_dec(sch, skb);
+		sch->q.qlen--;
+		qdisc_bstats_update(sch, skb);
+		return skb;
+	}
+	if (!fbs_catch_up(q, now))
+		return NULL;
+	cl = fbs_slot_class(q, q->ex.slot);
+	if (!q->sent && cl) {
+		skb = cl->q.head;
+		if (skb) {
+			bool tag = fbs_tags(q, skb);
+
+			vc = tag ? (cl == &q->classes[q->ndests] ? FABRIC_VC_BESTEFFORT :
+				    FABRIC_VC_REGULATED) : fabric_link_skb_vc(skb);
+			/* refused: the link runs us again when credits come */
+			if (q->link && !fabric_link_take(q->link, vc,
+							 skb->len + (tag ? FABRIC_HDR_LEN : 0)))
+				return NULL;
+			skb = __qdisc_dequeue_head(&cl->q);
+			len = qdisc_pkt_len(skb);
+			if (q->watch)
+				fbs_tag(q, skb, tag, vc, now);
+			q->sent = true;
+			q->sent_vc = vc;
+			if (cl == &q->classes[q->ndests])
+				q->unreserved_frames++;
+			else
+				q->reserved_frames++;
+			cl->qstats.backlog -= len;
+			cl->packets++;
+			cl->bytes += len;
+			_bstats_update(&cl->bstats, len, 1);
+			qdisc_qstats_backlog_dec(sch, skb);
+			sch->q.qlen--;
+			qdisc_bstats_update(sch, skb);
+			return skb;
+		}
+	}
+	/* the next slot that has something to send, or the next slot */
+	if (sch->q.qlen) {
+		u64 at = fbs_exec_due(&q->ex);
+
+		k = fbs_slots_to_next_send(q);
+		if (k > 1)
+			at = q->ex.slot_start +
+			     fq_mul_div64(k, q->ex.slot_ns * (u64)FBS_EXEC_PPB,
+					  (u64)(FBS_EXEC_PPB + q->ex.drift_ppb));
+		qdisc_watchdog_schedule_ns(&q->watchdog, at);
+	}
+	return NULL;
+}
+
+/* ---- configuration ------------------------------------------------------- */
+
+/*
+ * Check @tb against the current state (@init: none yet) and fill @cfg;
+ * allocates cfg->table when a table is given or made by default.
+ */
+static int fbs_prepare(struct Qdisc *sch, struct nlattr **tb, u16 ndests, bool init,
+		       struct fbs_cfg *cfg, struct netlink_ext_ack *extack)
+{
+	struct fbs_sched *q = qdisc_priv(sch);
+	u32 i;
+
+	cfg->table = NULL;
+	if (init && !tb[TCA_FBS_SLOT_NS]) {
+		NL_SET_ERR_MSG_MOD(extack, "\"slot TIME\" (or \"rate\") is required: a slot is one largest frame at the link rate");
+		return -EINVAL;
+	}
+	cfg->slot_ns = tb[TCA_FBS_SLOT_NS] ? nla_get_u32(tb[TCA_FBS_SLOT_NS]) : q->ex.slot_ns;
+	cfg->drift_ppb = tb[TCA_FBS_DRIFT_PPB] ? nla_get_s32(tb[TCA_FBS_DRIFT_PPB]) :
+			 init ? 0 : q->ex.drift_ppb;
+	cfg->frame = tb[TCA_FBS_FRAME] ? nla_get_u32(tb[TCA_FBS_FRAME]) :
+		     init ? clamp_t(u32, psched_mtu(qdisc_dev(sch)), FBS_MIN_FRAME,
+				    FBS_MAX_FRAME) : q->frame;
+	cfg->limit = tb[TCA_FBS_LIMIT] ? nla_get_u32(tb[TCA_FBS_LIMIT]) :
+		     init ? FBS_DEFAULT_LIMIT : q->limit;
+	cfg->node = tb[TCA_FBS_NODE] ? nla_get_u16(tb[TCA_FBS_NODE]) : init ? 0 : q->node;
+	cfg->delay_ns = tb[TCA_FBS_DELAY_NS] ? nla_get_u32(tb[TCA_FBS_DELAY_NS]) :
+			init ? 0 : q->delay_ns;
+
+	if (tb[TCA_FBS_TABLE]) {
+		const u16 *e = nla_data(tb[TCA_FBS_TABLE]);
+		u32 len = nla_len(tb[TCA_FBS_TABLE]);
+
+		if (!len || len % sizeof(u16)) {
+			NL_SET_ERR_MSG_MOD(extack, "the table is not a whole number of slots");
+			return -EINVAL;
+		}
+		cfg->nslots = len / sizeof(u16);
+		if (cfg->nslots > TC_FBS_MAX_SLOTS) {
+			NL_SET_ERR_MSG_MOD(extack, "too many slots (at most 32000)");
+			return -EINVAL;
+		}
+		for (i = 0; i < cfg->nslots; i++) {
+			if (e[i] != TC_FBS_UNRESERVED && e[i] != TC_FBS_SILENT && e[i] >= ndests) {
+				NL_SET_ERR_MSG_MOD(extack, "a slot names a destination that does not exist");
+				return -EINVAL;
+			}
+		}
+		cfg->table = kvmalloc(len, GFP_KERNEL);
+		if (!cfg->table)
+			return -ENOMEM;
+		memcpy(cfg->table, e, len);
+	} else if (init) {
+		/* a slot per destination, in order, then one for best effort */
+		cfg->nslots = ndests + 1;
+		cfg->table = kvcalloc(cfg->nslots, sizeof(u16), GFP_KERNEL);
+		if (!cfg->table)
+			return -ENOMEM;
+		for (i = 0; i < ndests; i++)
+			cfg->table[i] = i;
+		cfg->table[ndests] = TC_FBS_UNRESERVED;
+	} else {
+		cfg->nslots = q->nslots;
+	}
+	return 0;
+}
+
+/* Install @cfg; under sch_tree_lock unless @init.  Returns the old table. */
+static u16 *fbs_commit(struct Qdisc *sch, struct fbs_cfg *cfg)
+{
+	struct fbs_sched *q = qdisc_priv(sch);
+	u16 *old = NULL;
+	u32 i;
+
+	if (cfg->table) {
+		old = q->table;
+		q->table = cfg->table;
+		q->nslots = cfg->nslots;
+		cfg->table = NULL;
+		for (i = 0; i <= q->ndests; i++)
+			q->classes[i].slots = 0;
+		for (i = 0; i < q->nslots; i++) {
+			struct fbs_class *cl = fbs_slot_class(q, i);
+
+			if (cl)
+				cl->slots++;
+		}
+	}
+	/* the clock keeps its phase; a shorter period wraps its position */
+	q->ex.slot_ns = cfg->slot_ns;
+	q->ex.drift_ppb = cfg->drift_ppb;
+	q->ex.rem = 0;
+	q->ex.slots = q->nslots;
+	if (q->ex.slot >= q->nslots)
+		q->ex.slot %= q->nslots;
+	q->frame = cfg->frame;
+	q->limit = cfg->limit;
+	q->node = cfg->node;
+	q->delay_ns = cfg->delay_ns;
+	if (q->watch)
+		fabric_slot_watch_set(q->watch, &q->ex, fbs_delay(q));
+	return old;
+}
+
+/* Packets of classes that lost their slots, and over a smaller limit, go. */
+static void fbs_trim(struct Qdisc *sch)
+{
+	struct fbs_sched *q = qdisc_priv(sch);
+	unsigned int dropped = 0, bytes = 0;
+	struct fbs_class *cl;
+	struct sk_buff *skb;
+	u32 i;
+
+	for (i = 0; i <= q->ndests; i++) {
+		cl = &q->classes[i];
+		while (cl->q.qlen && (!cl->slots || cl->q.qlen > q->limit)) {
+			skb = __qdisc_dequeue_head(&cl->q);
+			cl->qstats.backlog -= qdisc_pkt_len(skb);
+			cl->drops++;
+			cl->qstats.drops++;
+			dropped++;
+			bytes += qdisc_pkt_len(skb);
+			qdisc_qstats_backlog_dec(sch, skb);
+			sch->q.qlen--;
+			qdisc_qstats_drop(sch);
+			rtnl_kfree_skbs(skb, skb);
+		}
+	}
+	if (dropped)
+		qdisc_tree_reduce_backlog(sch, dropped, bytes);
+}
+
+/*
+ * The device's slot watch after @on (absent: as it is): a new one, the
+ * current one, NULL, or an error pointer.
+ */
+static struct fabric_slot_watch *fbs_verify_configure(struct Qdisc *sch,
+						      struct fabric_slot_watch *cur,
+						      const struct nlattr *on,
+						      struct netlink_ext_ack *extack)
+{
+	if (!on)
+		return cur;
+	if (!nla_get_u8(on))
+		return NULL;
+	return cur ? cur : fabric_slot_watch_get(qdisc_dev(sch), extack);
+}
+
+static int fbs_change(struct Qdisc *sch, struct nlattr *opt,
+		      struct netlink_ext_ack *extack)
+{
+	struct fbs_sched *q = qdisc_priv(sch);
+	struct nlattr *tb[TCA_FBS_MAX + 1];
+	struct fabric_slot_watch *watch, *old_watch;
+	struct fabric_link *link, *old_link;
+	struct fbs_cfg cfg;
+	u16 *old;
+	int err;
+
+	if (!opt) {
+		NL_SET_ERR_MSG_MOD(extack, "options are required");
+		return -EINVAL;
+	}
+	err = nla_parse_nested(tb, TCA_FBS_MAX, opt, fbs_policy, extack);
+	if (err < 0)
+		return err;
+	if (tb[TCA_FBS_DESTS] && nla_get_u16(tb[TCA_FBS_DESTS]) != q->ndests) {
+		NL_SET_ERR_MSG_MOD(extack, "the number of destinations cannot change");
+		return -EINVAL;
+	}
+	err = fbs_prepare(sch, tb, q->ndests, false, &cfg, extack);
+	if (err)
+		return err;
+	watch = fbs_verify_configure(sch, q->watch, tb[TCA_FBS_VERIFY], extack);
+	if (IS_ERR(watch)) {
+		kvfree(cfg.table);
+		return PTR_ERR(watch);
+	}
+	link = fabric_link_configure(sch, q->link, tb[TCA_FBS_CREDITS],
+				     tb[TCA_FBS_CREDIT_UNIT], extack);
+	if (IS_ERR(link)) {
+		if (watch && watch != q->watch)
+			fabric_slot_watch_put(watch);
+		kvfree(cfg.table);
+		return PTR_ERR(link);
+	}
+
+	sch_tree_lock(sch);
+	if (cfg.table)
+		q->table_changes++;
+	if (tb[TCA_FBS_RESTART]) {
+		/*
+		 * A bootstrap (fbs-boot) brought the hosts together: slot 0
+		 * begins now, nothing sent in it yet, no wait pending
+		 */
+		q->ex.slot = 0;
+		q->ex.slot_start = ktime_get_ns();
+		q->ex.rem = 0;
+		q->sent = false;
+		q->held = false;
+		q->restarts++;
+	}
+	old_watch = q->watch;
+	q->watch = watch;
+	old = fbs_commit(sch, &cfg);	/* publishes the clock on the watch */
+	old_link = q->link;
+	q->link = link;
+	if (!link)
+		q->held = false;
+	fbs_trim(sch);
+	sch_tree_unlock(sch);
+	kvfree(old);
+	if (old_link && old_link != link)
+		fabric_link_put(old_link);
+	if (old_watch && old_watch != watch)
+		fabric_slot_watch_put(old_watch);
+	/* a new clock, or no more waiting for credits: run again */
+	qdisc_watchdog_cancel(&q->watchdog);
+	__netif_schedule(qdisc_root(sch));
+	return 0;
+}
+
+static int fbs_init(struct Qdisc *sch, struct nlattr *opt,
+		    struct netlink_ext_ack *extack)
+{
+	struct fbs_sched *q = qdisc_priv(sch);
+	struct nlattr *tb[TCA_FBS_MAX + 1];
+	struct fabric_slot_watch *watch;
+	struct fabric_link *link;
+	struct fbs_cfg cfg;
+	u16 ndests;
+	int err;
+	u32 i;
+
+	qdisc_watchdog_init(&q->watchdog, sch);
+	err = tcf_block_get(&q->block, &q->filter_list, sch, extack);
+	if (err)
+		return err;
+	if (!opt) {
+		NL_SET_ERR_MSG_MOD(extack, "\"dests N\" and \"slot TIME\" are required");
+		return -EINVAL;
+	}
+	err = nla_parse_nested(tb, TCA_FBS_MAX, opt, fbs_policy, extack);
+	if (err < 0)
+		return err;
+	if (tb[TCA_FBS_RESTART]) {
+		NL_SET_ERR_MSG_MOD(extack, "\"restart\" is for a change: a new qdisc starts at slot 0 anyway");
+		return -EINVAL;
+	}
+	if (!tb[TCA_FBS_DESTS]) {
+		NL_SET_ERR_MSG_MOD(extack, "\"dests N\" is required");
+		return -EINVAL;
+	}
+	ndests = nla_get_u16(tb[TCA_FBS_DESTS]);
+	err = fbs_prepare(sch, tb, ndests, true, &cfg, extack);
+	if (err)
+		return err;
+	link = fabric_link_configure(sch, NULL, tb[TCA_FBS_CREDITS],
+				     tb[TCA_FBS_CREDIT_UNIT], extack);
+	if (IS_ERR(link)) {
+		kvfree(cfg.table);
+		return PTR_ERR(link);
+	}
+	q->link = link;		/* destroy() puts it if what follows fails */
+	watch = fbs_verify_configure(sch, NULL, tb[TCA_FBS_VERIFY], extack);
+	if (IS_ERR(watch)) {
+		kvfree(cfg.table);
+		return PTR_ERR(watch);
+	}
+	q->watch = watch;	/* ... and this */
+	q->classes = kcalloc(ndests + 1, sizeof(*q->classes), GFP_KERNEL);
+	if (!q->classes) {
+		kvfree(cfg.table);
+		return -ENOMEM;
+	}
+	/* the queues start empty: kcalloc's zeros */
+	for (i = 0; i <= ndests; i++)
+		gnet_stats_basic_sync_init(&q->classes[i].bstats);
+	q->ndests = ndests;
+	if (!fbs_exec_init(&q->ex, cfg.slot_ns, cfg.drift_ppb, cfg.nslots, ktime_get_ns())) {
+		/* the policy keeps every value in range: not reached */
+		kvfree(cfg.table);
+		return -EINVAL;
+	}
+	fbs_commit(sch, &cfg);		/* nothing old to free */
+	return 0;
+}
+
+static void fbs_purge(struct Qdisc *sch)
+{
+	struct fbs_sched *q = qdisc_priv(sch);
+	u32 i;
+
+	rtnl_kfree_skbs(q->boot.head, q->boot.tail);
+	q->boot.head = q->boot.tail = NULL;
+	q->boot.qlen = 0;
+	if (!q->classes)
+		return;
+	for (i = 0; i <= q->ndests; i++) {
+		struct fbs_class *cl = &q->classes[i];
+
+		rtnl_kfree_skbs(cl->q.head, cl->q.tail);
+		cl->q.head = cl->q.tail = NULL;
+		cl->q.qlen = 0;
+		cl->qstats.backlog = 0;
+	}
+}
+
+static void fbs_reset(struct Qdisc *sch)
+{
+	struct fbs_sched *q = qdisc_priv(sch);
+
+	fbs_purge(sch);
+	sch->q.qlen = 0;
+	sch->qstats.backlog = 0;
+	q->held = false;
+	qdisc_watchdog_cancel(&q->watchdog);
+}
+
+static void fbs_destroy(struct Qdisc *sch)
+{
+	struct fbs_sched *q = qdisc_priv(sch);
+
+	qdisc_watchdog_cancel(&q->watchdog);
+	tcf_block_put(q->block);
+	fbs_purge(sch);
+	kfree(q->classes);
+	kvfree(q->table);
+	if (q->link)
+		fabric_link_put(q->link);
+	if (q->watch)
+		fabric_slot_watch_put(q->watch);
+}
+
+static int fbs_dump(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct fbs_sched *q = qdisc_priv(sch);
+	struct nlattr *opts;
+
+	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!opts)
+		goto nla_put_failure;
+	if (nla_put_u16(skb, TCA_FBS_DESTS, q->ndests) ||
+	    nla_put_u32(skb, TCA_FBS_SLOT_NS, (u32)q->ex.slot_ns) ||
+	    nla_put_s32(skb, TCA_FBS_DRIFT_PPB, (s32)q->ex.drift_ppb) ||
+	    nla_put_u32(skb, TCA_FBS_FRAME, q->frame) ||
+	    nla_put_u32(skb, TCA_FBS_LIMIT, q->limit) ||
+	    nla_put_u32(skb, TCA_FBS_SLOTS, q->nslots) ||
+	    nla_put_u16(skb, TCA_FBS_NODE, q->node) ||
+	    nla_put_u8(skb, TCA_FBS_VERIFY, !!q->watch) ||
+	    nla_put_u32(skb, TCA_FBS_DELAY_NS, (u32)q->delay_ns) ||
+	    nla_put_u8(skb, TCA_FBS_CREDITS, !!q->link) ||
+	    (q->link && nla_put_u32(skb, TCA_FBS_CREDIT_UNIT, fabric_link_unit(q->link))))
+		goto nla_put_failure;
+	/*
+	 * A long table does not fit a netlink message with the rest: rather
+	 * than make the qdisc vanish from dumps, it is left out (the slot
+	 * count above still says how long it is).
+	 */
+	if (nla_total_size(sizeof(u16) * q->nslots) + FBS_DUMP_SPARE <= skb_tailroom(skb) &&
+	    nla_put(skb, TCA_FBS_TABLE, sizeof(u16) * q->nslots, q->table))
+		goto nla_put_failure;
+	return nla_nest_end(skb, opts);
+
+nla_put_failure:
+	nla_nest_cancel(skb, opts);
+	return -EMSGSIZE;
+}
+
+/*
+ * Statistics are dumped under RTNL only (no qdisc lock since 5.17): a
+ * snapshot under sch_tree_lock(), copied out after it.
+ */
+static int fbs_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	struct fbs_sched *q = qdisc_priv(sch);
+	struct tc_fbs_xstats st = { .type = TC_FBS_XSTATS_QDISC };
+
+	sch_tree_lock(sch);
+	st.slot = q->ex.slot;
+	st.slots = q->ex.executed;
+	st.stalls = q->ex.stalls;
+	st.stall_ns = q->ex.stall_ns;
+	st.reserved_frames = q->reserved_frames;
+	st.unreserved_frames = q->unreserved_frames;
+	st.idle_slots = q->idle_slots;
+	st.late_slots = q->late_slots;
+	st.oversize = q->oversize;
+	st.no_slot = q->no_slot;
+	st.table_changes = q->table_changes;
+	st.tagged = q->tagged;
+	st.untagged = q->untagged;
+	st.restarts = q->restarts;
+	st.boot_frames = q->boot_frames;
+	if (q->watch) {
+		struct fabric_slot_counts c;
+
+		fabric_slot_watch_read(q->watch, &c);
+		st.rx_frames = c.frames;
+		st.rx_in_slot = c.in_slot;
+		st.rx_early = c.early;
+		st.rx_late = c.late;
+		st.rx_foreign = c.foreign;
+	}
+	sch_tree_unlock(sch);
+	if (q->link)
+		fabric_link_read_stats(q->link, &st.credits);
+	return gnet_stats_copy_app(d, &st, sizeof(st));
+}
+
+/* ---- classes: no children, a queue each ------------------------------------ */
+
+static int fbs_class_graft(struct Qdisc *sch, unsigned long arg, struct Qdisc *new,
+			   struct Qdisc **old, struct netlink_ext_ack *extack)
+{
+	NL_SET_ERR_MSG_MOD(extack, "fbs classes are queues of their own and take no child qdisc");
+	return -EOPNOTSUPP;
+}
+
+static struct Qdisc *fbs_class_leaf(struct Qdisc *sch, unsigned long arg)
+{
+	return NULL;
+}
+
+static unsigned long fbs_class_find(struct Qdisc *sch, u32 classid)
+{
+	struct fbs_sched *q = qdisc_priv(sch);
+	u32 minor = TC_H_MIN(classid);
+
+	if (TC_H_MAJ(classid) && TC_H_MAJ(classid) != sch->handle)
+		return 0;
+	return minor >= 1 && minor <= q->ndests + 1U ? minor : 0;
+}
+
+static int fbs_class_dump(struct Qdisc *sch, unsigned long arg,
+			  struct sk_buff *skb, struct tcmsg *tcm)
+{
+	struct fbs_class *cl = fbs_class_from_arg(sch, arg);
+	struct nlattr *opts;
+
+	if (!cl)
+		return -1;
+	tcm->tcm_parent = TC_H_ROOT;
+	tcm->tcm_handle = fbs_class_id(sch, arg - 1);
+	tcm->tcm_info = 0;
+	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!opts)
+		goto nla_put_failure;
+	if (nla_put_u32(skb, TCA_FBS_CLASS_SLOTS, cl->slots))
+		goto nla_put_failure;
+	return nla_nest_end(skb, opts);
+
+nla_put_failure:
+	nla_nest_cancel(skb, opts);
+	return -EMSGSIZE;
+}
+
+static int fbs_class_dump_stats(struct Qdisc *sch, unsigned long arg,
+				struct gnet_dump *d)
+{
+	struct fbs_class *cl = fbs_class_from_arg(sch, arg);
+	struct tc_fbs_class_xstats st = { .type = TC_FBS_XSTATS_CLASS };
+	struct gnet_stats_queue qs;
+	u32 qlen;
+
+	if (!cl)
+		return -1;
+	sch_tree_lock(sch);
+	st.packets = cl->packets;
+	st.bytes = cl->bytes;
+	st.drops = cl->drops;
+	qs = cl->qstats;
+	qlen = cl->q.qlen;
+	sch_tree_unlock(sch);
+	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||
+	    gnet_stats_copy_queue(d, NULL, &qs, qlen) < 0)
+		return -1;
+	return gnet_stats_copy_app(d, &st, sizeof(st));
+}
+
+static void fbs_class_walk(struct Qdisc *sch, struct qdisc_walker *arg)
+{
+	struct fbs_sched *q = qdisc_priv(sch);
+	u32 i;
+
+	if (arg->stop)
+		return;
+	for (i = 0; i <= q->ndests; i++)
+		if (!tc_qdisc_stats_dump(sch, i + 1, arg))
+			break;
+}
+
+static struct tcf_block *fbs_tcf_block(struct Qdisc *sch, unsigned long cl,
+				       struct netlink_ext_ack *extack)
+{
+	struct fbs_sched *q = qdisc_priv(sch);
+
+	if (cl) {
+		NL_SET_ERR_MSG_MOD(extack, "filters attach to the qdisc, not to a class");
+		return NULL;
+	}
+	return q->block;
+}
+
+static unsigned long fbs_bind_tcf(struct Qdisc *sch, unsigned long parent, u32 classid)
+{
+	return fbs_class_find(sch, classid);
+}
+
+static void fbs_unbind_tcf(struct Qdisc *sch, unsigned long arg)
+{
+}
+
+static const struct Qdisc_class_ops fbs_class_ops = {
+	.graft		= fbs_class_graft,
+	.leaf		= fbs_class_leaf,
+	.find		= fbs_class_find,
+	.dump		= fbs_class_dump,
+	.dump_stats	= fbs_class_dump_stats,
+	.walk		= fbs_class_walk,
+	.tcf_block	= fbs_tcf_block,
+	.bind_tcf	= fbs_bind_tcf,
+	.unbind_tcf	= fbs_unbind_tcf,
+};
+
+static struct Qdisc_ops fbs_qdisc_ops __read_mostly = {
+	.cl_ops		= &fbs_class_ops,
+	.id		= "fbs",
+	.priv_size	= sizeof(struct fbs_sched),
+	.enqueue	= fbs_enqueue,
+	.dequeue	= fbs_dequeue,
+	.peek		= qdisc_peek_dequeued,
+	.change		= fbs_change,
+	.init		= fbs_init,
+	.reset		= fbs_reset,
+	.destroy	= fbs_destroy,
+	.dump		= fbs_dump,
+	.dump_stats	= fbs_dump_stats,
+	.owner		= THIS_MODULE,
+};
+
+static int __init fbs_module_init(void)
+{
+	return register_qdisc(&fbs_qdisc_ops);
+}
+
+static void __exit fbs_module_exit(void)
+{
+	unregister_qdisc(&fbs_qdisc_ops);
+}
+
+module_init(fbs_module_init);
+module_exit(fbs_module_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("FBS: a cyclic slot schedule kept in step by link feedback");
+FQ_MODULE_ALIAS_QDISC("fbs");

@@ -1,0 +1,201 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 240
+#
+# fbs configuration: what is required, defaults, every bad value refused
+# with its extack message and the qdisc left as it was; the table shown
+# as tc reads it (runs as W*K) and in JSON; classes with their slot
+# counts; a change of table, slot, drift and limit; packets for a class
+# the table gives no slot and packets above "frame" dropped and counted;
+# classes refuse children; a GSO send is queued as wire frames; the
+# qdisc deleted and the module unloaded while traffic flows.
+#
+#   [ns C] dummy0 (fbs 1:)                        configuration only
+#   [ns A] veth0: fbs 1: -------------------------> veth1 [ns B] udp-lat recv
+#     10.23.0.1/24                                   10.23.0.2/24
+. ./lib.sh
+
+require_cmd tc udp-lat fbs-sched
+require_module sch_fbs
+
+ns_create C
+ns_run C ip link add dummy0 type dummy || fatal "no dummy device"
+ns_run C ip link set dummy0 up
+
+tcq() { ns_exec C tc "$@"; }
+qdisc_text() { tcq qdisc show dev dummy0 | grep 'fbs'; }
+json() { tcq -j "$@" | tr -d ' \n'; }
+
+accept() {
+	local desc=$1 out; shift
+	out=$(tcq "$@" 2>&1)
+	check_err $? "$desc: rejected: $out"
+}
+
+# reject DESC MSG_REGEX ARGS...: tc fails saying MSG, the qdisc stays
+reject() {
+	local desc=$1 msg=$2 out before; shift 2
+	before=$(qdisc_text)
+	out=$(tcq "$@" 2>&1)
+	check_fail $? "$desc: accepted"
+	if [ -n "$msg" ] && ! echo "$out" | grep_quiet -E "$msg"; then
+		check_err 1 "$desc: message '$out' does not match '$msg'"
+	fi
+	check_eq "$desc: qdisc after the refusal" "$before" "$(qdisc_text)"
+}
+
+A="qdisc add dev dummy0 root handle 1: fbs"
+reject "no dests" "dests N.* is required" $A slot 100us
+reject "no slot" "slot TIME.*is required" $A dests 2
+reject "dests 0" "Illegal \"dests\"" $A dests 0 slot 100us
+reject "dests 65" "Illegal \"dests\"" $A dests 65 slot 100us
+reject "slot too short" "want 1us to 1s" $A dests 2 slot 999ns
+reject "slot too long" "want 1us to 1s" $A dests 2 slot 2s
+reject "a slot for a missing destination" "names a destination that does not exist" \
+	$A dests 2 slot 100us table 0 1 2
+reject "too many slots" "too many slots" $A dests 2 slot 100us table "0*32001"
+reject "drift too large" "Illegal \"drift\"" $A dests 2 slot 100us drift 100001
+reject "frame too small" "Illegal \"frame\"" $A dests 2 slot 100us frame 59
+reject "rate without frame" "needs \"frame\"" $A dests 2 rate 10mbit
+reject "slot and rate" "not both" $A dests 2 slot 100us rate 10mbit frame 1500
+reject "bad table word" "is not a destination" $A dests 2 slot 100us table 0 5*0
+check_eq "no qdisc after the refusals" "" "$(qdisc_text)"
+log_test "required options, ranges and bad tables refused with a reason"
+
+accept "defaults" $A dests 3 slot 120us
+qdisc_text | grep_quiet "fbs 1: root .*dests 3 slot 120us drift 0ppm frame 1514 limit 1000 slots 4 node 0 verify off delay 0[a-z]* table 0 1 2 - " ||
+	check_err 1 "defaults: $(qdisc_text)"
+check_eq "classes: three destinations and best effort" 4 \
+	"$(tcq class show dev dummy0 | grep -c 'class fbs 1:')"
+tcq class show dev dummy0 classid 1:4 | grep_quiet "slots 1" ||
+	check_err 1 "best effort's class: $(tcq class show dev dummy0 classid 1:4)"
+log_test "defaults: a slot per destination, then one unreserved"
+
+Q="qdisc change dev dummy0 root handle 1: fbs"
+accept "a table" $Q table 0 -*3 1*2 x*2 -*998 2 drift -12.5 limit 50
+qdisc_text | grep_quiet "slot 120us drift -12.500ppm frame 1514 limit 50 slots 1007 node 0 verify off delay 0[a-z]* table 0 -\*3 1\*2 x\*2 -\*998 2 " ||
+	check_err 1 "the table: $(qdisc_text)"
+j=$(json qdisc show dev dummy0)
+[[ $j == *'"slot":120000,"drift_ppb":-12500,"frame":1514,"limit":50,"slots":1007,"node":0,"verify":false,"delay":0,"table":[0,-1,-1,-1,1,1,-2,-2,-1,'* ]]
+check_err $? "tc -j: $j"
+tcq class show dev dummy0 classid 1:2 | grep_quiet "slots 2" ||
+	check_err 1 "class 1:2: $(tcq class show dev dummy0 classid 1:2)"
+tcq class show dev dummy0 classid 1:4 | grep_quiet "slots 1001" ||
+	check_err 1 "class 1:4: $(tcq class show dev dummy0 classid 1:4)"
+accept "rate and frame make the slot" $Q rate 100mbit frame 1250
+qdisc_text | grep_quiet "slot 100us drift -12.500ppm frame 1250" ||
+	check_err 1 "slot from the rate: $(qdisc_text)"
+reject "dests changed" "cannot change" $Q dests 4
+reject "a change naming a missing destination" "does not exist" $Q table 3
+accept "credits on a dummy device" $Q credits on
+tcq qdisc show dev dummy0 | grep_quiet "credits on credit_unit 64" ||
+	check_err 1 "credits: $(qdisc_text)"
+accept "credits off" $Q credits off
+log_test "change: table (W*K runs, silent slots, JSON), slot from rate and frame, drift, limit, credits"
+
+out=$(tcq qdisc add dev dummy0 parent 1:1 handle 10: pfifo 2>&1)
+check_fail $? "a child grafted under an fbs class"
+echo "$out" | grep_quiet "take no child qdisc" || check_err 1 "graft refused without a reason: $out"
+out=$(tcq class add dev dummy0 parent 1: classid 1:9 fbs 2>&1)
+check_fail $? "a class added"
+tcq -s qdisc show dev dummy0 | grep_quiet "slots [0-9]* stalls 0 stall_ns 0 reserved_frames 0" ||
+	check_err 1 "tc -s: $(tcq -s qdisc show dev dummy0)"
+accept "delete" qdisc del dev dummy0 root
+log_test "classes take no children and no options; tc -s shows the counters"
+
+# verification: node, verify, delay; restart only by change; one per device
+reject "restart on a new qdisc" "is for a change" $A dests 2 slot 100us restart
+reject "node 64" "Illegal \"node\"" $A dests 2 slot 100us node 64
+reject "verify maybe" "Illegal \"verify\"" $A dests 2 slot 100us verify maybe
+accept "node, verify, delay" $A dests 2 slot 100us node 5 verify on delay 200us
+qdisc_text | grep_quiet "node 5 verify on delay 200us" || check_err 1 "verify: $(qdisc_text)"
+accept "restart" qdisc change dev dummy0 root handle 1: fbs restart
+tcq -s qdisc show dev dummy0 | grep_quiet "restarts 1 boot_frames 0 tagged 0" ||
+	check_err 1 "restarts: $(tcq -s qdisc show dev dummy0)"
+accept "verify off" qdisc change dev dummy0 root handle 1: fbs verify off
+accept "delete" qdisc del dev dummy0 root
+ns_run C ip link add dummy1 numtxqueues 2 type dummy || fatal "a dummy with two queues"
+ns_run C tc qdisc add dev dummy1 root handle 1: mq || fatal "mq"
+accept "fbs verifying under mq" qdisc add dev dummy1 parent 1:1 fbs dests 2 slot 100us verify on
+out=$(tcq qdisc add dev dummy1 parent 1:2 fbs dests 2 slot 100us verify on 2>&1)
+check_fail $? "two qdiscs verifying on one device"
+echo "$out" | grep_quiet "verifies slots already" || check_err 1 "no reason: $out"
+accept "the second without verify" qdisc add dev dummy1 parent 1:2 fbs dests 2 slot 100us
+ns_run C ip link del dummy1
+log_test "verify: node, delay, restart by change only, one verifying qdisc per device"
+
+# what fbs-sched prints for a node, tc takes as it is
+fbs-sched all-to-all 4 --drift-ppm 300 > "$TMP_DIR/sched" || fatal "fbs-sched all-to-all"
+fbs-sched tc "$TMP_DIR/sched" --node C --slot 120us --dev dummy0 --mac 02:fa:00:00:00:00 \
+	--credits > "$TMP_DIR/c.tc" || fatal "fbs-sched tc"
+tcq -b "$TMP_DIR/c.tc"
+check_err $? "tc -b of fbs-sched's commands: $(head -c 300 "$TMP_DIR/c.tc")"
+qdisc_text | grep_quiet "dests 4 slot 120us drift 0ppm .* slots 1666 .*table 2 3 0 1 -\*1662 .*credits on" ||
+	check_err 1 "node C's qdisc: $(qdisc_text)"
+check_eq "node C's filters, one per destination" 4 \
+	"$(tcq filter show dev dummy0 parent 1: | grep -c 'classid 1:[1-4]')"
+accept "delete" qdisc del dev dummy0 root
+log_test "fbs-sched tc: a node's column, classes and filters, as tc -b takes them"
+
+# ---- traffic ------------------------------------------------------------------
+two_hosts 23 quiet
+DST=10.23.0.2
+ns_bg B udp-lat recv --port 9000 --duration 3600 > /dev/null
+tca() { ns_exec A tc "$@"; }
+xstat() { tca -s -j qdisc show dev veth0 | tr -d ' \n' | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
+# a class's own counter (tc prints classes as text only): "packets N bytes N drops N"
+cstat() { tca -s class show dev veth0 classid "$1" | sed -n "s/.* $2 \([0-9]*\).*/\1/p" | tail -n1; }
+
+# destination 1 (class 1:2) has no slot: its packets are dropped, counted
+tca qdisc add dev veth0 root handle 1: fbs dests 2 slot 200us table 0 - - frame 1000 ||
+	fatal "fbs on veth0"
+ns_exec A udp-lat send --dst $DST --port 9000 --size 500 --count 20 --rate 1000 \
+	--prio 1:2 --no-retry > /dev/null 2>&1
+check_eq "no_slot" 20 "$(xstat no_slot)"
+check_eq "class 1:2 drops" 20 "$(cstat 1:2 drops)"
+# above "frame": 1000 bytes at most, a 1200-byte datagram is 1214 on the wire
+ns_exec A udp-lat send --dst $DST --port 9000 --size 1200 --count 10 --rate 1000 \
+	--no-retry > /dev/null 2>&1
+check_eq "oversize" 10 "$(xstat oversize)"
+# what fits goes, best effort in the unreserved slots, 1:1 in its own
+ns_exec A udp-lat send --dst $DST --port 9000 --size 500 --count 30 --rate 1000 \
+	--prio 1:1 --no-retry > /dev/null 2>&1
+ns_exec A udp-lat send --dst $DST --port 9000 --size 500 --count 30 --rate 1000 \
+	--no-retry > /dev/null 2>&1
+wait_for 10 eval '[ "$(xstat qlen)" = 0 ]'
+check_eq "reserved_frames: class 1:1's" 30 "$(xstat reserved_frames)"
+check_eq "unreserved_frames: best effort's" 30 "$(xstat unreserved_frames)"
+check_eq "class 1:1 packets" 30 "$(cstat 1:1 packets)"
+check_eq "class 1:3 packets" 30 "$(cstat 1:3 packets)"
+log_test "a class without a slot and frames above \"frame\" dropped and counted; the rest sent"
+
+# GSO: a 30 KB UDP send leaves as wire frames, each in a slot of its own
+tca qdisc del dev veth0 root
+tca qdisc add dev veth0 root handle 1: fbs dests 1 slot 100us table - || fatal "fbs again"
+ns_exec A udp-lat send --dst $DST --port 9000 --size 1400 --frame-bytes 28000 \
+	--frame-interval 20000 --gso --count 1 --no-retry > /dev/null 2>&1
+wait_for 10 eval '[ "$(xstat qlen)" = 0 ]'
+check_eq "segments sent, one per slot" 20 "$(xstat unreserved_frames)"
+log_test "a GSO send is queued as its wire frames"
+
+# deleted and unloaded while traffic flows
+tca qdisc del dev veth0 root
+ns_bg A udp-lat send --dst $DST --port 9000 --size 500 --rate 20000 --duration 3600 \
+	--no-retry > /dev/null 2>&1
+sender=$BG_PID
+for i in $(seq 1 30); do
+	tca qdisc replace dev veth0 root handle 1: fbs dests 2 slot 50us table 0 - 1 - ||
+		check_err 1 "add $i"
+	tca qdisc del dev veth0 root || check_err 1 "delete $i"
+done
+tca qdisc add dev veth0 root handle 1: fbs dests 2 slot 50us table - || fatal "fbs again"
+sleep 1
+tca qdisc del dev veth0 root
+kill "$sender"
+bg_wait "$sender"
+module_unload sch_fbs
+! module_is_loaded sch_fbs
+check_err $? "sch_fbs still loaded"
+log_test "replaced and deleted 30 times under traffic, the module unloaded"
+
+exit $EXIT_STATUS

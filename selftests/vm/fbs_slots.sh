@@ -1,0 +1,208 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 300
+# vm: deterministic
+#
+# The fbs slot executor on the wire (Documentation/fbs.rst).
+#
+# 1. The table paces the classes: with slots of 2 ms and the table
+#    "0 - 1 -*7", destinations 0 and 1 get one frame per 10 slots each
+#    and best effort eight, however much more they offer; the slot clock
+#    keeps the guest clock's time.
+# 2. drift: at +5 % the clock runs 5 % fast, at -5 % 5 % slow.
+#    Slot counts are bracketed by the guest clock read just before and
+#    just after each statistics read, so no figure of this machine's
+#    speed is assumed.
+# 3. Feedback: H1's fbs with "credits on" sends into a vcsw port whose
+#    input buffer holds one of its frames, to an output of 2 Mbit/s.  The host's
+#    100-us slots wait for the switch: it sends at the switch's pace (a
+#    frame every 4.2 ms), every slot stalls until its frame was accepted,
+#    and nothing is lost.  Without credits the same host runs at its own
+#    clock's pace and the stalls stay 0.
+#
+#   [ns A] veth0: fbs 1: -----------------------> veth1 [ns B]
+#   [H1] eth0 fbs credits on --- s1 [S] sw0 (2mbit, buffer 2k) s4 --- eth0 [H4]
+. ./lib.sh
+
+require_cmd tc udp-lat fabric-send fabric-stat
+require_module sch_fbs
+require_module vcsw
+require_module fabric_hdr
+tmp_dir_create
+
+now_ns() { echo "${EPOCHREALTIME/./}000"; }	# busybox date has no %N
+# qstat NS DEV KEY: a counter of the fbs qdisc's statistics (tc -s -j),
+# before the link's own statistics ("credits", last, with its own "stalls")
+qstat() {
+	local j
+
+	j=$(ns_exec "$1" tc -s -j qdisc show dev "$2" root | tr -d ' \n')
+	sed -n "s/.*\"$3\":\([0-9]*\).*/\1/p" <<< "${j%\"credits\":\{*}"
+}
+# snap NS DEV: T0 before, SLOTS, RESERVED, UNRESERVED, LATE, T1 after
+snap() {
+	local j
+
+	T0=$(now_ns)
+	j=$(ns_exec "$1" tc -s -j qdisc show dev "$2" root | tr -d ' \n')
+	T1=$(now_ns)
+	SLOTS=$(sed -n 's/.*"slots":\([0-9]*\),"stalls".*/\1/p' <<< "$j")
+	RESERVED=$(sed -n 's/.*"reserved_frames":\([0-9]*\).*/\1/p' <<< "$j")
+	UNRESERVED=$(sed -n 's/.*"unreserved_frames":\([0-9]*\).*/\1/p' <<< "$j")
+	LATE=$(sed -n 's/.*"late_slots":\([0-9]*\).*/\1/p' <<< "$j")
+}
+# in_range DESC V LO HI
+in_range() {
+	[ "$2" -ge "$3" ] && [ "$2" -le "$4" ]
+	check_err $? "$1: $2, want $3 .. $4"
+}
+
+# --- 1. the table paces the classes ------------------------------------------------------
+two_hosts 24 quiet
+DST=10.24.0.2
+SLOT_US=2000
+ns_bg B udp-lat recv --port 9000 --duration 3600 > /dev/null
+ns_run A tc qdisc add dev veth0 root handle 1: fbs dests 2 slot ${SLOT_US}us \
+	table 0 - 1 -*7 limit 100 || fatal "fbs"
+# each class offered twice what its slots carry: 50 and 400 frames/s
+pids=()
+for p in 1:1 1:2; do
+	ns_bg A udp-lat send --dst $DST --port 9000 --size 500 --rate 100 --prio $p \
+		--duration 3600 --no-retry > /dev/null 2>&1
+	pids+=($BG_PID)
+done
+ns_bg A udp-lat send --dst $DST --port 9000 --size 500 --rate 800 \
+	--duration 3600 --no-retry > /dev/null 2>&1
+pids+=($BG_PID)
+sleep 1
+snap A veth0
+s0=$SLOTS r0=$RESERVED u0=$UNRESERVED l0=$LATE a0=$T0 b0=$T1
+sleep 3
+snap A veth0
+ds=$((SLOTS - s0)) dr=$((RESERVED - r0)) du=$((UNRESERVED - u0)) dl=$((LATE - l0))
+log_info "$ds slots: $dr reserved frames, $du unreserved, $dl reserved slots late"
+# the slots the guest clock allows between the reads, give or take two
+# that a counter read between two dequeues may lag
+in_range "slots between the reads" "$ds" $(((T0 - b0) / (SLOT_US * 1000) - 2)) \
+	$(((T1 - a0) / (SLOT_US * 1000) + 2))
+# two reserved slots in every ten: never more frames than came round,
+# and, offered more than they carry, one in each but those run late
+rounds=$(((ds + 9) / 10))
+in_range "reserved frames" "$dr" $((2 * ds / 10 - dl - 2)) $((2 * rounds + 2))
+in_range "unreserved frames" "$du" $((8 * ds / 10 * 9 / 10)) $((8 * rounds + 8))
+[ "$dl" -le $((ds / 50)) ]
+check_err $? "reserved slots run late: $dl of $((2 * ds / 10))"
+log_test "the table paces the classes: 2 and 8 in 10 slots, at the guest clock's pace"
+
+# --- 2. drift --------------------------------------------------------------------------------
+for drift in 50000 -50000; do
+	ns_run A tc qdisc change dev veth0 root handle 1: fbs drift $drift || fatal "drift $drift"
+	sleep 0.5
+	snap A veth0
+	s0=$SLOTS a0=$T0 b0=$T1
+	sleep 3
+	snap A veth0
+	ds=$((SLOTS - s0))
+	# a slot lasts slot / (1 + drift): 2 ms / 1.05 fast, / 0.95 slow
+	len_ps=$((SLOT_US * 1000000 * 1000 / (1000 + drift / 1000)))
+	lo=$(((T0 - b0) * 1000 / len_ps - 2)) hi=$(((T1 - a0) * 1000 / len_ps + 2))
+	log_info "drift $drift ppm: $ds slots in $(((T1 - a0) / 1000000)) ms"
+	in_range "slots at drift $drift ppm" "$ds" $lo $hi
+	# and not what an exact clock would have run
+	exact_hi=$(((T1 - a0) / (SLOT_US * 1000) + 2)) exact_lo=$(((T0 - b0) / (SLOT_US * 1000) - 2))
+	! { [ "$ds" -ge "$exact_lo" ] && [ "$ds" -le "$exact_hi" ]; }
+	check_err $? "drift $drift: $ds slots, as many as without drift"
+done
+log_test "drift +-50000 ppm: the slot clock runs 5 % fast and slow"
+for p in "${pids[@]}"; do
+	kill "$p"
+	bg_wait "$p"
+done
+ns_run A tc qdisc del dev veth0 root
+
+# --- 3. feedback from a switch's credits ---------------------------------------------------
+H4_MAC=02:00:00:49:00:04
+PAYLOAD=$(printf '%01000d' 0)	# 1062-byte frames: 14 + 20 + 20 + 8 + 1000
+COUNT=150
+FRAME_US=4248			# 1062 bytes at 2 Mbit/s
+for n in S H1 H4; do ns_create $n; done
+ns_run S ip link add sw0 type vcsw arch advanced rate 2mbit buffer 2k || fatal "vcsw"
+for h in 1 4; do
+	ip link add eth0 netns "$(ns_name H$h)" address 02:00:00:49:00:0$h type veth \
+		peer name s$h netns "$(ns_name S)" || fatal "veth H$h"
+	ns_exec S sysctl -qw net.ipv6.conf.s$h.disable_ipv6=1
+	ns_exec H$h sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
+	ns_run S ip link set s$h master sw0 || fatal "s$h master"
+done
+ns_run S ip link set s4 type vcsw_slave fdb_add $H4_MAC || fatal "fdb H4"
+# the smallest input buffer vcsw takes, a full-size frame (24 credits of
+# 64 bytes): one of our 1062-byte frames (17), not two
+ns_run S ip link set s1 type vcsw_slave credits on in_buffer 1536 || fatal "credits s1"
+ns_run H1 tc qdisc add dev eth0 root handle 1: fbs dests 1 slot 100us frame 1100 \
+	table - limit 1000 credits on || fatal "fbs H1"
+ns_run S ip link set sw0 up
+for h in 1 4; do
+	ns_run S ip link set s$h up
+	ns_run H$h ip link set eth0 up
+done
+rx_frames() { json_u64 "$(ns_exec H4 fabric-stat -j eth0)" rx_frames; }
+send() {
+	ns_exec H1 fabric-send -i eth0 --dst-mac $H4_MAC --src-ip 10.49.0.1 \
+		--dst-ip 10.49.0.4 --dport 9 --vc 1 --flow 1 --count "$1" \
+		--interval 50 --payload "$PAYLOAD" > /dev/null
+}
+# the link up and granting: a first frame goes through
+send 1 || fatal "fabric-send"
+wait_for 20 eval '[ "$(rx_frames)" = 1 ]' || fatal "no frame through the switch"
+
+run() {	# the counters over COUNT frames sent as fast as fabric-send can
+	local st0 sn0 sl0 fr0 rx0
+
+	sl0=$(qstat H1 eth0 slots) st0=$(qstat H1 eth0 stalls) sn0=$(qstat H1 eth0 stall_ns)
+	fr0=$(qstat H1 eth0 unreserved_frames) rx0=$(rx_frames)
+	t0=$(now_ns)
+	send $COUNT || fatal "fabric-send"
+	if ! wait_for 60 eval '[ "$(qstat H1 eth0 qlen)" = 0 ]'; then
+		log_info "H1: $(ns_exec H1 tc -s qdisc show dev eth0)"
+		log_info "S s1: $(link_json S s1)"
+		fatal "H1's queue did not drain"
+	fi
+	t1=$(now_ns)
+	DSLOTS=$(($(qstat H1 eth0 slots) - sl0))
+	DSTALLS=$(($(qstat H1 eth0 stalls) - st0))
+	DSTALL_MS=$((($(qstat H1 eth0 stall_ns) - sn0) / 1000000))
+	DFRAMES=$(($(qstat H1 eth0 unreserved_frames) - fr0))
+	wait_for 20 eval '[ "$(rx_frames)" -ge $((rx0 + DFRAMES)) ]'
+	DRX=$(($(rx_frames) - rx0))
+	DT_MS=$(((t1 - t0) / 1000000))
+	log_info "$DFRAMES frames in $DT_MS ms: $DSLOTS slots, $DSTALLS stalls ($DSTALL_MS ms), $DRX received"
+}
+
+run
+check_eq "credits on: every frame sent reached H4" "$DFRAMES" "$DRX"
+check_eq "credits on: H1's qdisc sent them all" "$COUNT" "$DFRAMES"
+# the switch's pace: a frame per 4.2 ms at its output, not per 100-us slot
+[ "$DT_MS" -ge $((COUNT * FRAME_US * 9 / 10 / 1000)) ]
+check_err $? "credits on: $COUNT frames in $DT_MS ms, faster than the switch's output"
+# every slot after the first few waited for its frame's credits, and the
+# clock spent nearly all the time held
+[ "$DSTALLS" -ge $((DFRAMES * 9 / 10)) ]
+check_err $? "credits on: $DSTALLS stalls for $DFRAMES frames"
+[ "$DSTALL_MS" -ge $((DT_MS * 8 / 10)) ]
+check_err $? "credits on: stalled $DSTALL_MS ms of $DT_MS"
+j=$(link_json S s1)
+check_eq "credits on: no credit violation at S" 0 "$(json_obj_u64 "$j" credits_vc1 violations)"
+check_eq "credits on: no full input at S" 0 "$(json_obj_u64 "$j" in_vc1 drops_full)"
+log_test "credits on: the host's slots wait for the switch, nothing lost"
+
+ns_run H1 tc qdisc change dev eth0 root handle 1: fbs credits off || fatal "credits off"
+ns_run S ip link set s1 type vcsw_slave credits off || fatal "credits off s1"
+run
+check_eq "credits off: no stall" 0 "$DSTALLS"
+# its own clock's pace: the frames went in about as many 100-us slots,
+# far faster than the switch's output carries them
+[ "$DT_MS" -lt $((COUNT * FRAME_US / 1000 / 2)) ]
+check_err $? "credits off: $COUNT frames took $DT_MS ms, the switch's pace"
+log_test "credits off: the host runs at its own clock's pace, no stalls"
+
+exit $EXIT_STATUS

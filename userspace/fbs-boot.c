@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fbs-boot: the bootstrap synchronisation of FM-QoS (paper: fm-qos-
+ * feedback-based-synchronization, section 5.2.1, Fig. 11), between the
+ * hosts of a ring, then slot 0 of the host's fbs qdisc begins
+ * (Documentation/fbs.rst, "Bootstrap").
+ *
+ * Every round, each host sends a message to the host on its left, waits
+ * for the message of the host on its right, and waits until its own
+ * message was received (the paper's "send done", which Myrinet's
+ * back-pressure gives and an acknowledgement gives here).  No host can
+ * finish a round before its neighbours have begun it, so after the last
+ * round all finish within a few message times of each other, and each
+ * restarts its qdisc's slot clock at once, through rtnetlink (a tc
+ * process would take far longer to start than the skew it would add).
+ *
+ * Messages are Ethernet frames of their own type, resent every 10 ms
+ * until acknowledged: hosts start the tool at different times, and a
+ * message to a host that is not listening yet is lost.  The fbs qdisc
+ * sends them at once, outside its schedule, as the paper's NIs run the
+ * bootstrap before the schedule; the ring's logic is
+ * userspace/lib/fbs_ring.c.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+
+#include <linux/pkt_sched_fbs.h>
+
+#include "cli_util.h"
+#include "fbs_ring.h"
+
+#define PROG		"fbs-boot"
+#define BOOT_MAGIC	0x46425342u	/* "FBSB" */
+#define RESEND_MS	10
+
+struct boot_msg {
+	uint32_t magic;
+	uint32_t type;		/* enum fbs_ring_type */
+	uint32_t round;
+} __attribute__((packed));
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: " PROG " --left MAC --rounds N [--dev DEV] [--handle MAJ:]\n"
+"                [--timeout S] [--no-restart]\n"
+"  --left     the Ethernet address of the next host of the ring\n"
+"  --rounds   rounds of the ring, at least the number of hosts\n"
+"  --dev      the device the ring runs on, whose fbs qdisc begins slot 0\n"
+"             at the end (eth0)\n"
+"  --handle   that qdisc's handle, root (1:)\n"
+"  --timeout  give up after S seconds (60)\n"
+"  --no-restart  only the ring\n"
+"Messages are Ethernet frames of type 0x%04x, which the fbs qdisc sends at\n"
+"once, outside its schedule.  Prints \"synchronised after N rounds\" and the\n"
+"time the last round took.  Exit status: 0 done, 1 timeout or a netlink\n"
+"error, 2 usage.\n", TC_FBS_BOOT_ETHERTYPE);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void send_msg(int fd, int ifindex, const uint8_t *to, uint32_t type, uint32_t round)
+{
+	struct boot_msg m = { htonl(BOOT_MAGIC), htonl(type), htonl(round) };
+	struct sockaddr_ll a = {
+		.sll_family = AF_PACKET,
+		.sll_protocol = htons(TC_FBS_BOOT_ETHERTYPE),
+		.sll_ifindex = ifindex,
+		.sll_halen = ETH_ALEN,
+	};
+
+	memcpy(a.sll_addr, to, ETH_ALEN);
+	/* a loss is repaired by the resend */
+	sendto(fd, &m, sizeof(m), 0, (const struct sockaddr *)&a, sizeof(a));
+}
+
+/*
+ * "tc qdisc change dev DEV handle H fbs restart", as one netlink request
+ * with its acknowledgement.  0, or -1 with a message.
+ */
+static int restart_qdisc(const char *dev, uint32_t handle)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct mnl_socket *nl;
+	struct nlmsghdr *nlh;
+	struct nlattr *opts;
+	struct tcmsg *tcm;
+	unsigned int ifindex = if_nametoindex(dev);
+	int one = 1, ret = -1, n;
+
+	if (!ifindex) {
+		fprintf(stderr, PROG ": %s: no such device\n", dev);
+		return -1;
+	}
+	nl = mnl_socket_open(NETLINK_ROUTE);
+	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		perror(PROG ": netlink");
+		goto out;
+	}
+	mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one));
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_NEWQDISC;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = 1;
+	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
+	tcm->tcm_family = AF_UNSPEC;
+	tcm->tcm_ifindex = (int)ifindex;
+	tcm->tcm_handle = handle;
+	tcm->tcm_parent = TC_H_ROOT;
+	mnl_attr_put_strz(nlh, TCA_KIND, "fbs");
+	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put(nlh, TCA_FBS_RESTART, 0, NULL);
+	mnl_attr_nest_end(nlh, opts);
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+		perror(PROG ": netlink send");
+		goto out;
+	}
+	n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+	if (n < 0) {
+		perror(PROG ": netlink receive");
+		goto out;
+	}
+	if (mnl_cb_run(buf, n, 1, mnl_socket_get_portid(nl), NULL, NULL) < 0) {
+		fprintf(stderr, PROG ": restarting the fbs qdisc of %s: %s\n", dev, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (nl)
+		mnl_socket_close(nl);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "left", required_argument, NULL, 'l' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "dev", required_argument, NULL, 'd' },
+		{ "handle", required_argument, NULL, 'H' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "no-restart", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	uint64_t rounds = 0, timeout = 60, major = 1, deadline, next_send = 0;
+	uint64_t last_round_ns = 0, round_start, t;
+	const char *dev = "eth0";
+	bool have_left = false, restart = true;
+	struct sockaddr_ll me = { .sll_family = AF_PACKET };
+	uint8_t left[ETH_ALEN];
+	struct fbs_ring ring;
+	uint32_t round, last;
+	int c, fd, ifindex;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			if (!parse_unicast_mac(optarg, left)) {
+				fprintf(stderr, PROG ": --left: \"%s\": want a unicast MAC\n", optarg);
+				return 2;
+			}
+			have_left = true;
+			break;
+		case 'r':
+			if (!parse_u64(optarg, 10, 100000, &rounds) || !rounds) {
+				fprintf(stderr, PROG ": --rounds: \"%s\": want 1 to 100000\n", optarg);
+				return 2;
+			}
+			break;
+		case 'd': dev = optarg; break;
+		case 'H': {
+			size_t n = strlen(optarg);
+			char maj[16];
+
+			if (n < 2 || n > sizeof(maj) || optarg[n - 1] != ':') {
+				fprintf(stderr, PROG ": --handle: \"%s\": want MAJ: (hex)\n", optarg);
+				return 2;
+			}
+			memcpy(maj, optarg, n - 1);
+			maj[n - 1] = '\0';
+			if (!parse_u64(maj, 16, 0xffff, &major) || !major) {
+				fprintf(stderr, PROG ": --handle: \"%s\": want MAJ: (hex, 1 to ffff)\n", optarg);
+				return 2;
+			}
+			break;
+		}
+		case 't':
+			if (!parse_u64(optarg, 10, 86400, &timeout) || !timeout) {
+				fprintf(stderr, PROG ": --timeout: \"%s\": want 1 to 86400 s\n", optarg);
+				return 2;
+			}
+			break;
+		case 'n': restart = false; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc || !have_left || !rounds) {
+		usage(stderr);
+		return 2;
+	}
+	ifindex = (int)if_nametoindex(dev);
+	if (!ifindex) {
+		fprintf(stderr, PROG ": %s: no such device\n", dev);
+		return 2;
+	}
+	fd = socket(AF_PACKET, SOCK_DGRAM, htons(TC_FBS_BOOT_ETHERTYPE));
+	me.sll_protocol = htons(TC_FBS_BOOT_ETHERTYPE);
+	me.sll_ifindex = ifindex;
+	if (fd < 0 || bind(fd, (struct sockaddr *)&me, sizeof(me)) < 0) {
+		perror(PROG ": packet socket");
+		return 1;
+	}
+	fbs_ring_init(&ring, (uint32_t)rounds);
+	deadline = now_ns() + timeout * 1000000000ULL;
+	round_start = now_ns();
+	while (!fbs_ring_done(&ring)) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct sockaddr_ll from;
+		socklen_t fl = sizeof(from);
+		struct boot_msg m;
+		uint32_t ack;
+		int wait_ms = RESEND_MS;
+
+		t = now_ns();
+		if (t >= deadline) {
+			fprintf(stderr, PROG ": timeout in round %u of %" PRIu64 "%s%s\n", ring.round,
+				rounds, ring.acked ? "" : " (the left has not acknowledged)",
+				ring.right_seen > ring.round ? "" : " (nothing heard from the right)");
+			return 1;
+		}
+		if (fbs_ring_to_send(&ring, &round) && t >= next_send) {
+			send_msg(fd, ifindex, left, FBS_RING_ROUND, round);
+			next_send = t + RESEND_MS * 1000000ULL;
+		}
+		if (poll(&pfd, 1, wait_ms) <= 0)
+			continue;
+		if (recvfrom(fd, &m, sizeof(m), 0, (struct sockaddr *)&from, &fl) != sizeof(m) ||
+		    ntohl(m.magic) != BOOT_MAGIC || from.sll_halen != ETH_ALEN ||
+		    (ntohl(m.type) != FBS_RING_ROUND && ntohl(m.type) != FBS_RING_ACK))
+			continue;
+		last = ring.round;
+		if (fbs_ring_receive(&ring, ntohl(m.type), ntohl(m.round), &ack))
+			send_msg(fd, ifindex, from.sll_addr, FBS_RING_ACK, ack);
+		if (ring.round != last) {
+			t = now_ns();
+			last_round_ns = t - round_start;
+			round_start = t;
+			next_send = 0;		/* the next round's message at once */
+		}
+	}
+	if (restart && restart_qdisc(dev, (uint32_t)major << 16))
+		return 1;
+	printf("synchronised after %u rounds, the last took %.1f us\n", ring.round,
+	       last_round_ns / 1e3);
+	/* the right may resend its last message if our ack was lost: answer a while */
+	t = now_ns() + 200000000ULL;
+	while (now_ns() < t) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct sockaddr_ll from;
+		socklen_t fl = sizeof(from);
+		struct boot_msg m;
+
+		if (poll(&pfd, 1, 20) <= 0)
+			continue;
+		if (recvfrom(fd, &m, sizeof(m), 0, (struct sockaddr *)&from, &fl) == sizeof(m) &&
+		    ntohl(m.magic) == BOOT_MAGIC && ntohl(m.type) == FBS_RING_ROUND &&
+		    from.sll_halen == ETH_ALEN)
+			send_msg(fd, ifindex, from.sll_addr, FBS_RING_ACK, ntohl(m.round));
+	}
+	close(fd);
+	return 0;
+}
