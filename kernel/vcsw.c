@@ -198,6 +198,13 @@ struct vcsw_slave {
 	struct sk_buff_head	txq;
 	bool			sending;
 	struct hrtimer		timer;		/* link free again */
+	/*
+	 * Wormhole (vcsw_xport.wormhole): the frame on this output's link
+	 * still holds its input's credits, as a worm holds its path, until
+	 * its last byte is out; under the switch's lock
+	 */
+	struct vcsw_slave	*wh_from;	/* NULL: none held */
+	struct fcr_charge	wh_charge;
 	/* trust: written under RTNL, read by the receive path */
 	bool			trusted;
 	u32			vc0_burst;
@@ -1039,12 +1046,36 @@ static void vcsw_serve(struct vcsw_slave *p, u64 now, unsigned long *flush)
  * back upstream, each output served as a frame reaches it.  Caller holds
  * the switch's lock; two port locks are never held at once.
  */
+/*
+ * Wormhole: the frames whose last byte has left their output's link
+ * (@force: all of them) give their inputs' credits back.  The switch's
+ * lock held.
+ */
+static void vcsw_wormhole_release(struct vcsw *sw, u64 now, bool force)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&sw->lock);
+	for (i = 0; i < sw->nslots; i++) {
+		struct vcsw_slave *out = sw->slot_port[i];
+
+		if (!out || !out->wh_from)
+			continue;
+		if (!force && (vcsw_port_qlen(&out->x.out) ||
+			       !vcsw_port_link_ready(&out->x.out, now)))
+			continue;
+		vcsw_credit_release(out->wh_from, &out->wh_charge);
+		out->wh_from = NULL;
+	}
+}
+
 static void vcsw_xbar_go(struct vcsw *sw, u64 now, unsigned long *flush)
 {
 	unsigned int moved = 0, from;
 	struct vcsw_node *n;
 
 	lockdep_assert_held(&sw->lock);
+	vcsw_wormhole_release(sw, now, false);
 	while (sw->in_frames) {
 		struct vcsw_ent *e;
 
@@ -1060,8 +1091,22 @@ static void vcsw_xbar_go(struct vcsw *sw, u64 now, unsigned long *flush)
 		sw->in_frames--;
 		e = container_of(n, struct vcsw_ent, node);
 		/* slots in use have their port: the frame was taken there */
-		vcsw_credit_release(sw->slot_port[from], &e->charge);
+		if (sw->slots[n->out]->wormhole) {
+			/* its credits wait for its last byte on the output */
+			struct vcsw_slave *out = sw->slot_port[n->out];
+
+			/* an idle output holds nothing: never lose a charge */
+			if (WARN_ON_ONCE(out->wh_from))
+				vcsw_credit_release(out->wh_from, &out->wh_charge);
+			out->wh_from = sw->slot_port[from];
+			out->wh_charge = e->charge;
+			e->charge.gen = 0;
+		} else {
+			vcsw_credit_release(sw->slot_port[from], &e->charge);
+		}
 		vcsw_serve(sw->slot_port[n->out], now, flush);
+		/* an output without an emulated rate is free at once */
+		vcsw_wormhole_release(sw, now, false);
 	}
 }
 
@@ -1766,9 +1811,16 @@ static void vcsw_slot_release(struct vcsw *sw, struct vcsw_slave *p)
 
 	spin_lock_bh(&sw->lock);
 	vcsw_input_purge(sw, p, true);
+	/* wormhole: what @p's link held goes back; what @p's books lent is gone */
+	if (p->wh_from) {
+		vcsw_credit_release(p->wh_from, &p->wh_charge);
+		p->wh_from = NULL;
+	}
 	for (i = 0; i < sw->nslots; i++) {
 		struct vcsw_slave *q = sw->slot_port[i];
 
+		if (q && q->wh_from == p)
+			q->wh_from = NULL;
 		if (!q || q == p)
 			continue;
 		for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
@@ -2207,8 +2259,11 @@ static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
 		arch = nla_get_u8(data[IFLA_VCSW_ARCH]);
 	spin_lock_bh(&sw->lock);
 	sw->arch = arch;
-	if (data[IFLA_VCSW_WORMHOLE])
+	if (data[IFLA_VCSW_WORMHOLE]) {
 		sw->wormhole = nla_get_u8(data[IFLA_VCSW_WORMHOLE]);
+		if (!sw->wormhole)
+			vcsw_wormhole_release(sw, 0, true);
+	}
 	spin_unlock_bh(&sw->lock);
 	if (data[IFLA_VCSW_RATE])
 		WRITE_ONCE(sw->rate, nla_get_u64(data[IFLA_VCSW_RATE]));
