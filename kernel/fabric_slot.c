@@ -87,11 +87,16 @@ EXPORT_SYMBOL_GPL(fabric_slot_watch_put);
 void fabric_slot_watch_set(struct fabric_slot_watch *w, const struct fbs_exec *e,
 			   u64 delay_ns)
 {
-	write_seqlock(&w->lock);
+	/*
+	 * BHs off: the qdisc's dequeue writes from softirq, its init from
+	 * process context (lockdep: a softirq on this CPU would spin on the
+	 * lock that the interrupted init holds)
+	 */
+	write_seqlock_bh(&w->lock);
 	w->clock = *e;
 	w->delay_ns = delay_ns;
 	w->set = true;
-	write_sequnlock(&w->lock);
+	write_sequnlock_bh(&w->lock);
 }
 EXPORT_SYMBOL_GPL(fabric_slot_watch_set);
 

@@ -36,8 +36,8 @@ struct fabric_slot_watch *fabric_slot_watch_get(struct net_device *dev,
 void fabric_slot_watch_put(struct fabric_slot_watch *w);
 /*
  * Publish the executor's clock; @delay_ns: how long after its slot began
- * a frame is expected to have arrived.  From the qdisc, under its lock
- * (BHs off).
+ * a frame is expected to have arrived.  From the qdisc: its dequeue
+ * (softirq) and its configuration (process context).
  */
 void fabric_slot_watch_set(struct fabric_slot_watch *w, const struct fbs_exec *e,
 			   u64 delay_ns);
