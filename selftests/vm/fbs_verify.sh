@@ -33,6 +33,12 @@ require_module vcsw
 require_module fabric_hdr
 tmp_dir_create
 
+# make check-debug's kernel (KASAN, lockdep) runs the guest so slowly
+# that the ring ends hosts milliseconds apart, more than half a slot:
+# there the test runs everything but asserts no slot timing (the harness
+# still fails it on any kernel report)
+TIMING=1
+grep -q fqdebug /proc/version && TIMING=0
 HOSTS="0 1 2"
 NAMES=(A B C)
 # a 1434-byte frame takes 1.15 ms at 10 Mbit/s: the rest of the slot is
@@ -174,7 +180,7 @@ window 2
 for i in $HOSTS; do
 	[ "${dF[i]}" -ge 100 ]
 	check_err $? "V$i judged ${dF[i]} frames in 2 s"
-	check_eq "V$i: frames in their slot" "${dF[i]}" "${dIN[i]}"
+	[ $TIMING = 0 ] || check_eq "V$i: frames in their slot" "${dF[i]}" "${dIN[i]}"
 done
 [ "${dF[0]}" -ge 100 ] || log_info "V0: $(ns_exec V0 tc -s qdisc show dev eth0) $(ns_exec V1 fabric-stat eth0)"
 log_test "after the ring bootstrap every frame arrives in its slot"
@@ -188,6 +194,7 @@ for i in 1 2; do
 done
 [ "${dE[0]}" -gt 0 ]
 check_err $? "V0: no frame early with its own clock 2 % slow"
+[ $TIMING = 1 ] || log_info "a debug kernel: slot timing not asserted"
 log_test "a clock 2 % slow without feedback: frames late at the others, early at it"
 
 # --- 3. the same drift with feedback ------------------------------------------------------------
