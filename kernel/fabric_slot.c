@@ -102,11 +102,17 @@ EXPORT_SYMBOL_GPL(fabric_slot_watch_set);
 
 void fabric_slot_watch_read(struct fabric_slot_watch *w, struct fabric_slot_counts *c)
 {
-	c->frames = atomic64_read(&w->frames);
+	/*
+	 * A frame is counted, then judged: the verdicts read first and the
+	 * total last, so that a frame arriving meanwhile never makes the
+	 * verdicts add up to more than the total
+	 */
 	c->in_slot = atomic64_read(&w->in_slot);
 	c->early = atomic64_read(&w->early);
 	c->late = atomic64_read(&w->late);
 	c->foreign = atomic64_read(&w->foreign);
+	smp_rmb();
+	c->frames = atomic64_read(&w->frames);
 }
 EXPORT_SYMBOL_GPL(fabric_slot_watch_read);
 
@@ -134,6 +140,7 @@ void fabric_slot_rcv(struct net_device *dev, const struct fhc_fields *f)
 	if (!set)
 		goto out;
 	atomic64_inc(&w->frames);
+	smp_mb__after_atomic();		/* counted before judged: watch_read() */
 	if (f->seq >= clock.slots) {
 		atomic64_inc(&w->foreign);
 		goto out;

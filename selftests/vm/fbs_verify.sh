@@ -180,7 +180,9 @@ window 2
 for i in $HOSTS; do
 	[ "${dF[i]}" -ge 100 ]
 	check_err $? "V$i judged ${dF[i]} frames in 2 s"
-	[ $TIMING = 0 ] || check_eq "V$i: frames in their slot" "${dF[i]}" "${dIN[i]}"
+	# none early, late or foreign (frames and verdicts are not read in
+	# one instant: a frame may arrive between them)
+	[ $TIMING = 0 ] || check_eq "V$i: frames out of their slot" 0 "$((dE[i] + dL[i] + dX[i]))"
 done
 [ "${dF[0]}" -ge 100 ] || log_info "V0: $(ns_exec V0 tc -s qdisc show dev eth0) $(ns_exec V1 fabric-stat eth0)"
 log_test "after the ring bootstrap every frame arrives in its slot"
