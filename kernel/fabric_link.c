@@ -530,6 +530,19 @@ unsigned int fabric_link_skb_vc(const struct sk_buff *skb)
 }
 EXPORT_SYMBOL_GPL(fabric_link_skb_vc);
 
+/*
+ * Whether the peer has room for a frame of @len bytes on @vc; when not,
+ * the next credits wake the device's queues.  l->lock held.
+ */
+static bool fabric_link_may_send(struct fabric_link *l, unsigned int vc, u32 len)
+{
+	bool ok = fcr_tx_may_send(&l->books, vc, fcr_wire_len(len));
+
+	if (!ok)
+		l->waiting = true;	/* cleared only by the wake */
+	return ok;
+}
+
 bool fabric_link_take(struct fabric_link *l, unsigned int vc, u32 len)
 {
 	u32 wire = fcr_wire_len(len);
@@ -538,18 +551,17 @@ bool fabric_link_take(struct fabric_link *l, unsigned int vc, u32 len)
 	if (vc >= FCR_NUM_VCS)
 		vc = FABRIC_VC_BESTEFFORT;
 	spin_lock(&l->lock);
-	ok = fcr_tx_may_send(&l->books, vc, wire);
+	ok = fabric_link_may_send(l, vc, len);
 	if (ok) {
 		fcr_tx_sent(&l->books, vc, wire, ktime_get_ns());
 		l->stalled[vc] = false;
 	} else {
 		/*
-		 * Set by every refusal, cleared only by the wake: a qdisc's
-		 * success must not hide another's wait (the children of mq
-		 * share the link)
+		 * waiting is set by every refusal, cleared only by the wake:
+		 * a qdisc's success must not hide another's wait (the
+		 * children of mq share the link).  One stall per wait,
+		 * however often the qdisc is run.
 		 */
-		l->waiting = true;
-		/* one stall per wait, however often the qdisc is run */
 		if (!l->stalled[vc]) {
 			l->stalled[vc] = true;
 			l->stalls[vc]++;
@@ -562,15 +574,12 @@ EXPORT_SYMBOL_GPL(fabric_link_take);
 
 bool fabric_link_room(struct fabric_link *l, unsigned int vc, u32 len)
 {
-	u32 wire = fcr_wire_len(len);
 	bool ok;
 
 	if (vc >= FCR_NUM_VCS)
 		vc = FABRIC_VC_BESTEFFORT;
 	spin_lock(&l->lock);
-	ok = fcr_tx_may_send(&l->books, vc, wire);
-	if (!ok)
-		l->waiting = true;	/* woken as after a refused take */
+	ok = fabric_link_may_send(l, vc, len);
 	spin_unlock(&l->lock);
 	return ok;
 }

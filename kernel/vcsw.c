@@ -265,6 +265,7 @@ struct vcsw {
 	u16			group_fwd_mask;
 	u8			arch;		/* VCSW_ARCH_*, also under @lock */
 	bool			wormhole;	/* every port's vcsw_xport.wormhole */
+	u32			wh_held;	/* ports whose link holds a charge */
 	u64			rate;
 	u32			buffer[VCSW_NUM_VCS];
 
@@ -1056,7 +1057,8 @@ static void vcsw_wormhole_release(struct vcsw *sw, u64 now, bool force)
 	unsigned int i;
 
 	lockdep_assert_held(&sw->lock);
-	for (i = 0; i < sw->nslots; i++) {
+	/* the crossbar's hot path: nothing to look at without wormhole */
+	for (i = 0; sw->wh_held && i < sw->nslots; i++) {
 		struct vcsw_slave *out = sw->slot_port[i];
 
 		if (!out || !out->wh_from)
@@ -1066,6 +1068,7 @@ static void vcsw_wormhole_release(struct vcsw *sw, u64 now, bool force)
 			continue;
 		vcsw_credit_release(out->wh_from, &out->wh_charge);
 		out->wh_from = NULL;
+		sw->wh_held--;
 	}
 }
 
@@ -1098,6 +1101,8 @@ static void vcsw_xbar_go(struct vcsw *sw, u64 now, unsigned long *flush)
 			/* an idle output holds nothing: never lose a charge */
 			if (WARN_ON_ONCE(out->wh_from))
 				vcsw_credit_release(out->wh_from, &out->wh_charge);
+			else
+				sw->wh_held++;
 			out->wh_from = sw->slot_port[from];
 			out->wh_charge = e->charge;
 			e->charge.gen = 0;
@@ -1815,12 +1820,15 @@ static void vcsw_slot_release(struct vcsw *sw, struct vcsw_slave *p)
 	if (p->wh_from) {
 		vcsw_credit_release(p->wh_from, &p->wh_charge);
 		p->wh_from = NULL;
+		sw->wh_held--;
 	}
 	for (i = 0; i < sw->nslots; i++) {
 		struct vcsw_slave *q = sw->slot_port[i];
 
-		if (q && q->wh_from == p)
+		if (q && q->wh_from == p) {
 			q->wh_from = NULL;
+			sw->wh_held--;
+		}
 		if (!q || q == p)
 			continue;
 		for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
