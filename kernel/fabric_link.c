@@ -76,6 +76,7 @@ struct fabric_link {
 	u64			heard_ns;	/* a peer's message last taken,
 						 * or our books started */
 	u64			stalls[FCR_NUM_VCS];
+	u64			grew_ns[FCR_NUM_VCS];	/* credits last grew */
 	u64			restarts;
 	atomic64_t		msgs_tx_fail;
 };
@@ -231,11 +232,19 @@ void fabric_link_rcv(struct net_device *dev, struct sk_buff *skb)
 		l->books.st.msgs_malformed++;
 	} else {
 		u64 now = ktime_get_ns(), taken = l->books.st.msgs_received;
+		u32 before[FCR_NUM_VCS];
+		unsigned int vc;
 
+		for (vc = 0; vc < FCR_NUM_VCS; vc++)
+			before[vc] = fcr_tx_credits(&l->books, vc);
 		r = fcr_msg_receive(&l->books, skb->data,
 				    min_t(u32, skb->len, skb_headlen(skb)), now);
 		if (l->books.st.msgs_received != taken)
 			l->heard_ns = now;
+		/* when each VC's credits came back: FBS times its frames by it */
+		for (vc = 0; vc < FCR_NUM_VCS; vc++)
+			if (fcr_tx_credits(&l->books, vc) > before[vc])
+				l->grew_ns[vc] = now;
 	}
 	if (r & FCR_REPLY_NOW)
 		fabric_link_kick(l);
@@ -572,7 +581,7 @@ bool fabric_link_take(struct fabric_link *l, unsigned int vc, u32 len)
 }
 EXPORT_SYMBOL_GPL(fabric_link_take);
 
-bool fabric_link_room(struct fabric_link *l, unsigned int vc, u32 len)
+bool fabric_link_room(struct fabric_link *l, unsigned int vc, u32 len, u64 *grew_ns)
 {
 	bool ok;
 
@@ -580,6 +589,8 @@ bool fabric_link_room(struct fabric_link *l, unsigned int vc, u32 len)
 		vc = FABRIC_VC_BESTEFFORT;
 	spin_lock(&l->lock);
 	ok = fabric_link_may_send(l, vc, len);
+	if (grew_ns)
+		*grew_ns = l->grew_ns[vc];
 	spin_unlock(&l->lock);
 	return ok;
 }

@@ -57,10 +57,12 @@ bool fabric_link_take(struct fabric_link *l, unsigned int vc, u32 len);
 /*
  * Whether the peer has room now for a frame of @len bytes on @vc, taking
  * nothing: an FBS executor asks at a slot's end whether its last frame
- * was accepted.  When not, the qdisc is scheduled again when credits come
- * back, as after a refused take.  BHs off.
+ * was accepted, and (@grew_ns, may be NULL) when the VC's credits last
+ * grew, which with a one-frame buffer is when that frame left the switch
+ * plus the way back.  When there is no room, the qdisc is scheduled again
+ * when credits come back, as after a refused take.  BHs off.
  */
-bool fabric_link_room(struct fabric_link *l, unsigned int vc, u32 len);
+bool fabric_link_room(struct fabric_link *l, unsigned int vc, u32 len, u64 *grew_ns);
 
 void fabric_link_read_stats(struct fabric_link *l,
 			    struct tc_fabric_credit_xstats *st);

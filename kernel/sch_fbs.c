@@ -16,12 +16,14 @@
  * The slot clock is core/fbs_exec.h: the next slot starts when the clock
  * says, and, with "credits on", only once the link's credits show that
  * the frame sent in the slot was accepted downstream.  A node that is
- * ahead of the others finds its frame held in the switch, its credits
- * late, and its next slot late: the stall is the feedback that keeps all
- * nodes at the pace of the slowest.  How tight that feedback is depends
- * on the switch's input buffer: a buffer of one frame makes "credits
- * back" mean "the frame moved on".  "drift" runs the clock fast or slow,
- * to reproduce what namespaces sharing one clock cannot show.
+ * ahead of the others finds its frame held in the switch and its credits
+ * late by more than the link's own round trip; its next slot starts that
+ * much later: the stall is the feedback that keeps all nodes at the pace
+ * of the slowest.  The switch's input buffer must hold one frame, so that
+ * "credits back" means "the frame left".  The link's round trip is learnt
+ * (core fbs_feedback); "rate" times frames on the wire to tell it apart.
+ * "drift" runs the clock fast or slow, to reproduce what namespaces
+ * sharing one clock cannot show.
  *
  * An idle host (nothing queued) is not run; when it is run again it
  * passes the slots that ended meanwhile at once, keeping its place in
@@ -76,6 +78,11 @@ struct fbs_sched {
 	bool			sent;		/* a frame went in the current slot */
 	bool			held;		/* its end waits for the link's credits */
 	u8			sent_vc;
+	u32			sent_len;	/* its bytes on the wire */
+	u64			sent_ns;	/* when it went */
+	u64			rate;		/* the link's, bytes/s; 0: a slot is
+						 * one largest frame on the wire */
+	struct fbs_feedback	fb;		/* its round trip, learnt */
 	struct qdisc_watchdog	watchdog;
 	struct fabric_link	*link;		/* credits on */
 	u16			node;		/* our index: the verified frames' sender */
@@ -99,6 +106,7 @@ struct fbs_cfg {
 	u32 limit;
 	u16 node;
 	u64 delay_ns;
+	u64 rate;
 };
 
 /* ---- netlink policy ---------------------------------------------------- */
@@ -143,6 +151,8 @@ static const struct nla_policy fbs_policy[TCA_FBS_MAX + 1] = {
 	[TCA_FBS_VERIFY]	= NLA_POLICY_MAX(NLA_U8, 1),
 	[TCA_FBS_DELAY_NS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &fbs_delay_range),
 	[TCA_FBS_RESTART]	= { .type = NLA_FLAG },
+	[TCA_FBS_PAD]		= { .type = NLA_REJECT },
+	[TCA_FBS_RATE]		= NLA_POLICY_MIN(NLA_U64, 1),
 };
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -324,6 +334,14 @@ static void fbs_pass(struct fbs_sched *q, u64 n)
 	fbs_exec_jump(&q->ex, n);
 }
 
+/* How long a frame of @len bytes is on the wire of the link. */
+static u64 fbs_wire_ns(const struct fbs_sched *q, u32 len)
+{
+	if (q->rate)
+		return div64_u64((u64)len * NSEC_PER_SEC, q->rate);
+	return div_u64(q->ex.slot_ns * len, q->frame);
+}
+
 /*
  * End the slots the clock has ended by @now.  False while the end of the
  * current one waits for the link's credits (the link runs us again when
@@ -334,15 +352,20 @@ static bool fbs_catch_up(struct fbs_sched *q, u64 now)
 	u64 n;
 
 	while (now >= fbs_exec_due(&q->ex)) {
-		if (q->sent && q->link &&
-		    !fabric_link_room(q->link, q->sent_vc, q->frame)) {
-			q->held = true;
-			return false;
+		u64 held = 0, back;
+
+		if (q->sent && q->link) {
+			if (!fabric_link_room(q->link, q->sent_vc, q->frame, &back)) {
+				q->held = true;
+				return false;
+			}
+			/* how far the switch held it beyond the link's own trip */
+			held = fbs_feedback_held(&q->fb, &q->ex, q->sent_ns, back,
+						 fbs_wire_ns(q, q->sent_len));
 		}
 		if (!q->sent)
 			fbs_slot_unused(q, q->ex.slot, 1);
-		/* held: accepted just now, when the credits came back */
-		fbs_exec_advance(&q->ex, q->held ? now : 0);
+		fbs_exec_advance(&q->ex, held);
 		q->sent = false;
 		q->held = false;
 		/* a host that was not run for a while passes the rest at once */
@@ -429,9 +452,18 @@ static struct sk_buff *fbs_dequeue(struct Qdisc *sch)
 	}
 	if (!fbs_catch_up(q, now))
 		return NULL;
+	/* a slot pushed back by feedback begins later than now */
+	if (now < q->ex.slot_start) {
+		qdisc_watchdog_schedule_ns(&q->watchdog, q->ex.slot_start);
+		return NULL;
+	}
 	cl = fbs_slot_class(q, q->ex.slot);
 	if (!q->sent && cl) {
 		skb = cl->q.head;
+		/* too late to end in this slot: it waits for its next one */
+		if (skb && now > fbs_exec_send_by(&q->ex, fbs_wire_ns(q, skb->len +
+				(fbs_tags(q, skb) ? FABRIC_HDR_LEN : 0))))
+			skb = NULL;
 		if (skb) {
 			bool tag = fbs_tags(q, skb);
 
@@ -447,6 +479,8 @@ static struct sk_buff *fbs_dequeue(struct Qdisc *sch)
 				fbs_tag(q, skb, tag, vc, now);
 			q->sent = true;
 			q->sent_vc = vc;
+			q->sent_len = skb->len;
+			q->sent_ns = now;
 			if (cl == &q->classes[q->ndests])
 				q->unreserved_frames++;
 			else
@@ -503,6 +537,13 @@ static int fbs_prepare(struct Qdisc *sch, struct nlattr **tb, u16 ndests, bool i
 	cfg->node = tb[TCA_FBS_NODE] ? nla_get_u16(tb[TCA_FBS_NODE]) : init ? 0 : q->node;
 	cfg->delay_ns = tb[TCA_FBS_DELAY_NS] ? nla_get_u32(tb[TCA_FBS_DELAY_NS]) :
 			init ? 0 : q->delay_ns;
+	cfg->rate = tb[TCA_FBS_RATE] ? nla_get_u64(tb[TCA_FBS_RATE]) : init ? 0 : q->rate;
+	/* cannot overflow: frame under 2^17, 10^9 under 2^30 */
+	if (cfg->rate &&
+	    div64_u64((u64)cfg->frame * NSEC_PER_SEC, cfg->rate) > cfg->slot_ns) {
+		NL_SET_ERR_MSG_MOD(extack, "the largest frame takes longer than a slot at this rate");
+		return -EINVAL;
+	}
 
 	if (tb[TCA_FBS_TABLE]) {
 		const u16 *e = nla_data(tb[TCA_FBS_TABLE]);
@@ -547,6 +588,7 @@ static u16 *fbs_commit(struct Qdisc *sch, struct fbs_cfg *cfg)
 {
 	struct fbs_sched *q = qdisc_priv(sch);
 	u16 *old = NULL;
+	u64 wire;
 	u32 i;
 
 	if (cfg->table) {
@@ -574,6 +616,12 @@ static u16 *fbs_commit(struct Qdisc *sch, struct fbs_cfg *cfg)
 	q->limit = cfg->limit;
 	q->node = cfg->node;
 	q->delay_ns = cfg->delay_ns;
+	if (q->rate != cfg->rate)
+		fbs_feedback_init(&q->fb, 0);	/* frames timed otherwise now */
+	q->rate = cfg->rate;
+	/* the link's own round trip is at most what a slot leaves a frame */
+	wire = fbs_wire_ns(q, q->frame);
+	q->fb.cap_ns = q->ex.slot_ns > wire ? q->ex.slot_ns - wire : 0;
 	if (q->watch)
 		fabric_slot_watch_set(q->watch, &q->ex, fbs_delay(q));
 	return old;
@@ -759,6 +807,7 @@ static int fbs_init(struct Qdisc *sch, struct nlattr *opt,
 		kvfree(cfg.table);
 		return -EINVAL;
 	}
+	fbs_feedback_init(&q->fb, 0);	/* capped by fbs_commit() */
 	fbs_commit(sch, &cfg);		/* nothing old to free */
 	return 0;
 }
@@ -826,6 +875,7 @@ static int fbs_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u16(skb, TCA_FBS_NODE, q->node) ||
 	    nla_put_u8(skb, TCA_FBS_VERIFY, !!q->watch) ||
 	    nla_put_u32(skb, TCA_FBS_DELAY_NS, (u32)q->delay_ns) ||
+	    (q->rate && nla_put_u64_64bit(skb, TCA_FBS_RATE, q->rate, TCA_FBS_PAD)) ||
 	    nla_put_u8(skb, TCA_FBS_CREDITS, !!q->link) ||
 	    (q->link && nla_put_u32(skb, TCA_FBS_CREDIT_UNIT, fabric_link_unit(q->link))))
 		goto nla_put_failure;
@@ -869,6 +919,8 @@ static int fbs_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.untagged = q->untagged;
 	st.restarts = q->restarts;
 	st.boot_frames = q->boot_frames;
+	st.link_trip_ns = fbs_feedback_base(&q->fb);
+	st.slot_start_ns = q->ex.slot_start;
 	if (q->watch) {
 		struct fabric_slot_counts c;
 

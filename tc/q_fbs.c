@@ -28,14 +28,16 @@
 static void fbs_explain(void)
 {
 	fprintf(stderr,
-		"Usage: ... fbs dests N { slot TIME | rate RATE } [ table SLOT... ]\n"
+		"Usage: ... fbs dests N { slot TIME [ rate RATE ] | rate RATE } [ table SLOT... ]\n"
 		"               [ drift PPM ] [ frame BYTES ] [ limit PACKETS ]\n"
 		"               [ credits { on | off } ] [ credit_unit BYTES ]\n"
 		"               [ node I ] [ verify { on | off } ] [ delay TIME ] [ restart ]\n"
 		"  dests    destinations 1..%d: classes MAJ:1 .. MAJ:N, fixed at creation;\n"
 		"           MAJ:N+1 is best effort (the default class)\n"
-		"  slot     a slot's length: one largest frame at the link rate\n"
-		"  rate     the link rate instead: slot = frame x 8 / rate\n"
+		"  slot     a slot's length: one largest frame at the link rate, and\n"
+		"           with credits on the way back of its credits\n"
+		"  rate     the link rate: it times each frame on the wire; alone, it\n"
+		"           makes the slot: frame x 8 / rate\n"
 		"  table    this host's column of the schedule, one word per slot: the\n"
 		"           destination 0..N-1 it sends to, - (unreserved: best\n"
 		"           effort's) or x (silent: nothing); W*K repeats word W K\n"
@@ -244,11 +246,7 @@ static int fbs_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 		argc--;
 		argv++;
 	}
-	if (o.rate && o.has_slot) {
-		fprintf(stderr, "fbs: \"slot\" or \"rate\", not both\n");
-		goto out;
-	}
-	if (o.rate) {
+	if (o.rate && !o.has_slot) {
 		/* a slot carries the largest frame at the rate */
 		if (o.frame < 0) {
 			fprintf(stderr, "fbs: \"rate\" needs \"frame\" to make a slot of\n");
@@ -285,6 +283,8 @@ static int fbs_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 		addattr8(n, TCA_BUF_MAX, TCA_FBS_VERIFY, o.verify);
 	if (o.has_delay)
 		addattr32(n, TCA_BUF_MAX, TCA_FBS_DELAY_NS, o.delay_ns);
+	if (o.rate)
+		addattr64(n, TCA_BUF_MAX, TCA_FBS_RATE, o.rate);
 	if (o.restart)
 		addattr_l(n, TCA_BUF_MAX, TCA_FBS_RESTART, NULL, 0);
 	if (tc_credits_put(n, &o.credits, TCA_FBS_CREDITS, TCA_FBS_CREDIT_UNIT))
@@ -350,6 +350,7 @@ static int fbs_print_qopt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_FBS_MAX + 1];
 	char buf[SPRINT_BSIZE];
+	__u64 v64;
 	__u32 v32;
 	__s32 s32;
 	__u16 v16;
@@ -385,6 +386,8 @@ static int fbs_print_qopt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		print_color_string(PRINT_FP, COLOR_NONE, NULL, "delay %s ",
 				   sprint_time64((__s64)v32, buf));
 	}
+	if (fbs_attr(tb[TCA_FBS_RATE], &v64, sizeof(v64)))
+		tc_print_rate(PRINT_ANY, "rate", "rate %s ", v64);
 	if (tb[TCA_FBS_TABLE])
 		fbs_print_table(tb[TCA_FBS_TABLE]);
 	tc_credits_print_opt(tb[TCA_FBS_CREDITS], tb[TCA_FBS_CREDIT_UNIT]);
@@ -456,6 +459,9 @@ static int fbs_print_xstats(struct qdisc_util *qu, FILE *f, struct rtattr *xstat
 		fbs_counter("rx_early", st.rx_early);
 		fbs_counter("rx_late", st.rx_late);
 		fbs_counter("rx_foreign", st.rx_foreign);
+		/* before the link's block, which -j nests */
+		fbs_counter("link_trip_ns", st.link_trip_ns);
+		fbs_counter("slot_start_ns", st.slot_start_ns);
 		tc_credits_print_xstats(&st.credits);
 	}
 	return 0;

@@ -27,7 +27,7 @@ static void usage(FILE *f)
 "       " PROG " all-to-all N [--names A,B,...] [--drift-ppm P | --empty E]\n"
 "       " PROG " reserve FILE --nodes A,B,... [--drift-ppm P] [--period SLOTS]\n"
 "       " PROG " bounds [--ppm P,...] [--round N,...] [--json]\n"
-"       " PROG " tc FILE {--slot TIME | --rate RATE --frame BYTES} [--node NAME]\n"
+"       " PROG " tc FILE {--slot TIME [--rate RATE] | --rate RATE} [--frame BYTES] [--node NAME]\n"
 "                [--dev DEV] [--mac BASE] [--credits] [--verify [--delay TIME]]\n"
 "                [--drift-ppm P]\n"
 "\n"
@@ -48,8 +48,11 @@ static void usage(FILE *f)
 "tc          each node's fbs qdisc as tc -b commands (one node with --node):\n"
 "            its column of FILE as the table, a class per destination, and\n"
 "            with --mac a flower filter per destination's address (BASE +\n"
-"            the node's index, as fabric-topo numbers hosts); --credits for\n"
-"            the feedback; --verify marks frames with their slot and node\n"
+"            the node's index, as fabric-topo numbers hosts); --slot with\n"
+"            --rate: a slot longer than a frame at the link's rate (room for\n"
+"            the credits' way back), --frame the largest frame (the\n"
+"            qdisc's default: the device's MTU); --credits for the\n"
+"            feedback; --verify marks frames with their slot and node\n"
 "            and judges those that arrive, expected --delay after their\n"
 "            slot began (default one slot); --drift-ppm gives the clocks a\n"
 "            drift (tests)\n"
@@ -800,8 +803,8 @@ static int cmd_tc(int argc, char **argv)
 		fprintf(stderr, PROG ": tc: want one schedule file\n");
 		return 2;
 	}
-	if (!slot == !rate || (rate && !frame) || (slot && frame)) {
-		fprintf(stderr, PROG ": tc: want --slot TIME, or --rate RATE and --frame BYTES\n");
+	if ((!slot && !rate) || (rate && !slot && !frame)) {
+		fprintf(stderr, PROG ": tc: want --slot TIME [--rate RATE], or --rate RATE and --frame BYTES\n");
 		return 2;
 	}
 	if (delay && !verify) {
@@ -818,7 +821,13 @@ static int cmd_tc(int argc, char **argv)
 	}
 	if (slot)
 		snprintf(timing, sizeof(timing), "slot %s", slot);
-	else
+	if (slot && rate)
+		snprintf(timing + strlen(timing), sizeof(timing) - strlen(timing),
+			 " rate %" PRIu64 "bit", bps);
+	if (slot && frame)
+		snprintf(timing + strlen(timing), sizeof(timing) - strlen(timing),
+			 " frame %" PRIu64, frame);
+	if (!slot)
 		snprintf(timing, sizeof(timing), "rate %" PRIu64 "bit frame %" PRIu64, bps, frame);
 	if (read_sched(argv[optind], &s, &nm))
 		return 2;

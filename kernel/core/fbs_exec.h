@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The FBS slot executor (paper: fm-qos-feedback-based-synchronization,
- * sections 3.3 and 5.2.2), portable: qsim fbs runs it today, a host's
- * qdisc will run the same code.
+ * sections 3.3 and 5.2.2), portable: a host's fbs qdisc (sch_fbs.c) and
+ * qsim fbs run the same code.
  *
  * A node walks a cyclic table of slots on its own clock.  It moves to
  * the next slot when its clock says the slot is over and, when it sent
  * in the slot, once the frame was accepted downstream (the credits came
  * back, or the wormhole drained).  A node that is ahead finds its frame
- * held by back-pressure and so starts its next slot late: that stall is
- * the feedback that keeps every node at the pace of the slowest.
+ * held by back-pressure and so starts its next slot late, by as long as
+ * it was held: that stall is the feedback that keeps every node at the
+ * pace of the slowest.
  *
  * The clock may run fast or slow by @drift_ppb parts per 10^9 (positive:
  * fast, its slots end early): namespaces share one clock, so drift is
@@ -26,6 +27,13 @@
 #define FBS_EXEC_PPB		1000000000LL
 #define FBS_EXEC_MAX_DRIFT	100000000LL	/* 10 %: beyond any real clock */
 #define FBS_EXEC_MAX_SLOT_NS	1000000000ULL	/* 1 s keeps slot x 10^9 in 64 bits */
+/*
+ * The jitter allowed a host, a 64th of a slot: how late a frame may start
+ * beyond the room its slot leaves, and how long a hold may be before it
+ * counts as feedback (a host's timers and its link's round trip wobble;
+ * acting on that would push every clock later on average).
+ */
+#define FBS_EXEC_JITTER_DIV	64
 
 struct fbs_exec {
 	/* configuration */
@@ -84,21 +92,22 @@ static inline fq_u64 fbs_exec_due(const struct fbs_exec *e)
 }
 
 /*
- * End the current slot and start the next.  @accepted: when the slot's
- * frame was accepted downstream, 0 when the node sent nothing (or the
- * executor ignores feedback).  The next slot starts when the clock says
- * or when the frame was accepted, whichever is later; a start held back
- * re-phases the clock from there (the carry restarts with it).  Returns
- * the next slot's start.
+ * End the current slot and start the next.  @held_ns: how far
+ * back-pressure pushed the slot's frame, as fbs_feedback_held() tells it
+ * (0 when the node sent nothing, was not held, or ignores feedback).
+ * The next slot starts that much after the clock says: the node re-phases
+ * its clock to the instant the network let its frame go, which is the
+ * instant the node it waited for (the slower one) ended its own frame.
+ * The carry restarts with a re-phase.  Returns the next slot's start.
  */
-static inline fq_u64 fbs_exec_advance(struct fbs_exec *e, fq_u64 accepted)
+static inline fq_u64 fbs_exec_advance(struct fbs_exec *e, fq_u64 held_ns)
 {
 	fq_u64 rem, due = e->slot_start + fbs_exec_slot_len(e, &rem);
 
-	if (accepted > due) {
+	if (held_ns) {
 		e->stalls++;
-		e->stall_ns += accepted - due;
-		e->slot_start = accepted;
+		e->stall_ns += held_ns;
+		e->slot_start = due + held_ns;
 		e->rem = 0;
 	} else {
 		e->slot_start = due;
@@ -107,6 +116,87 @@ static inline fq_u64 fbs_exec_advance(struct fbs_exec *e, fq_u64 accepted)
 	e->slot = e->slot + 1 == e->slots ? 0 : e->slot + 1;
 	e->executed++;
 	return e->slot_start;
+}
+
+/*
+ * Telling back-pressure from the link's own delay.  A host learns that
+ * its frame left the switch when the frame's credits come back: the
+ * frame's time on the wire and a round trip after it went, when nothing
+ * held it.  Only what comes on top of that is the feedback; the round
+ * trip itself must not slow the clock, or every host would run slow by
+ * it and the one that is really ahead would not stand out.  The unheld
+ * round trip is learnt as the least seen over the last windows of
+ * frames: in a schedule in step most frames are not held, and none can
+ * come back sooner than the link allows.  It is capped at what a slot
+ * leaves after a largest frame: a link slower than that cannot keep the
+ * schedule, and what it adds is a hold like any other (the clock then
+ * follows the link, as the paper's network interface would).
+ */
+#define FBS_FEEDBACK_WINDOW	64	/* frames per window of the minimum */
+
+struct fbs_feedback {
+	fq_u64 base[2];		/* least round trip, this window and the last */
+	fq_u32 seen;		/* frames in this window */
+	fq_u64 cap_ns;		/* the most a round trip may be */
+};
+
+/* @cap_ns: a slot less a largest frame's time on the wire */
+static inline void fbs_feedback_init(struct fbs_feedback *f, fq_u64 cap_ns)
+{
+	f->base[0] = f->base[1] = ~(fq_u64)0;
+	f->seen = 0;
+	f->cap_ns = cap_ns;
+}
+
+/* The least round trip seen, 0 before the first frame's credits came back. */
+static inline fq_u64 fbs_feedback_base(const struct fbs_feedback *f)
+{
+	fq_u64 b = f->base[0] < f->base[1] ? f->base[0] : f->base[1];
+
+	return b == ~(fq_u64)0 ? 0 : b;
+}
+
+/*
+ * The frame of the current slot of @e went at @sent, spent @wire_ns on
+ * the wire, and its credits were back at @back.  Returns how far its
+ * slot is to be pushed (for fbs_exec_advance()): 0 when nothing held the
+ * frame; when something did, the hold and whatever the frame had already
+ * lost before it went, since the slot is to start where the frame could
+ * have.  @back before @sent: the credits never ran out, nothing held it.
+ */
+static inline fq_u64 fbs_feedback_held(struct fbs_feedback *f, const struct fbs_exec *e,
+				       fq_u64 sent, fq_u64 back, fq_u64 wire_ns)
+{
+	fq_u64 trip, base;
+
+	if (back < sent + wire_ns)
+		return 0;
+	trip = back - sent - wire_ns;
+	if (trip < f->base[0])
+		f->base[0] = trip;
+	if (++f->seen == FBS_FEEDBACK_WINDOW) {
+		f->base[1] = f->base[0];
+		f->base[0] = ~(fq_u64)0;
+		f->seen = 0;
+	}
+	base = f->base[0] < f->base[1] ? f->base[0] : f->base[1];
+	base = base < f->cap_ns ? base : f->cap_ns;
+	if (trip - base <= e->slot_ns / FBS_EXEC_JITTER_DIV)
+		return 0;
+	return trip - base + (sent > e->slot_start ? sent - e->slot_start : 0);
+}
+
+/*
+ * The latest a frame @wire_ns long on the wire may start in the current
+ * slot: it must end within the slot (less the jitter allowed), or it
+ * would run into the next slot's frames, which the schedule kept apart.
+ */
+static inline fq_u64 fbs_exec_send_by(const struct fbs_exec *e, fq_u64 wire_ns)
+{
+	fq_u64 rem, len = fbs_exec_slot_len(e, &rem);
+
+	return e->slot_start + (len > wire_ns ? len - wire_ns : 0) +
+	       e->slot_ns / FBS_EXEC_JITTER_DIV;
 }
 
 /*

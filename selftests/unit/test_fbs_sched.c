@@ -345,9 +345,9 @@ UNIT_TEST(exec_stall_rephases_the_clock)
 
 	ASSERT_TRUE(fbs_exec_init(&e, 1000, 0, 4, 0));
 	EXPECT_EQ(fbs_exec_due(&e), 1000);
-	EXPECT_EQ(fbs_exec_advance(&e, 900), 1000);	/* accepted in time */
+	EXPECT_EQ(fbs_exec_advance(&e, 0), 1000);	/* not held */
 	EXPECT_EQ(e.stalls, 0);
-	EXPECT_EQ(fbs_exec_advance(&e, 2300), 2300);	/* held 300 ns */
+	EXPECT_EQ(fbs_exec_advance(&e, 300), 2300);	/* held 300 ns */
 	EXPECT_EQ(e.stalls, 1);
 	EXPECT_EQ(e.stall_ns, 300);
 	EXPECT_EQ(fbs_exec_due(&e), 3300);		/* from the late start */
@@ -355,6 +355,95 @@ UNIT_TEST(exec_stall_rephases_the_clock)
 	EXPECT_TRUE(!fbs_exec_init(&e, 0, 0, 4, 0));
 	EXPECT_TRUE(!fbs_exec_init(&e, 1000, FBS_EXEC_MAX_DRIFT + 1, 4, 0));
 	EXPECT_TRUE(!fbs_exec_init(&e, 1000, 0, 0, 0));
+}
+
+/*
+ * Feedback against the link's own round trip: frames of random length
+ * over a link whose round trip is constant for a while, then longer,
+ * then shorter; some held by the switch.  A hold is reported exactly
+ * (with what the frame lost before it went) once the trip is learnt and
+ * the hold is over the jitter allowance; the trip itself never is, and a
+ * longer trip is learnt within two windows.
+ */
+UNIT_TEST(feedback_tells_holds_from_the_round_trip)
+{
+	const fq_u64 slot = 100000;
+	struct fbs_feedback f;
+	struct fbs_exec e;
+	fq_u64 trip = 7000, t, k, learnt_at = 0;
+	fq_u32 held_seen = 0, stale = 0;
+
+	unit_rnd_state = 0xfeedbac4ULL;
+	ASSERT_TRUE(fbs_exec_init(&e, slot, 0, 10, 0));
+	fbs_feedback_init(&f, slot / 2);
+	EXPECT_EQ(fbs_feedback_base(&f), 0);
+	/* credits that never ran out: no sample, no hold */
+	EXPECT_EQ(fbs_feedback_held(&f, &e, 500, 400, 10), 0);
+	EXPECT_EQ(fbs_feedback_base(&f), 0);
+	for (k = 0; k < 20000; k++) {
+		fq_u64 late = unit_rnd() % 4 ? 0 : unit_rnd() % 3000;
+		fq_u64 wire = 20000 + unit_rnd() % 70000;
+		fq_u64 hold = unit_rnd() % 5 ? 0 : 1 + unit_rnd() % 40000;
+		fq_u64 sent = e.slot_start + late, got;
+
+		if (k == 8000)
+			trip = 9000, learnt_at = k;	/* the path got slower */
+		if (k == 14000)
+			trip = 4000, learnt_at = k;	/* and faster */
+		got = fbs_feedback_held(&f, &e, sent, sent + wire + hold + trip, wire);
+		if (k && k - learnt_at > 2 * FBS_FEEDBACK_WINDOW) {
+			EXPECT_EQ(fbs_feedback_base(&f), trip);
+			if (hold > slot / FBS_EXEC_JITTER_DIV) {
+				EXPECT_EQ(got, hold + late);
+				held_seen++;
+			} else {
+				EXPECT_EQ(got, 0);
+			}
+		} else if (k >= learnt_at && got && hold == 0) {
+			stale++;	/* a longer trip not learnt yet */
+		}
+		if (*unit_failed) {
+			printf("#   frame %llu: hold %llu late %llu got %llu base %llu\n",
+			       (unsigned long long)k, (unsigned long long)hold,
+			       (unsigned long long)late, (unsigned long long)got,
+			       (unsigned long long)fbs_feedback_base(&f));
+			return;
+		}
+		t = fbs_exec_advance(&e, got);
+		(void)t;
+	}
+	EXPECT_TRUE(held_seen > 2000);
+	/* while the slower trip was new, its frames looked held: a bounded while */
+	EXPECT_TRUE(stale <= 2 * FBS_FEEDBACK_WINDOW);
+}
+
+/*
+ * A link whose every frame comes back later than its slot allows is not
+ * learnt as a round trip: beyond the cap, every frame is held, and its
+ * clock follows the link.
+ */
+UNIT_TEST(feedback_caps_the_round_trip_at_the_slot)
+{
+	struct fbs_feedback f;
+	struct fbs_exec e;
+	fq_u32 k;
+
+	ASSERT_TRUE(fbs_exec_init(&e, 100000, 0, 3, 0));
+	fbs_feedback_init(&f, 4000);	/* a 96-us frame in a 100-us slot */
+	for (k = 0; k < 1000; k++) {
+		fq_u64 sent = e.slot_start;
+
+		/* 4.2 ms for each frame: a switch 40 times slower */
+		EXPECT_EQ(fbs_feedback_held(&f, &e, sent, sent + 96000 + 4100000, 96000),
+			  4100000 - 4000);
+		fbs_exec_advance(&e, 4100000 - 4000);
+	}
+	EXPECT_EQ(fbs_feedback_base(&f), 4100000);
+	EXPECT_EQ(e.stalls, 1000);
+	/* the frame must end in its slot: start by the room less nothing */
+	ASSERT_TRUE(fbs_exec_init(&e, 100000, 0, 3, 7));
+	EXPECT_EQ(fbs_exec_send_by(&e, 96000), 7 + 4000 + 100000 / FBS_EXEC_JITTER_DIV);
+	EXPECT_EQ(fbs_exec_send_by(&e, 200000), 7 + 100000 / FBS_EXEC_JITTER_DIV);
 }
 
 /*

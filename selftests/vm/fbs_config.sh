@@ -57,7 +57,8 @@ reject "too many slots" "too many slots" $A dests 2 slot 100us table "0*32001"
 reject "drift too large" "Illegal \"drift\"" $A dests 2 slot 100us drift 100001
 reject "frame too small" "Illegal \"frame\"" $A dests 2 slot 100us frame 59
 reject "rate without frame" "needs \"frame\"" $A dests 2 rate 10mbit
-reject "slot and rate" "not both" $A dests 2 slot 100us rate 10mbit frame 1500
+reject "a frame longer than a slot at the rate" "largest frame takes longer than a slot at this rate" \
+	$A dests 2 slot 100us rate 10mbit frame 1500
 reject "bad table word" "is not a destination" $A dests 2 slot 100us table 0 5*0
 check_eq "no qdisc after the refusals" "" "$(qdisc_text)"
 log_test "required options, ranges and bad tables refused with a reason"
@@ -85,13 +86,21 @@ tcq class show dev dummy0 classid 1:4 | grep_quiet "slots 1001" ||
 accept "rate and frame make the slot" $Q rate 100mbit frame 1250
 qdisc_text | grep_quiet "slot 100us drift -12.500ppm frame 1250" ||
 	check_err 1 "slot from the rate: $(qdisc_text)"
+# a slot longer than a frame at the link's rate (room for the credits' way back)
+accept "slot and rate" $Q slot 1250us rate 10mbit
+qdisc_text | grep_quiet "slot 1.25ms drift -12.500ppm frame 1250 .* rate 10Mbit table " ||
+	check_err 1 "slot and rate: $(qdisc_text)"
+[[ $(json qdisc show dev dummy0) == *'"rate":1250000,'* ]]
+check_err $? "tc -j: the rate in bytes/s: $(json qdisc show dev dummy0)"
+reject "a slower rate than the frame fits" "largest frame takes longer than a slot at this rate" \
+	$Q slot 1250us rate 1mbit
 reject "dests changed" "cannot change" $Q dests 4
 reject "a change naming a missing destination" "does not exist" $Q table 3
 accept "credits on a dummy device" $Q credits on
 tcq qdisc show dev dummy0 | grep_quiet "credits on credit_unit 64" ||
 	check_err 1 "credits: $(qdisc_text)"
 accept "credits off" $Q credits off
-log_test "change: table (W*K runs, silent slots, JSON), slot from rate and frame, drift, limit, credits"
+log_test "change: table (W*K runs, silent slots, JSON), slot from rate and frame, slot and rate, drift, limit, credits"
 
 out=$(tcq qdisc add dev dummy0 parent 1:1 handle 10: pfifo 2>&1)
 check_fail $? "a child grafted under an fbs class"

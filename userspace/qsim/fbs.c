@@ -36,6 +36,7 @@
 struct fbs_result {
 	uint64_t frames;
 	uint64_t wrong;			/* frames outside the receiver's window */
+	uint64_t missed;		/* frames that could not end in their slot */
 	uint64_t stalls, stall_ns;	/* over all nodes */
 	uint64_t max_skew_ns;		/* largest spread of the nodes' slot starts */
 	uint64_t first_wrong;		/* slot number (from 0, over all periods) */
@@ -47,27 +48,36 @@ struct fbs_frame {
 	uint64_t at;			/* delivery starts */
 };
 
+/* what the simulated links are: times in ns */
+struct fbs_links {
+	uint64_t slot_ns, frame_ns;	/* a slot; a frame's time on the wire */
+	uint64_t credit_ns;		/* last byte out to its credits back at the sender */
+	bool feedback;
+};
+
 /*
  * Run @periods periods of @s; @drift_ppb per node.  0, or -1 out of
  * memory.
  */
 static int fbs_simulate(const struct fbs_sched *s, const int64_t *drift_ppb,
-			uint64_t slot_ns, uint64_t frame_ns, uint64_t periods,
-			bool feedback, struct fbs_result *r)
+			const struct fbs_links *ln, uint64_t periods, struct fbs_result *r)
 {
 	struct fbs_exec e[FBS_MAX_NODES];
-	uint64_t start[FBS_MAX_NODES], accepted[FBS_MAX_NODES], busy[FBS_MAX_NODES];
+	struct fbs_feedback fb[FBS_MAX_NODES];
+	uint64_t start[FBS_MAX_NODES], held[FBS_MAX_NODES], busy[FBS_MAX_NODES];
+	uint64_t credit_back[FBS_MAX_NODES];
 	struct fbs_frame fr[FBS_MAX_NODES];
-	uint64_t k, total = periods * s->slots;
+	uint64_t k, total = periods * s->slots, frame_ns = ln->frame_ns;
 	uint32_t i, nf;
 
 	memset(r, 0, sizeof(*r));
 	r->first_wrong = UINT64_MAX;
 	for (i = 0; i < s->nodes; i++) {
 		/* bootstrap done: every node starts slot 0 at the same instant */
-		if (!fbs_exec_init(&e[i], slot_ns, drift_ppb[i], s->slots, 0))
+		if (!fbs_exec_init(&e[i], ln->slot_ns, drift_ppb[i], s->slots, 0))
 			return -1;
-		busy[i] = 0;
+		fbs_feedback_init(&fb[i], ln->slot_ns - frame_ns);
+		busy[i] = credit_back[i] = 0;
 	}
 	for (k = 0; k < total; k++) {
 		uint32_t t = (uint32_t)(k % s->slots);
@@ -76,19 +86,32 @@ static int fbs_simulate(const struct fbs_sched *s, const int64_t *drift_ppb,
 		nf = 0;
 		for (i = 0; i < s->nodes; i++) {
 			uint16_t d = fbs_dst(s, t, i);
-			uint64_t at;
+			uint64_t at, sent;
 
 			start[i] = e[i].slot_start;
 			lo = start[i] < lo ? start[i] : lo;
 			hi = start[i] > hi ? start[i] : hi;
-			accepted[i] = 0;
+			held[i] = 0;
 			if (d == FBS_IDLE)
 				continue;
-			/* the output to d takes the frame once the previous one left */
-			at = start[i] > busy[d] ? start[i] : busy[d];
+			/*
+			 * With feedback a node sends once its last frame's
+			 * credits are back; the output to d takes the frame
+			 * once the previous one to d has left.
+			 */
+			sent = ln->feedback && credit_back[i] > start[i] ? credit_back[i] : start[i];
+			/* a frame that cannot end in its slot waits for the next period */
+			if (sent > fbs_exec_send_by(&e[i], frame_ns)) {
+				r->missed++;
+				continue;
+			}
+			at = sent > busy[d] ? sent : busy[d];
 			busy[d] = at + frame_ns;
-			if (feedback)
-				accepted[i] = at + frame_ns;
+			if (ln->feedback) {
+				credit_back[i] = at + frame_ns + ln->credit_ns;
+				held[i] = fbs_feedback_held(&fb[i], &e[i], sent, credit_back[i],
+							    frame_ns);
+			}
 			fr[nf].src = i;
 			fr[nf].dst = d;
 			fr[nf].at = at;
@@ -97,7 +120,15 @@ static int fbs_simulate(const struct fbs_sched *s, const int64_t *drift_ppb,
 		if (hi - lo > r->max_skew_ns)
 			r->max_skew_ns = hi - lo;
 		for (i = 0; i < s->nodes; i++)
-			fbs_exec_advance(&e[i], accepted[i]);
+			fbs_exec_advance(&e[i], held[i]);
+		if (getenv("FBS_TRACE") && k < 40) {
+			fprintf(stderr, "k %llu t %u:", (unsigned long long)k, t);
+			for (i = 0; i < s->nodes; i++)
+				fprintf(stderr, " n%u start %llu held %llu;", i, (unsigned long long)start[i], (unsigned long long)held[i]);
+			for (i = 0; i < nf; i++)
+				fprintf(stderr, " [%u->%u at %llu]", fr[i].src, fr[i].dst, (unsigned long long)fr[i].at);
+			fprintf(stderr, "\n");
+		}
 		/* each frame against its receiver's window for this slot */
 		for (i = 0; i < nf; i++) {
 			uint64_t mid = fr[i].at + frame_ns / 2;
@@ -125,7 +156,7 @@ static void fbs_usage(FILE *f)
 	fprintf(f,
 "Usage: qsim fbs {--schedule FILE | --all-to-all N} [--empty E]\n"
 "                {--drift-ppm P | --drifts P0,P1,...} [--periods K]\n"
-"                [--slot-ns NS] [--frame-ns NS] [--no-feedback]\n"
+"                [--slot-ns NS] [--frame-ns NS] [--credit-ns NS] [--no-feedback]\n"
 "                [--find-max [--max-empty M]] [--json]\n"
 "  --schedule    a schedule as fbs-sched reads it (Documentation/fbs-sched.rst)\n"
 "  --all-to-all  the paper's Fig. 6 round of N nodes (1..%u)\n"
@@ -135,6 +166,8 @@ static void fbs_usage(FILE *f)
 "  --periods     periods run (default 20)\n"
 "  --slot-ns     nominal slot (default 10000); --frame-ns a frame's time on the\n"
 "                wire (default: the slot, full-size frames)\n"
+"  --credit-ns   from a frame's last byte out of the switch to its credits back\n"
+"                at the sender (default 0); a sender waits for them to send again\n"
 "  --no-feedback the nodes ignore back-pressure: they move on when their clock\n"
 "                says, and their frames queue in the switch\n"
 "  --find-max    the largest E with no frame in a wrong slot over the periods\n"
@@ -163,9 +196,10 @@ static void fbs_print(const struct fbs_result *r, const struct fbs_names *nm,
 		      uint32_t slots, bool json)
 {
 	if (json) {
-		printf("\"frames\":%" PRIu64 ",\"wrong_slot\":%" PRIu64 ",\"stalls\":%" PRIu64
-		       ",\"stall_ns\":%" PRIu64 ",\"max_skew_ns\":%" PRIu64 ",\"first_wrong\":",
-		       r->frames, r->wrong, r->stalls, r->stall_ns, r->max_skew_ns);
+		printf("\"frames\":%" PRIu64 ",\"wrong_slot\":%" PRIu64 ",\"missed\":%" PRIu64
+		       ",\"stalls\":%" PRIu64 ",\"stall_ns\":%" PRIu64 ",\"max_skew_ns\":%" PRIu64
+		       ",\"first_wrong\":", r->frames, r->wrong, r->missed, r->stalls, r->stall_ns,
+		       r->max_skew_ns);
 		if (r->wrong)
 			printf("{\"period\":%" PRIu64 ",\"slot\":%" PRIu64 ",\"from\":\"%s\",\"to\":\"%s\"}",
 			       r->first_wrong / slots, r->first_wrong % slots + 1,
@@ -174,9 +208,9 @@ static void fbs_print(const struct fbs_result *r, const struct fbs_names *nm,
 			printf("null");
 		return;
 	}
-	printf("frames %" PRIu64 ", in a wrong slot %" PRIu64 ", stalls %" PRIu64
-	       " (%.1f us in all), largest skew %.2f us\n", r->frames, r->wrong, r->stalls,
-	       r->stall_ns / 1e3, r->max_skew_ns / 1e3);
+	printf("frames %" PRIu64 ", in a wrong slot %" PRIu64 ", missed their slot %" PRIu64
+	       ", stalls %" PRIu64 " (%.1f us in all), largest skew %.2f us\n", r->frames, r->wrong,
+	       r->missed, r->stalls, r->stall_ns / 1e3, r->max_skew_ns / 1e3);
 	if (r->wrong)
 		printf("first wrong: period %" PRIu64 " slot %" PRIu64 ", %s to %s\n",
 		       r->first_wrong / slots, r->first_wrong % slots + 1,
@@ -194,6 +228,7 @@ static int fbs_main(int argc, char **argv)
 		{ "periods", required_argument, NULL, 'p' },
 		{ "slot-ns", required_argument, NULL, 'S' },
 		{ "frame-ns", required_argument, NULL, 'F' },
+		{ "credit-ns", required_argument, NULL, 'C' },
 		{ "no-feedback", no_argument, NULL, 'n' },
 		{ "find-max", no_argument, NULL, 'm' },
 		{ "max-empty", required_argument, NULL, 'M' },
@@ -202,13 +237,14 @@ static int fbs_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *file = NULL;
-	uint64_t all = 0, empty = 0, periods = 20, slot_ns = 10000, frame_ns = 0;
+	uint64_t all = 0, empty = 0, periods = 20, slot_ns = 10000, frame_ns = 0, credit_ns = 0;
 	uint64_t max_empty = 0, spread, lo, hi, base;
 	int64_t drift[FBS_MAX_NODES] = { 0 }, dmin, dmax;
 	uint32_t ndrift = 0, i;
 	bool feedback = true, find = false, json = false, have_drift = false;
 	struct fbs_names nm;
 	struct fbs_sched s;
+	struct fbs_links ln;
 	struct fbs_result r;
 	double p;
 	int c, rc = 2;
@@ -262,6 +298,12 @@ static int fbs_main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'C':
+			if (!parse_u64(optarg, 10, FBS_EXEC_MAX_SLOT_NS, &credit_ns)) {
+				fprintf(stderr, "qsim fbs: --credit-ns: want 0 to %llu\n", FBS_EXEC_MAX_SLOT_NS);
+				return 2;
+			}
+			break;
 		case 'n': feedback = false; break;
 		case 'm': find = true; break;
 		case 'M':
@@ -286,6 +328,13 @@ static int fbs_main(int argc, char **argv)
 			frame_ns, slot_ns);
 		return 2;
 	}
+	if (frame_ns + credit_ns > slot_ns)
+		fprintf(stderr, "qsim fbs: warning: a frame and its credits take %" PRIu64
+			" ns, more than a slot: senders fall behind their clocks\n", frame_ns + credit_ns);
+	ln.slot_ns = slot_ns;
+	ln.frame_ns = frame_ns;
+	ln.credit_ns = credit_ns;
+	ln.feedback = feedback;
 	if (file) {
 		FILE *f = fopen(file, "r");
 		char err[512];
@@ -336,7 +385,7 @@ static int fbs_main(int argc, char **argv)
 	if (!find) {
 		if (empty && !fbs_sched_extend(&s, s.slots + (fq_u32)empty))
 			goto nomem;
-		if (fbs_simulate(&s, drift, slot_ns, frame_ns, periods, feedback, &r))
+		if (fbs_simulate(&s, drift, &ln, periods, &r))
 			goto nomem;
 		if (json) {
 			printf("{\"nodes\":%u,\"slots\":%u,\"empty\":%" PRIu64 ",\"periods\":%" PRIu64
@@ -375,7 +424,7 @@ static int fbs_main(int argc, char **argv)
 	lo = 0;
 	hi = max_empty + 1;
 	s.slots = (fq_u32)base;
-	if (fbs_simulate(&s, drift, slot_ns, frame_ns, periods, feedback, &r))
+	if (fbs_simulate(&s, drift, &ln, periods, &r))
 		goto nomem;
 	if (r.wrong) {
 		hi = 0;
@@ -384,7 +433,7 @@ static int fbs_main(int argc, char **argv)
 			uint64_t mid = lo + (hi - lo) / 2;
 
 			s.slots = (fq_u32)(base + mid);
-			if (fbs_simulate(&s, drift, slot_ns, frame_ns, periods, feedback, &r))
+			if (fbs_simulate(&s, drift, &ln, periods, &r))
 				goto nomem;
 			if (r.wrong)
 				hi = mid;

@@ -51,6 +51,10 @@ enum {
 				 * is expected at its receiver; 0: one slot */
 	TCA_FBS_RESTART,	/* flag: slot 0 begins now (after a bootstrap);
 				 * change only */
+	TCA_FBS_PAD,
+	TCA_FBS_RATE,		/* u64: the link's rate, bytes/s, to time each
+				 * frame on the wire; absent: a slot is one
+				 * largest frame at the link's rate */
 	__TCA_FBS_MAX,
 };
 #define TCA_FBS_MAX (__TCA_FBS_MAX - 1)
@@ -96,6 +100,12 @@ struct tc_fbs_xstats {
 	__u64	restarts;	/* slot 0 begun again on request */
 	__u64	boot_frames;	/* fbs-boot's frames, sent outside the schedule */
 	struct tc_fabric_credit_xstats credits;	/* credits on */
+	__u64	link_trip_ns;	/* credits on: the least time from a frame's
+				 * last byte on the wire to its credits back,
+				 * over the last 64 to 128 frames; what the
+				 * switch adds on top of it is feedback */
+	__u64	slot_start_ns;	/* when the current slot began, CLOCK_MONOTONIC:
+				 * hosts of one machine compare their phases */
 };
 
 /* Class statistics (tc -s class show), via TCA_STATS_APP. */
