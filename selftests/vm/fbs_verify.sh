@@ -5,7 +5,7 @@
 #
 # FBS end to end (Documentation/fbs.rst): three hosts on one vcsw run
 # the paper's all-to-all round (fbs-sched all-to-all 3) and four empty
-# slots, 1.5-ms slots that a 1434-byte frame fills for 1.15 ms at the
+# slots, 1.5-ms slots that a 1462-byte frame fills for 1.17 ms at the
 # switch's 10 Mbit/s, each frame marked with its slot and sender
 # ("verify on") and judged by its receiver's own slot clock.
 #
@@ -29,6 +29,7 @@
 #   [V1] eth0 --- p1 -+- [S] sw0 (advanced, 10mbit, buffer 2k, wormhole)
 #   [V2] eth0 --- p2 -+
 . ./lib.sh
+. ./fbs_lib.sh
 
 require_cmd ip tc udp-lat fbs-sched fbs-boot fabric-stat
 require_module sch_fbs
@@ -42,144 +43,38 @@ tmp_dir_create
 # still fails it on any kernel report)
 TIMING=1
 grep -q fqdebug /proc/version && TIMING=0
-HOSTS="0 1 2"
-NAMES=(A B C)
-# a 1434-byte frame takes 1.15 ms at 10 Mbit/s: the rest of the slot is
-# the time its credits take to come back once its last byte is out, so
-# that a host in step is not held back, and one ahead is
-SLOT=1500us
-# the switch passes a frame on as it starts on the emulated link: it
-# reaches its receiver about this long after its slot began
-DELAY=200us
-mac() { echo "02:fa:00:00:00:0$1"; }
-addr() { echo "10.26.0.$(($1 + 1))"; }
+# a 1462-byte frame (1400 bytes of UDP, the fabric header) takes 1.17 ms
+# at 10 Mbit/s: the rest of the slot is the time its credits take to come
+# back once its last byte is out, so that a host in step is not held
+# back, and one ahead is.  The switch passes a frame on as it starts on
+# the emulated link: it reaches its receiver about 200 us after its slot
+# began (delay).
+FBS_TC="--slot 1500us --verify --delay 200us"
 
-ns_create S
-ns_run S ip link add sw0 type vcsw arch advanced rate 10mbit buffer 2k wormhole on || fatal "vcsw"
-ns_run S ip link set sw0 up
+fbs_fabric 3 arch advanced rate 10mbit buffer 2k wormhole on
+HOSTS=$FBS_HOSTS
 [[ "$(ns_exec S ip -d link show dev sw0)" == *"wormhole on"* ]]
 check_err $? "sw0 not in wormhole mode: $(ns_exec S ip -d link show dev sw0)"
-for i in $HOSTS; do
-	switch_host V$i p$i "$(mac $i)" "$(addr $i)/24"
-	ns_exec S sysctl -qw net.ipv6.conf.p$i.disable_ipv6=1
-	ns_run S ip link set p$i type vcsw_slave fdb_add "$(mac $i)" || fatal "fdb $i"
-done
-# no ARP through the schedule: every neighbour permanent
-for i in $HOSTS; do
-	ns_exec V$i sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
-	for j in $HOSTS; do
-		[ $i = $j ] && continue
-		ns_run V$i ip neigh replace "$(addr $j)" lladdr "$(mac $j)" dev eth0 nud permanent ||
-			fatal "neighbour"
-	done
-done
 
 fbs-sched all-to-all 3 --empty 4 > "$TMP_DIR/sched" || fatal "fbs-sched all-to-all"
-# qdiscs OPTION...: each host's qdisc as fbs-sched prints it (replace), a
-# short queue per class (4 packets) so that a stopped sender's drain fast
-qdiscs() {
-	local i
-
-	for i in $HOSTS; do
-		fbs-sched tc "$TMP_DIR/sched" --node "${NAMES[i]}" --slot $SLOT \
-			--mac 02:fa:00:00:00:00 --verify --delay $DELAY "$@" > "$TMP_DIR/v$i.tc" ||
-			fatal "fbs-sched tc"
-		echo "qdisc change dev eth0 root handle 1: fbs limit 4" >> "$TMP_DIR/v$i.tc"
-		ns_exec V$i tc -b "$TMP_DIR/v$i.tc" ||
-			fatal "V$i's qdisc: $(cat "$TMP_DIR/v$i.tc")"
-	done
-}
-# traffic: each host to each other, 150 datagrams/s, over the 95/s its
-# slots carry (one per 10.5-ms period): every reserved slot has a frame
-SENDERS=()
-traffic_start() {
-	local i j
-
-	for i in $HOSTS; do
-		for j in $HOSTS; do
-			[ $i = $j ] && continue
-			ns_bg V$i udp-lat send --dst "$(addr $j)" --port 9000 --size 1400 \
-				--rate 150 --duration 3600 --no-retry > /dev/null 2>&1
-			SENDERS+=($BG_PID)
-		done
-	done
-}
-qlen() { ns_exec V$1 tc -s -j qdisc show dev eth0 root | tr -d ' \n' | sed -n 's/.*"qlen":\([0-9]*\).*/\1/p'; }
-drained() { local i; for i in $HOSTS; do [ "$(qlen $i)" = 0 ] || return 1; done; }
-traffic_stop() {
-	local p
-
-	for p in "${SENDERS[@]}"; do
-		kill "$p" 2>/dev/null
-		bg_wait "$p"
-	done
-	SENDERS=()
-	wait_for 20 drained || fatal "the queues did not drain"
-}
-# boot: the ring V0 -> V1 -> V2 -> V0 (each one's left is the next), all
-# at once, with no traffic (the paper bootstraps before the schedule
-# runs); slot 0 begins on each host as its ring ends
+# boot: the ring with no traffic (the paper bootstraps before the
+# schedule runs), then traffic: each host to each other, 150 datagrams/s,
+# over the 95/s its slots carry (one per 10.5-ms period), so that every
+# reserved slot has a frame
 boot() {
-	local i pids=()
-
-	traffic_stop
-	for i in $HOSTS; do
-		ns_bg V$i fbs-boot --left "$(mac $(((i + 1) % 3)))" --rounds 6 --dev eth0 \
-			--timeout 60 > "$TMP_DIR/boot$i" 2>&1
-		pids+=($BG_PID)
-	done
-	for i in "${pids[@]}"; do
-		bg_wait "$i" || fatal "fbs-boot: $(cat "$TMP_DIR"/boot*)"
-	done
-	log_info "$(cat "$TMP_DIR/boot0")"
-	traffic_start
+	fbs_traffic_stop
+	fbs_boot
+	log_info "$FBS_BOOT_LOG"
+	fbs_traffic_start 150
 }
 
-# counters of host I's qdisc (before the link's own statistics, "credits",
-# last)
-xs() {
-	local j
-
-	j=$(ns_exec V$1 tc -s -j qdisc show dev eth0 root | tr -d ' \n')
-	sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p" <<< "${j%\"credits\":\{*}"
-}
-# snap: every host's judged frames, in the arrays F, IN, EARLY, LATE, FOREIGN
-snap() {
-	local i
-
-	for i in $HOSTS; do
-		F[i]=$(xs $i rx_frames) IN[i]=$(xs $i rx_in_slot) EARLY[i]=$(xs $i rx_early)
-		LATE[i]=$(xs $i rx_late) FOREIGN[i]=$(xs $i rx_foreign) STALLS[i]=$(xs $i stalls)
-	done
-}
-# window SECONDS: the counts over the window, per host, in dF, dIN, ...
-window() {
-	local i
-
-	snap
-	for i in $HOSTS; do
-		f0[i]=${F[i]} in0[i]=${IN[i]} e0[i]=${EARLY[i]} l0[i]=${LATE[i]}
-		x0[i]=${FOREIGN[i]} s0[i]=${STALLS[i]}
-	done
-	sleep "$1"
-	snap
-	for i in $HOSTS; do
-		dF[i]=$((F[i] - f0[i])) dIN[i]=$((IN[i] - in0[i])) dE[i]=$((EARLY[i] - e0[i]))
-		dL[i]=$((LATE[i] - l0[i])) dX[i]=$((FOREIGN[i] - x0[i])) dS[i]=$((STALLS[i] - s0[i]))
-		log_info "V$i: ${dF[i]} judged, ${dIN[i]} in slot, ${dE[i]} early, ${dL[i]} late, ${dX[i]} foreign; ${dS[i]} stalls"
-	done
-}
-
-for i in $HOSTS; do
-	ns_bg V$i udp-lat recv --port 9000 --duration 3600 > /dev/null
-done
-qdiscs
-traffic_start
+fbs_qdiscs "$TMP_DIR/sched"
+fbs_traffic_start 150
 
 # --- 1. bootstrapped: every frame in its slot ------------------------------------------------
 boot
 sleep 0.5
-window 2
+fbs_window 2
 for i in $HOSTS; do
 	[ "${dF[i]}" -ge 100 ]
 	check_err $? "V$i judged ${dF[i]} frames in 2 s"
@@ -192,7 +87,7 @@ log_test "after the ring bootstrap every frame arrives in its slot"
 
 # --- 2. V0 2 % slow, no feedback --------------------------------------------------------------
 ns_run V0 tc qdisc change dev eth0 root handle 1: fbs drift -20000 || fatal "drift"
-window 1.5
+fbs_window 1.5
 for i in 1 2; do
 	[ "${dL[i]}" -gt 0 ]
 	check_err $? "V$i: no frame late with V0 2 % slow and no feedback"
@@ -206,23 +101,23 @@ log_test "a clock 2 % slow without feedback: frames late at the others, early at
 # credits go on with a new qdisc (an empty one): what the old held is lost.
 # The qdisc is told the link's rate: it times each frame on the wire, to
 # tell the switch's hold from the link's own round trip.
-SLOT=1250us
 for i in $HOSTS; do
 	ns_run S ip link set p$i type vcsw_slave credits on in_buffer 1536 || fatal "credits p$i"
 	ns_run V$i tc qdisc del dev eth0 root
 done
-qdiscs --credits --rate 10mbit
+FBS_TC="--slot 1250us --rate 10mbit --verify --delay 200us"
+fbs_qdiscs "$TMP_DIR/sched" --credits
 # the drift once the frames flow: feedback needs frames, and at 2 % an
 # idle start would put V0 a slot behind in 60 ms
 boot
 sleep 0.3
 ns_run V0 tc qdisc change dev eth0 root handle 1: fbs drift -20000 || fatal "drift"
 sleep 0.3
-window 2
+fbs_window 2
 for i in $HOSTS; do
 	[ "${dF[i]}" -ge 100 ]
 	check_err $? "V$i judged ${dF[i]} frames in 2 s"
-	log_info "V$i: the link's round trip $(xs $i link_trip_ns) ns, held $(xs $i stall_ns) ns in all"
+	log_info "V$i: the link's round trip and the time held in all (ns):" $(fbs_xs $i link_trip_ns stall_ns)
 done
 # the switch holds the hosts that run ahead of V0 ...
 for i in 1 2; do

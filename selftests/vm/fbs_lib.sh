@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# FBS hosts on one vcsw, for vm/fbs_verify and demo/fbs (sourced after
+# lib.sh).  Host i is namespace V$i with eth0 at fbs_mac i and fbs_addr i,
+# on port p$i of switch sw0 in namespace S; fbs-sched names it by its
+# default name (A, B, ...).  Every neighbour is permanent: no ARP goes
+# through a schedule.
+#
+#   fbs_fabric N VCSW_OPTION...   build it (FBS_HOSTS: "0 1 .. N-1")
+#   fbs_qdiscs SCHED OPTION...    each host's qdisc from fbs-sched tc
+#   fbs_traffic_start RATE        udp-lat from every host to every other
+#   fbs_traffic_stop              stop it and wait for the queues to drain
+#   fbs_boot                      fbs-boot's ring on every host at once
+#   fbs_snap                      every host's counters (F, IN, EARLY, ...)
+#   fbs_window SECONDS            their change over a window (dF, dIN, ...)
+
+fbs_mac() { printf '02:fa:00:00:00:%02x' "$1"; }
+fbs_addr() { echo "10.26.0.$(($1 + 1))"; }
+fbs_name() { printf "\\x$(printf %x $((65 + $1)))"; }
+
+fbs_fabric()
+{
+	local n=$1 i j
+
+	shift
+	FBS_N=$n
+	FBS_HOSTS=$(seq -s ' ' 0 $((n - 1)))
+	ns_create S
+	ns_run S ip link add sw0 type vcsw "$@" || fatal "vcsw $*"
+	ns_run S ip link set sw0 up
+	for i in $FBS_HOSTS; do
+		switch_host V$i p$i "$(fbs_mac $i)" "$(fbs_addr $i)/24"
+		ns_exec S sysctl -qw net.ipv6.conf.p$i.disable_ipv6=1
+		ns_run S ip link set p$i type vcsw_slave fdb_add "$(fbs_mac $i)" || fatal "fdb $i"
+	done
+	for i in $FBS_HOSTS; do
+		for j in $FBS_HOSTS; do
+			[ $i = $j ] && continue
+			ns_run V$i ip neigh replace "$(fbs_addr $j)" lladdr "$(fbs_mac $j)" \
+				dev eth0 nud permanent || fatal "neighbour"
+		done
+		ns_bg V$i udp-lat recv --port 9000 --duration 3600 > /dev/null
+	done
+}
+
+# fbs_qdiscs SCHED OPTION...: each host's column of SCHED as fbs-sched
+# prints it (replace), with FBS_TC (slot, rate, verify, ...) and OPTION,
+# and a short queue per class (4 packets) so that stopped senders drain
+# fast
+fbs_qdiscs()
+{
+	local sched=$1 i
+
+	shift
+	for i in $FBS_HOSTS; do
+		# shellcheck disable=SC2086
+		fbs-sched tc "$sched" --node "$(fbs_name $i)" --mac 02:fa:00:00:00:00 \
+			$FBS_TC "$@" > "$TMP_DIR/v$i.tc" || fatal "fbs-sched tc"
+		echo "qdisc change dev eth0 root handle 1: fbs limit 4" >> "$TMP_DIR/v$i.tc"
+		ns_exec V$i tc -b "$TMP_DIR/v$i.tc" || fatal "V$i's qdisc: $(cat "$TMP_DIR/v$i.tc")"
+	done
+}
+
+# fbs_traffic_start RATE: 1400-byte datagrams at RATE per second from each
+# host to each other one (pick RATE over what the slots carry, so that
+# every reserved slot has a frame)
+FBS_SENDERS=()
+fbs_traffic_start()
+{
+	local i j
+
+	for i in $FBS_HOSTS; do
+		for j in $FBS_HOSTS; do
+			[ $i = $j ] && continue
+			ns_bg V$i udp-lat send --dst "$(fbs_addr $j)" --port 9000 --size 1400 \
+				--rate "$1" --duration 3600 --no-retry > /dev/null 2>&1
+			FBS_SENDERS+=($BG_PID)
+		done
+	done
+}
+fbs_drained()
+{
+	local i
+
+	for i in $FBS_HOSTS; do
+		[ "$(ns_exec V$i tc -s -j qdisc show dev eth0 root | tr -d ' \n' |
+		      sed -n 's/.*"qlen":\([0-9]*\).*/\1/p')" = 0 ] || return 1
+	done
+}
+fbs_traffic_stop()
+{
+	local p
+
+	for p in "${FBS_SENDERS[@]}"; do
+		kill "$p" 2>/dev/null
+		bg_wait "$p"
+	done
+	FBS_SENDERS=()
+	wait_for 20 fbs_drained || fatal "the queues did not drain"
+}
+
+# fbs_boot: the ring V0 -> V1 -> ... -> V0 (each one's left is the next),
+# all at once, twice as many rounds as hosts; slot 0 begins on each host
+# as its ring ends.  FBS_BOOT_LOG: V0's report.
+fbs_boot()
+{
+	local i pids=()
+
+	for i in $FBS_HOSTS; do
+		ns_bg V$i fbs-boot --left "$(fbs_mac $(((i + 1) % FBS_N)))" \
+			--rounds $((2 * FBS_N)) --dev eth0 --timeout 60 > "$TMP_DIR/boot$i" 2>&1
+		pids+=($BG_PID)
+	done
+	for i in "${pids[@]}"; do
+		bg_wait "$i" || fatal "fbs-boot: $(cat "$TMP_DIR"/boot*)"
+	done
+	FBS_BOOT_LOG=$(cat "$TMP_DIR/boot0")
+}
+
+# fbs_xs I KEY...: host I's qdisc counters KEY..., one per line (read
+# before the link's own statistics, "credits", which come last)
+fbs_xs()
+{
+	local i=$1 j k
+
+	shift
+	j=$(ns_exec V$i tc -s -j qdisc show dev eth0 root | tr -d ' \n')
+	j=${j%\"credits\":\{*}
+	for k in "$@"; do
+		sed -n "s/.*\"$k\":\([0-9]*\).*/\1/p" <<< "$j"
+	done
+}
+
+# fbs_snap: every host's judged frames and stalls, one tc run per host,
+# in the arrays F, IN, EARLY, LATE, FOREIGN, STALLS
+fbs_snap()
+{
+	local i v=()
+
+	for i in $FBS_HOSTS; do
+		# numbers, one per line (the VM has no /dev/fd for "< <(...)")
+		v=($(fbs_xs $i rx_frames rx_in_slot rx_early rx_late rx_foreign stalls))
+		F[i]=${v[0]} IN[i]=${v[1]} EARLY[i]=${v[2]} LATE[i]=${v[3]}
+		FOREIGN[i]=${v[4]} STALLS[i]=${v[5]}
+	done
+}
+
+# fbs_window SECONDS [quiet]: the counts over the window, per host, in
+# dF, dIN, dE, dL, dX, dS; logged unless quiet
+fbs_window()
+{
+	local i f0=() in0=() e0=() l0=() x0=() s0=()
+
+	fbs_snap
+	for i in $FBS_HOSTS; do
+		f0[i]=${F[i]} in0[i]=${IN[i]} e0[i]=${EARLY[i]} l0[i]=${LATE[i]}
+		x0[i]=${FOREIGN[i]} s0[i]=${STALLS[i]}
+	done
+	sleep "$1"
+	fbs_snap
+	for i in $FBS_HOSTS; do
+		dF[i]=$((F[i] - f0[i])) dIN[i]=$((IN[i] - in0[i])) dE[i]=$((EARLY[i] - e0[i]))
+		dL[i]=$((LATE[i] - l0[i])) dX[i]=$((FOREIGN[i] - x0[i])) dS[i]=$((STALLS[i] - s0[i]))
+		[ "${2:-}" = quiet ] ||
+			log_info "V$i: ${dF[i]} judged, ${dIN[i]} in slot, ${dE[i]} early, ${dL[i]} late, ${dX[i]} foreign; ${dS[i]} stalls"
+	done
+}
