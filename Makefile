@@ -9,6 +9,9 @@
 #   make bench [T=re] benchmarks in the deterministic VM (Documentation/benchmarks.rst)
 #   make demo [S=names] [LIVE=1]  the paper's architectures side by side, tables
 #                     and plots in build/demo/ (Documentation/demo.rst)
+#   make fbs-demo     FBS in the VM: empty slots against Eq. 3, corruption
+#                     without feedback; tables and plots in build/fbs-demo/
+#                     (Documentation/fbs.rst; NODES, DRIFT, PERIODS)
 #   make aoq-plots    simulated delay curves of aoq (Documentation/aoq.rst)
 #   make install      modules, plugins and tools on this host (DESTDIR ok)
 #   make clean
@@ -65,7 +68,7 @@ UNIT_TESTS := $(patsubst selftests/unit/%.c,$(B)/selftests/unit/%,$(wildcard sel
 VM_HELPERS := $(patsubst selftests/vm/%.c,$(B)/selftests/vm/%,$(wildcard selftests/vm/*.c))
 
 .PHONY: all modules userspace plugins selftests-build setup setup-if-needed \
-	check check-locked check-debug check-debug-locked bench bench-locked demo demo-locked build-quiet \
+	check check-locked check-debug check-debug-locked bench bench-locked demo demo-locked fbs-demo fbs-demo-locked build-quiet \
 	install install-files \
 	clean help
 
@@ -181,6 +184,13 @@ demo: setup-if-needed
 
 demo-locked: build-quiet
 	@scripts/demo.sh $(if $(LIVE),--live) $(S)
+
+fbs-demo: setup-if-needed
+	@mkdir -p $(B)
+	@flock $(B)/.check.lock $(MAKE) --no-print-directory fbs-demo-locked
+
+fbs-demo-locked: build-quiet
+	@scripts/fbs-demo.sh
 
 build-quiet:
 	@$(MAKE) --no-print-directory all >$(B)/make.log 2>&1 || \

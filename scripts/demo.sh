@@ -97,17 +97,7 @@ else
 	vm_rc=$?
 	echo "# $KIND VM ran $(( $(date +%s) - start ))s (qemu exit $vm_rc), console: ${OUT#"$FQ_ROOT"/}/console.log"
 	# the files between the markers, into build/demo/NAME/FILE
-	tr -d '\r' < "$OUT/results.ktap" | awk -v dir="$OUT" '
-		/^# FQ-DEMO-FILE / { f = dir "/" $3; d = f; sub("/[^/]*$", "", d)
-				     system("mkdir -p \"" d "\""); printf "" > f; next }
-		/^# FQ-DEMO-EOF/   { close(f); f = ""; next }
-		f != ""            { sub(/^# /, ""); sub(/^#$/, ""); print >> f; next }
-		/^# FQ-DEMO-RESULT / { sub(/^# FQ-DEMO-RESULT /, ""); print > (dir "/summary.txt"); next }
-		/^# FQ-KERNEL-LOG-BEGIN/ { k = 1; next }
-		/^# FQ-KERNEL-LOG-END/ { k = 0; next }
-		k { sub(/^# /, ""); print > (dir "/kernel.log"); next }
-		/^#   / { sub(/^# /, ""); print > (dir "/scenarios.log") }'
-	touch "$OUT/summary.txt"
+	fq_demo_files "$OUT/results.ktap" "$OUT"
 	while read -r n res rest; do
 		case $res in
 		ok) echo "ok $n${rest:+ # $rest}" ;;

@@ -99,6 +99,24 @@ fq_vm_budget() {
 	fi
 }
 
+# fq_demo_files KTAP DIR: the files a demo run in the VM printed between
+# its markers (FQ-DEMO-FILE NAME/FILE ... FQ-DEMO-EOF) into DIR/NAME/FILE,
+# its FQ-DEMO-RESULT lines into DIR/summary.txt, the kernel log it dumped
+# into DIR/kernel.log and its indented output into DIR/scenarios.log
+fq_demo_files() {
+	tr -d '\r' < "$1" | awk -v dir="$2" '
+		/^# FQ-DEMO-FILE / { f = dir "/" $3; d = f; sub("/[^/]*$", "", d)
+				     system("mkdir -p \"" d "\""); printf "" > f; next }
+		/^# FQ-DEMO-EOF/   { close(f); f = ""; next }
+		f != ""            { sub(/^# /, ""); sub(/^#$/, ""); print >> f; next }
+		/^# FQ-DEMO-RESULT / { sub(/^# FQ-DEMO-RESULT /, ""); print > (dir "/summary.txt"); next }
+		/^# FQ-KERNEL-LOG-BEGIN/ { k = 1; next }
+		/^# FQ-KERNEL-LOG-END/ { k = 0; next }
+		k { sub(/^# /, ""); print > (dir "/kernel.log"); next }
+		/^#   / { sub(/^# /, ""); print > (dir "/scenarios.log") }'
+	touch "$2/summary.txt"
+}
+
 # fq_vm_boot KIND INITRD CONSOLE_LOG RESULTS TIMEOUT_S: boot the test VM
 # once (scripts/vm-run.sh).  KIND "fast": 2 vCPUs, multi-threaded TCG.
 # "deterministic": 1 vCPU under -icount, where guest time advances one

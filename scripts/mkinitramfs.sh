@@ -153,6 +153,10 @@ cp "$TESTLIST" "$STAGE/etc/fabric-qos/tests"
 if [ -n "${FQ_DEMO_SCENARIOS:-}" ]; then
 	printf '%s\n' $FQ_DEMO_SCENARIOS > "$STAGE/etc/fabric-qos/demo-scenarios"
 fi
+# make fbs-demo: its settings (NAME=VALUE lines) for selftests/demo/fbs.sh
+if [ -n "${FQ_FBS_DEMO_ENV:-}" ]; then
+	printf '%s\n' "$FQ_FBS_DEMO_ENV" > "$STAGE/etc/fabric-qos/fbs-demo.env"
+fi
 install -m 755 "$FQ_ROOT/scripts/vm-init" "$STAGE/init"
 install -m 644 "$FQ_ROOT/scripts/vm-report.sh" "$STAGE/etc/fabric-qos/vm-report.sh"
 

@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The report of make fbs-demo: from DIR/fbs/{threshold,trials,corrupt,
+# setup}.tsv (selftests/demo/fbs.sh), print the tables, draw the plots
+# with gnuplot when it is installed, and write DIR/report.md.
+#
+# Usage: scripts/fbs-report.sh DIR
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+DIR=${1:?usage: fbs-report.sh DIR}
+F=$DIR/fbs
+for f in threshold trials corrupt setup; do
+	[ -r "$F/$f.tsv" ] || fq_die "no $F/$f.tsv: run make fbs-demo"
+done
+setup() { awk -F'\t' -v k="$1" '$1 == k { print $2 }' "$F/setup.tsv"; }
+SLOT=$(setup slot_us) DRIFT=$(setup drift_ppm) PERIODS=$(setup periods)
+SERIES_N=$(setup series_nodes)
+
+threshold_table() {
+	echo "| nodes | Eq. 3: empty slots | measured: largest good run | overhead, Eq. 3 | overhead, measured |"
+	echo "| --- | --- | --- | --- | --- |"
+	awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s %% | %s |\n", $1, $3, ($4 < 0 ? "none" : $4), $5, ($6 == "-" ? "-" : $6 " %") }' \
+		"$F/threshold.tsv"
+}
+trials_table() {
+	echo "| nodes | empty slots | frames judged | out of their slot | stalls |"
+	echo "| --- | --- | --- | --- | --- |"
+	awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s | %s |\n", $1, $3, $5, $6, $7 }' "$F/trials.tsv"
+}
+# the first 100-ms window with frames out of their slot, per feedback
+corrupt_line() {
+	awk -F'\t' -v fb="$1" 'NR > 1 && $1 == fb { n += $3; o += $4
+		if ($4 > 0 && !first) first = $2 }
+		END { printf "feedback %s: %d of %d frames out of their slot in 3 s; %s\n", fb, o, n,
+			     first ? "the first in the window ending at " first " ms" : "none" }' \
+		"$F/corrupt.tsv"
+}
+
+echo "FBS in the VM: ${SLOT}-us slots at 10 Mbit/s, one clock $DRIFT ppm slow, $PERIODS periods per trial"
+threshold_table
+corrupt_line on
+corrupt_line off
+
+# the plots' data: one file per series, "x y"
+for n in $(awk -F'\t' 'NR > 1 { print $1 }' "$F/threshold.tsv"); do
+	awk -F'\t' -v n="$n" 'NR > 1 && $1 == n && $5 > 0 { print $3, 100 * $6 / $5 }' \
+		"$F/trials.tsv" | sort -n > "$DIR/fbs-empty-$n.dat"
+done
+for fb in on off; do
+	awk -F'\t' -v fb="$fb" 'NR > 1 && $1 == fb { print $2, ($3 > 0 ? 100 * $4 / $3 : 0) }' \
+		"$F/corrupt.tsv" > "$DIR/fbs-corrupt-$fb.dat"
+done
+plots=()
+if command -v gnuplot >/dev/null; then
+	gp=$DIR/fbs.gp
+	{
+		echo "set terminal pngcairo size 900,560 font ',10' noenhanced"
+		echo "set key top left"
+		echo "set grid"
+		echo "set output '$DIR/fbs-empty.png'"
+		echo "set title 'Frames out of their slot against empty slots per period ($DRIFT ppm, feedback on)'"
+		echo "set xlabel 'empty slots after the all-to-all round'"
+		echo "set ylabel 'frames out of their slot (%)'"
+		echo -n "plot "
+		sep=
+		for f in "$DIR"/fbs-empty-*.dat; do
+			n=${f##*-}
+			echo -n "$sep'$f' using 1:2 with linespoints title '${n%.dat} nodes'"
+			sep=", "
+		done
+		echo
+		echo "set output '$DIR/fbs-corrupt.png'"
+		echo "set title 'Frames out of their slot after one clock goes $DRIFT ppm slow ($SERIES_N nodes, no empty slots)'"
+		echo "set xlabel 'time after the drift was set (ms)'"
+		echo "set ylabel 'frames out of their slot, per 100 ms (%)'"
+		echo "plot '$DIR/fbs-corrupt-on.dat' using 1:2 with linespoints title 'feedback (credits, wormhole)', '$DIR/fbs-corrupt-off.dat' using 1:2 with linespoints title 'no feedback'"
+	} > "$gp"
+	if gnuplot "$gp" > "$DIR/gnuplot.log" 2>&1; then
+		plots=(fbs-empty.png fbs-corrupt.png)
+	else
+		echo "fbs-report: gnuplot failed, see ${DIR#"$FQ_ROOT"/}/gnuplot.log" >&2
+	fi
+else
+	echo "fbs-report: gnuplot not found (make setup installs it): no plots" >&2
+fi
+
+{
+	echo "# FBS in the VM"
+	echo
+	echo "Kernel: $(cat "$DIR/kernel.txt" 2>/dev/null). ${SLOT}-us slots at 10 Mbit/s, one vcsw"
+	echo "(advanced, wormhole, one-frame credit buffers); after the ring bootstrap"
+	echo "($(setup boot)) and with traffic flowing, V0's clock runs $DRIFT ppm slow."
+	echo "Documentation/fbs.rst, \"The measurements\"."
+	echo
+	echo "## The largest run of empty slots that keeps the frames in their slots (at most 1 % out)"
+	echo
+	threshold_table
+	echo
+	echo "Every trial ($PERIODS periods each):"
+	echo
+	trials_table
+	echo
+	echo "## How fast the schedule corrupts"
+	echo
+	echo "$SERIES_N nodes, no empty slots, after V0's clock goes $DRIFT ppm slow:"
+	echo
+	echo "- $(corrupt_line on)"
+	echo "- $(corrupt_line off)"
+	echo
+	for p in "${plots[@]}"; do
+		echo "![${p%.png}]($p)"
+		echo
+	done
+} > "$DIR/report.md"
