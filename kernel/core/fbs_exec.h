@@ -34,6 +34,12 @@
  * acting on that would push every clock later on average).
  */
 #define FBS_EXEC_JITTER_DIV	64
+/*
+ * ... and at least this late a frame may start: a host's timer and
+ * softirq come that late now and then, and a slot that leaves no room
+ * (one frame at the link's rate exactly) would otherwise send nothing
+ */
+#define FBS_EXEC_MIN_LATE_NS	50000ULL
 
 struct fbs_exec {
 	/* configuration */
@@ -126,8 +132,11 @@ static inline fq_u64 fbs_exec_advance(struct fbs_exec *e, fq_u64 held_ns)
  * trip itself must not slow the clock, or every host would run slow by
  * it and the one that is really ahead would not stand out.  The unheld
  * round trip is learnt as the least seen over the last windows of
- * frames: in a schedule in step most frames are not held, and none can
- * come back sooner than the link allows.  It is capped at what a slot
+ * frames whose credits were back within their slot: in a schedule in
+ * step most frames are, none can come back sooner than the link allows,
+ * and a frame held into the next slot is left out, so that a node that
+ * runs ahead, held a little more each period, cannot teach the minimum
+ * its holds.  It is capped at what a slot
  * leaves after a largest frame: a link slower than that cannot keep the
  * schedule, and what it adds is a hold like any other (the clock then
  * follows the link, as the paper's network interface would).
@@ -148,12 +157,15 @@ static inline void fbs_feedback_init(struct fbs_feedback *f, fq_u64 cap_ns)
 	f->cap_ns = cap_ns;
 }
 
-/* The least round trip seen, 0 before the first frame's credits came back. */
+/*
+ * The round trip taken for the link's own: the least seen, capped; the
+ * cap before the first frame's credits came back within their slot.
+ */
 static inline fq_u64 fbs_feedback_base(const struct fbs_feedback *f)
 {
 	fq_u64 b = f->base[0] < f->base[1] ? f->base[0] : f->base[1];
 
-	return b == ~(fq_u64)0 ? 0 : b;
+	return b < f->cap_ns ? b : f->cap_ns;
 }
 
 /*
@@ -172,31 +184,34 @@ static inline fq_u64 fbs_feedback_held(struct fbs_feedback *f, const struct fbs_
 	if (back < sent + wire_ns)
 		return 0;
 	trip = back - sent - wire_ns;
-	if (trip < f->base[0])
-		f->base[0] = trip;
-	if (++f->seen == FBS_FEEDBACK_WINDOW) {
-		f->base[1] = f->base[0];
-		f->base[0] = ~(fq_u64)0;
-		f->seen = 0;
+	if (back <= fbs_exec_due(e)) {
+		if (trip < f->base[0])
+			f->base[0] = trip;
+		if (++f->seen == FBS_FEEDBACK_WINDOW) {
+			f->base[1] = f->base[0];
+			f->base[0] = ~(fq_u64)0;
+			f->seen = 0;
+		}
 	}
-	base = f->base[0] < f->base[1] ? f->base[0] : f->base[1];
-	base = base < f->cap_ns ? base : f->cap_ns;
-	if (trip - base <= e->slot_ns / FBS_EXEC_JITTER_DIV)
+	base = fbs_feedback_base(f);
+	if (trip <= base || trip - base <= e->slot_ns / FBS_EXEC_JITTER_DIV)
 		return 0;
 	return trip - base + (sent > e->slot_start ? sent - e->slot_start : 0);
 }
 
 /*
  * The latest a frame @wire_ns long on the wire may start in the current
- * slot: it must end within the slot (less the jitter allowed), or it
- * would run into the next slot's frames, which the schedule kept apart.
+ * slot: it must end within the slot (but for the jitter allowed, at
+ * least FBS_EXEC_MIN_LATE_NS), or it would run into the next slot's
+ * frames, which the schedule kept apart.
  */
 static inline fq_u64 fbs_exec_send_by(const struct fbs_exec *e, fq_u64 wire_ns)
 {
 	fq_u64 rem, len = fbs_exec_slot_len(e, &rem);
+	fq_u64 late = e->slot_ns / FBS_EXEC_JITTER_DIV;
 
 	return e->slot_start + (len > wire_ns ? len - wire_ns : 0) +
-	       e->slot_ns / FBS_EXEC_JITTER_DIV;
+	       (late > FBS_EXEC_MIN_LATE_NS ? late : FBS_EXEC_MIN_LATE_NS);
 }
 
 /*

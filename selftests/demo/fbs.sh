@@ -14,7 +14,7 @@
 #    is seen now and then, drift puts whole rounds out), by a binary
 #    search between 0 and the Eq. 3 bound, against Eq. 3.
 # 2. N = the largest of NODES that kept its schedule in 1. (else the
-#    smallest), E = 0: out-of-slot frames every 100 ms for 3 s after the
+#    first), E = 0: out-of-slot frames every 100 ms for 3 s after the
 #    drift is set, with feedback and without.
 #
 # Prints its results between the markers demo.sh uses:

@@ -121,14 +121,6 @@ static int fbs_simulate(const struct fbs_sched *s, const int64_t *drift_ppb,
 			r->max_skew_ns = hi - lo;
 		for (i = 0; i < s->nodes; i++)
 			fbs_exec_advance(&e[i], held[i]);
-		if (getenv("FBS_TRACE") && k < 40) {
-			fprintf(stderr, "k %llu t %u:", (unsigned long long)k, t);
-			for (i = 0; i < s->nodes; i++)
-				fprintf(stderr, " n%u start %llu held %llu;", i, (unsigned long long)start[i], (unsigned long long)held[i]);
-			for (i = 0; i < nf; i++)
-				fprintf(stderr, " [%u->%u at %llu]", fr[i].src, fr[i].dst, (unsigned long long)fr[i].at);
-			fprintf(stderr, "\n");
-		}
 		/* each frame against its receiver's window for this slot */
 		for (i = 0; i < nf; i++) {
 			uint64_t mid = fr[i].at + frame_ns / 2;

@@ -77,8 +77,8 @@ struct tc_fbs_xstats {
 	__u32	type;		/* TC_FBS_XSTATS_QDISC */
 	__u32	slot;		/* the slot executing now */
 	__u64	slots;		/* slots executed */
-	__u64	stalls;		/* slots that ended late: the frame sent in
-				 * them was not yet accepted downstream */
+	__u64	stalls;		/* slots pushed back: the switch held their
+				 * frame beyond the link's own round trip */
 	__u64	stall_ns;	/* their total lateness */
 	__u64	reserved_frames;	/* frames sent in a destination's slot */
 	__u64	unreserved_frames;	/* best effort, in unreserved slots */
