@@ -591,7 +591,7 @@ static int fabric_rcv(struct sk_buff *skb, struct net_device *dev,
 	if (f.ttd_ns < 0)
 		fabric_count_late(stats, -(s64)f.ttd_ns);
 	/* an FBS frame: in its slot by this host's clock? (fabric_slot.c) */
-	fabric_slot_rcv(dev, &f);
+	fabric_slot_rcv(dev, &f, skb->len + ETH_HLEN);
 
 	inner_len = skb->len - FABRIC_HDR_LEN;
 	if (unlikely(fabric_hdr_pull(skb)))

@@ -12,7 +12,9 @@
  * slot over one hop); the receiver takes its arrival back by that delay
  * to the middle of a slot and asks its own clock which slot that is:
  * the frame's, or it came early or late by more than half a slot, the
- * paper's margin (Eq. 1).
+ * paper's margin (Eq. 1).  The frame's time to deadline, which the
+ * sender set to end a known time after its slot began, tells how long
+ * after that the frame arrived: its latency, kept in a histogram.
  *
  * The clock is a copy of the executor under a seqlock: the qdisc writes
  * it as its slots end, the receive path reads it on any CPU.  Watches
@@ -35,8 +37,11 @@ struct fabric_slot_watch {
 	seqlock_t		lock;
 	struct fbs_exec		clock;		/* the executor's, as published */
 	u64			delay_ns;
+	u64			rate;		/* bytes/s; 0: a slot per frame */
+	u32			frame;
 	bool			set;		/* a clock was published */
 	atomic64_t		frames, in_slot, early, late, foreign;
+	atomic64_t		lat_sum, lat_max, lat_hist[FBS_LAT_BUCKETS];
 };
 
 #define FABRIC_SLOT_HASH_BITS	6
@@ -85,7 +90,7 @@ void fabric_slot_watch_put(struct fabric_slot_watch *w)
 EXPORT_SYMBOL_GPL(fabric_slot_watch_put);
 
 void fabric_slot_watch_set(struct fabric_slot_watch *w, const struct fbs_exec *e,
-			   u64 delay_ns)
+			   u64 delay_ns, u64 rate, u32 frame)
 {
 	/*
 	 * BHs off: the qdisc's dequeue writes from softirq, its init from
@@ -95,13 +100,18 @@ void fabric_slot_watch_set(struct fabric_slot_watch *w, const struct fbs_exec *e
 	write_seqlock_bh(&w->lock);
 	w->clock = *e;
 	w->delay_ns = delay_ns;
+	w->rate = rate;
+	w->frame = frame;
 	w->set = true;
 	write_sequnlock_bh(&w->lock);
 }
 EXPORT_SYMBOL_GPL(fabric_slot_watch_set);
 
-void fabric_slot_watch_read(struct fabric_slot_watch *w, struct fabric_slot_counts *c)
+void fabric_slot_watch_read(struct fabric_slot_watch *w, struct fabric_slot_counts *c,
+			    u64 *lat_hist)
 {
+	unsigned int i;
+
 	/*
 	 * A frame is counted, then judged: the verdicts read first and the
 	 * total last, so that a frame arriving meanwhile never makes the
@@ -111,17 +121,46 @@ void fabric_slot_watch_read(struct fabric_slot_watch *w, struct fabric_slot_coun
 	c->early = atomic64_read(&w->early);
 	c->late = atomic64_read(&w->late);
 	c->foreign = atomic64_read(&w->foreign);
+	c->lat_sum_ns = atomic64_read(&w->lat_sum);
+	c->lat_max_ns = atomic64_read(&w->lat_max);
+	for (i = 0; i < FBS_LAT_BUCKETS; i++)
+		lat_hist[i] = atomic64_read(&w->lat_hist[i]);
 	smp_rmb();
 	c->frames = atomic64_read(&w->frames);
 }
 EXPORT_SYMBOL_GPL(fabric_slot_watch_read);
 
-void fabric_slot_rcv(struct net_device *dev, const struct fhc_fields *f)
+/*
+ * The latency of a frame of @len bytes with @ttd_ns left, by the watch's
+ * settings as read with its clock, into the histogram
+ */
+static void fabric_slot_count_lat(struct fabric_slot_watch *w, const struct fbs_exec *clock,
+				  u64 delay, u64 rate, u32 frame, s32 ttd_ns, u32 len)
+{
+	u64 wire = rate ? div64_u64((u64)len * NSEC_PER_SEC, rate) :
+		   div_u64(clock->slot_ns * len, frame ?: 1);
+	u64 lat = fbs_arrival_ns(delay + clock->slot_ns / 2, ttd_ns, wire);
+	s64 max = atomic64_read(&w->lat_max);
+
+	atomic64_add(lat, &w->lat_sum);
+	atomic64_inc(&w->lat_hist[fbs_lat_bucket(lat, clock->slot_ns)]);
+	/* receive paths on several CPUs: the largest one stays */
+	while ((u64)max < lat) {
+		s64 old = atomic64_cmpxchg(&w->lat_max, max, lat);
+
+		if (old == max)
+			break;
+		max = old;
+	}
+}
+
+void fabric_slot_rcv(struct net_device *dev, const struct fhc_fields *f, u32 len)
 {
 	struct fabric_slot_watch *w;
 	struct fbs_exec clock;
 	unsigned int seq;
-	u64 now, delay;
+	u64 now, delay, rate;
+	u32 frame;
 	bool set;
 
 	if ((f->flow_id & FABRIC_SLOT_TAG_MASK) != FABRIC_SLOT_TAG)
@@ -135,6 +174,8 @@ void fabric_slot_rcv(struct net_device *dev, const struct fhc_fields *f)
 		seq = read_seqbegin(&w->lock);
 		clock = w->clock;
 		delay = w->delay_ns;
+		rate = w->rate;
+		frame = w->frame;
 		set = w->set;
 	} while (read_seqretry(&w->lock, seq));
 	if (!set)
@@ -145,6 +186,7 @@ void fabric_slot_rcv(struct net_device *dev, const struct fhc_fields *f)
 		atomic64_inc(&w->foreign);
 		goto out;
 	}
+	fabric_slot_count_lat(w, &clock, delay, rate, frame, f->ttd_ns, len);
 	/* where in our slots the frame's expected arrival falls: mid-slot */
 	now += clock.slot_ns / 2;
 	switch (fbs_exec_judge(&clock, f->seq, now > delay ? now - delay : 0)) {

@@ -24,6 +24,9 @@ struct fabric_slot_counts {
 	u64 early;		/* before it, by this host's clock */
 	u64 late;		/* after it */
 	u64 foreign;		/* a slot beyond this host's period */
+	/* arrival latencies of the judged frames but foreign ones */
+	u64 lat_sum_ns;
+	u64 lat_max_ns;
 };
 
 /*
@@ -36,15 +39,21 @@ struct fabric_slot_watch *fabric_slot_watch_get(struct net_device *dev,
 void fabric_slot_watch_put(struct fabric_slot_watch *w);
 /*
  * Publish the executor's clock; @delay_ns: how long after its slot began
- * a frame is expected to have arrived.  From the qdisc: its dequeue
- * (softirq) and its configuration (process context).
+ * a frame is expected to have arrived; @rate (bytes/s; 0: a slot is one
+ * @frame of bytes) times a frame on this host's link.  From the qdisc:
+ * its dequeue (softirq) and its configuration (process context).
  */
 void fabric_slot_watch_set(struct fabric_slot_watch *w, const struct fbs_exec *e,
-			   u64 delay_ns);
-void fabric_slot_watch_read(struct fabric_slot_watch *w, struct fabric_slot_counts *c);
+			   u64 delay_ns, u64 rate, u32 frame);
+/* The counts, and the latency histogram into @lat_hist[FBS_LAT_BUCKETS]. */
+void fabric_slot_watch_read(struct fabric_slot_watch *w, struct fabric_slot_counts *c,
+			    u64 *lat_hist);
 
-/* fabric_hdr_main.c's receive path: a decoded frame that arrived on @dev */
-void fabric_slot_rcv(struct net_device *dev, const struct fhc_fields *f);
+/*
+ * fabric_hdr_main.c's receive path: a decoded frame of @len bytes (from
+ * its Ethernet header) that arrived on @dev
+ */
+void fabric_slot_rcv(struct net_device *dev, const struct fhc_fields *f, u32 len);
 void fabric_slot_exit(void);
 
 #endif /* _FABRIC_SLOT_H */

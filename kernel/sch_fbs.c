@@ -373,7 +373,7 @@ static bool fbs_catch_up(struct fbs_sched *q, u64 now)
 		if (n > 1)
 			fbs_pass(q, n - 1);
 		if (q->watch)
-			fabric_slot_watch_set(q->watch, &q->ex, fbs_delay(q));
+			fabric_slot_watch_set(q->watch, &q->ex, fbs_delay(q), q->rate, q->frame);
 	}
 	return true;
 }
@@ -419,7 +419,8 @@ static void fbs_tag(struct fbs_sched *q, struct sk_buff *skb, bool tag,
 	u64 due = q->ex.slot_start + fbs_delay(q) + q->ex.slot_ns / 2;
 	struct fhc_fields f = {
 		.vc = vc,
-		.ttd_ns = fhc_clamp_ttd(due > now ? (s64)min_t(u64, due - now, S32_MAX) : 0),
+		/* past due already: negative, so the receiver's latency holds */
+		.ttd_ns = fhc_clamp_ttd((s64)due - (s64)now),
 		.flow_id = FABRIC_SLOT_TAG | q->node,
 		.seq = q->ex.slot,
 	};
@@ -623,7 +624,7 @@ static u16 *fbs_commit(struct Qdisc *sch, struct fbs_cfg *cfg)
 	wire = fbs_wire_ns(q, q->frame);
 	q->fb.cap_ns = q->ex.slot_ns > wire ? q->ex.slot_ns - wire : 0;
 	if (q->watch)
-		fabric_slot_watch_set(q->watch, &q->ex, fbs_delay(q));
+		fabric_slot_watch_set(q->watch, &q->ex, fbs_delay(q), q->rate, q->frame);
 	return old;
 }
 
@@ -921,15 +922,19 @@ static int fbs_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.boot_frames = q->boot_frames;
 	st.link_trip_ns = fbs_feedback_base(&q->fb);
 	st.slot_start_ns = q->ex.slot_start;
+	BUILD_BUG_ON(FBS_LAT_BUCKETS != TC_FBS_LAT_BUCKETS ||
+		     FBS_LAT_PER_SLOT != TC_FBS_LAT_PER_SLOT);
 	if (q->watch) {
 		struct fabric_slot_counts c;
 
-		fabric_slot_watch_read(q->watch, &c);
+		fabric_slot_watch_read(q->watch, &c, st.rx_lat_hist);
 		st.rx_frames = c.frames;
 		st.rx_in_slot = c.in_slot;
 		st.rx_early = c.early;
 		st.rx_late = c.late;
 		st.rx_foreign = c.foreign;
+		st.rx_lat_sum_ns = c.lat_sum_ns;
+		st.rx_lat_max_ns = c.lat_max_ns;
 	}
 	sch_tree_unlock(sch);
 	if (q->link)

@@ -17,6 +17,7 @@ done
 setup() { awk -F'\t' -v k="$1" '$1 == k { print $2 }' "$F/setup.tsv"; }
 SLOT=$(setup slot_us) DRIFT=$(setup drift_ppm) PERIODS=$(setup periods)
 SERIES_N=$(setup series_nodes)
+LAT_N=$(setup lat_nodes)
 
 threshold_table() {
 	echo "| nodes | Eq. 3: empty slots | measured: largest good run | overhead, Eq. 3 | overhead, measured |"
@@ -38,10 +39,31 @@ corrupt_line() {
 		"$F/corrupt.tsv"
 }
 
+# latency: a quarter-slot bucket as the latency it reaches (us)
+latency_table() {
+	echo "| traffic | frames | mean | median under | 99th percentile under | largest |"
+	echo "| --- | --- | --- | --- | --- | --- |"
+	awk -F'\t' -v slot="$SLOT" 'function q(b) { return b < 0 ? "-" : sprintf("%.0f us", (b + 1) * slot / 4) }
+		NR > 1 { printf "| %s | %s | %s us | %s | %s | %s us |\n", $1, $3, $4, q($5), q($6), $8 }' \
+		"$F/latency.tsv"
+}
+latency_ratio() {
+	awk -F'\t' 'NR > 1 { m[$1] = $4; x[$1] = $8 }
+		END { if (m["reserved"] > 0 && x["reserved"] > 0)
+			printf "best effort against reserved: mean %.1fx, largest %.1fx\n",
+				m["best-effort"] / m["reserved"], x["best-effort"] / x["reserved"] }' \
+		"$F/latency.tsv"
+}
+
 echo "FBS in the VM: ${SLOT}-us slots at 10 Mbit/s, one clock $DRIFT ppm slow, $PERIODS periods per trial"
 threshold_table
 corrupt_line on
 corrupt_line off
+if [ -s "$F/latency.tsv" ]; then
+	echo "Latency, $LAT_N nodes, from a frame's slot start to its last byte at its receiver:"
+	latency_table
+	latency_ratio
+fi
 
 # the plots' data: one file per series, "x y"
 for n in $(awk -F'\t' 'NR > 1 { print $1 }' "$F/threshold.tsv"); do
@@ -51,6 +73,13 @@ done
 for fb in on off; do
 	awk -F'\t' -v fb="$fb" 'NR > 1 && $1 == fb { print $2, ($3 > 0 ? 100 * $4 / $3 : 0) }' \
 		"$F/corrupt.tsv" > "$DIR/fbs-corrupt-$fb.dat"
+done
+# the latency histograms: bucket middle (ms), percent of the kind's frames
+for kind in reserved best-effort; do
+	[ -s "$F/latency_hist.tsv" ] || break
+	awk -F'\t' -v k="$kind" -v slot="$SLOT" 'NR > 1 && $1 == k { n[$2] = $3; t += $3 }
+		END { for (b = 0; b < 64; b++) if (n[b] > 0) print (b + 0.5) * slot / 4000, 100 * n[b] / t }' \
+		"$F/latency_hist.tsv" > "$DIR/fbs-latency-$kind.dat"
 done
 plots=()
 if command -v gnuplot >/dev/null; then
@@ -76,9 +105,19 @@ if command -v gnuplot >/dev/null; then
 		echo "set xlabel 'time after the drift was set (ms)'"
 		echo "set ylabel 'frames out of their slot, per 100 ms (%)'"
 		echo "plot '$DIR/fbs-corrupt-on.dat' using 1:2 with linespoints title 'feedback (credits, wormhole)', '$DIR/fbs-corrupt-off.dat' using 1:2 with linespoints title 'no feedback'"
+		if [ -s "$F/latency_hist.tsv" ]; then
+			echo "set output '$DIR/fbs-latency.png'"
+			echo "set title 'Latency from the slot start to the last byte in ($LAT_N nodes, quarter-slot buckets)'"
+			echo "set xlabel 'latency (ms)'"
+			echo "set ylabel 'frames (%)'"
+			echo "set logscale y"
+			echo "plot '$DIR/fbs-latency-reserved.dat' using 1:2 with boxes title 'reserved slots', '$DIR/fbs-latency-best-effort.dat' using 1:2 with linespoints title 'best effort'"
+			echo "unset logscale y"
+		fi
 	} > "$gp"
 	if gnuplot "$gp" > "$DIR/gnuplot.log" 2>&1; then
 		plots=(fbs-empty.png fbs-corrupt.png)
+		[ -s "$F/latency_hist.tsv" ] && plots+=(fbs-latency.png)
 	else
 		echo "fbs-report: gnuplot failed, see ${DIR#"$FQ_ROOT"/}/gnuplot.log" >&2
 	fi
@@ -109,6 +148,17 @@ fi
 	echo "- $(corrupt_line on)"
 	echo "- $(corrupt_line off)"
 	echo
+	if [ -s "$F/latency.tsv" ]; then
+		echo "## Latency of scheduled traffic against best effort"
+		echo
+		echo "$LAT_N nodes, no drift, every host to every other at 150 frames/s; from a"
+		echo "frame's slot start at its sender to its last byte at its receiver:"
+		echo
+		latency_table
+		echo
+		echo "$(latency_ratio)"
+		echo
+	fi
 	for p in "${plots[@]}"; do
 		echo "![${p%.png}]($p)"
 		echo

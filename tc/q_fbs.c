@@ -415,6 +415,32 @@ static void fbs_counter(const char *key, __u64 v)
 }
 
 /*
+ * The arrival histogram: -j, every bucket; text, the buckets that counted
+ * something, as "quarter:frames" (the last quarter is open-ended)
+ */
+static void fbs_print_lat_hist(const __u64 *hist)
+{
+	const char *sep = "";
+	unsigned int i;
+
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, "%s", " rx_lat_quarter_slots ");
+	open_json_array(PRINT_JSON, "rx_lat_hist");
+	for (i = 0; i < TC_FBS_LAT_BUCKETS; i++) {
+		char one[48];
+
+		print_color_u64(PRINT_JSON, COLOR_NONE, NULL, "%" PRIu64, hist[i]);
+		if (!hist[i])
+			continue;
+		snprintf(one, sizeof(one), "%s%u:%llu", sep, i, (unsigned long long)hist[i]);
+		print_color_string(PRINT_FP, COLOR_NONE, NULL, "%s", one);
+		sep = ",";
+	}
+	if (!*sep)
+		print_color_string(PRINT_FP, COLOR_NONE, NULL, "%s", "-");
+	close_json_array(PRINT_JSON, NULL);
+}
+
+/*
  * The qdisc's and each class's TCA_STATS_APP come through this one hook;
  * both structs start with a type word.  At most sizeof the struct is
  * copied into a zeroed one, so another kernel's size still prints.
@@ -462,6 +488,9 @@ static int fbs_print_xstats(struct qdisc_util *qu, FILE *f, struct rtattr *xstat
 		/* before the link's block, which -j nests */
 		fbs_counter("link_trip_ns", st.link_trip_ns);
 		fbs_counter("slot_start_ns", st.slot_start_ns);
+		fbs_counter("rx_lat_sum_ns", st.rx_lat_sum_ns);
+		fbs_counter("rx_lat_max_ns", st.rx_lat_max_ns);
+		fbs_print_lat_hist(st.rx_lat_hist);
 		tc_credits_print_xstats(&st.credits);
 	}
 	return 0;

@@ -283,4 +283,37 @@ static inline enum fbs_verdict fbs_exec_judge(const struct fbs_exec *e, fq_u32 k
 	return ahead <= e->slots / 2 ? FBS_EARLY : FBS_LATE;
 }
 
+/*
+ * How long after its slot began at its sender a slot-tagged frame was in
+ * at its receiver.  The sender gave the frame a time to deadline that
+ * ends @window_ns after its slot's start (sch_fbs: the expected arrival
+ * plus half a slot) and every hop took its own time out of it, so what is
+ * left on arrival, @ttd_ns, tells the time since that start without a
+ * clock shared with the sender.  @wire_ns, the frame's own time on the
+ * receiver's link, is added: the emulated switch hands a frame on as its
+ * first byte goes, a real link delivers its last.
+ */
+static inline fq_u64 fbs_arrival_ns(fq_u64 window_ns, fq_s32 ttd_ns, fq_u64 wire_ns)
+{
+	fq_s64 since = (fq_s64)window_ns - ttd_ns;
+
+	return (since > 0 ? (fq_u64)since : 0) + wire_ns;
+}
+
+/*
+ * The arrival histogram: FBS_LAT_PER_SLOT buckets per slot of @slot_ns,
+ * FBS_LAT_BUCKETS in all, the last for everything beyond.
+ */
+#define FBS_LAT_BUCKETS		64
+#define FBS_LAT_PER_SLOT	4
+
+static inline unsigned int fbs_lat_bucket(fq_u64 lat_ns, fq_u64 slot_ns)
+{
+	/* slot_ns under 2^30: lat_ns past 2^60 is beyond every bucket */
+	if (lat_ns >= (fq_u64)1 << 60)
+		return FBS_LAT_BUCKETS - 1;
+	lat_ns = fq_div64(lat_ns * FBS_LAT_PER_SLOT, slot_ns);
+	return lat_ns < FBS_LAT_BUCKETS - 1 ? (unsigned int)lat_ns : FBS_LAT_BUCKETS - 1;
+}
+
 #endif /* FQ_FBS_EXEC_H */

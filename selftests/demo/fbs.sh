@@ -16,11 +16,15 @@
 # 2. N = the largest of NODES that kept its schedule in 1. (else the
 #    first), E = 0: out-of-slot frames every 100 ms for 3 s after the
 #    drift is set, with feedback and without.
+# 3. N = LAT_NODES, no drift, feedback on: each frame's latency, from its
+#    slot's start at its sender to its last byte at its receiver, with
+#    the all-to-all round (E = 0) and the same traffic best effort (every
+#    slot unreserved), over LAT_SECONDS.
 #
 # Prints its results between the markers demo.sh uses:
 #   FQ-DEMO-FILE fbs/FILE ... FQ-DEMO-EOF, then FQ-DEMO-RESULT fbs ok|fail
 # Environment (or /etc/fabric-qos/fbs-demo.env): NODES (4 8), DRIFT (1000
-# ppm), PERIODS (6).
+# ppm), PERIODS (6), LAT_NODES (the largest of NODES), LAT_SECONDS (3).
 cd "$(dirname "$0")/../vm" || exit 1
 TEST_NAME=fbs-demo
 . ./lib.sh
@@ -31,6 +35,7 @@ TEST_NAME=fbs-demo
 NODES=${NODES:-4 8}
 DRIFT=${DRIFT:-1000}
 PERIODS=${PERIODS:-6}
+LAT_SECONDS=${LAT_SECONDS:-3}
 OUT=/tmp/demo/fbs
 # 1.2-ms slots: a 1462-byte frame (1400 bytes of UDP and the fabric
 # header) takes 1.17 ms at 10 Mbit/s; the 30 us left is for its credits'
@@ -52,6 +57,11 @@ for n in $NODES; do
 	[[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 2 ] && [ "$n" -le 16 ] || fatal "NODES: $n: want 2 to 16"
 	[ "$n" -gt $max_n ] && max_n=$n
 done
+LAT_NODES=${LAT_NODES:-$max_n}
+[[ $LAT_NODES =~ ^[0-9]+$ ]] && [ "$LAT_NODES" -ge 2 ] && [ "$LAT_NODES" -le "$max_n" ] ||
+	fatal "LAT_NODES: $LAT_NODES: want 2 to the largest of NODES"
+[[ $LAT_SECONDS =~ ^[0-9]+$ ]] && [ "$LAT_SECONDS" -ge 1 ] || fatal "LAT_SECONDS: $LAT_SECONDS"
+
 fbs_fabric $max_n arch advanced rate 10mbit buffer 2k wormhole on
 ALL_HOSTS=$FBS_HOSTS
 
@@ -164,8 +174,65 @@ for fb in on off; do
 	done
 	stop
 done
-printf 'slot_us\t%s\ndrift_ppm\t%s\nperiods\t%s\nnodes\t%s\nseries_nodes\t%s\nboot\t%s\n' \
-	$SLOT_US "$DRIFT" "$PERIODS" "$NODES" "$series_n" "$FBS_BOOT_LOG" > "$OUT/setup.tsv"
+# --- 3. latency: reserved slots against best effort -----------------------------------------
+# Every host sends to every other at 150/s, more than its slots carry:
+# with the round, each frame goes in its destination's slot; best effort,
+# in whichever slot comes next, and meets the other hosts' frames to the
+# same receiver at the switch.  The histograms (quarter slots) over the
+# window, summed over the receivers; the largest latency since the
+# qdiscs began.
+printf 'kind\tnodes\tframes\tmean_us\tp50_q\tp99_q\tmax_q\tmax_us\n' > "$OUT/latency.tsv"
+printf 'kind\tquarter\tframes\n' > "$OUT/latency_hist.tsv"
+lat_run() {
+	local kind=$1 filters=$3 i mx=0 t0=() t1=()
+
+	use "$LAT_NODES"
+	for i in $FBS_HOSTS; do ns_exec V$i tc qdisc del dev eth0 root 2>/dev/null; done
+	FBS_FILTERS=$filters fbs_qdiscs "$2" --credits
+	fbs_boot
+	fbs_traffic_start 150
+	sleep 0.5
+	for i in $FBS_HOSTS; do t0[i]=$(fbs_lat_hist $i); done
+	sleep "$LAT_SECONDS"
+	for i in $FBS_HOSTS; do
+		t1[i]=$(fbs_lat_hist $i)
+		fbs_lat $i
+		[ "$FBS_LAT_MAX_US" -gt $mx ] && mx=$FBS_LAT_MAX_US
+	done
+	stop
+	for i in $FBS_HOSTS; do
+		echo "0 ${t0[i]}"
+		echo "1 ${t1[i]}"
+	done | awk -v kind="$kind" -v n="$LAT_NODES" -v mx="$mx" \
+		-v hist="$OUT/latency_hist.tsv" -v sum="$OUT/latency.tsv" '
+		{ s = $1 ? 1 : -1; for (i = 2; i <= NF; i++) d[i - 2] += s * $i; nf = NF - 1 }
+		END {
+			nb = nf - 1		# the last field: the sum of latencies
+			for (i = 0; i < nb; i++) {
+				tot += d[i]
+				printf "%s\t%d\t%.0f\n", kind, i, d[i] >> hist
+			}
+			p50 = p99 = top = -1
+			for (i = 0; i < nb; i++) {
+				c += d[i]
+				if (p50 < 0 && tot && c * 2 >= tot) p50 = i
+				if (p99 < 0 && tot && c * 100 >= tot * 99) p99 = i
+				if (d[i]) top = i
+			}
+			printf "%s\t%d\t%.0f\t%.0f\t%d\t%d\t%d\t%s\n", kind, n, tot,
+				tot ? d[nb] / tot / 1000 : 0, p50, p99, top, mx >> sum
+		}'
+	log_info "latency, $kind: $(tail -n1 "$OUT/latency.tsv")"
+}
+feedback on
+fbs-sched all-to-all "$LAT_NODES" --empty 0 > "$TMP_DIR/lat-sched" || fatal "fbs-sched all-to-all"
+{ head -n1 "$TMP_DIR/lat-sched"; echo "empty $LAT_NODES"; } > "$TMP_DIR/lat-be"
+lat_run reserved "$TMP_DIR/lat-sched" 1
+lat_run best-effort "$TMP_DIR/lat-be" 0
+
+printf 'slot_us\t%s\ndrift_ppm\t%s\nperiods\t%s\nnodes\t%s\nseries_nodes\t%s\nlat_nodes\t%s\nlat_seconds\t%s\nboot\t%s\n' \
+	$SLOT_US "$DRIFT" "$PERIODS" "$NODES" "$series_n" "$LAT_NODES" "$LAT_SECONDS" \
+	"$FBS_BOOT_LOG" > "$OUT/setup.tsv"
 
 for f in "$OUT"/*; do
 	echo "FQ-DEMO-FILE fbs/${f##*/}"

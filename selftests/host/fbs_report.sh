@@ -4,8 +4,9 @@
 #
 # make fbs-demo's report (scripts/fbs-report.sh) from measurement files
 # of the shape selftests/demo/fbs.sh writes: the threshold table, the
-# first window with frames out of their slot per feedback setting, a
-# missing file refused, and with gnuplot both plots.
+# first window with frames out of their slot per feedback setting, the
+# latency table and ratio, a missing file refused, and with gnuplot the
+# three plots.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 fail=0
 expect() {
@@ -45,8 +46,24 @@ drift_ppm${t}1000
 periods${t}6
 nodes${t}4 8
 series_nodes${t}4
+lat_nodes${t}8
+lat_seconds${t}3
 boot${t}synchronised after 16 rounds, the last took 120.0 us
 EOF
+cat > "$work/fbs/latency.tsv" <<EOF
+kind${t}nodes${t}frames${t}mean_us${t}p50_q${t}p99_q${t}max_q${t}max_us
+reserved${t}8${t}2000${t}1180${t}3${t}4${t}4${t}1390
+best-effort${t}8${t}2100${t}3540${t}11${t}25${t}27${t}8340
+EOF
+{
+	printf 'kind\tquarter\tframes\n'
+	for b in $(seq 0 63); do
+		printf 'reserved\t%d\t%d\n' "$b" "$(case $b in 3) echo 1500 ;; 4) echo 500 ;; *) echo 0 ;; esac)"
+	done
+	for b in $(seq 0 63); do
+		printf 'best-effort\t%d\t%d\n' "$b" "$([ "$b" -ge 4 ] && [ "$b" -le 27 ] && echo 100 || echo 0)"
+	done
+} > "$work/fbs/latency_hist.tsv"
 echo "6.1.0-test (test)" > "$work/kernel.txt"
 
 out=$("$ROOT/scripts/fbs-report.sh" "$work" 2>/dev/null)
@@ -57,12 +74,20 @@ expect "feedback" "$(grep '^feedback on' <<< "$out")" \
 	"feedback on: 0 of 120 frames out of their slot in 3 s; none"
 expect "no feedback" "$(grep '^feedback off' <<< "$out")" \
 	"feedback off: 85 of 180 frames out of their slot in 3 s; the first in the window ending at 200 ms"
+expect "latency, reserved" "$(grep '^| reserved |' <<< "$out")" \
+	"| reserved | 2000 | 1180 us | 1200 us | 1500 us | 1390 us |"
+expect "latency, best effort" "$(grep '^| best-effort |' <<< "$out")" \
+	"| best-effort | 2100 | 3540 us | 3600 us | 7800 us | 8340 us |"
+expect "latency ratio" "$(grep '^best effort against' <<< "$out")" \
+	"best effort against reserved: mean 3.0x, largest 6.0x"
 grep -q "^| 4 | 372 | 96 | 7 | 18 |$" "$work/report.md"
 expect "report.md: every trial" $? 0
 grep -q "^4 nodes, no empty slots, after V0's clock goes 1000 ppm slow:$" "$work/report.md"
 expect "report.md: the series' nodes" $? 0
 if command -v gnuplot > /dev/null; then
-	for p in fbs-empty.png fbs-corrupt.png; do
+	expect "the reserved histogram" "$(cat "$work/fbs-latency-reserved.dat")" "1.05 75
+1.35 25"
+	for p in fbs-empty.png fbs-corrupt.png fbs-latency.png; do
 		[ -s "$work/$p" ] && grep -q "($p)" "$work/report.md"
 		expect "plot $p" $? 0
 	done

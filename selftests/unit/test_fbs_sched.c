@@ -6,6 +6,7 @@
  */
 #include "unit.h"
 #include "fbs_text.c"
+#include "core/fabric_hdr_core.h"
 #include "core/fbs_exec.h"
 
 /* A schedule from rows of destination letters ('.' idle), A = node 0. */
@@ -561,6 +562,53 @@ UNIT_TEST(exec_slot_at_forward_and_back)
 			EXPECT_EQ(fbs_exec_judge(&first, 6 % period, start[7] + slot / 2), FBS_LATE);
 		}
 	}
+}
+
+/*
+ * Arrival latency from the time to deadline: a sender tags a frame with
+ * what is left of a window from its slot's start, as sch_fbs does (late
+ * ones negative), hops take their residence out of it, and the receiver's
+ * reading must be the true time since that start plus the frame's wire
+ * time, whatever the residences; then the histogram's quarters.
+ */
+UNIT_TEST(arrival_latency_from_ttd)
+{
+	fq_u32 i;
+
+	unit_rnd_state = 0x1a7e9cULL;
+	for (i = 0; i < 100000; i++) {
+		fq_u64 slot = 1000 + unit_rnd() % 10000000;
+		fq_u64 window = unit_rnd() % (2 * slot) + slot / 2;
+		fq_u64 start = unit_rnd() % 1000000000000ULL;
+		fq_u64 sent = start + unit_rnd() % (3 * slot);	/* late ones too */
+		fq_u64 t = sent, wire = unit_rnd() % slot;
+		fq_s64 ttd = fhc_clamp_ttd((fq_s64)(start + window) - (fq_s64)sent);
+		fq_u32 hops = unit_rnd() % 4, h;
+
+		for (h = 0; h < hops; h++) {
+			fq_u64 res = unit_rnd() % (2 * slot);
+
+			ttd -= (fq_s64)res;	/* as vcsw rewrites it */
+			t += res;
+		}
+		EXPECT_EQ(fbs_arrival_ns(window, fhc_clamp_ttd(ttd), wire), t - start + wire);
+		if (*unit_failed) {
+			printf("#   frame %u: slot %llu window %llu\n", i,
+			       (unsigned long long)slot, (unsigned long long)window);
+			return;
+		}
+	}
+	/* a ttd beyond the window (a sender's window longer than ours): 0 */
+	EXPECT_EQ(fbs_arrival_ns(1000, 5000, 70), 70);
+	/* quarters of a slot, the last bucket open-ended */
+	EXPECT_EQ(fbs_lat_bucket(0, 1000), 0);
+	EXPECT_EQ(fbs_lat_bucket(249, 1000), 0);
+	EXPECT_EQ(fbs_lat_bucket(250, 1000), 1);
+	EXPECT_EQ(fbs_lat_bucket(1000, 1000), 4);
+	EXPECT_EQ(fbs_lat_bucket(15749, 1000), 62);
+	EXPECT_EQ(fbs_lat_bucket(15750, 1000), 63);
+	EXPECT_EQ(fbs_lat_bucket(1ULL << 59, 1000000000), FBS_LAT_BUCKETS - 1);
+	EXPECT_EQ(fbs_lat_bucket(~0ULL, 1000), FBS_LAT_BUCKETS - 1);
 }
 
 /* ---- the text format ----------------------------------------------------- */

@@ -8,11 +8,15 @@
 #
 #   fbs_fabric N VCSW_OPTION...   build it (FBS_HOSTS: "0 1 .. N-1")
 #   fbs_qdiscs SCHED OPTION...    each host's qdisc from fbs-sched tc
+#                                 (FBS_FILTERS=0: no filter, all best effort)
 #   fbs_traffic_start RATE        udp-lat from every host to every other
+#   fbs_send I J RATE             ... from host I to host J only
 #   fbs_traffic_stop              stop it and wait for the queues to drain
 #   fbs_boot                      fbs-boot's ring on every host at once
 #   fbs_snap                      every host's counters (F, IN, EARLY, ...)
 #   fbs_window SECONDS            their change over a window (dF, dIN, ...)
+#   fbs_lat I                     host I's arrival latencies (FBS_LAT_*)
+#   fbs_lat_hist I                ... the histogram's 64 counts, and their sum
 
 fbs_mac() { printf '02:fa:00:00:00:%02x' "$1"; }
 fbs_addr() { echo "10.26.0.$(($1 + 1))"; }
@@ -46,15 +50,17 @@ fbs_fabric()
 # fbs_qdiscs SCHED OPTION...: each host's column of SCHED as fbs-sched
 # prints it (replace), with FBS_TC (slot, rate, verify, ...) and OPTION,
 # and a short queue per class (4 packets) so that stopped senders drain
-# fast
+# fast.  A flower filter per destination puts its frames in its class;
+# FBS_FILTERS=0: none, every frame is best effort.
 fbs_qdiscs()
 {
-	local sched=$1 i
+	local sched=$1 i mac=(--mac 02:fa:00:00:00:00)
 
 	shift
+	[ "${FBS_FILTERS:-1}" = 1 ] || mac=()
 	for i in $FBS_HOSTS; do
 		# shellcheck disable=SC2086
-		fbs-sched tc "$sched" --node "$(fbs_name $i)" --mac 02:fa:00:00:00:00 \
+		fbs-sched tc "$sched" --node "$(fbs_name $i)" "${mac[@]}" \
 			$FBS_TC "$@" > "$TMP_DIR/v$i.tc" || fatal "fbs-sched tc"
 		echo "qdisc change dev eth0 root handle 1: fbs limit 4" >> "$TMP_DIR/v$i.tc"
 		ns_exec V$i tc -b "$TMP_DIR/v$i.tc" || fatal "V$i's qdisc: $(cat "$TMP_DIR/v$i.tc")"
@@ -65,16 +71,19 @@ fbs_qdiscs()
 # host to each other one (pick RATE over what the slots carry, so that
 # every reserved slot has a frame)
 FBS_SENDERS=()
+fbs_send()
+{
+	ns_bg V$1 udp-lat send --dst "$(fbs_addr $2)" --port 9000 --size 1400 \
+		--rate "$3" --duration 3600 --no-retry > /dev/null 2>&1
+	FBS_SENDERS+=($BG_PID)
+}
 fbs_traffic_start()
 {
 	local i j
 
 	for i in $FBS_HOSTS; do
 		for j in $FBS_HOSTS; do
-			[ $i = $j ] && continue
-			ns_bg V$i udp-lat send --dst "$(fbs_addr $j)" --port 9000 --size 1400 \
-				--rate "$1" --duration 3600 --no-retry > /dev/null 2>&1
-			FBS_SENDERS+=($BG_PID)
+			[ $i = $j ] || fbs_send $i $j "$1"
 		done
 	done
 }
@@ -164,4 +173,57 @@ fbs_window()
 		[ "${2:-}" = quiet ] ||
 			log_info "V$i: ${dF[i]} judged, ${dIN[i]} in slot, ${dE[i]} early, ${dL[i]} late, ${dX[i]} foreign; ${dS[i]} stalls"
 	done
+}
+
+# fbs_lat I [QUARTERS]: host I's arrival latencies since its qdisc began
+# (verify on: from each frame's slot start at its sender to its last byte
+# here), in FBS_LAT_N (frames), FBS_LAT_MEAN_US, FBS_LAT_MAX_US, and the
+# quarter-slot buckets that hold the median, the 99th percentile and the
+# largest (FBS_LAT_P50_Q, _P99_Q, _MAX_Q; -1: no frame); with QUARTERS,
+# FBS_LAT_OVER: the frames QUARTERS or more quarter slots late
+fbs_lat()
+{
+	local j
+
+	j=$(ns_exec V$1 tc -s -j qdisc show dev eth0 root | tr -d ' \n')
+	read -r FBS_LAT_N FBS_LAT_MEAN_US FBS_LAT_MAX_US FBS_LAT_P50_Q FBS_LAT_P99_Q \
+		FBS_LAT_MAX_Q FBS_LAT_OVER <<< "$(awk -v j="$j" -v over="${2:-64}" '
+		function num(key,   m) {
+			if (!match(j, "\"" key "\":[0-9]+"))
+				return 0
+			m = substr(j, RSTART, RLENGTH)
+			sub(/.*:/, "", m)
+			return m + 0
+		}
+		BEGIN {
+			h = j
+			if (!sub(/.*"rx_lat_hist":\[/, "", h) || !sub(/\].*/, "", h))
+				h = ""
+			nb = split(h, b, ",")
+			n = 0
+			for (i = 1; i <= nb; i++)
+				n += b[i]
+			p50 = p99 = mx = -1
+			c = 0
+			o = 0
+			for (i = 1; i <= nb; i++) {
+				c += b[i]
+				if (p50 < 0 && c * 2 >= n && n) p50 = i - 1
+				if (p99 < 0 && c * 100 >= n * 99 && n) p99 = i - 1
+				if (b[i]) mx = i - 1
+				if (i - 1 >= over) o += b[i]
+			}
+			printf "%.0f %.0f %.0f %d %d %d %.0f\n", n,
+				n ? num("rx_lat_sum_ns") / n / 1000 : 0,
+				num("rx_lat_max_ns") / 1000, p50, p99, mx, o
+		}')"
+}
+
+# fbs_lat_hist I: host I's arrival histogram (rx_lat_hist, quarter slots)
+# and rx_lat_sum_ns, on one line: 64 counts, then the sum
+fbs_lat_hist()
+{
+	ns_exec V$1 tc -s -j qdisc show dev eth0 root | tr -d ' \n' |
+		sed -n 's/.*"rx_lat_sum_ns":\([0-9]*\).*"rx_lat_hist":\[\([0-9,]*\)\].*/\2 \1/p' |
+		tr ',' ' '
 }

@@ -21,6 +21,11 @@
 #    slot's slack is a lead feedback cannot see, once per arc of the
 #    schedule's cycle (Documentation/fbs.rst), and 1.5-ms slots leave
 #    too much of it for a 2 % drift.
+# 4. Latency, from a frame's slot start at its sender to its last byte
+#    at its receiver (read from its time to deadline), no drift: a
+#    reserved frame meets no other at the switch and is in within 1.5
+#    slots; best effort in every slot, two hosts to a third at more than
+#    its link carries, waits behind the other's frame, beyond that.
 #
 # Counts over windows of guest time are asserted, no rate: the
 # deterministic VM's clock is its instruction count.
@@ -133,5 +138,56 @@ for i in $HOSTS; do
 	check_err $? "V$i with feedback: $out of ${dF[i]} frames out of their slot"
 done
 log_test "the same drift with feedback (wormhole, credits): the hosts ahead are held, frames stay in their slots"
+
+# --- 4. latency: reserved slots against best effort in the same switch --------------------------
+# Fresh qdiscs (the histograms start empty), credits on, no drift.  A
+# frame in its reserved slot meets no other at its output: it is in a
+# frame's time (1.17 ms) and the switch's few microseconds after its slot
+# began, under 1.5 slots (6 quarters).  Best effort, every slot
+# unreserved, V1 and V2 both to V0 at 500 frames/s each where V0's link
+# carries 855: one of two frames waits at the switch's output for the
+# other's 1.17 ms, about two frames' time in all.
+fresh() {
+	fbs_traffic_stop
+	for i in $HOSTS; do ns_run V$i tc qdisc del dev eth0 root; done
+	fbs_qdiscs "$1" --credits
+	fbs_boot
+}
+# after the traffic stopped: every judged frame has its latency
+lat_all_counted() {
+	local v
+
+	v=($(fbs_xs $1 rx_frames rx_foreign))
+	check_eq "V$1: frames with a latency" "$((v[0] - v[1]))" "$FBS_LAT_N"
+}
+fresh "$TMP_DIR/sched"
+fbs_traffic_start 150
+sleep 1
+fbs_traffic_stop
+sched_max=0
+for i in $HOSTS; do
+	fbs_lat $i 6
+	log_info "V$i reserved: $FBS_LAT_N frames, latency mean $FBS_LAT_MEAN_US us, max $FBS_LAT_MAX_US us"
+	[ "$FBS_LAT_N" -ge 50 ]
+	check_err $? "V$i: $FBS_LAT_N frames judged in 1 s"
+	lat_all_counted $i
+	[ $TIMING = 0 ] || check_eq "V$i: reserved frames 1.5 slots or more after their slot began" 0 "$FBS_LAT_OVER"
+	[ "$FBS_LAT_MAX_US" -gt $sched_max ] && sched_max=$FBS_LAT_MAX_US
+done
+
+printf 'A B C\nempty 7\n' > "$TMP_DIR/besteffort"
+FBS_FILTERS=0 fresh "$TMP_DIR/besteffort"
+fbs_send 1 0 500
+fbs_send 2 0 500
+sleep 1
+fbs_traffic_stop
+fbs_lat 0 6
+log_info "V0 best effort: $FBS_LAT_N frames, latency mean $FBS_LAT_MEAN_US us, max $FBS_LAT_MAX_US us (reserved: max $sched_max us)"
+[ "$FBS_LAT_N" -ge 100 ]
+check_err $? "V0: $FBS_LAT_N best-effort frames judged in 1 s"
+lat_all_counted 0
+[ $TIMING = 0 ] || [ "$FBS_LAT_OVER" -gt 0 ]
+check_err $? "V0: no best-effort frame 1.5 slots or more after its slot began"
+log_test "latency: reserved frames within 1.5 slots, best effort behind another frame beyond"
 
 exit $EXIT_STATUS

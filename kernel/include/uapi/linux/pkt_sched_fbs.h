@@ -26,6 +26,12 @@
  * the qdisc sends frames of this type at once, outside its schedule.
  */
 #define TC_FBS_BOOT_ETHERTYPE	0x88B6
+/*
+ * verify on: the arrival latency histogram, TC_FBS_LAT_PER_SLOT buckets
+ * per slot of this host's clock, the last one open-ended
+ */
+#define TC_FBS_LAT_BUCKETS	64
+#define TC_FBS_LAT_PER_SLOT	4
 
 /* Qdisc options (TCA_OPTIONS of "tc qdisc ... fbs"). */
 enum {
@@ -106,6 +112,15 @@ struct tc_fbs_xstats {
 				 * switch adds on top of it is feedback */
 	__u64	slot_start_ns;	/* when the current slot began, CLOCK_MONOTONIC:
 				 * hosts of one machine compare their phases */
+	/*
+	 * verify on: how long after its slot began at its sender each frame
+	 * judged here was in (its last byte), read from its time to
+	 * deadline; assumes the sender's slot and delay are ours
+	 */
+	__u64	rx_lat_sum_ns;
+	__u64	rx_lat_max_ns;
+	__u64	rx_lat_hist[TC_FBS_LAT_BUCKETS];	/* bucket i: from i to
+				 * i + 1 quarter slots; the last: beyond */
 };
 
 /* Class statistics (tc -s class show), via TCA_STATS_APP. */
