@@ -153,6 +153,7 @@ static const struct nla_policy fbs_policy[TCA_FBS_MAX + 1] = {
 	[TCA_FBS_RESTART]	= { .type = NLA_FLAG },
 	[TCA_FBS_PAD]		= { .type = NLA_REJECT },
 	[TCA_FBS_RATE]		= NLA_POLICY_MIN(NLA_U64, 1),
+	[TCA_FBS_RESTART_REAL_NS] = { .type = NLA_U64 },
 };
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -672,6 +673,46 @@ static struct fabric_slot_watch *fbs_verify_configure(struct Qdisc *sch,
 	return cur ? cur : fabric_slot_watch_get(qdisc_dev(sch), extack);
 }
 
+/*
+ * A restart's time, when given, is a moment of the last second by this
+ * host's CLOCK_REALTIME (a frame's receive timestamp, as a packet socket
+ * reads it): fbs-boot's start signal, stamped as it arrived, so that
+ * however late the tool ran after it, every host's slot 0 begins at the
+ * signal (Documentation/fbs.rst, "Bootstrap").
+ */
+static int fbs_restart_check(struct nlattr **tb, struct netlink_ext_ack *extack)
+{
+	u64 now = ktime_get_real_ns(), at;
+
+	if (!tb[TCA_FBS_RESTART_REAL_NS])
+		return 0;
+	if (!tb[TCA_FBS_RESTART]) {
+		NL_SET_ERR_MSG_MOD(extack, "a restart time goes with \"restart\"");
+		return -EINVAL;
+	}
+	at = nla_get_u64(tb[TCA_FBS_RESTART_REAL_NS]);
+	if (at > now || now - at > NSEC_PER_SEC) {
+		NL_SET_ERR_MSG_MOD(extack, "the restart time is not within the last second");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The slot clock's time of a restart at @real (absent: now), checked. */
+static u64 fbs_restart_at(const struct nlattr *real)
+{
+	u64 now = ktime_get_ns(), at, real_now;
+
+	if (!real)
+		return now;
+	real_now = ktime_get_real_ns();
+	at = nla_get_u64(real);
+	/* a realtime clock set back since the check: now */
+	if (at > real_now || real_now - at > now)
+		return now;
+	return now - (real_now - at);
+}
+
 static int fbs_change(struct Qdisc *sch, struct nlattr *opt,
 		      struct netlink_ext_ack *extack)
 {
@@ -694,6 +735,9 @@ static int fbs_change(struct Qdisc *sch, struct nlattr *opt,
 		NL_SET_ERR_MSG_MOD(extack, "the number of destinations cannot change");
 		return -EINVAL;
 	}
+	err = fbs_restart_check(tb, extack);
+	if (err)
+		return err;
 	err = fbs_prepare(sch, tb, q->ndests, false, &cfg, extack);
 	if (err)
 		return err;
@@ -717,10 +761,11 @@ static int fbs_change(struct Qdisc *sch, struct nlattr *opt,
 	if (tb[TCA_FBS_RESTART]) {
 		/*
 		 * A bootstrap (fbs-boot) brought the hosts together: slot 0
-		 * begins now, nothing sent in it yet, no wait pending
+		 * begins now, or when its start signal arrived here, nothing
+		 * sent in it yet, no wait pending
 		 */
 		q->ex.slot = 0;
-		q->ex.slot_start = ktime_get_ns();
+		q->ex.slot_start = fbs_restart_at(tb[TCA_FBS_RESTART_REAL_NS]);
 		q->ex.rem = 0;
 		q->sent = false;
 		q->held = false;
@@ -769,7 +814,7 @@ static int fbs_init(struct Qdisc *sch, struct nlattr *opt,
 	err = nla_parse_nested(tb, TCA_FBS_MAX, opt, fbs_policy, extack);
 	if (err < 0)
 		return err;
-	if (tb[TCA_FBS_RESTART]) {
+	if (tb[TCA_FBS_RESTART] || tb[TCA_FBS_RESTART_REAL_NS]) {
 		NL_SET_ERR_MSG_MOD(extack, "\"restart\" is for a change: a new qdisc starts at slot 0 anyway");
 		return -EINVAL;
 	}

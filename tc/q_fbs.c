@@ -8,6 +8,7 @@
  * parameter in the words of explain() below.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,7 +32,8 @@ static void fbs_explain(void)
 		"Usage: ... fbs dests N { slot TIME [ rate RATE ] | rate RATE } [ table SLOT... ]\n"
 		"               [ drift PPM ] [ frame BYTES ] [ limit PACKETS ]\n"
 		"               [ credits { on | off } ] [ credit_unit BYTES ]\n"
-		"               [ node I ] [ verify { on | off } ] [ delay TIME ] [ restart ]\n"
+		"               [ node I ] [ verify { on | off } ] [ delay TIME ]\n"
+		"               [ restart [ at REALTIME_NS ] ]\n"
 		"  dests    destinations 1..%d: classes MAJ:1 .. MAJ:N, fixed at creation;\n"
 		"           MAJ:N+1 is best effort (the default class)\n"
 		"  slot     a slot's length: one largest frame at the link rate, and\n"
@@ -56,7 +58,8 @@ static void fbs_explain(void)
 		"           judge the marked frames that arrive on this device (off)\n"
 		"  delay    how long after its slot began a frame is expected at its\n"
 		"           receiver, judged within half a slot (0: one slot)\n"
-		"  restart  (change) slot 0 begins now: what fbs-boot does after its ring\n",
+		"  restart  (change) slot 0 begins now, or at REALTIME_NS (CLOCK_REALTIME,\n"
+		"           within the last second): what fbs-boot does after its ring\n",
 		TC_FBS_MAX_DESTS, TC_FBS_MAX_SLOTS);
 }
 
@@ -70,6 +73,7 @@ struct fbs_qopt {
 	int verify;		/* -1: not given */
 	__u64 delay_ns;
 	bool has_delay, restart;
+	__u64 restart_real_ns;	/* 0: now */
 	__u16 *table;
 	unsigned int nslots;
 	struct tc_credits_opt credits;
@@ -235,6 +239,21 @@ static int fbs_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			o.has_delay = true;
 		} else if (!strcmp(*argv, "restart")) {
 			o.restart = true;
+			if (argc > 1 && !strcmp(argv[1], "at")) {
+				char *end;
+
+				/* over "at", to the time */
+				if (tc_opt_next_arg(&argc, &argv) ||
+				    tc_opt_next_arg(&argc, &argv))
+					goto out;
+				errno = 0;
+				o.restart_real_ns = strtoull(*argv, &end, 10);
+				if (!isdigit((unsigned char)**argv) || errno || *end || !o.restart_real_ns) {
+					fprintf(stderr, "fbs: restart at \"%s\": want CLOCK_REALTIME in ns\n",
+						*argv);
+					goto out;
+				}
+			}
 		} else if (!strcmp(*argv, "help")) {
 			fbs_explain();
 			goto out;
@@ -287,6 +306,8 @@ static int fbs_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 		addattr64(n, TCA_BUF_MAX, TCA_FBS_RATE, o.rate);
 	if (o.restart)
 		addattr_l(n, TCA_BUF_MAX, TCA_FBS_RESTART, NULL, 0);
+	if (o.restart_real_ns)
+		addattr64(n, TCA_BUF_MAX, TCA_FBS_RESTART_REAL_NS, o.restart_real_ns);
 	if (tc_credits_put(n, &o.credits, TCA_FBS_CREDITS, TCA_FBS_CREDIT_UNIT))
 		goto out;
 	addattr_nest_end(n, tail);

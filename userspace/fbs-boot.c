@@ -14,6 +14,17 @@
  * restarts its qdisc's slot clock at once, through rtnetlink (a tc
  * process would take far longer to start than the skew it would add).
  *
+ * "A few message times" grows with the ring: the last round ends host
+ * after host around it, and on one CPU (hosts in namespaces of one VM)
+ * every message waits for its tool to be scheduled; eight hosts ended
+ * 1.5 ms apart, more than a slot, and a slot number that differs
+ * between hosts is something feedback cannot mend.  So one host may
+ * lead (--leader): when its ring ends it broadcasts a start signal, and
+ * the others (--follow) begin slot 0 when it arrived, by the kernel's
+ * receive timestamp, however late they run after it.  The signal is
+ * sent three times, each copy saying how long after the first it went,
+ * so that a follower that missed the first still starts with the rest.
+ *
  * Messages are Ethernet frames of their own type, resent every 10 ms
  * until acknowledged: hosts start the tool at different times, and a
  * message to a host that is not listening yet is lost.  The fbs qdisc
@@ -49,6 +60,8 @@
 #define PROG		"fbs-boot"
 #define BOOT_MAGIC	0x46425342u	/* "FBSB" */
 #define RESEND_MS	10
+#define BOOT_GO		3	/* the start signal; its round: ns after the first copy */
+#define GO_COPIES	3
 
 struct boot_msg {
 	uint32_t magic;
@@ -59,27 +72,74 @@ struct boot_msg {
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: " PROG " --left MAC --rounds N [--dev DEV] [--handle MAJ:]\n"
-"                [--timeout S] [--no-restart]\n"
+"Usage: " PROG " --left MAC --rounds N [--leader | --follow] [--dev DEV]\n"
+"                [--handle MAJ:] [--timeout S] [--no-restart]\n"
 "  --left     the Ethernet address of the next host of the ring\n"
 "  --rounds   rounds of the ring, at least the number of hosts\n"
+"  --leader   when the ring ends, broadcast the start signal; slot 0\n"
+"             begins as it goes (one host of the ring)\n"
+"  --follow   slot 0 begins when the leader's start signal arrived (every\n"
+"             other host); without either, at the ring's end here\n"
 "  --dev      the device the ring runs on, whose fbs qdisc begins slot 0\n"
 "             at the end (eth0)\n"
 "  --handle   that qdisc's handle, root (1:)\n"
 "  --timeout  give up after S seconds (60)\n"
-"  --no-restart  only the ring\n"
+"  --no-restart  only the ring (and the signal)\n"
 "Messages are Ethernet frames of type 0x%04x, which the fbs qdisc sends at\n"
-"once, outside its schedule.  Prints \"synchronised after N rounds\" and the\n"
-"time the last round took.  Exit status: 0 done, 1 timeout or a netlink\n"
-"error, 2 usage.\n", TC_FBS_BOOT_ETHERTYPE);
+"once, outside its schedule.  Prints \"synchronised after N rounds\", the\n"
+"time the last round took, and with a start signal how long before the\n"
+"restart it came.  Exit status: 0 done, 1 timeout or a netlink error,\n"
+"2 usage.\n", TC_FBS_BOOT_ETHERTYPE);
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 static uint64_t now_ns(void)
 {
-	struct timespec ts;
+	return clock_ns(CLOCK_MONOTONIC);
+}
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+/*
+ * A message of ours from the socket, with its sender and the kernel's
+ * receive timestamp (CLOCK_REALTIME, SO_TIMESTAMPNS; the time of the read
+ * when there is none).  False: nothing, or not one of ours.
+ */
+static bool recv_msg(int fd, struct boot_msg *m, struct sockaddr_ll *from, uint64_t *rx_real)
+{
+	char ctrl[CMSG_SPACE(sizeof(struct timespec))];
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	struct msghdr mh = {
+		.msg_name = from, .msg_namelen = sizeof(*from),
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctrl, .msg_controllen = sizeof(ctrl),
+	};
+	struct cmsghdr *c;
+	uint32_t type;
+
+	if (recvmsg(fd, &mh, 0) != sizeof(*m) || ntohl(m->magic) != BOOT_MAGIC ||
+	    from->sll_halen != ETH_ALEN)
+		return false;
+	type = ntohl(m->type);
+	if (type != FBS_RING_ROUND && type != FBS_RING_ACK && type != BOOT_GO)
+		return false;
+	*rx_real = 0;
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+			struct timespec ts;
+
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			*rx_real = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+		}
+	}
+	if (!*rx_real)
+		*rx_real = clock_ns(CLOCK_REALTIME);
+	return true;
 }
 
 static void send_msg(int fd, int ifindex, const uint8_t *to, uint32_t type, uint32_t round)
@@ -98,10 +158,10 @@ static void send_msg(int fd, int ifindex, const uint8_t *to, uint32_t type, uint
 }
 
 /*
- * "tc qdisc change dev DEV handle H fbs restart", as one netlink request
- * with its acknowledgement.  0, or -1 with a message.
+ * "tc qdisc change dev DEV handle H fbs restart [at AT_REAL]", as one
+ * netlink request with its acknowledgement.  0, or -1 with a message.
  */
-static int restart_qdisc(const char *dev, uint32_t handle)
+static int restart_qdisc(const char *dev, uint32_t handle, uint64_t at_real)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct mnl_socket *nl;
@@ -133,6 +193,8 @@ static int restart_qdisc(const char *dev, uint32_t handle)
 	mnl_attr_put_strz(nlh, TCA_KIND, "fbs");
 	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
 	mnl_attr_put(nlh, TCA_FBS_RESTART, 0, NULL);
+	if (at_real)
+		mnl_attr_put_u64(nlh, TCA_FBS_RESTART_REAL_NS, at_real);
 	mnl_attr_nest_end(nlh, opts);
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
 		perror(PROG ": netlink send");
@@ -154,11 +216,53 @@ out:
 	return ret;
 }
 
+/* The start signal's state: a leader's copies to send, a follower's arrival. */
+struct start_signal {
+	bool leader, follow;
+	bool have;		/* leader: the first copy went; follower: one came */
+	uint64_t at_real;	/* when the first copy went (CLOCK_REALTIME) */
+	unsigned int sent;	/* leader: copies sent */
+};
+
+static void send_go(int fd, int ifindex, struct start_signal *g)
+{
+	static const uint8_t all[ETH_ALEN] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	uint64_t t = clock_ns(CLOCK_REALTIME);
+
+	if (!g->sent)
+		g->at_real = t;
+	g->have = true;
+	send_msg(fd, ifindex, all, BOOT_GO, (uint32_t)(t - g->at_real));
+	g->sent++;
+}
+
+/*
+ * A message that came outside the ring's logic: the right resending its
+ * last round (our ack was lost: answer it), or the start signal, which
+ * counts once our ring is in its last round (an earlier one is another
+ * boot's).
+ */
+static void serve(int fd, const struct boot_msg *m, const struct sockaddr_ll *from,
+		  uint64_t rx_real, const struct fbs_ring *ring, struct start_signal *g)
+{
+	if (ntohl(m->type) == BOOT_GO) {
+		if (g->follow && !g->have && ring->round + 1 >= ring->rounds) {
+			g->at_real = rx_real - ntohl(m->round);
+			g->have = true;
+		}
+		return;
+	}
+	if (fbs_ring_done(ring) && ntohl(m->type) == FBS_RING_ROUND)
+		send_msg(fd, from->sll_ifindex, from->sll_addr, FBS_RING_ACK, ntohl(m->round));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "left", required_argument, NULL, 'l' },
 		{ "rounds", required_argument, NULL, 'r' },
+		{ "leader", no_argument, NULL, 'L' },
+		{ "follow", no_argument, NULL, 'F' },
 		{ "dev", required_argument, NULL, 'd' },
 		{ "handle", required_argument, NULL, 'H' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -167,14 +271,15 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	uint64_t rounds = 0, timeout = 60, major = 1, deadline, next_send = 0;
-	uint64_t last_round_ns = 0, round_start, t;
+	uint64_t last_round_ns = 0, round_start, t, rx_real, lag = 0;
 	const char *dev = "eth0";
 	bool have_left = false, restart = true;
 	struct sockaddr_ll me = { .sll_family = AF_PACKET };
+	struct start_signal go = { 0 };
 	uint8_t left[ETH_ALEN];
 	struct fbs_ring ring;
 	uint32_t round, last;
-	int c, fd, ifindex;
+	int c, fd, ifindex, one = 1;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -191,6 +296,8 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'L': go.leader = true; break;
+		case 'F': go.follow = true; break;
 		case 'd': dev = optarg; break;
 		case 'H': {
 			size_t n = strlen(optarg);
@@ -223,6 +330,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (go.leader && go.follow) {
+		fprintf(stderr, PROG ": --leader and --follow: a host is one or the other\n");
+		return 2;
+	}
 	ifindex = (int)if_nametoindex(dev);
 	if (!ifindex) {
 		fprintf(stderr, PROG ": %s: no such device\n", dev);
@@ -231,7 +342,8 @@ int main(int argc, char **argv)
 	fd = socket(AF_PACKET, SOCK_DGRAM, htons(TC_FBS_BOOT_ETHERTYPE));
 	me.sll_protocol = htons(TC_FBS_BOOT_ETHERTYPE);
 	me.sll_ifindex = ifindex;
-	if (fd < 0 || bind(fd, (struct sockaddr *)&me, sizeof(me)) < 0) {
+	if (fd < 0 || bind(fd, (struct sockaddr *)&me, sizeof(me)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) < 0) {
 		perror(PROG ": packet socket");
 		return 1;
 	}
@@ -241,10 +353,8 @@ int main(int argc, char **argv)
 	while (!fbs_ring_done(&ring)) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		struct sockaddr_ll from;
-		socklen_t fl = sizeof(from);
 		struct boot_msg m;
 		uint32_t ack;
-		int wait_ms = RESEND_MS;
 
 		t = now_ns();
 		if (t >= deadline) {
@@ -257,12 +367,12 @@ int main(int argc, char **argv)
 			send_msg(fd, ifindex, left, FBS_RING_ROUND, round);
 			next_send = t + RESEND_MS * 1000000ULL;
 		}
-		if (poll(&pfd, 1, wait_ms) <= 0)
+		if (poll(&pfd, 1, RESEND_MS) <= 0 || !recv_msg(fd, &m, &from, &rx_real))
 			continue;
-		if (recvfrom(fd, &m, sizeof(m), 0, (struct sockaddr *)&from, &fl) != sizeof(m) ||
-		    ntohl(m.magic) != BOOT_MAGIC || from.sll_halen != ETH_ALEN ||
-		    (ntohl(m.type) != FBS_RING_ROUND && ntohl(m.type) != FBS_RING_ACK))
+		if (ntohl(m.type) == BOOT_GO) {
+			serve(fd, &m, &from, rx_real, &ring, &go);
 			continue;
+		}
 		last = ring.round;
 		if (fbs_ring_receive(&ring, ntohl(m.type), ntohl(m.round), &ack))
 			send_msg(fd, ifindex, from.sll_addr, FBS_RING_ACK, ack);
@@ -273,24 +383,49 @@ int main(int argc, char **argv)
 			next_send = 0;		/* the next round's message at once */
 		}
 	}
-	if (restart && restart_qdisc(dev, (uint32_t)major << 16))
+	if (go.leader)
+		send_go(fd, ifindex, &go);
+	/* a follower waits for the signal, answering the right meanwhile */
+	while (go.follow && !go.have) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct sockaddr_ll from;
+		struct boot_msg m;
+
+		if (now_ns() >= deadline) {
+			fprintf(stderr, PROG ": timeout: the ring ended, no start signal came\n");
+			return 1;
+		}
+		if (poll(&pfd, 1, RESEND_MS) > 0 && recv_msg(fd, &m, &from, &rx_real))
+			serve(fd, &m, &from, rx_real, &ring, &go);
+	}
+	if (go.have) {
+		t = clock_ns(CLOCK_REALTIME);
+		lag = t > go.at_real ? t - go.at_real : 0;
+	}
+	if (restart && restart_qdisc(dev, (uint32_t)major << 16, go.have ? go.at_real : 0))
 		return 1;
-	printf("synchronised after %u rounds, the last took %.1f us\n", ring.round,
+	printf("synchronised after %u rounds, the last took %.1f us", ring.round,
 	       last_round_ns / 1e3);
-	/* the right may resend its last message if our ack was lost: answer a while */
+	if (go.have)
+		printf("; slot 0 began at the start signal, %.1f us before the restart",
+		       lag / 1e3);
+	printf("\n");
+	fflush(stdout);
+	/*
+	 * The right may resend its last message if our ack was lost: answer
+	 * a while.  The leader sends the rest of its copies meanwhile.
+	 */
 	t = now_ns() + 200000000ULL;
 	while (now_ns() < t) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		struct sockaddr_ll from;
-		socklen_t fl = sizeof(from);
 		struct boot_msg m;
 
-		if (poll(&pfd, 1, 20) <= 0)
-			continue;
-		if (recvfrom(fd, &m, sizeof(m), 0, (struct sockaddr *)&from, &fl) == sizeof(m) &&
-		    ntohl(m.magic) == BOOT_MAGIC && ntohl(m.type) == FBS_RING_ROUND &&
-		    from.sll_halen == ETH_ALEN)
-			send_msg(fd, ifindex, from.sll_addr, FBS_RING_ACK, ntohl(m.round));
+		if (go.leader && go.sent < GO_COPIES &&
+		    clock_ns(CLOCK_REALTIME) >= go.at_real + go.sent * RESEND_MS * 1000000ULL)
+			send_go(fd, ifindex, &go);
+		if (poll(&pfd, 1, RESEND_MS) > 0 && recv_msg(fd, &m, &from, &rx_real))
+			serve(fd, &m, &from, rx_real, &ring, &go);
 	}
 	close(fd);
 	return 0;

@@ -41,14 +41,11 @@ OUT=/tmp/demo/fbs
 # header) takes 1.17 ms at 10 Mbit/s; the 30 us left is for its credits'
 # way back (the link's round trip here is 10 to 17 us).  A slot's slack
 # is a lead feedback cannot see, once per arc of the cycle: little of it.
+# A frame is at its receiver about 20 us after its slot began (delay).
 SLOT_US=1200
-FBS_TC="--slot ${SLOT_US}us --rate 10mbit --frame 1462 --verify --delay 200us"
+FBS_TC="--slot ${SLOT_US}us --rate 10mbit --frame 1462 --verify --delay 20us"
 
 require_cmd ip tc udp-lat fbs-sched fbs-boot
-require_module sch_fbs
-require_module vcsw
-require_module fabric_hdr
-tmp_dir_create
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
@@ -92,9 +89,11 @@ start() {
 	# new qdiscs: the number of destinations may change
 	for i in $FBS_HOSTS; do ns_exec V$i tc qdisc del dev eth0 root 2>/dev/null; done
 	fbs_qdiscs "$TMP_DIR/sched" $opt
-	fbs_boot
-	# 150/s per destination is over what a period of the round carries
+	# 150/s per destination is over what a period of the round carries;
+	# the senders first, then the ring (vm/fbs_eight)
 	fbs_traffic_start 150
+	sleep 0.3
+	fbs_boot
 	sleep 0.2
 	ns_run V0 tc qdisc change dev eth0 root handle 1: fbs drift -$DRIFT || fatal "drift"
 }
@@ -189,8 +188,9 @@ lat_run() {
 	use "$LAT_NODES"
 	for i in $FBS_HOSTS; do ns_exec V$i tc qdisc del dev eth0 root 2>/dev/null; done
 	FBS_FILTERS=$filters fbs_qdiscs "$2" --credits
-	fbs_boot
 	fbs_traffic_start 150
+	sleep 0.3
+	fbs_boot
 	sleep 0.5
 	for i in $FBS_HOSTS; do t0[i]=$(fbs_lat_hist $i); done
 	sleep "$LAT_SECONDS"

@@ -150,6 +150,8 @@ bad "tc: multicast base" "want a unicast MAC" "$FBS" tc "$T/fig5" --slot 1ms --m
 BOOT=$ROOT/build/bin/fbs-boot
 bad "fbs-boot: no left" "Usage" "$BOOT" --rounds 3
 bad "fbs-boot: a multicast left" "want a unicast MAC" "$BOOT" --left 01:00:5e:00:00:01 --rounds 3
+bad "fbs-boot: leader and follower" "one or the other" "$BOOT" --left 02:00:00:00:00:01 \
+	--rounds 3 --leader --follow
 bad "fbs-boot: no rounds" "Usage" "$BOOT" --left 02:00:00:00:00:01
 bad "fbs-boot: bad handle" "want MAJ:" "$BOOT" --left 02:00:00:00:00:01 --rounds 1 --handle 1
 bad "fbs-boot: no such device" "no such device" "$BOOT" --left 02:00:00:00:00:01 --rounds 1 \

@@ -119,6 +119,14 @@ reject "verify maybe" "Illegal \"verify\"" $A dests 2 slot 100us verify maybe
 accept "node, verify, delay" $A dests 2 slot 100us node 5 verify on delay 200us
 qdisc_text | grep_quiet "node 5 verify on delay 200us" || check_err 1 "verify: $(qdisc_text)"
 accept "restart" qdisc change dev dummy0 root handle 1: fbs restart
+# a start signal's time (fbs-boot --follow) must be of the last second
+now_s=$(date +%s)
+reject "restart at, seconds ago" "not within the last second" \
+	qdisc change dev dummy0 root handle 1: fbs restart at "$(((now_s - 5) * 1000000000))"
+reject "restart at, to come" "not within the last second" \
+	qdisc change dev dummy0 root handle 1: fbs restart at "$(((now_s + 5) * 1000000000))"
+reject "restart at, not a number" "want CLOCK_REALTIME in ns" \
+	qdisc change dev dummy0 root handle 1: fbs restart at -5
 tcq -s qdisc show dev dummy0 | grep_quiet "restarts 1 boot_frames 0 tagged 0" ||
 	check_err 1 "restarts: $(tcq -s qdisc show dev dummy0)"
 accept "verify off" qdisc change dev dummy0 root handle 1: fbs verify off
@@ -131,7 +139,7 @@ check_fail $? "two qdiscs verifying on one device"
 echo "$out" | grep_quiet "verifies slots already" || check_err 1 "no reason: $out"
 accept "the second without verify" qdisc add dev dummy1 parent 1:2 fbs dests 2 slot 100us
 ns_run C ip link del dummy1
-log_test "verify: node, delay, restart by change only, one verifying qdisc per device"
+log_test "verify: node, delay, restart by change only (at a time of the last second), one verifying qdisc per device"
 
 # what fbs-sched prints for a node, tc takes as it is
 fbs-sched all-to-all 4 --drift-ppm 300 > "$TMP_DIR/sched" || fatal "fbs-sched all-to-all"

@@ -37,24 +37,13 @@
 . ./fbs_lib.sh
 
 require_cmd ip tc udp-lat fbs-sched fbs-boot fabric-stat
-require_module sch_fbs
-require_module vcsw
-require_module fabric_hdr
-tmp_dir_create
-
-# make check-debug's kernel (KASAN, lockdep) runs the guest so slowly
-# that the ring ends hosts milliseconds apart, more than half a slot:
-# there the test runs everything but asserts no slot timing (the harness
-# still fails it on any kernel report)
-TIMING=1
-grep -q fqdebug /proc/version && TIMING=0
 # a 1462-byte frame (1400 bytes of UDP, the fabric header) takes 1.17 ms
 # at 10 Mbit/s: the rest of the slot is the time its credits take to come
 # back once its last byte is out, so that a host in step is not held
-# back, and one ahead is.  The switch passes a frame on as it starts on
-# the emulated link: it reaches its receiver about 200 us after its slot
-# began (delay).
-FBS_TC="--slot 1500us --verify --delay 200us"
+# back, and one ahead is.  The switch passes a frame on as its first
+# byte goes on the emulated link: it reaches its receiver about 20 us
+# after its slot began (delay; step 4 measures it).
+FBS_TC="--slot 1500us --verify --delay 20us"
 
 fbs_fabric 3 arch advanced rate 10mbit buffer 2k wormhole on
 HOSTS=$FBS_HOSTS
@@ -85,7 +74,7 @@ for i in $HOSTS; do
 	check_err $? "V$i judged ${dF[i]} frames in 2 s"
 	# none early, late or foreign (frames and verdicts are not read in
 	# one instant: a frame may arrive between them)
-	[ $TIMING = 0 ] || check_eq "V$i: frames out of their slot" 0 "$((dE[i] + dL[i] + dX[i]))"
+	[ $FBS_TIMING = 0 ] || check_eq "V$i: frames out of their slot" 0 "$((dE[i] + dL[i] + dX[i]))"
 done
 [ "${dF[0]}" -ge 100 ] || log_info "V0: $(ns_exec V0 tc -s qdisc show dev eth0) $(ns_exec V1 fabric-stat eth0)"
 log_test "after the ring bootstrap every frame arrives in its slot"
@@ -99,7 +88,7 @@ for i in 1 2; do
 done
 [ "${dE[0]}" -gt 0 ]
 check_err $? "V0: no frame early with its own clock 2 % slow"
-[ $TIMING = 1 ] || log_info "a debug kernel: slot timing not asserted"
+[ $FBS_TIMING = 1 ] || log_info "a debug kernel: slot timing not asserted"
 log_test "a clock 2 % slow without feedback: frames late at the others, early at it"
 
 # --- 3. the same drift with feedback ------------------------------------------------------------
@@ -110,7 +99,7 @@ for i in $HOSTS; do
 	ns_run S ip link set p$i type vcsw_slave credits on in_buffer 1536 || fatal "credits p$i"
 	ns_run V$i tc qdisc del dev eth0 root
 done
-FBS_TC="--slot 1250us --rate 10mbit --verify --delay 200us"
+FBS_TC="--slot 1250us --rate 10mbit --verify --delay 20us"
 fbs_qdiscs "$TMP_DIR/sched" --credits
 # the drift once the frames flow: feedback needs frames, and at 2 % an
 # idle start would put V0 a slot behind in 60 ms
@@ -134,7 +123,7 @@ done
 # out (one run here saw 1 frame of 1500 early, another none).
 for i in $HOSTS; do
 	out=$((dE[i] + dL[i] + dX[i]))
-	[ $TIMING = 0 ] || [ $((out * 100)) -le "${dF[i]}" ]
+	[ $FBS_TIMING = 0 ] || [ $((out * 100)) -le "${dF[i]}" ]
 	check_err $? "V$i with feedback: $out of ${dF[i]} frames out of their slot"
 done
 log_test "the same drift with feedback (wormhole, credits): the hosts ahead are held, frames stay in their slots"
@@ -171,7 +160,7 @@ for i in $HOSTS; do
 	[ "$FBS_LAT_N" -ge 50 ]
 	check_err $? "V$i: $FBS_LAT_N frames judged in 1 s"
 	lat_all_counted $i
-	[ $TIMING = 0 ] || check_eq "V$i: reserved frames 1.5 slots or more after their slot began" 0 "$FBS_LAT_OVER"
+	[ $FBS_TIMING = 0 ] || check_eq "V$i: reserved frames 1.5 slots or more after their slot began" 0 "$FBS_LAT_OVER"
 	[ "$FBS_LAT_MAX_US" -gt $sched_max ] && sched_max=$FBS_LAT_MAX_US
 done
 
@@ -186,7 +175,7 @@ log_info "V0 best effort: $FBS_LAT_N frames, latency mean $FBS_LAT_MEAN_US us, m
 [ "$FBS_LAT_N" -ge 100 ]
 check_err $? "V0: $FBS_LAT_N best-effort frames judged in 1 s"
 lat_all_counted 0
-[ $TIMING = 0 ] || [ "$FBS_LAT_OVER" -gt 0 ]
+[ $FBS_TIMING = 0 ] || [ "$FBS_LAT_OVER" -gt 0 ]
 check_err $? "V0: no best-effort frame 1.5 slots or more after its slot began"
 log_test "latency: reserved frames within 1.5 slots, best effort behind another frame beyond"
 

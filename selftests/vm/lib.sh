@@ -408,8 +408,33 @@ backlog_raise()
 	sysctl -qw net.core.netdev_max_backlog=100000
 }
 
+# softirq_first: the kernel's softirq threads (ksoftirqd, which runs the
+# network's receive, transmit and timer work once there is much of it)
+# at nice -20 until the test ends.  Hosts in namespaces of one VM share
+# one CPU between what their NICs would do on their own processors and
+# their applications; at the default priority, a burst of processes
+# (traffic generators starting, tc reading counters) delayed softirq work
+# by up to a millisecond, which an FBS host takes for back-pressure
+# (selftests/vm/fbs_eight.sh).
+LIB_SOFTIRQ_NICE=()
+softirq_first()
+{
+	local p stat
+
+	for p in /proc/[0-9]*; do
+		[[ "$(cat "$p/comm" 2>/dev/null)" == ksoftirqd/* ]] || continue
+		stat=($(sed 's/.*) //' "$p/stat"))
+		# field 19 of stat, the 17th after the name: the nice value
+		LIB_SOFTIRQ_NICE+=("${p#/proc/}:${stat[16]}")
+		renice -20 -p "${p#/proc/}" > /dev/null || fatal "renice ksoftirqd"
+	done
+	[ ${#LIB_SOFTIRQ_NICE[@]} -gt 0 ] || fatal "no ksoftirqd thread"
+}
+
 cleanup()
 {
+	local p
+
 	# Only the test's own shell: a subshell that inherited the trap and
 	# died by a signal was seen to run it, killing the test's processes
 	# and deleting its namespaces while the test went on
@@ -420,6 +445,9 @@ cleanup()
 	fi
 	[ -n "$LIB_BACKLOG_SAVED" ] &&
 		sysctl -qw net.core.netdev_max_backlog="$LIB_BACKLOG_SAVED"
+	for p in "${LIB_SOFTIRQ_NICE[@]}"; do
+		renice "${p#*:}" -p "${p%%:*}" > /dev/null
+	done
 	ns_destroy_all
 	[[ -n "$TMP_DIR" ]] && rm -rf "$TMP_DIR"
 }

@@ -61,6 +61,10 @@ enum {
 	TCA_FBS_RATE,		/* u64: the link's rate, bytes/s, to time each
 				 * frame on the wire; absent: a slot is one
 				 * largest frame at the link's rate */
+	TCA_FBS_RESTART_REAL_NS,	/* u64, with TCA_FBS_RESTART: when slot 0
+				 * began, CLOCK_REALTIME ns (a frame's receive
+				 * timestamp), within the last second; absent:
+				 * now.  fbs-boot's start signal */
 	__TCA_FBS_MAX,
 };
 #define TCA_FBS_MAX (__TCA_FBS_MAX - 1)
