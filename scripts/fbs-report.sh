@@ -30,12 +30,13 @@ trials_table() {
 	echo "| --- | --- | --- | --- | --- |"
 	awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s | %s |\n", $1, $3, $5, $6, $7 }' "$F/trials.tsv"
 }
-# the first 100-ms window with frames out of their slot, per feedback
+# the first window with frames out of their slot, per feedback (a
+# window's time: guest ms from the drift to its end)
 corrupt_line() {
-	awk -F'\t' -v fb="$1" 'NR > 1 && $1 == fb { n += $3; o += $4
+	awk -F'\t' -v fb="$1" 'NR > 1 && $1 == fb { n += $3; o += $4; t = $2
 		if ($4 > 0 && !first) first = $2 }
-		END { printf "feedback %s: %d of %d frames out of their slot in 3 s; %s\n", fb, o, n,
-			     first ? "the first in the window ending at " first " ms" : "none" }' \
+		END { printf "feedback %s: %d of %d frames out of their slot in %.1f s; %s\n", fb, o, n,
+			     t / 1000, first ? "the first in the window ending at " first " ms" : "none" }' \
 		"$F/corrupt.tsv"
 }
 
@@ -103,7 +104,7 @@ if command -v gnuplot >/dev/null; then
 		echo "set output '$DIR/fbs-corrupt.png'"
 		echo "set title 'Frames out of their slot after one clock goes $DRIFT ppm slow ($SERIES_N nodes, no empty slots)'"
 		echo "set xlabel 'time after the drift was set (ms)'"
-		echo "set ylabel 'frames out of their slot, per 100 ms (%)'"
+		echo "set ylabel 'frames out of their slot, per window (%)'"
 		echo "plot '$DIR/fbs-corrupt-on.dat' using 1:2 with linespoints title 'feedback (credits, wormhole)', '$DIR/fbs-corrupt-off.dat' using 1:2 with linespoints title 'no feedback'"
 		if [ -s "$F/latency_hist.tsv" ]; then
 			echo "set output '$DIR/fbs-latency.png'"

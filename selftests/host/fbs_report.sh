@@ -71,9 +71,9 @@ expect "exit" $? 0
 expect "4 nodes" "$(grep '^| 4 |' <<< "$out")" "| 4 | 496 | 248 | 0.80 % | 1.59 % |"
 expect "8 nodes: none good" "$(grep '^| 8 |' <<< "$out")" "| 8 | 492 | none | 1.60 % | - |"
 expect "feedback" "$(grep '^feedback on' <<< "$out")" \
-	"feedback on: 0 of 120 frames out of their slot in 3 s; none"
+	"feedback on: 0 of 120 frames out of their slot in 0.2 s; none"
 expect "no feedback" "$(grep '^feedback off' <<< "$out")" \
-	"feedback off: 85 of 180 frames out of their slot in 3 s; the first in the window ending at 200 ms"
+	"feedback off: 85 of 180 frames out of their slot in 0.3 s; the first in the window ending at 200 ms"
 expect "latency, reserved" "$(grep '^| reserved |' <<< "$out")" \
 	"| reserved | 2000 | 1180 us | 1200 us | 1500 us | 1390 us |"
 expect "latency, best effort" "$(grep '^| best-effort |' <<< "$out")" \
