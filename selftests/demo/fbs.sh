@@ -188,7 +188,7 @@ done
 printf 'kind\tnodes\tframes\tmean_us\tp50_q\tp99_q\tmax_q\tmax_us\n' > "$OUT/latency.tsv"
 printf 'kind\tquarter\tframes\n' > "$OUT/latency_hist.tsv"
 lat_run() {
-	local kind=$1 filters=$3 i mx=0 t0=() t1=()
+	local kind=$1 filters=$3 i win frames mean max_us p50 p99 top d t0=() t1=()
 
 	use "$LAT_NODES"
 	for i in $FBS_HOSTS; do ns_exec V$i tc qdisc del dev eth0 root 2>/dev/null; done
@@ -199,34 +199,24 @@ lat_run() {
 	sleep 0.5
 	for i in $FBS_HOSTS; do t0[i]=$(fbs_lat_hist $i); done
 	sleep "$LAT_SECONDS"
-	for i in $FBS_HOSTS; do
-		t1[i]=$(fbs_lat_hist $i)
-		fbs_lat $i
-		[ "$FBS_LAT_MAX_US" -gt $mx ] && mx=$FBS_LAT_MAX_US
-	done
+	for i in $FBS_HOSTS; do t1[i]=$(fbs_lat_hist $i); done
 	stop
-	for i in $FBS_HOSTS; do
+	# the window's counts and sum of latencies, added over the receivers,
+	# then the largest latency since the qdiscs began (a maximum does not
+	# subtract)
+	win=$(for i in $FBS_HOSTS; do
 		echo "0 ${t0[i]}"
 		echo "1 ${t1[i]}"
-	done | awk -v kind="$kind" -v n="$LAT_NODES" -v mx="$mx" \
-		-v hist="$OUT/latency_hist.tsv" -v sum="$OUT/latency.tsv" '
-		{ s = $1 ? 1 : -1; for (i = 2; i <= NF; i++) d[i - 2] += s * $i; nf = NF - 1 }
-		END {
-			nb = nf - 1		# the last field: the sum of latencies
-			for (i = 0; i < nb; i++) {
-				tot += d[i]
-				printf "%s\t%d\t%.0f\n", kind, i, d[i] >> hist
-			}
-			p50 = p99 = top = -1
-			for (i = 0; i < nb; i++) {
-				c += d[i]
-				if (p50 < 0 && tot && c * 2 >= tot) p50 = i
-				if (p99 < 0 && tot && c * 100 >= tot * 99) p99 = i
-				if (d[i]) top = i
-			}
-			printf "%s\t%d\t%.0f\t%.0f\t%d\t%d\t%d\t%s\n", kind, n, tot,
-				tot ? d[nb] / tot / 1000 : 0, p50, p99, top, mx >> sum
-		}'
+	done | awk '{ s = $1 ? 1 : -1; for (i = 2; i < NF; i++) d[i] += s * $i
+		      if ($1 && $NF > mx) mx = $NF; nf = NF }
+		END { for (i = 2; i < nf; i++) printf "%.0f ", d[i]; printf "%.0f\n", mx }')
+	read -r frames mean max_us p50 p99 top _ <<< "$(fbs_lat_summary <<< "$win")"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$LAT_NODES" "$frames" "$mean" \
+		"$p50" "$p99" "$top" "$max_us" >> "$OUT/latency.tsv"
+	read -ra d <<< "$win"
+	for i in $(seq 0 63); do
+		printf '%s\t%d\t%s\n' "$kind" "$i" "${d[i]}"
+	done >> "$OUT/latency_hist.tsv"
 	log_info "latency, $kind: $(tail -n1 "$OUT/latency.tsv")"
 }
 feedback on

@@ -16,7 +16,8 @@
 #   fbs_snap                      every host's counters (F, IN, EARLY, ...)
 #   fbs_window SECONDS            their change over a window (dF, dIN, ...)
 #   fbs_lat I                     host I's arrival latencies (FBS_LAT_*)
-#   fbs_lat_hist I                ... the histogram's 64 counts, and their sum
+#   fbs_lat_hist I                ... as 64 counts, their sum and the largest
+#   fbs_lat_summary [QUARTERS]    ... summed up (of one such line)
 
 require_module sch_fbs
 require_module vcsw
@@ -190,55 +191,47 @@ fbs_window()
 	done
 }
 
-# fbs_lat I [QUARTERS]: host I's arrival latencies since its qdisc began
+# fbs_lat_hist I: host I's arrival latencies since its qdisc began
 # (verify on: from each frame's slot start at its sender to its last byte
-# here), in FBS_LAT_N (frames), FBS_LAT_MEAN_US, FBS_LAT_MAX_US, and the
-# quarter-slot buckets that hold the median, the 99th percentile and the
-# largest (FBS_LAT_P50_Q, _P99_Q, _MAX_Q; -1: no frame); with QUARTERS,
-# FBS_LAT_OVER: the frames QUARTERS or more quarter slots late
-fbs_lat()
-{
-	local j
-
-	j=$(ns_exec V$1 tc -s -j qdisc show dev eth0 root | tr -d ' \n')
-	read -r FBS_LAT_N FBS_LAT_MEAN_US FBS_LAT_MAX_US FBS_LAT_P50_Q FBS_LAT_P99_Q \
-		FBS_LAT_MAX_Q FBS_LAT_OVER <<< "$(awk -v j="$j" -v over="${2:-64}" '
-		function num(key,   m) {
-			if (!match(j, "\"" key "\":[0-9]+"))
-				return 0
-			m = substr(j, RSTART, RLENGTH)
-			sub(/.*:/, "", m)
-			return m + 0
-		}
-		BEGIN {
-			h = j
-			if (!sub(/.*"rx_lat_hist":\[/, "", h) || !sub(/\].*/, "", h))
-				h = ""
-			nb = split(h, b, ",")
-			n = 0
-			for (i = 1; i <= nb; i++)
-				n += b[i]
-			p50 = p99 = mx = -1
-			c = 0
-			o = 0
-			for (i = 1; i <= nb; i++) {
-				c += b[i]
-				if (p50 < 0 && c * 2 >= n && n) p50 = i - 1
-				if (p99 < 0 && c * 100 >= n * 99 && n) p99 = i - 1
-				if (b[i]) mx = i - 1
-				if (i - 1 >= over) o += b[i]
-			}
-			printf "%.0f %.0f %.0f %d %d %d %.0f\n", n,
-				n ? num("rx_lat_sum_ns") / n / 1000 : 0,
-				num("rx_lat_max_ns") / 1000, p50, p99, mx, o
-		}')"
-}
-
-# fbs_lat_hist I: host I's arrival histogram (rx_lat_hist, quarter slots)
-# and rx_lat_sum_ns, on one line: 64 counts, then the sum
+# here) on one line: the 64 quarter-slot counts of rx_lat_hist, then
+# rx_lat_sum_ns and rx_lat_max_ns
 fbs_lat_hist()
 {
 	ns_exec V$1 tc -s -j qdisc show dev eth0 root | tr -d ' \n' |
-		sed -n 's/.*"rx_lat_sum_ns":\([0-9]*\).*"rx_lat_hist":\[\([0-9,]*\)\].*/\2 \1/p' |
+		sed -n 's/.*"rx_lat_sum_ns":\([0-9]*\),"rx_lat_max_ns":\([0-9]*\),"rx_lat_hist":\[\([0-9,]*\)\].*/\3 \1 \2/p' |
 		tr ',' ' '
+}
+
+# fbs_lat_summary [QUARTERS]: of such a line on stdin, the frames, the
+# mean and the largest latency (us), the quarter-slot buckets that hold
+# the median, the 99th percentile and the largest (-1: no frame), and
+# the frames QUARTERS or more quarter slots late (64: none)
+fbs_lat_summary()
+{
+	awk -v over="${1:-64}" '{
+		nb = NF - 2
+		n = 0
+		for (i = 1; i <= nb; i++)
+			n += $i
+		p50 = p99 = top = -1
+		c = o = 0
+		for (i = 1; i <= nb; i++) {
+			c += $i
+			if (p50 < 0 && n && c * 2 >= n) p50 = i - 1
+			if (p99 < 0 && n && c * 100 >= n * 99) p99 = i - 1
+			if ($i) top = i - 1
+			if (i - 1 >= over) o += $i
+		}
+		printf "%.0f %.0f %.0f %d %d %d %.0f\n", n, n ? $(NF - 1) / n / 1000 : 0,
+			$NF / 1000, p50, p99, top, o
+	}'
+}
+
+# fbs_lat I [QUARTERS]: fbs_lat_summary of host I, in FBS_LAT_N,
+# FBS_LAT_MEAN_US, FBS_LAT_MAX_US, FBS_LAT_P50_Q, FBS_LAT_P99_Q,
+# FBS_LAT_MAX_Q and FBS_LAT_OVER
+fbs_lat()
+{
+	read -r FBS_LAT_N FBS_LAT_MEAN_US FBS_LAT_MAX_US FBS_LAT_P50_Q FBS_LAT_P99_Q \
+		FBS_LAT_MAX_Q FBS_LAT_OVER <<< "$(fbs_lat_hist "$1" | fbs_lat_summary "${2:-64}")"
 }
