@@ -56,6 +56,7 @@
 
 #define EDF_FLOW_BUCKETS_LOG	10
 #define EDF_GC_BATCH		8	/* idle flows looked at per gc call */
+#define EDF_EVICT_BATCH		64	/* entries looked at for one to evict */
 #define EDF_FLOW_GRACE_NS	NSEC_PER_SEC	/* idle flows kept at least */
 
 #define EDF_DEFAULT_LIMIT	10000
@@ -72,7 +73,7 @@
 #define EDF_FALLBACK_LINK_RATE	(1000000000ULL / 8)
 
 enum edf_flow_state {
-	EDF_FLOW_IDLE,		/* no packets; on q->idle if collectable */
+	EDF_FLOW_IDLE,		/* no packets; on q->idle unless shared */
 	EDF_FLOW_WAITING,	/* head waits for its eligible time */
 	EDF_FLOW_READY,		/* head in the ready heap of its VC */
 };
@@ -84,7 +85,7 @@ struct edf_flow {
 	unsigned long		key;
 	struct edf_class	*cl;
 	struct list_head	cl_node;	/* cl->flows */
-	struct list_head	idle_node;	/* q->idle, oldest first */
+	struct list_head	idle_node;	/* q->idle, by listed_since */
 	struct pheap_node	heap_node;
 	struct sk_buff		*head;
 	struct sk_buff		*tail;
@@ -95,6 +96,7 @@ struct edf_flow {
 	bool			shared;		/* the class's own flow */
 	u64			last_deadline;
 	u64			idle_since;	/* when it last emptied */
+	u64			listed_since;	/* when it went on q->idle */
 	u32			socket_hash;	/* of the socket a flow is keyed by */
 };
 
@@ -131,6 +133,8 @@ struct edf_sched {
 	bool			ttd;
 	struct fabric_link	*link;		/* credits on: the device's */
 	u16			priomap[TC_EDF_PRIO_BANDS];
+	/* what each band resolves to (edf_resolve_bands); NULL: default_cl */
+	struct edf_class	*band_cl[TC_EDF_PRIO_BANDS];
 
 	/* scheduling state */
 	struct pheap		waiting;	/* regulated flows by eligible time */
@@ -231,13 +235,40 @@ static void edf_flow_free(struct edf_sched *q, struct edf_flow *f)
  * max(D', now) = now for its next packet.  It is still kept for
  * EDF_FLOW_GRACE_NS after it emptied, because a flow that sends again
  * soon would otherwise pay for a free and a new allocation per packet.
- * The idle list is in emptying order, so looking at a few of its oldest
- * entries finds what can go; bounded work per call.
+ *
+ * A flow goes on q->idle when it empties and is not taken off when it
+ * gets packets again: a flow that empties at every packet (a link that
+ * keeps up) would otherwise pay two list operations per packet, checked
+ * ones on kernels with list debugging.  So q->idle holds idle flows and
+ * some that became active since, in the order they were listed
+ * (listed_since).  The collector looks only at entries listed for a
+ * grace period or more, a few per call: an idle one past its grace whose
+ * deadline has passed goes; an active one leaves the list (it comes back
+ * when it empties); any other goes to the back for another grace
+ * period.  So each entry is looked at once per grace period at most, and
+ * an idle flow goes between one and two grace periods after it emptied.
  */
 static bool edf_flow_is_collectable(const struct edf_flow *f, u64 now)
 {
 	return f->last_deadline <= now &&
 	       now - f->idle_since >= EDF_FLOW_GRACE_NS;
+}
+
+static void edf_flow_list_idle(struct edf_sched *q, struct edf_flow *f, u64 now)
+{
+	f->listed_since = now;
+	list_add_tail(&f->idle_node, &q->idle);
+}
+
+/* Whether the entry listed first has been listed a grace period. */
+static bool edf_flow_gc_due(const struct edf_sched *q, u64 now)
+{
+	const struct edf_flow *f;
+
+	if (list_empty(&q->idle))
+		return false;
+	f = list_first_entry(&q->idle, struct edf_flow, idle_node);
+	return now - f->listed_since >= EDF_FLOW_GRACE_NS;
 }
 
 static void edf_flow_gc(struct edf_sched *q, u64 now)
@@ -246,14 +277,42 @@ static void edf_flow_gc(struct edf_sched *q, u64 now)
 	int n = 0;
 
 	list_for_each_entry_safe(f, tmp, &q->idle, idle_node) {
-		if (++n > EDF_GC_BATCH)
+		/* in listing order: the first listed too recently ends the look */
+		if (++n > EDF_GC_BATCH || now - f->listed_since < EDF_FLOW_GRACE_NS)
 			break;
-		if (edf_flow_is_collectable(f, now))
+		if (f->state != EDF_FLOW_IDLE) {
+			list_del_init(&f->idle_node);
+		} else if (edf_flow_is_collectable(f, now)) {
 			edf_flow_free(q, f);
-		else if (now - f->idle_since >= EDF_FLOW_GRACE_NS)
-			/* deadline far ahead: let the ones behind be looked at */
-			list_move_tail(&f->idle_node, &q->idle);
+		} else {
+			/* emptied lately, or its deadline is far ahead */
+			list_del(&f->idle_node);
+			edf_flow_list_idle(q, f, now);
+		}
 	}
+}
+
+/*
+ * The table is full and nothing was due: free the idle flow listed
+ * longest, even within its grace, unlisting the active ones in front of
+ * it.  False when the first EDF_EVICT_BATCH entries held no idle flow
+ * (they are unlisted: the next call looks further).
+ */
+static bool edf_flow_evict(struct edf_sched *q)
+{
+	struct edf_flow *f, *tmp;
+	int n = 0;
+
+	list_for_each_entry_safe(f, tmp, &q->idle, idle_node) {
+		if (++n > EDF_EVICT_BATCH)
+			break;
+		if (f->state == EDF_FLOW_IDLE) {
+			edf_flow_free(q, f);
+			return true;
+		}
+		list_del_init(&f->idle_node);
+	}
+	return false;
 }
 
 static struct edf_flow *edf_flow_lookup(struct edf_sched *q,
@@ -307,10 +366,7 @@ static struct edf_flow *edf_flow_lookup(struct edf_sched *q,
 	if (q->nflows >= q->max_flows) {
 		edf_flow_gc(q, now);
 		/* still full: collect the flow that has been idle longest */
-		if (q->nflows >= q->max_flows && !list_empty(&q->idle))
-			edf_flow_free(q, list_first_entry(&q->idle, struct edf_flow,
-							  idle_node));
-		if (q->nflows >= q->max_flows)
+		if (q->nflows >= q->max_flows && !edf_flow_evict(q))
 			return ERR_PTR(-ENOSPC);
 		/* the tree may have changed under our insertion point */
 		return edf_flow_lookup(q, cl, skb, now);
@@ -388,9 +444,12 @@ static void edf_flow_went_idle(struct edf_sched *q, struct edf_flow *f,
 	f->state = EDF_FLOW_IDLE;
 	f->idle_since = now;
 	f->cl->active_flows--;
-	/* a class's own flow is never collected: it costs nothing idle */
-	if (!f->shared)
-		list_add_tail(&f->idle_node, &q->idle);
+	/*
+	 * A class's own flow is never collected: it costs nothing idle.
+	 * One still listed from an earlier idle time stays where it is.
+	 */
+	if (!f->shared && list_empty(&f->idle_node))
+		edf_flow_list_idle(q, f, now);
 }
 
 /* Drop every packet of a flow; the caller fixes the tree's backlog. */
@@ -433,6 +492,26 @@ static struct edf_class *edf_find_minor(struct Qdisc *sch, u32 minor)
 	return minor ? edf_find_class(sch, TC_H_MAKE(sch->handle, minor)) : NULL;
 }
 
+/*
+ * Resolve each priomap band to its class, else the "default" class, else
+ * NULL (the qdisc's own default_cl), so that the enqueue path reads one
+ * pointer instead of making two hash lookups per packet.  Called under
+ * the tree lock whenever the priomap, "default" or the set of classes
+ * changes, so the pointers never outlive their class.
+ */
+static void edf_resolve_bands(struct Qdisc *sch)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct edf_class *dflt = edf_find_minor(sch, q->default_minor);
+	struct edf_class *cl;
+	unsigned int i;
+
+	for (i = 0; i < TC_EDF_PRIO_BANDS; i++) {
+		cl = edf_find_minor(sch, q->priomap[i]);
+		q->band_cl[i] = cl ? cl : dflt;
+	}
+}
+
 static void edf_class_init(struct edf_class *cl, u32 classid)
 {
 	cl->common.classid = classid;
@@ -463,7 +542,8 @@ static struct edf_class *edf_classify(struct sk_buff *skb, struct Qdisc *sch,
 	}
 
 	fl = rcu_dereference_bh(q->filter_list);
-	result = fq_tcf_classify(skb, fl, &res);
+	/* no filters, no call: most edf trees classify by priority */
+	result = fl ? fq_tcf_classify(skb, fl, &res) : TC_ACT_UNSPEC;
 	if (result >= 0) {
 #ifdef CONFIG_NET_CLS_ACT
 		switch (result) {
@@ -483,9 +563,7 @@ static struct edf_class *edf_classify(struct sk_buff *skb, struct Qdisc *sch,
 			return cl;
 	}
 
-	cl = edf_find_minor(sch, q->priomap[skb->priority & TC_PRIO_MAX]);
-	if (!cl)
-		cl = edf_find_minor(sch, q->default_minor);
+	cl = q->band_cl[skb->priority & TC_PRIO_MAX];
 	if (!cl) {
 		cl = &q->default_cl;
 		q->xs.unclassified++;
@@ -610,7 +688,7 @@ static int edf_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 
 	edf_flow_add_skb(f, skb);
 	if (f->qlen == 1) {
-		list_del_init(&f->idle_node);
+		/* it stays on q->idle, if it is there: edf_flow_gc() */
 		cl->active_flows++;
 		edf_flow_place(q, f, now);
 	}
@@ -811,8 +889,8 @@ static void edf_push_ttd(struct Qdisc *sch, struct sk_buff *skb,
 }
 
 /*
- * Take the head packet of flow @f (the root of its heap) and keep the
- * flow and all counters consistent.
+ * Take the head packet of flow @f, the root of its heap (both callers
+ * found it there), and keep the flow and all counters consistent.
  */
 static struct sk_buff *edf_take(struct Qdisc *sch, struct edf_flow *f, u64 now)
 {
@@ -820,7 +898,7 @@ static struct sk_buff *edf_take(struct Qdisc *sch, struct edf_flow *f, u64 now)
 	struct edf_class *cl = f->cl;
 	struct sk_buff *skb;
 
-	pheap_remove(edf_flow_heap(q, f), &f->heap_node);
+	pheap_pop(edf_flow_heap(q, f));
 	skb = edf_flow_take_head(f);
 	if (f->head)
 		edf_flow_place(q, f, now);
@@ -873,15 +951,15 @@ static struct sk_buff *edf_dequeue(struct Qdisc *sch)
 
 	if (q->ttd)
 		edf_push_ttd(sch, skb, f, cb->deadline, cb->msg_flags, now);
-	/* after the push, which still reads the flow */
-	edf_flow_gc(q, now);
+	/* after the push, which still reads the flow; most often nothing is due */
+	if (edf_flow_gc_due(q, now))
+		edf_flow_gc(q, now);
 
 	if (q->rate)
 		q->next_tx = edf_vclock_deadline(q->next_tx, now, skb->len,
 						 q->rate);
+	/* the class's packets and bytes in its xstats are these (dump) */
 	_bstats_update(&cl->bstats, qdisc_pkt_len(skb), 1);
-	cl->xs.packets++;
-	cl->xs.bytes += qdisc_pkt_len(skb);
 	qdisc_bstats_update(sch, skb);
 	return skb;
 }
@@ -1059,6 +1137,7 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 	if (tb[TCA_EDF_PRIOMAP])
 		memcpy(q->priomap, nla_data(tb[TCA_EDF_PRIOMAP]),
 		       sizeof(q->priomap));
+	edf_resolve_bands(sch);
 	q->default_cl.rate = q->link_rate;
 
 	/* a lower limit takes effect now, as in the in-tree qdiscs */
@@ -1379,8 +1458,10 @@ static int edf_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	cl->perflow = perflow;
 	cl->rate = rate;
 	cl->latency = latency;
-	if (new)
+	if (new) {
 		qdisc_class_hash_insert(&q->clhash, &cl->common);
+		edf_resolve_bands(sch);
+	}
 	sch_tree_unlock(sch);
 
 	if (new)
@@ -1407,6 +1488,7 @@ static int edf_delete_class(struct Qdisc *sch, unsigned long arg,
 	edf_class_purge(sch, cl);
 	qdisc_tree_reduce_backlog(sch, qlen, backlog);
 	qdisc_class_hash_remove(&q->clhash, &cl->common);
+	edf_resolve_bands(sch);
 	sch_tree_unlock(sch);
 
 	kfree(cl);
@@ -1481,6 +1563,8 @@ static int edf_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 
 	sch_tree_lock(sch);
 	st = cl->xs;
+	st.packets = u64_stats_read(&cl->bstats.packets);
+	st.bytes = u64_stats_read(&cl->bstats.bytes);
 	st.active_flows = cl->active_flows;
 	st.flows = cl->nflows;
 	st.qlen = cl->qlen;

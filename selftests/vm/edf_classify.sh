@@ -78,4 +78,19 @@ check_eq "1:3 after default 3" 20 "$(pkts 1:3)"
 check_eq "unclassified unchanged" 10 "$(unclassified)"
 log_test "default names the class for the rest"
 
+# the priomap and "default" are resolved to classes when either or the
+# classes change: a band whose class goes falls back to "default", and
+# takes its class again when it comes back
+ns_run A tc class del dev veth0 classid 1:2 || fatal "del 1:2"
+send 9302 3
+check_eq "1:3 after priority 3 without 1:2" 30 "$(pkts 1:3)"
+ns_run A tc class add dev veth0 parent 1: classid 1:2 edf rate 1mbit || fatal "1:2 again"
+send 9302 3
+check_eq "the new 1:2 after priority 3" 10 "$(pkts 1:2)"
+check_eq "1:3 unchanged" 30 "$(pkts 1:3)"
+ns_run A tc qdisc change dev veth0 root handle 1: edf default 0
+send 9304 0
+check_eq "unclassified after default 0" 20 "$(unclassified)"
+log_test "a deleted class's band falls back to default, and a new class takes it"
+
 exit $EXIT_STATUS

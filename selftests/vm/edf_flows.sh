@@ -177,6 +177,39 @@ else
 fi
 log_test "flows $BOUND bounds the table; idle flows are collected"
 
+ns_run F tc qdisc del dev dummy0 root
+
+# --- collected behind a flow that keeps sending ---------------------------------
+# A flow that empties at every packet (a link that keeps up) stays on the
+# idle list while it sends again (edf_flow_gc): here it is listed first,
+# before 1000 flows that send one packet each, and then sends for 3 s.
+# The 1000 must still be collected, one to two grace periods (1 s) after
+# they emptied, by its dequeues alone; at the end only it is left.  The
+# class's deadlines (rate 10gbit) pass at once: only the grace holds a
+# flow.
+OLD=1000
+ns_run F tc qdisc add dev dummy0 root handle 1: edf default 1 || fatal "edf"
+ns_run F tc class add dev dummy0 parent 1: classid 1:1 edf rate 10gbit || fatal "1:1"
+pg_setup
+pktgen F "dummy0=udp_src_min 60000" "dummy0=udp_src_max 60000"
+run_pktgen 1 10.12.201.1
+pg_setup
+run_pktgen $OLD 10.12.200.1
+# 1001 tuples: two may share a hash (one time in about 10^4), so the
+# counts below are taken from what was made
+created=$(qd_stat flows_created)
+[ "${created:-0}" -ge $((OLD - 9)) ] && [ "$created" -le $((OLD + 1)) ]
+check_err $? "flows made for one packet each and the sender's: $created"
+pktgen F "dummy0=udp_src_min 60000" "dummy0=udp_src_max 60000" "dummy0=delay 1000000"
+run_pktgen 3000 10.12.201.1
+collected=$(qd_stat flows_collected)
+flows=$(qd_stat flows)
+log_info "after 3000 packets of the sender, 1 ms apart: created $(qd_stat flows_created)," \
+	"collected $collected, kept $flows"
+check_eq "flows collected" $((created - 1)) "$collected"
+check_eq "flows kept: the sender's" 1 "$flows"
+log_test "idle flows are collected while a flow listed before them keeps sending"
+
 pktgen F "kpktgend_0=rem_device_all"
 ns_run F tc qdisc del dev dummy0 root
 exit $EXIT_STATUS
