@@ -229,8 +229,34 @@ for h in "${!SPECS[@]}"; do
 	SENDERS+=("h$h:$!")
 	BG_PIDS+=("$!")
 done
+# the hosts' qdiscs, and every switch port (the report counts drops and
+# credit violations there)
+hosts_state()
+{
+	local h
+
+	for ((h = 0; h < NHOSTS; h++)); do
+		echo "== h$h"
+		nsx "h$h" tc -s qdisc show dev eth0 2>&1
+	done
+}
+switches_state()
+{
+	local ns
+
+	for ns in "${NS_LIST[@]}"; do
+		[[ $ns == "$NS_PREFIX"-s* ]] || continue
+		echo "== ${ns#"$NS_PREFIX"-}"
+		ip -n "$ns" -d -s link show 2>&1 | grep -v "^[0-9]*: lo:"
+	done
+}
 for sp in "${SENDERS[@]}"; do
-	wait "${sp#*:}" || die "fabric-meter send ${sp%%:*} failed: $(cat "$OUT/send-${sp%%:*}.err")"
+	wait "${sp#*:}" && continue
+	# a sender that never got through: keep the links' credit counters,
+	# which the teardown would take with it
+	{ hosts_state; switches_state; } > "$OUT/failed-state.txt"
+	die "fabric-meter send ${sp%%:*} failed: $(cat "$OUT/send-${sp%%:*}.err")" \
+		"(hosts and switch ports then: $OUT/failed-state.txt)"
 done
 for dp in "${RECEIVERS[@]}"; do
 	wait "${dp#*:}" || die "h${dp%%:*}'s receiver failed: $(cat "$OUT/r${dp%%:*}/recv.err")"
@@ -240,16 +266,8 @@ cpu_record "$cpu_start"
 
 # ---- results ---------------------------------------------------------------------
 send_gather "${SENDERS[@]}"
-for ((h = 0; h < NHOSTS; h++)); do
-	echo "== h$h"
-	nsx "h$h" tc -s qdisc show dev eth0 2>&1
-done > "$OUT/qdisc.txt"
-# every switch port; the report counts drops and credit violations there
-for ns in "${NS_LIST[@]}"; do
-	[[ $ns == "$NS_PREFIX"-s* ]] || continue
-	echo "== ${ns#"$NS_PREFIX"-}"
-	ip -n "$ns" -d -s link show 2>&1 | grep -v "^[0-9]*: lo:" 
-done > "$OUT/switch.txt"
+hosts_state > "$OUT/qdisc.txt"
+switches_state > "$OUT/switch.txt"
 : > "$OUT/switch-inputs.txt"
 bash "$(dirname "$0")/fabric_merge.sh" "$OUT" || die "merging the receivers' results failed"
 

@@ -23,6 +23,13 @@ RUNNER=../demo/scenario.sh
 tmp_dir_create
 export FABRIC_TOPO_SHELL=bash
 runner_ns_gone() { ! ip netns list | grep_quiet '^fqs-'; }
+# a run whose sender never got through keeps its hosts' and switch ports'
+# counters, credits included (fabric.sh): show them
+failed_state() {
+	[ -s "$1/failed-state.txt" ] || return 0
+	log_info "hosts and switch ports when the sender failed:"
+	log_info "$(head -n 400 "$1/failed-state.txt")"
+}
 
 cat > "$TMP_DIR/f.conf" <<'CONF'
 host = edf
@@ -36,6 +43,7 @@ flows = control:2 multimedia:2 besteffort:1 background:1
 CONF
 bash "$RUNNER" "$TMP_DIR/f.conf" "$TMP_DIR/f" > "$TMP_DIR/f.out" 2>&1
 check_err $? "fabric run failed: $(tail -n 5 "$TMP_DIR/f.out")"
+failed_state "$TMP_DIR/f"
 log_info "$(cat "$TMP_DIR/f/hops.txt" 2>/dev/null)"
 for k in control multimedia besteffort background; do
 	n=$(meter_csv "$TMP_DIR/f/results.csv" $k received)
@@ -76,6 +84,7 @@ log_test "fabric run: every class from every host, merged, routed, lossless, tor
 # vain and none is sent
 bash "$RUNNER" "$TMP_DIR/f.conf" "$TMP_DIR/cap" cap=10 > "$TMP_DIR/cap.out" 2>&1
 check_err $? "capped run failed: $(tail -n 5 "$TMP_DIR/cap.out")"
+failed_state "$TMP_DIR/cap"
 check_eq "multimedia flows refused at cap 10" 8 "$(sed -n 's/^multimedia flows refused by admission control: //p' "$TMP_DIR/cap/traffic.txt")"
 n=$(meter_csv "$TMP_DIR/cap/results.csv" multimedia received)
 check_eq "multimedia received at cap 10" "" "$n"
