@@ -157,7 +157,7 @@ static void fabric_link_restart(struct fabric_link *l, u32 unit)
 
 	l->prev_epoch = l->books.epoch;
 	l->heard_ns = ktime_get_ns();
-	fcr_init(&l->books, epoch, unit, 0, FCR_DEFAULT_QUIET_NS);
+	fcr_restart(&l->books, epoch, unit, 0, FCR_DEFAULT_QUIET_NS);
 	fcr_set_sink(&l->books, DIV_ROUND_UP(FABRIC_LINK_SINK_BYTES, unit));
 	l->books.st = st;
 }

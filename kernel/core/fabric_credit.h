@@ -54,9 +54,11 @@
  *  - limits are believed only from a message that echoes our own epoch:
  *    after we restart, the peer's limits speak of a buffer state that we
  *    no longer share, and we send nothing until it has heard from us.
- * Messages are numbered; one older than the last taken from the same
- * epoch is stale (a link that reorders) and ignored, so a limit never
- * goes back to an older, larger value after the buffer shrank.
+ * Messages are numbered, on across an end's restarts; one older than the
+ * last taken is stale (a link that reorders) and ignored, so a limit
+ * never goes back to an older, larger value after the buffer shrank, and
+ * a late message of the peer's old life is not taken for a restart
+ * (fcr_msg_stale()).
  *
  * What a receiver cannot hold (a peer that ignores credits, a buffer made
  * smaller than what was granted) it refuses and counts as a violation;
@@ -127,6 +129,8 @@ struct fcr_link {
 	fq_u32			old_peer_epoch;	/* the one before: stale */
 	fq_u32			tx_seq;		/* our last message */
 	fq_u32			rx_seq;		/* the peer's last taken */
+	fq_u32			doubt_epoch;	/* another epoch, found stale */
+	fq_u32			doubt_n;	/* its messages since one taken */
 	struct fcr_tx_vc	tx[FCR_NUM_VCS];
 	struct fcr_rx_vc	rx[FCR_NUM_VCS];
 	struct fcr_stats	st;
@@ -170,6 +174,21 @@ static inline void fcr_init(struct fcr_link *l, fq_u32 epoch, fq_u32 unit,
 	l->quiet_ns = quiet_ns;
 	for (vc = 0; vc < FCR_NUM_VCS; vc++)
 		l->rx[vc].buffer = buffer;
+}
+
+/*
+ * New books for the same end (credits turned on again, a new unit, the
+ * link back up): as fcr_init(), but the message numbers go on from where
+ * they were, so that the peer can tell this life's messages from late
+ * ones of the life before (fcr_msg_receive()).
+ */
+static inline void fcr_restart(struct fcr_link *l, fq_u32 epoch, fq_u32 unit,
+			       fq_u32 buffer, fq_u64 quiet_ns)
+{
+	fq_u32 seq = l->tx_seq;
+
+	fcr_init(l, epoch, unit, buffer, quiet_ns);
+	l->tx_seq = seq;
 }
 
 /*
@@ -423,6 +442,42 @@ static inline bool fcr_is_ctrl(const fq_u8 *buf, fq_u32 len)
 	       fhc_get_be16(buf + 2) == ETH_P_FABRIC;
 }
 
+/* Messages of another epoch found stale in a row that make it the peer's. */
+#define FCR_DOUBT_MAX	8
+
+/*
+ * Whether a message of the peer's (@epoch, number @seq) is stale: sent
+ * before one already taken, arriving late on a link that reorders.
+ *  - Of the epoch we know: older than the last one taken.
+ *  - Of another epoch, which would make it a restart of the peer: from
+ *    the life before the last restart we saw, or numbered before the last
+ *    one taken (a peer's numbers go on across its restarts, fcr_restart();
+ *    this is what tells an old life's message after we restarted
+ *    ourselves and forgot the epochs).  Taken for a restart, it would
+ *    make the current life's messages look stale in turn.
+ * Only a few messages of an old life can be late (those sent within the
+ * link's reordering of the restart), while a peer sends one every
+ * period: so once FCR_DOUBT_MAX messages of one other epoch in a row were
+ * found stale, with none taken between, the next is the peer's whatever it
+ * looks like (a peer started from scratch numbers from 1 again).  No wrong
+ * guess locks the link out for good.  Counts in @l for that.
+ */
+static inline bool fcr_msg_stale(struct fcr_link *l, fq_u32 epoch, fq_u32 seq,
+				 bool restart)
+{
+	bool older = (fq_s32)(seq - l->rx_seq) <= 0;
+
+	if (!restart)
+		return older;
+	if (!l->peer_epoch || (!older && epoch != l->old_peer_epoch))
+		return false;
+	if (epoch != l->doubt_epoch) {
+		l->doubt_epoch = epoch;
+		l->doubt_n = 0;
+	}
+	return ++l->doubt_n <= FCR_DOUBT_MAX;
+}
+
 /*
  * Take the peer's message (@buf, @len bytes from the fabric header on)
  * at @now.
@@ -455,17 +510,12 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 		return 0;
 	}
 	restart = epoch != l->peer_epoch;
-	/*
-	 * Stale: older than a message already taken from this epoch, or from
-	 * the peer's life before its last restart (it can arrive late on a
-	 * link that reorders, and would otherwise count as one more restart)
-	 */
-	if ((!restart && (fq_s32)(seq - l->rx_seq) <= 0) ||
-	    (restart && epoch == l->old_peer_epoch)) {
+	if (fcr_msg_stale(l, epoch, seq, restart)) {
 		l->st.msgs_stale++;
 		return 0;
 	}
 	l->rx_seq = seq;
+	l->doubt_n = 0;
 	l->st.msgs_received++;
 
 	/* the peer as a sender: where our count of its units stands */
@@ -660,7 +710,7 @@ static inline void fcr_port_start(struct fcr_port *p, fq_u32 epoch,
 	fcr_port_close(p);
 	fcr_stats_add(&p->base, &p->l.st);
 	p->prev_epoch = p->l.epoch;
-	fcr_init(&p->l, epoch, unit, 0, quiet_ns);
+	fcr_restart(&p->l, epoch, unit, 0, quiet_ns);
 	p->on = true;
 	p->restarts++;
 	p->gen++;

@@ -242,7 +242,7 @@ UNIT_TEST(old_life_of_a_peer_and_early_clocks)
 	handshake(&a, &b);
 	fcr_msg_build(&b, old, 0);
 	/* b restarts and is heard; then its old life's message arrives */
-	fcr_init(&b, 33, UNIT, BUFFER, QUIET_NS);
+	fcr_restart(&b, 33, UNIT, BUFFER, QUIET_NS);
 	fcr_msg_build(&b, m, 0);
 	EXPECT_EQ(fcr_msg_receive(&a, m, sizeof(m), 0), FCR_REPLY_NOW);
 	EXPECT_EQ(a.peer_epoch, 33);
@@ -258,6 +258,109 @@ UNIT_TEST(old_life_of_a_peer_and_early_clocks)
 	EXPECT_TRUE(m[FABRIC_HDR_LEN + FCR_VC_OFF(1) + 8] & FABRIC_CTRL_F_QUIET);
 	fcr_msg_build(&a, m, 5000000 + QUIET_NS);
 	EXPECT_TRUE(m[FABRIC_HDR_LEN + FCR_VC_OFF(0) + 8] & FABRIC_CTRL_F_QUIET);
+}
+
+/*
+ * @n messages each way between @a and @b from @now, a tenth of the quiet
+ * time apart (as the kernel's, 1 ms and 10 ms); returns the time after.
+ */
+static fq_u64 talk(struct fcr_link *a, struct fcr_link *b, fq_u64 now,
+		   unsigned int n)
+{
+	fq_u8 m[MSG_LEN];
+	unsigned int i;
+
+	for (i = 0; i < n; i++, now += QUIET_NS / 10) {
+		fcr_msg_build(a, m, now);
+		fcr_msg_receive(b, m, sizeof(m), now);
+		fcr_msg_build(b, m, now);
+		fcr_msg_receive(a, m, sizeof(m), now);
+	}
+	return now;
+}
+
+/*
+ * Both ends restart close together (a switch-to-switch link coming up
+ * with credits turned on at both ends), and a message of b's life before
+ * its restart reaches a after b's new one: a has forgotten b's old epoch
+ * in its own restart, so only the message number can tell it is old.
+ * Taken for a restart, it made every later message of b's current life
+ * "stale" for good: the link never sent again (seen in vm/meter_fabric).
+ */
+UNIT_TEST(old_message_after_both_ends_restarted)
+{
+	struct fcr_link a, b;
+	fq_u8 m[MSG_LEN], old[MSG_LEN];
+	fq_u64 now;
+
+	fcr_init(&a, 11, UNIT, BUFFER, QUIET_NS);
+	fcr_init(&b, 22, UNIT, BUFFER, QUIET_NS);
+	now = talk(&a, &b, 0, 5);
+	fcr_msg_build(&b, old, now);
+	fcr_restart(&b, 33, UNIT, BUFFER, QUIET_NS);
+	fcr_restart(&a, 44, UNIT, BUFFER, QUIET_NS);
+	fcr_msg_build(&b, m, now);
+	EXPECT_TRUE(fcr_msg_receive(&a, m, sizeof(m), now) & FCR_REPLY_NOW);
+	EXPECT_EQ(a.peer_epoch, 33);
+	EXPECT_EQ(fcr_msg_receive(&a, old, sizeof(old), now + 1000), 0);
+	EXPECT_EQ(a.st.msgs_stale, 1);
+	EXPECT_EQ(a.peer_epoch, 33);
+	talk(&a, &b, now + 2000, 50);
+	EXPECT_EQ(a.peer_epoch, 33);
+	EXPECT_EQ(b.peer_epoch, 44);
+	EXPECT_EQ(a.st.msgs_stale, 1);
+	EXPECT_EQ(fcr_tx_credits(&a, 0), BUFFER);
+	EXPECT_EQ(fcr_tx_credits(&b, 1), BUFFER);
+}
+
+/*
+ * A peer that starts from scratch (its port deleted and added again, a
+ * module reloaded) numbers its messages from 1 again, below what its old
+ * life reached: they look old, but after FCR_DOUBT_MAX of them in a row
+ * they are the peer's, and taken.  So are the current life's messages
+ * after a burst of late ones of the old life was taken: no guess locks a
+ * link out for good.
+ */
+UNIT_TEST(fresh_peer_is_heard_after_a_few_messages)
+{
+	struct fcr_link a, b;
+	fq_u8 m[MSG_LEN], old[FCR_DOUBT_MAX + 1][MSG_LEN];
+	fq_u64 now;
+	unsigned int i;
+
+	fcr_init(&a, 11, UNIT, BUFFER, QUIET_NS);
+	fcr_init(&b, 22, UNIT, BUFFER, QUIET_NS);
+	now = talk(&a, &b, 0, 20);
+	fcr_init(&b, 33, UNIT, BUFFER, QUIET_NS);
+	for (i = 0; i < FCR_DOUBT_MAX; i++) {
+		fcr_msg_build(&b, m, now);
+		EXPECT_EQ(fcr_msg_receive(&a, m, sizeof(m), now), 0);
+	}
+	EXPECT_EQ(a.peer_epoch, 22);
+	EXPECT_EQ(a.st.msgs_stale, FCR_DOUBT_MAX);
+	talk(&b, &a, now, 5);
+	EXPECT_EQ(a.peer_epoch, 33);
+	EXPECT_EQ(b.peer_epoch, 11);
+	EXPECT_EQ(fcr_tx_credits(&a, 0), BUFFER);
+	EXPECT_EQ(fcr_tx_credits(&b, 0), BUFFER);
+
+	/*
+	 * b restarts; more of its old life's messages than FCR_DOUBT_MAX
+	 * come after the new one (a link reordering far more than it does)
+	 * and the last is taken: b's current life must get back in all the
+	 * same
+	 */
+	for (i = 0; i <= FCR_DOUBT_MAX; i++)
+		fcr_msg_build(&b, old[i], now);
+	fcr_restart(&b, 55, UNIT, BUFFER, QUIET_NS);
+	fcr_msg_build(&b, m, now);
+	EXPECT_TRUE(fcr_msg_receive(&a, m, sizeof(m), now) & FCR_REPLY_NOW);
+	for (i = 0; i <= FCR_DOUBT_MAX; i++)
+		fcr_msg_receive(&a, old[i], sizeof(old[i]), now);
+	EXPECT_EQ(a.peer_epoch, 33);
+	talk(&b, &a, now, 2 * FCR_DOUBT_MAX);
+	EXPECT_EQ(a.peer_epoch, 55);
+	EXPECT_EQ(fcr_tx_credits(&b, 1), BUFFER);
 }
 
 /* ---- two ends on a simulated link ------------------------------------------ */
@@ -562,7 +665,7 @@ UNIT_TEST(peer_restart_starts_the_books_again)
 		 * forgets a's.  a learns it from b's next message.
 		 */
 		S.nwire = 0;
-		fcr_init(&b->l, (fq_u32)(unit_rnd() | 1), UNIT, BUFFER, QUIET_NS);
+		fcr_restart(&b->l, (fq_u32)(unit_rnd() | 1), UNIT, BUFFER, QUIET_NS);
 		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
 			b->rxq_n[vc] = 0;
 			b->lost_sent[vc] = 0;
@@ -598,7 +701,7 @@ UNIT_TEST(restart_with_frames_and_messages_in_flight)
 	S.delay_max = 40000;
 	for (i = 0; i < 50; i++) {
 		run(&S, 3000 + unit_rnd() % 5000);
-		fcr_init(&b->l, (fq_u32)(unit_rnd() | 1), UNIT, BUFFER, QUIET_NS);
+		fcr_restart(&b->l, (fq_u32)(unit_rnd() | 1), UNIT, BUFFER, QUIET_NS);
 		for (vc = 0; vc < FCR_NUM_VCS; vc++)
 			b->rxq_n[vc] = 0;
 	}
@@ -606,6 +709,51 @@ UNIT_TEST(restart_with_frames_and_messages_in_flight)
 	EXPECT_TRUE(S.e[0].l.st.msgs_stale > 0);
 	if (S.e[0].l.peer_epoch != b->l.epoch)
 		UNIT_FAIL("a took an old epoch of b for the current one");
+	sim_settle(&S, unit_failed, false);
+}
+
+/*
+ * Both ends restart within a few microseconds of each other, hundreds of
+ * times, on a link that reorders messages by up to 40 us, as a
+ * switch-to-switch link does when both ports come up: after each, the
+ * two must know each other's current epochs within two message periods
+ * and the quiet time, and traffic must flow both ways.
+ */
+UNIT_TEST(both_ends_restart_together_on_a_reordering_link)
+{
+	unsigned int vc, i, j;
+	fq_u64 before[2];
+
+	sim_failed = unit_failed;
+	sim_start(&S, 0xb0b0, 0);
+	S.delay_max = 40000;
+	for (i = 0; i < 400; i++) {
+		run(&S, 500 + unit_rnd() % 3000);
+		for (j = 0; j < 2; j++) {
+			struct end *e = &S.e[(i + j) % 2];
+
+			fcr_restart(&e->l, fcr_epoch_new(unit_rnd(), e->l.epoch, 0),
+				    UNIT, BUFFER, QUIET_NS);
+			for (vc = 0; vc < FCR_NUM_VCS; vc++)
+				e->rxq_n[vc] = 0;
+			run(&S, unit_rnd() % 30);
+		}
+		before[0] = S.e[0].sent_frames;
+		before[1] = S.e[1].sent_frames;
+		run(&S, (2 * S.ctl_period + QUIET_NS) / 1000 + 100);
+		if (S.e[1].l.peer_epoch != S.e[0].l.epoch ||
+		    S.e[0].l.peer_epoch != S.e[1].l.epoch) {
+			UNIT_FAIL("restart %u: the ends do not know each other", i);
+			break;
+		}
+		if (S.e[0].sent_frames <= before[0] ||
+		    S.e[1].sent_frames <= before[1]) {
+			UNIT_FAIL("restart %u: a link direction sends nothing", i);
+			break;
+		}
+	}
+	printf("# %" PRIu64 " / %" PRIu64 " messages ignored as stale\n",
+	       (fq_u64)S.e[0].l.st.msgs_stale, (fq_u64)S.e[1].l.st.msgs_stale);
 	sim_settle(&S, unit_failed, false);
 }
 
@@ -1001,7 +1149,7 @@ UNIT_TEST(sink_grants_beyond_what_the_sender_reported)
 	fcr_set_sink(&h, SINK_BUFFER);
 	for (now = 0; now < SINK_STEPS; now++) {
 		if (now == SINK_STEPS / 2)
-			fcr_init(&a, 33, UNIT, BUFFER, QUIET_NS);
+			fcr_restart(&a, 33, UNIT, BUFFER, QUIET_NS);
 		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
 			if (!fcr_tx_may_send(&a, vc, 1000))
 				continue;
