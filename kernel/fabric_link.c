@@ -622,9 +622,9 @@ EXPORT_SYMBOL_GPL(fabric_link_read_stats);
 
 /* ---- the gate of single-VC schedulers ---------------------------------------- */
 
-struct sk_buff *fabric_gate_dequeue(struct Qdisc *sch,
-				    struct fabric_credit_gate *g,
-				    struct sk_buff *(*pick)(struct Qdisc *))
+struct sk_buff *fabric_gate_dequeue_slow(struct Qdisc *sch,
+					 struct fabric_credit_gate *g,
+					 struct sk_buff *(*pick)(struct Qdisc *))
 {
 	struct sk_buff *skb = g->skb;
 
@@ -654,7 +654,7 @@ struct sk_buff *fabric_gate_dequeue(struct Qdisc *sch,
 	qdisc_qstats_backlog_inc(sch, skb);
 	return NULL;
 }
-EXPORT_SYMBOL_GPL(fabric_gate_dequeue);
+EXPORT_SYMBOL_GPL(fabric_gate_dequeue_slow);
 
 void fabric_gate_purge(struct Qdisc *sch, struct fabric_credit_gate *g)
 {

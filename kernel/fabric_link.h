@@ -79,9 +79,29 @@ struct fabric_credit_gate {
 	struct sk_buff		*skb;
 };
 
-struct sk_buff *fabric_gate_dequeue(struct Qdisc *sch,
-				    struct fabric_credit_gate *g,
-				    struct sk_buff *(*pick)(struct Qdisc *));
+/* A packet waits, or credits are on: fabric_gate_dequeue()'s slow path. */
+struct sk_buff *fabric_gate_dequeue_slow(struct Qdisc *sch,
+					 struct fabric_credit_gate *g,
+					 struct sk_buff *(*pick)(struct Qdisc *));
+
+/*
+ * Inline, so that with credits off (the common case) @pick is a direct
+ * call in the qdisc's own module: no call into fabric_hdr.ko and no
+ * indirect call (a retpoline on Debian's kernels) per packet.
+ */
+static inline struct sk_buff *fabric_gate_dequeue(struct Qdisc *sch,
+						  struct fabric_credit_gate *g,
+						  struct sk_buff *(*pick)(struct Qdisc *))
+{
+	struct sk_buff *skb;
+
+	if (unlikely(g->skb || g->link))
+		return fabric_gate_dequeue_slow(sch, g, pick);
+	skb = pick(sch);
+	if (skb)
+		qdisc_bstats_update(sch, skb);
+	return skb;
+}
 /* the waiting packet, if any, dropped (reset, destroy, credits off) */
 void fabric_gate_purge(struct Qdisc *sch, struct fabric_credit_gate *g);
 
