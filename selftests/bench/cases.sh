@@ -217,3 +217,49 @@ setup_aoq() { aoq_tree aoq "$@"; }
 
 bench_case aoq-fbrr classes drr
 setup_aoq-fbrr() { aoq_tree fbrr "$@"; }
+
+# ---- under mq: one instance per transmit queue ---------------------------------
+#
+# A 4-queue dummy (MQ_DEV, made by bench_netns_setup) with mq at the root
+# and one instance of the inner case per queue.  The stack picks each
+# packet's queue by its flow hash (pktgen's packets have no socket), so the
+# flows spread over the queues and the hash is computed before any qdisc:
+# mq-noqueue, the same device without a qdisc, is the floor of these cases.
+# Family mq: by flows; mq-classes: the inner qdisc with MQ_CLASSES classes
+# per instance, at 1,000 flows.  Uncongested only (a tbf cannot sit above
+# mq to park the backlog).
+MQ_DEV=mq0
+MQ_QUEUES=4
+MQ_CLASSES=4
+
+# mq_tree INNER DEV PARENT HANDLE CLASSES
+mq_tree()
+{
+	local inner=$1 q
+
+	shift
+	[[ $2 == root ]] || { echo "mq is a root qdisc only" >&2; return 1; }
+	tcb qdisc add dev "$1" root handle "$3" mq || return
+	for ((q = 1; q <= MQ_QUEUES; q++)); do
+		"setup_$inner" "$1" "$(classid "$3" "$q")" "$((q + 10)):" "$4" || return
+	done
+}
+
+# the device's own default on every queue: noqueue (dummy has no queue)
+bench_case mq-noqueue mq
+setup_mq-noqueue() { :; }
+
+bench_case mq-fq mq
+setup_mq-fq() { mq_tree fq "$@"; }
+
+bench_case mq-edf mq mq-fq
+setup_mq-edf() { mq_tree edf "$@"; }
+
+bench_case mq-drr mq-classes
+setup_mq-drr() { mq_tree drr "$@"; }
+
+bench_case mq-dtable mq-classes mq-drr
+setup_mq-dtable() { mq_tree dtable "$@"; }
+
+bench_case mq-aoq mq-classes mq-drr
+setup_mq-aoq() { mq_tree aoq "$@"; }

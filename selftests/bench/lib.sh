@@ -45,6 +45,8 @@ bench_netns_setup()
 		fatal "cannot disable IPv6"
 	ip link add "$DEV" type dummy && ip link add dummy1 type dummy &&
 	ip link set dummy1 up || fatal "cannot add $DEV"
+	ip link add "$MQ_DEV" numtxqueues "$MQ_QUEUES" type dummy &&
+	ip link set "$MQ_DEV" up || fatal "cannot add $MQ_DEV"
 	ip link set "$DEV" up &&
 	ip addr add 198.18.0.1/24 dev "$DEV" &&
 	ip neigh add "$PEER" lladdr 02:00:00:00:00:02 dev "$DEV" nud permanent ||
@@ -64,6 +66,7 @@ bench_netns_cleanup()
 	pg pgctrl reset
 	tc qdisc del dev "$DEV" clsact 2>/dev/null
 	tc qdisc del dev "$DEV" root 2>/dev/null
+	tc qdisc del dev "$MQ_DEV" root 2>/dev/null
 	umount "$TMP_DIR/bpf" 2>/dev/null
 }
 

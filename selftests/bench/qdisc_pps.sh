@@ -6,7 +6,8 @@
 # Instructions per packet through each qdisc of cases.sh, uncongested and
 # backlogged (see lib.sh for both paths), at 1, 1,000 and 100,000 flows,
 # classful qdiscs instead at several class counts (1000 flows).  noqueue (no qdisc at
-# all) is the floor: a qdisc's own cost is its figure less noqueue's.
+# all) is the floor: a qdisc's own cost is its figure less noqueue's.  The
+# mq cases run on a 4-queue device, uncongested, their floor mq-noqueue.
 #
 # Output, one line per measurement (scripts/bench.sh makes the tables):
 #   bench qdisc case=fq path=uncongested flows=1000 classes=1 pps=N
@@ -46,14 +47,27 @@ log_info "$BENCH_COUNT packets of 60 bytes per measurement, after a warm-up" \
 	"of $BENCH_WARMUP or one per flow"
 for cs in "${BENCH_CASES[@]}"; do
 	[[ $cs =~ $BENCH_CASES_RE ]] || continue
+	family=${BENCH_FAMILY[$cs]}
+	DEV=dummy0
+	[[ $family != mq* ]] || DEV=$MQ_DEV
 	# a case that cannot be set up here (module missing) is skipped
 	if ! bench_setup "$cs" root 1 2>"$TMP_DIR/setup.err"; then
 		echo "bench skip case=$cs $(head -n1 "$TMP_DIR/setup.err")"
 		continue
 	fi
-	family=${BENCH_FAMILY[$cs]}
 	for path in $BENCH_PATHS; do
 		[[ $family == baseline && $path == backlogged ]] && continue
+		if [[ $family == mq* ]]; then
+			[[ $path == uncongested ]] || continue
+			if [[ $family == mq-classes ]]; then
+				measure_uncongested "$cs" "$CLASS_FLOWS" "$MQ_CLASSES"
+				continue
+			fi
+			for flows in $BENCH_FLOWS; do
+				measure_uncongested "$cs" "$flows" 1
+			done
+			continue
+		fi
 		# classful qdiscs by classes (their children are FIFOs, flows
 		# do not matter to them), the others by flows
 		if [[ $family != classes ]]; then
@@ -71,5 +85,6 @@ for cs in "${BENCH_CASES[@]}"; do
 	done
 	[[ -z ${BENCH_PEER[$cs]} ]] || echo "bench peer case=$cs peer=${BENCH_PEER[$cs]}"
 done
+DEV=dummy0
 bench_netns_cleanup
 exit 0
