@@ -7,9 +7,10 @@
 #
 # Usage: scripts/bench-report.sh RESULTS OUTDIR
 #
-# Own cost: uncongested, a case's instructions per packet less noqueue's (an mq- case: less mq-noqueue's)
-# (no qdisc) at the same flow count; backlogged, its enqueue + drain
-# instructions less pfifo's at the same flow count.  Peer ratios are
+# Own cost: uncongested, a case's instructions per packet less noqueue's
+# (no qdisc; for an mq- case mq-noqueue's) at the same flow count;
+# backlogged, its enqueue + drain instructions less pfifo's at the same
+# flow count.  Peer ratios are
 # throughput ratios (pps, higher is better for the case) on the same path
 # at the same flows / classes.
 set -euo pipefail
@@ -21,6 +22,7 @@ KERNEL=${FQ_BENCH_KERNEL:-unknown} KERNEL_PACKAGE=${FQ_BENCH_KERNEL_PACKAGE:-unk
 
 # one CSV row per measurement, own cost computed
 awk -v kernel="$KERNEL" -v kpkg="$KERNEL_PACKAGE" '
+	function floor_key(cs, flows) { return (cs ~ /^mq-/ ? "mq " : "") flows }
 	$1 != "bench" { next }
 	$2 == "peer" {
 		for (i = 3; i <= NF; i++) { split($i, kv, "="); p[kv[1]] = kv[2] }
@@ -36,8 +38,9 @@ awk -v kernel="$KERNEL" -v kpkg="$KERNEL_PACKAGE" '
 		pps[n] = v["pps"]; ins[n] = v["insn_per_pkt"]
 		dr[n] = v["drain_insn_per_pkt"]; sl[n] = v["slab_bytes_per_flow"]
 		held[n] = v["held"]
-		if (pa[n] == "uncongested" && c[n] == "noqueue") floor_u[f[n]] = ins[n]
-		if (pa[n] == "uncongested" && c[n] == "mq-noqueue") floor_mq[f[n]] = ins[n]
+		# an mq- case has its own floor: the same device without a qdisc
+		if (pa[n] == "uncongested" && (c[n] == "noqueue" || c[n] == "mq-noqueue"))
+			floor_u[floor_key(c[n], f[n])] = ins[n]
 		if (pa[n] == "backlogged" && c[n] == "pfifo" && k[n] == 1)
 			floor_b[f[n]] = ins[n] + dr[n]
 	}
@@ -45,10 +48,8 @@ awk -v kernel="$KERNEL" -v kpkg="$KERNEL_PACKAGE" '
 		print "case,path,flows,classes,pps,insn_per_pkt,drain_insn_per_pkt,own_insn_per_pkt,slab_bytes_per_flow,held,kernel,kernel_package"
 		for (i = 1; i <= n; i++) {
 			own = ""
-			if (pa[i] == "uncongested" && c[i] !~ /^mq-/ && (f[i] in floor_u))
-				own = ins[i] - floor_u[f[i]]
-			if (pa[i] == "uncongested" && c[i] ~ /^mq-/ && (f[i] in floor_mq))
-				own = ins[i] - floor_mq[f[i]]
+			if (pa[i] == "uncongested" && (floor_key(c[i], f[i]) in floor_u))
+				own = ins[i] - floor_u[floor_key(c[i], f[i])]
 			if (pa[i] == "backlogged" && (f[i] in floor_b))
 				own = ins[i] + dr[i] - floor_b[f[i]]
 			printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", c[i], pa[i], f[i], k[i],

@@ -55,28 +55,21 @@ for cs in "${BENCH_CASES[@]}"; do
 		echo "bench skip case=$cs $(head -n1 "$TMP_DIR/setup.err")"
 		continue
 	fi
+	class_counts=$BENCH_CLASSES
+	[[ $family != mq-classes ]] || class_counts=$MQ_CLASSES
 	for path in $BENCH_PATHS; do
 		[[ $family == baseline && $path == backlogged ]] && continue
-		if [[ $family == mq* ]]; then
-			[[ $path == uncongested ]] || continue
-			if [[ $family == mq-classes ]]; then
-				measure_uncongested "$cs" "$CLASS_FLOWS" "$MQ_CLASSES"
-				continue
-			fi
-			for flows in $BENCH_FLOWS; do
-				measure_uncongested "$cs" "$flows" 1
-			done
-			continue
-		fi
+		# mq is a root qdisc: no tbf above it can park a backlog
+		[[ $family == mq* && $path == backlogged ]] && continue
 		# classful qdiscs by classes (their children are FIFOs, flows
 		# do not matter to them), the others by flows
-		if [[ $family != classes ]]; then
+		if [[ $family != classes && $family != mq-classes ]]; then
 			for flows in $BENCH_FLOWS; do
 				"measure_$path" "$cs" "$flows" 1
 			done
 			continue
 		fi
-		for classes in $BENCH_CLASSES; do
+		for classes in $class_counts; do
 			# setup status 2: the qdisc cannot have that many classes
 			"setup_$cs" "$DEV" root 1: "$classes" > /dev/null 2>&1
 			(($? == 2)) && continue
