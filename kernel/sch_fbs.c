@@ -77,6 +77,7 @@ struct fbs_sched {
 	u32			limit;
 	bool			sent;		/* a frame went in the current slot */
 	bool			held;		/* its end waits for the link's credits */
+	bool			paused;		/* nothing scheduled leaves (fbs-boot) */
 	u8			sent_vc;
 	u32			sent_len;	/* its bytes on the wire */
 	u64			sent_ns;	/* when it went */
@@ -154,6 +155,7 @@ static const struct nla_policy fbs_policy[TCA_FBS_MAX + 1] = {
 	[TCA_FBS_PAD]		= { .type = NLA_REJECT },
 	[TCA_FBS_RATE]		= NLA_POLICY_MIN(NLA_U64, 1),
 	[TCA_FBS_RESTART_REAL_NS] = { .type = NLA_U64 },
+	[TCA_FBS_PAUSE]		= NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -452,6 +454,9 @@ static struct sk_buff *fbs_dequeue(struct Qdisc *sch)
 		qdisc_bstats_update(sch, skb);
 		return skb;
 	}
+	/* fbs-boot's ring runs: the schedule waits for its restart */
+	if (q->paused)
+		return NULL;
 	if (!fbs_catch_up(q, now))
 		return NULL;
 	/* a slot pushed back by feedback begins later than now */
@@ -713,6 +718,23 @@ static u64 fbs_restart_at(const struct nlattr *real)
 	return now - (real_now - at);
 }
 
+/*
+ * "pause off": the clock goes on where it is.  The slots the pause
+ * spanned pass at once, counted neither idle nor late (nothing was to
+ * go in them), and a frame sent before the pause is done with.
+ */
+static void fbs_resume(struct fbs_sched *q, u64 now)
+{
+	u64 n = fbs_exec_slots_until(&q->ex, now);
+
+	q->paused = false;
+	if (n > 1) {
+		q->sent = false;
+		q->held = false;
+		fbs_exec_jump(&q->ex, n - 1);
+	}
+}
+
 static int fbs_change(struct Qdisc *sch, struct nlattr *opt,
 		      struct netlink_ext_ack *extack)
 {
@@ -738,6 +760,10 @@ static int fbs_change(struct Qdisc *sch, struct nlattr *opt,
 	err = fbs_restart_check(tb, extack);
 	if (err)
 		return err;
+	if (tb[TCA_FBS_RESTART] && tb[TCA_FBS_PAUSE] && nla_get_u8(tb[TCA_FBS_PAUSE])) {
+		NL_SET_ERR_MSG_MOD(extack, "\"restart\" ends a pause: not both");
+		return -EINVAL;
+	}
 	err = fbs_prepare(sch, tb, q->ndests, false, &cfg, extack);
 	if (err)
 		return err;
@@ -758,6 +784,12 @@ static int fbs_change(struct Qdisc *sch, struct nlattr *opt,
 	sch_tree_lock(sch);
 	if (cfg.table)
 		q->table_changes++;
+	if (tb[TCA_FBS_PAUSE]) {
+		if (nla_get_u8(tb[TCA_FBS_PAUSE]))
+			q->paused = true;
+		else if (q->paused)
+			fbs_resume(q, ktime_get_ns());
+	}
 	if (tb[TCA_FBS_RESTART]) {
 		/*
 		 * A bootstrap (fbs-boot) brought the hosts together: slot 0
@@ -769,6 +801,7 @@ static int fbs_change(struct Qdisc *sch, struct nlattr *opt,
 		q->ex.rem = 0;
 		q->sent = false;
 		q->held = false;
+		q->paused = false;
 		q->restarts++;
 	}
 	old_watch = q->watch;
@@ -854,6 +887,8 @@ static int fbs_init(struct Qdisc *sch, struct nlattr *opt,
 		return -EINVAL;
 	}
 	fbs_feedback_init(&q->fb, 0);	/* capped by fbs_commit() */
+	/* created paused: the first restart starts it */
+	q->paused = tb[TCA_FBS_PAUSE] && nla_get_u8(tb[TCA_FBS_PAUSE]);
 	fbs_commit(sch, &cfg);		/* nothing old to free */
 	return 0;
 }
@@ -923,6 +958,7 @@ static int fbs_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_FBS_DELAY_NS, (u32)q->delay_ns) ||
 	    (q->rate && nla_put_u64_64bit(skb, TCA_FBS_RATE, q->rate, TCA_FBS_PAD)) ||
 	    nla_put_u8(skb, TCA_FBS_CREDITS, !!q->link) ||
+	    nla_put_u8(skb, TCA_FBS_PAUSE, q->paused) ||
 	    (q->link && nla_put_u32(skb, TCA_FBS_CREDIT_UNIT, fabric_link_unit(q->link))))
 		goto nla_put_failure;
 	/*

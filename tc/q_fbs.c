@@ -33,7 +33,7 @@ static void fbs_explain(void)
 		"               [ drift PPM ] [ frame BYTES ] [ limit PACKETS ]\n"
 		"               [ credits { on | off } ] [ credit_unit BYTES ]\n"
 		"               [ node I ] [ verify { on | off } ] [ delay TIME ]\n"
-		"               [ restart [ at REALTIME_NS ] ]\n"
+		"               [ pause { on | off } ] [ restart [ at REALTIME_NS ] ]\n"
 		"  dests    destinations 1..%d: classes MAJ:1 .. MAJ:N, fixed at creation;\n"
 		"           MAJ:N+1 is best effort (the default class)\n"
 		"  slot     a slot's length: one largest frame at the link rate, and\n"
@@ -58,6 +58,8 @@ static void fbs_explain(void)
 		"           judge the marked frames that arrive on this device (off)\n"
 		"  delay    how long after its slot began a frame is expected at its\n"
 		"           receiver, judged within half a slot (0: one slot)\n"
+		"  pause    on: the schedule stops, nothing leaves but fbs-boot's frames,\n"
+		"           until a restart; off: it goes on where its clock is (off)\n"
 		"  restart  (change) slot 0 begins now, or at REALTIME_NS (CLOCK_REALTIME,\n"
 		"           within the last second): what fbs-boot does after its ring\n",
 		TC_FBS_MAX_DESTS, TC_FBS_MAX_SLOTS);
@@ -71,6 +73,7 @@ struct fbs_qopt {
 	__s32 drift_ppb;
 	long frame, limit, node;
 	int verify;		/* -1: not given */
+	int pause;		/* -1: not given */
 	__u64 delay_ns;
 	bool has_delay, restart;
 	__u64 restart_real_ns;	/* 0: now */
@@ -173,7 +176,8 @@ static int fbs_drift(const char *arg, __s32 *ppb)
 static int fbs_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			  struct nlmsghdr *n, const char *dev)
 {
-	struct fbs_qopt o = { .dests = -1, .frame = -1, .limit = -1, .node = -1, .verify = -1 };
+	struct fbs_qopt o = { .dests = -1, .frame = -1, .limit = -1, .node = -1, .verify = -1,
+				.pause = -1 };
 	struct rtattr *tail;
 	int r, err = -1;
 
@@ -229,6 +233,14 @@ static int fbs_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 				goto out;
 			}
 			o.verify = !strcmp(*argv, "on");
+		} else if (!strcmp(*argv, "pause")) {
+			if (tc_opt_next_arg(&argc, &argv))
+				goto out;
+			if (strcmp(*argv, "on") && strcmp(*argv, "off")) {
+				tc_opt_illegal("pause");
+				goto out;
+			}
+			o.pause = !strcmp(*argv, "on");
 		} else if (!strcmp(*argv, "delay")) {
 			if (tc_opt_next_arg(&argc, &argv))
 				goto out;
@@ -304,6 +316,8 @@ static int fbs_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 		addattr32(n, TCA_BUF_MAX, TCA_FBS_DELAY_NS, o.delay_ns);
 	if (o.rate)
 		addattr64(n, TCA_BUF_MAX, TCA_FBS_RATE, o.rate);
+	if (o.pause >= 0)
+		addattr8(n, TCA_BUF_MAX, TCA_FBS_PAUSE, o.pause);
 	if (o.restart)
 		addattr_l(n, TCA_BUF_MAX, TCA_FBS_RESTART, NULL, 0);
 	if (o.restart_real_ns)
@@ -409,6 +423,12 @@ static int fbs_print_qopt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	}
 	if (fbs_attr(tb[TCA_FBS_RATE], &v64, sizeof(v64)))
 		tc_print_rate(PRINT_ANY, "rate", "rate %s ", v64);
+	/* in text only while paused: the exception is what to see */
+	if (fbs_attr(tb[TCA_FBS_PAUSE], &v8, sizeof(v8))) {
+		print_color_bool(PRINT_JSON, COLOR_NONE, "pause", NULL, v8);
+		if (v8)
+			print_color_string(PRINT_FP, COLOR_NONE, NULL, "%s", "pause on ");
+	}
 	if (tb[TCA_FBS_TABLE])
 		fbs_print_table(tb[TCA_FBS_TABLE]);
 	tc_credits_print_opt(tb[TCA_FBS_CREDITS], tb[TCA_FBS_CREDIT_UNIT]);

@@ -25,6 +25,10 @@
  * sent three times, each copy saying how long after the first it went,
  * so that a follower that missed the first still starts with the rest.
  *
+ * The qdisc's schedule pauses while the ring runs ("pause on"), so that
+ * its frames do not hold the ring's messages and the signal in the
+ * switch; the restart ends the pause.
+ *
  * Messages are Ethernet frames of their own type, resent every 10 ms
  * until acknowledged: hosts start the tool at different times, and a
  * message to a host that is not listening yet is lost.  The fbs qdisc
@@ -40,6 +44,7 @@
 #include <net/ethernet.h>
 #include <net/if.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,7 +89,8 @@ static void usage(FILE *f)
 "             at the end (eth0)\n"
 "  --handle   that qdisc's handle, root (1:)\n"
 "  --timeout  give up after S seconds (60)\n"
-"  --no-restart  only the ring (and the signal)\n"
+"  --no-restart  only the ring (and the signal): the qdisc is left alone\n"
+"The qdisc's schedule pauses for the ring (a failed ring resumes it).\n"
 "Messages are Ethernet frames of type 0x%04x, which the fbs qdisc sends at\n"
 "once, outside its schedule.  Prints \"synchronised after N rounds\", the\n"
 "time the last round took, and with a start signal how long before the\n"
@@ -157,11 +163,19 @@ static void send_msg(int fd, int ifindex, const uint8_t *to, uint32_t type, uint
 	sendto(fd, &m, sizeof(m), 0, (const struct sockaddr *)&a, sizeof(a));
 }
 
+/* What fbs-boot asks of its qdisc. */
+enum qdisc_op {
+	QDISC_PAUSE,	/* "pause on": a quiet network for the ring */
+	QDISC_RESUME,	/* "pause off": the ring failed, go on as before */
+	QDISC_RESTART,	/* "restart [at AT_REAL]": slot 0, which ends the pause */
+};
+static const char *const qdisc_op_name[] = { "pausing", "resuming", "restarting" };
+
 /*
- * "tc qdisc change dev DEV handle H fbs restart [at AT_REAL]", as one
- * netlink request with its acknowledgement.  0, or -1 with a message.
+ * "tc qdisc change dev DEV handle H fbs OP", as one netlink request
+ * with its acknowledgement.  0, or -1 with a message.
  */
-static int restart_qdisc(const char *dev, uint32_t handle, uint64_t at_real)
+static int change_qdisc(const char *dev, uint32_t handle, enum qdisc_op op, uint64_t at_real)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct mnl_socket *nl;
@@ -192,9 +206,13 @@ static int restart_qdisc(const char *dev, uint32_t handle, uint64_t at_real)
 	tcm->tcm_parent = TC_H_ROOT;
 	mnl_attr_put_strz(nlh, TCA_KIND, "fbs");
 	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
-	mnl_attr_put(nlh, TCA_FBS_RESTART, 0, NULL);
-	if (at_real)
-		mnl_attr_put_u64(nlh, TCA_FBS_RESTART_REAL_NS, at_real);
+	if (op == QDISC_RESTART) {
+		mnl_attr_put(nlh, TCA_FBS_RESTART, 0, NULL);
+		if (at_real)
+			mnl_attr_put_u64(nlh, TCA_FBS_RESTART_REAL_NS, at_real);
+	} else {
+		mnl_attr_put_u8(nlh, TCA_FBS_PAUSE, op == QDISC_PAUSE);
+	}
 	mnl_attr_nest_end(nlh, opts);
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
 		perror(PROG ": netlink send");
@@ -206,7 +224,8 @@ static int restart_qdisc(const char *dev, uint32_t handle, uint64_t at_real)
 		goto out;
 	}
 	if (mnl_cb_run(buf, n, 1, mnl_socket_get_portid(nl), NULL, NULL) < 0) {
-		fprintf(stderr, PROG ": restarting the fbs qdisc of %s: %s\n", dev, strerror(errno));
+		fprintf(stderr, PROG ": %s the fbs qdisc of %s: %s\n", qdisc_op_name[op], dev,
+			strerror(errno));
 		goto out;
 	}
 	ret = 0;
@@ -214,6 +233,15 @@ out:
 	if (nl)
 		mnl_socket_close(nl);
 	return ret;
+}
+
+/* SIGINT, SIGTERM: the ring stops, the qdisc's pause ends */
+static volatile sig_atomic_t stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
 }
 
 /* The start signal's state: a leader's copies to send, a follower's arrival. */
@@ -280,6 +308,7 @@ int main(int argc, char **argv)
 	struct fbs_ring ring;
 	uint32_t round, last;
 	int c, fd, ifindex, one = 1;
+	uint32_t handle;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -334,6 +363,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": --leader and --follow: a host is one or the other\n");
 		return 2;
 	}
+	handle = (uint32_t)major << 16;
 	ifindex = (int)if_nametoindex(dev);
 	if (!ifindex) {
 		fprintf(stderr, PROG ": %s: no such device\n", dev);
@@ -347,6 +377,22 @@ int main(int argc, char **argv)
 		perror(PROG ": packet socket");
 		return 1;
 	}
+	/*
+	 * The schedule's frames would hold the ring's messages and the
+	 * start signal in the switch, each for part of a slot and none as
+	 * long as another: hosts would begin slot 0 up to a slot apart.  So
+	 * the ring runs on a quiet network, as the paper's bootstrap runs
+	 * before its schedule; the restart ends the pause, and a ring that
+	 * fails or is stopped gives it back.
+	 */
+	if (restart) {
+		struct sigaction sa = { .sa_handler = on_stop };
+
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		if (change_qdisc(dev, handle, QDISC_PAUSE, 0))
+			return 1;
+	}
 	fbs_ring_init(&ring, (uint32_t)rounds);
 	deadline = now_ns() + timeout * 1000000000ULL;
 	round_start = now_ns();
@@ -357,11 +403,15 @@ int main(int argc, char **argv)
 		uint32_t ack;
 
 		t = now_ns();
+		if (stop) {
+			fprintf(stderr, PROG ": stopped in round %u of %" PRIu64 "\n", ring.round, rounds);
+			goto fail;
+		}
 		if (t >= deadline) {
 			fprintf(stderr, PROG ": timeout in round %u of %" PRIu64 "%s%s\n", ring.round,
 				rounds, ring.acked ? "" : " (the left has not acknowledged)",
 				ring.right_seen > ring.round ? "" : " (nothing heard from the right)");
-			return 1;
+			goto fail;
 		}
 		if (fbs_ring_to_send(&ring, &round) && t >= next_send) {
 			send_msg(fd, ifindex, left, FBS_RING_ROUND, round);
@@ -391,9 +441,13 @@ int main(int argc, char **argv)
 		struct sockaddr_ll from;
 		struct boot_msg m;
 
+		if (stop) {
+			fprintf(stderr, PROG ": stopped waiting for the start signal\n");
+			goto fail;
+		}
 		if (now_ns() >= deadline) {
 			fprintf(stderr, PROG ": timeout: the ring ended, no start signal came\n");
-			return 1;
+			goto fail;
 		}
 		if (poll(&pfd, 1, RESEND_MS) > 0 && recv_msg(fd, &m, &from, &rx_real))
 			serve(fd, &m, &from, rx_real, &ring, &go);
@@ -402,8 +456,8 @@ int main(int argc, char **argv)
 		t = clock_ns(CLOCK_REALTIME);
 		lag = t > go.at_real ? t - go.at_real : 0;
 	}
-	if (restart && restart_qdisc(dev, (uint32_t)major << 16, go.have ? go.at_real : 0))
-		return 1;
+	if (restart && change_qdisc(dev, handle, QDISC_RESTART, go.have ? go.at_real : 0))
+		goto fail;
 	printf("synchronised after %u rounds, the last took %.1f us", ring.round,
 	       last_round_ns / 1e3);
 	if (go.have)
@@ -429,4 +483,8 @@ int main(int argc, char **argv)
 	}
 	close(fd);
 	return 0;
+fail:
+	if (restart)
+		change_qdisc(dev, handle, QDISC_RESUME, 0);
+	return 1;
 }

@@ -8,14 +8,15 @@
 # counts; a change of table, slot, drift and limit; packets for a class
 # the table gives no slot and packets above "frame" dropped and counted;
 # classes refuse children; a GSO send is queued as wire frames; the
-# qdisc deleted and the module unloaded while traffic flows.
+# qdisc deleted and the module unloaded while traffic flows; pause holds
+# the schedule until "pause off" or a restart.
 #
 #   [ns C] dummy0 (fbs 1:)                        configuration only
 #   [ns A] veth0: fbs 1: -------------------------> veth1 [ns B] udp-lat recv
 #     10.23.0.1/24                                   10.23.0.2/24
 . ./lib.sh
 
-require_cmd tc udp-lat fbs-sched
+require_cmd tc udp-lat fbs-sched fbs-boot
 require_module sch_fbs
 
 ns_create C
@@ -132,6 +133,9 @@ reject "restart at, to come" "not within the last second" \
 	qdisc change dev dummy0 root handle 1: fbs restart at "$(((now_s + 5) * 1000000000))"
 reject "restart at, not a number" "want CLOCK_REALTIME in ns" \
 	qdisc change dev dummy0 root handle 1: fbs restart at -5
+reject "restart and pause on" "ends a pause: not both" \
+	qdisc change dev dummy0 root handle 1: fbs pause on restart
+reject "pause maybe" "Illegal \"pause\"" qdisc change dev dummy0 root handle 1: fbs pause maybe
 accept "verify off" qdisc change dev dummy0 root handle 1: fbs verify off
 accept "delete" qdisc del dev dummy0 root
 ns_run C ip link add dummy1 numtxqueues 2 type dummy || fatal "a dummy with two queues"
@@ -197,6 +201,45 @@ ns_exec A udp-lat send --dst $DST --port 9000 --size 1400 --frame-bytes 28000 \
 wait_for 10 eval '[ "$(xstat qlen)" = 0 ]'
 check_eq "segments sent, one per slot" 20 "$(xstat unreserved_frames)"
 log_test "a GSO send is queued as its wire frames"
+
+# pause (fbs-boot's ring): nothing scheduled leaves until "pause off" or
+# a restart, and the queues keep what comes meanwhile
+qtext() { tca qdisc show dev veth0 root; }
+tca qdisc replace dev veth0 root handle 1: fbs dests 1 slot 100us table - pause on ||
+	fatal "fbs created paused"
+qtext | grep_quiet "pause on" || check_err 1 "not shown paused: $(qtext)"
+check_eq "JSON pause" '"pause":true' "$(tca -j qdisc show dev veth0 root | tr -d ' \n' | grep -o '"pause":[a-z]*')"
+ns_exec A udp-lat send --dst $DST --port 9000 --size 500 --count 20 --rate 1000 \
+	--no-retry > /dev/null 2>&1
+sleep 0.2
+check_eq "frames sent while paused" 0 "$(xstat unreserved_frames)"
+check_eq "queued while paused" 20 "$(xstat qlen)"
+tca qdisc change dev veth0 root handle 1: fbs pause off || check_err 1 "pause off"
+wait_for 10 eval '[ "$(xstat qlen)" = 0 ]'
+check_eq "sent after pause off" 20 "$(xstat unreserved_frames)"
+qtext | grep_quiet "pause on" && check_err 1 "still shown paused: $(qtext)"
+tca qdisc change dev veth0 root handle 1: fbs pause on || check_err 1 "pause on"
+ns_exec A udp-lat send --dst $DST --port 9000 --size 500 --count 10 --rate 1000 \
+	--no-retry > /dev/null 2>&1
+sleep 0.2
+check_eq "no more sent while paused again" 20 "$(xstat unreserved_frames)"
+tca qdisc change dev veth0 root handle 1: fbs restart || check_err 1 "restart"
+wait_for 10 eval '[ "$(xstat qlen)" = 0 ]'
+check_eq "sent after the restart, which ends the pause" 30 "$(xstat unreserved_frames)"
+check_eq "JSON pause after the restart" '"pause":false' \
+	"$(tca -j qdisc show dev veth0 root | tr -d ' \n' | grep -o '"pause":[a-z]*')"
+# fbs-boot pauses the qdisc for its ring, and a ring that fails gives the
+# schedule back (no host on the left here: it times out)
+ns_bg A fbs-boot --left 02:00:00:00:00:09 --rounds 2 --dev veth0 --timeout 2 \
+	> "$TMP_DIR/boot.out" 2>&1
+boot=$BG_PID
+sleep 1
+qtext | grep_quiet "pause on" || check_err 1 "not paused during the ring: $(qtext)"
+bg_wait "$boot"
+check_eq "fbs-boot's exit status, timed out" 1 "$?"
+grep_quiet "timeout in round" "$TMP_DIR/boot.out" || check_err 1 "fbs-boot: $(cat "$TMP_DIR/boot.out")"
+qtext | grep_quiet "pause on" && check_err 1 "still paused after the failed ring: $(qtext)"
+log_test "pause: nothing scheduled leaves until pause off or a restart; shown in text and JSON; fbs-boot pauses, a failed ring resumes"
 
 # deleted and unloaded while traffic flows
 tca qdisc del dev veth0 root

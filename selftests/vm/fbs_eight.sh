@@ -16,8 +16,9 @@
 #    slot numbers then differ, which feedback cannot mend.  The leader's
 #    start signal, taken at each host's receive timestamp, starts them
 #    together however late each host runs after it.
-# 2. With traffic from every host to every other, at most 1 % of the
-#    frames arrive out of their slot (with the ring's own end as slot 0,
+# 2. With traffic from every host to every other, started while the
+#    schedules are paused and then booted, at most 1 % of the frames
+#    arrive out of their slot (with the ring's own end as slot 0,
 #    whole hosts' frames were out: 0 of 950 in slot at four of them).
 #
 # Frames reach their receiver about 20 us after their slot began (the
@@ -68,17 +69,30 @@ done
 log_test "fbs-boot: eight hosts begin slot 0 together, at the leader's start signal"
 
 # --- 2. the schedule held -------------------------------------------------------------------
-# the senders first, then the ring: starting 56 processes is a burst of
-# work the schedule need not ride out
+# The senders start with every schedule paused, then the ring runs
+# (fbs-boot pauses the qdiscs too, and its restart ends the pause), as
+# the paper's bootstrap runs before its schedule.  Started with the
+# schedule running, the 56 processes were a burst of work it had to ride
+# out, and the boot after it met a frame in every slot: one run in six
+# ended with two hosts a slot off, sending in each other's slots for
+# good (every frame of theirs out of its slot).
+for i in $FBS_HOSTS; do
+	ns_exec V$i tc qdisc change dev eth0 root handle 1: fbs pause on || fatal "pause V$i"
+done
 fbs_traffic_start 150
 sleep 0.3
 fbs_boot
 log_info "$FBS_BOOT_LOG"
 sleep 0.5
-fbs_window 2
+# Reading the counters starts a tc process per host, and each start
+# holds the one CPU's network work up to a millisecond: every host is
+# then held, unevenly, and a few frames land in a wrong slot (6.1 defers
+# softirqs to ksoftirqd while a process runs).  Over 4 s those few are
+# well under 1 %; over 2 s they came to 1.2 % one run in six.
+fbs_window 4
 for i in $FBS_HOSTS; do
-	[ "${dF[i]}" -ge 500 ]
-	check_err $? "V$i judged ${dF[i]} frames in 2 s"
+	[ "${dF[i]}" -ge 1000 ]
+	check_err $? "V$i judged ${dF[i]} frames in 4 s"
 	out=$((dE[i] + dL[i] + dX[i]))
 	[ $FBS_TIMING = 0 ] || [ $((out * 100)) -le "${dF[i]}" ]
 	check_err $? "V$i: $out of ${dF[i]} frames out of their slot"

@@ -65,6 +65,11 @@ enum {
 				 * began, CLOCK_REALTIME ns (a frame's receive
 				 * timestamp), within the last second; absent:
 				 * now.  fbs-boot's start signal */
+	TCA_FBS_PAUSE,		/* u8: 1: the schedule stops, nothing but
+				 * fbs-boot's frames leaves, until a restart
+				 * or 0 (the clock then goes on where it
+				 * is): fbs-boot's ring runs on a quiet
+				 * network */
 	__TCA_FBS_MAX,
 };
 #define TCA_FBS_MAX (__TCA_FBS_MAX - 1)
