@@ -81,7 +81,7 @@ accept "a table" $Q table 0 -*3 1*2 x*2 -*998 2 drift -12.5 limit 50
 qdisc_text | grep_quiet "slot 120us drift -12.500ppm frame 1514 limit 50 slots 1007 node 0 verify off delay 0[a-z]* table 0 -\*3 1\*2 x\*2 -\*998 2 " ||
 	check_err 1 "the table: $(qdisc_text)"
 j=$(json qdisc show dev dummy0)
-[[ $j == *'"slot":120000,"drift_ppb":-12500,"frame":1514,"limit":50,"slots":1007,"node":0,"verify":false,"delay":0,"table":[0,-1,-1,-1,1,1,-2,-2,-1,'* ]]
+[[ $j == *'"slot":120000,"drift_ppb":-12500,"frame":1514,"limit":50,"slots":1007,"node":0,"verify":false,"delay":0,"pause":false,"table":[0,-1,-1,-1,1,1,-2,-2,-1,'* ]]
 check_err $? "tc -j: $j"
 tcq class show dev dummy0 classid 1:2 | grep_quiet "slots 2" ||
 	check_err 1 "class 1:2: $(tcq class show dev dummy0 classid 1:2)"
@@ -205,7 +205,8 @@ log_test "a GSO send is queued as its wire frames"
 # pause (fbs-boot's ring): nothing scheduled leaves until "pause off" or
 # a restart, and the queues keep what comes meanwhile
 qtext() { tca qdisc show dev veth0 root; }
-tca qdisc replace dev veth0 root handle 1: fbs dests 1 slot 100us table - pause on ||
+tca qdisc del dev veth0 root
+tca qdisc add dev veth0 root handle 1: fbs dests 1 slot 100us table - pause on ||
 	fatal "fbs created paused"
 qtext | grep_quiet "pause on" || check_err 1 "not shown paused: $(qtext)"
 check_eq "JSON pause" '"pause":true' "$(tca -j qdisc show dev veth0 root | tr -d ' \n' | grep -o '"pause":[a-z]*')"
