@@ -172,6 +172,16 @@ vm_lane() {
 			"$FQ_BUILD/vm-$kind-$k-console.log" "$FQ_BUILD/vm-$kind-$k-results.ktap" \
 			"$(cat "$LOGDIR/vm-$kind-$k.budget")"
 		rc=$?
+		# a kernel that died booting, before any test: once more,
+		# the first console kept (vm_report says so)
+		if fq_console_died_booting "$FQ_BUILD/vm-$kind-$k-console.log"; then
+			mv "$FQ_BUILD/vm-$kind-$k-console.log" "$FQ_BUILD/vm-$kind-$k-console-boot1.log"
+			echo "qemu exit $rc" > "$LOGDIR/vm-$kind-$k.reboot"
+			FQ_VM_LOCK_HELD=1 fq_vm_boot "$kind" "$FQ_BUILD/vm/initrd-$kind-$k.gz" \
+				"$FQ_BUILD/vm-$kind-$k-console.log" "$FQ_BUILD/vm-$kind-$k-results.ktap" \
+				"$(cat "$LOGDIR/vm-$kind-$k.budget")"
+			rc=$?
+		fi
 		echo "$rc $(( $(date +%s) - t0 ))" > "$LOGDIR/vm-$kind-$k.rc"
 	done
 }
@@ -188,6 +198,11 @@ vm_report() {
 
 	[ -s "$LOGDIR/vm-$kind-$KTAG.budget" ] || return 0
 	read -r vm_rc secs < "$LOGDIR/vm-$kind-$KTAG.rc" 2>/dev/null || vm_rc=unknown secs=?
+	if [ -s "$LOGDIR/vm-$kind-$KTAG.reboot" ]; then
+		line=${console%.log}-boot1.log
+		echo "# $kind VM: the kernel died booting, before any test ($(cat "$LOGDIR/vm-$kind-$KTAG.reboot"), console: ${line#$FQ_ROOT/}); booted again"
+		grep -Eh -m1 -A3 "$FQ_BAD_LOG" "$line" | sed 's/^/#   /'
+	fi
 	echo "# $kind VM ran ${secs}s (qemu exit $vm_rc), console: ${console#$FQ_ROOT/}"
 	guest_kernel=$(tr -d '\r' < "$ktap" | sed -n 's/^# kernel //p' | head -n1)
 	echo "# $kind VM booted ${guest_kernel:-an unknown kernel}"
