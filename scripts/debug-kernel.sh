@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build, once, the debug kernel that make check-debug boots: Debian's own
-# source of the VM kernel (linux-source-6.1, the same package version as
-# the VM kernel) configured from x86_64_defconfig plus
+# source of the VM kernel (linux-source-6.1, or linux-source-6.12 with
+# VM_KERNEL=6.12; the same package version as the VM kernel) configured
+# from x86_64_defconfig plus
 # scripts/debug-kernel.config: KASAN, KFENCE, lockdep, atomic-sleep
 # checks, kmemleak, and, as modules, what the tests load.  The result is
 # laid out like a downloaded VM kernel, in $FQ_CACHE/kernel/<release>/
 # (vmlinuz, lib/modules/<release>/, package-version), with the build tree
-# our modules compile against in $FQ_CACHE/debug-build/.  A second run
+# our modules compile against in $FQ_CACHE/debug-build/ (6.12's in
+# $FQ_CACHE/debug-build-6.12/).  A second run
 # with the same source version and configuration builds nothing.
 #
 # Usage: scripts/debug-kernel.sh            build if needed; print the release
@@ -18,7 +20,11 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 FRAGMENT=$FQ_ROOT/scripts/debug-kernel.config
-SRC_PKG=linux-source-6.1
+SERIES=${FQ_VM_KERNEL:-6.1}
+SRC_PKG=linux-source-$SERIES
+# 6.1's tree keeps the name it had before there was a choice
+TOP=$FQ_CACHE/debug-build
+[ "$SERIES" = 6.1 ] || TOP=$FQ_CACHE/debug-build-$SERIES
 LOCALVERSION=-fqdebug
 BUILD_PACKAGES="bc bison flex libelf-dev libssl-dev xz-utils cpio"
 JOBS=${FQ_DEBUG_JOBS:-$(nproc)}
@@ -43,9 +49,9 @@ release_of() {	# the upstream version in the source tree + LOCALVERSION
 
 current() {
 	local version=$1 rel
-	[ -r "$FQ_CACHE/debug-build/key" ] || return 1
-	[ "$(cat "$FQ_CACHE/debug-build/key")" = "$(build_key "$version")" ] || return 1
-	rel=$(cat "$FQ_CACHE/debug-build/release" 2>/dev/null) || return 1
+	[ -r "$TOP/key" ] || return 1
+	[ "$(cat "$TOP/key")" = "$(build_key "$version")" ] || return 1
+	rel=$(cat "$TOP/release" 2>/dev/null) || return 1
 	[ -s "$(fq_kernel_dir "$rel")/vmlinuz" ] &&
 		[ -s "$(fq_kernel_dir "$rel")/lib/modules/$rel/modules.dep" ]
 }
@@ -68,7 +74,7 @@ fetch_source() {	# VERSION DIR: the unpacked source of linux-source-6.1 VERSION
 }
 
 build() {
-	local version=$1 top=$FQ_CACHE/debug-build
+	local version=$1 top=$TOP
 	local src=$top/src out=$top/out rel kdir start missing p
 
 	missing=
@@ -142,7 +148,7 @@ if [ "${1:-}" = --check ]; then
 	exit
 fi
 current "$version" || build "$version"
-rel=$(cat "$FQ_CACHE/debug-build/release")
+rel=$(cat "$TOP/release")
 # what our modules build against, where the Makefile looks (KDIR)
-ln -sfn "$FQ_CACHE/debug-build/out" "$(fq_kernel_dir "$rel")/build"
+ln -sfn "$TOP/out" "$(fq_kernel_dir "$rel")/build"
 echo "$rel"
