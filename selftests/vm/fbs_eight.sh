@@ -51,10 +51,12 @@ for i in $FBS_HOSTS; do log_info "V$i: $(cat "$TMP_DIR/boot$i")"; done
 # each host's slot and when it began, read together (no traffic: a host
 # at rest moves its clock only when it next sends); against V1's (the
 # leader's own start signal went through its clock since)
-v=($(fbs_xs 1 slot slot_start_ns))
+fbs_xs 1 slot slot_start_ns
+v=("${FBS_V[@]}")
 ref_slot=${v[0]} ref_start=${v[1]}
 for i in $FBS_HOSTS; do
-	v=($(fbs_xs $i slot slot_start_ns))
+	fbs_xs $i slot slot_start_ns
+	v=("${FBS_V[@]}")
 	d=$((v[1] - ref_start))
 	# the whole slots between them, rounded, and what is left
 	if [ $d -ge 0 ]; then k=$(((d + SLOT_NS / 2) / SLOT_NS)); else k=$(((d - SLOT_NS / 2) / SLOT_NS)); fi
@@ -84,11 +86,12 @@ sleep 0.3
 fbs_boot
 log_info "$FBS_BOOT_LOG"
 sleep 0.5
-# Reading the counters starts a tc process per host, and each start
-# holds the one CPU's network work up to a millisecond: every host is
-# then held, unevenly, and a few frames land in a wrong slot (6.1 defers
-# softirqs to ksoftirqd while a process runs).  Over 4 s those few are
-# well under 1 %; over 2 s they came to 1.2 % one run in six.
+# A process start holds the one CPU's network work up to a millisecond
+# (6.1 defers softirqs to ksoftirqd while a process runs): every host is
+# then held, unevenly, and a few frames land in a wrong slot.  When the
+# counters were read by a tc run per host, those few came to 1.2 % of a
+# 2-s window one run in six.  fbs_xs now starts no process; the 4-s
+# window stayed.
 fbs_window 4
 for i in $FBS_HOSTS; do
 	[ "${dF[i]}" -ge 1000 ]

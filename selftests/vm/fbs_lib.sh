@@ -13,6 +13,7 @@
 #   fbs_send I J RATE             ... from host I to host J only
 #   fbs_traffic_stop              stop it and wait for the queues to drain
 #   fbs_boot                      fbs-boot's ring on every host at once
+#   fbs_xs I KEY...               host I's counters KEY... (FBS_V), no process
 #   fbs_snap                      every host's counters (F, IN, EARLY, ...)
 #   fbs_window SECONDS            their change over a window (dF, dIN, ...)
 #   fbs_lat I                     host I's arrival latencies (FBS_LAT_*)
@@ -64,6 +65,7 @@ fbs_fabric()
 		done
 		ns_bg V$i udp-lat recv --port 9000 --duration 3600 > /dev/null
 	done
+	fbs_readers
 }
 
 # fbs_qdiscs SCHED OPTION...: each host's column of SCHED as fbs-sched
@@ -148,29 +150,62 @@ fbs_boot()
 	FBS_BOOT_LOG=$(cat "$TMP_DIR/boot0")
 }
 
-# fbs_xs I KEY...: host I's qdisc counters KEY..., one per line (read
-# before the link's own statistics, "credits", which come last)
+# fbs_readers: a tc per host, started once, that prints the host's
+# qdisc when fbs_xs asks it (a line on a FIFO), so that reading counters
+# starts no process.  On 6.1 every process start held the one CPU's
+# network work up to a millisecond, every host's at once but unevenly,
+# and a window read by a tc run per host at each end put a few frames
+# out of their slots (vm/fbs_verify: 7 of 468 once).
+FBS_RQ=() FBS_RA=()
+fbs_readers()
+{
+	local i q a
+
+	for i in $FBS_HOSTS; do
+		mkfifo "$TMP_DIR/rq$i" "$TMP_DIR/ra$i"
+		# read-write: opening either end then waits for no peer
+		exec {q}<>"$TMP_DIR/rq$i" {a}<>"$TMP_DIR/ra$i"
+		FBS_RQ[i]=$q FBS_RA[i]=$a
+		# not ns_bg: a job started with & reads /dev/null unless its
+		# own command line says otherwise
+		echo "[V$i] tc -s -j -force -batch - (the counters' reader) &" >&"$LOG_FD"
+		ns_entry V$i tc
+		"${NS_ENTRY[@]}" -s -j -force -batch - <&"$q" >&"$a" 2>&1 &
+		bg_track $!
+	done
+}
+
+# fbs_xs I KEY...: host I's qdisc counters KEY..., in the array FBS_V
+# (read before the link's own statistics, "credits", which come last),
+# with no process started: by host I's reader, and bash's own matching
 fbs_xs()
 {
 	local i=$1 j k
 
 	shift
-	j=$(ns_exec V$i tc -s -j qdisc show dev eth0 root | tr -d ' \n')
+	# not "root": tc -batch remembers it, and refuses it the second time
+	echo "qdisc show dev eth0" >&"${FBS_RQ[i]}"
+	IFS= read -r -t 60 j <&"${FBS_RA[i]}" || fatal "V$i's tc reader did not answer"
+	# the root qdisc, which comes first
+	j=${j%%\},\{\"kind\":*}
 	j=${j%\"credits\":\{*}
+	FBS_V=()
 	for k in "$@"; do
-		sed -n "s/.*\"$k\":\([0-9]*\).*/\1/p" <<< "$j"
+		# the last one, as the options come first ("slot" is in both)
+		[[ $j =~ .*\"$k\":([0-9]+) ]] || fatal "V$i: no $k in $j"
+		FBS_V+=("${BASH_REMATCH[1]}")
 	done
 }
 
-# fbs_snap: every host's judged frames and stalls, one tc run per host,
-# in the arrays F, IN, EARLY, LATE, FOREIGN, STALLS
+# fbs_snap: every host's judged frames and stalls, in the arrays F, IN,
+# EARLY, LATE, FOREIGN, STALLS
 fbs_snap()
 {
 	local i v=()
 
 	for i in $FBS_HOSTS; do
-		# numbers, one per line (the VM has no /dev/fd for "< <(...)")
-		v=($(fbs_xs $i rx_frames rx_in_slot rx_early rx_late rx_foreign stalls))
+		fbs_xs $i rx_frames rx_in_slot rx_early rx_late rx_foreign stalls
+		v=("${FBS_V[@]}")
 		F[i]=${v[0]} IN[i]=${v[1]} EARLY[i]=${v[2]} LATE[i]=${v[3]}
 		FOREIGN[i]=${v[4]} STALLS[i]=${v[5]}
 	done

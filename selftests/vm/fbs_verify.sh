@@ -111,7 +111,8 @@ fbs_window 2
 for i in $HOSTS; do
 	[ "${dF[i]}" -ge 100 ]
 	check_err $? "V$i judged ${dF[i]} frames in 2 s"
-	log_info "V$i: the link's round trip and the time held in all (ns):" $(fbs_xs $i link_trip_ns stall_ns)
+	fbs_xs $i link_trip_ns stall_ns
+	log_info "V$i: the link's round trip and the time held in all (ns):" "${FBS_V[@]}"
 done
 # the switch holds the hosts that run ahead of V0 ...
 for i in 1 2; do
@@ -146,7 +147,8 @@ fresh() {
 lat_all_counted() {
 	local v
 
-	v=($(fbs_xs $1 rx_frames rx_foreign))
+	fbs_xs $1 rx_frames rx_foreign
+	v=("${FBS_V[@]}")
 	check_eq "V$1: frames with a latency" "$((v[0] - v[1]))" "$FBS_LAT_N"
 }
 fresh "$TMP_DIR/sched"
