@@ -21,6 +21,11 @@ set -euo pipefail
 
 FRAGMENT=$FQ_ROOT/scripts/debug-kernel.config
 SERIES=${FQ_VM_KERNEL:-6.1}
+# the RT flavour has no source package of its own
+case $SERIES in
+6.1|6.12) ;;
+*) fq_die "no debug kernel for VM_KERNEL=$SERIES: 6.1 or 6.12" ;;
+esac
 SRC_PKG=linux-source-$SERIES
 # 6.1's tree keeps the name it had before there was a choice
 TOP=$FQ_CACHE/debug-build
@@ -56,7 +61,7 @@ current() {
 		[ -s "$(fq_kernel_dir "$rel")/lib/modules/$rel/modules.dep" ]
 }
 
-fetch_source() {	# VERSION DIR: the unpacked source of linux-source-6.1 VERSION
+fetch_source() {	# VERSION DIR: the unpacked source of $SRC_PKG VERSION
 	local version=$1 dir=$2 tmp
 	tmp=$(mktemp -d "$FQ_CACHE/.src.XXXXXX")
 	chmod 755 "$tmp"
