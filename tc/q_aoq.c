@@ -99,7 +99,7 @@ static int aoq_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 	struct tc_credits_opt credits = {};
 	unsigned int given = 0;
 	__u8 mode = 0, segment = 1;
-	int err;
+	int err, v;
 	__u32 def = 0, msg_limit = 0;
 	__u64 stall = 0;
 	struct rtattr *tail;
@@ -134,12 +134,10 @@ static int aoq_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			if (tc_opt_once("aoq", &given, TCA_AOQ_SEGMENT, key) ||
 			    tc_opt_next_arg(&argc, &argv))
 				return -1;
-			if (strcmp(*argv, "on") == 0)
-				segment = 1;
-			else if (strcmp(*argv, "off") == 0)
-				segment = 0;
-			else
-				return tc_opt_illegal(key);
+			v = tc_opt_on_off(key, *argv);
+			if (v < 0)
+				return -1;
+			segment = v;
 		} else if (strcmp(key, "message_limit") == 0) {
 			if (tc_opt_once("aoq", &given, TCA_AOQ_MESSAGE_LIMIT, key) ||
 			    tc_opt_next_arg(&argc, &argv))

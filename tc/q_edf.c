@@ -87,17 +87,6 @@ static int edf_get_rate(__u64 *rate, const char *arg, const char *dev)
 	return 0;
 }
 
-static int edf_get_on_off(__u8 *val, const char *arg)
-{
-	if (strcmp(arg, "on") == 0)
-		*val = 1;
-	else if (strcmp(arg, "off") == 0)
-		*val = 0;
-	else
-		return -1;
-	return 0;
-}
-
 /* A class, as tc writes class ids: hex minor "3", or "1:3", or ":3". */
 static int edf_get_class_ref(__u16 *major, __u16 *minor, const char *arg)
 {
@@ -223,7 +212,7 @@ static int edf_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			  struct nlmsghdr *n, const char *dev)
 {
 	struct edf_qopt o = {};
-	int err;
+	int err, v;
 
 	while (argc > 0) {
 		const char *key = *argv;
@@ -262,8 +251,10 @@ static int edf_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			if (tc_opt_once("edf", &o.given, TCA_EDF_TTD, key) ||
 			    tc_opt_next_arg(&argc, &argv))
 				return -1;
-			if (edf_get_on_off(&o.ttd, *argv))
-				return tc_opt_illegal(key);
+			v = tc_opt_on_off(key, *argv);
+			if (v < 0)
+				return -1;
+			o.ttd = v;
 		} else if (strcmp(key, "horizon") == 0) {
 			if (tc_opt_once("edf", &o.given, TCA_EDF_HORIZON, key) ||
 			    tc_opt_next_arg(&argc, &argv))
@@ -373,6 +364,7 @@ static int edf_parse_copt(struct qdisc_util *qu, int argc, char **argv,
 			  struct nlmsghdr *n, const char *dev)
 {
 	struct edf_copt o = {};
+	int v;
 
 	while (argc > 0) {
 		const char *key = *argv;
@@ -413,8 +405,10 @@ static int edf_parse_copt(struct qdisc_util *qu, int argc, char **argv,
 			if (tc_opt_once("edf", &o.given, TCA_EDF_CLASS_PERFLOW, key) ||
 			    tc_opt_next_arg(&argc, &argv))
 				return -1;
-			if (edf_get_on_off(&o.perflow, *argv))
-				return tc_opt_illegal(key);
+			v = tc_opt_on_off(key, *argv);
+			if (v < 0)
+				return -1;
+			o.perflow = v;
 		} else if (strcmp(key, "help") == 0) {
 			edf_explain();
 			return -1;

@@ -173,15 +173,6 @@ static int fbs_drift(const char *arg, __s32 *ppb)
 	return 0;
 }
 
-/* "on" or "off" into @v (1 or 0); -1 with tc's message for anything else */
-static int fbs_on_off(const char *name, const char *arg, int *v)
-{
-	if (strcmp(arg, "on") && strcmp(arg, "off"))
-		return tc_opt_illegal(name);
-	*v = !strcmp(arg, "on");
-	return 0;
-}
-
 static int fbs_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			  struct nlmsghdr *n, const char *dev)
 {
@@ -235,10 +226,12 @@ static int fbs_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			    fbs_number("node", *argv, 0, TC_FBS_MAX_DESTS - 1, &o.node))
 				goto out;
 		} else if (!strcmp(*argv, "verify")) {
-			if (tc_opt_next_arg(&argc, &argv) || fbs_on_off("verify", *argv, &o.verify))
+			if (tc_opt_next_arg(&argc, &argv) ||
+			    (o.verify = tc_opt_on_off("verify", *argv)) < 0)
 				goto out;
 		} else if (!strcmp(*argv, "pause")) {
-			if (tc_opt_next_arg(&argc, &argv) || fbs_on_off("pause", *argv, &o.pause))
+			if (tc_opt_next_arg(&argc, &argv) ||
+			    (o.pause = tc_opt_on_off("pause", *argv)) < 0)
 				goto out;
 		} else if (!strcmp(*argv, "delay")) {
 			if (tc_opt_next_arg(&argc, &argv))

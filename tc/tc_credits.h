@@ -38,6 +38,7 @@ static inline int tc_credits_parse(const char *kind, struct tc_credits_opt *o,
 {
 	char *end;
 	unsigned long v;
+	int on;
 
 	if (strcmp(key, "credits") == 0) {
 		if (o->has_on) {
@@ -46,12 +47,10 @@ static inline int tc_credits_parse(const char *kind, struct tc_credits_opt *o,
 		}
 		if (tc_opt_next_arg(argc, argv))
 			return -1;
-		if (strcmp(**argv, "on") == 0)
-			o->on = 1;
-		else if (strcmp(**argv, "off") == 0)
-			o->on = 0;
-		else
-			return tc_opt_illegal(key);
+		on = tc_opt_on_off(key, **argv);
+		if (on < 0)
+			return -1;
+		o->on = on;
 		o->has_on = true;
 		return 1;
 	}

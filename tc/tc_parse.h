@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tc_abi.h"
 
@@ -31,6 +32,16 @@ static inline int tc_opt_once(const char *kind, unsigned int *given, int attr,
 	}
 	*given |= 1U << attr;
 	return 0;
+}
+
+/* "on" 1, "off" 0; anything else -1, with tc's message for @key. */
+static inline int tc_opt_on_off(const char *key, const char *arg)
+{
+	if (strcmp(arg, "on") == 0)
+		return 1;
+	if (strcmp(arg, "off") == 0)
+		return 0;
+	return tc_opt_illegal(key);
 }
 
 /* Step from a keyword to its value. */
