@@ -157,7 +157,7 @@ vm_prepare() {
 # (its FQ_VM_KERNEL when several); the qemu exit code and the wall
 # seconds go to vm-KIND-KTAG.rc
 vm_lane() {
-	local job kind k t0 rc
+	local job kind k t0 rc boot
 
 	for job in "$@"; do
 		kind=${job%%:*} k=${job#*:}
@@ -168,20 +168,18 @@ vm_lane() {
 		[ -s "$LOGDIR/vm-$kind-$k.budget" ] || continue
 		[ -n "${FQ_VM_ABI:-}" ] || export FQ_VM_KERNEL=$k
 		t0=$(date +%s)
-		FQ_VM_LOCK_HELD=1 fq_vm_boot "$kind" "$FQ_BUILD/vm/initrd-$kind-$k.gz" \
-			"$FQ_BUILD/vm-$kind-$k-console.log" "$FQ_BUILD/vm-$kind-$k-results.ktap" \
-			"$(cat "$LOGDIR/vm-$kind-$k.budget")"
-		rc=$?
-		# a kernel that died booting, before any test: once more,
-		# the first console kept (vm_report says so)
-		if fq_console_died_booting "$FQ_BUILD/vm-$kind-$k-console.log"; then
-			mv "$FQ_BUILD/vm-$kind-$k-console.log" "$FQ_BUILD/vm-$kind-$k-console-boot1.log"
-			echo "qemu exit $rc" > "$LOGDIR/vm-$kind-$k.reboot"
+		# a kernel that died booting, before any test, boots once
+		# more, its first console kept (vm_report says so)
+		for boot in 1 2; do
 			FQ_VM_LOCK_HELD=1 fq_vm_boot "$kind" "$FQ_BUILD/vm/initrd-$kind-$k.gz" \
 				"$FQ_BUILD/vm-$kind-$k-console.log" "$FQ_BUILD/vm-$kind-$k-results.ktap" \
 				"$(cat "$LOGDIR/vm-$kind-$k.budget")"
 			rc=$?
-		fi
+			[ $boot = 1 ] && fq_console_died_booting "$FQ_BUILD/vm-$kind-$k-console.log" ||
+				break
+			mv "$FQ_BUILD/vm-$kind-$k-console.log" "$FQ_BUILD/vm-$kind-$k-console-boot1.log"
+			echo "qemu exit $rc" > "$LOGDIR/vm-$kind-$k.reboot"
+		done
 		echo "$rc $(( $(date +%s) - t0 ))" > "$LOGDIR/vm-$kind-$k.rc"
 	done
 }

@@ -201,13 +201,12 @@ fbs_xs()
 # EARLY, LATE, FOREIGN, STALLS
 fbs_snap()
 {
-	local i v=()
+	local i
 
 	for i in $FBS_HOSTS; do
 		fbs_xs $i rx_frames rx_in_slot rx_early rx_late rx_foreign stalls
-		v=("${FBS_V[@]}")
-		F[i]=${v[0]} IN[i]=${v[1]} EARLY[i]=${v[2]} LATE[i]=${v[3]}
-		FOREIGN[i]=${v[4]} STALLS[i]=${v[5]}
+		F[i]=${FBS_V[0]} IN[i]=${FBS_V[1]} EARLY[i]=${FBS_V[2]} LATE[i]=${FBS_V[3]}
+		FOREIGN[i]=${FBS_V[4]} STALLS[i]=${FBS_V[5]}
 	done
 }
 
