@@ -265,6 +265,26 @@ static inline bool vcsw_vc_has_room(const struct vcsw_vc *v, fq_u32 len)
 }
 
 /*
+ * Queue @n in VC @v at @now and count its arrival, without looking at
+ * the byte limit: for a caller that has just checked vcsw_vc_has_room()
+ * under the same lock (the crossbar's move), so that nothing is left to
+ * refuse and no refused entry can be lost.
+ */
+static inline void vcsw_vc_add(struct vcsw_vc *v, struct vcsw_node *n,
+			       fq_u64 now)
+{
+	n->enq_ns = now;
+	vcsw_vc_link(v, n);
+	if (n->in_takeover)
+		v->st.takeovers++;
+	v->backlog += n->len;
+	if (v->backlog > v->st.max_backlog_bytes)
+		v->st.max_backlog_bytes = v->backlog;
+	if (vcsw_vc_qlen(v) > v->st.max_backlog_packets)
+		v->st.max_backlog_packets = vcsw_vc_qlen(v);
+}
+
+/*
  * Queue @n in VC @v at @now, if it fits in the VC's byte limit; a packet
  * that does not is counted and refused (the caller frees it).
  */
@@ -276,15 +296,7 @@ static inline enum vcsw_enq_result vcsw_vc_enqueue(struct vcsw_vc *v,
 		v->st.drops_full++;
 		return VCSW_ENQ_FULL;
 	}
-	n->enq_ns = now;
-	vcsw_vc_link(v, n);
-	if (n->in_takeover)
-		v->st.takeovers++;
-	v->backlog += n->len;
-	if (v->backlog > v->st.max_backlog_bytes)
-		v->st.max_backlog_bytes = v->backlog;
-	if (vcsw_vc_qlen(v) > v->st.max_backlog_packets)
-		v->st.max_backlog_packets = vcsw_vc_qlen(v);
+	vcsw_vc_add(v, n, now);
 	return VCSW_ENQ_OK;
 }
 

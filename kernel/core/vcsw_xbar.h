@@ -167,9 +167,10 @@ static inline int vcsw_xbar_pick(struct vcsw_xport *const *ports,
 
 /*
  * Move the head of input @i's VC @vc to output @o at @now (after
- * vcsw_xbar_pick() chose it).  The input's departure is counted in its
- * VC's statistics, order errors included; the output's arrival as
- * vcsw_port_enqueue() counts it.
+ * vcsw_xbar_pick() chose it, which checked that it fits in @o's VC: the
+ * move itself cannot fail, so no frame can be left in neither queue).
+ * The input's departure is counted in its VC's statistics, order errors
+ * included; the output's arrival as vcsw_vc_add() counts it.
  */
 static inline struct vcsw_node *vcsw_xbar_move(struct vcsw_xport *const *ports,
 					       unsigned int n, unsigned int i,
@@ -182,7 +183,7 @@ static inline struct vcsw_node *vcsw_xbar_move(struct vcsw_xport *const *ports,
 	vcsw_vc_take(v, h, now);
 	/* round robin goes on after the input just served */
 	ports[o]->rr[vc] = (fq_u16)((i + 1) % n);
-	vcsw_port_enqueue(&ports[o]->out, h, now);
+	vcsw_vc_add(&ports[o]->out.vc[vc], h, now);
 	return h;
 }
 
