@@ -93,6 +93,16 @@ fq_console_died_booting() {
 	! grep -q '^fabric-qos: \[' "$1" 2>/dev/null && grep -Eq "$FQ_BAD_LOG" "$1" 2>/dev/null
 }
 
+# fq_qemu_major: the major version of the qemu-system-x86_64 on PATH (0
+# if it says none)
+fq_qemu_major() {
+	local v
+
+	v=$(qemu-system-x86_64 --version 2>/dev/null |
+		sed -n '1s/^QEMU emulator version \([0-9]*\)\..*/\1/p')
+	echo "${v:-0}"
+}
+
 # fq_script_header FILE KEY: the value of a "# KEY: value" line near the
 # top of a test or benchmark script ("# timeout: 120", "# vm: deterministic").
 fq_script_header() {
