@@ -81,6 +81,9 @@ struct fbs_sched {
 	u8			sent_vc;
 	u32			sent_len;	/* its bytes on the wire */
 	u64			sent_ns;	/* when it went */
+	u64			sent_gated_ns;	/* of its lateness, the wait for credits */
+	u64			credits_back_ns; /* the last sent frame's were back */
+	u64			refused_ns;	/* the link first refused this slot's frame */
 	u64			rate;		/* the link's, bytes/s; 0: a slot is
 						 * one largest frame on the wire */
 	struct fbs_feedback	fb;		/* its round trip, learnt */
@@ -346,6 +349,23 @@ static u64 fbs_wire_ns(const struct fbs_sched *q, u32 len)
 }
 
 /*
+ * How much of the lateness of a frame that goes at @now was back-pressure
+ * (fbs_feedback_held()): from the slot's start until the last frame's
+ * credits were back, when they came back within this slot, and from the
+ * link's first refusal of this frame until now.
+ */
+static u64 fbs_gated_ns(const struct fbs_sched *q, u64 now)
+{
+	u64 start = q->ex.slot_start, gated = 0;
+
+	if (q->credits_back_ns > start)
+		gated = min(now, q->credits_back_ns) - start;
+	if (q->refused_ns && now > q->refused_ns)
+		gated += now - max(q->refused_ns, start);
+	return gated;
+}
+
+/*
  * End the slots the clock has ended by @now.  False while the end of the
  * current one waits for the link's credits (the link runs us again when
  * they come back).
@@ -364,13 +384,17 @@ static bool fbs_catch_up(struct fbs_sched *q, u64 now)
 			}
 			/* how far the switch held it beyond the link's own trip */
 			held = fbs_feedback_held(&q->fb, &q->ex, q->sent_ns, back,
-						 fbs_wire_ns(q, q->sent_len));
+						 fbs_wire_ns(q, q->sent_len),
+						 q->sent_gated_ns);
+			/* the next frame waits for them if they came late */
+			q->credits_back_ns = back;
 		}
 		if (!q->sent)
 			fbs_slot_unused(q, q->ex.slot, 1);
 		fbs_exec_advance(&q->ex, held);
 		q->sent = false;
 		q->held = false;
+		q->refused_ns = 0;
 		/* a host that was not run for a while passes the rest at once */
 		n = fbs_exec_slots_until(&q->ex, now);
 		if (n > 1)
@@ -478,8 +502,11 @@ static struct sk_buff *fbs_dequeue(struct Qdisc *sch)
 				    FABRIC_VC_REGULATED) : fabric_link_skb_vc(skb);
 			/* refused: the link runs us again when credits come */
 			if (q->link && !fabric_link_take(q->link, vc,
-							 skb->len + (tag ? FABRIC_HDR_LEN : 0)))
+							 skb->len + (tag ? FABRIC_HDR_LEN : 0))) {
+				if (!q->refused_ns)
+					q->refused_ns = now;
 				return NULL;
+			}
 			skb = __qdisc_dequeue_head(&cl->q);
 			len = qdisc_pkt_len(skb);
 			if (q->watch)
@@ -488,6 +515,8 @@ static struct sk_buff *fbs_dequeue(struct Qdisc *sch)
 			q->sent_vc = vc;
 			q->sent_len = skb->len;
 			q->sent_ns = now;
+			q->sent_gated_ns = fbs_gated_ns(q, now);
+			q->refused_ns = 0;
 			if (cl == &q->classes[q->ndests])
 				q->unreserved_frames++;
 			else
@@ -730,6 +759,7 @@ static void fbs_resume(struct fbs_sched *q, u64 now)
 	q->paused = false;
 	if (n > 1) {
 		q->sent = false;
+		q->refused_ns = 0;
 		q->held = false;
 		fbs_exec_jump(&q->ex, n - 1);
 	}
@@ -800,6 +830,7 @@ static int fbs_change(struct Qdisc *sch, struct nlattr *opt,
 		q->ex.slot_start = fbs_restart_at(tb[TCA_FBS_RESTART_REAL_NS]);
 		q->ex.rem = 0;
 		q->sent = false;
+		q->refused_ns = 0;
 		q->held = false;
 		q->paused = false;
 		q->restarts++;

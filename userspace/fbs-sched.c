@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fbs-sched: FBS slot schedules (Documentation/fbs-sched.rst).  Checks a
+ * fbs-sched: FBS slot schedules (Documentation/fbs.rst).  Checks a
  * schedule (conflict-free? self-synchronizing? how many slots may pass
  * between synchronizations at a clock drift, Eq. 3?), builds schedules
  * (the paper's equal-bandwidth all-to-all round, and reservations around

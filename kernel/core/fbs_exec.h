@@ -175,14 +175,26 @@ static inline fq_u64 fbs_feedback_base(const struct fbs_feedback *f)
  * frame; when something did, the hold and whatever the frame had already
  * lost before it went, since the slot is to start where the frame could
  * have.  @back before @sent: the credits never ran out, nothing held it.
+ *
+ * @gated_ns: how much of what the frame lost before it went (@sent after
+ * the slot's start) it spent waiting for credits, the previous frame's
+ * or its own.  That is back-pressure as well: a hold under the allowance
+ * is not acted on, but the next frame of a node that sends in every slot
+ * waits for it, and without this such holds would pile up from slot to
+ * slot, each too small to count, until frames left their slots with no
+ * clock ever re-phased.  It counts with the hold against the allowance;
+ * the rest of the lateness, the host's own timers, does not.
  */
 static inline fq_u64 fbs_feedback_held(struct fbs_feedback *f, const struct fbs_exec *e,
-				       fq_u64 sent, fq_u64 back, fq_u64 wire_ns)
+				       fq_u64 sent, fq_u64 back, fq_u64 wire_ns,
+				       fq_u64 gated_ns)
 {
-	fq_u64 trip, base;
+	fq_u64 trip, base, hold, late = sent > e->slot_start ? sent - e->slot_start : 0;
 
+	if (gated_ns > late)
+		gated_ns = late;
 	if (back < sent + wire_ns)
-		return 0;
+		return gated_ns > e->slot_ns / FBS_EXEC_JITTER_DIV ? late : 0;
 	trip = back - sent - wire_ns;
 	if (back <= fbs_exec_due(e)) {
 		if (trip < f->base[0])
@@ -194,9 +206,10 @@ static inline fq_u64 fbs_feedback_held(struct fbs_feedback *f, const struct fbs_
 		}
 	}
 	base = fbs_feedback_base(f);
-	if (trip <= base || trip - base <= e->slot_ns / FBS_EXEC_JITTER_DIV)
+	hold = trip > base ? trip - base : 0;
+	if (hold + gated_ns <= e->slot_ns / FBS_EXEC_JITTER_DIV)
 		return 0;
-	return trip - base + (sent > e->slot_start ? sent - e->slot_start : 0);
+	return hold + late;
 }
 
 /*

@@ -195,6 +195,17 @@ expect "at $((max + 1)): frames in a wrong slot" $? 0
 # a clock that runs fast is held back: nothing ever lands wrong
 out=$("$QSIM" fbs --all-to-all 8 --drifts 300,0,0,0,0,0,0,0 --empty 5000 --json)
 expect "fast clock, 5000 empty: wrong_slot" "$(json wrong_slot <<< "$out")" 0
+# nodes that send in every slot (no empty slots): each frame waits for the
+# last one's credits, so holds under the allowance pass from slot to slot
+# and must add up to feedback.  Before they did, this run put 465 of 81920
+# frames in a wrong slot with no stall; without feedback it corrupts.
+out=$("$QSIM" fbs --all-to-all 64 --drift-ppm 400 --empty 0 --json)
+expect "64 nodes, no empty slot: wrong_slot" "$(json wrong_slot <<< "$out")" 0
+[[ $(json stalls <<< "$out") -gt 0 ]]
+expect "64 nodes, no empty slot: the fast clocks stalled" $? 0
+out=$("$QSIM" fbs --all-to-all 64 --drift-ppm 400 --empty 0 --no-feedback --json)
+[[ $(json wrong_slot <<< "$out") -gt 0 ]]
+expect "64 nodes, no empty slot, no feedback: frames in a wrong slot" $? 0
 # without feedback the skew is never taken back: the same run corrupts
 # once its whole length, not one period, reaches the bound
 out=$("$QSIM" fbs --all-to-all 8 --drift-ppm 300 --find-max --no-feedback --periods 20 --json)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fbs_text: FBS schedules as text, read and written by fbs-sched and
- * qsim fbs (Documentation/fbs-sched.rst).
+ * qsim fbs (Documentation/fbs.rst).
  *
  *   # the paper's Fig. 5
  *   A B C D          the nodes, in column order

@@ -108,9 +108,10 @@ static int fbs_simulate(const struct fbs_sched *s, const int64_t *drift_ppb,
 			at = sent > busy[d] ? sent : busy[d];
 			busy[d] = at + frame_ns;
 			if (ln->feedback) {
+				/* all it lost before it went was the wait for credits */
 				credit_back[i] = at + frame_ns + ln->credit_ns;
 				held[i] = fbs_feedback_held(&fb[i], &e[i], sent, credit_back[i],
-							    frame_ns);
+							    frame_ns, sent - start[i]);
 			}
 			fr[nf].src = i;
 			fr[nf].dst = d;
@@ -150,7 +151,7 @@ static void fbs_usage(FILE *f)
 "                {--drift-ppm P | --drifts P0,P1,...} [--periods K]\n"
 "                [--slot-ns NS] [--frame-ns NS] [--credit-ns NS] [--no-feedback]\n"
 "                [--find-max [--max-empty M]] [--json]\n"
-"  --schedule    a schedule as fbs-sched reads it (Documentation/fbs-sched.rst)\n"
+"  --schedule    a schedule as fbs-sched reads it (Documentation/fbs.rst)\n"
 "  --all-to-all  the paper's Fig. 6 round of N nodes (1..%u)\n"
 "  --empty       E idle slots appended to each period (default 0)\n"
 "  --drift-ppm   node 0's clock P ppm slow, the others exact\n"
