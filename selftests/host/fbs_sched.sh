@@ -137,6 +137,12 @@ expect "filters with --mac" "$("$FBS" tc "$T/r" --slot 1ms --mac 02:fa:00:00:01:
 got=$("$FBS" tc "$T/fig5" --slot 1250us --rate 10mbit --node D | sed -n 2p)
 expect "slot and rate" "$got" \
 	"qdisc replace dev eth0 root handle 1: fbs dests 4 slot 1250us rate 10000000bit table x 0 x*2"
+# --drift-ppm gives the node's qdisc that drift, as tc's fbs reads it
+# (ppm, fractions kept); 0 is refused like everywhere else
+got=$("$FBS" tc "$T/fig5" --slot 1ms --node D --drift-ppm 0.125 | sed -n 2p)
+expect "tc --drift-ppm: the qdisc's options" "$got" \
+	"qdisc replace dev eth0 root handle 1: fbs dests 4 slot 1ms table x 0 x*2 drift 0.125"
+bad "tc: drift 0" "want 0.001 to 100000" "$FBS" tc "$T/fig5" --slot 1ms --node D --drift-ppm 0
 bad "tc: no timing" "want --slot TIME [--rate RATE], or --rate RATE and --frame BYTES" "$FBS" tc "$T/fig5"
 got=$("$FBS" tc "$T/fig5" --slot 1190us --rate 10mbit --frame 1462 --node D | sed -n 2p)
 expect "slot, rate and frame" "$got" \
