@@ -503,6 +503,54 @@ UNIT_TEST(feedback_adds_up_holds_passed_on_from_slot_to_slot)
 }
 
 /*
+ * A frame that waited for the previous frame's credits while its own never
+ * ran out (they were back before it ended on the wire): the wait alone is
+ * the back-pressure.  Over the allowance it pushes the slot by all the
+ * frame lost, the host's own lateness with it, as a hold does; at or under
+ * the allowance not at all; a wait said to be longer than the lateness
+ * (credits short since before the slot began) counts for the lateness
+ * only.  None of these frames is a round-trip sample.
+ */
+UNIT_TEST(feedback_counts_a_wait_for_credits_that_never_ran_out)
+{
+	const fq_u64 slot = 100000, wire = 90000;
+	const fq_u64 allow = slot / FBS_EXEC_JITTER_DIV;
+	struct fbs_feedback f;
+	struct fbs_exec e;
+	fq_u64 k, sent, pushed = 0;
+
+	unit_rnd_state = 0x6a7ed0c5ULL;
+	ASSERT_TRUE(fbs_exec_init(&e, slot, 0, 8, 0));
+	fbs_feedback_init(&f, slot - wire);
+	for (k = 0; k < 10000; k++) {
+		fq_u64 gated = unit_rnd() % (3 * allow);
+		fq_u64 own = unit_rnd() % 2 ? 0 : unit_rnd() % allow;
+		fq_u64 back, want, got;
+
+		if (k % 100 == 0)
+			gated = allow;		/* the boundary: not acted on */
+		sent = e.slot_start + gated + own;
+		back = sent + unit_rnd() % wire;
+		want = gated > allow ? gated + own : 0;
+		got = fbs_feedback_held(&f, &e, sent, back, wire, gated);
+		EXPECT_EQ(got, want);
+		if (*unit_failed) {
+			printf("#   slot %llu: waited %llu, own %llu ns, got %llu\n",
+			       (unsigned long long)k, (unsigned long long)gated,
+			       (unsigned long long)own, (unsigned long long)got);
+			return;
+		}
+		pushed += got != 0;
+		fbs_exec_advance(&e, got);
+	}
+	EXPECT_EQ(e.stalls, pushed);
+	EXPECT_TRUE(pushed > 5000);	/* about two thirds waited too long */
+	sent = e.slot_start + 2 * allow;
+	EXPECT_EQ(fbs_feedback_held(&f, &e, sent, sent, wire, 10 * allow), 2 * allow);
+	EXPECT_EQ(fbs_feedback_base(&f), slot - wire);	/* nothing learnt */
+}
+
+/*
  * A link whose every frame comes back later than its slot allows is not
  * learnt as a round trip: beyond the cap, every frame is held, and its
  * clock follows the link.
