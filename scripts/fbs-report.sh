@@ -85,11 +85,12 @@ done
 plots=()
 if command -v gnuplot >/dev/null; then
 	gp=$DIR/fbs.gp
-	{
-		echo "set terminal pngcairo size 900,560 font ',10' noenhanced"
+	# each plot twice: PNG for report.md, SVG (text) for Documentation/
+	plot_all() {
+		local ext=$1
 		echo "set key top left"
 		echo "set grid"
-		echo "set output '$DIR/fbs-empty.png'"
+		echo "set output '$DIR/fbs-empty.$ext'"
 		echo "set title 'Frames out of their slot against empty slots per period ($DRIFT ppm, feedback on)'"
 		echo "set xlabel 'empty slots after the all-to-all round'"
 		echo "set ylabel 'frames out of their slot (%)'"
@@ -101,13 +102,13 @@ if command -v gnuplot >/dev/null; then
 			sep=", "
 		done
 		echo
-		echo "set output '$DIR/fbs-corrupt.png'"
+		echo "set output '$DIR/fbs-corrupt.$ext'"
 		echo "set title 'Frames out of their slot after one clock goes $DRIFT ppm slow ($SERIES_N nodes, no empty slots)'"
 		echo "set xlabel 'time after the drift was set (ms)'"
 		echo "set ylabel 'frames out of their slot, per window (%)'"
 		echo "plot '$DIR/fbs-corrupt-on.dat' using 1:2 with linespoints title 'feedback (credits, wormhole)', '$DIR/fbs-corrupt-off.dat' using 1:2 with linespoints title 'no feedback'"
 		if [ -s "$F/latency_hist.tsv" ]; then
-			echo "set output '$DIR/fbs-latency.png'"
+			echo "set output '$DIR/fbs-latency.$ext'"
 			echo "set title 'Latency from the slot start to the last byte in ($LAT_N nodes, quarter-slot buckets)'"
 			echo "set xlabel 'latency (ms)'"
 			echo "set ylabel 'frames (%)'"
@@ -115,6 +116,12 @@ if command -v gnuplot >/dev/null; then
 			echo "plot '$DIR/fbs-latency-reserved.dat' using 1:2 with boxes title 'reserved slots', '$DIR/fbs-latency-best-effort.dat' using 1:2 with linespoints title 'best effort'"
 			echo "unset logscale y"
 		fi
+	}
+	{
+		echo "set terminal pngcairo size 900,560 font ',10' noenhanced"
+		plot_all png
+		echo "set terminal svg size 900,560 dynamic font 'sans,11' noenhanced"
+		plot_all svg
 	} > "$gp"
 	if gnuplot "$gp" > "$DIR/gnuplot.log" 2>&1; then
 		plots=(fbs-empty.png fbs-corrupt.png)

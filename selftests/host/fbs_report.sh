@@ -90,6 +90,8 @@ if command -v gnuplot > /dev/null; then
 	for p in fbs-empty.png fbs-corrupt.png fbs-latency.png; do
 		[ -s "$work/$p" ] && grep -q "($p)" "$work/report.md"
 		expect "plot $p" $? 0
+		grep -q "<svg" "$work/${p%.png}.svg"
+		expect "plot ${p%.png}.svg" $? 0
 	done
 	expect "the 4-node series" "$(cat "$work/fbs-empty-4.dat")" "0 0
 248 0
