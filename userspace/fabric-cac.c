@@ -24,7 +24,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: " PROG " [ -j ] --state FILE [ --tree K,N --link RATE [ --cap PCT ] ]\n"
-		"                  { add SRC DST RATE [ class N ] | del ID | show |\n"
+		"                  { add SRC DST { RATE | frame LATENCY size BYTES every PERIOD }\n"
+		"                        [ class N ] | del ID | show |\n"
 		"                    routes HOST [ dev DEV ] [ mac MAC ] |\n"
 		"                    classes HOST [ dev DEV ] [ mac MAC ] }\n"
 		"A k-ary n-tree (folded butterfly) of k^N hosts, numbered 0 .. k^N-1,\n"
@@ -38,6 +39,15 @@ static void usage(FILE *f)
 		"                                default 1); prints the reservation's id\n"
 		"                                and route, or fails (exit 3) if every\n"
 		"                                route would pass the cap somewhere\n"
+		"  add SRC DST frame LATENCY size BYTES every PERIOD [ class N ]\n"
+		"                                reserve a frame of up to BYTES (k, m: 1024s)\n"
+		"                                every PERIOD, each through within LATENCY\n"
+		"                                (ns, us, ms, s; 1us .. 10s; PERIOD at least\n"
+		"                                LATENCY, at most 3600s): links are charged\n"
+		"                                BYTES / PERIOD; refused (exit 3) if BYTES /\n"
+		"                                LATENCY alone passes the cap.  A class of a\n"
+		"                                host holds rate reservations or frames of one\n"
+		"                                LATENCY, not both (exit 1)\n"
 		"  del ID                        remove a reservation, freeing its rate\n"
 		"  show                          every reservation and its route, and the\n"
 		"                                load of every link that carries some\n"
@@ -49,7 +59,8 @@ static void usage(FILE *f)
 		"  classes HOST [ dev DEV ] [ mac MAC ]\n"
 		"                                what HOST's edf (handle 1:) needs, as tc\n"
 		"                                commands (tc -b -): each class at the sum\n"
-		"                                of its reservations' rates, and a filter\n"
+		"                                of its reservations' rates (a frame class:\n"
+		"                                edf frame LATENCY perflow on), and a filter\n"
 		"                                per destination into the class of the\n"
 		"                                oldest reservation to it\n"
 		"-j prints JSON.  A route is the switches it crosses, each as\n"
@@ -83,15 +94,18 @@ struct opts {
 
 /*
  * Line 1: "fabric-cac 1 tree K N link BPS cap PCT"; then one line per
- * reservation: "resv ID SRC DST CLASS BPS CHOICE".
+ * reservation: "resv ID SRC DST CLASS BPS CHOICE", and for a frame
+ * reservation " frame LATENCY_NS BYTES PERIOD_NS" after it (BPS then is
+ * its mean, checked against the terms).
  */
 static int state_load(struct cac *c, struct opts *o)
 {
 	unsigned int k, n, cap, id, src, dst, cls, choice, line = 1;
-	unsigned long long link, rate;
+	unsigned long long link, rate, lat, bytes, period;
+	struct cac_resv v;
 	char buf[256];
 	FILE *f;
-	int err;
+	int err, nf;
 
 	f = fopen(o->state, "r");
 	if (!f) {
@@ -128,13 +142,22 @@ static int state_load(struct cac *c, struct opts *o)
 	}
 	while (fgets(buf, sizeof(buf), f)) {
 		line++;
-		if (sscanf(buf, "resv %u %u %u %u %llu %u", &id, &src, &dst, &cls,
-			   &rate, &choice) != 6 || !id) {
+		nf = sscanf(buf, "resv %u %u %u %u %llu %u frame %llu %llu %llu", &id,
+			    &src, &dst, &cls, &rate, &choice, &lat, &bytes, &period);
+		if ((nf != 6 && nf != 9) || !id) {
 			fprintf(stderr, PROG ": %s:%u: not a reservation\n", o->state, line);
 			fclose(f);
 			return -1;
 		}
-		err = cac_add_on(c, id, src, dst, cls, rate, choice, NULL);
+		if (nf == 9) {
+			struct cac_frame fr = { lat, period, bytes };
+
+			err = cac_add_frame_on(c, id, src, dst, cls, &fr, choice, &v);
+			if (!err && v.rate_bps != rate)
+				err = CAC_EINVAL;
+		} else {
+			err = cac_add_on(c, id, src, dst, cls, rate, choice, NULL);
+		}
 		if (err) {
 			fprintf(stderr, PROG ": %s:%u: reservation %u %s\n", o->state,
 				line, id, err == CAC_EFULL ? "does not fit" : "is invalid");
@@ -162,10 +185,16 @@ static int state_save(const struct cac *c, const char *path)
 	}
 	fprintf(f, "fabric-cac 1 tree %u %u link %" PRIu64 " cap %u\n", c->t.k,
 		c->t.n, c->link_bps, c->cap_pct);
-	for (i = 0; i < c->nresv; i++)
-		fprintf(f, "resv %u %u %u %u %" PRIu64 " %u\n", c->resv[i].id,
-			c->resv[i].src, c->resv[i].dst, c->resv[i].cls,
-			c->resv[i].rate_bps, c->resv[i].choice);
+	for (i = 0; i < c->nresv; i++) {
+		const struct cac_resv *v = &c->resv[i];
+
+		fprintf(f, "resv %u %u %u %u %" PRIu64 " %u", v->id, v->src, v->dst,
+			v->cls, v->rate_bps, v->choice);
+		if (v->frame.latency_ns)
+			fprintf(f, " frame %" PRIu64 " %" PRIu64 " %" PRIu64,
+				v->frame.latency_ns, v->frame.bytes, v->frame.period_ns);
+		fprintf(f, "\n");
+	}
 	if (fclose(f) || rename(tmp, path)) {
 		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
 		return -1;
@@ -188,12 +217,26 @@ static void print_route(const struct cac *c, const struct cac_resv *v, bool json
 		ports[i] = r.hop[i].out_port;
 	/* a route of more than five switches has no turnpool: 0, "none" */
 	said = fhc_route_build(ports, r.nhops, &turnpool);
-	if (json)
-		printf("{\"id\":%u,\"src\":%u,\"dst\":%u,\"class\":%u,\"rate_bps\":%" PRIu64
-		       ",\"route\":[", v->id, v->src, v->dst, v->cls, v->rate_bps);
-	else
+	if (json) {
+		printf("{\"id\":%u,\"src\":%u,\"dst\":%u,\"class\":%u,\"rate_bps\":%" PRIu64,
+		       v->id, v->src, v->dst, v->cls, v->rate_bps);
+		if (v->frame.latency_ns)
+			printf(",\"frame\":{\"latency_ns\":%" PRIu64 ",\"bytes\":%" PRIu64
+			       ",\"period_ns\":%" PRIu64 ",\"peak_bps\":%" PRIu64 "}",
+			       v->frame.latency_ns, v->frame.bytes, v->frame.period_ns,
+			       cac_frame_peak_bps(&v->frame));
+		printf(",\"route\":[");
+	} else if (v->frame.latency_ns) {
+		char lat[32], per[32];
+
+		printf("resv %u: %u -> %u class %u frame %s size %" PRIu64 " every %s (mean %"
+		       PRIu64 " bit/s) route", v->id, v->src, v->dst, v->cls,
+		       fmt_time_ns(v->frame.latency_ns, lat, sizeof(lat)), v->frame.bytes,
+		       fmt_time_ns(v->frame.period_ns, per, sizeof(per)), v->rate_bps);
+	} else {
 		printf("resv %u: %u -> %u class %u rate %" PRIu64 " bit/s route",
 		       v->id, v->src, v->dst, v->cls, v->rate_bps);
+	}
 	for (i = 0; i < r.nhops; i++) {
 		unsigned int idx = r.hop[i].sw % t->per_stage;
 		unsigned int s = r.hop[i].stage;
@@ -327,14 +370,16 @@ static int print_host_routes(const struct cac *c, unsigned int src,
  * What host @src's edf needs for its reservations, as tc -batch commands
  * or JSON: each class it names, at the sum of its reservations' rates
  * for the class as a whole (perflow off: the reservation is the class's,
- * not each flow's), and a flower filter per destination sending the
- * traffic to that host into the class of the oldest reservation to it.
+ * not each flow's), or a frame class at its latency (perflow on: two
+ * streams' frames due at once must not queue behind each other's
+ * deadlines), and a flower filter per destination sending the traffic
+ * to that host into the class of the oldest reservation to it.
  */
 static void print_host_classes(const struct cac *c, unsigned int src,
 			       const char *dev, const uint8_t *base, bool json)
 {
 	unsigned int i, j, n = 0;
-	char mac[18];
+	char mac[18], lat[32];
 	uint64_t sum;
 
 	printf(json ? "{\"classes\":[" : "");
@@ -353,9 +398,17 @@ static void print_host_classes(const struct cac *c, unsigned int src,
 		for (j = i; j < c->nresv; j++)
 			if (c->resv[j].src == src && c->resv[j].cls == v->cls)
 				sum += c->resv[j].rate_bps;
-		if (json)
-			printf("%s{\"dev\":\"%s\",\"classid\":\"1:%x\",\"rate_bps\":%" PRIu64 "}",
+		if (json && v->frame.latency_ns)
+			printf("%s{\"dev\":\"%s\",\"classid\":\"1:%x\",\"mode\":\"frame\",\"latency_ns\":%"
+			       PRIu64 ",\"rate_bps\":%" PRIu64 "}", n++ ? "," : "", dev,
+			       v->cls, v->frame.latency_ns, sum);
+		else if (json)
+			printf("%s{\"dev\":\"%s\",\"classid\":\"1:%x\",\"mode\":\"rate\",\"rate_bps\":%" PRIu64 "}",
 			       n++ ? "," : "", dev, v->cls, sum);
+		else if (v->frame.latency_ns)
+			/* each stream its own chain of frame deadlines */
+			printf("class replace dev %s parent 1: classid 1:%x edf frame %s perflow on\n",
+			       dev, v->cls, fmt_time_ns(v->frame.latency_ns, lat, sizeof(lat)));
 		else
 			printf("class replace dev %s parent 1: classid 1:%x edf rate %" PRIu64 "bit perflow off\n",
 			       dev, v->cls, sum);
@@ -443,6 +496,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 int main(int argc, char **argv)
 {
+	struct cac_frame fr = { 0 };
 	struct cac_resv v;
 	struct opts o;
 	struct cac c;
@@ -459,27 +513,52 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[0], "show") && argc == 1) {
 		show(&c, o.json);
 		rc = 0;
-	} else if (!strcmp(argv[0], "add") && (argc == 4 || argc == 6)) {
+	} else if (!strcmp(argv[0], "add") && argc >= 4) {
+		bool frame = !strcmp(argv[3], "frame");
+		int terms = frame ? 9 : 4;	/* words before "class" */
+
 		if (!parse_host(&c, argv[1], &src) || !parse_host(&c, argv[2], &dst) ||
 		    src == dst) {
 			fprintf(stderr, PROG ": add: hosts are 0 .. %u, two different ones\n",
 				c.t.hosts - 1);
 			goto out;
 		}
-		if (!parse_rate_bps(argv[3], &rate)) {
-			fprintf(stderr, PROG ": add: want a rate, e.g. 10mbit\n");
+		if (frame && (argc < 9 ||
+			      !parse_time_ns(argv[4], CAC_FRAME_MIN_NS, CAC_FRAME_MAX_NS, &fr.latency_ns) ||
+			      strcmp(argv[5], "size") ||
+			      !parse_size_bytes(argv[6], 1, CAC_FRAME_MAX_BYTES, &fr.bytes) ||
+			      strcmp(argv[7], "every") ||
+			      !parse_time_ns(argv[8], fr.latency_ns, CAC_PERIOD_MAX_NS,
+					     &fr.period_ns))) {
+			fprintf(stderr, PROG ": add: want \"frame LATENCY size BYTES every PERIOD\": LATENCY 1us .. 10s, BYTES 1 .. 1024m, PERIOD LATENCY .. 3600s (e.g. frame 20ms size 250k every 40ms)\n");
 			goto out;
 		}
-		if (argc == 6 && (strcmp(argv[4], "class") ||
-				  !parse_u64(argv[5], 0, 0xffff, &cls) || !cls)) {
-			fprintf(stderr, PROG ": add: want \"class N\", N 1 .. 0xffff\n");
+		if (!frame && !parse_rate_bps(argv[3], &rate)) {
+			fprintf(stderr, PROG ": add: want a rate, e.g. 10mbit, or \"frame ...\"\n");
 			goto out;
 		}
-		err = cac_add(&c, 0, src, dst, (unsigned int)cls, rate, &v);
-		if (err == CAC_EFULL) {
-			fprintf(stderr, PROG ": refused: every route from %u to %u would load a link past %u %% of %" PRIu64 " bit/s\n",
-				src, dst, c.cap_pct, c.link_bps);
+		if ((argc != terms && argc != terms + 2) ||
+		    (argc == terms + 2 && (strcmp(argv[terms], "class") ||
+					   !parse_u64(argv[terms + 1], 0, 0xffff, &cls) || !cls))) {
+			fprintf(stderr, PROG ": add: want \"class N\", N 1 .. 0xffff, after the terms\n");
+			goto out;
+		}
+		err = frame ? cac_add_frame(&c, 0, src, dst, (unsigned int)cls, &fr, &v) :
+			      cac_add(&c, 0, src, dst, (unsigned int)cls, rate, &v);
+		if (err == CAC_EFULL || err == CAC_EPEAK) {
+			if (err == CAC_EFULL)
+				fprintf(stderr, PROG ": refused: every route from %u to %u would load a link past %u %% of %" PRIu64 " bit/s\n",
+					src, dst, c.cap_pct, c.link_bps);
+			else
+				fprintf(stderr, PROG ": refused: a frame of %" PRIu64 " bytes within its latency takes %" PRIu64 " bit/s, past %u %% of a link's %" PRIu64 " bit/s\n",
+					fr.bytes, cac_frame_peak_bps(&fr), c.cap_pct, c.link_bps);
 			rc = 3;
+			goto out;
+		}
+		if (err == CAC_ECLASS) {
+			fprintf(stderr, PROG ": add: host %u's class %" PRIu64 " holds %s; give another class\n",
+				src, cls, frame ? "rate reservations or frames of another latency" :
+						  "frame reservations");
 			goto out;
 		}
 		if (err || state_save(&c, o.state))

@@ -3,8 +3,8 @@
 # timeout: 60
 #
 # fabric-cac, the admission control tool, as a script drives it: a state
-# file made on the first add, reservations added and removed one at a
-# time, a refusal at the cap (exit 3, nothing changed), removal freeing
+# file made on the first add, rate and frame reservations added and
+# removed one at a time, a refusal at the cap (exit 3, nothing changed), removal freeing
 # the rate, every bad input refused with a message and the state left as
 # it was, and -j output that parses.  The algorithm itself is unit-tested
 # (unit/test_fabric_cac).
@@ -115,10 +115,66 @@ assert d == [{"dev": "eth0", "to": "02:fa:00:00:00:03", "dst": 3,
 if cac -j classes 0 | "$PY" -c '
 import json, sys
 d = json.load(sys.stdin)
-assert d == {"classes": [{"dev": "eth0", "classid": "1:1", "rate_bps": 70000000}],
+assert d == {"classes": [{"dev": "eth0", "classid": "1:1", "mode": "rate", "rate_bps": 70000000}],
              "filters": [{"dev": "eth0", "to": "02:fa:00:00:00:03", "dst": 3, "classid": "1:1"},
                          {"dev": "eth0", "to": "02:fa:00:00:00:02", "dst": 2, "classid": "1:1"}]}, d
 '; then :; else fail "classes -j"; fi
 
+# frame reservations: links charged the mean, a frame whose rate within
+# its latency passes the cap refused (exit 3), one kind per class, the
+# terms kept in the state and checked when read back, an edf frame class
+S=$work/frames
+out=$(cac --tree 2,2 --link 200mbit add 0 2 frame 20ms size 250000 every 40ms class 5) ||
+	fail "frame add"
+[[ $out == "resv 1: 0 -> 2 class 5 frame 20ms size 250000 every 40ms (mean 50000000 bit/s) route "* ]] ||
+	fail "frame add: $out"
+cac add 0 3 frame 20ms size 250000 every 40ms class 5 > /dev/null || fail "second frame stream"
+cp "$S" "$work/before"
+cac add 1 2 frame 1ms size 17501 every 100ms 2> "$work/err"
+rc=$?
+[ $rc = 3 ] || fail "a frame past the cap within its latency: exit $rc, want 3"
+grep -q "140008000 bit/s" "$work/err" || fail "no reason: $(cat "$work/err")"
+cac add 0 1 frame 20ms size 250000 every 40ms class 5 2> /dev/null
+[ $? = 3 ] || fail "frames whose mean passes the cap"
+for args in "add 0 1 1mbit class 5" "add 0 1 frame 10ms size 1k every 40ms class 5" \
+	    "add 0 1 frame 2ms size 1 every 1ms" "add 0 1 frame 500ns size 1 every 1ms" \
+	    "add 0 1 frame 11s size 1 every 20s" "add 0 1 frame 1ms size 1 every 3601s" \
+	    "add 0 1 frame 1ms size 0 every 1ms" "add 0 1 frame 1ms size 1025m every 1ms" \
+	    "add 0 1 frame 1 size 1 every 1ms" "add 0 1 frame 1ms size 1 every" \
+	    "add 0 1 frame 1ms bytes 1 every 1ms" "add 0 1 frame 1ms size 1 every 1ms class" \
+	    "add 0 1 frame 1ms size 1 every 1ms klass 2"; do
+	# shellcheck disable=SC2086
+	cac $args > /dev/null 2> "$work/err" && fail "accepted: $args"
+	[ -s "$work/err" ] || fail "no message for: $args"
+	cmp -s "$S" "$work/before" || fail "changed the state: $args"
+done
+cac add 0 1 frame 10ms size 1k every 40ms class 7 > /dev/null || fail "another class, another latency"
+grep -q "^resv 1 0 2 5 50000000 [01] frame 20000000 250000 40000000$" "$S" || fail "state: $(cat "$S")"
+out=$(cac classes 0) || fail "classes 0 (frames)"
+[[ $out == "class replace dev eth0 parent 1: classid 1:5 edf frame 20ms perflow on
+class replace dev eth0 parent 1: classid 1:7 edf frame 10ms perflow on
+"* ]] || fail "frame classes: $out"
+out=$(cac show) || fail "show (frames)"
+[[ $out == *"link host 0 up: 100204800 bit/s (50.1 %)"* ]] || fail "the means add up: $out"
+# a state whose rate does not match its frame's terms is refused
+sed 's/^resv 1 0 2 5 50000000/resv 1 0 2 5 40000000/' "$S" > "$work/lie"
+"$CAC" --state "$work/lie" show 2> "$work/err" && fail "a frame whose rate is not its mean"
+grep -q "reservation 1 is invalid" "$work/err" || fail "no reason: $(cat "$work/err")"
+if cac -j show | "$PY" -c '
+import json, sys
+d = json.load(sys.stdin)
+r = {v["id"]: v for v in d["reservations"]}
+assert r[1]["frame"] == {"latency_ns": 20000000, "bytes": 250000,
+                         "period_ns": 40000000, "peak_bps": 100000000}, r[1]
+assert r[1]["rate_bps"] == 50000000
+'; then :; else fail "show -j (frames)"; fi
+if cac -j classes 0 | "$PY" -c '
+import json, sys
+d = json.load(sys.stdin)
+c = {v["classid"]: v for v in d["classes"]}
+assert c["1:5"] == {"dev": "eth0", "classid": "1:5", "mode": "frame",
+                    "latency_ns": 20000000, "rate_bps": 100000000}, c
+'; then :; else fail "classes -j (frames)"; fi
+
 [ $fails = 0 ] || exit 1
-echo "ok: fabric-cac adds, refuses at the cap, removes, prints a host's routes and classes, refuses bad input"
+echo "ok: fabric-cac adds rates and frames, refuses at the cap, removes, prints a host's routes and classes, refuses bad input"

@@ -161,6 +161,79 @@ UNIT_TEST(least_loaded_route_refusal_at_the_cap_and_removal)
 	EXPECT_EQ(cac_init(&c, 2, 2, 100 * MBIT, 101), CAC_EINVAL);
 }
 
+/*
+ * Frame reservations on the same 2-ary 2-tree: links are charged the
+ * mean rate, the rate within the latency must fit under the cap alone,
+ * terms out of range are refused, and one class of a host holds one kind
+ * of reservation (rate, or frames of one latency).
+ */
+UNIT_TEST(frame_reservations_charge_the_mean_and_refuse_a_peak_past_the_cap)
+{
+	/* 250 kB every 40 ms within 20 ms: 50 Mbit/s mean, 100 within */
+	struct cac_frame f = { 20000000, 40000000, 250000 }, g;
+	struct cac_resv v;
+	struct cac c;
+
+	ASSERT_EQ(cac_init(&c, 2, 2, 200 * MBIT, 70), CAC_OK);
+	EXPECT_EQ(cac_frame_mean_bps(&f), 50 * MBIT);
+	EXPECT_EQ(cac_frame_peak_bps(&f), 100 * MBIT);
+	ASSERT_EQ(cac_add_frame(&c, 0, 0, 2, 5, &f, &v), CAC_OK);
+	EXPECT_EQ(v.rate_bps, 50 * MBIT);
+	EXPECT_EQ(v.frame.latency_ns, 20000000);
+	EXPECT_EQ(c.load_bps[ft_host_link(0)], 50 * MBIT);
+	/* a second stream of the class, another destination: 100 of 140 */
+	ASSERT_EQ(cac_add_frame(&c, 0, 0, 3, 5, &f, &v), CAC_OK);
+	EXPECT_EQ(c.load_bps[ft_host_link(0)], 100 * MBIT);
+	/* the mean would pass the cap (150 > 140) */
+	EXPECT_EQ(cac_add_frame(&c, 0, 0, 1, 5, &f, &v), CAC_EFULL);
+	/* 1 byte over: the rate within the latency passes 140 Mbit/s */
+	g = (struct cac_frame){ 1000000, 100000000, 17501 };
+	EXPECT_EQ(cac_frame_peak_bps(&g), 140008000);
+	EXPECT_EQ(cac_add_frame(&c, 0, 1, 2, 6, &g, &v), CAC_EPEAK);
+	g.bytes = 17500;
+	ASSERT_EQ(cac_add_frame(&c, 0, 1, 2, 6, &g, &v), CAC_OK);
+	EXPECT_EQ(v.rate_bps, 1400000);
+	/* class 5 of host 0 is a 20-ms frame class: no rate, no other latency */
+	EXPECT_EQ(cac_add(&c, 0, 0, 1, 5, MBIT, &v), CAC_ECLASS);
+	g = f;
+	g.latency_ns = 10000000;
+	g.bytes = 1000;
+	EXPECT_EQ(cac_add_frame(&c, 0, 0, 1, 5, &g, &v), CAC_ECLASS);
+	/* another host's class 5, or host 0's class 7, are free */
+	ASSERT_EQ(cac_add_frame(&c, 0, 0, 1, 7, &g, &v), CAC_OK);
+	ASSERT_EQ(cac_add(&c, 0, 3, 1, 5, MBIT, &v), CAC_OK);
+	/* and a rate class takes no frames */
+	EXPECT_EQ(cac_add_frame(&c, 0, 3, 0, 5, &g, &v), CAC_ECLASS);
+	/* terms: a period shorter than the latency, out of edf's range, 0 */
+	g = (struct cac_frame){ 2000000, 1999999, 1000 };
+	EXPECT_EQ(cac_add_frame(&c, 0, 2, 3, 1, &g, &v), CAC_EINVAL);
+	g = (struct cac_frame){ 999, 1000000, 1 };
+	EXPECT_EQ(cac_add_frame(&c, 0, 2, 3, 1, &g, &v), CAC_EINVAL);
+	g = (struct cac_frame){ CAC_FRAME_MAX_NS + 1, CAC_PERIOD_MAX_NS, 1 };
+	EXPECT_EQ(cac_add_frame(&c, 0, 2, 3, 1, &g, &v), CAC_EINVAL);
+	g = (struct cac_frame){ 1000000, CAC_PERIOD_MAX_NS + 1, 1 };
+	EXPECT_EQ(cac_add_frame(&c, 0, 2, 3, 1, &g, &v), CAC_EINVAL);
+	g = (struct cac_frame){ 1000000, 1000000, 0 };
+	EXPECT_EQ(cac_add_frame(&c, 0, 2, 3, 1, &g, &v), CAC_EINVAL);
+	g = (struct cac_frame){ CAC_FRAME_MAX_NS, CAC_PERIOD_MAX_NS, CAC_FRAME_MAX_BYTES + 1 };
+	EXPECT_EQ(cac_add_frame(&c, 0, 2, 3, 1, &g, &v), CAC_EINVAL);
+	/* the largest terms do not overflow: 2^33 bits in 10 s, in an hour */
+	g.bytes = CAC_FRAME_MAX_BYTES;
+	EXPECT_EQ(cac_frame_peak_bps(&g), 858993460);
+	EXPECT_EQ(cac_frame_mean_bps(&g), 2386093);
+	/* a stated route; removal gives the mean back */
+	EXPECT_EQ(cac_add_frame_on(&c, 40, 2, 0, 1, &f, 2, &v), CAC_EINVAL);
+	ASSERT_EQ(cac_add_frame_on(&c, 40, 2, 0, 1, &f, 1, &v), CAC_OK);
+	EXPECT_EQ(c.load_bps[ft_host_link(2)], 50 * MBIT);
+	ASSERT_EQ(cac_remove(&c, 40), CAC_OK);
+	EXPECT_EQ(c.load_bps[ft_host_link(2)], 0);
+	ASSERT_EQ(cac_remove(&c, 1), CAC_OK);
+	ASSERT_EQ(cac_remove(&c, 2), CAC_OK);
+	/* what stays on host 0's link: class 7's 1000 bytes every 40 ms */
+	EXPECT_EQ(c.load_bps[ft_host_link(0)], 200000);
+	cac_free(&c);
+}
+
 /* Loads from the reservations alone, recomputed from scratch. */
 static void loads_from_scratch(const struct cac *c, uint64_t *load)
 {
@@ -195,8 +268,8 @@ static long long route_max(const struct cac *c, unsigned int a, unsigned int b,
 }
 
 /*
- * Thousands of reservations come and go on a 4-ary 3-tree (64 hosts, 16
- * routes between the farthest): the loads always equal what the
+ * Thousands of reservations, a quarter of them frame streams, come and
+ * go on a 4-ary 3-tree (64 hosts, 16 routes between the farthest): the loads always equal what the
  * reservations add up to, no link ever passes the cap, a refusal means
  * no route had room, and an admission took a route whose most loaded
  * link is the least of all routes'.
@@ -204,7 +277,7 @@ static long long route_max(const struct cac *c, unsigned int a, unsigned int b,
 UNIT_TEST(random_reservations_keep_loads_exact_and_choices_least_loaded)
 {
 	static uint64_t load[64 + 48 * 8];
-	unsigned int ids[4096], nids = 0, op, i, admitted = 0, refused = 0;
+	unsigned int ids[4096], nids = 0, op, i, admitted = 0, refused = 0, peaks = 0;
 	struct { uint64_t s; } r = { 88172645463325252ULL };
 	struct cac c;
 
@@ -220,6 +293,10 @@ UNIT_TEST(random_reservations_keep_loads_exact_and_choices_least_loaded)
 			unsigned int a = (unsigned int)(r.s >> 8) % 64;
 			unsigned int b = (unsigned int)(r.s >> 16) % 64;
 			uint64_t rate = ((r.s >> 24) % 200 + 1) * MBIT;
+			/* every fourth a frame stream, class 2: 10 ms, 10..100 ms */
+			struct cac_frame f = { 10000000, 10000000 * ((r.s >> 52) % 10 + 1),
+					       (r.s >> 32) % 900000 + 1 };
+			bool frame = (r.s >> 60) % 4 == 0;
 			long long best = -1, m;
 			unsigned int cnt, ch;
 			struct cac_resv v;
@@ -227,14 +304,20 @@ UNIT_TEST(random_reservations_keep_loads_exact_and_choices_least_loaded)
 
 			if (a == b)
 				continue;
+			if (frame)
+				rate = cac_frame_mean_bps(&f);
 			cnt = ft_route_count(&c.t, a, b);
 			for (ch = 0; ch < cnt; ch++) {
 				m = route_max(&c, a, b, ch, rate);
 				if (m >= 0 && (best < 0 || m < best))
 					best = m;
 			}
-			err = cac_add(&c, 0, a, b, 1, rate, &v);
-			if (best < 0) {
+			err = frame ? cac_add_frame(&c, 0, a, b, 2, &f, &v) :
+				      cac_add(&c, 0, a, b, 1, rate, &v);
+			if (frame && cac_frame_peak_bps(&f) > cac_cap_bps(&c)) {
+				EXPECT_EQ(err, CAC_EPEAK);
+				peaks++;
+			} else if (best < 0) {
 				EXPECT_EQ(err, CAC_EFULL);
 				refused++;
 			} else {
@@ -257,7 +340,9 @@ UNIT_TEST(random_reservations_keep_loads_exact_and_choices_least_loaded)
 	/* both outcomes happened often enough to mean something */
 	EXPECT_TRUE(admitted > 2000);
 	EXPECT_TRUE(refused > 500);
-	printf("# %u admitted, %u refused\n", admitted, refused);
+	EXPECT_TRUE(peaks > 50);
+	printf("# %u admitted, %u refused, %u frames past the cap within their latency\n",
+	       admitted, refused, peaks);
 	while (nids)
 		ASSERT_EQ(cac_remove(&c, ids[--nids]), CAC_OK);
 	for (i = 0; i < ft_links(&c.t); i++)

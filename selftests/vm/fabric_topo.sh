@@ -166,10 +166,10 @@ check_err $? "tc -b $(cat "$TMP_DIR/classes")"
 ns_exec h0 tc -b "$TMP_DIR/classes"
 check_err $? "the classes applied a second time"
 class_packets() {
-	ns_exec h0 tc -s class show dev eth0 classid 1:1 |
+	ns_exec h0 tc -s class show dev eth0 classid "$1" |
 		sed -n 's/.*Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p' | head -n1
 }
-c0=$(class_packets)
+c0=$(class_packets 1:1)
 [ -n "$c0" ] || check_err 1 "no class 1:1 at h0: $(ns_exec h0 tc class show dev eth0)"
 [[ "$(ns_exec h0 tc class show dev eth0)" == *"1:1"*"rate 10Mbit"* ]]
 check_err $? "h0's class 1:1: $(ns_exec h0 tc class show dev eth0)"
@@ -177,8 +177,23 @@ ns_exec h0 ping -c $PINGS -i 0.2 -W 5 "$(addr 3)" > /dev/null
 check_err $? "h0 could not ping h3 through its class"
 ns_exec h0 ping -c $PINGS -i 0.2 -W 5 "$(addr 1)" > /dev/null
 check_err $? "h0 could not ping h1"
-check_eq "h0's class 1:1: the pings to h3, not those to h1" $PINGS $(( $(class_packets) - c0 ))
+check_eq "h0's class 1:1: the pings to h3, not those to h1" $PINGS $(( $(class_packets 1:1) - c0 ))
 log_test "fabric-cac's classes for h0: its traffic to h3 in the reservation's class"
+
+# a frame reservation: an edf frame class, h0's traffic to h2 in it
+fabric-cac --state "$TMP_DIR/cac" add 0 2 frame 20ms size 64k every 40ms class 2 > /dev/null ||
+	fatal "fabric-cac add frame"
+fabric-cac --state "$TMP_DIR/cac" classes 0 > "$TMP_DIR/classes"
+ns_exec h0 tc -b "$TMP_DIR/classes"
+check_err $? "tc -b $(cat "$TMP_DIR/classes")"
+[[ "$(ns_exec h0 tc class show dev eth0 classid 1:2)" == *"mode frame latency 20ms"*"perflow on"* ]]
+check_err $? "h0's class 1:2: $(ns_exec h0 tc class show dev eth0 classid 1:2)"
+c1=$(class_packets 1:1) c2=$(class_packets 1:2)
+ns_exec h0 ping -c $PINGS -i 0.2 -W 5 "$(addr 2)" > /dev/null
+check_err $? "h0 could not ping h2 through its frame class"
+check_eq "h0's class 1:2: the pings to h2" $PINGS $(( $(class_packets 1:2) - c2 ))
+check_eq "h0's class 1:1: none of them" 0 $(( $(class_packets 1:1) - c1 ))
+log_test "fabric-cac's frame reservation for h0: an edf frame class carrying its traffic to h2"
 
 "${TOPO[@]}" destroy
 check_err $? "destroy failed"

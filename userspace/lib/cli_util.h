@@ -98,6 +98,51 @@ static inline bool parse_rate_bps(const char *s, uint64_t *bps)
 	return false;
 }
 
+/*
+ * A time in ns: digits and a unit, ns, us, ms or s (20ms, 1500us), @min ..
+ * @max.  No bare numbers: tc reads those as us, our tools as ns.
+ */
+static inline bool parse_time_ns(const char *s, uint64_t min, uint64_t max,
+				 uint64_t *ns)
+{
+	static const struct { const char *sfx; uint64_t mul; } u[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+	};
+	size_t n = strspn(s, "0123456789");
+	unsigned int i;
+	char num[32];
+	uint64_t v;
+
+	if (!n || n >= sizeof(num))
+		return false;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (strcmp(s + n, u[i].sfx))
+			continue;
+		if (!parse_u64(num, 10, UINT64_MAX / u[i].mul, &v) ||
+		    v * u[i].mul < min || v * u[i].mul > max)
+			return false;
+		*ns = v * u[i].mul;
+		return true;
+	}
+	return false;
+}
+
+/* @ns in the largest of s, ms, us, ns that says it exactly ("20ms"). */
+static inline const char *fmt_time_ns(uint64_t ns, char *buf, size_t len)
+{
+	static const struct { const char *sfx; uint64_t div; } u[] = {
+		{ "s", 1000000000 }, { "ms", 1000000 }, { "us", 1000 }, { "ns", 1 },
+	};
+	unsigned int i = 0;
+
+	while (ns && ns % u[i].div)
+		i++;
+	snprintf(buf, len, "%llu%s", (unsigned long long)(ns / u[i].div), u[i].sfx);
+	return buf;
+}
+
 /* A size in bytes: digits and an optional k or m (1024s), @min .. @max. */
 static inline bool parse_size_bytes(const char *s, uint64_t min, uint64_t max,
 				    uint64_t *bytes)

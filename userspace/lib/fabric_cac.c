@@ -70,19 +70,67 @@ static struct cac_resv *find(struct cac *c, unsigned int id)
 	return NULL;
 }
 
+/* bits in @bytes over @ns, rounded up; bytes <= 2^30: no overflow */
+static uint64_t bits_per_s(uint64_t bytes, uint64_t ns)
+{
+	return (bytes * 8 * 1000000000ULL + ns - 1) / ns;
+}
+
+uint64_t cac_frame_mean_bps(const struct cac_frame *f)
+{
+	return bits_per_s(f->bytes, f->period_ns);
+}
+
+uint64_t cac_frame_peak_bps(const struct cac_frame *f)
+{
+	return bits_per_s(f->bytes, f->latency_ns);
+}
+
+/*
+ * Host @src's class @cls holds one kind of reservation: rate ones, or
+ * frames of one latency (@f NULL: a rate reservation is to join it).
+ */
+static bool class_agrees(const struct cac *c, unsigned int src,
+			 unsigned int cls, const struct cac_frame *f)
+{
+	uint64_t want = f ? f->latency_ns : 0;
+	unsigned int i;
+
+	for (i = 0; i < c->nresv; i++)
+		if (c->resv[i].src == src && c->resv[i].cls == cls &&
+		    c->resv[i].frame.latency_ns != want)
+			return false;
+	return true;
+}
+
 static int check_args(struct cac *c, unsigned int id, unsigned int src,
-		      unsigned int dst, uint64_t rate_bps)
+		      unsigned int dst, unsigned int cls, uint64_t rate_bps,
+		      const struct cac_frame *f)
 {
 	if (src >= c->t.hosts || dst >= c->t.hosts || src == dst || !rate_bps)
 		return CAC_EINVAL;
 	if (id && find(c, id))
 		return CAC_EINVAL;
+	if (f && cac_frame_peak_bps(f) > cac_cap_bps(c))
+		return CAC_EPEAK;
+	if (!class_agrees(c, src, cls, f))
+		return CAC_ECLASS;
 	return CAC_OK;
+}
+
+static bool frame_valid(const struct cac_frame *f)
+{
+	return f->latency_ns >= CAC_FRAME_MIN_NS &&
+	       f->latency_ns <= CAC_FRAME_MAX_NS &&
+	       f->period_ns >= f->latency_ns &&
+	       f->period_ns <= CAC_PERIOD_MAX_NS &&
+	       f->bytes && f->bytes <= CAC_FRAME_MAX_BYTES;
 }
 
 static int commit(struct cac *c, unsigned int id, unsigned int src,
 		  unsigned int dst, unsigned int cls, uint64_t rate_bps,
-		  unsigned int choice, struct cac_resv *out)
+		  const struct cac_frame *f, unsigned int choice,
+		  struct cac_resv *out)
 {
 	struct cac_resv *v;
 
@@ -103,6 +151,10 @@ static int commit(struct cac *c, unsigned int id, unsigned int src,
 	v->dst = dst;
 	v->cls = cls;
 	v->rate_bps = rate_bps;
+	if (f)
+		v->frame = *f;
+	else
+		memset(&v->frame, 0, sizeof(v->frame));
 	v->choice = choice;
 	charge(c, v, 1);
 	if (out)
@@ -139,13 +191,15 @@ static bool route_fits(const struct cac *c, unsigned int src, unsigned int dst,
 	return fits;
 }
 
-int cac_add(struct cac *c, unsigned int id, unsigned int src, unsigned int dst,
-	    unsigned int cls, uint64_t rate_bps, struct cac_resv *out)
+/* The least loaded route that fits (the header's order), or CAC_EFULL. */
+static int add_least_loaded(struct cac *c, unsigned int id, unsigned int src,
+			    unsigned int dst, unsigned int cls, uint64_t rate_bps,
+			    const struct cac_frame *f, struct cac_resv *out)
 {
 	uint64_t best_max = 0, best_sum = 0, max, sum;
 	unsigned int choice, count, best = 0;
 	bool found = false;
-	int err = check_args(c, id, src, dst, rate_bps);
+	int err = check_args(c, id, src, dst, cls, rate_bps, f);
 
 	if (err)
 		return err;
@@ -163,15 +217,16 @@ int cac_add(struct cac *c, unsigned int id, unsigned int src, unsigned int dst,
 	}
 	if (!found)
 		return CAC_EFULL;
-	return commit(c, id, src, dst, cls, rate_bps, best, out);
+	return commit(c, id, src, dst, cls, rate_bps, f, best, out);
 }
 
-int cac_add_on(struct cac *c, unsigned int id, unsigned int src,
-	       unsigned int dst, unsigned int cls, uint64_t rate_bps,
-	       unsigned int choice, struct cac_resv *out)
+static int add_on(struct cac *c, unsigned int id, unsigned int src,
+		  unsigned int dst, unsigned int cls, uint64_t rate_bps,
+		  const struct cac_frame *f, unsigned int choice,
+		  struct cac_resv *out)
 {
 	uint64_t max, sum;
-	int err = check_args(c, id, src, dst, rate_bps);
+	int err = check_args(c, id, src, dst, cls, rate_bps, f);
 
 	if (err)
 		return err;
@@ -179,7 +234,38 @@ int cac_add_on(struct cac *c, unsigned int id, unsigned int src,
 		return CAC_EINVAL;
 	if (!route_fits(c, src, dst, choice, rate_bps, &max, &sum))
 		return CAC_EFULL;
-	return commit(c, id, src, dst, cls, rate_bps, choice, out);
+	return commit(c, id, src, dst, cls, rate_bps, f, choice, out);
+}
+
+int cac_add(struct cac *c, unsigned int id, unsigned int src, unsigned int dst,
+	    unsigned int cls, uint64_t rate_bps, struct cac_resv *out)
+{
+	return add_least_loaded(c, id, src, dst, cls, rate_bps, NULL, out);
+}
+
+int cac_add_on(struct cac *c, unsigned int id, unsigned int src,
+	       unsigned int dst, unsigned int cls, uint64_t rate_bps,
+	       unsigned int choice, struct cac_resv *out)
+{
+	return add_on(c, id, src, dst, cls, rate_bps, NULL, choice, out);
+}
+
+int cac_add_frame(struct cac *c, unsigned int id, unsigned int src,
+		  unsigned int dst, unsigned int cls, const struct cac_frame *f,
+		  struct cac_resv *out)
+{
+	if (!frame_valid(f))
+		return CAC_EINVAL;
+	return add_least_loaded(c, id, src, dst, cls, cac_frame_mean_bps(f), f, out);
+}
+
+int cac_add_frame_on(struct cac *c, unsigned int id, unsigned int src,
+		     unsigned int dst, unsigned int cls, const struct cac_frame *f,
+		     unsigned int choice, struct cac_resv *out)
+{
+	if (!frame_valid(f))
+		return CAC_EINVAL;
+	return add_on(c, id, src, dst, cls, cac_frame_mean_bps(f), f, choice, out);
 }
 
 int cac_remove(struct cac *c, unsigned int id)

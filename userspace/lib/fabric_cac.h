@@ -19,11 +19,33 @@
 
 #include "fabric_tree.h"
 
+/*
+ * A frame reservation: a frame of up to @bytes every @period_ns, each to
+ * be through within @latency_ns (the sender's edf "frame LATENCY"
+ * class).  Its links are charged the mean rate, bytes / period, as the
+ * paper charges its multimedia connections; the rate while a frame is
+ * sent, bytes / latency, must fit under the cap on its own, or no frame
+ * could ever make its latency.  A period shorter than the latency is
+ * refused: edf's frame deadlines follow on from the previous frame's, so
+ * the frames would fall further behind with every one.
+ */
+struct cac_frame {
+	uint64_t	latency_ns;	/* CAC_FRAME_MIN_NS .. CAC_FRAME_MAX_NS */
+	uint64_t	period_ns;	/* latency_ns .. CAC_PERIOD_MAX_NS */
+	uint64_t	bytes;		/* 1 .. CAC_FRAME_MAX_BYTES */
+};
+
+#define CAC_FRAME_MIN_NS	1000ULL			/* edf's range */
+#define CAC_FRAME_MAX_NS	10000000000ULL
+#define CAC_PERIOD_MAX_NS	3600000000000ULL	/* an hour */
+#define CAC_FRAME_MAX_BYTES	(1ULL << 30)
+
 struct cac_resv {
 	unsigned int	id;		/* 1 .. ; 0: a free slot */
 	unsigned int	src, dst;
 	unsigned int	cls;		/* the host's edf class, for its config */
-	uint64_t	rate_bps;
+	uint64_t	rate_bps;	/* charged: the rate, or a frame's mean */
+	struct cac_frame frame;		/* latency_ns 0: a rate reservation */
 	unsigned int	choice;		/* which route (ft_route()) */
 };
 
@@ -43,6 +65,8 @@ enum cac_err {
 	CAC_EFULL = -2,		/* every route would pass the cap somewhere */
 	CAC_ENOMEM = -3,
 	CAC_ENOENT = -4,	/* no reservation of that id */
+	CAC_EPEAK = -5,		/* a frame's rate over its latency passes the cap */
+	CAC_ECLASS = -6,	/* the host's class is of another kind or latency */
 };
 
 int cac_init(struct cac *c, unsigned int k, unsigned int n, uint64_t link_bps,
@@ -61,6 +85,24 @@ int cac_add(struct cac *c, unsigned int id, unsigned int src, unsigned int dst,
 int cac_add_on(struct cac *c, unsigned int id, unsigned int src,
 	       unsigned int dst, unsigned int cls, uint64_t rate_bps,
 	       unsigned int choice, struct cac_resv *out);
+
+/*
+ * cac_add() and cac_add_on() for a frame reservation (struct cac_frame):
+ * CAC_EINVAL for terms out of range, CAC_EPEAK, and CAC_ECLASS when
+ * @src's class @cls already holds rate reservations or frames of another
+ * latency (the class has one mode and one latency; rate reservations in
+ * a frame class are refused the same way).
+ */
+int cac_add_frame(struct cac *c, unsigned int id, unsigned int src,
+		  unsigned int dst, unsigned int cls, const struct cac_frame *f,
+		  struct cac_resv *out);
+int cac_add_frame_on(struct cac *c, unsigned int id, unsigned int src,
+		     unsigned int dst, unsigned int cls, const struct cac_frame *f,
+		     unsigned int choice, struct cac_resv *out);
+
+/* A frame's mean rate (bytes / period) and its rate within its latency. */
+uint64_t cac_frame_mean_bps(const struct cac_frame *f);
+uint64_t cac_frame_peak_bps(const struct cac_frame *f);
 
 int cac_remove(struct cac *c, unsigned int id);
 
