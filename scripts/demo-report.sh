@@ -76,6 +76,24 @@ switch_summary() {
 	echo "$drops / ${stalls:-0}"
 }
 
+# hops_rows: per fabric scenario (with hops.txt, selftests/demo/fabric.sh)
+# the switches a datagram crossed, by its route and as the switches
+# counted; a single-switch scenario crosses one switch and has none
+hops_rows() {
+	local n f
+
+	for n in "${scen[@]}"; do
+		f=$DIR/$n/hops.txt
+		[ -s "$f" ] || continue
+		awk -v arch="$(title_of "$n") ($n)" '
+			/^switches per datagram, from the routes:/ { r = $7; m = $10; sub(/\)$/, "", m) }
+			/^switches per datagram, measured:/ { x = $5 }
+			/^datagrams received:/ { n = $3 }
+			END { printf "| %s | %s | %s | %s | %s |\n", arch, r == "" ? "-" : r,
+				     m == "" ? "-" : m, x == "" ? "-" : x, n == "" ? "-" : n }' "$f"
+	done
+}
+
 # table KIND: markdown rows, one per scenario, from each results.csv
 table() {
 	local kind=$1 n
@@ -156,6 +174,19 @@ sweep_table() {
 			echo
 			table "$k"
 		done
+	fi
+	if [ -n "$(hops_rows)" ]; then
+		echo
+		echo "## Hops"
+		echo
+		echo "Switches crossed per datagram received in the multistage scenarios: by"
+		echo "the routes the datagrams took (the mean, and the longest), and as the"
+		echo "switches counted the frames their ports sent (control frames and end"
+		echo "marks included).  A single switch is one hop for every datagram."
+		echo
+		echo "| architecture | switches, routes | longest | switches, measured | datagrams |"
+		echo "| --- | --- | --- | --- | --- |"
+		hops_rows
 	fi
 	if [ ${#sweep_archs[@]} -gt 0 ]; then
 		echo
