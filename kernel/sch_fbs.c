@@ -226,6 +226,41 @@ static struct fbs_class *fbs_classify(struct sk_buff *skb, struct Qdisc *sch, in
 	return &q->classes[TC_H_MIN(prio) - 1];
 }
 
+/*
+ * A message of the bootstrap ring: it runs before the schedule means
+ * anything, so its messages do not wait for slots (Documentation/fbs.rst).
+ * Each goes as a fabric control frame: the fabric header (regulated VC,
+ * a whole message, a slot to its deadline, the host's route to the
+ * destination) around it, so
+ * that switches forward it by route as they do the data, and a vcsw
+ * port with credits takes it on its VC.  The header goes on here, where
+ * a frame that cannot take it is refused before it takes credits.
+ */
+static int fbs_boot_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			    struct sk_buff **to_free)
+{
+	struct fbs_sched *q = qdisc_priv(sch);
+	struct fhc_fields f = {
+		.vc = FABRIC_VC_REGULATED,
+		.head = true,
+		.tail = true,
+		/* due within a slot: not late on arrival, not ahead of data */
+		.ttd_ns = fhc_clamp_ttd(q->ex.slot_ns),
+	};
+
+	BUILD_BUG_ON(TC_FBS_BOOT_ETHERTYPE != FABRIC_INNER_FBS_BOOT);
+	/* shorter than a message: the receiver would refuse it anyway */
+	if (q->boot.qlen >= FBS_BOOT_LIMIT ||
+	    skb->len < ETH_HLEN + FABRIC_FBS_BOOT_LEN ||
+	    skb->len + FABRIC_HDR_LEN > q->frame ||
+	    fabric_hdr_push(skb, &f))
+		return qdisc_drop(skb, sch, to_free);
+	__qdisc_enqueue_tail(skb, &q->boot);
+	qdisc_qstats_backlog_inc(sch, skb);
+	sch->q.qlen++;
+	return NET_XMIT_SUCCESS;
+}
+
 static int fbs_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 			   struct sk_buff **to_free)
 {
@@ -234,18 +269,8 @@ static int fbs_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	struct fbs_class *cl;
 	int err;
 
-	/*
-	 * The bootstrap ring runs before the schedule means anything, and
-	 * its messages must not wait for slots (Documentation/fbs.rst)
-	 */
-	if (unlikely(skb->protocol == htons(TC_FBS_BOOT_ETHERTYPE))) {
-		if (q->boot.qlen >= FBS_BOOT_LIMIT)
-			return qdisc_drop(skb, sch, to_free);
-		__qdisc_enqueue_tail(skb, &q->boot);
-		qdisc_qstats_backlog_inc(sch, skb);
-		sch->q.qlen++;
-		return NET_XMIT_SUCCESS;
-	}
+	if (unlikely(skb->protocol == htons(TC_FBS_BOOT_ETHERTYPE)))
+		return fbs_boot_enqueue(skb, sch, to_free);
 	cl = fbs_classify(skb, sch, &err);
 	if (unlikely(!cl)) {
 		if (err & __NET_XMIT_BYPASS)
@@ -469,7 +494,7 @@ static struct sk_buff *fbs_dequeue(struct Qdisc *sch)
 
 	if (unlikely(q->boot.head)) {
 		skb = q->boot.head;
-		if (q->link && !fabric_link_take(q->link, fabric_link_skb_vc(skb), skb->len))
+		if (q->link && !fabric_link_take(q->link, FABRIC_VC_REGULATED, skb->len))
 			return NULL;
 		skb = __qdisc_dequeue_head(&q->boot);
 		q->boot_frames++;

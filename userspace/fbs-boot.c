@@ -33,7 +33,9 @@
  * until acknowledged: hosts start the tool at different times, and a
  * message to a host that is not listening yet is lost.  The fbs qdisc
  * sends them at once, outside its schedule, as the paper's NIs run the
- * bootstrap before the schedule; the ring's logic is
+ * bootstrap before the schedule, in a fabric header (a fabric control
+ * frame the switches forward by route), which the receiving host's
+ * fabric_hdr takes off again; the ring's logic is
  * userspace/lib/fbs_ring.c.
  */
 #include <arpa/inet.h>
@@ -57,6 +59,7 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
+#include <linux/fabric_hdr.h>
 #include <linux/pkt_sched_fbs.h>
 
 #include "cli_util.h"
@@ -73,6 +76,11 @@ struct boot_msg {
 	uint32_t type;		/* enum fbs_ring_type */
 	uint32_t round;
 } __attribute__((packed));
+
+/* what a fabric header may carry as a bootstrap message (fabric_hdr.h) */
+_Static_assert(sizeof(struct boot_msg) == FABRIC_FBS_BOOT_LEN &&
+	       TC_FBS_BOOT_ETHERTYPE == FABRIC_INNER_FBS_BOOT,
+	       "fbs-boot's message is the fabric's FBS bootstrap message");
 
 static void usage(FILE *f)
 {
@@ -92,10 +100,10 @@ static void usage(FILE *f)
 "  --no-restart  only the ring (and the signal): the qdisc is left alone\n"
 "The qdisc's schedule pauses for the ring (a failed ring resumes it).\n"
 "Messages are Ethernet frames of type 0x%04x, which the fbs qdisc sends at\n"
-"once, outside its schedule.  Prints \"synchronised after N rounds\", the\n"
-"time the last round took, and with a start signal how long before the\n"
-"restart it came.  Exit status: 0 done, 1 timeout or a netlink error,\n"
-"2 usage.\n", TC_FBS_BOOT_ETHERTYPE);
+"once, outside its schedule, in a fabric header.  Prints \"synchronised\n"
+"after N rounds\", the time the last round took, and with a start signal\n"
+"how long before the restart it came.  Exit status: 0 done, 1 timeout or\n"
+"a netlink error, 2 usage.\n", TC_FBS_BOOT_ETHERTYPE);
 }
 
 static uint64_t clock_ns(clockid_t id)

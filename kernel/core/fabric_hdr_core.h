@@ -16,6 +16,7 @@
 #define FHC_ETH_P_IP	0x0800
 #define FHC_ETH_P_ARP	0x0806
 #define FHC_ETH_P_IPV6	0x86DD
+#define FHC_ETH_P_FBS_BOOT FABRIC_INNER_FBS_BOOT	/* host-to-host control */
 
 /* The header's fields in host byte order. */
 struct fhc_fields {
@@ -206,6 +207,8 @@ static inline fq_u32 fhc_inner_probe_len(fq_u16 inner_proto)
 		return 40;
 	case FHC_ETH_P_ARP:
 		return 8;
+	case FHC_ETH_P_FBS_BOOT:
+		return FABRIC_FBS_BOOT_LEN;
 	default:
 		return 0;
 	}
@@ -240,6 +243,9 @@ static inline bool fhc_inner_is_whole(fq_u16 inner_proto, const fq_u8 *inner,
 	case FHC_ETH_P_ARP:
 		/* fixed part plus two hardware and two protocol addresses */
 		need = 8 + 2 * (fq_u32)inner[4] + 2 * (fq_u32)inner[5];
+		break;
+	case FHC_ETH_P_FBS_BOOT:
+		need = FABRIC_FBS_BOOT_LEN;
 		break;
 	default:
 		return false;

@@ -172,6 +172,14 @@ UNIT_TEST(ipv6_and_arp_lengths)
 	in[5] = 4;			/* IPv4 addresses */
 	EXPECT_EQ(fhc_validate(buf, FABRIC_HDR_LEN + 28, FABRIC_HDR_LEN + 28), FHC_OK);
 	EXPECT_EQ(fhc_validate(buf, FABRIC_HDR_LEN + 27, FABRIC_HDR_LEN + 27), FHC_TRUNCATED);
+
+	/* an FBS bootstrap message: its 12 bytes at least, whatever they say */
+	f.inner_proto = FABRIC_INNER_FBS_BOOT;
+	fhc_encode(buf, &f);
+	EXPECT_EQ(fhc_validate(buf, FABRIC_HDR_LEN + 12, FABRIC_HDR_LEN + 12), FHC_OK);
+	EXPECT_EQ(fhc_validate(buf, FABRIC_HDR_LEN + 64, FABRIC_HDR_LEN + 46), FHC_OK);
+	EXPECT_EQ(fhc_validate(buf, FABRIC_HDR_LEN + 11, FABRIC_HDR_LEN + 11), FHC_TRUNCATED);
+	EXPECT_EQ(fhc_validate(buf, FABRIC_HDR_LEN + 11, FABRIC_HDR_LEN + 46), FHC_TRUNCATED);
 }
 
 UNIT_TEST(lateness_buckets)

@@ -3,8 +3,9 @@
  * Random and mutated frames for the fabric receive paths: mostly fabric
  * frames whose fields sit at and beyond every boundary (every VC, TTDs of
  * -2^31, -1, 0, 1, 2^31 - 1, random routes and flags), carrying IPv4,
- * IPv6, ARP or some other inner type, then cut short, padded past the
- * MTU or bit-flipped; some frames of other EtherTypes among them.  What
+ * IPv6, ARP, an FBS bootstrap message or some other inner type, then cut
+ * short, padded past the MTU or bit-flipped; some frames of other
+ * EtherTypes among them.  What
  * each frame is, the receiver decides with fhc_validate(), and so do we.
  */
 #include <string.h>
@@ -164,6 +165,7 @@ size_t ff_build(struct ff_rng *r, const struct ff_params *p, uint8_t *buf,
 {
 	static const uint16_t carried[] = {
 		FHC_ETH_P_IP, FHC_ETH_P_IP, FHC_ETH_P_IPV6, FHC_ETH_P_ARP,
+		FHC_ETH_P_FBS_BOOT,
 	};
 	struct fhc_fields h;
 	uint16_t ethertype;
@@ -191,7 +193,7 @@ size_t ff_build(struct ff_rng *r, const struct ff_params *p, uint8_t *buf,
 	h.head = chance(r, 50);
 	h.tail = chance(r, 50);
 	h.sl = (uint8_t)ff_next(r);
-	h.inner_proto = chance(r, 85) ? carried[below(r, 4)] : (uint16_t)ff_next(r);
+	h.inner_proto = chance(r, 85) ? carried[below(r, 5)] : (uint16_t)ff_next(r);
 	h.ttd_ns = pick_ttd(r);
 	h.flow_id = (uint32_t)ff_next(r);
 	h.seq = (uint32_t)ff_next(r);

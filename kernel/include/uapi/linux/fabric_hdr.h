@@ -58,6 +58,17 @@
 #define FABRIC_CTRL_F_QUIET	0x2	/* nothing sent on the VC lately */
 
 /*
+ * Host-to-host control: a fabric frame whose inner EtherType is
+ * FABRIC_INNER_FBS_BOOT carries a message of the FBS bootstrap ring
+ * (Documentation/fbs.rst) from one host's fbs qdisc to another host,
+ * forwarded as data is (by its route, or by MAC), on the regulated VC.
+ * Its inner packet is at least FABRIC_FBS_BOOT_LEN bytes.  A receiving
+ * host passes it up without the header, to fbs-boot's packet socket.
+ */
+#define FABRIC_INNER_FBS_BOOT	0x88B6	/* IEEE 802 local experimental 2 */
+#define FABRIC_FBS_BOOT_LEN	12	/* magic, type, round */
+
+/*
  * FBS slot frames (Documentation/fbs.rst): a host's fbs qdisc with
  * "verify on" marks each frame with the slot it was scheduled in and its
  * sender, and the receiving host's fbs qdisc judges whether it arrived in
