@@ -25,7 +25,7 @@ static void vcsw_explain(FILE *f)
 		"Usage: ... vcsw [ arch { trad | simple | advanced | ideal } ] [ rate RATE ]\n"
 		"                [ buffer SIZE ] [ vc0_buffer SIZE ] [ vc1_buffer SIZE ]\n"
 		"                [ fdb_max ENTRIES ] [ ageing SECONDS ] [ group_fwd_mask MASK ]\n"
-		"                [ wormhole { on | off } ]\n"
+		"                [ wormhole { on | off } ] [ fabric_flood { on | off } ]\n"
 		"  arch        the EDF paper's switch architecture (advanced): buffers and\n"
 		"              crossbar; trad: FIFOs, round robin; simple: FIFOs, smallest\n"
 		"              head deadline; advanced: VC0 ordered + take-over; ideal: sorted\n"
@@ -41,6 +41,9 @@ static void vcsw_explain(FILE *f)
 		"  wormhole    a frame leaves its input only for an idle output, nothing\n"
 		"              queued and its link free: a busy output holds its senders\n"
 		"              back through their credits, the feedback FBS needs (off)\n"
+		"  fabric_flood  flood fabric frames that have no route and no known\n"
+		"              destination (on); off: drop them, as a fabric whose\n"
+		"              switches have several paths between them needs\n"
 		"Ports: ip link set DEV master SWITCH; see: ip link help vcsw_slave\n");
 }
 
@@ -82,13 +85,16 @@ static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
 				return -1;
 			}
 			addattr8(n, VCSW_MSG_MAX, IFLA_VCSW_ARCH, (__u8)i);
-		} else if (!strcmp(*argv, "wormhole")) {
+		} else if (!strcmp(*argv, "wormhole") || !strcmp(*argv, "fabric_flood")) {
+			const char *what = *argv;
+
 			if (argc < 2 || (strcmp(argv[1], "on") && strcmp(argv[1], "off"))) {
-				fprintf(stderr, "vcsw: Illegal \"wormhole\": on or off\n");
+				fprintf(stderr, "vcsw: Illegal \"%s\": on or off\n", what);
 				return -1;
 			}
 			argc--, argv++;
-			addattr8(n, VCSW_MSG_MAX, IFLA_VCSW_WORMHOLE, !strcmp(*argv, "on"));
+			addattr8(n, VCSW_MSG_MAX, !strcmp(what, "wormhole") ? IFLA_VCSW_WORMHOLE :
+				 IFLA_VCSW_FABRIC_FLOOD, !strcmp(*argv, "on"));
 		} else if (!strcmp(*argv, "rate")) {
 			if (argc < 2 || vcsw_parse_rate(&rate, argv[1])) {
 				fprintf(stderr, "vcsw: Illegal \"rate\"\n");
@@ -159,6 +165,10 @@ static void vcsw_print_opt(struct link_util *lu, FILE *f, struct rtattr *tb[])
 	mode = vcsw_rta_data(tb[IFLA_VCSW_WORMHOLE], sizeof(*mode));
 	if (mode)
 		print_color_on_off(PRINT_ANY, COLOR_NONE, "wormhole", "wormhole %s ", *mode);
+	mode = vcsw_rta_data(tb[IFLA_VCSW_FABRIC_FLOOD], sizeof(*mode));
+	if (mode)
+		print_color_on_off(PRINT_ANY, COLOR_NONE, "fabric_flood", "fabric_flood %s ",
+				   *mode);
 	rate = vcsw_rta_data(tb[IFLA_VCSW_RATE], sizeof(*rate));
 	if (rate)
 		vcsw_print_rate("rate", *rate);

@@ -306,6 +306,7 @@ static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 		vcsw_print_u64("ttd_clamped", ps.ttd_clamped);
 		vcsw_print_u64("rx_routed", ps.rx_routed);
 		vcsw_print_u64("drop_route", ps.drop_route);
+		vcsw_print_u64("drop_unrouted", ps.drop_unrouted);
 		close_json_object();
 	}
 	vcsw_slave_print_vc("vc0", tb[IFLA_VCSW_PORT_VC0_STATS]);

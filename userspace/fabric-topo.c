@@ -201,7 +201,13 @@ static void emit_switch(const struct topo *o, unsigned int sw)
 			port_dev(o, p, dev, sizeof(dev)));
 	fputc('\n', out);
 	ip_batch(ns);
-	fprintf(out, "link add sw0 type vcsw arch %s%s%s\n", o->arch, rate, buffer);
+	/*
+	 * and a fabric frame with neither route nor known destination (a
+	 * broadcast, a host's bad route table) is dropped, not flooded round
+	 * the fabric's loops
+	 */
+	fprintf(out, "link add sw0 type vcsw arch %s%s%s fabric_flood off\n", o->arch,
+		rate, buffer);
 	for (p = 0; p < nports; p++) {
 		port_dev_batch(o, p, dev, sizeof(dev));
 		/* in port order: the port's index is the number routes name */

@@ -15,7 +15,7 @@
 # namespace, no veth, no reference on vcsw or fabric_hdr.
 . ./lib.sh
 
-require_cmd ip tc ping fabric-topo fabric-route fabric-cac
+require_cmd ip tc ping fabric-topo fabric-route fabric-cac fabric-send
 require_module vcsw
 require_module fabric_hdr
 require_module sch_edf
@@ -39,7 +39,7 @@ sent() { vcsw_sent "$1" "p$2"; }
 switch_totals() {
 	local s p j n
 
-	SENT=0 FLOODED=0 DROP_ROUTE=0
+	SENT=0 FLOODED=0 DROP_ROUTE=0 DROP_UNROUTED=0
 	for s in $SWITCHES; do
 		links_json $s || return 1
 		for p in $(ports_of $s); do
@@ -47,8 +47,10 @@ switch_totals() {
 			json_obj_num n "$j" vc0 packets && SENT=$((SENT + n)) &&
 			json_obj_num n "$j" vc1 packets && SENT=$((SENT + n)) &&
 			json_obj_num n "$j" port flooded && FLOODED=$((FLOODED + n)) &&
-			json_obj_num n "$j" port drop_route && DROP_ROUTE=$((DROP_ROUTE + n)) ||
-				{ SENT= FLOODED= DROP_ROUTE=; return 1; }
+			json_obj_num n "$j" port drop_route && DROP_ROUTE=$((DROP_ROUTE + n)) &&
+			json_obj_num n "$j" port drop_unrouted &&
+				DROP_UNROUTED=$((DROP_UNROUTED + n)) ||
+				{ SENT= FLOODED= DROP_ROUTE= DROP_UNROUTED=; return 1; }
 		done
 	done
 }
@@ -144,6 +146,21 @@ check_eq "frames the switches sent: the routes' hops" "$HOPS" "$((SENT - before)
 check_eq "flooded" 0 "$FLOODED"
 check_eq "dropped for their route" 0 "$DROP_ROUTE"
 log_test "every host pings every other: $HOPS hops, as the default routes say"
+
+# a broadcast fabric frame without a route: the first switch drops it
+# (fabric_flood off), where flooding would carry it round the loops
+[[ "$(ns_exec s0.0.0 ip -d link show dev sw0)" == *"fabric_flood off"* ]]
+check_err $? "s0.0.0: $(ns_exec s0.0.0 ip -d link show dev sw0)"
+switch_totals || check_err 1 "the switches' counters unreadable"
+before=$SENT unrouted=$DROP_UNROUTED
+ns_exec h0 fabric-send -i eth0 --dst-mac ff:ff:ff:ff:ff:ff --src-ip "$(addr 0)" \
+	--dst-ip 10.59.255.255 --dport 9 --count $PINGS || check_err 1 "fabric-send"
+sleep 1
+switch_totals || check_err 1 "the switches' counters unreadable"
+check_eq "broadcasts dropped for no route" $PINGS "$((DROP_UNROUTED - unrouted))"
+check_eq "frames the switches sent" "$before" "$SENT"
+check_eq "flooded" 0 "$FLOODED"
+log_test "a broadcast fabric frame without a route: dropped at the first switch, not flooded"
 
 # a reservation's route replaces h0's default to h3 (over top s1.0.1)
 fabric-cac --state "$TMP_DIR/cac" --tree 2,2 --link 200mbit add 0 3 10mbit > /dev/null ||

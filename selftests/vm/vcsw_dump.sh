@@ -21,7 +21,8 @@ tmp_dir_create
 ns_create S
 ns_bg S ip -d monitor link > "$TMP_DIR/monitor"
 ns_run S ip link add sw0 type vcsw vc0 ideal rate 300mbit vc0_buffer 96k vc1_buffer 48k \
-	fdb_max 2000 ageing 77 group_fwd_mask 0x4008 || fatal "vcsw with every option"
+	fdb_max 2000 ageing 77 group_fwd_mask 0x4008 wormhole on fabric_flood off ||
+	fatal "vcsw with every option"
 ns_run S ip link set sw0 up
 for i in 1 2; do
 	ns_create H$i
@@ -57,6 +58,8 @@ for j in "$sw" "$all"; do
 	has "$j" fdb_count 1
 	has "$j" group_fwd_mask 16392
 	has "$j" arch '"ideal"'
+	has "$j" wormhole true
+	has "$j" fabric_flood false
 	for k in learned moved aged evicted learn_fail; do
 		has "$j" "$k" '[0-9]*'
 	done
@@ -71,7 +74,8 @@ for j in "$port" "$all"; do
 	has "$j" ttd_min -5000
 	has "$j" ttd_max 2000000
 	for k in rx_packets drop_malformed drop_link_local drop_disabled \
-		drop_oversize police_drop police_demote ttd_clamped; do
+		drop_oversize police_drop police_demote ttd_clamped rx_routed drop_route \
+		drop_unrouted; do
 		has "$j" "$k" '[0-9]*'
 	done
 	for k in packets takeovers order_errors deadline_misses; do
