@@ -327,8 +327,9 @@ static void fabric_hdr_csum_invalidate(struct sk_buff *skb)
  * @f: header fields; version and inner_proto are filled in here
  *
  * The inner EtherType is the frame's current one, which must be one a
- * receiver accepts (IPv4, IPv6, ARP).  GSO frames are refused: a header per
- * segment needs the caller to segment first.
+ * receiver accepts (IPv4, IPv6, ARP, an FBS bootstrap message).  GSO
+ * frames are refused: a header per segment needs the caller to segment
+ * first.
  *
  * Return: 0, -EINVAL (GSO or not an Ethernet frame), -EPROTONOSUPPORT
  * (inner type not carried) or -ENOMEM.

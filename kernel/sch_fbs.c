@@ -97,7 +97,7 @@ struct fbs_sched {
 	u64			reserved_frames, unreserved_frames;
 	u64			idle_slots, late_slots;
 	u64			oversize, no_slot, table_changes;
-	u64			tagged, untagged, restarts, boot_frames;
+	u64			tagged, untagged, restarts, boot_frames, boot_refused;
 };
 
 /* A validated configuration, built before anything is changed. */
@@ -249,12 +249,20 @@ static int fbs_boot_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	};
 
 	BUILD_BUG_ON(TC_FBS_BOOT_ETHERTYPE != FABRIC_INNER_FBS_BOOT);
-	/* shorter than a message: the receiver would refuse it anyway */
+	/*
+	 * Only a message goes outside the schedule, on the regulated VC: its
+	 * own EtherType in the frame (a raw packet socket may say one type and
+	 * send another), at least its 12 bytes (the receiver refuses less),
+	 * at most a minimum frame (it is 12 bytes and padding).
+	 */
 	if (q->boot.qlen >= FBS_BOOT_LIMIT ||
-	    skb->len < ETH_HLEN + FABRIC_FBS_BOOT_LEN ||
-	    skb->len + FABRIC_HDR_LEN > q->frame ||
-	    fabric_hdr_push(skb, &f))
+	    skb->len < ETH_HLEN + FABRIC_FBS_BOOT_LEN || skb->len > ETH_ZLEN ||
+	    !pskb_may_pull(skb, ETH_HLEN) ||
+	    ((struct ethhdr *)skb->data)->h_proto != htons(FABRIC_INNER_FBS_BOOT) ||
+	    fabric_hdr_push(skb, &f)) {
+		q->boot_refused++;
 		return qdisc_drop(skb, sch, to_free);
+	}
 	__qdisc_enqueue_tail(skb, &q->boot);
 	qdisc_qstats_backlog_inc(sch, skb);
 	sch->q.qlen++;
@@ -1057,6 +1065,7 @@ static int fbs_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.untagged = q->untagged;
 	st.restarts = q->restarts;
 	st.boot_frames = q->boot_frames;
+	st.boot_refused = q->boot_refused;
 	st.link_trip_ns = fbs_feedback_base(&q->fb);
 	st.slot_start_ns = q->ex.slot_start;
 	BUILD_BUG_ON(FBS_LAT_BUCKETS != TC_FBS_LAT_BUCKETS ||

@@ -266,7 +266,7 @@ struct vcsw {
 	u16			group_fwd_mask;
 	u8			arch;		/* VCSW_ARCH_*, also under @lock */
 	bool			wormhole;	/* every port's vcsw_xport.wormhole */
-	bool			fabric_flood;	/* flood unrouted fabric frames */
+	bool			flood;		/* flood what has no known way */
 	u32			wh_held;	/* ports whose link holds a charge */
 	u64			rate;
 	u32			buffer[VCSW_NUM_VCS];
@@ -1419,12 +1419,12 @@ static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
 	}
 
 	/*
-	 * A fabric frame (a timed one) with neither a route nor a known
-	 * destination, broadcasts included: in a fabric with more than one
-	 * path between switches (a folded butterfly), flooding would carry
-	 * it round its loops for ever; fabric_flood off drops it instead.
+	 * A frame with neither a route nor a known destination, broadcasts
+	 * included, fabric or not: in a fabric with more than one path
+	 * between switches (a folded butterfly), flooding would carry it
+	 * round its loops for ever; flood off drops it instead.
 	 */
-	if (timed && !READ_ONCE(sw->fabric_flood)) {
+	if (!READ_ONCE(sw->flood)) {
 		vcsw_count(in, VCSW_PS_DROP_UNROUTED);
 		kfree_skb(skb);
 		return;
@@ -2125,7 +2125,7 @@ static void vcsw_setup(struct net_device *dev)
 	sw->fdb_max = VCSW_DEFAULT_FDB_MAX;
 	sw->ageing = VCSW_DEFAULT_AGEING;
 	sw->group_fwd_mask = 0;
-	sw->fabric_flood = true;
+	sw->flood = true;
 }
 
 /* ---- netlink ------------------------------------------------------------------ */
@@ -2162,7 +2162,7 @@ static const struct nla_policy vcsw_policy[IFLA_VCSW_MAX + 1] = {
 	[IFLA_VCSW_GROUP_FWD_MASK] = { .type = NLA_U16 },
 	[IFLA_VCSW_ARCH]	= NLA_POLICY_MAX(NLA_U8, VCSW_ARCH_MAX),
 	[IFLA_VCSW_WORMHOLE]	= NLA_POLICY_MAX(NLA_U8, 1),
-	[IFLA_VCSW_FABRIC_FLOOD] = NLA_POLICY_MAX(NLA_U8, 1),
+	[IFLA_VCSW_FLOOD] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 static struct netlink_range_validation vcsw_unit_range = {
@@ -2310,8 +2310,8 @@ static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
 	if (data[IFLA_VCSW_GROUP_FWD_MASK])
 		WRITE_ONCE(sw->group_fwd_mask,
 			   nla_get_u16(data[IFLA_VCSW_GROUP_FWD_MASK]));
-	if (data[IFLA_VCSW_FABRIC_FLOOD])
-		WRITE_ONCE(sw->fabric_flood, nla_get_u8(data[IFLA_VCSW_FABRIC_FLOOD]));
+	if (data[IFLA_VCSW_FLOOD])
+		WRITE_ONCE(sw->flood, nla_get_u8(data[IFLA_VCSW_FLOOD]));
 	if (data[IFLA_VCSW_FDB_MAX])
 		vcsw_fdb_trim(sw);
 
@@ -2357,7 +2357,7 @@ static int vcsw_changelink(struct net_device *dev, struct nlattr *tb[],
 
 static size_t vcsw_get_size(const struct net_device *dev)
 {
-	return 4 * nla_total_size(sizeof(u8)) +	/* VC0_MODE, ARCH, WORMHOLE, FABRIC_FLOOD */
+	return 4 * nla_total_size(sizeof(u8)) +	/* VC0_MODE, ARCH, WORMHOLE, FLOOD */
 	       nla_total_size_64bit(sizeof(u64)) +	/* RATE */
 	       /* VC0_BUFFER, VC1_BUFFER, FDB_MAX, AGEING, FDB_COUNT */
 	       5 * nla_total_size(sizeof(u32)) +
@@ -2379,7 +2379,7 @@ static int vcsw_fill_info(struct sk_buff *skb, const struct net_device *dev)
 	if (nla_put_u8(skb, IFLA_VCSW_VC0_MODE, vcsw_arch_vc_mode(sw->arch, 0)) ||
 	    nla_put_u8(skb, IFLA_VCSW_ARCH, sw->arch) ||
 	    nla_put_u8(skb, IFLA_VCSW_WORMHOLE, sw->wormhole) ||
-	    nla_put_u8(skb, IFLA_VCSW_FABRIC_FLOOD, READ_ONCE(sw->fabric_flood)) ||
+	    nla_put_u8(skb, IFLA_VCSW_FLOOD, READ_ONCE(sw->flood)) ||
 	    nla_put_u64_64bit(skb, IFLA_VCSW_RATE, sw->rate, IFLA_VCSW_PAD) ||
 	    nla_put_u32(skb, IFLA_VCSW_VC0_BUFFER, sw->buffer[0]) ||
 	    nla_put_u32(skb, IFLA_VCSW_VC1_BUFFER, sw->buffer[1]) ||

@@ -25,7 +25,7 @@ static void vcsw_explain(FILE *f)
 		"Usage: ... vcsw [ arch { trad | simple | advanced | ideal } ] [ rate RATE ]\n"
 		"                [ buffer SIZE ] [ vc0_buffer SIZE ] [ vc1_buffer SIZE ]\n"
 		"                [ fdb_max ENTRIES ] [ ageing SECONDS ] [ group_fwd_mask MASK ]\n"
-		"                [ wormhole { on | off } ] [ fabric_flood { on | off } ]\n"
+		"                [ wormhole { on | off } ] [ flood { on | off } ]\n"
 		"  arch        the EDF paper's switch architecture (advanced): buffers and\n"
 		"              crossbar; trad: FIFOs, round robin; simple: FIFOs, smallest\n"
 		"              head deadline; advanced: VC0 ordered + take-over; ideal: sorted\n"
@@ -41,8 +41,8 @@ static void vcsw_explain(FILE *f)
 		"  wormhole    a frame leaves its input only for an idle output, nothing\n"
 		"              queued and its link free: a busy output holds its senders\n"
 		"              back through their credits, the feedback FBS needs (off)\n"
-		"  fabric_flood  flood fabric frames that have no route and no known\n"
-		"              destination (on); off: drop them, as a fabric whose\n"
+		"  flood       flood frames that have no route and no known destination,\n"
+		"              broadcasts too (on); off: drop them, as a fabric whose\n"
 		"              switches have several paths between them needs\n"
 		"Ports: ip link set DEV master SWITCH; see: ip link help vcsw_slave\n");
 }
@@ -85,7 +85,7 @@ static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
 				return -1;
 			}
 			addattr8(n, VCSW_MSG_MAX, IFLA_VCSW_ARCH, (__u8)i);
-		} else if (!strcmp(*argv, "wormhole") || !strcmp(*argv, "fabric_flood")) {
+		} else if (!strcmp(*argv, "wormhole") || !strcmp(*argv, "flood")) {
 			const char *what = *argv;
 
 			if (argc < 2 || (strcmp(argv[1], "on") && strcmp(argv[1], "off"))) {
@@ -94,7 +94,7 @@ static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
 			}
 			argc--, argv++;
 			addattr8(n, VCSW_MSG_MAX, !strcmp(what, "wormhole") ? IFLA_VCSW_WORMHOLE :
-				 IFLA_VCSW_FABRIC_FLOOD, !strcmp(*argv, "on"));
+				 IFLA_VCSW_FLOOD, !strcmp(*argv, "on"));
 		} else if (!strcmp(*argv, "rate")) {
 			if (argc < 2 || vcsw_parse_rate(&rate, argv[1])) {
 				fprintf(stderr, "vcsw: Illegal \"rate\"\n");
@@ -165,9 +165,9 @@ static void vcsw_print_opt(struct link_util *lu, FILE *f, struct rtattr *tb[])
 	mode = vcsw_rta_data(tb[IFLA_VCSW_WORMHOLE], sizeof(*mode));
 	if (mode)
 		print_color_on_off(PRINT_ANY, COLOR_NONE, "wormhole", "wormhole %s ", *mode);
-	mode = vcsw_rta_data(tb[IFLA_VCSW_FABRIC_FLOOD], sizeof(*mode));
+	mode = vcsw_rta_data(tb[IFLA_VCSW_FLOOD], sizeof(*mode));
 	if (mode)
-		print_color_on_off(PRINT_ANY, COLOR_NONE, "fabric_flood", "fabric_flood %s ",
+		print_color_on_off(PRINT_ANY, COLOR_NONE, "flood", "flood %s ",
 				   *mode);
 	rate = vcsw_rta_data(tb[IFLA_VCSW_RATE], sizeof(*rate));
 	if (rate)

@@ -511,6 +511,7 @@ static int fbs_print_xstats(struct qdisc_util *qu, FILE *f, struct rtattr *xstat
 		fbs_counter("table_changes", st.table_changes);
 		fbs_counter("restarts", st.restarts);
 		fbs_counter("boot_frames", st.boot_frames);
+		fbs_counter("boot_refused", st.boot_refused);
 		fbs_counter("tagged", st.tagged);
 		fbs_counter("untagged", st.untagged);
 		fbs_counter("rx_frames", st.rx_frames);

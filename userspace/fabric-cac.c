@@ -105,7 +105,7 @@ static int state_load(struct cac *c, struct opts *o)
 	struct cac_resv v;
 	char buf[256];
 	FILE *f;
-	int err, nf;
+	int err, nf, end6, end9;
 
 	f = fopen(o->state, "r");
 	if (!f) {
@@ -142,9 +142,14 @@ static int state_load(struct cac *c, struct opts *o)
 	}
 	while (fgets(buf, sizeof(buf), f)) {
 		line++;
-		nf = sscanf(buf, "resv %u %u %u %u %llu %u frame %llu %llu %llu", &id,
-			    &src, &dst, &cls, &rate, &choice, &lat, &bytes, &period);
-		if ((nf != 6 && nf != 9) || !id) {
+		/* the whole line, nothing after it: %n says how far it went */
+		end6 = end9 = 0;
+		nf = sscanf(buf, "resv %u %u %u %u %llu %u%n frame %llu %llu %llu%n", &id,
+			    &src, &dst, &cls, &rate, &choice, &end6, &lat, &bytes, &period,
+			    &end9);
+		if ((nf == 6 && buf[end6 + strspn(buf + end6, " \t")] != '\n') ||
+		    (nf == 9 && buf[end9 + strspn(buf + end9, " \t")] != '\n') ||
+		    (nf != 6 && nf != 9) || !id || !cls || cls > 0xffff) {
 			fprintf(stderr, PROG ": %s:%u: not a reservation\n", o->state, line);
 			fclose(f);
 			return -1;

@@ -206,7 +206,7 @@ static void emit_switch(const struct topo *o, unsigned int sw)
 	 * broadcast, a host's bad route table) is dropped, not flooded round
 	 * the fabric's loops
 	 */
-	fprintf(out, "link add sw0 type vcsw arch %s%s%s fabric_flood off\n", o->arch,
+	fprintf(out, "link add sw0 type vcsw arch %s%s%s flood off\n", o->arch,
 		rate, buffer);
 	for (p = 0; p < nports; p++) {
 		port_dev_batch(o, p, dev, sizeof(dev));

@@ -144,9 +144,16 @@ for args in "add 0 1 1mbit class 5" "add 0 1 frame 10ms size 1k every 40ms class
 	    "add 0 1 frame 1ms bytes 1 every 1ms" "add 0 1 frame 1ms size 1 every 1ms class" \
 	    "add 0 1 frame 1ms size 1 every 1ms klass 2"; do
 	# shellcheck disable=SC2086
-	cac $args > /dev/null 2> "$work/err" && fail "accepted: $args"
+	cac $args > /dev/null 2> "$work/err"
+	rc=$?
+	[ $rc = 1 ] || fail "exit $rc, want 1: $args"
 	[ -s "$work/err" ] || fail "no message for: $args"
 	cmp -s "$S" "$work/before" || fail "changed the state: $args"
+	if [[ $args == *"class 5" ]]; then
+		grep -q "class 5 holds" "$work/err" || fail "not the class: $(cat "$work/err")"
+	elif [[ $args =~ every\ [0-9]+[mun]?s$ ]]; then
+		grep -q "want \"frame" "$work/err" || fail "not the terms: $(cat "$work/err")"
+	fi
 done
 cac add 0 1 frame 10ms size 1k every 40ms class 7 > /dev/null || fail "another class, another latency"
 grep -q "^resv 1 0 2 5 50000000 [01] frame 20000000 250000 40000000$" "$S" || fail "state: $(cat "$S")"
@@ -156,6 +163,14 @@ class replace dev eth0 parent 1: classid 1:7 edf frame 10ms perflow on
 "* ]] || fail "frame classes: $out"
 out=$(cac show) || fail "show (frames)"
 [[ $out == *"link host 0 up: 100204800 bit/s (50.1 %)"* ]] || fail "the means add up: $out"
+# a state line with anything after it, or a class out of range, is refused
+for lie in 's/^\(resv 1 .*\)$/\1 x/' 's/^resv 1 0 2 5 50000000 \([01]\) frame/resv 1 0 2 5 50000000 \1 frme/' \
+	   's/^resv 1 0 2 5 /resv 1 0 2 0 /' 's/^resv 1 0 2 5 /resv 1 0 2 65536 /'; do
+	sed "$lie" "$S" > "$work/lie"
+	cmp -s "$S" "$work/lie" && fail "sed '$lie' changed nothing"
+	"$CAC" --state "$work/lie" show 2> "$work/err" && fail "a state edited by sed '$lie'"
+	grep -q "not a reservation" "$work/err" || fail "no reason: $(cat "$work/err")"
+done
 # a state whose rate does not match its frame's terms is refused
 sed 's/^resv 1 0 2 5 50000000/resv 1 0 2 5 40000000/' "$S" > "$work/lie"
 "$CAC" --state "$work/lie" show 2> "$work/err" && fail "a frame whose rate is not its mean"

@@ -114,7 +114,7 @@ done
 	--in-buffer 12k --mac 02:00:00:57:10:00 --net 10.77 script > "$work/s" || fail "options"
 # a switch's commands: one ip -batch in its namespace
 batch() { sed -n "/^ip -n $1 -batch - <<EOF\$/,/^EOF\$/p" "$work/s"; }
-batch fab_1-s0.0.0 | grep -q '^link add sw0 type vcsw arch simple rate 100000000bit buffer 16384 fabric_flood off$' ||
+batch fab_1-s0.0.0 | grep -q '^link add sw0 type vcsw arch simple rate 100000000bit buffer 16384 flood off$' ||
 	fail "switch options: $(grep 'type vcsw ' "$work/s" | head -1)"
 batch fab_1-s1.0.1 | grep -q '^link set p1 type vcsw_slave credits on in_buffer 12288$' ||
 	fail "port options"

@@ -84,7 +84,7 @@ for a in 0 1 2 3; do
 		check_err $? "host $a could not ping host $b"
 	done
 done
-flooded=0 drop_route=0 sent=0
+flooded=0 drop_route=0 unrouted=0 sent=0
 for m in "${MACHINES[@]}"; do
 	[[ $m == m-s* ]] || continue
 	for v in ${VARS[$m]}; do
@@ -92,11 +92,14 @@ for m in "${MACHINES[@]}"; do
 		j=$(link_json "$m" "$dev")
 		flooded=$((flooded + $(json_obj_u64 "$j" port flooded)))
 		drop_route=$((drop_route + $(json_obj_u64 "$j" port drop_route)))
+		unrouted=$((unrouted + $(json_obj_u64 "$j" port drop_unrouted)))
 		sent=$((sent + $(json_obj_u64 "$j" vc0 packets) + $(json_obj_u64 "$j" vc1 packets)))
 	done
 done
 check_eq "flooded" 0 "$flooded"
 check_eq "dropped for their route" 0 "$drop_route"
+# flood off: a frame off its route would be dropped here, not flooded
+check_eq "dropped for no route (flood off)" 0 "$unrouted"
 # 24 pings and their replies, 1 to 3 switches each
 [ "$sent" -ge 48 ]
 check_err $? "the switches sent $sent frames for 24 pings and replies"

@@ -148,8 +148,8 @@ check_eq "dropped for their route" 0 "$DROP_ROUTE"
 log_test "every host pings every other: $HOPS hops, as the default routes say"
 
 # a broadcast fabric frame without a route: the first switch drops it
-# (fabric_flood off), where flooding would carry it round the loops
-[[ "$(ns_exec s0.0.0 ip -d link show dev sw0)" == *"fabric_flood off"* ]]
+# (flood off), where flooding would carry it round the loops
+[[ "$(ns_exec s0.0.0 ip -d link show dev sw0)" == *"flood off"* ]]
 check_err $? "s0.0.0: $(ns_exec s0.0.0 ip -d link show dev sw0)"
 switch_totals || check_err 1 "the switches' counters unreadable"
 before=$SENT unrouted=$DROP_UNROUTED

@@ -16,7 +16,7 @@
 #     10.23.0.1/24                                   10.23.0.2/24
 . ./lib.sh
 
-require_cmd tc udp-lat fbs-sched fbs-boot
+require_cmd tc udp-lat fbs-sched fbs-boot mac-flood
 require_module sch_fbs
 
 ns_create C
@@ -123,8 +123,17 @@ reject "verify maybe" "Illegal \"verify\"" $A dests 2 slot 100us verify maybe
 accept "node, verify, delay" $A dests 2 slot 100us node 5 verify on delay 200us
 qdisc_text | grep_quiet "node 5 verify on delay 200us" || check_err 1 "verify: $(qdisc_text)"
 accept "restart" qdisc change dev dummy0 root handle 1: fbs restart
-tcq -s qdisc show dev dummy0 | grep_quiet "restarts 1 boot_frames 0 tagged 0" ||
+tcq -s qdisc show dev dummy0 | grep_quiet "restarts 1 boot_frames 0 boot_refused 0 tagged 0" ||
 	check_err 1 "restarts: $(tcq -s qdisc show dev dummy0)"
+# fbs-boot's messages go outside the schedule: its EtherType, 12 bytes
+# after the Ethernet header at least, 60 in all at most; the rest of that
+# type is refused and counted (frames here: 26, 60; 25, 61, 100)
+for len in 26 60 25 61 100; do
+	ns_exec C mac-flood -i dummy0 --ethertype 0x88b6 --len $len > /dev/null ||
+		check_err 1 "mac-flood --len $len"
+done
+tcq -s qdisc show dev dummy0 | grep_quiet "boot_frames 2 boot_refused 3 " ||
+	check_err 1 "fbs-boot's frames: $(tcq -s qdisc show dev dummy0)"
 # a start signal's time (fbs-boot --follow) must be of the last second
 now_s=$(date +%s)
 reject "restart at, seconds ago" "not within the last second" \

@@ -21,7 +21,7 @@ tmp_dir_create
 ns_create S
 ns_bg S ip -d monitor link > "$TMP_DIR/monitor"
 ns_run S ip link add sw0 type vcsw vc0 ideal rate 300mbit vc0_buffer 96k vc1_buffer 48k \
-	fdb_max 2000 ageing 77 group_fwd_mask 0x4008 wormhole on fabric_flood off ||
+	fdb_max 2000 ageing 77 group_fwd_mask 0x4008 wormhole on flood off ||
 	fatal "vcsw with every option"
 ns_run S ip link set sw0 up
 for i in 1 2; do
@@ -59,7 +59,7 @@ for j in "$sw" "$all"; do
 	has "$j" group_fwd_mask 16392
 	has "$j" arch '"ideal"'
 	has "$j" wormhole true
-	has "$j" fabric_flood false
+	has "$j" flood false
 	for k in learned moved aged evicted learn_fail; do
 		has "$j" "$k" '[0-9]*'
 	done

@@ -24,11 +24,11 @@
 # routes add up to, every host received its 3 x FRAMES, nothing flooded,
 # and a route that names a missing port, the input port, nothing at all,
 # or that runs out at a switch is dropped and counted (drop_route) and
-# goes nowhere; with fabric_flood off, so is a frame with no route and no
-# known destination (drop_unrouted).
+# goes nowhere; with flood off, so is a frame, fabric or plain, with no
+# route and no known destination (drop_unrouted).
 . ./lib.sh
 
-require_cmd ip tc ping fabric-send fabric-stat fabric-cac fabric-route
+require_cmd ip tc ping fabric-send fabric-stat fabric-cac fabric-route mac-flood
 require_module vcsw
 require_module fabric_hdr
 tmp_dir_create
@@ -292,11 +292,11 @@ log_test "missing, own, empty, unmarked, reserved and used-up routes: dropped, c
 
 # --- fabric frames with no route and no known destination ------------------------------
 # Flooded, a broadcast would go round the cycles for ever (so it is not
-# tried with flooding on); with fabric_flood off every switch drops it
+# tried with flooding on); with flood off every switch drops it
 # at its input, counted.  Sent from H0: L0 drops them all.
 for s in $SWITCHES; do
-	ns_run $s ip link set sw0 type vcsw fabric_flood off || fatal "fabric_flood off in $s"
-	[[ "$(ns_exec $s ip -d link show dev sw0)" == *"fabric_flood off"* ]]
+	ns_run $s ip link set sw0 type vcsw flood off || fatal "flood off in $s"
+	[[ "$(ns_exec $s ip -d link show dev sw0)" == *"flood off"* ]]
 	check_err $? "$s: $(ns_exec $s ip -d link show dev sw0)"
 done
 before=0
@@ -304,10 +304,13 @@ for h in 0 1 2 3; do before=$((before + $(hrx $h))); done
 for to in ff:ff:ff:ff:ff:ff 33:33:00:00:00:01 02:00:00:57:00:99; do
 	ns_exec H0 fabric-send -i eth0 --dst-mac $to --src-ip 10.57.0.0 \
 		--dst-ip 10.57.99.99 --dport 9 --count $FRAMES || fatal "fabric-send to $to"
+	# and plain Ethernet frames, which would loop as well
+	ns_exec H0 mac-flood -i eth0 --dst $to --count $FRAMES --ethertype 0x88b7 > /dev/null ||
+		fatal "mac-flood to $to"
 done
-unrouted() { [ "$(pstat L0 p0 port drop_unrouted)" -ge $((3 * FRAMES)) ]; }
+unrouted() { [ "$(pstat L0 p0 port drop_unrouted)" -ge $((6 * FRAMES)) ]; }
 wait_for 10 unrouted
-check_eq "L0 p0 drop_unrouted" $((3 * FRAMES)) "$(pstat L0 p0 port drop_unrouted)"
+check_eq "L0 p0 drop_unrouted" $((6 * FRAMES)) "$(pstat L0 p0 port drop_unrouted)"
 sleep 1
 after=0
 for h in 0 1 2 3; do after=$((after + $(hrx $h))); done
@@ -318,7 +321,7 @@ for s in $SWITCHES; do
 		check_eq "$s p$p flooded" 0 "${FLOODED[$s:$p]}"
 	done
 done
-log_test "fabric_flood off: broadcast, multicast and unknown fabric frames dropped at the first switch, counted"
+log_test "flood off: broadcast, multicast and unknown frames, fabric or plain, dropped at the first switch, counted"
 
 # --- teardown: the switches go with traffic in flight -----------------------------------
 ns_bg H0 fabric-send -i eth0 --dst-mac "$(mac 3)" --src-ip 10.57.0.0 --dst-ip 10.57.99.99 \

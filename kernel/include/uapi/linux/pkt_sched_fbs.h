@@ -130,6 +130,10 @@ struct tc_fbs_xstats {
 	__u64	rx_lat_max_ns;
 	__u64	rx_lat_hist[TC_FBS_LAT_BUCKETS];	/* bucket i: from i to
 				 * i + 1 quarter slots; the last: beyond */
+	__u64	boot_refused;	/* frames of fbs-boot's type that are no
+				 * message of its (another EtherType inside,
+				 * shorter than one, longer than 60 bytes) or
+				 * found 16 queued: dropped */
 };
 
 /* Class statistics (tc -s class show), via TCA_STATS_APP. */

@@ -61,10 +61,10 @@ enum {
 	IFLA_VCSW_ARCH,		/* u8: VCSW_ARCH_* */
 	IFLA_VCSW_WORMHOLE,	/* u8: 1: a frame leaves its input only for an
 				 * idle output (FBS feedback), 0: off (default) */
-	IFLA_VCSW_FABRIC_FLOOD,	/* u8: 1: fabric frames with no route and no
-				 * known destination are flooded (default),
-				 * 0: dropped (drop_unrouted), as a multistage
-				 * fabric with loops needs */
+	IFLA_VCSW_FLOOD,	/* u8: 1: frames with no route and no known
+				 * destination (broadcasts too) are flooded
+				 * (default), 0: dropped (drop_unrouted), as a
+				 * multistage fabric with loops needs */
 	__IFLA_VCSW_MAX,
 };
 #define IFLA_VCSW_MAX (__IFLA_VCSW_MAX - 1)
@@ -144,8 +144,8 @@ struct vcsw_port_stats {
 	__u64	ttd_clamped;		/* untrusted: TTD outside [ttd_min, ttd_max] */
 	__u64	rx_routed;		/* fabric frames in, forwarded by their route */
 	__u64	drop_route;		/* in: the route names no port, or this one */
-	__u64	drop_unrouted;		/* in: fabric frame, no route, no known
-					 * destination, fabric_flood off */
+	__u64	drop_unrouted;		/* in: no route, no known destination,
+					 * flood off */
 };
 
 /*
