@@ -256,6 +256,21 @@ check_eq "H1's table empty once eth0 flushed and dummy0 gone" 0 \
 log_test "fabric-route: refusals with reasons, replace, the namespace's bound, flush, a device's routes go with it"
 
 # --- routes that go nowhere ------------------------------------------------------------
+# none_reached_none_flooded: a second on, no host received a fabric frame
+# since $before was counted, and no switch port flooded one
+none_reached_none_flooded() {
+	local h s p after=0
+
+	sleep 1
+	for h in 0 1 2 3; do after=$((after + $(hrx $h))); done
+	check_eq "frames that reached a host" "$before" "$after"
+	switch_counters || check_err 1 "the switches' counters unreadable"
+	for s in $SWITCHES; do
+		for p in $(ports_of $s); do
+			check_eq "$s p$p flooded" 0 "${FLOODED[$s:$p]}"
+		done
+	done
+}
 before=0
 for h in 0 1 2 3; do before=$((before + $(hrx $h))); done
 bad() {	# ROUTE: FRAMES frames from H0 with it
@@ -278,16 +293,7 @@ bad $((0x80000000 | 3 | 1 << 6 | 3 << 12 | 1 << 18 | 3 << 24))
 ran_out() { [ "$(pstat T0 p0 port drop_route)" -ge $FRAMES ]; }
 wait_for 10 ran_out
 check_eq "T0 p0 drop_route (used up)" $FRAMES "$(pstat T0 p0 port drop_route)"
-sleep 1
-after=0
-for h in 0 1 2 3; do after=$((after + $(hrx $h))); done
-check_eq "frames that reached a host" "$before" "$after"
-switch_counters || check_err 1 "the switches' counters unreadable"
-for s in $SWITCHES; do
-	for p in $(ports_of $s); do
-		check_eq "$s p$p flooded" 0 "${FLOODED[$s:$p]}"
-	done
-done
+none_reached_none_flooded
 log_test "missing, own, empty, unmarked, reserved and used-up routes: dropped, counted, never flooded"
 
 # --- fabric frames with no route and no known destination ------------------------------
@@ -311,16 +317,7 @@ done
 unrouted() { [ "$(pstat L0 p0 port drop_unrouted)" -ge $((6 * FRAMES)) ]; }
 wait_for 10 unrouted
 check_eq "L0 p0 drop_unrouted" $((6 * FRAMES)) "$(pstat L0 p0 port drop_unrouted)"
-sleep 1
-after=0
-for h in 0 1 2 3; do after=$((after + $(hrx $h))); done
-check_eq "frames that reached a host" "$before" "$after"
-switch_counters || check_err 1 "the switches' counters unreadable"
-for s in $SWITCHES; do
-	for p in $(ports_of $s); do
-		check_eq "$s p$p flooded" 0 "${FLOODED[$s:$p]}"
-	done
-done
+none_reached_none_flooded
 log_test "flood off: broadcast, multicast and unknown frames, fabric or plain, dropped at the first switch, counted"
 
 # --- teardown: the switches go with traffic in flight -----------------------------------
