@@ -20,10 +20,7 @@ require_module fabric_hdr
 require_module sch_edf
 tmp_dir_create
 addr() { echo "10.59.0.$(($1 + 1))"; }
-refs() { echo "$(cat /sys/module/vcsw/refcnt) $(cat /sys/module/fabric_hdr/refcnt) $(cat /sys/module/sch_edf/refcnt)"; }
-veths() { ip -o link show type veth | wc -l; }
-REFS0=$(refs)
-VETHS0=$(veths)
+fabric_leftovers_mark
 
 fabric-topo --tree 2,2 --name m --link 100mbit machines > "$TMP_DIR/parts"
 check_err $? "fabric-topo machines"
@@ -106,11 +103,7 @@ check_err $? "the switches sent $sent frames for 24 pings and replies"
 log_test "every host pings every other across the machines' fabric: nothing floods, nothing dropped for its route"
 
 for m in "${MACHINES[@]}"; do ip netns del "$NS_PREFIX-$m"; done
-wait_for 30 ns_all_gone
-check_err $? "namespaces left: $(ip netns list | grep "^$NS_PREFIX-")"
-wait_for 30 eval '[ "$(refs)" = "$REFS0" ]'
-check_err $? "module references $(refs), before $REFS0"
-check_eq "veths in the root namespace" "$VETHS0" "$(veths)"
+fabric_leftovers_check "the machines taken down"
 log_test "the machines taken down: no veth, no module reference left"
 
 exit $EXIT_STATUS

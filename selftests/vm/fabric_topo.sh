@@ -57,18 +57,7 @@ switch_totals() {
 addr() { echo "10.59.0.$(($1 + 1))"; }
 
 # what holds a reference on our modules, and the veths, before we start
-refs() { echo "$(cat /sys/module/vcsw/refcnt) $(cat /sys/module/fabric_hdr/refcnt) $(cat /sys/module/sch_edf/refcnt)"; }
-veths() { ip -o link show type veth | wc -l; }
-REFS0=$(refs)
-VETHS0=$(veths)
-
-gone() {	# WHAT: nothing of the fabric is left
-	wait_for 30 ns_all_gone
-	check_err $? "$1: namespaces left: $(ip netns list | grep "^$NS_PREFIX-")"
-	wait_for 30 eval '[ "$(refs)" = "$REFS0" ]'
-	check_err $? "$1: module references $(refs), before $REFS0"
-	check_eq "$1: veths in the root namespace" "$VETHS0" "$(veths)"
-}
+fabric_leftovers_mark
 
 # every host pings every other; HOPS: what their routes add up to.  The
 # twelve pings run at once (each mostly waits: 12 x 0.4 s in a row),
@@ -214,7 +203,7 @@ log_test "fabric-cac's frame reservation for h0: an edf frame class carrying its
 
 "${TOPO[@]}" destroy
 check_err $? "destroy failed"
-gone "first fabric"
+fabric_leftovers_check "first fabric"
 log_test "destroy: no namespace, veth or module reference left"
 
 # --- the second: no credits, trad, the devices' own rate ---------------------------------
@@ -231,7 +220,7 @@ check_eq "frames the switches sent: the routes' hops" "$HOPS" "$((SENT - before)
 check_eq "flooded" 0 "$FLOODED"
 "${TOPO[@]}" destroy
 check_err $? "second destroy failed"
-gone "second fabric"
+fabric_leftovers_check "second fabric"
 log_test "built again without credits: $HOPS hops as routed, destroyed without a trace"
 
 # --- a build that fails half-way ---------------------------------------------------------
@@ -243,7 +232,7 @@ PATH="$TMP_DIR/bin:$PATH" "${TOPO[@]}" build > /dev/null 2> "$TMP_DIR/err"
 check_fail $? "a build whose fabric-route failed succeeded"
 grep_quiet "build failed" < "$TMP_DIR/err"
 check_err $? "no message: $(cat "$TMP_DIR/err")"
-gone "failed build"
+fabric_leftovers_check "failed build"
 log_test "a build that fails half-way destroys what it built"
 
 exit $EXIT_STATUS

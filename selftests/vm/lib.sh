@@ -383,6 +383,41 @@ ns_all_gone()
 	! ip netns list | grep_quiet "^$NS_PREFIX-"
 }
 
+# ---- what a fabric leaves behind --------------------------------------------------
+# fabric_refs: the references held on the fabric's modules; fabric_veths:
+# the veths in this namespace.  fabric_leftovers_mark notes both before a
+# fabric is built, fabric_leftovers_check WHAT that its teardown left
+# nothing: no namespace of this test, no module reference, no veth.
+
+fabric_refs()
+{
+	local m
+
+	for m in vcsw fabric_hdr sch_edf; do
+		printf '%s ' "$(cat /sys/module/$m/refcnt)"
+	done
+}
+
+fabric_veths()
+{
+	ip -o link show type veth | wc -l
+}
+
+fabric_leftovers_mark()
+{
+	FABRIC_REFS0=$(fabric_refs)
+	FABRIC_VETHS0=$(fabric_veths)
+}
+
+fabric_leftovers_check()
+{
+	wait_for 30 ns_all_gone
+	check_err $? "$1: namespaces left: $(ip netns list | grep "^$NS_PREFIX-")"
+	wait_for 30 eval '[ "$(fabric_refs)" = "$FABRIC_REFS0" ]'
+	check_err $? "$1: module references $(fabric_refs), before $FABRIC_REFS0"
+	check_eq "$1: veths in the root namespace" "$FABRIC_VETHS0" "$(fabric_veths)"
+}
+
 bg_kill_all()
 {
 	local pid
