@@ -20,12 +20,19 @@
 
 #define PROG "fabric-cac"
 
+/* enum cac_charge as the command line, the output and JSON say it */
+static const char *const charge_names[] = {
+	[CAC_CHARGE_MEAN] = "mean",
+	[CAC_CHARGE_PEAK] = "peak",
+};
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: " PROG " [ -j ] --state FILE [ --tree K,N --link RATE [ --cap PCT ] ]\n"
-		"                  { add SRC DST { RATE | frame LATENCY size BYTES every PERIOD }\n"
-		"                        [ class N ] | del ID | show |\n"
+		"                  { add SRC DST { RATE | frame LATENCY size BYTES every PERIOD\n"
+		"                                     [ charge { mean | peak } ] } [ class N ] |\n"
+		"                    del ID | show |\n"
 		"                    routes HOST [ dev DEV ] [ mac MAC ] |\n"
 		"                    classes HOST [ dev DEV ] [ mac MAC ] }\n"
 		"A k-ary n-tree (folded butterfly) of k^N hosts, numbered 0 .. k^N-1,\n"
@@ -39,13 +46,15 @@ static void usage(FILE *f)
 		"                                default 1); prints the reservation's id\n"
 		"                                and route, or fails (exit 3) if every\n"
 		"                                route would pass the cap somewhere\n"
-		"  add SRC DST frame LATENCY size BYTES every PERIOD [ class N ]\n"
-		"                                reserve a frame of up to BYTES (k, m: 1024s)\n"
+		"  add SRC DST frame LATENCY size BYTES every PERIOD [ charge { mean | peak } ]\n"
+		"      [ class N ]               reserve a frame of up to BYTES (k, m: 1024s)\n"
 		"                                every PERIOD, each through within LATENCY\n"
 		"                                (ns, us, ms, s; 1us .. 10s; PERIOD at least\n"
 		"                                LATENCY, at most 3600s): links are charged\n"
-		"                                BYTES / PERIOD; refused (exit 3) if BYTES /\n"
-		"                                LATENCY alone passes the cap.  A class of a\n"
+		"                                BYTES / PERIOD (charge mean, the default) or\n"
+		"                                BYTES / LATENCY (charge peak: frames that\n"
+		"                                coincide still fit); refused (exit 3) if\n"
+		"                                BYTES / LATENCY alone passes the cap.  A class of a\n"
 		"                                host holds rate reservations or frames of one\n"
 		"                                LATENCY, not both (exit 1)\n"
 		"  del ID                        remove a reservation, freeing its rate\n"
@@ -95,8 +104,9 @@ struct opts {
 /*
  * Line 1: "fabric-cac 1 tree K N link BPS cap PCT"; then one line per
  * reservation: "resv ID SRC DST CLASS BPS CHOICE", and for a frame
- * reservation " frame LATENCY_NS BYTES PERIOD_NS" after it (BPS then is
- * its mean, checked against the terms).
+ * reservation " frame LATENCY_NS BYTES PERIOD_NS" after it, and " peak"
+ * after that if it is charged its peak (BPS then is its mean or its
+ * peak, checked against the terms).
  */
 static int state_load(struct cac *c, struct opts *o)
 {
@@ -106,6 +116,7 @@ static int state_load(struct cac *c, struct opts *o)
 	char buf[256];
 	FILE *f;
 	int err, nf, end6, end9;
+	bool peak;
 
 	f = fopen(o->state, "r");
 	if (!f) {
@@ -147,6 +158,13 @@ static int state_load(struct cac *c, struct opts *o)
 		nf = sscanf(buf, "resv %u %u %u %u %llu %u%n frame %llu %llu %llu%n", &id,
 			    &src, &dst, &cls, &rate, &choice, &end6, &lat, &bytes, &period,
 			    &end9);
+		peak = false;
+		if (nf == 9) {
+			end9 += (int)strspn(buf + end9, " \t");
+			peak = !strncmp(buf + end9, "peak", 4);
+			if (peak)
+				end9 += 4;
+		}
 		if ((nf == 6 && buf[end6 + strspn(buf + end6, " \t")] != '\n') ||
 		    (nf == 9 && buf[end9 + strspn(buf + end9, " \t")] != '\n') ||
 		    (nf != 6 && nf != 9) || !id || !cls || cls > 0xffff) {
@@ -155,7 +173,10 @@ static int state_load(struct cac *c, struct opts *o)
 			return -1;
 		}
 		if (nf == 9) {
-			struct cac_frame fr = { lat, period, bytes };
+			struct cac_frame fr = {
+				lat, period, bytes,
+				peak ? CAC_CHARGE_PEAK : CAC_CHARGE_MEAN
+			};
 
 			err = cac_add_frame_on(c, id, src, dst, cls, &fr, choice, &v);
 			if (!err && v.rate_bps != rate)
@@ -196,8 +217,9 @@ static int state_save(const struct cac *c, const char *path)
 		fprintf(f, "resv %u %u %u %u %" PRIu64 " %u", v->id, v->src, v->dst,
 			v->cls, v->rate_bps, v->choice);
 		if (v->frame.latency_ns)
-			fprintf(f, " frame %" PRIu64 " %" PRIu64 " %" PRIu64,
-				v->frame.latency_ns, v->frame.bytes, v->frame.period_ns);
+			fprintf(f, " frame %" PRIu64 " %" PRIu64 " %" PRIu64 "%s",
+				v->frame.latency_ns, v->frame.bytes, v->frame.period_ns,
+				v->frame.charge == CAC_CHARGE_PEAK ? " peak" : "");
 		fprintf(f, "\n");
 	}
 	if (fclose(f) || rename(tmp, path)) {
@@ -227,17 +249,20 @@ static void print_route(const struct cac *c, const struct cac_resv *v, bool json
 		       v->id, v->src, v->dst, v->cls, v->rate_bps);
 		if (v->frame.latency_ns)
 			printf(",\"frame\":{\"latency_ns\":%" PRIu64 ",\"bytes\":%" PRIu64
-			       ",\"period_ns\":%" PRIu64 ",\"peak_bps\":%" PRIu64 "}",
+			       ",\"period_ns\":%" PRIu64 ",\"peak_bps\":%" PRIu64
+			       ",\"charge\":\"%s\"}",
 			       v->frame.latency_ns, v->frame.bytes, v->frame.period_ns,
-			       cac_frame_peak_bps(&v->frame));
+			       cac_frame_peak_bps(&v->frame),
+			       charge_names[v->frame.charge]);
 		printf(",\"route\":[");
 	} else if (v->frame.latency_ns) {
 		char lat[32], per[32];
 
-		printf("resv %u: %u -> %u class %u frame %s size %" PRIu64 " every %s (mean %"
+		printf("resv %u: %u -> %u class %u frame %s size %" PRIu64 " every %s (%s %"
 		       PRIu64 " bit/s) route", v->id, v->src, v->dst, v->cls,
 		       fmt_time_ns(v->frame.latency_ns, lat, sizeof(lat)), v->frame.bytes,
-		       fmt_time_ns(v->frame.period_ns, per, sizeof(per)), v->rate_bps);
+		       fmt_time_ns(v->frame.period_ns, per, sizeof(per)),
+		       charge_names[v->frame.charge], v->rate_bps);
 	} else {
 		printf("resv %u: %u -> %u class %u rate %" PRIu64 " bit/s route",
 		       v->id, v->src, v->dst, v->cls, v->rate_bps);
@@ -499,6 +524,44 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+/*
+ * What follows add's terms: "class N" and, for a frame, "charge mean" or
+ * "charge peak", each at most once, in either order.
+ */
+static int parse_add_options(int argc, char **argv, bool frame, uint64_t *cls,
+			     enum cac_charge *charge)
+{
+	bool have_class = false, have_charge = false;
+	int i;
+
+	for (i = 0; i < argc; i += 2) {
+		if (!strcmp(argv[i], "class") && !have_class) {
+			have_class = true;
+			if (i + 1 < argc && parse_u64(argv[i + 1], 0, 0xffff, cls) && *cls)
+				continue;
+			fprintf(stderr, PROG ": add: want \"class N\", N 1 .. 0xffff\n");
+			return -1;
+		}
+		if (frame && !strcmp(argv[i], "charge") && !have_charge) {
+			have_charge = true;
+			if (i + 1 < argc && !strcmp(argv[i + 1], "mean")) {
+				*charge = CAC_CHARGE_MEAN;
+				continue;
+			}
+			if (i + 1 < argc && !strcmp(argv[i + 1], "peak")) {
+				*charge = CAC_CHARGE_PEAK;
+				continue;
+			}
+			fprintf(stderr, PROG ": add: want \"charge mean\" or \"charge peak\"\n");
+			return -1;
+		}
+		fprintf(stderr, PROG ": add: after the terms, want%s \"class N\", each once; not \"%s\"\n",
+			frame ? " \"charge mean|peak\" and" : "", argv[i]);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cac_frame fr = { 0 };
@@ -520,7 +583,7 @@ int main(int argc, char **argv)
 		rc = 0;
 	} else if (!strcmp(argv[0], "add") && argc >= 4) {
 		bool frame = !strcmp(argv[3], "frame");
-		int terms = frame ? 9 : 4;	/* words before "class" */
+		int terms = frame ? 9 : 4;	/* words before the options */
 
 		if (!parse_host(&c, argv[1], &src) || !parse_host(&c, argv[2], &dst) ||
 		    src == dst) {
@@ -542,12 +605,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, PROG ": add: want a rate, e.g. 10mbit, or \"frame ...\"\n");
 			goto out;
 		}
-		if ((argc != terms && argc != terms + 2) ||
-		    (argc == terms + 2 && (strcmp(argv[terms], "class") ||
-					   !parse_u64(argv[terms + 1], 0, 0xffff, &cls) || !cls))) {
-			fprintf(stderr, PROG ": add: want \"class N\", N 1 .. 0xffff, after the terms\n");
+		if (parse_add_options(argc - terms, argv + terms, frame, &cls,
+				      &fr.charge))
 			goto out;
-		}
 		err = frame ? cac_add_frame(&c, 0, src, dst, (unsigned int)cls, &fr, &v) :
 			      cac_add(&c, 0, src, dst, (unsigned int)cls, rate, &v);
 		if (err == CAC_EFULL || err == CAC_EPEAK) {

@@ -170,7 +170,7 @@ UNIT_TEST(least_loaded_route_refusal_at_the_cap_and_removal)
 UNIT_TEST(frame_reservations_charge_the_mean_and_refuse_a_peak_past_the_cap)
 {
 	/* 250 kB every 40 ms within 20 ms: 50 Mbit/s mean, 100 within */
-	struct cac_frame f = { 20000000, 40000000, 250000 }, g;
+	struct cac_frame f = { 20000000, 40000000, 250000, CAC_CHARGE_MEAN }, g;
 	struct cac_resv v;
 	struct cac c;
 
@@ -187,7 +187,7 @@ UNIT_TEST(frame_reservations_charge_the_mean_and_refuse_a_peak_past_the_cap)
 	/* the mean would pass the cap (150 > 140) */
 	EXPECT_EQ(cac_add_frame(&c, 0, 0, 1, 5, &f, &v), CAC_EFULL);
 	/* 1 byte over: the rate within the latency passes 140 Mbit/s */
-	g = (struct cac_frame){ 1000000, 100000000, 17501 };
+	g = (struct cac_frame){ 1000000, 100000000, 17501, CAC_CHARGE_MEAN };
 	EXPECT_EQ(cac_frame_peak_bps(&g), 140008000);
 	EXPECT_EQ(cac_add_frame(&c, 0, 1, 2, 6, &g, &v), CAC_EPEAK);
 	g.bytes = 17500;
@@ -205,17 +205,17 @@ UNIT_TEST(frame_reservations_charge_the_mean_and_refuse_a_peak_past_the_cap)
 	/* and a rate class takes no frames */
 	EXPECT_EQ(cac_add_frame(&c, 0, 3, 0, 5, &g, &v), CAC_ECLASS);
 	/* terms: a period shorter than the latency, out of edf's range, 0 */
-	g = (struct cac_frame){ 2000000, 1999999, 1000 };
+	g = (struct cac_frame){ 2000000, 1999999, 1000, CAC_CHARGE_MEAN };
 	EXPECT_EQ(cac_add_frame(&c, 0, 2, 3, 1, &g, &v), CAC_EINVAL);
-	g = (struct cac_frame){ 999, 1000000, 1 };
+	g = (struct cac_frame){ 999, 1000000, 1, CAC_CHARGE_MEAN };
 	EXPECT_EQ(cac_add_frame(&c, 0, 2, 3, 1, &g, &v), CAC_EINVAL);
-	g = (struct cac_frame){ CAC_FRAME_MAX_NS + 1, CAC_PERIOD_MAX_NS, 1 };
+	g = (struct cac_frame){ CAC_FRAME_MAX_NS + 1, CAC_PERIOD_MAX_NS, 1, CAC_CHARGE_MEAN };
 	EXPECT_EQ(cac_add_frame(&c, 0, 2, 3, 1, &g, &v), CAC_EINVAL);
-	g = (struct cac_frame){ 1000000, CAC_PERIOD_MAX_NS + 1, 1 };
+	g = (struct cac_frame){ 1000000, CAC_PERIOD_MAX_NS + 1, 1, CAC_CHARGE_MEAN };
 	EXPECT_EQ(cac_add_frame(&c, 0, 2, 3, 1, &g, &v), CAC_EINVAL);
-	g = (struct cac_frame){ 1000000, 1000000, 0 };
+	g = (struct cac_frame){ 1000000, 1000000, 0, CAC_CHARGE_MEAN };
 	EXPECT_EQ(cac_add_frame(&c, 0, 2, 3, 1, &g, &v), CAC_EINVAL);
-	g = (struct cac_frame){ CAC_FRAME_MAX_NS, CAC_PERIOD_MAX_NS, CAC_FRAME_MAX_BYTES + 1 };
+	g = (struct cac_frame){ CAC_FRAME_MAX_NS, CAC_PERIOD_MAX_NS, CAC_FRAME_MAX_BYTES + 1, CAC_CHARGE_MEAN };
 	EXPECT_EQ(cac_add_frame(&c, 0, 2, 3, 1, &g, &v), CAC_EINVAL);
 	/* the largest terms do not overflow: 2^33 bits in 10 s, in an hour */
 	g.bytes = CAC_FRAME_MAX_BYTES;
@@ -231,6 +231,46 @@ UNIT_TEST(frame_reservations_charge_the_mean_and_refuse_a_peak_past_the_cap)
 	ASSERT_EQ(cac_remove(&c, 2), CAC_OK);
 	/* what stays on host 0's link: class 7's 1000 bytes every 40 ms */
 	EXPECT_EQ(c.load_bps[ft_host_link(0)], 200000);
+	cac_free(&c);
+}
+
+/*
+ * charge peak: the links carry each frame's rate within its latency, so
+ * frames that all start together still fit under the cap; streams that
+ * charge mean fit where peak ones are refused.  The class holds both.
+ */
+UNIT_TEST(frame_reservations_charged_their_peak_fit_together)
+{
+	/* 250 kB every 40 ms within 20 ms: 50 Mbit/s mean, 100 within */
+	struct cac_frame f = { 20000000, 40000000, 250000, CAC_CHARGE_PEAK };
+	struct cac_resv v;
+	struct cac c;
+
+	ASSERT_EQ(cac_init(&c, 2, 2, 200 * MBIT, 70), CAC_OK);
+	EXPECT_EQ(cac_frame_charged_bps(&f), 100 * MBIT);
+	ASSERT_EQ(cac_add_frame(&c, 0, 0, 2, 5, &f, &v), CAC_OK);
+	EXPECT_EQ(v.rate_bps, 100 * MBIT);
+	EXPECT_EQ(v.frame.charge, CAC_CHARGE_PEAK);
+	EXPECT_EQ(c.load_bps[ft_host_link(0)], 100 * MBIT);
+	/* a second such stream from host 0: 200 > 140 */
+	EXPECT_EQ(cac_add_frame(&c, 0, 0, 3, 5, &f, &v), CAC_EFULL);
+	/* charged its mean, the same stream fits: 150 > 140 would not */
+	f.charge = CAC_CHARGE_MEAN;
+	EXPECT_EQ(cac_frame_charged_bps(&f), 50 * MBIT);
+	EXPECT_EQ(cac_add_frame(&c, 0, 0, 3, 5, &f, &v), CAC_EFULL);
+	f.bytes = 200000;	/* 40 Mbit/s mean */
+	ASSERT_EQ(cac_add_frame(&c, 0, 0, 3, 5, &f, &v), CAC_OK);
+	EXPECT_EQ(c.load_bps[ft_host_link(0)], 140 * MBIT);
+	/* removal gives the peak back */
+	ASSERT_EQ(cac_remove(&c, 1), CAC_OK);
+	EXPECT_EQ(c.load_bps[ft_host_link(0)], 40 * MBIT);
+	/* a stated route, and a charge that is neither */
+	f.charge = CAC_CHARGE_PEAK;
+	ASSERT_EQ(cac_add_frame_on(&c, 9, 1, 2, 5, &f, 1, &v), CAC_OK);
+	EXPECT_EQ(c.load_bps[ft_host_link(1)], 80 * MBIT);
+	f.charge = (enum cac_charge)2;
+	EXPECT_EQ(cac_add_frame(&c, 0, 1, 3, 5, &f, &v), CAC_EINVAL);
+	EXPECT_EQ(cac_add_frame_on(&c, 10, 1, 3, 5, &f, 0, &v), CAC_EINVAL);
 	cac_free(&c);
 }
 
@@ -295,7 +335,9 @@ UNIT_TEST(random_reservations_keep_loads_exact_and_choices_least_loaded)
 			uint64_t rate = ((r.s >> 24) % 200 + 1) * MBIT;
 			/* every fourth a frame stream, class 2: 10 ms, 10..100 ms */
 			struct cac_frame f = { 10000000, 10000000 * ((r.s >> 52) % 10 + 1),
-					       (r.s >> 32) % 900000 + 1 };
+					       (r.s >> 32) % 900000 + 1,
+					       (r.s >> 62) & 1 ? CAC_CHARGE_PEAK :
+								 CAC_CHARGE_MEAN };
 			bool frame = (r.s >> 60) % 4 == 0;
 			long long best = -1, m;
 			unsigned int cnt, ch;
@@ -305,7 +347,7 @@ UNIT_TEST(random_reservations_keep_loads_exact_and_choices_least_loaded)
 			if (a == b)
 				continue;
 			if (frame)
-				rate = cac_frame_mean_bps(&f);
+				rate = cac_frame_charged_bps(&f);
 			cnt = ft_route_count(&c.t, a, b);
 			for (ch = 0; ch < cnt; ch++) {
 				m = route_max(&c, a, b, ch, rate);

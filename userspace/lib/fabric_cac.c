@@ -86,6 +86,12 @@ uint64_t cac_frame_peak_bps(const struct cac_frame *f)
 	return bits_per_s(f->bytes, f->latency_ns);
 }
 
+uint64_t cac_frame_charged_bps(const struct cac_frame *f)
+{
+	return f->charge == CAC_CHARGE_PEAK ? cac_frame_peak_bps(f) :
+					      cac_frame_mean_bps(f);
+}
+
 /*
  * Host @src's class @cls holds one kind of reservation: rate ones, or
  * frames of one latency (@f NULL: a rate reservation is to join it).
@@ -124,7 +130,8 @@ static bool frame_valid(const struct cac_frame *f)
 	       f->latency_ns <= CAC_FRAME_MAX_NS &&
 	       f->period_ns >= f->latency_ns &&
 	       f->period_ns <= CAC_PERIOD_MAX_NS &&
-	       f->bytes && f->bytes <= CAC_FRAME_MAX_BYTES;
+	       f->bytes && f->bytes <= CAC_FRAME_MAX_BYTES &&
+	       (f->charge == CAC_CHARGE_MEAN || f->charge == CAC_CHARGE_PEAK);
 }
 
 static int commit(struct cac *c, unsigned int id, unsigned int src,
@@ -256,7 +263,8 @@ int cac_add_frame(struct cac *c, unsigned int id, unsigned int src,
 {
 	if (!frame_valid(f))
 		return CAC_EINVAL;
-	return add_least_loaded(c, id, src, dst, cls, cac_frame_mean_bps(f), f, out);
+	return add_least_loaded(c, id, src, dst, cls, cac_frame_charged_bps(f), f,
+				out);
 }
 
 int cac_add_frame_on(struct cac *c, unsigned int id, unsigned int src,
@@ -265,7 +273,8 @@ int cac_add_frame_on(struct cac *c, unsigned int id, unsigned int src,
 {
 	if (!frame_valid(f))
 		return CAC_EINVAL;
-	return add_on(c, id, src, dst, cls, cac_frame_mean_bps(f), f, choice, out);
+	return add_on(c, id, src, dst, cls, cac_frame_charged_bps(f), f, choice,
+		      out);
 }
 
 int cac_remove(struct cac *c, unsigned int id)

@@ -23,16 +23,24 @@
  * A frame reservation: a frame of up to @bytes every @period_ns, each to
  * be through within @latency_ns (the sender's edf "frame LATENCY"
  * class).  Its links are charged the mean rate, bytes / period, as the
- * paper charges its multimedia connections; the rate while a frame is
- * sent, bytes / latency, must fit under the cap on its own, or no frame
- * could ever make its latency.  A period shorter than the latency is
+ * paper charges its multimedia connections (frames that coincide then
+ * borrow room, and may be late), or with CAC_CHARGE_PEAK the rate while
+ * a frame is sent, bytes / latency, so that frames that all coincide
+ * still fit under the cap.  That peak must fit under the cap on its own
+ * in either case, or no frame could ever make its latency.  A period shorter than the latency is
  * refused: edf's frame deadlines follow on from the previous frame's, so
  * the frames would fall further behind with every one.
  */
+enum cac_charge {
+	CAC_CHARGE_MEAN = 0,	/* bytes / period: the paper's average */
+	CAC_CHARGE_PEAK,	/* bytes / latency: frames never late for the link */
+};
+
 struct cac_frame {
 	uint64_t	latency_ns;	/* CAC_FRAME_MIN_NS .. CAC_FRAME_MAX_NS */
 	uint64_t	period_ns;	/* latency_ns .. CAC_PERIOD_MAX_NS */
 	uint64_t	bytes;		/* 1 .. CAC_FRAME_MAX_BYTES */
+	enum cac_charge	charge;		/* what its links are charged */
 };
 
 #define CAC_FRAME_MIN_NS	1000ULL			/* edf's range */
@@ -100,9 +108,13 @@ int cac_add_frame_on(struct cac *c, unsigned int id, unsigned int src,
 		     unsigned int dst, unsigned int cls, const struct cac_frame *f,
 		     unsigned int choice, struct cac_resv *out);
 
-/* A frame's mean rate (bytes / period) and its rate within its latency. */
+/*
+ * A frame's mean rate (bytes / period), its rate within its latency, and
+ * of the two the one its charge names.
+ */
 uint64_t cac_frame_mean_bps(const struct cac_frame *f);
 uint64_t cac_frame_peak_bps(const struct cac_frame *f);
+uint64_t cac_frame_charged_bps(const struct cac_frame *f);
 
 int cac_remove(struct cac *c, unsigned int id);
 
