@@ -19,9 +19,7 @@
  * every message waits for its tool to be scheduled; eight hosts ended
  * 1.5 ms apart, more than a slot, and a slot number that differs
  * between hosts is something feedback cannot mend.  So one host may
- * lead (--leader): when its ring ends it broadcasts a start signal (or
- * sends it to each host --signal-to names, where the switches do not
- * flood a broadcast), and
+ * lead (--leader): when its ring ends it broadcasts a start signal, and
  * the others (--follow) begin slot 0 when it arrived, by the kernel's
  * receive timestamp, however late they run after it.  The signal is
  * sent three times, each copy saying how long after the first it went,
@@ -72,7 +70,6 @@
 #define RESEND_MS	10
 #define BOOT_GO		3	/* the start signal; its round: ns after the first copy */
 #define GO_COPIES	3
-#define GO_MAX_TO	256	/* --signal-to: hosts a start signal names */
 
 struct boot_msg {
 	uint32_t magic;
@@ -88,15 +85,12 @@ _Static_assert(sizeof(struct boot_msg) == FABRIC_FBS_BOOT_LEN &&
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: " PROG " --left MAC --rounds N [--leader [--signal-to MAC[,MAC...]] | --follow]\n"
-"                [--dev DEV] [--handle MAJ:] [--timeout S] [--no-restart]\n"
+"Usage: " PROG " --left MAC --rounds N [--leader | --follow] [--dev DEV]\n"
+"                [--handle MAJ:] [--timeout S] [--no-restart]\n"
 "  --left     the Ethernet address of the next host of the ring\n"
 "  --rounds   rounds of the ring, at least the number of hosts\n"
 "  --leader   when the ring ends, broadcast the start signal; slot 0\n"
 "             begins as it goes (one host of the ring)\n"
-"  --signal-to  the leader sends the start signal to each of these hosts\n"
-"             (up to 256) instead of broadcasting it: a fabric whose\n"
-"             switches do not flood (vcsw flood off) drops a broadcast\n"
 "  --follow   slot 0 begins when the leader's start signal arrived (every\n"
 "             other host); without either, at the ring's end here\n"
 "  --dev      the device the ring runs on, whose fbs qdisc begins slot 0\n"
@@ -264,68 +258,18 @@ struct start_signal {
 	bool have;		/* leader: the first copy went; follower: one came */
 	uint64_t at_real;	/* when the first copy went (CLOCK_REALTIME) */
 	unsigned int sent;	/* leader: copies sent */
-	/* leader: where each copy goes; none: broadcast */
-	uint8_t to[GO_MAX_TO][ETH_ALEN];
-	unsigned int nto;
 };
 
-/*
- * One message of a start signal to @to.  Each says how long after the
- * first it went, so a message that waited here (the fbs qdisc queues 16
- * bootstrap frames at most, and refuses more: ENOBUFS, try again a
- * little later) or went last of many still names the same slot 0.
- */
-static void send_go_to(int fd, int ifindex, struct start_signal *g, const uint8_t *to)
-{
-	struct boot_msg m = { htonl(BOOT_MAGIC), htonl(BOOT_GO), 0 };
-	struct sockaddr_ll a = {
-		.sll_family = AF_PACKET,
-		.sll_protocol = htons(TC_FBS_BOOT_ETHERTYPE),
-		.sll_ifindex = ifindex,
-		.sll_halen = ETH_ALEN,
-	};
-	uint64_t t;
-	int tries;
-
-	memcpy(a.sll_addr, to, ETH_ALEN);
-	for (tries = 0; tries < 100; tries++) {
-		t = clock_ns(CLOCK_REALTIME);
-		if (!g->have) {
-			g->at_real = t;
-			g->have = true;
-		}
-		m.round = htonl((uint32_t)(t - g->at_real));
-		if (sendto(fd, &m, sizeof(m), 0, (const struct sockaddr *)&a,
-			   sizeof(a)) == sizeof(m) || errno != ENOBUFS)
-			return;
-		usleep(100);
-	}
-}
-
-/* A copy of the start signal: a broadcast, or one message to each host. */
 static void send_go(int fd, int ifindex, struct start_signal *g)
 {
 	static const uint8_t all[ETH_ALEN] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	unsigned int i;
+	uint64_t t = clock_ns(CLOCK_REALTIME);
 
-	if (!g->nto)
-		send_go_to(fd, ifindex, g, all);
-	for (i = 0; i < g->nto; i++)
-		send_go_to(fd, ifindex, g, g->to[i]);
+	if (!g->sent)
+		g->at_real = t;
+	g->have = true;
+	send_msg(fd, ifindex, all, BOOT_GO, (uint32_t)(t - g->at_real));
 	g->sent++;
-}
-
-/* --signal-to: a comma-separated list of unicast MACs; false if bad */
-static bool parse_signal_to(char *list, struct start_signal *g)
-{
-	char *tok, *save = NULL;
-
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (g->nto == GO_MAX_TO || !parse_unicast_mac(tok, g->to[g->nto]))
-			return false;
-		g->nto++;
-	}
-	return g->nto > 0;
 }
 
 /*
@@ -355,7 +299,6 @@ int main(int argc, char **argv)
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "leader", no_argument, NULL, 'L' },
 		{ "follow", no_argument, NULL, 'F' },
-		{ "signal-to", required_argument, NULL, 'S' },
 		{ "dev", required_argument, NULL, 'd' },
 		{ "handle", required_argument, NULL, 'H' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -368,7 +311,7 @@ int main(int argc, char **argv)
 	const char *dev = "eth0";
 	bool have_left = false, restart = true;
 	struct sockaddr_ll me = { .sll_family = AF_PACKET };
-	static struct start_signal go;
+	struct start_signal go = { 0 };
 	uint8_t left[ETH_ALEN];
 	struct fbs_ring ring;
 	uint32_t round, last;
@@ -392,13 +335,6 @@ int main(int argc, char **argv)
 			break;
 		case 'L': go.leader = true; break;
 		case 'F': go.follow = true; break;
-		case 'S':
-			if (!parse_signal_to(optarg, &go)) {
-				fprintf(stderr, PROG ": --signal-to: want 1 to %d unicast MACs, comma-separated\n",
-					GO_MAX_TO);
-				return 2;
-			}
-			break;
 		case 'd': dev = optarg; break;
 		case 'H': {
 			size_t n = strlen(optarg);
@@ -433,10 +369,6 @@ int main(int argc, char **argv)
 	}
 	if (go.leader && go.follow) {
 		fprintf(stderr, PROG ": --leader and --follow: a host is one or the other\n");
-		return 2;
-	}
-	if (go.nto && !go.leader) {
-		fprintf(stderr, PROG ": --signal-to: only the leader sends the start signal\n");
 		return 2;
 	}
 	handle = (uint32_t)major << 16;

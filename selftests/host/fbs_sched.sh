@@ -162,14 +162,6 @@ bad "fbs-boot: no rounds" "Usage" "$BOOT" --left 02:00:00:00:00:01
 bad "fbs-boot: bad handle" "want MAJ:" "$BOOT" --left 02:00:00:00:00:01 --rounds 1 --handle 1
 bad "fbs-boot: no such device" "no such device" "$BOOT" --left 02:00:00:00:00:01 --rounds 1 \
 	--dev fq-no-such-dev
-bad "fbs-boot: --signal-to without --leader" "only the leader" "$BOOT" \
-	--left 02:00:00:00:00:01 --rounds 1 --follow --signal-to 02:00:00:00:00:02
-bad "fbs-boot: --signal-to a broadcast" "unicast MACs" "$BOOT" --left 02:00:00:00:00:01 \
-	--rounds 1 --leader --signal-to 02:00:00:00:00:02,ff:ff:ff:ff:ff:ff
-bad "fbs-boot: --signal-to nobody" "unicast MACs" "$BOOT" --left 02:00:00:00:00:01 \
-	--rounds 1 --leader --signal-to ,
-bad "fbs-boot: --signal-to 257 hosts" "1 to 256" "$BOOT" --left 02:00:00:00:00:01 \
-	--rounds 1 --leader --signal-to "$(for i in $(seq 1 257); do printf '02:00:00:00:%02x:%02x,' $((i / 256)) $((i % 256)); done)"
 
 # --- qsim fbs ----------------------------------------------------------------------
 # one clock 300 ppm slow: Eq. 3 allows 1666 - 8 = 1658 empty slots after an

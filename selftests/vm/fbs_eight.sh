@@ -15,10 +15,7 @@
 #    VM's one CPU that spread eight hosts over 1.5 ms, more than a slot:
 #    slot numbers then differ, which feedback cannot mend.  The leader's
 #    start signal, taken at each host's receive timestamp, starts them
-#    together however late each host runs after it.  The switch does
-#    not flood (flood off, as fabric-topo builds fabrics), so the leader
-#    sends the signal to each host (fbs-boot --signal-to) rather than
-#    broadcasting it, which the switch would drop.
+#    together however late each host runs after it.
 # 2. With traffic from every host to every other, started while the
 #    schedules are paused and then booted, at most 1 % of the frames
 #    arrive out of their slot (with the ring's own end as slot 0,
@@ -41,8 +38,7 @@ require_cmd ip tc udp-lat fbs-sched fbs-boot
 SLOT_NS=1200000
 FBS_TC="--slot 1200us --rate 10mbit --frame 1462 --verify --delay 20us"
 
-fbs_fabric 8 arch advanced rate 10mbit buffer 2k wormhole on flood off
-FBS_SIGNAL_TO=1
+fbs_fabric 8 arch advanced rate 10mbit buffer 2k wormhole on
 for i in $FBS_HOSTS; do
 	ns_run S ip link set p$i type vcsw_slave credits on in_buffer 1536 || fatal "credits p$i"
 done
@@ -72,7 +68,7 @@ for i in $FBS_HOSTS; do
 	[ ${off#-} -lt $((SLOT_NS / 4)) ]
 	check_err $? "V$i's slots begin $off ns off V1's"
 done
-log_test "fbs-boot: eight hosts begin slot 0 together, at the leader's start signal to each through a switch that does not flood"
+log_test "fbs-boot: eight hosts begin slot 0 together, at the leader's start signal"
 
 # --- 2. the schedule held -------------------------------------------------------------------
 # The senders start with every schedule paused, then the ring runs

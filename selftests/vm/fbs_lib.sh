@@ -131,23 +131,15 @@ fbs_traffic_stop()
 
 # fbs_boot: the ring V0 -> V1 -> ... -> V0 (each one's left is the next),
 # all at once, twice as many rounds as hosts; V0 leads: slot 0 begins on
-# every host when V0's start signal arrived, a broadcast, or with
-# FBS_SIGNAL_TO=1 a message to each host (a switch with flood off drops
-# a broadcast).  FBS_BOOT_LOG: V0's report.
+# every host when V0's start signal arrived.  FBS_BOOT_LOG: V0's report.
 fbs_boot()
 {
-	local i pids=() role to=()
+	local i pids=() role
 
 	for i in $FBS_HOSTS; do
-		[ $i = 0 ] || to+=("$(fbs_mac $i)")
-	done
-	for i in $FBS_HOSTS; do
-		role=(--follow)
-		if [ $i = 0 ]; then
-			role=(--leader)
-			[ "${FBS_SIGNAL_TO:-0}" = 1 ] && role+=(--signal-to "$(IFS=,; echo "${to[*]}")")
-		fi
-		ns_bg V$i fbs-boot --left "$(fbs_mac $(((i + 1) % FBS_N)))" "${role[@]}" \
+		role=--follow
+		[ $i = 0 ] && role=--leader
+		ns_bg V$i fbs-boot --left "$(fbs_mac $(((i + 1) % FBS_N)))" $role \
 			--rounds $((2 * FBS_N)) --dev eth0 --timeout $FBS_BOOT_TIMEOUT \
 			> "$TMP_DIR/boot$i" 2>&1
 		pids+=($BG_PID)
