@@ -159,11 +159,13 @@ static int state_load(struct cac *c, struct opts *o)
 			    &src, &dst, &cls, &rate, &choice, &end6, &lat, &bytes, &period,
 			    &end9);
 		peak = false;
-		if (nf == 9) {
-			end9 += (int)strspn(buf + end9, " \t");
-			peak = !strncmp(buf + end9, "peak", 4);
+		/* " peak" after the terms, a blank before it */
+		if (nf == 9 && (buf[end9] == ' ' || buf[end9] == '\t')) {
+			size_t blank = strspn(buf + end9, " \t");
+
+			peak = !strncmp(buf + end9 + blank, "peak", 4);
 			if (peak)
-				end9 += 4;
+				end9 += (int)blank + 4;
 		}
 		if ((nf == 6 && buf[end6 + strspn(buf + end6, " \t")] != '\n') ||
 		    (nf == 9 && buf[end9 + strspn(buf + end9, " \t")] != '\n') ||

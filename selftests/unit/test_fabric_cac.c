@@ -254,7 +254,7 @@ UNIT_TEST(frame_reservations_charged_their_peak_fit_together)
 	EXPECT_EQ(c.load_bps[ft_host_link(0)], 100 * MBIT);
 	/* a second such stream from host 0: 200 > 140 */
 	EXPECT_EQ(cac_add_frame(&c, 0, 0, 3, 5, &f, &v), CAC_EFULL);
-	/* charged its mean, the same stream fits: 150 > 140 would not */
+	/* charged its mean, the same stream still passes: 100 + 50 > 140 */
 	f.charge = CAC_CHARGE_MEAN;
 	EXPECT_EQ(cac_frame_charged_bps(&f), 50 * MBIT);
 	EXPECT_EQ(cac_add_frame(&c, 0, 0, 3, 5, &f, &v), CAC_EFULL);
