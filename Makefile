@@ -5,7 +5,7 @@
 #   make setup        install build/VM dependencies, fetch the VM kernel
 #   make check [T=re] [VM_KERNEL=k] [LIVE=1]  run the tests (host unit
 #                     tests and the qemu VMs, or this live host)
-#   make check-debug [T=re] [PASS=suite|fuzz]  the VM tests on a
+#   make check-debug [T=re] [DEBUG_PASS=suite|fuzz]  the VM tests on a
 #                     KASAN/lockdep/kmemleak kernel, then the fuzzers at length
 #   make bench [T=re] benchmarks in the deterministic VM (Documentation/benchmarks.rst)
 #   make demo [S=names] [LIVE=1]  the paper's architectures side by side, tables
@@ -164,18 +164,19 @@ check-debug: setup-if-needed
 # Two passes: the whole suite with short fuzzing, then the fuzzers at
 # length (a million frames, 10^5 configuration operations); KASAN and
 # lockdep slow the VM down several times, so its timeouts stretch.
-# PASS=suite or PASS=fuzz runs only that one (on 2 cores the two take
-# longer than one sitting: Documentation/debug-kernel.rst).
+# DEBUG_PASS=suite or DEBUG_PASS=fuzz runs only that one (on 2 cores the
+# two take longer than one sitting: Documentation/debug-kernel.rst).
 DEBUG_FUZZ = fq.fuzz_frames=1000000 fq.tc_fuzz_ops=10000 fq.tc_fuzz_rounds=5
-PASS ?=
+DEBUG_PASS ?=
+ifneq ($(filter-out suite fuzz,$(DEBUG_PASS)),)
+$(error DEBUG_PASS=$(DEBUG_PASS): want suite or fuzz)
+endif
 check-debug-locked:
-	@case '$(PASS)' in ''|suite|fuzz) ;; \
-	*) echo "fabric-qos: PASS=$(PASS): want suite or fuzz" >&2; exit 2 ;; esac; \
-	rel=$$(scripts/debug-kernel.sh) && \
+	@rel=$$(scripts/debug-kernel.sh) && \
 	$(MAKE) --no-print-directory build-quiet KREL=$$rel && \
 	export FQ_VM_ABI=$$rel FQ_VM_MEM=2048 && \
-	{ [ '$(PASS)' = fuzz ] || FQ_VM_TIMEOUT_SCALE=4 scripts/check.sh '$(T)'; } && \
-	{ [ '$(PASS)' = suite ] || FQ_VM_TIMEOUT_SCALE=40 FQ_VM_APPEND="$(DEBUG_FUZZ)" \
+	{ [ '$(DEBUG_PASS)' = fuzz ] || FQ_VM_TIMEOUT_SCALE=4 scripts/check.sh '$(T)'; } && \
+	{ [ '$(DEBUG_PASS)' = suite ] || FQ_VM_TIMEOUT_SCALE=40 FQ_VM_APPEND="$(DEBUG_FUZZ)" \
 		scripts/check.sh '$(or $(T),vm/(fabric_fuzz|tc_fuzz))'; }
 
 # Benchmarks boot the VM too: the same lock, so two VMs never run at once.
