@@ -64,6 +64,7 @@ enum fabric_drop {
 	FABRIC_DROP_INNER_TYPE,
 	FABRIC_DROP_TRUNCATED,
 	FABRIC_DROP_NOMEM,
+	FABRIC_DROP_LINK_MSG,	/* a credit-link message no qdisc here takes */
 	FABRIC_DROP_MAX,
 };
 
@@ -80,6 +81,7 @@ static const u16 fabric_drop_attr[FABRIC_DROP_MAX] = {
 	[FABRIC_DROP_INNER_TYPE] = FABRIC_A_DROP_INNER_TYPE,
 	[FABRIC_DROP_TRUNCATED]	 = FABRIC_A_DROP_TRUNCATED,
 	[FABRIC_DROP_NOMEM]	 = FABRIC_A_DROP_NOMEM,
+	[FABRIC_DROP_LINK_MSG]	 = FABRIC_A_DROP_LINK_MSG,
 };
 
 /* Written only by the receive handler of the owning cpu. */
@@ -575,9 +577,13 @@ static int fabric_rcv(struct sk_buff *skb, struct net_device *dev,
 			fhc_inner_probe_len(fhc_get_be16(skb->data + 2));
 		if (skb->len >= probe && unlikely(!pskb_may_pull(skb, probe)))
 			goto drop_nomem;
-		/* credits for our qdiscs, never passed up (fabric_link.c) */
+		/*
+		 * credits for our qdiscs, never passed up (fabric_link.c);
+		 * one that no qdisc here takes is dropped, and counted
+		 */
 		if (fabric_link_is_msg(skb)) {
-			fabric_link_rcv(dev, skb);
+			if (!fabric_link_rcv(dev, skb))
+				fabric_count_drop(stats, FABRIC_DROP_LINK_MSG);
 			return NET_RX_SUCCESS;
 		}
 	}

@@ -208,14 +208,16 @@ EXPORT_SYMBOL_GPL(fabric_link_is_msg);
 /*
  * A link message arrived on @dev; consumes @skb.  A device without a
  * link (no qdisc on it has credits on) ignores it: a switch port may
- * speak credits to a host that does not.
+ * speak credits to a host that does not.  Returns false for a message
+ * ignored so (the caller counts it), true for one the link's books took
+ * or refused (they count it).
  */
-void fabric_link_rcv(struct net_device *dev, struct sk_buff *skb)
+bool fabric_link_rcv(struct net_device *dev, struct sk_buff *skb)
 {
 	u32 want = FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN;
 	struct fabric_link *l;
 	unsigned int r = 0;
-	bool wake = false;
+	bool wake = false, taken = false;
 
 	l = fabric_link_find(dev);
 	/* the other end of a link sends to the group: anything else is not it */
@@ -227,6 +229,7 @@ void fabric_link_rcv(struct net_device *dev, struct sk_buff *skb)
 		spin_unlock(&l->lock);
 		goto out;
 	}
+	taken = true;
 	/* a short one is refused by the core, and counted */
 	if (!pskb_may_pull(skb, min_t(u32, skb->len, want))) {
 		l->books.st.msgs_malformed++;
@@ -263,6 +266,7 @@ void fabric_link_rcv(struct net_device *dev, struct sk_buff *skb)
 		netif_tx_schedule_all(dev);
 out:
 	consume_skb(skb);
+	return taken;
 }
 
 /*

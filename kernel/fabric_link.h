@@ -106,7 +106,7 @@ static inline struct sk_buff *fabric_gate_dequeue(struct Qdisc *sch,
 void fabric_gate_purge(struct Qdisc *sch, struct fabric_credit_gate *g);
 
 /* fabric_hdr_main.c's receive path and device events */
-void fabric_link_rcv(struct net_device *dev, struct sk_buff *skb);
+bool fabric_link_rcv(struct net_device *dev, struct sk_buff *skb);
 void fabric_link_dev_event(struct net_device *dev, unsigned long event);
 void fabric_link_exit(void);
 

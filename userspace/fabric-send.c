@@ -115,7 +115,7 @@ static void usage(FILE *f)
 		"multicast, 802.1D link-local and unknown addresses.  It prints how\n"
 		"many it sent of each kind, as the receiver's validation classes them:\n"
 		"  fuzz seed=N sent=N refused=N valid=N short=N version=N inner_type=N\n"
-		"       truncated=N other=N\n"
+		"       truncated=N other=N ctrl=N\n"
 		"(refused: frames the packet socket would not send, e.g. past the MTU).\n"
 		"--link-fuzz UNIT plays the other end of a credit link to DEV's peer\n"
 		"(a host's qdisc or a vcsw port with credits on, counting UNIT bytes\n"

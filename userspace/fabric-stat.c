@@ -51,6 +51,7 @@ static const struct {
 	{ FABRIC_A_DROP_INNER_TYPE,	"drop_inner_type" },
 	{ FABRIC_A_DROP_TRUNCATED,	"drop_truncated" },
 	{ FABRIC_A_DROP_NOMEM,		"drop_nomem" },
+	{ FABRIC_A_DROP_LINK_MSG,	"drop_link_msg" },
 };
 
 static void usage(FILE *f)
@@ -91,6 +92,7 @@ static int fs_stats_attr_cb(const struct nlattr *attr, void *data)
 		break;
 	case FABRIC_A_RX_FRAMES ... FABRIC_A_LATE_MAX_NS:
 	case FABRIC_A_DROP_NOMEM:
+	case FABRIC_A_DROP_LINK_MSG:
 		if (mnl_attr_validate(attr, MNL_TYPE_U64) == 0)
 			d->val[type] = mnl_attr_get_u64(attr);
 		break;

@@ -12,6 +12,7 @@
 
 #include "frame_fuzz.h"
 #include "../../kernel/core/fabric_hdr_core.h"
+#include "../../kernel/core/fabric_credit.h"
 
 #define ETH_HDR		14
 #define STD_FRAME_MAX	1514	/* a 1500-byte MTU */
@@ -23,6 +24,7 @@ const char *const ff_class_names[FF_NCLASSES] = {
 	[FF_INNER_TYPE]	= "inner_type",
 	[FF_TRUNCATED]	= "truncated",
 	[FF_OTHER]	= "other",
+	[FF_CTRL]	= "ctrl",
 };
 
 void ff_seed(struct ff_rng *r, uint64_t seed)
@@ -145,6 +147,9 @@ static enum ff_class classify(const uint8_t *frame, size_t len)
 {
 	if (len < ETH_HDR || fhc_get_be16(frame + 12) != ETH_P_FABRIC)
 		return FF_OTHER;
+	/* the receivers look for link messages first */
+	if (fcr_is_ctrl(frame + ETH_HDR, (fq_u32)(len - ETH_HDR)))
+		return FF_CTRL;
 	switch (fhc_validate(frame + ETH_HDR, (fq_u32)(len - ETH_HDR),
 			     (fq_u32)(len - ETH_HDR))) {
 	case FHC_OK:

@@ -22,6 +22,13 @@ enum ff_class {
 	FF_INNER_TYPE,		/* fabric, dropped: inner EtherType not carried */
 	FF_TRUNCATED,		/* fabric, dropped: inner packet not whole */
 	FF_OTHER,		/* not a fabric frame (another EtherType) */
+	/*
+	 * fabric, a control frame (inner type the fabric's own): taken for
+	 * a credit-link message, counted where the link's messages are
+	 * (a host's drop_link_msg, a switch port's msgs_off) when nothing
+	 * there speaks credits
+	 */
+	FF_CTRL,
 	FF_NCLASSES,
 };
 
