@@ -55,6 +55,7 @@ enum fs_malform {
 	FS_VERSION,
 	FS_INNER_TYPE,
 	FS_TRUNCATED,
+	FS_CTRL,	/* a control frame (a link message's type) nobody asked for */
 };
 
 struct fs_opts {
@@ -88,7 +89,8 @@ static void usage(FILE *f)
 		"                   [ --flow ID ] [ --seq N ] [ --route R ] [ --count N ]\n"
 		"                   [ --interval US ]\n"
 		"                   [ --payload STR ] [ --message N ]\n"
-		"                   [ --malform { short | version | inner-type | truncated } ]\n"
+		"                   [ --malform { short | version | inner-type | truncated |\n"
+		"                               ctrl } ]\n"
 		"       " PROG " -i DEV --dst-mac MAC --fuzz [ --seed N ] [ --count N ]\n"
 		"                   [ --fuzz-macs ] [ --src-ip A ] [ --dst-ip B ]\n"
 		"       " PROG " -i DEV --link-fuzz UNIT [ --seed N ] [ --count N ]\n"
@@ -102,7 +104,9 @@ static void usage(FILE *f)
 		"The sequence number grows by one per frame.  --ttd is signed (negative:\n"
 		"already late) and must fit 32 bits.  --malform sends a frame the\n"
 		"receiver must drop: only %d header bytes, version 2, inner EtherType\n"
-		"0x%04x, or an IPv4 total length %d bytes longer than the packet.\n"
+		"0x%04x, an IPv4 total length %d bytes longer than the packet, or\n"
+		"(ctrl) a control frame, inner EtherType 0x%04x, that only a qdisc with\n"
+		"credits on takes (a receiver without one drops it as drop_link_msg).\n"
 		"--message N groups the frames into messages of N: the first frame of\n"
 		"each carries the head flag, the N-th the tail flag (a --count that is\n"
 		"not a multiple of N leaves the last message without its tail, as a\n"
@@ -129,7 +133,7 @@ static void usage(FILE *f)
 		"            stale=N\n"
 		"(peer_epoch 0: not heard).  Only for a link that neither pads nor\n"
 		"loses frames (a veth): the counts assume every byte arrives.\n",
-		FS_SHORT_HDR_BYTES, FS_BOGUS_ETHERTYPE, FS_TRUNCATE_BY);
+		FS_SHORT_HDR_BYTES, FS_BOGUS_ETHERTYPE, FS_TRUNCATE_BY, ETH_P_FABRIC);
 }
 
 /* ---- argument parsing ------------------------------------------------------ */
@@ -312,6 +316,8 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 				o->malform = FS_INNER_TYPE;
 			else if (!strcmp(optarg, "truncated"))
 				o->malform = FS_TRUNCATED;
+			else if (!strcmp(optarg, "ctrl"))
+				o->malform = FS_CTRL;
 			else
 				return fs_bad("malform", optarg);
 			break;
@@ -411,7 +417,7 @@ static size_t fs_build(const struct fs_opts *o, const uint8_t *src_mac,
 
 	hdr.version = o->malform == FS_VERSION ? 2 : FABRIC_HDR_VERSION;
 	hdr.inner_proto = o->malform == FS_INNER_TYPE ? FS_BOGUS_ETHERTYPE :
-							FHC_ETH_P_IP;
+			  o->malform == FS_CTRL ? ETH_P_FABRIC : FHC_ETH_P_IP;
 	hdr.seq = seq;
 	if (o->message) {
 		hdr.head = index % o->message == 0;
