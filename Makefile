@@ -163,7 +163,8 @@ check-debug: setup-if-needed
 
 # Two passes: the whole suite with short fuzzing, then the fuzzers at
 # length (a million frames, 10^5 configuration operations); KASAN and
-# lockdep slow the VM down several times, so its timeouts stretch.
+# lockdep slow the VM down several times, so its timeouts stretch, and
+# every test boots the fast VM with fq.slow=1 (FQ_VM_SLOW, scripts/check.sh).
 # DEBUG_PASS=suite or DEBUG_PASS=fuzz runs only that one (on 2 cores the
 # two take longer than one sitting: Documentation/debug-kernel.rst).
 DEBUG_FUZZ = fq.fuzz_frames=1000000 fq.tc_fuzz_ops=10000 fq.tc_fuzz_rounds=5
@@ -174,7 +175,7 @@ endif
 check-debug-locked:
 	@rel=$$(scripts/debug-kernel.sh) && \
 	$(MAKE) --no-print-directory build-quiet KREL=$$rel && \
-	export FQ_VM_ABI=$$rel FQ_VM_MEM=2048 && \
+	export FQ_VM_ABI=$$rel FQ_VM_MEM=2048 FQ_VM_SLOW=1 && \
 	{ [ '$(DEBUG_PASS)' = fuzz ] || FQ_VM_TIMEOUT_SCALE=4 scripts/check.sh '$(T)'; } && \
 	{ [ '$(DEBUG_PASS)' = suite ] || FQ_VM_TIMEOUT_SCALE=40 FQ_VM_APPEND="$(DEBUG_FUZZ)" \
 		scripts/check.sh '$(or $(T),vm/(fabric_fuzz|tc_fuzz))'; }

@@ -203,14 +203,14 @@ fq_vm_boot_pair() {
 		     "-device virtio-net-pci,netdev=$1,mac=$4,romfile="
 	}
 	FQ_VM_CPUS=1 FQ_VM_LOCK_HELD=1 FQ_VM_IDLE=1 \
-	FQ_VM_APPEND="fq.pair=peer watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60" \
+	FQ_VM_APPEND="fq.pair=peer watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60 ${FQ_VM_APPEND:-}" \
 	FQ_VM_NET_ARGS="$(link d "${ports[1]}" "${ports[0]}" $mac_p:01) $(link c "${ports[3]}" "${ports[2]}" $mac_p:02)" \
 		"$FQ_ROOT/scripts/vm-run.sh" "$initrd" "$console.peer" "$results.peer" \
 		"$((tmo + ${FQ_PAIR_DELAY_S:-20}))" &
 	peer=$!
 	sleep "${FQ_PAIR_DELAY_S:-20}"
 	FQ_VM_CPUS=1 FQ_VM_LOCK_HELD=1 FQ_VM_IDLE=1 \
-	FQ_VM_APPEND="fq.pair=tester fq.pair_delay=${FQ_PAIR_DELAY_S:-20} watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60" \
+	FQ_VM_APPEND="fq.pair=tester fq.pair_delay=${FQ_PAIR_DELAY_S:-20} watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60 ${FQ_VM_APPEND:-}" \
 	FQ_VM_NET_ARGS="$(link d "${ports[0]}" "${ports[1]}" $mac_t:01) $(link c "${ports[2]}" "${ports[3]}" $mac_t:02)" \
 		"$FQ_ROOT/scripts/vm-run.sh" "$initrd" "$console" "$results" "$tmo"
 	rc=$?

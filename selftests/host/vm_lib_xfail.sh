@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 30
+#
+# selftests/vm/lib.sh on a slow kernel (make check-debug, fq.slow=1): a
+# check run through xfail_on_slow that misses is an expected failure
+# there and an ordinary failure everywhere else; any other check fails
+# the test on both; wait_for waits FQ_SLOW_SCALE times as long.  The VM's
+# library is sourced here as a test would source it, with FQ_SLOW set as
+# fq_param would have set it.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+fails=0
+
+# run_case SLOW: a test script's checks, on a kernel slow or not
+run_case() {
+	cd "$ROOT/selftests/vm" && bash -c '
+		. ./lib.sh
+		FQ_SLOW=$1
+		xfail_on_slow check_eq "latency" 5 6
+		log_test "timing only"
+		check_eq "count" 1 1
+		xfail_on_slow check_err 1 "rate low"
+		xfail_on_slow check_fail 0 "queue built up"
+		log_test "timing only, three kinds"
+		xfail_on_slow check_eq "latency" 5 5
+		log_test "timing met"
+		check_eq "count" 1 2
+		log_test "accounting"
+		t0=$SECONDS
+		wait_for 1 false
+		echo "waited $((SECONDS - t0))"
+		exit $EXIT_STATUS' _ "$1"
+}
+
+expect() {	# WHAT PATTERN TEXT
+	if ! grep -qE -- "$2" <<< "$3"; then
+		echo "FAIL: $1: no line matching '$2' in:"
+		echo "$3" | sed 's/^/    /'
+		fails=$((fails + 1))
+	fi
+}
+
+out=$(run_case 0); rc=$?
+expect "plain kernel: a timing miss fails" '^TEST: timing only +\[FAIL\]' "$out"
+expect "plain kernel: check_err through xfail_on_slow fails" '^TEST: timing only, three kinds +\[FAIL\]' "$out"
+expect "plain kernel: a met timing check passes" '^TEST: timing met +\[ OK \]' "$out"
+expect "plain kernel: accounting fails" '^TEST: accounting +\[FAIL\]' "$out"
+expect "plain kernel: wait_for 1 waits about 1 s" '^waited [12]$' "$out"
+[ $rc = 1 ] || { echo "FAIL: plain kernel: exit $rc, want 1"; fails=$((fails + 1)); }
+
+out=$(run_case 1); rc=$?
+expect "slow kernel: a timing miss is XFAIL" '^TEST: timing only +\[XFAIL\]' "$out"
+expect "slow kernel: its reason is printed" 'latency: expected .5., got .6. \(expected on a slow kernel\)' "$out"
+expect "slow kernel: all three kinds are XFAIL" '^TEST: timing only, three kinds +\[XFAIL\]' "$out"
+expect "slow kernel: check_fail's reason" 'queue built up \(expected on a slow kernel\)' "$out"
+expect "slow kernel: a met timing check passes" '^TEST: timing met +\[ OK \]' "$out"
+expect "slow kernel: accounting still fails" '^TEST: accounting +\[FAIL\]' "$out"
+expect "slow kernel: wait_for 1 waits about 4 s" '^waited [45]$' "$out"
+[ $rc = 1 ] || { echo "FAIL: slow kernel: exit $rc, want 1 (accounting)"; fails=$((fails + 1)); }
+
+[ $fails = 0 ] && echo "ok: xfail_on_slow and wait_for on plain and slow kernels"
+[ $fails = 0 ]
