@@ -61,8 +61,10 @@ USER_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 \
 USER_LDLIBS := -Wl,--as-needed -lmnl -lm
 CORE_HEADERS := $(wildcard kernel/core/*.h kernel/include/uapi/linux/*.h)
 
-TOOLS := $(patsubst userspace/%.c,$(B)/bin/%,$(wildcard userspace/*.c)) $(B)/bin/qsim
+TOOLS := $(patsubst userspace/%.c,$(B)/bin/%,$(wildcard userspace/*.c)) $(B)/bin/qsim \
+	$(B)/bin/fabric-meter
 QSIM_SOURCES := $(wildcard userspace/qsim/*.c)
+METER_SOURCES := $(wildcard userspace/fabric-meter/*.c)
 TC_PLUGINS := $(patsubst tc/%.c,$(B)/tc/%.so,$(wildcard tc/q_*.c))
 IP_PLUGINS := $(patsubst tc/%.c,$(B)/tc/%.so,$(wildcard tc/link_*.c))
 UNIT_TESTS := $(patsubst selftests/unit/%.c,$(B)/selftests/unit/%,$(wildcard selftests/unit/test_*.c))
@@ -113,6 +115,12 @@ $(B)/bin/%: userspace/%.c $(CORE_HEADERS) $(wildcard userspace/lib/*.h userspace
 $(B)/bin/qsim: $(QSIM_SOURCES) userspace/qsim/qsim.h $(CORE_HEADERS) $(wildcard userspace/lib/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Iuserspace/qsim -o $@ $(QSIM_SOURCES) $(wildcard userspace/lib/*.c) $(USER_LDLIBS)
+
+# fabric-meter: one file per job (userspace/fabric-meter/fabric-meter.h)
+$(B)/bin/fabric-meter: $(METER_SOURCES) userspace/fabric-meter/fabric-meter.h $(CORE_HEADERS) \
+		$(wildcard userspace/lib/*.h userspace/lib/*.c)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $(METER_SOURCES) $(wildcard userspace/lib/*.c) $(USER_LDLIBS)
 
 # host-side cost of the portable cores, counted with callgrind by make bench
 $(B)/bench/core_cost: selftests/bench/core_cost.c $(CORE_HEADERS)
