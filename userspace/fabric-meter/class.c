@@ -107,8 +107,7 @@ int parse_class(const char *spec, struct sclass *s)
 			return class_error(spec, "want key=value, got '%s'", tok);
 		*val++ = '\0';
 		if (!strcmp(tok, "name")) {
-			if (!*val || strlen(val) > FM_NAME_LEN || strspn(val,
-			    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != strlen(val))
+			if (!fm_name_valid(val))
 				return class_error(spec, "name: 1 .. 16 of [A-Za-z0-9_.-]");
 			strcpy(s->name, val);
 		} else if (!strcmp(tok, "rate")) {

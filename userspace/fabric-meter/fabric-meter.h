@@ -125,8 +125,17 @@ void hdr_put(uint8_t *p, const struct fm_hdr *h);
 bool hdr_get(const uint8_t *p, size_t len, struct fm_hdr *h);
 /* Write end mark @f after the header at @p (FM_FIN_LEN bytes in all). */
 void fin_put(uint8_t *p, const struct fm_fin *f);
-/* Read the end mark of a @len-byte datagram; false if it is too short. */
+/*
+ * Read the end mark of a @len-byte datagram; false if it is too short.  A
+ * class name that fm_name_valid() refuses is read as none ("").
+ */
 bool fin_get(const uint8_t *p, size_t len, struct fm_fin *f);
+/*
+ * Whether @name may name a class: 1 .. FM_NAME_LEN of [A-Za-z0-9_.-].  The
+ * receiver names files (--data) and JSON strings after it, and any host
+ * can send it an end mark.
+ */
+bool fm_name_valid(const char *name);
 
 /* ---- results.c: per-class results ------------------------------------------ */
 

@@ -413,7 +413,7 @@ static int send_loop(struct send_cfg *c, struct result *res, int64_t start)
 {
 	int64_t end = start + (int64_t)(c->duration_s * NSEC_PER_SEC);
 	int64_t now, wake, t;
-	struct pollfd pfd[MAX_CLASSES];
+	struct pollfd pfd[MAX_FLOWS];	/* a socket per flow */
 	struct progress prog;
 	struct timespec ts;
 	uint64_t sent;

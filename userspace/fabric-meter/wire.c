@@ -91,8 +91,18 @@ bool fin_get(const uint8_t *p, size_t len, struct fm_fin *f)
 	f->kind = p[40] < TM_KINDS ? p[40] : TM_CBR;
 	memcpy(f->name, p + 41, FM_NAME_LEN);
 	f->name[FM_NAME_LEN] = '\0';
+	if (!fm_name_valid(f->name))
+		f->name[0] = '\0';
 	f->nflows = get16(p + 57);
 	if (!f->nflows || f->nflows > MAX_FLOWS)
 		f->nflows = 1;
 	return true;
+}
+
+bool fm_name_valid(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len && len <= FM_NAME_LEN &&
+	       strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") == len;
 }
