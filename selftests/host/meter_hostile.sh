@@ -9,7 +9,9 @@
 #  - any host can send a receiver an end mark, and the class name in it
 #    names the files of --data and a JSON string: forged names with a
 #    "../" and a quote are read as no name (the class keeps "classN"),
-#    no file appears outside the data directory, the JSON parses.
+#    no file appears outside the data directory, the JSON parses;
+#  - a one-way sender whose --output file cannot be written (a full
+#    device) exits 1 and says why: it exited 0.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
@@ -79,5 +81,21 @@ d = json.load(open(sys.argv[1]))
 print(" ".join(sorted(c["name"] for c in d["classes"])))' "$T/recv.json" 2> "$T/py.err")
 [ "$names" = "class3 class4" ] && ok "JSON parses; the forged names were not taken ($names)" ||
 	bad "JSON names '$names' (want 'class3 class4'): $(cat "$T/py.err") $(head -c 600 "$T/recv.json")"
+
+# --- results that do not reach their file ------------------------------------------
+if [ -w /dev/full ]; then
+	PORT=$((PORT + 1))
+	"$FM" recv --bind 127.0.0.1 --port $PORT --duration 20 --expect 1 --quiet \
+		--ready "$T/ready2" > /dev/null 2>&1 &
+	RECV=$!
+	for i in $(seq 100); do [ -e "$T/ready2" ] && break; sleep 0.1; done
+	"$FM" send --dst 127.0.0.1 --port $PORT --duration 0.3 --quiet \
+		--class cbr,rate=1m --output /dev/full 2> "$T/full.err"
+	rc=$?
+	[ $rc = 1 ] && grep -q 'No space left' "$T/full.err" &&
+		ok "send --output to a full device: exit 1, reason given" ||
+		bad "send --output /dev/full: exit $rc, want 1: $(cat "$T/full.err")"
+	wait $RECV
+fi
 
 [ $fail = 0 ]
