@@ -63,12 +63,12 @@ dead_message
 check_err $? "fabric-send failed"
 wait_for 5 lane_frames_are 1:1 3
 check_err $? "the 3 frames of the dead message did not go: $(lane_stat 1:1 frames)"
-check_eq "lane 1:1 busy" true "$(lane_stat 1:1 busy)"
+xfail_on_slow check_eq "lane 1:1 busy" true "$(lane_stat 1:1 busy)"
 lane2_udp
 check_err $? "udp-lat send failed"
 sleep 1
-check_eq "lane 1:2 frames while pbrr waits on the dead anchor" 0 "$(lane_stat 1:2 frames)"
-check_eq "nothing abandoned yet" 0 "$(lane_stat 1:1 abandoned)"
+xfail_on_slow check_eq "lane 1:2 frames while pbrr waits on the dead anchor" 0 "$(lane_stat 1:2 frames)"
+xfail_on_slow check_eq "nothing abandoned yet" 0 "$(lane_stat 1:1 abandoned)"
 log_test "pbrr: a dead anchor holds the link"
 
 wait_for 20 lane_frames_are 1:2 5
@@ -87,8 +87,8 @@ check_err $? "the 3 frames of the dead message did not go"
 lane2_udp
 wait_for 5 lane_frames_are 1:2 5
 check_err $? "aoq held lane 1:2 behind a dead message: frames $(lane_stat 1:2 frames)"
-check_eq "lane 1:1 still busy" true "$(lane_stat 1:1 busy)"
-check_eq "nothing abandoned" 0 "$(lane_stat 1:1 abandoned)"
+xfail_on_slow check_eq "lane 1:1 still busy" true "$(lane_stat 1:1 busy)"
+xfail_on_slow check_eq "nothing abandoned" 0 "$(lane_stat 1:1 abandoned)"
 log_test "aoq: a dead message does not hold the other lanes"
 
 # --- a complete message ends the lane's turn without any stall -------------------
@@ -140,10 +140,10 @@ for mode in aoq pbrr; do
 	wait_for 5 lane_frames_are 2:2 5
 	check_err $? "$mode: lane 2:2 not served beside a message without end: frames $(lane_stat 2:2 frames)"
 	# the endless sender was still at it, or this proves nothing
-	check_eq "$mode: lane 2:1 still busy" true "$(lane_stat 2:1 busy)"
+	xfail_on_slow check_eq "$mode: lane 2:1 still busy" true "$(lane_stat 2:1 busy)"
 	f1=$(lane_stat 2:1 frames)
 	wait_for 5 lane_frames_at_least 2:1 $((f1 + 100))
-	check_err $? "$mode: lane 2:1 stopped sending at $f1 frames: $(cat "$TMP_DIR/endless.err")"
+	xfail_on_slow check_err $? "$mode: lane 2:1 stopped sending at $f1 frames: $(cat "$TMP_DIR/endless.err")"
 	forced=$(lane_stat 2:1 forced_tails)
 	[ "${forced:-0}" -ge 1 ]
 	check_err $? "$mode: lane 2:1 counts no forced tail: '$forced'"

@@ -57,7 +57,7 @@ result=$(awk -v wire=$WIRE -v r0=100000 -v r1=25000 -v tol=0.002 -v skip=4 '
 ' "$TMP_DIR/order.log")
 read -r inversions reorders first0 <<< "$result"
 log_info "deadline inversions $inversions, in-flow reorders $reorders, stream 0 in the first 25: $first0"
-check_eq "packets that left before an earlier deadline" 0 "$inversions"
+xfail_on_slow check_eq "packets that left before an earlier deadline" 0 "$inversions"
 log_test "departures in deadline order (EDF over the virtual clocks)"
 
 check_eq "packets out of order within a flow" 0 "$reorders"
@@ -65,7 +65,7 @@ log_test "each flow's packets in order"
 
 # 4 : 1 rates: of the first 25 departures, 20 belong to the faster flow
 [ "$first0" -ge 19 ] && [ "$first0" -le 21 ]
-check_err $? "stream 0 has $first0 of the first 25 departures, want 20 +- 1"
+xfail_on_slow check_err $? "stream 0 has $first0 of the first 25 departures, want 20 +- 1"
 log_test "interleaving follows the rates 4 : 1"
 
 exit $EXIT_STATUS

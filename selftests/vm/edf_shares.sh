@@ -41,7 +41,7 @@ share=$(awk -v a="${b1:-0}" -v b="${b2:-0}" 'BEGIN { if (a + b) printf "%.1f", 1
 log_info "bytes: class 1:1 $b1, class 1:2 $b2; share of 1:1 $share %"
 ns_exec A tc -s class show dev veth0 | sed 's/^/INFO: /'
 awk -v s="$share" 'BEGIN { exit !(s >= 72 && s <= 78) }'
-check_err $? "class 1:1 got $share % of the bytes, want 75 +- 3"
+xfail_on_slow check_err $? "class 1:1 got $share % of the bytes, want 75 +- 3"
 log_test "best-effort classes 3 : 1 share the link 75 / 25"
 
 total_bps=$(awk -v a="${b1:-0}" -v b="${b2:-0}" -v t=$RUN 'BEGIN { printf "%d", 8 * (a + b) / t }')

@@ -48,8 +48,8 @@ bg_wait "$RECV"
 check_err $? "receiver did not get 20 datagrams"
 json=$(stat_b)
 check_eq "fabric frames received" 20 "$(json_u64 "$json" rx_frames)"
-check_eq "late frames" 0 "$(json_u64 "$json" late)"
-check_eq "qdisc deadline misses" 0 "$(qstat deadline_misses)"
+xfail_on_slow check_eq "late frames" 0 "$(json_u64 "$json" late)"
+xfail_on_slow check_eq "qdisc deadline misses" 0 "$(qstat deadline_misses)"
 check_eq "headers pushed" 20 "$(qstat ttd_pushed)"
 log_test "paced frames arrive with TTD >= 0, payloads intact"
 
@@ -76,9 +76,9 @@ log_test "TTD on the wire agrees with the qdisc's deadlines"
 expect=$(( (BURST - 1) * LINK_NS - BURST * STEP_NS ))
 log_info "largest lateness expected from the formula: $expect ns"
 [ "$late" -ge $((BURST - 2)) ] && [ "$late" -le $((BURST - 1)) ]
-check_err $? "$late of $BURST frames late, want $((BURST - 1)) (all but the first)"
+xfail_on_slow check_err $? "$late of $BURST frames late, want $((BURST - 1)) (all but the first)"
 awk -v m="$late_max" -v e="$expect" 'BEGIN { exit !(m >= 0.9 * e && m <= 1.1 * e) }'
-check_err $? "largest lateness $late_max ns, formula says $expect ns (+-10 %)"
+xfail_on_slow check_err $? "largest lateness $late_max ns, formula says $expect ns (+-10 %)"
 hist_sum=$(json_hist "$json" | tr ',' '\n' | awk '{ s += $1 } END { print s + 0 }')
 check_eq "histogram total" "$late" "$hist_sum"
 log_test "lateness follows D(Pk) = D(P0) + k * len / rate"

@@ -134,7 +134,7 @@ test_cycles()
 	done
 	log_info "$cycles load/unload cycles in $((SECONDS - start))s"
 	((cycles >= MIN_CYCLES))
-	check_err $? "only $cycles cycles, want $MIN_CYCLES or more"
+	xfail_on_slow check_err $? "only $cycles cycles, want $MIN_CYCLES or more"
 
 	# both senders must have lived through all cycles
 	kill -0 "$VALID_PID" 2>/dev/null && kill -0 "$BAD_PID" 2>/dev/null

@@ -71,14 +71,14 @@ for i in $HOSTS; do
 	log_info "V$i: $dr frames in $ds slots"
 	# all but the slots at the window's two ends, read apart from it
 	[ $((dr * 100)) -ge $((ds * 95)) ] && [ "$ds" -ge 100 ]
-	check_err $? "V$i sent $dr frames in $ds slots: not in every slot"
+	xfail_on_slow check_err $? "V$i sent $dr frames in $ds slots: not in every slot"
 	out=$((dE[i] + dL[i] + dX[i]))
 	[ $FBS_TIMING = 0 ] || [ $((out * 100)) -le "${dF[i]}" ]
-	check_err $? "V$i: $out of ${dF[i]} frames out of their slot"
+	xfail_on_slow check_err $? "V$i: $out of ${dF[i]} frames out of their slot"
 done
 for i in 1 2; do
 	[ "${dS[i]}" -gt 0 ]
-	check_err $? "V$i never stalled: nothing held it back to V0's pace"
+	xfail_on_slow check_err $? "V$i never stalled: nothing held it back to V0's pace"
 	held[i]=${dS[i]}
 done
 log_test "every slot used, wormhole on: the hosts ahead are held, frames stay in their slots"
@@ -91,17 +91,17 @@ sleep 0.3
 fbs_window 2
 for i in $HOSTS; do
 	[ "${dF[i]}" -ge 100 ]
-	check_err $? "V$i judged ${dF[i]} frames in 2 s: the traffic stopped"
+	xfail_on_slow check_err $? "V$i judged ${dF[i]} frames in 2 s: the traffic stopped"
 done
 for i in 1 2; do
 	[ $((dS[i] * 10)) -lt "${held[i]}" ]
-	check_err $? "V$i stalled ${dS[i]} times, ${held[i]} with wormhole on: still held"
+	xfail_on_slow check_err $? "V$i stalled ${dS[i]} times, ${held[i]} with wormhole on: still held"
 done
 # with two slots in a period, a frame a slot late is as much a slot early
 if [ $FBS_TIMING = 1 ]; then
 	for i in $HOSTS; do
 		[ $((dE[i] + dL[i] + dX[i])) -gt 0 ]
-		check_err $? "V$i: every frame in its slot with V0 2 % slow and wormhole off"
+		xfail_on_slow check_err $? "V$i: every frame in its slot with V0 2 % slow and wormhole off"
 	done
 else
 	log_info "a debug kernel: slot timing not asserted"

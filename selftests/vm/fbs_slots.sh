@@ -89,9 +89,12 @@ in_range "slots between the reads" "$ds" $(((T0 - b0) / (SLOT_US * 1000) - 2)) \
 # and, offered more than they carry, one in each but those run late
 rounds=$(((ds + 9) / 10))
 in_range "reserved frames" "$dr" $((2 * ds / 10 - dl - 2)) $((2 * rounds + 2))
-in_range "unreserved frames" "$du" $((8 * ds / 10 * 9 / 10)) $((8 * rounds + 8))
+in_range "unreserved frames" "$du" 0 $((8 * rounds + 8))
+# best effort has no late count: 9 in 10 of its slots used needs a
+# kernel that keeps up with them
+xfail_on_slow in_range "unreserved frames" "$du" $((8 * ds / 10 * 9 / 10)) $((8 * rounds + 8))
 [ "$dl" -le $((ds / 50)) ]
-check_err $? "reserved slots run late: $dl of $((2 * ds / 10))"
+xfail_on_slow check_err $? "reserved slots run late: $dl of $((2 * ds / 10))"
 log_test "the table paces the classes: 2 and 8 in 10 slots, at the guest clock's pace"
 
 # --- 2. drift --------------------------------------------------------------------------------
@@ -189,7 +192,7 @@ check_err $? "credits on: $COUNT frames in $DT_MS ms, faster than the switch's o
 [ "$DSTALLS" -ge $((DFRAMES * 9 / 10)) ]
 check_err $? "credits on: $DSTALLS stalls for $DFRAMES frames"
 [ "$DSTALL_MS" -ge $((DT_MS * 8 / 10)) ]
-check_err $? "credits on: stalled $DSTALL_MS ms of $DT_MS"
+xfail_on_slow check_err $? "credits on: stalled $DSTALL_MS ms of $DT_MS"
 j=$(link_json S s1)
 check_eq "credits on: no credit violation at S" 0 "$(json_obj_u64 "$j" credits_vc1 violations)"
 check_eq "credits on: no full input at S" 0 "$(json_obj_u64 "$j" in_vc1 drops_full)"
@@ -202,7 +205,7 @@ check_eq "credits off: no stall" 0 "$DSTALLS"
 # its own clock's pace: the frames went in about as many 100-us slots,
 # far faster than the switch's output carries them
 [ "$DT_MS" -lt $((COUNT * FRAME_US / 1000 / 2)) ]
-check_err $? "credits off: $COUNT frames took $DT_MS ms, the switch's pace"
+xfail_on_slow check_err $? "credits off: $COUNT frames took $DT_MS ms, the switch's pace"
 log_test "credits off: the host runs at its own clock's pace, no stalls"
 
 exit $EXIT_STATUS

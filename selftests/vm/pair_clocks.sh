@@ -118,8 +118,8 @@ recv_done
 check_err $? "the peer's receiver did not get 20 datagrams"
 json=$(stat_h2)
 check_eq "fabric frames received" 20 $(( $(json_u64 "$json" rx_frames) - base ))
-check_eq "late frames" 0 $(( $(json_u64 "$json" late) - late0 ))
-check_eq "qdisc deadline misses" 0 $(( $(qstat deadline_misses) - misses0 ))
+xfail_on_slow check_eq "late frames" 0 $(( $(json_u64 "$json" late) - late0 ))
+xfail_on_slow check_eq "qdisc deadline misses" 0 $(( $(qstat deadline_misses) - misses0 ))
 log_test "frames sent on time arrive on time on the other machine"
 
 # --- late: a burst H1's 2 Mbit/s link cannot carry at 20 Mbit/s --------------
@@ -136,11 +136,17 @@ qmax=$(qstat max_lateness)
 log_info "receiver: late $late, late_max $late_max ns; sender's qdisc: misses $misses, max $qmax ns"
 check_eq "fabric frames received" $((20 + BURST)) $(( $(json_u64 "$json" rx_frames) - base ))
 # the first frame of the burst leaves with a link time to spare, which
-# the switch may use up; the others were late when they left H1
-[ "$misses" -ge $((BURST - 2)) ] && [ "$late" -ge "$misses" ] && [ "$late" -le $((misses + 1)) ]
+# the switch may use up; the others were late when they left H1.  That a
+# frame late when it left arrives late, and no less late, holds at any
+# speed; how many left late, and the switch's time, depend on it
+[ "$late" -ge "$misses" ]
 check_err $? "$late frames arrived late, the sender's qdisc counted $misses of $BURST"
-[ "$late_max" -ge "$qmax" ] && [ "$late_max" -le $((qmax + SLACK_NS)) ]
+[ "$misses" -ge $((BURST - 2)) ] && [ "$late" -le $((misses + 1)) ]
+xfail_on_slow check_err $? "$late frames arrived late, the sender's qdisc counted $misses of $BURST"
+[ "$late_max" -ge "$qmax" ]
 check_err $? "largest lateness $late_max ns at the receiver, $qmax ns at the sender"
+[ "$late_max" -le $((qmax + SLACK_NS)) ]
+xfail_on_slow check_err $? "largest lateness $late_max ns at the receiver, $qmax ns at the sender"
 log_test "lateness on the other machine = the sender's + the switch's time"
 
 # --- the drift, measured over the test ---------------------------------------

@@ -76,9 +76,9 @@ rx0=$(late rx_frames); late0=$(late late)
 burst
 wait_for 10 received $((rx0 + 5))
 check_err $? "H2 received $(($(late rx_frames) - rx0)) of 5 frames"
-check_eq "SA misses at departure" 2 "$(pstat SA a2 vc0 deadline_misses)"
-check_eq "SB misses (from SA's rewritten TTD)" 2 "$(pstat SB b2 vc0 deadline_misses)"
-check_eq "late at H2" $((late0 + 2)) "$(late late)"
+xfail_on_slow check_eq "SA misses at departure" 2 "$(pstat SA a2 vc0 deadline_misses)"
+xfail_on_slow check_eq "SB misses (from SA's rewritten TTD)" 2 "$(pstat SB b2 vc0 deadline_misses)"
+xfail_on_slow check_eq "late at H2" $((late0 + 2)) "$(late late)"
 log_test "SA rewrites TTD: SB and H2 see the frames SA made late"
 
 # --- slow port on SB --------------------------------------------------------------
@@ -88,9 +88,9 @@ rx0=$(late rx_frames); late0=$(late late)
 burst
 wait_for 10 received $((rx0 + 5))
 check_err $? "H2 received $(($(late rx_frames) - rx0)) of 5 frames"
-check_eq "SA misses (fast port)" 2 "$(pstat SA a2 vc0 deadline_misses)"
-check_eq "SB misses" 4 "$(pstat SB b2 vc0 deadline_misses)"
-check_eq "late at H2" $((late0 + 2)) "$(late late)"
+xfail_on_slow check_eq "SA misses (fast port)" 2 "$(pstat SA a2 vc0 deadline_misses)"
+xfail_on_slow check_eq "SB misses" 4 "$(pstat SB b2 vc0 deadline_misses)"
+xfail_on_slow check_eq "late at H2" $((late0 + 2)) "$(late late)"
 log_test "SB rewrites TTD: H2 sees the frames SB made late"
 
 exit $EXIT_STATUS
