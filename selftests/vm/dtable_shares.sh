@@ -89,6 +89,7 @@ nothing_queued() {
 }
 
 # saturate MODE: byte and packet shares in % over a window, "b1..b5 p1..p5"
+# on stdout; its checks count, so call it in this shell, not in $(...)
 saturate() {
 	local mode=$1 pids=() k
 	for k in 0 1 2 3 4; do
@@ -144,7 +145,9 @@ pkts_of() { echo "$1" | cut -d' ' -f6-10; }
 declare -A SH LAT
 for mode in dtable sbt rr; do
 	set_mode $mode || fatal "mode $mode"
-	SH[$mode]=$(saturate $mode)
+	# not in $(...): a subshell's check_err would not reach this shell
+	saturate $mode > "$TMP_DIR/shares-$mode"
+	SH[$mode]=$(cat "$TMP_DIR/shares-$mode")
 	log_info "$mode: byte shares % $(bytes_of "${SH[$mode]}") | packet shares % $(pkts_of "${SH[$mode]}")"
 	# dtable's is checked below; the others are only shown
 	paced $mode "$([ $mode = dtable ] && echo 8 || echo 1)"
