@@ -204,6 +204,12 @@ struct progress {
 	int64_t start, next;
 };
 
+/*
+ * Finish output @f (named @what in messages): stdout is flushed, a file
+ * closed.  0, or -1 with a message when anything written to it was lost
+ * (a full disk, a closed pipe): results that did not arrive are an error.
+ */
+int fm_output_close(FILE *f, const char *what);
 /* Write @res[MAX_CLASSES] as @o says (and its data files); 0, or 1. */
 int print_results(const struct output_cfg *o, struct result *res,
 		  const char *role, const char *mode, double duration_s);

@@ -16,6 +16,21 @@
 #define CDF_POINTS		400
 #define HIST_BUCKETS		50
 
+int fm_output_close(FILE *f, const char *what)
+{
+	bool bad = ferror(f);
+
+	errno = 0;
+	if (f == stdout)
+		bad |= fflush(f) != 0;
+	else
+		bad |= fclose(f) != 0;
+	if (!bad)
+		return 0;
+	fprintf(stderr, PROG ": %s: %s\n", what, errno ? strerror(errno) : "write error");
+	return -1;
+}
+
 static void json_stats(FILE *f, const char *key, const struct ls_stats *s)
 {
 	fprintf(f, "\"%s\":{\"count\":%" PRIu64 ",\"mean\":%.3f,\"min\":%.3f,"
@@ -213,7 +228,8 @@ static int write_data_files(const char *dir, struct result *res)
 					fprintf(f, "%.3f %.3f %" PRIu64 "\n",
 						(lo + (int64_t)j * width) / 1e3, width / 1e3, b[j]);
 			}
-			fclose(f);
+			if (fm_output_close(f, path))
+				return -1;
 		}
 	}
 	return 0;
@@ -268,11 +284,7 @@ static int write_results_file(const char *path, int fmt, struct result *res,
 		return -1;
 	}
 	write_results(f, fmt, res, role, mode, duration_s);
-	if (fclose(f)) {
-		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return fm_output_close(f, path);
 }
 
 int print_results(const struct output_cfg *o, struct result *res,
@@ -290,7 +302,8 @@ int print_results(const struct output_cfg *o, struct result *res,
 			return 1;
 	} else {
 		write_results(stdout, o->fmt, res, role, mode, duration_s);
-		fflush(stdout);
+		if (fm_output_close(stdout, "stdout"))
+			return 1;
 	}
 	if (!o->data_dir)
 		return 0;

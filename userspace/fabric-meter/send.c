@@ -741,11 +741,8 @@ int cmd_send(int argc, char **argv)
 		}
 		if (c.out.fmt == OUT_JSON)
 			fputs("]}\n", f);
-		if (f != stdout && fclose(f)) {
-			/* the results did not reach the file (a full disk): say so */
-			fprintf(stderr, PROG ": %s: %s\n", c.out.file, strerror(errno));
+		if (fm_output_close(f, f == stdout ? "stdout" : c.out.file))
 			ret = 1;
-		}
 	}
 	for (i = c.nclasses - 1; i >= 0; i--) {
 		close(c.cls[i]->fd);
