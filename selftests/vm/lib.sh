@@ -122,6 +122,8 @@ log_test()
 		EXIT_STATUS=$KSFT_FAIL
 		printf "TEST: %-60s  [FAIL] %s\n" "$name" "$took"
 		[[ -n "$retmsg" ]] && printf "\t%s\n" "$retmsg"
+		[[ ${#XFAIL_MSGS[@]} -gt 0 ]] &&
+			printf "\t%s (expected on a slow kernel)\n" "${XFAIL_MSGS[@]}"
 	elif [[ ${#XFAIL_MSGS[@]} -gt 0 ]]; then
 		printf "TEST: %-60s  [XFAIL] %s\n" "$name" "$took"
 		printf "\t%s (expected on a slow kernel)\n" "${XFAIL_MSGS[@]}"
