@@ -166,7 +166,7 @@ static bool same_dst(const struct sclass *a, const struct sclass *b)
 
 static uint8_t send_buf[MAX_SEG];
 
-static int send_part(struct sclass *s, int cls, const struct pending *p, uint16_t parts,
+static int send_part(struct sclass *s, const struct pending *p, uint16_t parts,
 		     int64_t *now)
 {
 	union {
@@ -214,7 +214,7 @@ static int send_part(struct sclass *s, int cls, const struct pending *p, uint16_
 }
 
 /* Send what is pending until the socket is full; returns -1 on a hard error. */
-static int class_flush(struct sclass *s, int cls)
+static int class_flush(struct sclass *s)
 {
 	struct pending *p;
 	uint16_t parts;
@@ -224,7 +224,7 @@ static int class_flush(struct sclass *s, int cls)
 	while (s->qlen) {
 		p = &s->q[s->qhead];
 		parts = (uint16_t)((p->size + s->seg - 1) / s->seg);
-		ret = send_part(s, cls, p, parts, &now);
+		ret = send_part(s, p, parts, &now);
 		if (ret > 0) {
 			s->blocked = true;
 			return 0;
@@ -427,7 +427,7 @@ static int send_loop(struct send_cfg *c, struct result *res, int64_t start)
 			struct sclass *s = c->cls[i];
 
 			class_generate(s, start, now, end);
-			if (!s->blocked && s->qlen && class_flush(s, i))
+			if (!s->blocked && s->qlen && class_flush(s))
 				return 1;
 			if (!s->gen_done && s->next_gen < wake)
 				wake = s->next_gen;
