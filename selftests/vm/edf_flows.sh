@@ -204,10 +204,17 @@ pktgen F "dummy0=udp_src_min 60000" "dummy0=udp_src_max 60000" "dummy0=delay 100
 run_pktgen 3000 10.12.201.1
 collected=$(qd_stat flows_collected)
 flows=$(qd_stat flows)
-log_info "after 3000 packets of the sender, 1 ms apart: created $(qd_stat flows_created)," \
+created_end=$(qd_stat flows_created)
+log_info "after 3000 packets of the sender, 1 ms apart: created $created_end," \
 	"collected $collected, kept $flows"
-check_eq "flows collected" $((created - 1)) "$collected"
+# every flow but the sender's collected, the sender's kept
+check_eq "flows collected" $((created_end - 1)) "$collected"
 check_eq "flows kept: the sender's" 1 "$flows"
+# The premise: the sender's flow, listed first, was the same all along.
+# A kernel many times slower takes longer than the grace period between
+# the sender's first packet and its run (the 1000 in between, pktgen's
+# set-up), collects it rightly and makes it again, listed last.
+xfail_on_slow check_eq "flows made during the sender's run" "$created" "$created_end"
 log_test "idle flows are collected while a flow listed before them keeps sending"
 
 pktgen F "kpktgend_0=rem_device_all"
