@@ -60,15 +60,11 @@ failed_verdicts() {
 }
 
 run_host_test() {	# name timeout command...
-	local name=$1 tmo=$2 out
+	local name=$1 tmo=$2 out rc
 	shift 2
 	out=$LOGDIR/${name//\//_}.log
 	timeout -k 5 "$tmo" "$@" > "$out" 2>&1 < /dev/null
-	record_host_test "$name" $? "$tmo"
-}
-
-record_host_test() {	# name exit-code timeout: its verdict, from its log
-	local name=$1 rc=$2 tmo=$3 out=$LOGDIR/${1//\//_}.log
+	rc=$?
 	case $rc in
 	0) record "$name" ok "" "$out" ;;
 	4) record "$name" skip "$(grep -i skip "$out" | tail -n1)" "$out" ;;
@@ -89,27 +85,11 @@ for bin in "$FQ_BUILD"/selftests/unit/*; do
 done
 
 # --- host: shell tests ---------------------------------------------------
-# Two at a time, reported in order: the longest (dkms, half a minute of
-# module builds) runs beside all the others, and the VMs start that much
-# sooner.  Each takes its own ports and scratch directories.
-host_names=() host_tmos=()
 for t in "$FQ_ROOT"/selftests/host/*.sh; do
 	[ -x "$t" ] || continue
 	name=host/$(basename "$t" .sh)
 	wanted "$name" || continue
-	tmo=$(test_timeout "$t")
-	while [ "$(jobs -rp | wc -l)" -ge 2 ]; do
-		wait -n
-	done
-	out=$LOGDIR/${name//\//_}.log
-	{ timeout -k 5 "$tmo" bash "$t" > "$out" 2>&1 < /dev/null; echo $? > "$out.rc"; } &
-	host_names+=("$name") host_tmos+=("$tmo")
-done
-wait
-for i in "${!host_names[@]}"; do
-	out=$LOGDIR/${host_names[i]//\//_}.log
-	record_host_test "${host_names[i]}" "$(cat "$out.rc" 2>/dev/null || echo 1)" "${host_tmos[i]}"
-	rm -f "$out.rc"
+	run_host_test "$name" "$(test_timeout "$t")" bash "$t"
 done
 
 # --- VM tests --------------------------------------------------------------
