@@ -38,7 +38,7 @@ bad() { echo "FAIL: $*"; fail=1; }
 
 command -v python3 > /dev/null || { echo "SKIP: no python3"; exit 4; }
 FM=$T/fabric-meter-asan
-if ! ${CC:-cc} -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -std=gnu11 \
+if ! ${CC:-cc} -O0 -g -fsanitize=address,undefined -fno-omit-frame-pointer -std=gnu11 \
 	-D_GNU_SOURCE -I"$ROOT/kernel/include/uapi" -I"$ROOT/kernel" -I"$ROOT/userspace/lib" \
 	-o "$FM" "$ROOT"/userspace/fabric-meter/*.c "$ROOT"/userspace/lib/*.c -lmnl -lm \
 	2> "$T/cc.err"; then
