@@ -8,7 +8,9 @@
 #
 # Usage: scripts/mkinitramfs.sh OUT.cpio.gz TESTLIST
 #   TESTLIST: lines "name timeout_s path", the VM tests (or benchmarks,
-#             selftests/bench) to run, in order.
+#             selftests/bench) to run, in order; "-" for none, when the
+#             list comes in an archive of its own after this one
+#             (scripts/check.sh: one image per kernel, a list per VM).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -148,7 +150,7 @@ cp -r "$FQ_ROOT/selftests/vm" "$FQ_ROOT/selftests/bench" "$FQ_ROOT/selftests/dem
 if [ -d "$FQ_BUILD/selftests/vm" ]; then
 	cp "$FQ_BUILD/selftests/vm/"* "$STAGE/opt/fabric-qos/bin/" 2>/dev/null || true
 fi
-cp "$TESTLIST" "$STAGE/etc/fabric-qos/tests"
+[ "$TESTLIST" = - ] || cp "$TESTLIST" "$STAGE/etc/fabric-qos/tests"
 # make demo: which scenarios selftests/demo/demo.sh runs (default: all)
 if [ -n "${FQ_DEMO_SCENARIOS:-}" ]; then
 	printf '%s\n' $FQ_DEMO_SCENARIOS > "$STAGE/etc/fabric-qos/demo-scenarios"
