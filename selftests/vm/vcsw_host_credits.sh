@@ -40,7 +40,7 @@ H1_MAC=02:00:00:48:00:01
 RATE=2mbit
 PAYLOAD=$(printf '%01000d' 0)	# 1062-byte frames: 14 + 20 + 20 + 8 + 1000
 INTERVAL=4248			# us: 1062 bytes at 2 Mbit/s
-COUNT=1600			# per host: 3 x 1600 frames at 2 Mbit/s take 20 s
+COUNT=800			# per host: 3 x 800 frames at 2 Mbit/s take 10 s
 SINK_COUNT=400			# S to H1: 425 KB, above the 256 KB a host grants
 
 pstat() { json_obj_u64 "$(link_json "$1" "$2")" "$3" "$4"; }
@@ -67,12 +67,25 @@ qcredit_vc() {
 	[[ ${j##*\"credits\":\{} =~ $re ]] && echo "${BASH_REMATCH[$(($3 + 1))]}"
 }
 
-# send H COUNT [VC]: COUNT frames from host H to H4 at the output's rate
+# send_argv H COUNT [VC]: SEND_ARGV, the fabric-send that sends COUNT
+# frames from host H to H4 at the output's rate
+send_argv() {
+	SEND_ARGV=(fabric-send -i eth0 --dst-mac "$H4_MAC" --src-ip "10.48.0.$1"
+		--dst-ip 10.48.0.4 --dport 9 --vc "${3:-$(($1 == 3))}"
+		--ttd $(($1 * 5000000)) --flow "$1" --count "$2" --interval $INTERVAL
+		--payload "$PAYLOAD")
+}
+# send H COUNT [VC]: send them, and wait until they are sent
 send() {
-	ns_exec H$1 fabric-send -i eth0 --dst-mac $H4_MAC --src-ip 10.48.0.$1 \
-		--dst-ip 10.48.0.4 --dport 9 --vc "${3:-$(($1 == 3))}" \
-		--ttd $(($1 * 5000000)) --flow $1 --count "$2" --interval $INTERVAL \
-		--payload "$PAYLOAD" > /dev/null
+	send_argv "$@"
+	ns_exec H$1 "${SEND_ARGV[@]}" > /dev/null
+}
+# send_bg H COUNT: send them in the background; BG_PID is fabric-send
+# itself, which a kill stops (a kill of "send ... &" stopped the
+# subshell and left fabric-send sending)
+send_bg() {
+	send_argv "$@"
+	ns_bg H$1 "${SEND_ARGV[@]}" > /dev/null
 }
 
 idle() {
@@ -252,7 +265,7 @@ for h in 1 2 3; do
 done
 log_test "a qdisc waits for a peer's first credits and goes on by itself"
 
-# --- three hosts at three times the output rate, 20 guest seconds ----------------------
+# --- three hosts at three times the output rate, 10 guest seconds ----------------------
 rx0=$(rx_frames H4); o0=$(out S s4)
 for h in 1 2 3; do
 	sent0[h]=$(qsent H$h); drops0[h]=$(qdrops H$h); in0[h]=$(pstat S s$h port rx_packets)
@@ -348,9 +361,8 @@ log_test "GSO packets cross a credit link as their segments"
 # (a sender far longer than the flap, stopped once frames come after it:
 # on a slow kernel the two ip commands alone can outlast a short one)
 r0=$(qcredit H2 restarts)
-send 2 5000 &
-sender=$!
-bg_track $sender
+send_bg 2 5000
+sender=$BG_PID
 sleep 0.5
 ns_run S ip link set s2 down
 sleep 0.3
@@ -370,8 +382,7 @@ check_err $? "H2: books not exact after the flap: $(books_log 2)"
 log_test "the host's link flapped under traffic: traffic resumes, books exact"
 
 # --- teardown under traffic ---------------------------------------------------------------
-send 1 500 2>/dev/null &	# its device may go under it
-bg_track $!
+send_bg 1 500 2>/dev/null	# its device may go under it
 sleep 0.5
 ns_run H1 tc qdisc del dev eth0 root
 check_err $? "qdisc with credits deleted under traffic"
