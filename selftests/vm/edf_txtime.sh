@@ -81,36 +81,42 @@ to_ns() {
 	}'
 }
 
-# run_phase NAME PORT "RECV OPTIONS" SEND OPTIONS...: a receiver on PORT
-# and one for the bulk, the bulk saturating best-effort class 1:3, then
-# the measured sender on top.  Output in $TMP_DIR/NAME.{recv,bulk,send}.
+# run_phase NAME PORT "RECV OPTIONS" SEND OPTIONS...: the bulk saturating
+# best-effort class 1:3, then a receiver on PORT and the measured sender
+# on top; the bulk stops after it.  Output in $TMP_DIR/NAME.{recv,bulk,send}.
+# Each step waits for the one before, not for a fixed time: on a slow
+# kernel a sender took more than 8 s to start, and a bulk or receiver
+# with a fixed duration had ended before the measured sender began.
 run_phase() {
-	local name=$1 port=$2 recv_opts=$3
+	local name=$1 port=$2 recv_opts=$3 r1 r2 bulk
 	shift 3
 
 	# what the last phase left has drained
 	wait_for 5 qdisc_is_empty || fatal "$name: the qdisc still holds $(backlog_pkts qdisc) packets"
+	ns_bg B udp-lat recv --port 9403 --duration $((RUN + 600)) \
+		--ready "$TMP_DIR/$name.r2" > "$TMP_DIR/$name.bulk"
+	r2=$BG_PID
+	wait_for 10 test -e "$TMP_DIR/$name.r2" || fatal "$name: the bulk's receiver did not start"
+	ns_bg A udp-lat send --dst $DST --port 9403 --size 1400 \
+		--duration $((RUN + 600)) --prio 1:3 > /dev/null
+	bulk=$BG_PID
+	# its single flow fills up to flow_limit (100) within a few ms once
+	# it runs
+	wait_for 10 bulk_is_backlogged || fatal "$name: the best-effort queue did not build up"
 	# shellcheck disable=SC2086 # recv_opts is a list of options
 	ns_bg B udp-lat recv --port "$port" --duration $((RUN + 2)) $recv_opts \
 		--ready "$TMP_DIR/$name.r1" > "$TMP_DIR/$name.recv"
-	local r1=$BG_PID
-	ns_bg B udp-lat recv --port 9403 --duration $((RUN + 2)) \
-		--ready "$TMP_DIR/$name.r2" > "$TMP_DIR/$name.bulk"
-	local r2=$BG_PID
-	wait_for 10 test -e "$TMP_DIR/$name.r1" -a -e "$TMP_DIR/$name.r2" ||
-		fatal "$name: receivers did not start"
-
-	ns_bg A udp-lat send --dst $DST --port 9403 --size 1400 \
-		--duration $((RUN + 1)) --prio 1:3 > /dev/null
-	local bulk=$BG_PID
-	# its single flow fills up to flow_limit (100) within a few ms
-	wait_for 2 bulk_is_backlogged || fatal "$name: the best-effort queue did not build up"
+	r1=$BG_PID
+	wait_for 10 test -e "$TMP_DIR/$name.r1" || fatal "$name: the receiver did not start"
 	ns_run A udp-lat send --dst $DST --port "$port" --duration "$RUN" "$@" \
 		> "$TMP_DIR/$name.send"
 	check_err $? "$name: sender failed"
+	kill "$bulk" 2>/dev/null
 	bg_wait "$bulk"
 	bg_wait "$r1"
 	check_err $? "$name: receiver failed"
+	# the bulk's receiver prints what it got when stopped
+	kill "$r2" 2>/dev/null
 	bg_wait "$r2"
 	log_info "$name sender: $(cat "$TMP_DIR/$name.send")"
 	log_info "$name receiver: $(head -n1 "$TMP_DIR/$name.recv")"
