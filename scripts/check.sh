@@ -100,12 +100,12 @@ done
 
 # FQ_VM_SLOW=1 (make check-debug): the kernel is many times slower than
 # the distribution's; the deterministic VM would run it at about a
-# sixtieth of real time, so its tests boot the fast VM, and every guest
-# gets fq.slow=1 (selftests/vm/lib.sh, "slow kernels").
+# sixtieth of real time, so its tests boot as the fast VM does
+# (fq_vm_boot), still in their own VM and lane, and every guest gets
+# fq.slow=1 (selftests/vm/lib.sh, "slow kernels").
 test_vm_kind() {
 	case $(fq_script_header "$1" vm) in
-	deterministic)
-		if [ "${FQ_VM_SLOW:-0}" = 1 ]; then echo fast; else echo deterministic; fi ;;
+	deterministic) echo deterministic ;;
 	pair) echo pair ;;
 	*) echo fast ;;
 	esac
