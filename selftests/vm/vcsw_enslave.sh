@@ -97,6 +97,8 @@ ns_exec S ip -force -batch "$TMP_DIR/batch" 2>"$TMP_DIR/err"
 check_fail $? "an add succeeded"
 rx1=$(rxq)
 check_eq "refusals" $ATTEMPTS "$(grep -c "Too many links" "$TMP_DIR/err")"
+[ "$rx1" -gt "$rx0" ]
+check_err $? "no frame arrived on q1v during the attempts"
 log_info "$ATTEMPTS refused adds in $((SECONDS - t0))s while $((rx1 - rx0)) frames arrived on q1v"
 check_eq "forwarding entries after the attempts" 2 "$(swinfo fdb_count)"
 ns_exec S ip -d link show q1v | grep_quiet "master"

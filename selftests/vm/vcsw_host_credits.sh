@@ -5,7 +5,7 @@
 #
 # Hosts honour credits (Documentation/credits.rst, "Hosts"): edf, aoq and
 # dtable with "credits on" send into a switch whose ports to them have
-# credits on, at three times what the switch's output can carry, for 20
+# credits on, at three times what the switch's output can carry, for 10
 # guest seconds.
 #
 #   [H1] eth0 edf    --- s1 -+
@@ -72,7 +72,7 @@ qcredit_vc() {
 send_argv() {
 	SEND_ARGV=(fabric-send -i eth0 --dst-mac "$H4_MAC" --src-ip "10.48.0.$1"
 		--dst-ip 10.48.0.4 --dport 9 --vc "${3:-$(($1 == 3))}"
-		--ttd $(($1 * 5000000)) --flow "$1" --count "$2" --interval $INTERVAL
+		--ttd $(($1 * 5000000)) --flow "$1" --count "$2" --interval "$INTERVAL"
 		--payload "$PAYLOAD")
 }
 # send H COUNT [VC]: send them, and wait until they are sent
@@ -273,9 +273,8 @@ for h in 1 2 3; do
 done
 pids=()
 for h in 1 2 3; do
-	send $h $COUNT &
-	pids+=($!)
-	bg_track $!
+	send_bg $h $COUNT
+	pids+=("$BG_PID")
 done
 for p in "${pids[@]}"; do
 	bg_wait "$p" || fatal "fabric-send"
