@@ -171,8 +171,9 @@ check-debug: setup-if-needed
 
 # Two passes: the whole suite with short fuzzing, then the fuzzers at
 # length (a million frames, 10^5 configuration operations); KASAN and
-# lockdep slow the VM down several times, so its timeouts stretch, and
-# every test boots the fast VM with fq.slow=1 (FQ_VM_SLOW, scripts/check.sh).
+# lockdep slow the VM down several times, so its timeouts stretch, every
+# guest gets fq.slow=1, and the deterministic tests' VM boots as the fast
+# one does (FQ_VM_SLOW, scripts/check.sh).
 # DEBUG_PASS=suite or DEBUG_PASS=fuzz runs only that one (on 2 cores the
 # two take longer than one sitting: Documentation/debug-kernel.rst).
 DEBUG_FUZZ = fq.fuzz_frames=1000000 fq.tc_fuzz_ops=10000 fq.tc_fuzz_rounds=5
@@ -209,11 +210,13 @@ fbs-demo-locked: build-quiet
 	@scripts/fbs-demo.sh
 
 # The quiet build behind check, bench and demo uses every core (a serial
-# build took 48 s of the check's critical path on 2 cores, -j2 28 s);
-# its log interleaves the jobs.
+# build took 48 s of the check's critical path on 2 cores, -j2 28 s),
+# unless the caller's own -j already shares its jobs; each target's
+# output stays together in the log (a warning with its context).
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 build-quiet:
-	@$(MAKE) --no-print-directory -j$(NPROC) all >$(B)/make.log 2>&1 || \
+	@$(MAKE) --no-print-directory $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(NPROC)) \
+		--output-sync=target all >$(B)/make.log 2>&1 || \
 		{ cat $(B)/make.log; echo "fabric-qos: build failed" >&2; exit 1; }
 
 # needs gnuplot (gnuplot-nox); the outputs are committed, so the build does not

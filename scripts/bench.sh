@@ -23,6 +23,9 @@
 # Environment: V=1 shows the VM console live.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+# what they measure needs the deterministic VM's -icount: never the slow
+# kernels' boot of make check-debug (FQ_VM_SLOW, fq_vm_boot)
+unset FQ_VM_SLOW
 
 FILTER=${1:-}
 OUT=$FQ_BUILD/bench

@@ -113,7 +113,7 @@ fq_script_header() {
 # that timeout (guest time); a busy deterministic guest's clock runs up to a
 # few times slower than the wall clock.
 fq_vm_budget() {
-	if [ "$1" = deterministic ]; then
+	if [ "$1" = deterministic ] && [ "${FQ_VM_SLOW:-0}" != 1 ]; then
 		echo $((4 * ($2 + 5)))
 	else
 		echo $(($2 + 5))
@@ -171,7 +171,8 @@ fq_vm_boot() {
 		# and a compile on both cores would starve it for as long as
 		# it lasts, while its guest clock, the host's, runs on:
 		# vm-run.sh watches for that and puts it at the normal
-		# policy while the other work lasts (FQ_VM_IDLE).
+		# policy while the other work lasts (FQ_VM_IDLE).  On a slow
+		# kernel both of make check-debug's VMs run so, side by side.
 		FQ_VM_APPEND="watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60 ${FQ_VM_APPEND:-}" \
 		FQ_VM_IDLE=1 "$FQ_ROOT/scripts/vm-run.sh" "$@"
 	fi

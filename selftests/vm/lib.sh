@@ -778,9 +778,9 @@ fq_param()
 # ---- slow kernels ----------------------------------------------------------------
 
 # make check-debug boots a kernel with KASAN and lockdep, many times
-# slower than the distribution's, and boots it in the fast VM only (under
-# -icount such a kernel ran at about a sixtieth of real time, hours for
-# the deterministic tests): fq.slow=1 on its command line.  Such a run is
+# slower than the distribution's, and never under -icount (there such a
+# kernel ran at about a sixtieth of real time, hours for the
+# deterministic tests): fq.slow=1 on its command line.  Such a run is
 # for the kernel's own reports and for every check that holds at any
 # speed: accounting, configuration, what the algorithms decide.  A check
 # whose outcome depends on the kernel keeping up with the offered load
