@@ -35,6 +35,11 @@ tmp_dir_create
 
 H4_MAC=02:00:00:4a:00:04
 RATE=4mbit
+# On a slow kernel (make check-debug) the senders and SA fell so far
+# behind their pace that SB's 4 Mbit/s output kept up and bx's input VC1
+# never held more than a frame: case 1 tested nothing there.  An output
+# 16 times slower is still the bottleneck.
+[[ $FQ_SLOW = 1 ]] && RATE=250kbit
 PAYLOAD=$(printf '%01000d' 0)	# 1062-byte frames: 14 + 20 + 20 + 8 + 1000
 JUMBO=$(printf '%07990d' 0)	# 8052-byte frames
 
