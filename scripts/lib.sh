@@ -109,11 +109,18 @@ fq_script_header() {
 	head -n 20 "$1" 2>/dev/null | sed -n "s/^# *$2: *\([^ ]*\).*/\1/p" | head -n1
 }
 
+# fq_vm_icount KIND: whether that kind of VM runs under -icount: the
+# deterministic one, except on a slow kernel (FQ_VM_SLOW=1, make
+# check-debug), which boots it as the fast one
+fq_vm_icount() {
+	[ "$1" = deterministic ] && [ "${FQ_VM_SLOW:-0}" != 1 ]
+}
+
 # fq_vm_budget KIND GUEST_SECONDS: wall-clock seconds to allow a script with
 # that timeout (guest time); a busy deterministic guest's clock runs up to a
 # few times slower than the wall clock.
 fq_vm_budget() {
-	if [ "$1" = deterministic ] && [ "${FQ_VM_SLOW:-0}" != 1 ]; then
+	if fq_vm_icount "$1"; then
 		echo $((4 * ($2 + 5)))
 	else
 		echo $(($2 + 5))
@@ -149,7 +156,7 @@ fq_vm_boot() {
 	shift
 	if [ "$kind" = pair ]; then
 		fq_vm_boot_pair "$@"
-	elif [ "$kind" = deterministic ] && [ "${FQ_VM_SLOW:-0}" != 1 ]; then
+	elif fq_vm_icount "$kind"; then
 		# Its idle guest time costs nothing (the clock jumps to the
 		# next timer) as long as its threads run at once on every
 		# wakeup; behind the fast VM's busy vCPUs, or other work, each
