@@ -418,6 +418,25 @@ run_live_suite() {
 # names end in @KERNEL (vm/edf_flows@6.12).
 LABELS=()
 declare -A SUFFIXES=()
+
+# vm_wanted KERNEL...: whether the filter leaves any VM test (or the
+# build records) on those kernels; if not, no module build and no wait for
+# the VM lock, which another tree's VM run may hold for an hour
+vm_wanted() {
+	local k s t
+
+	for k in "$@"; do
+		s=
+		[ $# -gt 1 ] && s=@$k
+		for t in build build-warnings kernel-log-fast kernel-log-deterministic \
+			 kernel-log-pair "$FQ_ROOT"/selftests/vm/*.sh; do
+			t=$(basename "$t" .sh)
+			wanted "vm/$t$s" && return 0
+		done
+	done
+	return 1
+}
+
 if [ "${FQ_LIVE:-0}" = 1 ]; then
 	run_live_suite
 elif [ -n "${FQ_VM_ABI:-}" ]; then
@@ -432,8 +451,9 @@ else
 	# before the next kernel's build replaces them
 	read -ra kernels <<< "${FQ_CHECK_KERNELS:-${FQ_VM_KERNEL:-6.1}}"
 	FIRST_KTAG=${kernels[0]}
+	vm_wanted "${kernels[@]}" || kernels=()
 	ready=()
-	vm_lanes_start "${kernels[@]}"
+	[ ${#kernels[@]} = 0 ] || vm_lanes_start "${kernels[@]}"
 	for k in "${kernels[@]}"; do
 		export FQ_VM_KERNEL=$k
 		KTAG=$k SUFFIX=
