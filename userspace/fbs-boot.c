@@ -64,6 +64,7 @@
 
 #include "cli_util.h"
 #include "fbs_ring.h"
+#include "nl_ack.h"
 
 #define PROG		"fbs-boot"
 #define BOOT_MAGIC	0x46425342u	/* "FBSB" */
@@ -185,13 +186,13 @@ static const char *const qdisc_op_name[] = { "pausing", "resuming", "restarting"
  */
 static int change_qdisc(const char *dev, uint32_t handle, enum qdisc_op op, uint64_t at_real)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[MNL_SOCKET_BUFFER_SIZE], msg[256];
 	struct mnl_socket *nl;
 	struct nlmsghdr *nlh;
 	struct nlattr *opts;
 	struct tcmsg *tcm;
 	unsigned int ifindex = if_nametoindex(dev);
-	int one = 1, ret = -1, n;
+	int one = 1, ret = -1, n, err;
 
 	if (!ifindex) {
 		fprintf(stderr, PROG ": %s: no such device\n", dev);
@@ -231,9 +232,18 @@ static int change_qdisc(const char *dev, uint32_t handle, enum qdisc_op op, uint
 		perror(PROG ": netlink receive");
 		goto out;
 	}
-	if (mnl_cb_run(buf, n, 1, mnl_socket_get_portid(nl), NULL, NULL) < 0) {
-		fprintf(stderr, PROG ": %s the fbs qdisc of %s: %s\n", qdisc_op_name[op], dev,
-			strerror(errno));
+	nlh = (struct nlmsghdr *)buf;
+	if (!mnl_nlmsg_ok(nlh, (int)n) || nlh->nlmsg_type != NLMSG_ERROR) {
+		fprintf(stderr, PROG ": %s the fbs qdisc of %s: no acknowledgement\n",
+			qdisc_op_name[op], dev);
+		goto out;
+	}
+	err = nl_ack_error(nlh, msg, sizeof(msg));
+	if (err) {
+		/* the kernel's reason (extack), e.g. a start signal too old */
+		fprintf(stderr, PROG ": %s the fbs qdisc of %s: %s%s%s\n", qdisc_op_name[op],
+			dev, err > 0 ? strerror(err) : "malformed acknowledgement",
+			msg[0] ? ": " : "", msg);
 		goto out;
 	}
 	ret = 0;

@@ -257,6 +257,18 @@ grep_quiet "timeout in round" "$TMP_DIR/boot.out" || check_err 1 "fbs-boot: $(ca
 qtext | grep_quiet "pause on" && check_err 1 "still paused after the failed ring: $(qtext)"
 log_test "pause: nothing scheduled leaves until pause off or a restart; shown in text and JSON; fbs-boot pauses, a failed ring resumes"
 
+# fbs-boot where the root is not an fbs qdisc: refused at once, and the
+# kernel's reason (its extack message) printed after the error, not only
+# "Invalid argument" (which is all a host whose restart came too long
+# after the start signal was told, on a debug kernel)
+ns_exec A fbs-boot --left 02:00:00:00:00:09 --rounds 2 --dev lo --timeout 3 \
+	> "$TMP_DIR/boot.out" 2>&1
+check_eq "fbs-boot's exit status, no fbs qdisc" 1 "$?"
+grep_quiet -E "^fbs-boot: pausing the fbs qdisc of lo: [^:]+: [^ ].*" "$TMP_DIR/boot.out" ||
+	check_err 1 "fbs-boot gave no reason from the kernel: $(cat "$TMP_DIR/boot.out")"
+log_info "fbs-boot without an fbs qdisc: $(cat "$TMP_DIR/boot.out")"
+log_test "fbs-boot on a device without an fbs qdisc: refused with the kernel's reason"
+
 # deleted and unloaded while traffic flows
 tca qdisc del dev veth0 root
 ns_bg A udp-lat send --dst $DST --port 9000 --size 500 --rate 20000 --duration 3600 \

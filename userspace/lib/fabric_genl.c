@@ -14,38 +14,20 @@
 #include <linux/fabric_hdr.h>
 
 #include "fabric_genl.h"
-
-static int fg_err_attr_cb(const struct nlattr *attr, void *data)
-{
-	struct fg_sock *s = data;
-
-	if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
-	    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
-		snprintf(s->errmsg, sizeof(s->errmsg), "%s",
-			 mnl_attr_get_str(attr));
-	return MNL_CB_OK;
-}
+#include "nl_ack.h"
 
 static int fg_error_cb(const struct nlmsghdr *nlh, void *data)
 {
-	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
 	struct fg_sock *s = data;
-	unsigned int off;
+	int err = nl_ack_error(nlh, s->errmsg, sizeof(s->errmsg));
 
-	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e))) {
+	if (err < 0) {
 		s->err = EBADMSG;
 		return MNL_CB_ERROR;
 	}
-	if (!e->error)
+	if (!err)
 		return MNL_CB_STOP;
-	s->err = -e->error;
-	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
-		/* TLVs follow the echoed request, cut to its header if capped */
-		off = sizeof(*e);
-		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-			off += e->msg.nlmsg_len - sizeof(e->msg);
-		mnl_attr_parse(nlh, off, fg_err_attr_cb, s);
-	}
+	s->err = err;
 	return MNL_CB_ERROR;
 }
 
