@@ -106,8 +106,15 @@ run_phase() {
 		--duration $((RUN + 600)) --prio 1:3 > /dev/null
 	bulk=$BG_PID
 	# its single flow fills up to flow_limit (100) within a few ms once
-	# it runs
-	wait_for 10 bulk_is_backlogged || fatal "$name: the best-effort queue did not build up"
+	# it runs, if it can send faster than the class's 10 Mbit/s: a debug
+	# kernel's sender (make check-debug) could not, and the phase then
+	# runs without the load (what it measures is reported XFAIL there;
+	# its counts are still checked)
+	if ! wait_for 10 bulk_is_backlogged; then
+		[[ $FQ_SLOW = 1 ]] || fatal "$name: the best-effort queue did not build up"
+		xfail_on_slow check_err 1 \
+			"$name: the best-effort queue did not build up ($(backlog_pkts class classid 1:3) packets queued)"
+	fi
 	# shellcheck disable=SC2086 # recv_opts is a list of options
 	ns_bg B udp-lat recv --port "$port" --duration $((RUN + LINGER)) $recv_opts \
 		--ready "$TMP_DIR/$name.r1" > "$TMP_DIR/$name.recv"
