@@ -152,8 +152,13 @@ awk -v p="$ctl_p99" -v b="$bound_us" 'BEGIN { exit !(p > 0 && p < b) }'
 xfail_on_slow check_err $? "control p99 ${ctl_p99} us, bound ${bound_us} us"
 pd=$(($(pstat p1 port police_drop) - pd0))
 tc=$(($(pstat p1 port ttd_clamped) - tc0))
-[ "$pd" -gt 0 ] && [ "$tc" -gt 0 ]
-check_err $? "forged frames not policed ($pd dropped) or not clamped ($tc)"
+# every forged frame carries TTD -2^31: clamped at any speed; policed only
+# if the forger outran vc0_rate, which a debug kernel's did not
+# (make check-debug: 0 dropped, 2661 clamped)
+[ "$tc" -gt 0 ]
+check_err $? "forged frames not clamped ($tc)"
+[ "$pd" -gt 0 ]
+xfail_on_slow check_err $? "forged frames not policed ($pd dropped)"
 log_info "police_drop $pd, ttd_clamped $tc, control p99 $ctl_p99 us (bound $bound_us)"
 log_test "untrusted port: H2 loses nothing, control p99 ${ctl_p99} us < ${bound_us} us"
 
