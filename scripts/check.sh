@@ -419,19 +419,20 @@ run_live_suite() {
 LABELS=()
 declare -A SUFFIXES=()
 
-# vm_wanted KERNEL...: whether the filter leaves any VM test (or the
-# build records) on those kernels; if not, no module build and no wait for
-# the VM lock, which another tree's VM run may hold for an hour
+# vm_wanted KERNEL...: whether the filter leaves a VM test that runs on
+# one of those kernels (on_this_kernel), or one of their build records;
+# if not, no module build and no wait for the VM lock, which another
+# tree's VM run may hold for an hour
 vm_wanted() {
-	local k s t
+	local k s t KTAG
 
 	for k in "$@"; do
-		s=
+		s= KTAG=$k
 		[ $# -gt 1 ] && s=@$k
-		for t in build build-warnings kernel-log-fast kernel-log-deterministic \
-			 kernel-log-pair "$FQ_ROOT"/selftests/vm/*.sh; do
-			t=$(basename "$t" .sh)
-			wanted "vm/$t$s" && return 0
+		wanted "vm/build$s" || wanted "vm/build-warnings$s" && return 0
+		for t in "$FQ_ROOT"/selftests/vm/*.sh; do
+			[ -x "$t" ] && wanted "vm/$(basename "$t" .sh)$s" &&
+				on_this_kernel "$t" && return 0
 		done
 	done
 	return 1
@@ -442,10 +443,12 @@ if [ "${FQ_LIVE:-0}" = 1 ]; then
 elif [ -n "${FQ_VM_ABI:-}" ]; then
 	KTAG=$FQ_VM_ABI SUFFIX= FIRST_KTAG=$FQ_VM_ABI
 	SUFFIXES[$KTAG]=
-	vm_lanes_start "$KTAG"
-	vm_prepare
-	vm_prepared "$KTAG"
-	vm_lanes_finish "$KTAG"
+	if vm_wanted "$KTAG"; then
+		vm_lanes_start "$KTAG"
+		vm_prepare
+		vm_prepared "$KTAG"
+		vm_lanes_finish "$KTAG"
+	fi
 else
 	# each kernel's modules are built and packed into its initramfs
 	# before the next kernel's build replaces them

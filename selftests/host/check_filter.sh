@@ -18,7 +18,10 @@ exec 9>>"$work/cache/vm.lock"
 flock 9
 
 run_check() {	# FILTER SECONDS: check.sh's exit code, 124 when it ran out
-	FQ_CACHE=$work/cache FQ_BUILD=$work/build FQ_CHECK_KERNELS="6.1 6.12" \
+	# (not make check-debug's kernel or make check LIVE=1's host, when
+	# this test runs under those)
+	env -u FQ_VM_ABI -u FQ_LIVE -u FQ_VM_SLOW -u FQ_VM_TIMEOUT_SCALE \
+		FQ_CACHE="$work/cache" FQ_BUILD="$work/build" FQ_CHECK_KERNELS="6.1 6.12" \
 		timeout "$2" "$ROOT/scripts/check.sh" "$1" > "$work/out" 2>&1 9>&-
 }
 
@@ -36,7 +39,6 @@ else
 	echo "ok: a filter without VM tests finished (exit $rc) with the VM lock held"
 fi
 
-# (its flock, left waiting, gets the lock and exits when this test ends)
 run_check '^vm/edf_ttd@6.12$' 5
 rc=$?
 if [ $rc != 124 ]; then

@@ -218,7 +218,12 @@ ns_bg A udp-lat send --dst $DST --port 9407 --size 1400 --duration $((RUN + 600)
 	--txtime-offset -86400000000 --prio 1:4 > "$TMP_DIR/hostile.send"
 hostile=$BG_PID
 hostile_is_backlogged() { [ "$(backlog_pkts class classid 1:4)" -ge 50 ] 2>/dev/null; }
-wait_for 10 hostile_is_backlogged || fatal "hostile: its queue did not build up"
+# as the bulk in run_phase: a debug kernel's sender may not outrun the link
+if ! wait_for 10 hostile_is_backlogged; then
+	[[ $FQ_SLOW = 1 ]] || fatal "hostile: its queue did not build up"
+	xfail_on_slow check_err 1 \
+		"hostile: its queue did not build up ($(backlog_pkts class classid 1:4) packets queued)"
+fi
 ns_bg B udp-lat recv --port 9406 --duration $((RUN + LINGER)) \
 	--ready "$TMP_DIR/victim.r" > "$TMP_DIR/victim.recv"
 rvictim=$BG_PID
