@@ -61,7 +61,7 @@ static void fbs_explain(void)
 		"  pause    on: the schedule stops, nothing leaves but fbs-boot's frames,\n"
 		"           until a restart; off: it goes on where its clock is (off)\n"
 		"  restart  (change) slot 0 begins now, or at REALTIME_NS (CLOCK_REALTIME,\n"
-		"           within the last second): what fbs-boot does after its ring\n",
+		"           within the last minute): what fbs-boot does after its ring\n",
 		TC_FBS_MAX_DESTS, TC_FBS_MAX_SLOTS);
 }
 

@@ -139,11 +139,15 @@ for len in 25 61 100; do
 done
 tcq -s qdisc show dev dummy0 | grep_quiet "boot_frames 2 boot_refused 3 " ||
 	check_err 1 "fbs-boot's frames: $(tcq -s qdisc show dev dummy0)"
-# a start signal's time (fbs-boot --follow) must be of the last second
+# a start signal's time (fbs-boot --follow) must be of the last minute:
+# a host may take the signal a whole ring round before it restarts (on a
+# debug kernel, 33 s; a bound of a second failed fbs-boot there)
 now_s=$(date +%s)
-reject "restart at, seconds ago" "not within the last second" \
+accept "restart at, seconds ago" \
 	qdisc change dev dummy0 root handle 1: fbs restart at "$(((now_s - 5) * 1000000000))"
-reject "restart at, to come" "not within the last second" \
+reject "restart at, minutes ago" "not within the last minute" \
+	qdisc change dev dummy0 root handle 1: fbs restart at "$(((now_s - 120) * 1000000000))"
+reject "restart at, to come" "not within the last minute" \
 	qdisc change dev dummy0 root handle 1: fbs restart at "$(((now_s + 5) * 1000000000))"
 reject "restart at, not a number" "want CLOCK_REALTIME in ns" \
 	qdisc change dev dummy0 root handle 1: fbs restart at -5
@@ -160,7 +164,7 @@ check_fail $? "two qdiscs verifying on one device"
 echo "$out" | grep_quiet "verifies slots already" || check_err 1 "no reason: $out"
 accept "the second without verify" qdisc add dev dummy1 parent 1:2 fbs dests 2 slot 100us
 ns_run C ip link del dummy1
-log_test "verify: node, delay, restart by change only (at a time of the last second), one verifying qdisc per device"
+log_test "verify: node, delay, restart by change only (at a time of the last minute), one verifying qdisc per device"
 
 # what fbs-sched prints for a node, tc takes as it is
 fbs-sched all-to-all 4 --drift-ppm 300 > "$TMP_DIR/sched" || fatal "fbs-sched all-to-all"

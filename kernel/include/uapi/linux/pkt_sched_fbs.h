@@ -63,7 +63,7 @@ enum {
 				 * largest frame at the link's rate */
 	TCA_FBS_RESTART_REAL_NS,	/* u64, with TCA_FBS_RESTART: when slot 0
 				 * began, CLOCK_REALTIME ns (a frame's receive
-				 * timestamp), within the last second; absent:
+				 * timestamp), within the last minute; absent:
 				 * now.  fbs-boot's start signal */
 	TCA_FBS_PAUSE,		/* u8: 1: the schedule stops, nothing but
 				 * fbs-boot's frames leaves, until a restart
