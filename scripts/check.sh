@@ -154,7 +154,8 @@ initrd_with_list() {
 # make check): one whose subject is our userspace tools (the measurement
 # tool, the topology builder), the same binaries on every kernel, whose
 # kernel paths the module tests cover on each kernel.  On 6.12 those
-# took some 180 s of the run's two lanes (about 90 s of its wall time).
+# took some 180 s of VM time (how much of the wall time that saves depends
+# on which lane was the longer: in one run, none).
 on_this_kernel() {
 	[ "$(fq_script_header "$1" kernels)" != first ] || [ "$KTAG" = "$FIRST_KTAG" ]
 }
