@@ -752,7 +752,7 @@ static struct fabric_slot_watch *fbs_verify_configure(struct Qdisc *sch,
  * right slot clock (fbs_restart_at: the executor jumps the slots since,
  * at once); the bound only refuses a time that cannot be a signal's.
  */
-#define FBS_RESTART_MAX_AGE_NS	(60 * NSEC_PER_SEC)
+#define FBS_RESTART_MAX_AGE_NS	(60ULL * NSEC_PER_SEC)
 
 static int fbs_restart_check(struct nlattr **tb, struct netlink_ext_ack *extack)
 {
