@@ -80,25 +80,6 @@ run_host_test() {	# name timeout command...
 	esac
 }
 
-echo "KTAP version 1"
-
-# --- host: unit tests of the portable core ------------------------------
-for bin in "$FQ_BUILD"/selftests/unit/*; do
-	[ -x "$bin" ] || continue
-	name=unit/$(basename "$bin")
-	name=${name/unit\/test_/unit/}
-	wanted "$name" || continue
-	run_host_test "$name" 60 "$bin"
-done
-
-# --- host: shell tests ---------------------------------------------------
-for t in "$FQ_ROOT"/selftests/host/*.sh; do
-	[ -x "$t" ] || continue
-	name=host/$(basename "$t" .sh)
-	wanted "$name" || continue
-	run_host_test "$name" "$(test_timeout "$t")" bash "$t"
-done
-
 # --- VM tests --------------------------------------------------------------
 # Three kinds of boot (fq_vm_boot in lib.sh): "fast" for most tests,
 # "deterministic" (guest time = instruction count) for a test with a
@@ -439,50 +420,128 @@ vm_wanted() {
 	return 1
 }
 
-if [ "${FQ_LIVE:-0}" = 1 ]; then
-	run_live_suite
-elif [ -n "${FQ_VM_ABI:-}" ]; then
-	KTAG=$FQ_VM_ABI SUFFIX= FIRST_KTAG=$FQ_VM_ABI
-	SUFFIXES[$KTAG]=
-	if vm_wanted "$KTAG"; then
-		vm_lanes_start "$KTAG"
-		vm_prepare
-		vm_prepared "$KTAG"
-		vm_lanes_finish "$KTAG"
-	fi
-else
-	# each kernel's modules are built and packed into its initramfs
-	# before the next kernel's build replaces them
-	read -ra kernels <<< "${FQ_CHECK_KERNELS:-${FQ_VM_KERNEL:-6.1}}"
-	FIRST_KTAG=${kernels[0]}
-	vm_wanted "${kernels[@]}" || kernels=()
-	ready=()
-	[ ${#kernels[@]} = 0 ] || vm_lanes_start "${kernels[@]}"
-	for k in "${kernels[@]}"; do
-		export FQ_VM_KERNEL=$k
-		KTAG=$k SUFFIX=
-		[ ${#kernels[@]} -gt 1 ] && SUFFIX=@$k
-		SUFFIXES[$k]=$SUFFIX
-		# W=1: the kernel's extra warnings, which the modules promise
-		# to build without on every supported kernel (testing.rst)
-		if ! make -s --no-print-directory -C "$FQ_ROOT" VM_KERNEL="$k" W=1 build-quiet \
-			> "$LOGDIR/build-$k.log" 2>&1; then
-			record "vm/build$SUFFIX" fail "building for $(fq_kernel_label) failed" "$LOGDIR/build-$k.log"
-			vm_prepared "$k"
-			continue
-		fi
-		grep -B2 -A3 'warning:' "$FQ_BUILD/make.log" > "$LOGDIR/build-$k-warnings.log"
-		if [ -s "$LOGDIR/build-$k-warnings.log" ]; then
-			record "vm/build-warnings$SUFFIX" fail "the build for $(fq_kernel_label) has warnings (W=1)" \
-				"$LOGDIR/build-$k-warnings.log"
-		else
-			record "vm/build-warnings$SUFFIX" ok "" /dev/null
+# vm_build_kernels KERNEL...: each kernel's modules built and packed into
+# its initramfs before the next kernel's build replaces them, the lanes
+# told as each is ready (vm_prepared); run in the background beside the
+# host tests, so its records wait in LOGDIR/vm-records for vm_finish and
+# the kernels made in LOGDIR/vm-ready
+vm_build_kernels() {
+	local k
+
+	# fields apart by the unit separator: a tab, whitespace to read,
+	# would swallow an empty detail
+	record() { printf '%s\x1f%s\x1f%s\x1f%s\n' "$@" >> "$LOGDIR/vm-records"; }
+	for k in "$@"; do
+		KTAG=$k SUFFIX=${SUFFIXES[$k]}
+		if [ -z "${FQ_VM_ABI:-}" ]; then
+			export FQ_VM_KERNEL=$k
+			# W=1: the kernel's extra warnings, which the modules
+			# promise to build without on every supported kernel
+			# (testing.rst)
+			if ! make -s --no-print-directory -C "$FQ_ROOT" VM_KERNEL="$k" W=1 build-quiet \
+				> "$LOGDIR/build-$k.log" 2>&1; then
+				record "vm/build$SUFFIX" fail "building for $(fq_kernel_label) failed" "$LOGDIR/build-$k.log"
+				vm_prepared "$k"
+				continue
+			fi
+			grep -B2 -A3 'warning:' "$FQ_BUILD/make.log" > "$LOGDIR/build-$k-warnings.log"
+			if [ -s "$LOGDIR/build-$k-warnings.log" ]; then
+				record "vm/build-warnings$SUFFIX" fail "the build for $(fq_kernel_label) has warnings (W=1)" \
+					"$LOGDIR/build-$k-warnings.log"
+			else
+				record "vm/build-warnings$SUFFIX" ok "" /dev/null
+			fi
 		fi
 		vm_prepare
 		vm_prepared "$k"
-		ready+=("$k")
+		echo "$k" >> "$LOGDIR/vm-ready"
 	done
+}
+
+# vm_start: the VM half of the run, in the background: the kernels
+# (FQ_CHECK_KERNELS: 6.1 and 6.12 in make check, or VM_KERNEL; or the one
+# FQ_VM_ABI names, make check-debug, whose build is the caller's), their
+# builds and their lanes.  The host tests run meanwhile: they used to come
+# first, some 150 s with one core idle for half of it, while no VM ran.
+VM_KERNELS=() VM_BUILDER=
+vm_start() {
+	local k
+
+	if [ -n "${FQ_VM_ABI:-}" ]; then
+		VM_KERNELS=("$FQ_VM_ABI")
+	else
+		read -ra VM_KERNELS <<< "${FQ_CHECK_KERNELS:-${FQ_VM_KERNEL:-6.1}}"
+	fi
+	FIRST_KTAG=${VM_KERNELS[0]}
+	for k in "${VM_KERNELS[@]}"; do
+		SUFFIXES[$k]=
+		[ ${#VM_KERNELS[@]} -gt 1 ] && SUFFIXES[$k]=@$k
+	done
+	vm_wanted "${VM_KERNELS[@]}" || { VM_KERNELS=(); return 0; }
+	: > "$LOGDIR/vm-records"
+	: > "$LOGDIR/vm-ready"
+	vm_lanes_start "${VM_KERNELS[@]}"
+	vm_build_kernels "${VM_KERNELS[@]}" &
+	VM_BUILDER=$!
+}
+
+# vm_finish: wait for the builds, record them, then wait for the lanes
+# and record their tests kernel by kernel
+vm_finish() {
+	local name result detail out ready=()
+
+	[ ${#VM_KERNELS[@]} -gt 0 ] || return 0
+	wait "$VM_BUILDER"
+	while IFS=$'\x1f' read -r name result detail out; do
+		record "$name" "$result" "$detail" "$out"
+	done < "$LOGDIR/vm-records"
+	mapfile -t ready < "$LOGDIR/vm-ready"
 	vm_lanes_finish "${ready[@]}"
+}
+
+echo "KTAP version 1"
+
+# A host test with a "# tree-build: yes" line runs make in this tree: it
+# runs before the VMs' builds start, which rebuild the tree's modules for
+# each kernel (host/install).  The other host tests run beside them.
+tree_build() { [ "$(fq_script_header "$1" tree-build)" = yes ]; }
+
+for t in "$FQ_ROOT"/selftests/host/*.sh; do
+	[ -x "$t" ] && tree_build "$t" || continue
+	name=host/$(basename "$t" .sh)
+	wanted "$name" || continue
+	run_host_test "$name" "$(test_timeout "$t")" bash "$t"
+done
+
+if [ "${FQ_LIVE:-0}" = 1 ]; then
+	LIVE_RUN=1
+else
+	LIVE_RUN=0
+	vm_start
+fi
+
+# --- host: unit tests of the portable core ------------------------------
+for bin in "$FQ_BUILD"/selftests/unit/*; do
+	[ -x "$bin" ] || continue
+	name=unit/$(basename "$bin")
+	name=${name/unit\/test_/unit/}
+	wanted "$name" || continue
+	run_host_test "$name" 60 "$bin"
+done
+
+# --- host: shell tests ---------------------------------------------------
+for t in "$FQ_ROOT"/selftests/host/*.sh; do
+	[ -x "$t" ] && ! tree_build "$t" || continue
+	name=host/$(basename "$t" .sh)
+	wanted "$name" || continue
+	run_host_test "$name" "$(test_timeout "$t")" bash "$t"
+done
+
+
+if [ $LIVE_RUN = 1 ]; then
+	run_live_suite
+else
+	vm_finish
 fi
 
 for l in "${LABELS[@]}"; do

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 300
+# tree-build: yes
 #
 # A staged `make install DESTDIR=...` puts every module, plugin and tool
 # where modprobe, tc and ip look for them, and dkms.conf names every
