@@ -201,10 +201,11 @@ vm_lane() {
 		[ -s "$LOGDIR/vm-$kind-$k.budget" ] || continue
 		[ -n "${FQ_VM_ABI:-}" ] || export FQ_VM_KERNEL=$k
 		t0=$(date +%s)
-		# a kernel that died booting, before any test, boots once
-		# more, its first console kept (vm_report says so)
+		# a kernel that died or hung booting, before any test, boots
+		# once more, its first console kept (vm_report says so); a
+		# boot hung when no test began within 300 s (vm-run.sh)
 		for boot in 1 2; do
-			FQ_VM_LOCK_HELD=1 fq_vm_boot "$kind" "$FQ_BUILD/vm/initrd-$kind-$k.gz" \
+			FQ_VM_LOCK_HELD=1 FQ_VM_BOOT_LIMIT=300 fq_vm_boot "$kind" "$FQ_BUILD/vm/initrd-$kind-$k.gz" \
 				"$FQ_BUILD/vm-$kind-$k-console.log" "$FQ_BUILD/vm-$kind-$k-results.ktap" \
 				"$(cat "$LOGDIR/vm-$kind-$k.budget")"
 			rc=$?
@@ -231,8 +232,8 @@ vm_report() {
 	read -r vm_rc secs < "$LOGDIR/vm-$kind-$KTAG.rc" 2>/dev/null || vm_rc=unknown secs=?
 	if [ -s "$LOGDIR/vm-$kind-$KTAG.reboot" ]; then
 		line=${console%.log}-boot1.log
-		echo "# $kind VM: the kernel died booting, before any test ($(cat "$LOGDIR/vm-$kind-$KTAG.reboot"), console: ${line#$FQ_ROOT/}); booted again"
-		grep -Eh -m1 -A3 "$FQ_BAD_LOG" "$line" | sed 's/^/#   /'
+		echo "# $kind VM: the kernel died or hung booting, before any test ($(cat "$LOGDIR/vm-$kind-$KTAG.reboot"), console: ${line#$FQ_ROOT/}); booted again"
+		grep -Eh -m1 -A3 "$FQ_BAD_LOG|$FQ_BOOT_HUNG" "$line" | sed 's/^/#   /'
 	fi
 	echo "# $kind VM ran ${secs}s (qemu exit $vm_rc), console: ${console#$FQ_ROOT/}"
 	guest_kernel=$(tr -d '\r' < "$ktap" | sed -n 's/^# kernel //p' | head -n1)

@@ -88,9 +88,14 @@ FQ_BAD_LOG='WARNING:|BUG:|Oops|general protection|Kernel panic|kernel BUG|UBSAN:
 # distribution's kernel under qemu's TCG (an int3 Oops while the kernel
 # patched its own code, seen on 6.12 with two vCPUs), and booting again
 # tests what the suite is for.  A VM that printed nothing bad, or died
-# once a test had begun, is not one.
+# once a test had begun, is not one.  A boot that hung is one too: the
+# debug kernel (make check-debug) stopped, its vCPUs idle, right after
+# "Running RCU-tasks wait API self tests" in some boots, and
+# scripts/vm-run.sh (FQ_VM_BOOT_LIMIT) then stops qemu and says so.
+FQ_BOOT_HUNG='^fabric-qos: host: no test began'
 fq_console_died_booting() {
-	! grep -q '^fabric-qos: \[' "$1" 2>/dev/null && grep -Eq "$FQ_BAD_LOG" "$1" 2>/dev/null
+	! grep -q '^fabric-qos: \[' "$1" 2>/dev/null &&
+		grep -Eq "$FQ_BAD_LOG|$FQ_BOOT_HUNG" "$1" 2>/dev/null
 }
 
 # fq_qemu_major: the major version of the qemu-system-x86_64 on PATH (0
@@ -211,7 +216,8 @@ fq_vm_boot_pair() {
 		echo "-netdev socket,id=$1,udp=127.0.0.1:$3,localaddr=127.0.0.1:$2" \
 		     "-device virtio-net-pci,netdev=$1,mac=$4,romfile="
 	}
-	FQ_VM_CPUS=1 FQ_VM_LOCK_HELD=1 FQ_VM_IDLE=1 \
+	# the peer runs no test: no boot watch (FQ_VM_BOOT_LIMIT) for it
+	FQ_VM_CPUS=1 FQ_VM_LOCK_HELD=1 FQ_VM_IDLE=1 FQ_VM_BOOT_LIMIT= \
 	FQ_VM_APPEND="fq.pair=peer watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60 ${FQ_VM_APPEND:-}" \
 	FQ_VM_NET_ARGS="$(link d "${ports[1]}" "${ports[0]}" $mac_p:01) $(link c "${ports[3]}" "${ports[2]}" $mac_p:02)" \
 		"$FQ_ROOT/scripts/vm-run.sh" "$initrd" "$console.peer" "$results.peer" \

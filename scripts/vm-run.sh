@@ -74,12 +74,14 @@ cmd=(qemu-system-x86_64 -accel "$FQ_VM_ACCEL" -cpu "$FQ_VM_CPU" -smp "$FQ_VM_CPU
      ${FQ_VM_QEMU_ARGS:-} "$@")
 
 # FQ_VM_IDLE=1: qemu runs SCHED_IDLE (the fast VM beside a deterministic
-# one, fq_vm_boot), watched by unstarve.
+# one, fq_vm_boot), watched by unstarve.  What the watchers did goes to
+# NOTE, and after the VM to the end of the console log.
+PIDFILE=$RESULTS.pid
+NOTE=$RESULTS.note
+rm -f "$PIDFILE" "$NOTE"
+cmd+=(-pidfile "$PIDFILE")
 if [ "${FQ_VM_IDLE:-0}" = 1 ]; then
-	PIDFILE=$RESULTS.pid
-	NOTE=$RESULTS.note
-	rm -f "$PIDFILE" "$NOTE"
-	cmd=(chrt --idle 0 "${cmd[@]}" -pidfile "$PIDFILE")
+	cmd=(chrt --idle 0 "${cmd[@]}")
 fi
 
 # run_ns PID...: nanoseconds all threads of the PIDs have run
@@ -160,6 +162,24 @@ unstarve() {
 	done
 }
 
+# boot_watch LIMIT: a VM whose first test has not begun LIMIT seconds
+# after qemu started ("fabric-qos: [1/N]" on the console) hung booting:
+# stop it, and say so (FQ_BOOT_HUNG in lib.sh), so that make check boots
+# it again (fq_console_died_booting) instead of waiting out the budget of
+# the whole test list.  A boot takes 10 to 100 s here, on the debug
+# kernel too.
+boot_watch() {
+	local limit=$1 pid
+
+	while ((SECONDS < limit)); do
+		sleep 5
+		grep -q '^fabric-qos: \[' "$CONSOLE_LOG" 2>/dev/null && return 0
+	done
+	pid=$(cat "$PIDFILE" 2>/dev/null) || return 0
+	echo "fabric-qos: host: no test began ${limit}s after qemu started: the boot hung; qemu stopped" >> "$NOTE"
+	kill "$pid" 2>/dev/null
+}
+
 # host_clock: the console, each line the guest's /init writes at the start
 # of a test ("fabric-qos: [i/N] NAME") stamped with this host's seconds
 # since boot, so the log tells what each test cost the host in wall time
@@ -175,10 +195,14 @@ host_clock() {
 }
 
 SECONDS=0
-WATCH=
+WATCH=()
 if [ "${FQ_VM_IDLE:-0}" = 1 ]; then
 	unstarve &
-	WATCH=$!
+	WATCH+=($!)
+fi
+if [ -n "${FQ_VM_BOOT_LIMIT:-}" ]; then
+	boot_watch "$FQ_VM_BOOT_LIMIT" &
+	WATCH+=($!)
 fi
 if [ "${V:-0}" = 1 ]; then
 	timeout -k 5 "$TIMEOUT" "${cmd[@]}" < /dev/null 2>&1 | host_clock | tee "$CONSOLE_LOG"
@@ -186,13 +210,13 @@ else
 	timeout -k 5 "$TIMEOUT" "${cmd[@]}" < /dev/null 2>&1 | host_clock > "$CONSOLE_LOG"
 fi
 rc=${PIPESTATUS[0]}
-if [ -n "$WATCH" ]; then
-	kill "$WATCH" 2>/dev/null
-	wait "$WATCH" 2>/dev/null
-	if [ -s "$NOTE" ]; then
-		cat "$NOTE" >> "$CONSOLE_LOG"
-		cat "$NOTE" >&2
-	fi
-	rm -f "$PIDFILE" "$NOTE"
+if [ ${#WATCH[@]} -gt 0 ]; then
+	kill "${WATCH[@]}" 2>/dev/null
+	wait "${WATCH[@]}" 2>/dev/null
 fi
+if [ -s "$NOTE" ]; then
+	cat "$NOTE" >> "$CONSOLE_LOG"
+	cat "$NOTE" >&2
+fi
+rm -f "$PIDFILE" "$NOTE"
 exit "$rc"

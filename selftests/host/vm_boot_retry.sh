@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 30
+# timeout: 60
 #
 # make check boots a VM again when its kernel died while booting, before
 # the first test began (fq_console_died_booting, scripts/lib.sh): a CI
@@ -54,5 +54,49 @@ expect no clean
 : > "$work/empty"
 expect no empty
 expect no missing-file
+
+# The boot watch of scripts/vm-run.sh (FQ_VM_BOOT_LIMIT): a qemu that
+# prints the start of a boot and then nothing, as the debug kernel did
+# after "Running RCU-tasks wait API self tests", is stopped after the
+# limit and its console says so; one whose first test begins in time is
+# left alone.  The qemu here is a script on PATH.
+fake_qemu() {	# MODE: "hang" or "test"
+	mkdir -p "$work/bin"
+	cat > "$work/bin/qemu-system-x86_64" <<EOF
+#!/bin/bash
+[ "\$1" = --version ] && { echo "QEMU emulator version 9.9.9"; exit 0; }
+while [ \$# -gt 0 ]; do [ "\$1" = -pidfile ] && echo \$\$ > "\$2"; shift; done
+echo "[    2.454385] Running RCU-tasks wait API self tests"
+[ $1 = test ] && echo "fabric-qos: [1/1] vm/a_test"
+exec sleep 60
+EOF
+	chmod +x "$work/bin/qemu-system-x86_64"
+}
+watched() {	# MODE WANT(yes|no) TIMEOUT: vm-run.sh under a 6 s boot limit
+	local t0=$SECONDS got=no
+
+	fake_qemu "$1"
+	PATH=$work/bin:$PATH FQ_VM_LOCK_HELD=1 FQ_VM_BOOT_LIMIT=6 \
+		"$ROOT/scripts/vm-run.sh" /dev/null "$work/watch-$1.log" "$work/watch-$1.ktap" "$3" \
+		> /dev/null 2>&1
+	grep -q "$FQ_BOOT_HUNG" "$work/watch-$1.log" && got=yes
+	if [ "$got" != "$2" ]; then
+		echo "FAIL: boot watch, $1: stopped as hung? $got, want $2"
+		fails=$((fails + 1))
+	elif [ "$2" = yes ] && ((SECONDS - t0 >= $3)); then
+		echo "FAIL: boot watch, $1: qemu ran until its timeout, not stopped at the limit"
+		fails=$((fails + 1))
+	else
+		echo "ok: boot watch, $1: $got"
+	fi
+}
+if fq_vm_abi > /dev/null 2>&1; then
+	watched hang yes 15
+	expect yes watch-hang.log
+	watched test no 10	# past the limit and the watch's next look
+	expect no watch-test.log
+else
+	echo "no VM kernel prepared (make setup): the boot watch not run"
+fi
 
 [ $fails = 0 ] || exit 1
