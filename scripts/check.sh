@@ -103,18 +103,13 @@ if [ "${FQ_VM_SLOW:-0}" = 1 ]; then
 fi
 
 # The VMs of every kernel run in two lanes, each lane one VM at a time,
-# and the lanes take the kinds in turn: the first kernel's deterministic
-# VM and then the second's fast VM in one lane, the first's fast VM and
-# then the second's deterministic VM in the other.  The deterministic VMs
-# take the longer (one vCPU counting instructions), so two of them one
-# after the other made one lane the whole run's length while the other
-# idled; in turn, the lanes end about together.  The deterministic
-# guest's clock is its instruction count, so sharing the machine makes it
-# take longer but does not change what it measures (two of them at once
-# take a core each), and the fast VM's tests allow for a busy host (its
-# threads yield to a deterministic VM's, fq_vm_boot).  Neither lane waits
-# for the other between kernels.  Files are named after the kind and the
-# kernel (KTAG).
+# taking the next VM of a shared queue when it is free (vm_lanes_start).
+# The deterministic guest's clock is its instruction count, so sharing
+# the machine makes it take longer but does not change what it measures
+# (two of them at once take a core each), and the fast VM's tests allow
+# for a busy host (its threads yield to a deterministic VM's,
+# fq_vm_boot).  Neither lane waits for the other between kernels.  Files
+# are named after the kind and the kernel (KTAG).
 
 # initrd_with_list BASE LIST OUT: OUT is BASE followed by an archive that
 # holds LIST as /etc/fabric-qos/tests
@@ -186,18 +181,40 @@ vm_prepare() {
 	done
 }
 
-# vm_lane KIND:KERNEL...: boot each KIND's VM with its KERNEL in turn
-# (its FQ_VM_KERNEL when several); the qemu exit code and the wall
-# seconds go to vm-KIND-KTAG.rc
+# vm_take_job: the next VM to boot, "KIND:KERNEL", taken off the shared
+# queue (LOGDIR/vm-queue, one job a line, in the order to take them):
+# the first whose kernel has been prepared (its modules and initramfs are
+# made meanwhile, vm_build_kernels), waiting while none has; nothing when
+# the queue is empty
+vm_take_job() {
+	local job
+
+	while :; do
+		job=$(
+			exec 8>> "$LOGDIR/vm-queue.lock"
+			flock 8
+			while read -r j; do
+				[ -e "$LOGDIR/prepared-${j#*:}" ] || continue
+				grep -vxF -- "$j" "$LOGDIR/vm-queue" > "$LOGDIR/vm-queue.new"
+				mv "$LOGDIR/vm-queue.new" "$LOGDIR/vm-queue"
+				echo "$j"
+				break
+			done < "$LOGDIR/vm-queue"
+		)
+		[ -n "$job" ] && { echo "$job"; return 0; }
+		[ -s "$LOGDIR/vm-queue" ] || return 1
+		sleep 1
+	done
+}
+
+# vm_lane: boot the VMs of the queue one at a time, each KIND's VM with
+# its KERNEL (its FQ_VM_KERNEL when several), until the queue is empty;
+# the qemu exit code and the wall seconds go to vm-KIND-KTAG.rc
 vm_lane() {
 	local job kind k t0 rc boot
 
-	for job in "$@"; do
+	while job=$(vm_take_job); do
 		kind=${job%%:*} k=${job#*:}
-		# the kernel's modules and initramfs are being made meanwhile
-		while [ ! -e "$LOGDIR/prepared-$k" ]; do
-			sleep 1
-		done
 		[ -s "$LOGDIR/vm-$kind-$k.budget" ] || continue
 		[ -n "${FQ_VM_ABI:-}" ] || export FQ_VM_KERNEL=$k
 		t0=$(date +%s)
@@ -291,39 +308,30 @@ vm_report() {
 }
 
 # vm_lanes_start KERNEL...: the two lanes, in the background, for the
-# kernels that are being prepared: each job waits until vm_prepare has
-# run for its kernel (prepared-KERNEL, also written when its build
-# failed), so the first kernel's VMs boot while the second one's modules
-# and initramfs are made
+# kernels that are being prepared, and their queue: each kernel's
+# deterministic VM and then its fast one, kernel by kernel, and the pairs
+# of VMs (two fast ones, "# vm: pair", about a minute each) last.  A lane
+# takes the next job as soon as it is free, so the lanes end about
+# together whatever each VM takes: in fixed lanes the fast VMs' times
+# swung from 434 to 870 s with what ran beside them (the host tests, the
+# next kernel's build), and one lane idled for 5.5 minutes at the end.
 LANES=()
 vm_lanes_start() {
-	local k jobs=("" "") i=0
+	local k i
 
-	# the kinds in turn in each lane (above)
+	: > "$LOGDIR/vm-queue"
 	for k in "$@"; do
 		rm -f "$LOGDIR/prepared-$k"
-		if ((i % 2)); then
-			jobs[0]+=" fast:$k" jobs[1]+=" deterministic:$k"
-		else
-			jobs[0]+=" deterministic:$k" jobs[1]+=" fast:$k"
-		fi
-		i=$((i + 1))
+		printf '%s\n' "deterministic:$k" "fast:$k" >> "$LOGDIR/vm-queue"
 	done
-	# the pairs of VMs (two fast ones, "# vm: pair", about a minute
-	# each) last, each in the lane of its kernel's fast VM, so one in
-	# each lane when there are two kernels.
-	# Both pairs in one lane made it some 1580 s against the other's
-	# 1470 s (adding up the VM times of two runs).
-	i=1
 	for k in "$@"; do
-		jobs[i % 2]+=" pair:$k"
-		i=$((i + 1))
+		echo "pair:$k" >> "$LOGDIR/vm-queue"
 	done
 	mkdir -p "$FQ_CACHE"
 	exec 9>>"$FQ_CACHE/vm.lock"
 	flock 9		# the wait for the lock counts against no budget
 	for i in 0 1; do
-		vm_lane ${jobs[i]} &
+		vm_lane &
 		LANES+=($!)
 	done
 }
