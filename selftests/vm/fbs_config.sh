@@ -141,14 +141,17 @@ tcq -s qdisc show dev dummy0 | grep_quiet "boot_frames 2 boot_refused 3 " ||
 	check_err 1 "fbs-boot's frames: $(tcq -s qdisc show dev dummy0)"
 # a start signal's time (fbs-boot --follow) must be of the last minute:
 # a host may take the signal a whole ring round before it restarts (on a
-# debug kernel, 33 s; a bound of a second failed fbs-boot there)
-now_s=$(date +%s)
+# debug kernel, 33 s; a bound of a second failed fbs-boot there).  Each
+# time is read just before its command, and the one to come is 30 s
+# ahead: on the debug kernel the two commands before it took more than
+# 5 s, and a time read before them, 5 s ahead, was past when it came.
+real_ns_in() { echo $(( ($(date +%s) + $1) * 1000000000 )); }
 accept "restart at, seconds ago" \
-	qdisc change dev dummy0 root handle 1: fbs restart at "$(((now_s - 5) * 1000000000))"
+	qdisc change dev dummy0 root handle 1: fbs restart at "$(real_ns_in -5)"
 reject "restart at, minutes ago" "not within the last minute" \
-	qdisc change dev dummy0 root handle 1: fbs restart at "$(((now_s - 120) * 1000000000))"
+	qdisc change dev dummy0 root handle 1: fbs restart at "$(real_ns_in -120)"
 reject "restart at, to come" "not within the last minute" \
-	qdisc change dev dummy0 root handle 1: fbs restart at "$(((now_s + 5) * 1000000000))"
+	qdisc change dev dummy0 root handle 1: fbs restart at "$(real_ns_in 30)"
 reject "restart at, not a number" "want CLOCK_REALTIME in ns" \
 	qdisc change dev dummy0 root handle 1: fbs restart at -5
 reject "restart and pause on" "ends a pause: not both" \
