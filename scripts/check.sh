@@ -185,11 +185,7 @@ vm_prepare() {
 # queue (LOGDIR/vm-queue, one job a line, in the order to take them):
 # the first whose kernel has been prepared (its modules and initramfs are
 # made meanwhile, vm_build_kernels), waiting while none has; nothing when
-# the queue is empty.  A fast VM or a pair waits for the host tests too
-# (LOGDIR/host-done): its two vCPUs take what the deterministic VM
-# leaves, and with the host tests and the next kernel's build beside it
-# as well, 6.1's fast VM took 870 and 1064 s against 722 s without them.
-# The deterministic VM runs at a higher priority and does not mind.
+# the queue is empty
 vm_take_job() {
 	local job
 
@@ -199,7 +195,6 @@ vm_take_job() {
 			flock 8
 			while read -r j; do
 				[ -e "$LOGDIR/prepared-${j#*:}" ] || continue
-				[[ $j == deterministic:* ]] || [ -e "$LOGDIR/host-done" ] || continue
 				grep -vxF -- "$j" "$LOGDIR/vm-queue" > "$LOGDIR/vm-queue.new"
 				mv "$LOGDIR/vm-queue.new" "$LOGDIR/vm-queue"
 				echo "$j"
@@ -325,7 +320,6 @@ vm_lanes_start() {
 	local k i
 
 	: > "$LOGDIR/vm-queue"
-	rm -f "$LOGDIR/host-done"
 	for k in "$@"; do
 		rm -f "$LOGDIR/prepared-$k"
 		printf '%s\n' "deterministic:$k" "fast:$k" >> "$LOGDIR/vm-queue"
@@ -557,7 +551,6 @@ for t in "$FQ_ROOT"/selftests/host/*.sh; do
 	run_host_test "$name" "$(test_timeout "$t")" bash "$t"
 done
 
-: > "$LOGDIR/host-done"	# the fast VMs may boot (vm_take_job)
 
 if [ $LIVE_RUN = 1 ]; then
 	run_live_suite
