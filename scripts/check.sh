@@ -515,17 +515,25 @@ vm_finish() {
 
 echo "KTAP version 1"
 
-# A host test with a "# tree-build: yes" line runs make in this tree: it
-# runs before the VMs' builds start, which rebuild the tree's modules for
-# each kernel (host/install).  The other host tests run beside them.
-tree_build() { [ "$(fq_script_header "$1" tree-build)" = yes ]; }
+# run_host_tests yes|no: the host shell tests whose "# tree-build:" line
+# says yes, or those whose does not.  One that says yes runs make in this
+# tree: it runs before the VMs' builds start, which rebuild the tree's
+# modules for each kernel (host/install).  The others run beside them.
+run_host_tests() {
+	local t name tree
 
-for t in "$FQ_ROOT"/selftests/host/*.sh; do
-	[ -x "$t" ] && tree_build "$t" || continue
-	name=host/$(basename "$t" .sh)
-	wanted "$name" || continue
-	run_host_test "$name" "$(test_timeout "$t")" bash "$t"
-done
+	for t in "$FQ_ROOT"/selftests/host/*.sh; do
+		[ -x "$t" ] || continue
+		tree=no
+		[ "$(fq_script_header "$t" tree-build)" = yes ] && tree=yes
+		[ "$tree" = "$1" ] || continue
+		name=host/$(basename "$t" .sh)
+		wanted "$name" || continue
+		run_host_test "$name" "$(test_timeout "$t")" bash "$t"
+	done
+}
+
+run_host_tests yes
 
 if [ "${FQ_LIVE:-0}" = 1 ]; then
 	LIVE_RUN=1
@@ -544,13 +552,7 @@ for bin in "$FQ_BUILD"/selftests/unit/*; do
 done
 
 # --- host: shell tests ---------------------------------------------------
-for t in "$FQ_ROOT"/selftests/host/*.sh; do
-	[ -x "$t" ] && ! tree_build "$t" || continue
-	name=host/$(basename "$t" .sh)
-	wanted "$name" || continue
-	run_host_test "$name" "$(test_timeout "$t")" bash "$t"
-done
-
+run_host_tests no
 
 if [ $LIVE_RUN = 1 ]; then
 	run_live_suite
