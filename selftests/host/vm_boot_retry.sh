@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 60
+# timeout: 120
 #
 # make check boots a VM again when its kernel died while booting, before
 # the first test began (fq_console_died_booting, scripts/lib.sh): a CI
@@ -68,7 +68,7 @@ fake_qemu() {	# MODE: "hang" or "test"
 while [ \$# -gt 0 ]; do [ "\$1" = -pidfile ] && echo \$\$ > "\$2"; shift; done
 echo "[    2.454385] Running RCU-tasks wait API self tests"
 [ $1 = test ] && echo "fabric-qos: [1/1] vm/a_test"
-exec sleep 60
+exec sleep 300
 EOF
 	chmod +x "$work/bin/qemu-system-x86_64"
 }
@@ -91,7 +91,7 @@ watched() {	# MODE WANT(yes|no) TIMEOUT: vm-run.sh under a 6 s boot limit
 	fi
 }
 if fq_vm_abi > /dev/null 2>&1; then
-	watched hang yes 15
+	watched hang yes 60	# stopped at 6 to 11 s by the watch, else at 60
 	expect yes watch-hang.log
 	watched test no 10	# past the limit and the watch's next look
 	expect no watch-test.log
