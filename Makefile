@@ -170,13 +170,13 @@ check-debug: setup-if-needed
 	@flock $(B)/.check.lock $(MAKE) --no-print-directory check-debug-locked
 
 # Two passes: the whole suite with short fuzzing, then the fuzzers at
-# length (a million frames, 10^5 configuration operations); KASAN and
+# length (a million frames, about 10^5 configuration changes); KASAN and
 # lockdep slow the VM down several times, so its timeouts stretch, every
 # guest gets fq.slow=1, and the deterministic tests' VM boots as the fast
 # one does (FQ_VM_SLOW, scripts/check.sh).
 # DEBUG_PASS=suite or DEBUG_PASS=fuzz runs only that one (on 2 cores the
 # two take longer than one sitting: Documentation/debug-kernel.rst).
-DEBUG_FUZZ = fq.fuzz_frames=1000000 fq.tc_fuzz_ops=10000 fq.tc_fuzz_rounds=5
+DEBUG_FUZZ = fq.fuzz_frames=1000000 fq.tc_fuzz_ops=12000 fq.tc_fuzz_rounds=5
 DEBUG_PASS ?=
 ifneq ($(filter-out suite fuzz,$(DEBUG_PASS)),)
 $(error DEBUG_PASS=$(DEBUG_PASS): want suite or fuzz)
