@@ -1,7 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 300
-# slow-timeout: 3600
 # vm: deterministic
 #
 # Eight FBS hosts on one vcsw keep the all-to-all schedule (the paper's
