@@ -42,10 +42,10 @@
 # use, 495 MB of kmemleak records); with the processes let run
 # (softirq_first does nothing there) the next had fbs-boot's bind() wait
 # over 245 s for an RCU grace period, and no RCU stall reported: most
-# likely the grace periods went on and their callbacks lagged.  The same code (the
-# qdisc, the wormhole switch, credits, fbs-boot's ring) runs there in
-# vm/fbs_busy and vm/fbs_verify with three hosts, and vm/fbs_slots and
-# vm/fbs_config with one or two.
+# likely the grace periods went on and their callbacks lagged.  The same
+# code (the qdisc, the wormhole switch, credits, fbs-boot's ring) runs
+# there in vm/fbs_busy and vm/fbs_verify with three hosts, and in
+# vm/fbs_slots and vm/fbs_config with one or two.
 [ "$FQ_SLOW" = 1 ] && skip "eight hosts' timers overload a debug kernel's guest (see the test)"
 . ./fbs_lib.sh
 

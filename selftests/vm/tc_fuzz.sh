@@ -38,8 +38,8 @@ PG=/proc/net/pktgen
 # check-debug) the full rate took the fast VM's CPUs: an operation took
 # 31 to 36 ms there with it and 3 to 7 ms without (2026-11-29, 6.1 debug
 # kernel alone on this machine), so 10^5 operations would have taken
-# about 100 minutes; a tenth of it still keeps every class and the GSO
-# sends busy while the configuration changes.
+# about 100 minutes; a tenth of it still sends packets of every class and
+# GSO packets while the configuration changes.
 TRAFFIC_DIV=1
 [ "$FQ_SLOW" = 1 ] && TRAFFIC_DIV=10
 
