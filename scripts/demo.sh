@@ -11,13 +11,17 @@
 #   SCENARIO   names of selftests/demo/scenarios/*.conf (default: all;
 #              those that need what is not built yet are skipped);
 #              NAME@qosN: NAME with the QoS classes at N % of the load;
+#              NAME@KEY=VALUE...: NAME with those lines added
+#              (selftests/demo/spec.sh);
 #              sweep: the QoS-load sweep, every architecture at each
-#              load of $SWEEP_LOADS (default 10 30 50 60 70 80 90)
+#              load of $SWEEP_LOADS (default 10 30 50 60 70 80 90);
+#              scale: the fabric's size points, $SCALE_POINTS
 #   --live     run on this host's kernel instead of the VM (root; the
 #              modules and tc plugin installed: make install)
 # Environment: V=1 shows the VM console live.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$FQ_ROOT/selftests/demo/spec.sh"
 # what they measure needs the deterministic VM's -icount: never the slow
 # kernels' boot of make check-debug (FQ_VM_SLOW, fq_vm_boot)
 unset FQ_VM_SLOW
@@ -33,6 +37,17 @@ SCEN_DIR=$FQ_ROOT/selftests/demo/scenarios
 # the sweep: the paper's five architectures (Figs. 6 to 8)
 SWEEP_ARCHS="trad2 trad4 simple2 advanced2 ideal"
 SWEEP_LOADS=${SWEEP_LOADS:-10 30 50 60 70 80 90}
+# the fabric's size (Documentation/demo.rst, "How large a fabric"): the
+# 16-host fabric as the demo runs it and at twice its link rate, then 64
+# hosts (8-ary 2-tree of 16-port switches, the paper's switch, and 4-ary
+# 3-tree) at link rates that keep the fabric's frame rate near the
+# 16-host one's, with the times that are serialisation scaled with the
+# rate
+SCALE_POINTS=${SCALE_POINTS:-fabric-advanced2
+fabric-advanced2@link=10mbit@control_target=8ms@eligibility=4ms@frame_latency=10ms
+fabric-advanced2@tree=8,2@link=1250kbit@control_target=64ms@eligibility=32ms@frame_latency=80ms
+fabric-advanced2@tree=4,3@link=1250kbit@control_target=96ms@eligibility=32ms@frame_latency=120ms
+fabric-advanced2@tree=8,2@link=2500kbit@control_target=32ms@eligibility=16ms@frame_latency=40ms}
 names=
 for n in ${*:-$(ls "$SCEN_DIR"/*.conf | sed 's|.*/||; s|\.conf$||')}; do
 	if [ "$n" = sweep ]; then
@@ -43,13 +58,31 @@ for n in ${*:-$(ls "$SCEN_DIR"/*.conf | sed 's|.*/||; s|\.conf$||')}; do
 		done
 		continue
 	fi
-	if [[ $n == *@qos* ]]; then
-		q=${n##*@qos}
-		[[ $q =~ ^[0-9]+$ ]] && [ "$q" -ge 1 ] && [ "$q" -le 99 ] ||
-			fq_die "$n: want NAME@qosN, N a QoS load of 1 .. 99 (%)"
+	if [ "$n" = scale ]; then
+		names+=" "$(echo $SCALE_POINTS)
+		continue
 	fi
-	[ -r "$SCEN_DIR/${n%@qos*}.conf" ] || fq_die "no scenario '${n%@qos*}' in ${SCEN_DIR#"$FQ_ROOT"/}"
 	names+=" $n"
+done
+# tree_namespaces SPEC: the namespaces of its @tree=K,N (hosts and
+# switches), or nothing when it changes no tree; fails on a tree the
+# budget below cannot hold
+tree_namespaces() {
+	local t k l
+
+	[[ $1 == *@tree=* ]] || return 0
+	t=${1#*@tree=}
+	t=${t%%@*}
+	k=${t%,*} l=${t#*,}
+	[[ $k =~ ^[0-9]+$ && $l =~ ^[0-9]+$ ]] && [ "$k" -ge 2 ] && [ "$k" -le 16 ] &&
+		[ "$l" -ge 1 ] && [ "$l" -le 4 ] || return 1
+	echo $((k ** l + l * k ** (l - 1)))
+}
+for n in $names; do
+	spec_overrides "$n" > /dev/null || fq_die "bad scenario name '$n'"
+	[ -r "$SCEN_DIR/$(spec_conf "$n").conf" ] ||
+		fq_die "no scenario '$(spec_conf "$n")' in ${SCEN_DIR#"$FQ_ROOT"/}"
+	tree_namespaces "$n" > /dev/null || fq_die "$n: want @tree=K,N (K 2 .. 16, N 1 .. 4)"
 done
 
 rm -rf "$OUT"
@@ -69,11 +102,12 @@ if [ $LIVE = 1 ]; then
 	export PATH=$FQ_BUILD/bin:$PATH
 	for n in $names; do
 		echo "# scenario $n (live host $(uname -r))"
-		qos=()
-		[[ $n == *@qos* ]] && qos=("qos_load=${n##*@qos}")
-		conf=$SCEN_DIR/${n%@qos*}.conf
-		n=${n/@qos/-qos}
-		bash "$FQ_ROOT/selftests/demo/scenario.sh" "$conf" "$OUT/$n" "${qos[@]}"
+		changes=()
+		lines=$(spec_overrides "$n")
+		[ -z "$lines" ] || mapfile -t changes <<< "$lines"
+		conf=$SCEN_DIR/$(spec_conf "$n").conf
+		n=$(spec_name "$n")
+		bash "$FQ_ROOT/selftests/demo/scenario.sh" "$conf" "$OUT/$n" ${changes[@]+"${changes[@]}"}
 		rc=$?
 		case $rc in
 		0) echo "ok $n" ;;
@@ -85,10 +119,15 @@ else
 	list=$OUT/list
 	# guest seconds: a scenario runs about 5 (4 of traffic), at most 20;
 	# a fabric (fabric-*) builds 24 namespaces and runs 16 hosts' worth
-	# of senders and receivers first: up to 300
+	# of senders and receivers first: up to 300, and a larger tree
+	# (@tree=K,N) in proportion to its namespaces
 	guest=120
 	for n in $names; do
-		case $n in fabric-*) guest=$((guest + 300)) ;; *) guest=$((guest + 30)) ;; esac
+		case $n in
+		fabric-*@tree=*) guest=$((guest + 300 * $(tree_namespaces "$n") / 24)) ;;
+		fabric-*) guest=$((guest + 300)) ;;
+		*) guest=$((guest + 30)) ;;
+		esac
 	done
 	echo "demo/scenarios $guest /opt/fabric-qos/selftests/demo/demo.sh" > "$list"
 	FQ_DEMO_SCENARIOS="$names" "$FQ_ROOT/scripts/mkinitramfs.sh" "$OUT/initrd.gz" "$list" \

@@ -13,13 +13,14 @@
 #   FQ-DEMO-EOF
 #   FQ-DEMO-RESULT NAME ok|skip|fail [reason]
 #
-# A name NAME@qosN runs scenarios/NAME.conf with qos_load=N (the QoS
-# classes N % of the load, best effort the rest): one point of the
-# QoS-load sweep (make demo S=sweep, Documentation/demo.rst).  Its
-# results are named NAME-qosN.
+# A name may carry changes to its scenario file (spec.sh): NAME@qosN
+# runs scenarios/NAME.conf with qos_load=N, one point of the QoS-load
+# sweep (make demo S=sweep); NAME@KEY=VALUE with that line added, as the
+# fabric's size points (make demo S=scale).  Documentation/demo.rst.
 #
 # Exit 0 when no scenario failed (skipped ones are fine).
 cd "$(dirname "$0")" || exit 1
+. ./spec.sh
 LIST=/etc/fabric-qos/demo-scenarios
 if [[ -r $LIST ]]; then
 	names=$(cat "$LIST")
@@ -29,13 +30,18 @@ fi
 
 failed=0
 for spec in $names; do
-	name=${spec/@qos/-qos}
+	name=$(spec_name "$spec")
 	out=/tmp/demo/$name
 	start=$(date +%s)
-	qos=()
-	[[ $spec == *@qos* ]] && qos=("qos_load=${spec##*@qos}")
-	bash ./scenario.sh "scenarios/${spec%@qos*}.conf" "$out" "${qos[@]}" > /tmp/demo-run.out 2>&1
-	rc=$?
+	changes=()
+	if lines=$(spec_overrides "$spec" 2> /tmp/demo-run.out); then
+		[[ -z $lines ]] || mapfile -t changes <<< "$lines"
+		bash ./scenario.sh "scenarios/$(spec_conf "$spec").conf" "$out" ${changes[@]+"${changes[@]}"} \
+			> /tmp/demo-run.out 2>&1
+		rc=$?
+	else
+		rc=2
+	fi
 	sed 's/^/  /' /tmp/demo-run.out
 	for f in "$out"/*; do
 		[[ -f $f ]] || continue
