@@ -149,7 +149,10 @@ for mode in aoq pbrr; do
 	check_err $? "$mode: lane 2:1 counts no forced tail: '$forced'"
 	ns_exec A tc -s qdisc show dev veth0 | grep_quiet "forced_tails [1-9]"
 	check_err $? "$mode: qdisc counts no forced tail: $(ns_exec A tc -s qdisc show dev veth0 parent 1:1)"
-	check_eq "$mode: nothing abandoned" 0 "$(lane_stat 2:1 abandoned)"
+	# a sender that has sent its 4000 frames leaves its last message
+	# without a tail, given up after the stall time: only a slow kernel
+	# gets there before this (as "still sending" above)
+	xfail_on_slow check_eq "$mode: nothing abandoned" 0 "$(lane_stat 2:1 abandoned)"
 	log_info "$mode: lane 2:1 $(lane_stat 2:1 frames) frames, $forced forced tails; lane 2:2 $(lane_stat 2:2 frames) frames"
 	kill "$ENDLESS" 2>/dev/null
 	bg_wait "$ENDLESS"
