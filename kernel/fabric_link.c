@@ -42,7 +42,7 @@
 #include "core/fabric_credit.h"
 #include "fabric_link.h"
 
-/* a link message at least this often */
+/* the link message's period; an idle link's grows to 64 times it (core) */
 #define FABRIC_LINK_PERIOD_NS	(1 * NSEC_PER_MSEC)
 /*
  * What a host grants beyond what its peer reported sent: the peer
@@ -163,7 +163,9 @@ static void fabric_link_restart(struct fabric_link *l, u32 unit)
 }
 
 /*
- * The periodic message, sooner when fabric_link_kick() asks.  Every start
+ * The periodic message, sooner when fabric_link_kick() asks, and less
+ * often while the link is idle (the core's back-off, fcr_msg_period();
+ * what ends it kicks).  Every start
  * of the timer is under l->lock, and so is the look at whether one armed
  * it again while this ran: then it stays as armed.
  */
@@ -181,7 +183,8 @@ static enum hrtimer_restart fabric_link_timer(struct hrtimer *t)
 	}
 	fcr_msg_build(&l->books, msg, ktime_get_ns());
 	if (!hrtimer_is_queued(t)) {
-		hrtimer_forward_now(t, ns_to_ktime(FABRIC_LINK_PERIOD_NS));
+		hrtimer_forward_now(t, ns_to_ktime(fcr_msg_period(&l->books,
+								 FABRIC_LINK_PERIOD_NS)));
 		ret = HRTIMER_RESTART;
 	}
 	spin_unlock(&l->lock);
@@ -249,7 +252,8 @@ bool fabric_link_rcv(struct net_device *dev, struct sk_buff *skb)
 			if (fcr_tx_credits(&l->books, vc) > before[vc])
 				l->grew_ns[vc] = now;
 	}
-	if (r & FCR_REPLY_NOW)
+	/* or what we grant moved while our messages were backed off */
+	if ((r & FCR_REPLY_NOW) || fcr_woke(&l->books))
 		fabric_link_kick(l);
 	if ((r & FCR_CREDITS_GREW) && l->waiting) {
 		l->waiting = false;
@@ -568,6 +572,9 @@ bool fabric_link_take(struct fabric_link *l, unsigned int vc, u32 len)
 	if (ok) {
 		fcr_tx_sent(&l->books, vc, wire, ktime_get_ns());
 		l->stalled[vc] = false;
+		/* the first frame after an idle spell: speak again */
+		if (unlikely(fcr_woke(&l->books)))
+			fabric_link_kick(l);
 	} else {
 		/*
 		 * waiting is set by every refusal, cleared only by the wake:

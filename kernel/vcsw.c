@@ -125,7 +125,10 @@
  * the other travels back), so a jumbo MTU still streams.
  */
 #define VCSW_DEFAULT_IN_BUFFER	8192
-/* a link message at least this often on a credit link */
+/*
+ * The link message's period on a credit link; an idle link's grows to 64
+ * times it (core fabric_credit.h)
+ */
 #define VCSW_CREDIT_PERIOD_NS	1000000ULL
 /* frames one run of the crossbar moves before it leaves the rest to a timer */
 #define VCSW_XBAR_BUDGET	64
@@ -756,10 +759,14 @@ static bool vcsw_credit_arrive(struct vcsw_slave *p, struct fcr_charge *c,
  */
 static void vcsw_credit_release(struct vcsw_slave *p, struct fcr_charge *c)
 {
+	bool tell;
+
 	if (!c->gen)
 		return;
 	spin_lock(&p->lock);
-	if (fcr_port_release(&p->cp, c))
+	tell = fcr_port_release(&p->cp, c);
+	/* or what we say changed while our messages were backed off */
+	if (fcr_woke(&p->cp.l) || tell)
 		vcsw_credit_kick(p);
 	spin_unlock(&p->lock);
 }
@@ -775,10 +782,12 @@ static void vcsw_credit_send(struct vcsw_slave *p, const u8 *msg, u32 len)
 }
 
 /*
- * The periodic link message, sooner when vcsw_credit_kick() asks.  Every
- * hrtimer_start() of this timer is under p->lock, so is the look at
- * whether one armed it again while this ran: then it stays as armed
- * (forwarding a queued timer is not allowed).
+ * The periodic link message, sooner when vcsw_credit_kick() asks, and
+ * less often while the link is idle (the core's back-off,
+ * fcr_msg_period(); what ends it kicks).  Every hrtimer_start() of this
+ * timer is under p->lock, so is the look at whether one armed it again
+ * while this ran: then it stays as armed (forwarding a queued timer is
+ * not allowed).
  */
 static enum hrtimer_restart vcsw_credit_timer(struct hrtimer *t)
 {
@@ -793,7 +802,8 @@ static enum hrtimer_restart vcsw_credit_timer(struct hrtimer *t)
 	}
 	fcr_msg_build(&p->cp.l, msg, ktime_get_ns());
 	if (!hrtimer_is_queued(t)) {
-		hrtimer_forward_now(t, ns_to_ktime(VCSW_CREDIT_PERIOD_NS));
+		hrtimer_forward_now(t, ns_to_ktime(fcr_msg_period(&p->cp.l,
+								 VCSW_CREDIT_PERIOD_NS)));
 		ret = HRTIMER_RESTART;
 	}
 	spin_unlock(&p->lock);
@@ -882,6 +892,9 @@ static void vcsw_slave_service(struct vcsw_slave *p, u64 now,
 			cb->cgen = p->cp.gen;
 			fcr_tx_sent(&p->cp.l, n->vc, cb->clen, now);
 			p->stalled[n->vc] = false;
+			/* the first frame after an idle spell: speak again */
+			if (unlikely(fcr_woke(&p->cp.l)))
+				vcsw_credit_kick(p);
 		}
 		kmem_cache_free(vcsw_ent_cache, e);
 		__skb_queue_tail(out, skb);
@@ -1498,7 +1511,8 @@ static void vcsw_link_msg(struct vcsw_slave *p, struct sk_buff *skb)
 		r = fcr_msg_receive(&p->cp.l, skb->data,
 				    min_t(u32, skb->len, skb_headlen(skb)),
 				    ktime_get_ns());
-	if (r & FCR_REPLY_NOW)
+	/* or a correction of our count moved the grant we advertise */
+	if ((r & FCR_REPLY_NOW) || fcr_woke(&p->cp.l))
 		vcsw_credit_kick(p);
 	spin_unlock(&p->lock);
 	consume_skb(skb);
@@ -1936,6 +1950,9 @@ static void vcsw_credit_set_sizes(struct vcsw_slave *p, const u32 *cfg)
 	}
 	for (vc = 0; vc < VCSW_NUM_VCS; vc++)
 		p->x.in[vc].limit = vcsw_in_limit(p->cp.in_bytes, vc);
+	/* a new grant while our messages were backed off */
+	if (fcr_woke(&p->cp.l))
+		vcsw_credit_kick(p);
 }
 
 /* A new MTU changes the default input buffers.  RTNL held. */

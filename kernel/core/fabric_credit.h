@@ -76,6 +76,15 @@
 #define FCR_NUM_VCS		2
 #define FCR_DEFAULT_UNIT	64		/* bytes per credit */
 #define FCR_DEFAULT_QUIET_NS	10000000ULL	/* 10 ms */
+/* an idle link's message period grows to the base one << this (64 ms) */
+#define FCR_IDLE_SHIFT_MAX	6
+
+/*
+ * What a message says: its payload from the epochs to the last VC's
+ * fields, its number (12-15) left out, and its acknowledgement after.
+ */
+#define FCR_SAID_OFF		4
+#define FCR_SAID_LEN		(FABRIC_CTRL_LINK_ACK_OFF - FCR_SAID_OFF)
 
 struct fcr_tx_vc {
 	fq_u32	sent;		/* units sent, running total */
@@ -131,6 +140,12 @@ struct fcr_link {
 	fq_u32			rx_seq;		/* the peer's last taken */
 	fq_u32			doubt_epoch;	/* another epoch, found stale */
 	fq_u32			doubt_n;	/* its messages since one taken */
+	/* the idle back-off (fcr_msg_build(), fcr_msg_period()) */
+	fq_u32			acked_seq;	/* our last message the peer took */
+	fq_u32			said_since;	/* ours that first said @said */
+	fq_u8			said[FCR_SAID_LEN]; /* what our last one said */
+	fq_u8			idle_shift;	/* period: the base one << this */
+	bool			woke;		/* fcr_wake() ended a back-off */
 	struct fcr_tx_vc	tx[FCR_NUM_VCS];
 	struct fcr_rx_vc	rx[FCR_NUM_VCS];
 	struct fcr_stats	st;
@@ -242,6 +257,52 @@ static inline fq_u32 fcr_units(const struct fcr_link *l, fq_u32 len)
 	return len / l->unit + (len % l->unit != 0);
 }
 
+/* ---- the message period ------------------------------------------------- */
+
+/*
+ * An idle link needs no message every period: once the peer has taken a
+ * message that says what ours say now (the same totals, grants, flags and
+ * epochs; its acknowledgement tells us), and we have sent nothing for
+ * @quiet_ns, repeating it only costs both ends a wakeup and a frame.  So
+ * the period doubles at each message while that holds, up to
+ * FCR_IDLE_SHIFT_MAX (fcr_msg_build()), and comes back to the base at
+ * once when anything changes what we would say (fcr_wake()): a frame
+ * sent, room freed, a buffer resized, a count corrected.  What the peer
+ * needs from us it so never waits for longer than before: until it has
+ * our latest word we keep the base period (a message lost, however many,
+ * keeps it), and news goes out at once.  A peer that falls silent is no
+ * reason to speak more often; it restarts with a new epoch, which we
+ * answer at once.
+ */
+
+/* The delay before our next periodic message, for a base @period_ns. */
+static inline fq_u64 fcr_msg_period(const struct fcr_link *l,
+				    fq_u64 period_ns)
+{
+	return period_ns << l->idle_shift;
+}
+
+/* What we would say changed: back to the base period. */
+static inline void fcr_wake(struct fcr_link *l)
+{
+	if (l->idle_shift) {
+		l->idle_shift = 0;
+		l->woke = true;
+	}
+}
+
+/*
+ * Whether a back-off ended since the last call: the caller's timer may be
+ * far off, and should send soon.
+ */
+static inline bool fcr_woke(struct fcr_link *l)
+{
+	bool woke = l->woke;
+
+	l->woke = false;
+	return woke;
+}
+
 /* ---- sending ----------------------------------------------------------- */
 
 /* Units the peer grants us on @vc now; 0 before a grant for our epoch. */
@@ -271,6 +332,7 @@ static inline void fcr_tx_sent(struct fcr_link *l, unsigned int vc, fq_u32 len,
 	t->sent += fcr_units(l, len);
 	t->last_sent_ns = now;
 	t->ever_sent = true;
+	fcr_wake(l);
 }
 
 /*
@@ -369,6 +431,7 @@ static inline bool fcr_rx_free(struct fcr_link *l, unsigned int vc,
 
 	r->held = u < r->held ? r->held - u : 0;
 	r->freed_unadvertised += u;
+	fcr_wake(l);
 	return r->freed_unadvertised >= r->buffer / 4 + 1;
 }
 
@@ -376,6 +439,8 @@ static inline bool fcr_rx_free(struct fcr_link *l, unsigned int vc,
 static inline void fcr_rx_set_buffer(struct fcr_link *l, unsigned int vc,
 				     fq_u32 buffer)
 {
+	if (l->rx[vc].buffer != buffer)
+		fcr_wake(l);
 	l->rx[vc].buffer = buffer;
 	if (l->rx[vc].late > buffer)
 		l->rx[vc].late = buffer;
@@ -390,8 +455,49 @@ static inline void fcr_rx_set_buffer(struct fcr_link *l, unsigned int vc,
  *   4-7 sender's epoch          8-11 echo of the receiver's epoch
  *  12-15 message number
  *  then per VC, 12 bytes: sent total, limit (grant) total, flags, 3 zero
+ *  40-43 number of the receiver's last message taken (0: none)
  */
 #define FCR_VC_OFF(vc)	(16 + 12 * (vc))
+
+/* @said and the payload from FCR_SAID_OFF on say the same (numbers aside) */
+static inline bool fcr_said_same(const fq_u8 *said, const fq_u8 *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < FCR_SAID_LEN; i++) {
+		if (i + FCR_SAID_OFF >= 12 && i + FCR_SAID_OFF < 16)
+			continue;	/* the message number */
+		if (said[i] != p[i])
+			return false;
+	}
+	return true;
+}
+
+static inline void fcr_said_copy(fq_u8 *said, const fq_u8 *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < FCR_SAID_LEN; i++)
+		said[i] = p[i];
+}
+
+/*
+ * Whether the back-off may grow: the peer took a message saying what
+ * ours say now, for our epoch, and we have sent nothing lately.
+ */
+static inline bool fcr_idle(const struct fcr_link *l, fq_u64 now)
+{
+	unsigned int vc;
+
+	/* acked_seq 0: the peer has taken none of ours */
+	if (!l->peer_epoch || !l->acked_seq ||
+	    (fq_s32)(l->acked_seq - l->said_since) < 0)
+		return false;
+	for (vc = 0; vc < FCR_NUM_VCS; vc++)
+		if (!l->tx[vc].limit_ok || !fcr_tx_quiet(l, vc, now))
+			return false;
+	return true;
+}
 
 /*
  * Fill @buf (FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN bytes: the fabric
@@ -427,7 +533,18 @@ static inline void fcr_msg_build(struct fcr_link *l, fq_u8 *buf, fq_u64 now)
 		v[9] = v[10] = v[11] = 0;
 		l->rx[vc].freed_unadvertised = 0;
 	}
+	fhc_put_be32(p + FABRIC_CTRL_LINK_ACK_OFF, l->rx_seq);
 	l->st.msgs_sent++;
+
+	/* the back-off: what this one says, and whether the peer has it */
+	if (!fcr_said_same(l->said, p + FCR_SAID_OFF)) {
+		fcr_said_copy(l->said, p + FCR_SAID_OFF);
+		l->said_since = l->tx_seq;
+	}
+	if (!fcr_idle(l, now))
+		l->idle_shift = 0;
+	else if (l->idle_shift < FCR_IDLE_SHIFT_MAX)
+		l->idle_shift++;
 }
 
 /*
@@ -516,6 +633,7 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 	}
 	l->rx_seq = seq;
 	l->doubt_n = 0;
+	l->acked_seq = fhc_get_be32(p + FABRIC_CTRL_LINK_ACK_OFF);
 	l->st.msgs_received++;
 
 	/* the peer as a sender: where our count of its units stands */
@@ -550,6 +668,7 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 			if (l->sink) {
 				if (diff > 0) {
 					l->rx[vc].received += (fq_u32)diff;
+					fcr_wake(l);
 					ret |= FCR_REPLY_NOW;
 				}
 				continue;
@@ -560,6 +679,7 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 			struct fcr_rx_vc *r = &l->rx[vc];
 
 			r->received += (fq_u32)diff;
+			fcr_wake(l);	/* the grant moved */
 			if (diff > 0) {
 				l->st.vc[vc].lost_units += (fq_u32)diff;
 				/* lost, unless it comes after all */

@@ -383,6 +383,7 @@ struct end {
 	unsigned int rxq_head[FCR_NUM_VCS], rxq_n[FCR_NUM_VCS];
 	fq_u64 lost_sent[FCR_NUM_VCS];		/* units the wire lost toward it */
 	fq_u64 sent_frames;
+	fq_u64 next_msg;			/* its periodic message is due */
 };
 
 struct sim {
@@ -413,11 +414,18 @@ static void wire_put(struct sim *s, const struct item *it, bool ctrl)
 	s->nwire++;
 }
 
+/*
+ * @from's message now, and its next one a period (as the core has it,
+ * backed off on an idle link) later: the kernel's timer, which every
+ * message sent sooner (a kick) starts again.
+ */
 static void send_msg(struct sim *s, int from)
 {
 	struct item it = { .dst = !from };
+	struct fcr_link *l = &s->e[from].l;
 
-	fcr_msg_build(&s->e[from].l, it.msg, s->now);
+	fcr_msg_build(l, it.msg, s->now);
+	s->e[from].next_msg = s->now + fcr_msg_period(l, s->ctl_period);
 	if (s->blackout || chance(s->ctl_loss_permille))
 		return;
 	wire_put(s, &it, true);
@@ -519,7 +527,8 @@ static void step(struct sim *s, bool sending)
 			e->rxq_n[vc]--;
 			due |= fcr_rx_free(&e->l, vc, len);
 		}
-		if (due || s->now % s->ctl_period == (fq_u64)i * (s->ctl_period / 2))
+		/* a back-off that ended sends at once, as the kernel's kick */
+		if (due || fcr_woke(&e->l) || s->now >= e->next_msg)
 			send_msg(s, i);
 	}
 }
@@ -541,6 +550,7 @@ static void sim_start(struct sim *s, fq_u64 seed, fq_u32 sent0)
 	s->delay_min = 2000;
 	s->delay_max = 2000;
 	s->ctl_period = 100000;
+	s->e[1].next_msg = s->ctl_period / 2;
 }
 
 /*
@@ -649,6 +659,118 @@ UNIT_TEST(control_blackout_stalls_then_recovers)
 	sim_settle(&S, unit_failed, true);
 }
 
+/* @steps microseconds without traffic (buffers drain, messages flow) */
+static void idle(struct sim *s, fq_u64 steps)
+{
+	while (steps--)
+		step(s, false);
+}
+
+/*
+ * An idle link's messages back off to one every 64 periods once each end
+ * has the other's last word, and come back to every period at once when
+ * anything changes: traffic flows as from a fresh start, and news said
+ * into a blackout is repeated every period until the peer has it.
+ */
+UNIT_TEST(idle_link_backs_off_until_anything_changes)
+{
+	fq_u64 m0[2], fresh, before, n, want;
+	int i;
+
+	sim_failed = unit_failed;
+	sim_start(&S, 0x1d1e, 0);
+	run(&S, 20000);
+	fresh = S.e[0].sent_frames;
+	/*
+	 * The last frame as the traffic stops is lost: the sender must keep
+	 * the base period until it is quiet (its peer acknowledges it within
+	 * a period, which alone would let it back off), so that the quiet
+	 * total that finds the loss leaves on time
+	 */
+	fcr_tx_sent(&S.e[0].l, 0, 100, S.now);
+	S.e[1].lost_sent[0] += fcr_units(&S.e[0].l, 100);
+	S.drain_permille = 1000;
+	idle(&S, (QUIET_NS + 2 * S.ctl_period + 2 * S.delay_max) / 1000);
+	EXPECT_EQ(fcr_tx_credits(&S.e[0].l, 0), BUFFER);
+	sim_settle(&S, unit_failed, true);
+	idle(&S, 100000);
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(S.e[i].l.idle_shift, FCR_IDLE_SHIFT_MAX);
+		m0[i] = S.e[i].l.st.msgs_sent;
+	}
+	idle(&S, 100000);
+	/* 100 ms at the longest period, against 1000 at the base one */
+	want = 100000000 / (S.ctl_period << FCR_IDLE_SHIFT_MAX);
+	for (i = 0; i < 2; i++) {
+		n = S.e[i].l.st.msgs_sent - m0[i];
+		if (n < want - 1 || n > want + 1)
+			UNIT_FAIL("end %d sent %" PRIu64 " messages in 100 idle ms, want %" PRIu64,
+				  i, n, want);
+	}
+
+	/* one small frame: its room is back with the sender within two periods */
+	{
+		struct item it = { .dst = 1, .vc = 0, .len = 100 };
+
+		fcr_tx_sent(&S.e[0].l, 0, it.len, S.now);
+		wire_put(&S, &it, false);
+		EXPECT_EQ(fcr_tx_credits(&S.e[0].l, 0), BUFFER - fcr_units(&S.e[0].l, 100));
+		idle(&S, (2 * S.ctl_period + S.delay_max) / 1000);
+		EXPECT_EQ(fcr_tx_credits(&S.e[0].l, 0), BUFFER);
+	}
+	idle(&S, 100000);
+	EXPECT_EQ(S.e[1].l.idle_shift, FCR_IDLE_SHIFT_MAX);
+
+	/*
+	 * One frame lost: found by the quiet total that follows @quiet_ns
+	 * after it, and its room back within two periods more (the sender
+	 * keeps the base period until quiet, the receiver answers the
+	 * correction at once)
+	 */
+	fcr_tx_sent(&S.e[0].l, 0, 100, S.now);
+	S.e[1].lost_sent[0] += fcr_units(&S.e[0].l, 100);
+	idle(&S, (QUIET_NS + 2 * S.ctl_period + 2 * S.delay_max) / 1000);
+	EXPECT_EQ(fcr_tx_credits(&S.e[0].l, 0), BUFFER);
+	idle(&S, 100000);
+	EXPECT_EQ(S.e[1].l.idle_shift, FCR_IDLE_SHIFT_MAX);
+
+	/* traffic again: the first frame each way ends the back-off */
+	before = S.e[0].sent_frames;
+	m0[1] = S.e[1].sent_frames;
+	while (S.e[0].sent_frames == before || S.e[1].sent_frames == m0[1])
+		step(&S, true);
+	EXPECT_EQ(S.e[0].l.idle_shift, 0);
+	EXPECT_EQ(S.e[1].l.idle_shift, 0);
+	run(&S, 20000);
+	n = S.e[0].sent_frames - before;
+	if (n < fresh * 9 / 10)
+		UNIT_FAIL("%" PRIu64 " frames in 20 ms after the back-off, %" PRIu64 " fresh",
+			  n, fresh);
+	sim_settle(&S, unit_failed, true);
+	idle(&S, 100000);
+	EXPECT_EQ(S.e[1].l.idle_shift, FCR_IDLE_SHIFT_MAX);
+
+	/*
+	 * A smaller buffer said into a blackout: said every period (not
+	 * acknowledged) for the whole 50 ms, and heard within two periods
+	 * once messages cross again
+	 */
+	S.blackout = true;
+	m0[1] = S.e[1].l.st.msgs_sent;
+	fcr_rx_set_buffer(&S.e[1].l, 0, BUFFER / 2);
+	idle(&S, 50000);
+	n = S.e[1].l.st.msgs_sent - m0[1];
+	if (n < 50000000 / S.ctl_period - 1)
+		UNIT_FAIL("%" PRIu64 " messages said into 50 ms of blackout", n);
+	EXPECT_EQ(fcr_tx_credits(&S.e[0].l, 0), BUFFER);
+	S.blackout = false;
+	idle(&S, 2 * S.ctl_period / 1000);
+	EXPECT_EQ(fcr_tx_credits(&S.e[0].l, 0), BUFFER / 2);
+	idle(&S, 100000);
+	EXPECT_EQ(S.e[1].l.idle_shift, FCR_IDLE_SHIFT_MAX);
+	sim_settle(&S, unit_failed, true);
+}
+
 UNIT_TEST(peer_restart_starts_the_books_again)
 {
 	struct end *b = &S.e[1];
@@ -666,6 +788,7 @@ UNIT_TEST(peer_restart_starts_the_books_again)
 		 */
 		S.nwire = 0;
 		fcr_restart(&b->l, (fq_u32)(unit_rnd() | 1), UNIT, BUFFER, QUIET_NS);
+		b->next_msg = S.now;	/* the kernel's kick after a restart */
 		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
 			b->rxq_n[vc] = 0;
 			b->lost_sent[vc] = 0;
@@ -702,6 +825,7 @@ UNIT_TEST(restart_with_frames_and_messages_in_flight)
 	for (i = 0; i < 50; i++) {
 		run(&S, 3000 + unit_rnd() % 5000);
 		fcr_restart(&b->l, (fq_u32)(unit_rnd() | 1), UNIT, BUFFER, QUIET_NS);
+		b->next_msg = S.now;	/* the kernel's kick after a restart */
 		for (vc = 0; vc < FCR_NUM_VCS; vc++)
 			b->rxq_n[vc] = 0;
 	}
@@ -734,6 +858,7 @@ UNIT_TEST(both_ends_restart_together_on_a_reordering_link)
 
 			fcr_restart(&e->l, fcr_epoch_new(unit_rnd(), e->l.epoch, 0),
 				    UNIT, BUFFER, QUIET_NS);
+			e->next_msg = S.now;
 			for (vc = 0; vc < FCR_NUM_VCS; vc++)
 				e->rxq_n[vc] = 0;
 			run(&S, unit_rnd() % 30);

@@ -325,6 +325,20 @@ wait_for 5 books_exact
 check_err $? "books not exact once idle after the flap: $(books_log)"
 log_test "link flapped under traffic: traffic resumes, books exact"
 
+# --- an idle link's messages back off -------------------------------------------------
+# Once each end has taken the other's last word and sends nothing, the
+# period doubles up to 64 ms (core fabric_credit.h): about 16 messages a
+# second each way instead of 1000.  Every section after this one starts
+# from a backed-off link.
+sleep 1
+ms0=$(pstat SA ax credits msgs_sent); mr0=$(pstat SB bx credits msgs_sent)
+sleep 2
+ms=$(($(pstat SA ax credits msgs_sent) - ms0)); mr=$(($(pstat SB bx credits msgs_sent) - mr0))
+log_info "idle for 2 s: ax sent $ms link messages, bx $mr"
+[ "$ms" -gt 0 ] && [ "$ms" -lt 100 ] && [ "$mr" -gt 0 ] && [ "$mr" -lt 100 ]
+check_err $? "an idle link did not back off: ax sent $ms, bx $mr in 2 s (2000 at the base period)"
+log_test "idle link: link messages backed off"
+
 # --- credits off again: a lossy port as before ----------------------------------------
 ns_run SB ip link set bx type vcsw_slave credits off
 # SA's messages still come: taken by nobody, never forwarded

@@ -254,7 +254,8 @@ done
 wait_for 10 settled
 check_err $? "the waiting frames did not go once the peer granted credits"
 check_eq "all thirty reached H4" 30 "$(rx_frames H4)"
-# a peer that speaks sends a message every millisecond: heard just now
+# a peer that speaks sends a message at least every 64 ms (backed off
+# when idle): heard just now
 for h in 1 2 3; do
 	[ "$(qcredit H$h peer_silent_ms)" -lt 100 ]
 	xfail_on_slow check_err $? "H$h: peer_silent_ms $(qcredit H$h peer_silent_ms) with a peer that speaks"
@@ -262,6 +263,20 @@ done
 for h in 1 2 3; do
 	wait_for 5 books_exact $h
 	check_err $? "H$h: books not exact on an idle link: $(books_log $h)"
+done
+# idle, the host's messages and its port's back off (up to 64 ms apart,
+# core fabric_credit.h): a few dozen in 2 s where the base period sends
+# 2000
+sleep 1
+for h in 1 2 3; do
+	hm0[h]=$(qcredit H$h msgs_sent); pm0[h]=$(pstat S s$h credits msgs_sent)
+done
+sleep 2
+for h in 1 2 3; do
+	hm=$(($(qcredit H$h msgs_sent) - hm0[h])); pm=$(($(pstat S s$h credits msgs_sent) - pm0[h]))
+	log_info "idle for 2 s: H$h sent $hm link messages, s$h $pm"
+	[ "$hm" -gt 0 ] && [ "$hm" -lt 100 ] && [ "$pm" -gt 0 ] && [ "$pm" -lt 100 ]
+	check_err $? "H$h: an idle link did not back off: the host sent $hm, s$h $pm in 2 s"
 done
 log_test "a qdisc waits for a peer's first credits and goes on by itself"
 

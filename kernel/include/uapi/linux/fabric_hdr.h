@@ -51,9 +51,11 @@
  *  12-15 message number
  *  16 + 12 * vc: units sent (total), units granted (total),
  *                flags (FABRIC_CTRL_F_*), 3 bytes 0
+ *  40-43 number of the receiver's last message taken (0: none)
  */
 #define FABRIC_CTRL_LINK	1
-#define FABRIC_CTRL_LINK_LEN	40
+#define FABRIC_CTRL_LINK_LEN	44
+#define FABRIC_CTRL_LINK_ACK_OFF 40
 #define FABRIC_CTRL_F_LIMIT	0x1	/* the grant is meaningful */
 #define FABRIC_CTRL_F_QUIET	0x2	/* nothing sent on the VC lately */
 
