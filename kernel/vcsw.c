@@ -748,6 +748,9 @@ static bool vcsw_credit_arrive(struct vcsw_slave *p, struct fcr_charge *c,
 	spin_lock(&p->lock);
 	if (!p->dead)
 		ok = fcr_port_arrive(&p->cp, c, len, vc, now);
+	/* a refusal moved the grant while our messages were backed off */
+	if (unlikely(fcr_woke(&p->cp.l)))
+		vcsw_credit_kick(p);
 	spin_unlock(&p->lock);
 	return ok;
 }
@@ -918,6 +921,8 @@ static void vcsw_credit_unsend(struct vcsw_slave *p, const struct vcsw_skb_cb *c
 	spin_lock(&p->lock);
 	if (p->credits && p->cp.gen == cb->cgen) {
 		fcr_tx_unsend(&p->cp.l, cb->cvc, cb->clen);
+		if (fcr_woke(&p->cp.l))
+			vcsw_credit_kick(p);
 		/*
 		 * A head that stalled for want of these credits would wait
 		 * for a link message that never comes (the peer's grant did
@@ -1254,6 +1259,8 @@ static void vcsw_slave_purge(struct vcsw_slave *p, bool count, bool inputs)
 			fcr_tx_unsend(&p->cp.l, cb->cvc, cb->clen);
 		kfree_skb(skb);
 	}
+	if (fcr_woke(&p->cp.l))
+		vcsw_credit_kick(p);
 	spin_unlock(&p->lock);
 	spin_unlock_bh(&sw->lock);
 }

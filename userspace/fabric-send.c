@@ -619,7 +619,8 @@ static int fs_link_fuzz(const struct fs_opts *o, int fd,
 	static uint8_t frame[LF_FRAME_MAX];
 	unsigned long n[LF_NCLASSES] = { 0 }, i;
 	/*
-	 * The peer speaks every millisecond: the first message ends the
+	 * The peer speaks at least every 64 ms (every millisecond unless
+	 * its link is idle): the first message ends the
 	 * wait, and the bound only matters on a host that leaves the VM
 	 * unscheduled for a while
 	 */

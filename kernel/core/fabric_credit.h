@@ -343,6 +343,7 @@ static inline void fcr_tx_unsend(struct fcr_link *l, unsigned int vc,
 				 fq_u32 len)
 {
 	l->tx[vc].sent -= fcr_units(l, len);
+	fcr_wake(l);
 }
 
 static inline bool fcr_tx_quiet(const struct fcr_link *l, unsigned int vc,
@@ -399,6 +400,7 @@ static inline bool fcr_rx_arrive(struct fcr_link *l, unsigned int vc,
 			/* not held: its units come back with the next message */
 			r->freed_unadvertised += u;
 			l->st.vc[vc].violations++;
+			fcr_wake(l);	/* the grant moved */
 			return false;
 		}
 		/*
@@ -413,6 +415,7 @@ static inline bool fcr_rx_arrive(struct fcr_link *l, unsigned int vc,
 		r->received -= over;
 		r->late -= over;
 		l->st.vc[vc].late_units += over;
+		fcr_wake(l);	/* the grant moved */
 	}
 	r->held += u;
 	return true;
@@ -514,7 +517,9 @@ static inline void fcr_msg_build(struct fcr_link *l, fq_u8 *buf, fq_u64 now)
 	f.inner_proto = ETH_P_FABRIC;
 	fhc_encode(buf, &f);
 
-	l->tx_seq++;
+	/* never 0, which in an acknowledgement means none */
+	if (!++l->tx_seq)
+		l->tx_seq = 1;
 	p[0] = FABRIC_CTRL_LINK;
 	p[1] = FCR_NUM_VCS;
 	fhc_put_be16(p + 2, (fq_u16)l->unit);
@@ -541,10 +546,15 @@ static inline void fcr_msg_build(struct fcr_link *l, fq_u8 *buf, fq_u64 now)
 		fcr_said_copy(l->said, p + FCR_SAID_OFF);
 		l->said_since = l->tx_seq;
 	}
-	if (!fcr_idle(l, now))
+	if (!fcr_idle(l, now)) {
 		l->idle_shift = 0;
-	else if (l->idle_shift < FCR_IDLE_SHIFT_MAX)
-		l->idle_shift++;
+	} else {
+		/* the peer has it: the same word since its acknowledgement
+		 * (keeps the two numbers close however long the link idles) */
+		l->said_since = l->acked_seq;
+		if (l->idle_shift < FCR_IDLE_SHIFT_MAX)
+			l->idle_shift++;
+	}
 }
 
 /*
@@ -609,8 +619,13 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 	unsigned int vc, ret = 0;
 	bool restart;
 
+	/*
+	 * A message without the acknowledgement (FABRIC_CTRL_LINK_ACK_OFF
+	 * bytes, from a peer built before it) is taken as acknowledging
+	 * nothing: we never back off toward such a peer
+	 */
 	if (!fcr_is_ctrl(buf, len) ||
-	    len < FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN ||
+	    len < FABRIC_HDR_LEN + FABRIC_CTRL_LINK_ACK_OFF ||
 	    p[0] != FABRIC_CTRL_LINK || p[1] != FCR_NUM_VCS) {
 		l->st.msgs_malformed++;
 		return 0;
@@ -633,7 +648,8 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 	}
 	l->rx_seq = seq;
 	l->doubt_n = 0;
-	l->acked_seq = fhc_get_be32(p + FABRIC_CTRL_LINK_ACK_OFF);
+	l->acked_seq = len >= FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN ?
+		       fhc_get_be32(p + FABRIC_CTRL_LINK_ACK_OFF) : 0;
 	l->st.msgs_received++;
 
 	/* the peer as a sender: where our count of its units stands */

@@ -150,8 +150,12 @@ size_t lf_build(struct lf_state *s, uint8_t *buf, enum lf_class *cls)
 		if (one_in(&s->rng, 16))
 			memset(v + 9, 0xff, 3);	/* reserved bytes set */
 	}
+	/* the acknowledgement: any number, or none */
+	fhc_put_be32(p + FABRIC_CTRL_LINK_ACK_OFF,
+		     one_in(&s->rng, 4) ? 0 : (uint32_t)ff_next(&s->rng));
 	if (one_in(&s->rng, 16)) {
-		/* cut short: still a fabric header, not a whole message */
+		/* cut short: still a fabric header; short of the
+		 * acknowledgement it is taken all the same, shorter refused */
 		len = ETH_HDR + FABRIC_HDR_LEN +
 		      ff_next(&s->rng) % FABRIC_CTRL_LINK_LEN;
 	} else if (one_in(&s->rng, 16)) {

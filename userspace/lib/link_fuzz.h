@@ -16,7 +16,7 @@
 #include "frame_fuzz.h"
 #include "../../kernel/core/fabric_credit.h"
 
-/* Longest message built: the 74 bytes of a real one and some trailer. */
+/* Longest message built: the 78 bytes of a real one and some trailer. */
 #define LF_FRAME_MAX	200
 
 enum lf_class {
