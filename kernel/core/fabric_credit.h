@@ -144,6 +144,7 @@ struct fcr_link {
 	fq_u32			acked_seq;	/* our last message the peer took */
 	fq_u32			said_since;	/* ours that first said @said */
 	fq_u8			said[FCR_SAID_LEN]; /* what our last one said */
+	fq_u8			peer_said[FCR_SAID_LEN]; /* the peer's last taken */
 	fq_u8			idle_shift;	/* period: the base one << this */
 	bool			woke;		/* fcr_wake() ended a back-off */
 	struct fcr_tx_vc	tx[FCR_NUM_VCS];
@@ -153,7 +154,9 @@ struct fcr_link {
 
 /* What a message taken by fcr_msg_receive() asks of the caller. */
 #define FCR_CREDITS_GREW	0x1	/* a sender stalled on us may go on */
-#define FCR_REPLY_NOW		0x2	/* the peer has not heard our epoch */
+#define FCR_REPLY_NOW		0x2	/* the peer has not heard our epoch, or
+					 * has news that it waits for us to
+					 * acknowledge while we are backed off */
 
 /*
  * An epoch for a new start, from @rnd (random): nonzero, and neither the
@@ -650,6 +653,16 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 	l->doubt_n = 0;
 	l->acked_seq = len >= FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN ?
 		       fhc_get_be32(p + FABRIC_CTRL_LINK_ACK_OFF) : 0;
+	/*
+	 * News from a peer whose word we have not acknowledged: it keeps
+	 * its base period until we do, so while our own period is long,
+	 * answer now (one message) rather than at our next one
+	 */
+	if (!fcr_said_same(l->peer_said, p + FCR_SAID_OFF)) {
+		fcr_said_copy(l->peer_said, p + FCR_SAID_OFF);
+		if (l->idle_shift)
+			ret |= FCR_REPLY_NOW;
+	}
 	l->st.msgs_received++;
 
 	/* the peer as a sender: where our count of its units stands */

@@ -794,8 +794,18 @@ UNIT_TEST(idle_link_backs_off_until_anything_changes)
 		UNIT_FAIL("%" PRIu64 " messages said into 50 ms of blackout", n);
 	EXPECT_EQ(fcr_tx_credits(&S.e[0].l, 0), BUFFER);
 	S.blackout = false;
+	m0[1] = S.e[1].l.st.msgs_sent;
 	idle(&S, 2 * S.ctl_period / 1000);
 	EXPECT_EQ(fcr_tx_credits(&S.e[0].l, 0), BUFFER / 2);
+	/*
+	 * and end 0, backed off, acknowledges the news at once: end 1 backs
+	 * off again after a message or two, rather than repeating its news
+	 * every base period until end 0's next periodic message (up to 64)
+	 */
+	idle(&S, (S.ctl_period << FCR_IDLE_SHIFT_MAX) / 1000 - 2 * S.ctl_period / 1000);
+	n = S.e[1].l.st.msgs_sent - m0[1];
+	if (n > 2 * FCR_IDLE_SHIFT_MAX)
+		UNIT_FAIL("end 1 sent %" PRIu64 " messages in the longest period after its news", n);
 	idle(&S, 100000);
 	EXPECT_EQ(S.e[1].l.idle_shift, FCR_IDLE_SHIFT_MAX);
 
