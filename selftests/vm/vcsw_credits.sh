@@ -328,14 +328,17 @@ log_test "link flapped under traffic: traffic resumes, books exact"
 # --- an idle link's messages back off -------------------------------------------------
 # Once each end has taken the other's last word and sends nothing, the
 # period doubles up to 64 ms (core fabric_credit.h): about 16 messages a
-# second each way instead of 1000.  Every section after this one starts
-# from a backed-off link.
+# second each way instead of 1000 on a link that stays idle.  The debug
+# kernel counted 57 to 81 in 2 s here (what else crossed the link then
+# is not known), so the bound is a fifth of the base period's 2000: a
+# link that did not back off fails it.  Every section after this one
+# starts from a backed-off link.
 sleep 1
 ms0=$(pstat SA ax credits msgs_sent); mr0=$(pstat SB bx credits msgs_sent)
 sleep 2
 ms=$(($(pstat SA ax credits msgs_sent) - ms0)); mr=$(($(pstat SB bx credits msgs_sent) - mr0))
 log_info "idle for 2 s: ax sent $ms link messages, bx $mr"
-[ "$ms" -gt 0 ] && [ "$ms" -lt 100 ] && [ "$mr" -gt 0 ] && [ "$mr" -lt 100 ]
+[ "$ms" -gt 0 ] && [ "$ms" -lt 400 ] && [ "$mr" -gt 0 ] && [ "$mr" -lt 400 ]
 check_err $? "an idle link did not back off: ax sent $ms, bx $mr in 2 s (2000 at the base period)"
 log_test "idle link: link messages backed off"
 
