@@ -11,9 +11,9 @@
 #   @KEY=VALUE    the line "KEY = VALUE" after the file's, which it
 #                 overrides (make demo S=scale: tree=, link=, ...)
 #
-# e.g. fabric-advanced2@tree=8,2@link=2500kbit.  Its results are named
+# e.g. fabric-advanced2@tree=4,3@link=10mbit.  Its results are named
 # after it with each change as -qosN or -KEYVALUE, commas as x
-# (fabric-advanced2-tree8x2-link2500kbit): a directory name, which the
+# (fabric-advanced2-tree4x3-link10mbit): a directory name, which the
 # report reads back.
 
 # spec_conf SPEC: NAME, the scenario file's name without .conf
