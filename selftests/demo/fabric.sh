@@ -203,6 +203,8 @@ done
 echo "$PROG: $S_NAME ($S_TITLE): ${NHOSTS} hosts on a $K-ary $N-tree, host $S_HOST," \
 	"switch $S_SWITCH, link $S_LINK, load $S_LOAD %, ${S_DURATION}s"
 recv_time=$(awk -v d="$S_DURATION" 'BEGIN { printf "%d", 5 * d + 60 }')
+backlog_apply
+softnet_start=$(softnet_drops)
 cpu_start=$(cpu_ticks)
 RECEIVERS=()
 for d in "${!NRECV[@]}"; do
@@ -263,6 +265,7 @@ for dp in "${RECEIVERS[@]}"; do
 done
 BG_PIDS=()
 cpu_record "$cpu_start"
+losses_record "$softnet_start" $(for ((h = 0; h < NHOSTS; h++)); do echo h$h; done)
 
 # ---- results ---------------------------------------------------------------------
 send_gather "${SENDERS[@]}"

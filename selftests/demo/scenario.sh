@@ -225,6 +225,8 @@ echo "$PROG: $S_NAME ($S_TITLE): host $S_HOST, switch $S_SWITCH, link $S_LINK," 
 # marks come long after the run's seconds (a debug kernel: 10 s to send
 # 1 s of traffic), so the bound is generous; a quick run costs nothing.
 recv_time=$(awk -v d="$S_DURATION" 'BEGIN { printf "%d", 5 * d + 60 }')
+backlog_apply
+softnet_start=$(softnet_drops)
 cpu_start=$(cpu_ticks)
 # the run ends when every class sent its end mark, from whichever host
 nsx SINK fabric-meter recv --quiet --port 5201 --duration "$recv_time" --expect "$NCLASSES" \
@@ -259,6 +261,7 @@ done
 wait "$RECV" || die "fabric-meter recv failed: $(cat "$OUT/recv.err")"
 BG_PIDS=()
 cpu_record "$cpu_start"
+losses_record "$softnet_start" "${HOSTS[@]}" SINK
 send_gather "${SENDERS[@]}"
 for h in "${HOSTS[@]}"; do
 	echo "== $h"

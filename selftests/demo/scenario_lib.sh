@@ -28,6 +28,7 @@ cleanup()
 	for ns in "${NS_LIST[@]}"; do
 		ip netns del "$ns" 2>/dev/null
 	done
+	[[ -z $BACKLOG_SAVED ]] || sysctl -qw net.core.netdev_max_backlog="$BACKLOG_SAVED"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
@@ -58,6 +59,7 @@ S_SWITCH_BUFFER=""
 S_QOS_LOAD=""
 S_TREE=""		# K,N: a k-ary n-tree of switches (fabric.sh)
 S_CAP=70		# fabric: admission control's cap, % of a link
+S_BACKLOG=""		# net.core.netdev_max_backlog during the run ("": as it is)
 
 # key = value lines; '#' starts a comment; unknown keys are errors.
 read_conf()
@@ -76,7 +78,7 @@ read_conf()
 		case $key in
 		name|title|host|switch|link|duration|load|mix|flows|control_target|\
 		frame_latency|eligibility|be_weights|seed|credits|switch_buffer|qos_load|\
-		tree|cap)
+		tree|cap|backlog)
 			printf -v "S_${key^^}" '%s' "$val" ;;
 		*)
 			echo "$CONF:$n: unknown key '$key'" >&2
@@ -138,6 +140,8 @@ read_conf()
 	fi
 	[[ $S_CAP =~ ^[0-9]{1,3}$ ]] && ((10#$S_CAP >= 1 && 10#$S_CAP <= 100)) ||
 		{ echo "$CONF: cap = $S_CAP: want 1 .. 100 (%)" >&2; exit 2; }
+	[[ -z $S_BACKLOG || $S_BACKLOG =~ ^[1-9][0-9]{0,6}$ ]] ||
+		{ echo "$CONF: backlog = $S_BACKLOG: want 1 .. 9999999 (packets)" >&2; exit 2; }
 	check_list mix "$S_MIX" 0
 	check_list flows "$S_FLOWS" 1
 	check_list be_weights "$S_BE_WEIGHTS" 1
@@ -267,6 +271,65 @@ cpu_ticks()
 
 	read -r cpu user nice sys idle iowait irq softirq rest < /proc/stat
 	echo "$((user + nice + sys + irq + softirq)) $((idle + iowait))"
+}
+
+# backlog_apply: the scenario's receive backlog (netdev_max_backlog, the
+# packets each CPU queues for its softirq, a global setting) until the run
+# ends.  Every veth frame of every namespace goes through it: a fabric of
+# many hosts on one VM CPU fills the kernel's default (1000) while the
+# senders run, and what does not fit is dropped before any qdisc or
+# switch sees it (losses.txt counts it).
+BACKLOG_SAVED=
+backlog_apply()
+{
+	[[ -n $S_BACKLOG ]] || return 0
+	BACKLOG_SAVED=$(sysctl -n net.core.netdev_max_backlog) &&
+		sysctl -qw net.core.netdev_max_backlog="$S_BACKLOG" ||
+		die "cannot set net.core.netdev_max_backlog to $S_BACKLOG"
+}
+
+# softnet_drops: frames the receive backlogs of all CPUs dropped since boot
+# (/proc/net/softnet_stat: a line per CPU, the second column, hex)
+softnet_drops()
+{
+	local line f sum=0
+
+	while read -r -a f; do
+		sum=$((sum + 16#${f[1]}))
+	done < /proc/net/softnet_stat
+	echo $sum
+}
+
+# losses_record SOFTNET_START HOST...: $OUT/losses.txt, where frames were
+# lost outside the qdiscs and switches since SOFTNET_START (softnet_drops
+# at the start of the run): the CPUs' receive backlogs, the hosts' devices
+# (/proc/net/dev's drop columns) and their UDP sockets (/proc/net/snmp:
+# a full socket buffer, a bad checksum).  The counters of a namespace
+# start with it, so they are the run's.
+losses_record()
+{
+	local start=$1 h
+
+	shift
+	{
+		echo "receive backlog drops (all CPUs, netdev_max_backlog" \
+			"$(sysctl -n net.core.netdev_max_backlog)): $(($(softnet_drops) - start))"
+		for h in "$@"; do
+			echo "== $h"
+			nsx "$h" cat /proc/net/dev /proc/net/snmp
+		done | awk '
+			/^== / { next }
+			/:/ && $1 !~ /^[A-Z][A-Za-z]*:$/ {
+				sub(/^[^:]*:/, ""); split($0, f, " ")
+				rxdrop += f[4]; txdrop += f[12]; next }
+			$1 == "Udp:" && $2 ~ /^[A-Z]/ { for (i = 2; i <= NF; i++) c[i] = $i; next }
+			$1 == "Udp:" { for (i = 2; i <= NF; i++) u[c[i]] += $i }
+			END {
+				printf "host devices: rx dropped %d, tx dropped %d\n", rxdrop, txdrop
+				printf "host UDP: InDatagrams %d, InErrors %d, RcvbufErrors %d, NoPorts %d\n",
+					u["InDatagrams"], u["InErrors"], u["RcvbufErrors"], u["NoPorts"]
+			}'
+	} > "$OUT/losses.txt"
 }
 
 # cpu_record START: $OUT/cpu.txt, how busy the CPUs were since START

@@ -9,12 +9,16 @@
 #   @qosN         the QoS classes at N % of the load (qos_load = N): one
 #                 point of the QoS-load sweep (make demo S=sweep)
 #   @KEY=VALUE    the line "KEY = VALUE" after the file's, which it
-#                 overrides (make demo S=scale: tree=, link=, ...)
+#                 overrides (make demo S=scale: tree=, link=, ...); a
+#                 '+' in VALUE is a space, for the lists (flows, mix,
+#                 be_weights), which a name cannot hold: the whole list
+#                 is replaced, e.g. @flows=control:4+multimedia:1
 #
 # e.g. fabric-advanced2@tree=4,3@link=10mbit.  Its results are named
-# after it with each change as -qosN or -KEYVALUE, commas as x
-# (fabric-advanced2-tree4x3-link10mbit): a directory name, which the
-# report reads back.
+# after it with each change as -qosN or -KEYVALUE, commas as x, each '+'
+# as '_' and the colons gone (fabric-advanced2-tree4x3-link10mbit,
+# ...-flowscontrol4_multimedia1): a directory name, which the report
+# reads back.
 
 # spec_conf SPEC: NAME, the scenario file's name without .conf
 spec_conf()
@@ -32,7 +36,9 @@ spec_name()
 		seg=${rest%%@*}
 		if [[ $seg == *=* ]]; then
 			seg=${seg%%=*}${seg#*=}
-			name+=-${seg//,/x}
+			seg=${seg//,/x}
+			seg=${seg//+/_}
+			name+=-${seg//:/}
 		else
 			name+=-$seg
 		fi
@@ -57,8 +63,8 @@ spec_overrides()
 			((BASH_REMATCH[1] >= 1 && BASH_REMATCH[1] <= 99)) ||
 				{ echo "$1: @qosN wants N of 1 .. 99 (%)" >&2; return 1; }
 			echo "qos_load=${BASH_REMATCH[1]}"
-		elif [[ $seg =~ ^[a-z][a-z_]*=[^[:space:]/]+$ ]]; then
-			echo "$seg"
+		elif [[ $seg =~ ^[a-z][a-z_]*=[^[:space:]/+][^[:space:]/]*$ && $seg != *+ ]]; then
+			echo "${seg//+/ }"
 		else
 			echo "$1: '@$seg': want @qosN or @KEY=VALUE" >&2
 			return 1

@@ -29,7 +29,13 @@ expect fabric-advanced2@tree=8,2@link=2500kbit fabric-advanced2 \
 expect fabric-ideal@qos30@control_target=8ms fabric-ideal \
 	fabric-ideal-qos30-control_target8ms "qos_load=30 control_target=8ms"
 
-for bad in trad2@qos0 trad2@qos100 trad2@qos trad2@ trad2@link trad2@=5 \
+# a list's '+' is a space, within the one change (a line of its own)
+expect fabric-trad2@flows=control:4+multimedia:1@link=5mbit fabric-trad2 \
+	fabric-trad2-flowscontrol4_multimedia1-link5mbit "flows=control:4 multimedia:1 link=5mbit"
+[ "$(spec_overrides fabric-trad2@flows=control:4+multimedia:1@link=5mbit | wc -l)" = 2 ] ||
+	fail "spec_overrides: a list with '+' is not one change"
+
+for bad in trad2@flows=+control:4 trad2@flows=control:4+ trad2@qos0 trad2@qos100 trad2@qos trad2@ trad2@link trad2@=5 \
 	'trad2@link=a/b' trad2@LINK=5mbit 'trad2@link=5 mbit'; do
 	spec_overrides "$bad" > /dev/null 2>&1 && fail "spec_overrides took '$bad'"
 done
