@@ -96,10 +96,12 @@ hops_rows() {
 
 # size_rows: per fabric scenario (settings.txt with a tree) its size, how
 # busy the VM's CPU was and what the fabric carried: hosts, switches, the
-# link rate, the frames all switch ports sent per second of traffic, and
-# the QoS classes' figures that a CPU falling behind spoils first
+# link rate, the frames all switch ports sent per second of traffic, the
+# link messages sent per data frame (hosts' and switch ports' frames), the
+# frames the CPUs' receive backlogs dropped (losses.txt), and the QoS
+# classes' figures that a CPU falling behind spoils first
 size_rows() {
-	local n d tree k l cpu frames
+	local n d tree k l cpu frames hframes msgs drops
 
 	for n in "${scen[@]}"; do
 		d=$DIR/$n
@@ -108,18 +110,23 @@ size_rows() {
 		k=${tree%,*} l=${tree#*,}
 		cpu=$(sed -n 's/^cpu busy \([0-9]*\) %.*/\1 %/p' "$d/cpu.txt" 2>/dev/null)
 		frames=$(sed -n 's/^frames sent by switch ports: \([0-9]*\)$/\1/p' "$d/hops.txt" 2>/dev/null)
+		hframes=$(sed -n 's/^frames sent by hosts: \([0-9]*\)$/\1/p' "$d/hops.txt" 2>/dev/null)
+		msgs=$(sed -n 's/^link messages sent: \([0-9]*\)$/\1/p' "$d/hops.txt" 2>/dev/null)
+		drops=$(sed -n 's/^receive backlog drops ([^)]*): \([0-9]*\)$/\1/p' "$d/losses.txt" 2>/dev/null)
 		awk -F, -v n="$n" -v hosts=$((k ** l)) -v sw=$((l * k ** (l - 1))) -v tree="$tree" \
 			-v link="$(sed -n 's/^link = //p' "$d/settings.txt" | tail -n1)" \
 			-v dur="$(sed -n 's/^duration = //p' "$d/settings.txt" | tail -n1)" \
-			-v cpu="${cpu:--}" -v frames="$frames" '
+			-v cpu="${cpu:--}" -v frames="$frames" -v hframes="$hframes" -v msgs="$msgs" \
+			-v drops="${drops:--}" '
 			NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 			{ mbps += $c["throughput_bps"] / 1e6 }
 			$c["name"] == "control" { cp99 = $c["msg_p99_us"] / 1000; clate = 100 * $c["deadline_miss_ratio"] }
 			$c["name"] == "multimedia" { win = 100 * $c["in_window_ratio"] }
 			END {
 				fps = (frames != "" && dur + 0 > 0) ? sprintf("%.0f", frames / dur) : "-"
-				printf "| %s | %s | %d | %d | %s | %s | %s | %.1f / %.1f | %.1f | %.2f |\n",
-					n, tree, hosts, sw, link, cpu, fps, cp99, clate, win, mbps
+				mpf = (msgs != "" && frames + hframes > 0) ? sprintf("%.1f", msgs / (frames + hframes)) : "-"
+				printf "| %s | %s | %d | %d | %s | %s | %s | %s | %s | %.1f / %.1f | %.1f | %.2f |\n",
+					n, tree, hosts, sw, link, cpu, fps, mpf, drops, cp99, clate, win, mbps
 			}' "$d/results.csv"
 	done
 }
@@ -223,13 +230,15 @@ sweep_table() {
 		echo "## Fabric size"
 		echo
 		echo "What the VM's one CPU carried in each multistage scenario: the frames"
-		echo "all switch ports sent per second of traffic, how busy the CPU was, and"
-		echo "the figures that suffer first when it falls behind (control's message"
+		echo "all switch ports sent per second of traffic, how busy the CPU was, the"
+		echo "credit links' messages per data frame sent (hosts' and switch ports'),"
+		echo "the frames the CPU's receive backlog dropped (losses.txt), and the"
+		echo "figures that suffer first when it falls behind (control's message"
 		echo "p99 in ms and share later than its target, multimedia frames within"
 		echo "+-10 % of their latency, everything received in Mbit/s)."
 		echo
-		echo "| scenario | tree | hosts | switches | link | CPU busy | switch frames/s | control p99 ms / late % | multimedia in window % | received Mbit/s |"
-		echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+		echo "| scenario | tree | hosts | switches | link | CPU busy | switch frames/s | link msgs / frame | backlog drops | control p99 ms / late % | multimedia in window % | received Mbit/s |"
+		echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 		size_rows
 	fi
 	if [ ${#sweep_archs[@]} -gt 0 ]; then

@@ -293,6 +293,13 @@ awk '$1 ~ /^vc[01]:$/ && $2 == "packets" { p += $3 } END { printf "frames sent b
 awk '/^datagrams received:/ { n = $3 } /^frames sent by switch ports:/ { p = $6 }
 	END { if (n) printf "switches per datagram, measured: %.2f (control frames and end marks included)\n", p / n }' \
 	"$OUT/hops.txt" >> "$OUT/hops.txt"
+# what the links' credits cost: the link messages every end sent (hosts'
+# qdiscs and switch ports; they bypass the qdiscs) against the data
+# frames the hosts' qdiscs and the switch ports sent
+awk '/^ Sent [0-9]+ bytes [0-9]+ pkt/ { f += $4 }
+	{ for (i = 1; i < NF; i++) if ($i == "msgs_sent") m += $(i + 1) }
+	END { printf "frames sent by hosts: %d\nlink messages sent: %d\n", f, m }' \
+	"$OUT/qdisc.txt" "$OUT/switch.txt" >> "$OUT/hops.txt"
 for f in "$OUT"/r*/ready; do rm -f "$f"; done
 cat "$OUT/recv.txt"
 cat "$OUT/hops.txt"
