@@ -71,12 +71,12 @@ struct fabric_link {
 	struct fcr_link		books;
 	u32			prev_epoch;	/* the books' before these */
 	struct hrtimer		timer;
-	bool			stalled[FCR_NUM_VCS];	/* for @stalls */
+	bool			stalled[FCR_MAX_VCS];	/* for @stalls */
 	bool			waiting;	/* a qdisc refused: wake it */
 	u64			heard_ns;	/* a peer's message last taken,
 						 * or our books started */
-	u64			stalls[FCR_NUM_VCS];
-	u64			grew_ns[FCR_NUM_VCS];	/* credits last grew */
+	u64			stalls[FCR_MAX_VCS];
+	u64			grew_ns[FCR_MAX_VCS];	/* credits last grew */
 	u64			restarts;
 	atomic64_t		msgs_tx_fail;
 };
@@ -172,8 +172,9 @@ static void fabric_link_restart(struct fabric_link *l, u32 unit)
 static enum hrtimer_restart fabric_link_timer(struct hrtimer *t)
 {
 	struct fabric_link *l = container_of(t, struct fabric_link, timer);
-	u8 msg[FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN];
+	u8 msg[FCR_MSG_MAX];
 	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	u32 len;
 
 	spin_lock(&l->lock);
 	/* a link that is down sleeps: the way up restarts and kicks it */
@@ -181,7 +182,7 @@ static enum hrtimer_restart fabric_link_timer(struct hrtimer *t)
 		spin_unlock(&l->lock);
 		return HRTIMER_NORESTART;
 	}
-	fcr_msg_build(&l->books, msg, ktime_get_ns());
+	len = fcr_msg_build(&l->books, msg, ktime_get_ns());
 	if (!hrtimer_is_queued(t)) {
 		hrtimer_forward_now(t, ns_to_ktime(fcr_msg_period(&l->books,
 								 FABRIC_LINK_PERIOD_NS)));
@@ -189,7 +190,7 @@ static enum hrtimer_restart fabric_link_timer(struct hrtimer *t)
 	}
 	spin_unlock(&l->lock);
 	rcu_read_lock();
-	if (fabric_link_xmit_msg(l->dev, msg, sizeof(msg)) < 0)
+	if (fabric_link_xmit_msg(l->dev, msg, len) < 0)
 		atomic64_inc(&l->msgs_tx_fail);
 	rcu_read_unlock();
 	return ret;
@@ -217,7 +218,7 @@ EXPORT_SYMBOL_GPL(fabric_link_is_msg);
  */
 bool fabric_link_rcv(struct net_device *dev, struct sk_buff *skb)
 {
-	u32 want = FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN;
+	u32 want = FCR_MSG_MAX;	/* the core checks the length it needs */
 	struct fabric_link *l;
 	unsigned int r = 0;
 	bool wake = false, taken = false;
@@ -238,17 +239,17 @@ bool fabric_link_rcv(struct net_device *dev, struct sk_buff *skb)
 		l->books.st.msgs_malformed++;
 	} else {
 		u64 now = ktime_get_ns(), taken = l->books.st.msgs_received;
-		u32 before[FCR_NUM_VCS];
+		u32 before[FCR_MAX_VCS];
 		unsigned int vc;
 
-		for (vc = 0; vc < FCR_NUM_VCS; vc++)
+		for (vc = 0; vc < l->books.vcs; vc++)
 			before[vc] = fcr_tx_credits(&l->books, vc);
 		r = fcr_msg_receive(&l->books, skb->data,
 				    min_t(u32, skb->len, skb_headlen(skb)), now);
 		if (l->books.st.msgs_received != taken)
 			l->heard_ns = now;
 		/* when each VC's credits came back: FBS times its frames by it */
-		for (vc = 0; vc < FCR_NUM_VCS; vc++)
+		for (vc = 0; vc < l->books.vcs; vc++)
 			if (fcr_tx_credits(&l->books, vc) > before[vc])
 				l->grew_ns[vc] = now;
 	}
@@ -534,7 +535,8 @@ EXPORT_SYMBOL_GPL(fabric_link_put);
  * @skb: data at its Ethernet header (a qdisc's dequeue)
  *
  * The VC of its fabric header, best effort without one: what the
- * receiving port counts it on (core fcr_frame_vc()).
+ * receiving port counts it on (core fcr_frame_vc()), on a host's link
+ * of two VCs.
  */
 unsigned int fabric_link_skb_vc(const struct sk_buff *skb)
 {
@@ -542,7 +544,7 @@ unsigned int fabric_link_skb_vc(const struct sk_buff *skb)
 
 	if (skb_headlen(skb) < ETH_HLEN + 1)
 		return FABRIC_VC_BESTEFFORT;
-	return fcr_frame_vc(eth->h_proto == htons(ETH_P_FABRIC),
+	return fcr_frame_vc(FCR_DEFAULT_VCS, eth->h_proto == htons(ETH_P_FABRIC),
 			    skb->data + ETH_HLEN, 1);
 }
 EXPORT_SYMBOL_GPL(fabric_link_skb_vc);
@@ -565,9 +567,9 @@ bool fabric_link_take(struct fabric_link *l, unsigned int vc, u32 len)
 	u32 wire = fcr_wire_len(len);
 	bool ok;
 
-	if (vc >= FCR_NUM_VCS)
-		vc = FABRIC_VC_BESTEFFORT;
 	spin_lock(&l->lock);
+	if (vc >= l->books.vcs)
+		vc = FABRIC_VC_BESTEFFORT;
 	ok = fabric_link_may_send(l, vc, len);
 	if (ok) {
 		fcr_tx_sent(&l->books, vc, wire, ktime_get_ns());
@@ -596,9 +598,9 @@ bool fabric_link_room(struct fabric_link *l, unsigned int vc, u32 len, u64 *grew
 {
 	bool ok;
 
-	if (vc >= FCR_NUM_VCS)
-		vc = FABRIC_VC_BESTEFFORT;
 	spin_lock(&l->lock);
+	if (vc >= l->books.vcs)
+		vc = FABRIC_VC_BESTEFFORT;
 	ok = fabric_link_may_send(l, vc, len);
 	if (grew_ns)
 		*grew_ns = l->grew_ns[vc];
@@ -616,7 +618,7 @@ void fabric_link_read_stats(struct fabric_link *l,
 	memset(st, 0, sizeof(*st));
 	spin_lock_bh(&l->lock);
 	st->unit = l->books.unit;
-	for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+	for (vc = 0; vc < l->books.vcs && vc < ARRAY_SIZE(st->tx_credits); vc++) {
 		st->tx_credits[vc] = fcr_tx_credits(&l->books, vc);
 		st->stalls[vc] = l->stalls[vc];
 	}

@@ -795,15 +795,16 @@ static void vcsw_credit_send(struct vcsw_slave *p, const u8 *msg, u32 len)
 static enum hrtimer_restart vcsw_credit_timer(struct hrtimer *t)
 {
 	struct vcsw_slave *p = container_of(t, struct vcsw_slave, ctimer);
-	u8 msg[FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN];
+	u8 msg[FCR_MSG_MAX];
 	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	u32 len;
 
 	spin_lock(&p->lock);
 	if (p->dead || !p->credits) {
 		spin_unlock(&p->lock);
 		return HRTIMER_NORESTART;
 	}
-	fcr_msg_build(&p->cp.l, msg, ktime_get_ns());
+	len = fcr_msg_build(&p->cp.l, msg, ktime_get_ns());
 	if (!hrtimer_is_queued(t)) {
 		hrtimer_forward_now(t, ns_to_ktime(fcr_msg_period(&p->cp.l,
 								 VCSW_CREDIT_PERIOD_NS)));
@@ -811,7 +812,7 @@ static enum hrtimer_restart vcsw_credit_timer(struct hrtimer *t)
 	}
 	spin_unlock(&p->lock);
 	rcu_read_lock();
-	vcsw_credit_send(p, msg, sizeof(msg));
+	vcsw_credit_send(p, msg, len);
 	rcu_read_unlock();
 	return ret;
 }
@@ -1501,7 +1502,7 @@ static bool vcsw_untrusted_ingress(struct vcsw_slave *in, u32 len, u64 now,
 /* A link message from the other end of @p's link: take it, and act. */
 static void vcsw_link_msg(struct vcsw_slave *p, struct sk_buff *skb)
 {
-	u32 want = FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN;
+	u32 want = FCR_MSG_MAX;	/* the core checks the length it needs */
 	unsigned int r = 0;
 
 	spin_lock(&p->lock);
@@ -1575,7 +1576,8 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 		u8 cvc = FABRIC_VC_BESTEFFORT;
 
 		if (is_fabric && pskb_may_pull(skb, min_t(u32, skb->len, 1)))
-			cvc = fcr_frame_vc(true, skb->data, skb->len);
+			cvc = fcr_frame_vc(READ_ONCE(in->cp.l.vcs), true,
+					   skb->data, skb->len);
 		if (unlikely(!vcsw_credit_arrive(in, &ch, fcr_wire_len(skb->len + ETH_HLEN),
 						 cvc, now))) {
 			/* beyond the grant: counted as a violation */

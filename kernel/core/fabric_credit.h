@@ -73,7 +73,15 @@
 #include "core_types.h"
 #include "fabric_hdr_core.h"
 
-#define FCR_NUM_VCS		2
+/*
+ * VCs a link carries: each end is given the count (fcr_set_vcs(); two,
+ * the papers' QoS and best effort, unless set), and both ends of a link
+ * must have the same, since a message carries one count's fields and a
+ * message of another count is refused.  The fabric header's VC field has
+ * two bits: at most four.
+ */
+#define FCR_MAX_VCS		4
+#define FCR_DEFAULT_VCS		2
 #define FCR_DEFAULT_UNIT	64		/* bytes per credit */
 #define FCR_DEFAULT_QUIET_NS	10000000ULL	/* 10 ms */
 /* an idle link's message period grows to the base one << this (64 ms) */
@@ -81,10 +89,11 @@
 
 /*
  * What a message says: its payload from the epochs to the last VC's
- * fields, its number (12-15) left out, and its acknowledgement after.
+ * fields (fcr_said_len()), its number (12-15) left out, and its
+ * acknowledgement after.
  */
 #define FCR_SAID_OFF		4
-#define FCR_SAID_LEN		(FABRIC_CTRL_LINK_ACK_OFF - FCR_SAID_OFF)
+#define FCR_SAID_MAX		(FABRIC_CTRL_LINK_ACK_OFF_VCS(FCR_MAX_VCS) - FCR_SAID_OFF)
 
 struct fcr_tx_vc {
 	fq_u32	sent;		/* units sent, running total */
@@ -121,11 +130,12 @@ struct fcr_stats {
 	fq_u64	msgs_stale;	/* ignored: older than one already taken */
 	fq_u64	resyncs;	/* quiet totals that corrected our count */
 	fq_u64	peer_epochs;	/* first contact or a peer restart */
-	struct fcr_vc_stats vc[FCR_NUM_VCS];
+	struct fcr_vc_stats vc[FCR_MAX_VCS];
 };
 
 struct fcr_link {
 	fq_u32			unit;		/* bytes per credit */
+	fq_u8			vcs;		/* VCs the link carries */
 	/*
 	 * A sink (a host) consumes every frame as it arrives and counts
 	 * none: it takes the peer's sent totals from each message as
@@ -143,12 +153,12 @@ struct fcr_link {
 	/* the idle back-off (fcr_msg_build(), fcr_msg_period()) */
 	fq_u32			acked_seq;	/* our last message the peer took */
 	fq_u32			said_since;	/* ours that first said @said */
-	fq_u8			said[FCR_SAID_LEN]; /* what our last one said */
-	fq_u8			peer_said[FCR_SAID_LEN]; /* the peer's last taken */
+	fq_u8			said[FCR_SAID_MAX]; /* what our last one said */
+	fq_u8			peer_said[FCR_SAID_MAX]; /* the peer's last taken */
 	fq_u8			idle_shift;	/* period: the base one << this */
 	bool			woke;		/* fcr_wake() ended a back-off */
-	struct fcr_tx_vc	tx[FCR_NUM_VCS];
-	struct fcr_rx_vc	rx[FCR_NUM_VCS];
+	struct fcr_tx_vc	tx[FCR_MAX_VCS];
+	struct fcr_rx_vc	rx[FCR_MAX_VCS];
 	struct fcr_stats	st;
 };
 
@@ -178,7 +188,8 @@ static inline fq_u32 fcr_epoch_new(fq_u32 rnd, fq_u32 cur, fq_u32 prev)
  * random); @buffer: units per VC, enough for the largest frame (a frame
  * larger than the peer's buffer can never be sent, and stalls its VC);
  * @unit: bytes per unit, 1 to 65535 (16 bits on the wire; the caller
- * validates the configuration, this only keeps the books sane).
+ * validates the configuration, this only keeps the books sane).  The
+ * link carries FCR_DEFAULT_VCS VCs until fcr_set_vcs().
  */
 static inline void fcr_init(struct fcr_link *l, fq_u32 epoch, fq_u32 unit,
 			    fq_u32 buffer, fq_u64 quiet_ns)
@@ -189,24 +200,44 @@ static inline void fcr_init(struct fcr_link *l, fq_u32 epoch, fq_u32 unit,
 	*l = zero;
 	l->epoch = epoch ? epoch : 1;
 	l->unit = unit ? (unit > 0xffff ? 0xffff : unit) : 1;
+	l->vcs = FCR_DEFAULT_VCS;
 	l->quiet_ns = quiet_ns;
-	for (vc = 0; vc < FCR_NUM_VCS; vc++)
+	for (vc = 0; vc < FCR_MAX_VCS; vc++)
 		l->rx[vc].buffer = buffer;
 }
 
 /*
+ * The VCs the link carries, 2 to FCR_MAX_VCS (clamped); the peer must
+ * have the same.  Set before the books are used, or restart them after
+ * (fcr_restart() keeps the count): a change of count tells the peer
+ * nothing it could take, and frames counted on a VC that goes are lost
+ * to the books.
+ */
+static inline void fcr_set_vcs(struct fcr_link *l, unsigned int vcs)
+{
+	if (vcs < 2)
+		vcs = 2;
+	if (vcs > FCR_MAX_VCS)
+		vcs = FCR_MAX_VCS;
+	l->vcs = (fq_u8)vcs;
+}
+
+/*
  * New books for the same end (credits turned on again, a new unit, the
- * link back up): as fcr_init(), but the message numbers go on from where
- * they were, so that the peer can tell this life's messages from late
- * ones of the life before (fcr_msg_receive()).
+ * link back up): as fcr_init(), but the message numbers and the VC count
+ * go on from where they were, so that the peer can tell this life's
+ * messages from late ones of the life before (fcr_msg_receive()).  Also
+ * the first start of books in zeroed memory: two VCs.
  */
 static inline void fcr_restart(struct fcr_link *l, fq_u32 epoch, fq_u32 unit,
 			       fq_u32 buffer, fq_u64 quiet_ns)
 {
 	fq_u32 seq = l->tx_seq;
+	fq_u8 vcs = l->vcs;
 
 	fcr_init(l, epoch, unit, buffer, quiet_ns);
 	l->tx_seq = seq;
+	fcr_set_vcs(l, vcs);	/* 0, never set: the default */
 }
 
 /*
@@ -222,7 +253,7 @@ static inline void fcr_set_sink(struct fcr_link *l, fq_u32 buffer)
 	unsigned int vc;
 
 	l->sink = true;
-	for (vc = 0; vc < FCR_NUM_VCS; vc++)
+	for (vc = 0; vc < FCR_MAX_VCS; vc++)
 		l->rx[vc].buffer = buffer;
 }
 
@@ -239,19 +270,20 @@ static inline fq_u32 fcr_wire_len(fq_u32 len)
 }
 
 /*
- * The VC a frame travels on, the same at both ends: the VC of its
- * fabric header when it has one (@is_fabric: its EtherType is the
- * fabric's; @hdr, @len: the header's first bytes), best effort without
- * one or with a VC this link does not carry.
+ * The VC a frame travels on over a link of @vcs VCs, the same at both
+ * ends: the VC of its fabric header when it has one (@is_fabric: its
+ * EtherType is the fabric's; @hdr, @len: the header's first bytes), best
+ * effort (VC1) without one or with a VC this link does not carry.
  */
-static inline unsigned int fcr_frame_vc(bool is_fabric, const fq_u8 *hdr,
-					fq_u32 len)
+static inline unsigned int fcr_frame_vc(unsigned int vcs, bool is_fabric,
+					const fq_u8 *hdr, fq_u32 len)
 {
-	if (is_fabric && len >= 1 &&
-	    ((hdr[0] >> FABRIC_HDR_VC_SHIFT) & FABRIC_HDR_VC_MASK) ==
-	    FABRIC_VC_REGULATED)
-		return FABRIC_VC_REGULATED;
-	return FABRIC_VC_BESTEFFORT;
+	unsigned int vc;
+
+	if (!is_fabric || len < 1)
+		return FABRIC_VC_BESTEFFORT;
+	vc = (hdr[0] >> FABRIC_HDR_VC_SHIFT) & FABRIC_HDR_VC_MASK;
+	return vc < vcs ? vc : FABRIC_VC_BESTEFFORT;
 }
 
 /* Units a frame of @len bytes takes. */
@@ -456,21 +488,35 @@ static inline void fcr_rx_set_buffer(struct fcr_link *l, unsigned int vc,
 
 /*
  * Payload layout after the fabric header (all fields network order),
- * FABRIC_CTRL_LINK_LEN bytes:
+ * FABRIC_CTRL_LINK_LEN_VCS(vcs) bytes:
  *   0 type (FABRIC_CTRL_LINK)   1 number of VCs   2-3 unit, bytes
  *   4-7 sender's epoch          8-11 echo of the receiver's epoch
  *  12-15 message number
  *  then per VC, 12 bytes: sent total, limit (grant) total, flags, 3 zero
- *  40-43 number of the receiver's last message taken (0: none)
+ *  then 4 bytes: number of the receiver's last message taken (0: none)
  */
 #define FCR_VC_OFF(vc)	(16 + 12 * (vc))
+/* the largest message, header and payload, of any VC count */
+#define FCR_MSG_MAX	(FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN_VCS(FCR_MAX_VCS))
+
+/* Our message's length, the fabric header and the payload. */
+static inline fq_u32 fcr_msg_len(const struct fcr_link *l)
+{
+	return FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN_VCS(l->vcs);
+}
+
+static inline unsigned int fcr_said_len(const struct fcr_link *l)
+{
+	return FABRIC_CTRL_LINK_ACK_OFF_VCS(l->vcs) - FCR_SAID_OFF;
+}
 
 /* @said and the payload from FCR_SAID_OFF on say the same (numbers aside) */
-static inline bool fcr_said_same(const fq_u8 *said, const fq_u8 *p)
+static inline bool fcr_said_same(const struct fcr_link *l, const fq_u8 *said,
+				 const fq_u8 *p)
 {
 	unsigned int i;
 
-	for (i = 0; i < FCR_SAID_LEN; i++) {
+	for (i = 0; i < fcr_said_len(l); i++) {
 		if (i + FCR_SAID_OFF >= 12 && i + FCR_SAID_OFF < 16)
 			continue;	/* the message number */
 		if (said[i] != p[i])
@@ -479,11 +525,12 @@ static inline bool fcr_said_same(const fq_u8 *said, const fq_u8 *p)
 	return true;
 }
 
-static inline void fcr_said_copy(fq_u8 *said, const fq_u8 *p)
+static inline void fcr_said_copy(const struct fcr_link *l, fq_u8 *said,
+				 const fq_u8 *p)
 {
 	unsigned int i;
 
-	for (i = 0; i < FCR_SAID_LEN; i++)
+	for (i = 0; i < fcr_said_len(l); i++)
 		said[i] = p[i];
 }
 
@@ -499,17 +546,17 @@ static inline bool fcr_idle(const struct fcr_link *l, fq_u64 now)
 	if (!l->peer_epoch || !l->acked_seq ||
 	    (fq_s32)(l->acked_seq - l->said_since) < 0)
 		return false;
-	for (vc = 0; vc < FCR_NUM_VCS; vc++)
+	for (vc = 0; vc < l->vcs; vc++)
 		if (!l->tx[vc].limit_ok || !fcr_tx_quiet(l, vc, now))
 			return false;
 	return true;
 }
 
 /*
- * Fill @buf (FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN bytes: the fabric
- * header and the payload) with our totals at @now.
+ * Fill @buf (at least FCR_MSG_MAX bytes) with the fabric header and the
+ * payload of our message at @now.  Returns its length, fcr_msg_len().
  */
-static inline void fcr_msg_build(struct fcr_link *l, fq_u8 *buf, fq_u64 now)
+static inline fq_u32 fcr_msg_build(struct fcr_link *l, fq_u8 *buf, fq_u64 now)
 {
 	struct fhc_fields f = { 0 };
 	fq_u8 *p = buf + FABRIC_HDR_LEN;
@@ -524,12 +571,12 @@ static inline void fcr_msg_build(struct fcr_link *l, fq_u8 *buf, fq_u64 now)
 	if (!++l->tx_seq)
 		l->tx_seq = 1;
 	p[0] = FABRIC_CTRL_LINK;
-	p[1] = FCR_NUM_VCS;
+	p[1] = l->vcs;
 	fhc_put_be16(p + 2, (fq_u16)l->unit);
 	fhc_put_be32(p + 4, l->epoch);
 	fhc_put_be32(p + 8, l->peer_epoch);
 	fhc_put_be32(p + 12, l->tx_seq);
-	for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+	for (vc = 0; vc < l->vcs; vc++) {
 		fq_u8 *v = p + FCR_VC_OFF(vc);
 		fq_u8 flags = FABRIC_CTRL_F_LIMIT;
 
@@ -541,12 +588,12 @@ static inline void fcr_msg_build(struct fcr_link *l, fq_u8 *buf, fq_u64 now)
 		v[9] = v[10] = v[11] = 0;
 		l->rx[vc].freed_unadvertised = 0;
 	}
-	fhc_put_be32(p + FABRIC_CTRL_LINK_ACK_OFF, l->rx_seq);
+	fhc_put_be32(p + FABRIC_CTRL_LINK_ACK_OFF_VCS(l->vcs), l->rx_seq);
 	l->st.msgs_sent++;
 
 	/* the back-off: what this one says, and whether the peer has it */
-	if (!fcr_said_same(l->said, p + FCR_SAID_OFF)) {
-		fcr_said_copy(l->said, p + FCR_SAID_OFF);
+	if (!fcr_said_same(l, l->said, p + FCR_SAID_OFF)) {
+		fcr_said_copy(l, l->said, p + FCR_SAID_OFF);
 		l->said_since = l->tx_seq;
 	}
 	if (!fcr_idle(l, now)) {
@@ -558,6 +605,7 @@ static inline void fcr_msg_build(struct fcr_link *l, fq_u8 *buf, fq_u64 now)
 		if (l->idle_shift < FCR_IDLE_SHIFT_MAX)
 			l->idle_shift++;
 	}
+	return fcr_msg_len(l);
 }
 
 /*
@@ -623,13 +671,14 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 	bool restart;
 
 	/*
-	 * A message without the acknowledgement (FABRIC_CTRL_LINK_ACK_OFF
-	 * bytes, from a peer built before it) is taken as acknowledging
-	 * nothing: we never back off toward such a peer
+	 * A message without the acknowledgement (the VCs' fields only, from
+	 * a peer built before it) is taken as acknowledging nothing: we
+	 * never back off toward such a peer.  One of another VC count is a
+	 * peer configured otherwise: none of its fields is ours to take.
 	 */
 	if (!fcr_is_ctrl(buf, len) ||
-	    len < FABRIC_HDR_LEN + FABRIC_CTRL_LINK_ACK_OFF ||
-	    p[0] != FABRIC_CTRL_LINK || p[1] != FCR_NUM_VCS) {
+	    len < (fq_u32)(FABRIC_HDR_LEN + FABRIC_CTRL_LINK_ACK_OFF_VCS(l->vcs)) ||
+	    p[0] != FABRIC_CTRL_LINK || p[1] != l->vcs) {
 		l->st.msgs_malformed++;
 		return 0;
 	}
@@ -651,15 +700,15 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 	}
 	l->rx_seq = seq;
 	l->doubt_n = 0;
-	l->acked_seq = len >= FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN ?
-		       fhc_get_be32(p + FABRIC_CTRL_LINK_ACK_OFF) : 0;
+	l->acked_seq = len >= fcr_msg_len(l) ?
+		       fhc_get_be32(p + FABRIC_CTRL_LINK_ACK_OFF_VCS(l->vcs)) : 0;
 	/*
 	 * News from a peer whose word we have not acknowledged: it keeps
 	 * its base period until we do, so while our own period is long,
 	 * answer now (one message) rather than at our next one
 	 */
-	if (!fcr_said_same(l->peer_said, p + FCR_SAID_OFF)) {
-		fcr_said_copy(l->peer_said, p + FCR_SAID_OFF);
+	if (!fcr_said_same(l, l->peer_said, p + FCR_SAID_OFF)) {
+		fcr_said_copy(l, l->peer_said, p + FCR_SAID_OFF);
 		if (l->idle_shift)
 			ret |= FCR_REPLY_NOW;
 	}
@@ -670,7 +719,7 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 		l->old_peer_epoch = l->peer_epoch;
 		l->peer_epoch = epoch;
 		l->st.peer_epochs++;
-		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+		for (vc = 0; vc < l->vcs; vc++) {
 			l->rx[vc].received = fhc_get_be32(p + FCR_VC_OFF(vc));
 			l->rx[vc].late = 0;
 		}
@@ -685,7 +734,7 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 		 * beyond @quiet_ns, frames crossing a restart): the grant
 		 * comes down again.
 		 */
-		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+		for (vc = 0; vc < l->vcs; vc++) {
 			const fq_u8 *v = p + FCR_VC_OFF(vc);
 			fq_s32 diff = (fq_s32)(fhc_get_be32(v) - l->rx[vc].received);
 
@@ -729,11 +778,11 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 
 	/* the peer as a receiver: its grant, if it speaks of us as we are */
 	if (echo != l->epoch) {
-		for (vc = 0; vc < FCR_NUM_VCS; vc++)
+		for (vc = 0; vc < l->vcs; vc++)
 			l->tx[vc].limit_ok = false;
 		return ret | FCR_REPLY_NOW;
 	}
-	for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+	for (vc = 0; vc < l->vcs; vc++) {
 		const fq_u8 *v = p + FCR_VC_OFF(vc);
 		struct fcr_tx_vc *t = &l->tx[vc];
 		fq_u32 before = fcr_tx_credits(l, vc);
@@ -775,9 +824,9 @@ struct fcr_charge {
 struct fcr_port {
 	struct fcr_link	l;
 	bool		on;
-	fq_u32		in_bytes[FCR_NUM_VCS];	 /* the input buffer */
-	fq_u32		held_bytes[FCR_NUM_VCS]; /* counted by these books */
-	fq_u32		old_bytes[FCR_NUM_VCS];	 /* by earlier books */
+	fq_u32		in_bytes[FCR_MAX_VCS];	 /* the input buffer */
+	fq_u32		held_bytes[FCR_MAX_VCS]; /* counted by these books */
+	fq_u32		old_bytes[FCR_MAX_VCS];	 /* by earlier books */
 	struct fcr_stats base;			 /* earlier books' counters */
 	fq_u64		restarts;
 	fq_u64		gen;	/* of the current books, from 1; never reused */
@@ -796,7 +845,7 @@ static inline void fcr_stats_add(struct fcr_stats *to,
 	to->msgs_stale += st->msgs_stale;
 	to->resyncs += st->resyncs;
 	to->peer_epochs += st->peer_epochs;
-	for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+	for (vc = 0; vc < FCR_MAX_VCS; vc++) {
 		to->vc[vc].violations += st->vc[vc].violations;
 		to->vc[vc].lost_units += st->vc[vc].lost_units;
 		to->vc[vc].twice_units += st->vc[vc].twice_units;
@@ -822,7 +871,7 @@ static inline void fcr_port_init(struct fcr_port *p, fq_u32 unit,
 
 	*p = zero;
 	fcr_init(&p->l, 1, unit, 0, FCR_DEFAULT_QUIET_NS);
-	for (vc = 0; vc < FCR_NUM_VCS; vc++)
+	for (vc = 0; vc < FCR_MAX_VCS; vc++)
 		p->in_bytes[vc] = in_bytes;
 }
 
@@ -840,7 +889,7 @@ static inline void fcr_port_close(struct fcr_port *p)
 {
 	unsigned int vc;
 
-	for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+	for (vc = 0; vc < FCR_MAX_VCS; vc++) {
 		p->old_bytes[vc] += p->held_bytes[vc];
 		p->held_bytes[vc] = 0;
 	}
@@ -863,7 +912,7 @@ static inline void fcr_port_start(struct fcr_port *p, fq_u32 epoch,
 	p->on = true;
 	p->restarts++;
 	p->gen++;
-	for (vc = 0; vc < FCR_NUM_VCS; vc++)
+	for (vc = 0; vc < FCR_MAX_VCS; vc++)
 		fcr_port_advertise(p, vc);
 }
 
@@ -884,8 +933,12 @@ static inline bool fcr_port_arrive(struct fcr_port *p, struct fcr_charge *c,
 				   fq_u32 len, fq_u8 vc, fq_u64 now)
 {
 	c->gen = 0;
+	c->len = 0;
+	c->vc = 0;
 	if (!p->on)
 		return true;
+	if (vc >= p->l.vcs)	/* as fcr_frame_vc() */
+		vc = FABRIC_VC_BESTEFFORT;
 	if (!fcr_rx_arrive(&p->l, vc, len, now))
 		return false;
 	c->gen = p->gen;

@@ -403,15 +403,15 @@ struct item {
 	int dst;			/* end it arrives at */
 	bool ctrl;
 	unsigned int vc;
-	fq_u32 len;
-	fq_u8 msg[MSG_LEN];
+	fq_u32 len;			/* a message's too */
+	fq_u8 msg[FCR_MSG_MAX];
 };
 
 struct end {
 	struct fcr_link l;
-	fq_u32 rxq[FCR_NUM_VCS][RXQ_MAX];	/* lengths held, FIFO */
-	unsigned int rxq_head[FCR_NUM_VCS], rxq_n[FCR_NUM_VCS];
-	fq_u64 lost_sent[FCR_NUM_VCS];		/* units the wire lost toward it */
+	fq_u32 rxq[FCR_MAX_VCS][RXQ_MAX];	/* lengths held, FIFO */
+	unsigned int rxq_head[FCR_MAX_VCS], rxq_n[FCR_MAX_VCS];
+	fq_u64 lost_sent[FCR_MAX_VCS];		/* units the wire lost toward it */
 	fq_u64 sent_frames;
 	fq_u64 next_msg;			/* its periodic message is due */
 };
@@ -432,6 +432,8 @@ struct sim {
 };
 
 static struct sim S;
+/* VCs the simulated link carries (sim_start() gives it to both ends) */
+static unsigned int sim_vcs = FCR_DEFAULT_VCS;
 
 static void wire_put(struct sim *s, const struct item *it, bool ctrl)
 {
@@ -454,7 +456,7 @@ static void send_msg(struct sim *s, int from)
 	struct item it = { .dst = !from };
 	struct fcr_link *l = &s->e[from].l;
 
-	fcr_msg_build(l, it.msg, s->now);
+	it.len = fcr_msg_build(l, it.msg, s->now);
 	s->e[from].next_msg = s->now + fcr_msg_period(l, s->ctl_period);
 	if (s->blackout || chance(s->ctl_loss_permille))
 		return;
@@ -468,7 +470,7 @@ static void deliver(struct sim *s, const struct item *it)
 	struct end *d = &s->e[it->dst];
 
 	if (it->ctrl) {
-		if (fcr_msg_receive(&d->l, it->msg, MSG_LEN, s->now) & FCR_REPLY_NOW)
+		if (fcr_msg_receive(&d->l, it->msg, it->len, s->now) & FCR_REPLY_NOW)
 			send_msg(s, it->dst);
 		return;
 	}
@@ -525,7 +527,7 @@ static void step(struct sim *s, bool sending)
 
 	s->now += 1000;
 	for (i = 0; i < 2 && sending; i++) {
-		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+		for (vc = 0; vc < sim_vcs; vc++) {
 			struct item it = { .dst = !i, .vc = vc };
 
 			if (!chance(s->send_permille))
@@ -547,7 +549,7 @@ static void step(struct sim *s, bool sending)
 		struct end *e = &s->e[i];
 		bool due = false;
 
-		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+		for (vc = 0; vc < sim_vcs; vc++) {
 			fq_u32 len;
 
 			if (!e->rxq_n[vc] || !chance(s->drain_permille))
@@ -570,10 +572,13 @@ static void sim_start(struct sim *s, fq_u64 seed, fq_u32 sent0)
 	memset(s, 0, sizeof(*s));
 	unit_rnd_state = seed;
 	for (i = 0; i < 2; i++) {
+		unsigned int vc;
+
 		fcr_init(&s->e[i].l, (fq_u32)(unit_rnd() | 1), UNIT, BUFFER, QUIET_NS);
+		fcr_set_vcs(&s->e[i].l, sim_vcs);
 		/* counters that wrap within the run */
-		s->e[i].l.tx[0].sent = sent0;
-		s->e[i].l.tx[1].sent = sent0 + 12345;
+		for (vc = 0; vc < sim_vcs; vc++)
+			s->e[i].l.tx[vc].sent = sent0 + 12345 * vc;
 	}
 	s->send_permille = 300;
 	s->drain_permille = 250;
@@ -602,7 +607,7 @@ static void sim_settle(struct sim *s, int *unit_failed, bool exact)
 	for (t = 0; t < 3 * (QUIET_NS + s->delay_max) / 1000; t++)
 		step(s, false);
 	for (i = 0; i < 2; i++) {
-		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+		for (vc = 0; vc < sim_vcs; vc++) {
 			EXPECT_EQ(s->e[i].l.rx[vc].held, 0);
 			EXPECT_EQ(fcr_tx_credits(&s->e[i].l, vc),
 				  s->e[!i].l.rx[vc].buffer);
@@ -636,7 +641,7 @@ UNIT_TEST(lossless_link_exchanges_everything_and_ends_full)
 	EXPECT_EQ(S.e[1].l.st.resyncs, 0);
 }
 
-UNIT_TEST(lost_and_reordered_frames_and_messages)
+static void lossy_cases(int *unit_failed)
 {
 	static const struct {
 		unsigned int data_loss, ctl_loss;
@@ -663,6 +668,11 @@ UNIT_TEST(lost_and_reordered_frames_and_messages)
 			UNIT_FAIL("case %u: frames lost, no resync", c);
 		sim_settle(&S, unit_failed, true);
 	}
+}
+
+UNIT_TEST(lost_and_reordered_frames_and_messages)
+{
+	lossy_cases(unit_failed);
 }
 
 UNIT_TEST(control_blackout_stalls_then_recovers)
@@ -845,7 +855,7 @@ UNIT_TEST(peer_restart_starts_the_books_again)
 		S.nwire = 0;
 		fcr_restart(&b->l, (fq_u32)(unit_rnd() | 1), UNIT, BUFFER, QUIET_NS);
 		b->next_msg = S.now;	/* the kernel's kick after a restart */
-		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+		for (vc = 0; vc < sim_vcs; vc++) {
 			b->rxq_n[vc] = 0;
 			b->lost_sent[vc] = 0;
 			S.e[0].lost_sent[vc] = 0;
@@ -882,7 +892,7 @@ UNIT_TEST(restart_with_frames_and_messages_in_flight)
 		run(&S, 3000 + unit_rnd() % 5000);
 		fcr_restart(&b->l, (fq_u32)(unit_rnd() | 1), UNIT, BUFFER, QUIET_NS);
 		b->next_msg = S.now;	/* the kernel's kick after a restart */
-		for (vc = 0; vc < FCR_NUM_VCS; vc++)
+		for (vc = 0; vc < sim_vcs; vc++)
 			b->rxq_n[vc] = 0;
 	}
 	run(&S, 20000);
@@ -915,7 +925,7 @@ UNIT_TEST(both_ends_restart_together_on_a_reordering_link)
 			fcr_restart(&e->l, fcr_epoch_new(unit_rnd(), e->l.epoch, 0),
 				    UNIT, BUFFER, QUIET_NS);
 			e->next_msg = S.now;
-			for (vc = 0; vc < FCR_NUM_VCS; vc++)
+			for (vc = 0; vc < sim_vcs; vc++)
 				e->rxq_n[vc] = 0;
 			run(&S, unit_rnd() % 30);
 		}
@@ -951,7 +961,7 @@ UNIT_TEST(reordering_beyond_quiet_is_taken_back_when_idle)
 	run(&S, 200000);
 	sim_settle(&S, unit_failed, false);
 	for (i = 0; i < 2; i++)
-		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+		for (vc = 0; vc < sim_vcs; vc++) {
 			twice += S.e[i].l.st.vc[vc].twice_units;
 			EXPECT_EQ(S.e[i].l.st.vc[vc].violations, 0);
 		}
@@ -978,7 +988,7 @@ UNIT_TEST(late_frames_on_a_full_link_are_not_refused)
 	S.delay_max = 3 * QUIET_NS;
 	run(&S, 300000);
 	for (i = 0; i < 2; i++)
-		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+		for (vc = 0; vc < sim_vcs; vc++) {
 			lost += S.e[i].l.st.vc[vc].lost_units;
 			late += S.e[i].l.st.vc[vc].late_units;
 			EXPECT_EQ(S.e[i].l.st.vc[vc].violations, 0);
@@ -999,12 +1009,172 @@ UNIT_TEST(buffer_resized_under_traffic)
 	sim_start(&S, 0x9191, 0);
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		run(&S, 10000);
-		for (vc = 0; vc < FCR_NUM_VCS; vc++)
+		for (vc = 0; vc < sim_vcs; vc++)
 			fcr_rx_set_buffer(&S.e[1].l, vc, sizes[i]);
 	}
 	run(&S, 10000);
 	sim_settle(&S, unit_failed, false);
 	EXPECT_EQ(fcr_tx_credits(&S.e[0].l, 0), 128);
+}
+
+/* ---- links of four VCs ------------------------------------------------------ */
+
+/*
+ * A link of four VCs (Traditional 4 VCs: a VC per class): the message
+ * carries four VCs' fields and the acknowledgement after them, each VC
+ * has its own grant, and an end of another count is refused as
+ * malformed, both ways, whatever it says.
+ */
+UNIT_TEST(four_vcs_message_and_grants)
+{
+	struct fcr_link a, b, c;
+	fq_u8 m[FCR_MSG_MAX], two[MSG_LEN];
+	fq_u32 len;
+	unsigned int vc;
+	int i;
+
+	fcr_init(&a, 11, UNIT, BUFFER, QUIET_NS);
+	fcr_init(&b, 22, UNIT, BUFFER, QUIET_NS);
+	fcr_set_vcs(&a, 4);
+	fcr_set_vcs(&b, 4);
+	len = fcr_msg_build(&b, m, 0);
+	EXPECT_EQ(len, FABRIC_HDR_LEN + 16 + 4 * 12 + 4);
+	EXPECT_EQ(len, FCR_MSG_MAX);
+	EXPECT_EQ(m[FABRIC_HDR_LEN + 1], 4);
+	EXPECT_EQ(fcr_msg_receive(&a, m, len, 0), FCR_REPLY_NOW);
+	len = fcr_msg_build(&a, m, 0);
+	EXPECT_TRUE(fcr_msg_receive(&b, m, len, 0) & FCR_REPLY_NOW);
+	len = fcr_msg_build(&b, m, 0);
+	/* b's acknowledgement of a's message, after the fourth VC */
+	EXPECT_EQ(fhc_get_be32(m + FABRIC_HDR_LEN + 16 + 4 * 12), a.tx_seq);
+	EXPECT_EQ(fcr_msg_receive(&a, m, len, 0), FCR_CREDITS_GREW);
+	EXPECT_EQ(a.acked_seq, a.tx_seq);
+	for (vc = 0; vc < 4; vc++)
+		EXPECT_EQ(fcr_tx_credits(&a, vc), BUFFER);
+
+	/* VC3 fills alone: 8 frames of 16 units */
+	for (i = 0; fcr_tx_may_send(&a, 3, 1000); i++) {
+		fcr_tx_sent(&a, 3, 1000, 100);
+		EXPECT_TRUE(fcr_rx_arrive(&b, 3, 1000, 0));
+	}
+	EXPECT_EQ(i, 8);
+	EXPECT_TRUE(!fcr_rx_arrive(&b, 3, 1000, 0));
+	EXPECT_EQ(b.st.vc[3].violations, 1);
+	EXPECT_EQ(fcr_tx_credits(&a, 2), BUFFER);
+	fcr_rx_free(&b, 3, 1000);
+	len = fcr_msg_build(&b, m, 200);
+	EXPECT_EQ(fcr_msg_receive(&a, m, len, 0), FCR_CREDITS_GREW);
+	EXPECT_EQ(fcr_tx_credits(&a, 3), 16 + 16);	/* one freed, one refused */
+	for (vc = 0; vc < 3; vc++)
+		EXPECT_EQ(fcr_tx_credits(&a, vc), BUFFER);
+
+	/* without the acknowledgement: taken, acknowledging nothing */
+	len = fcr_msg_build(&b, m, 300);
+	EXPECT_EQ(fcr_msg_receive(&a, m, len - 4, 0), 0);
+	EXPECT_EQ(a.acked_seq, 0);
+	EXPECT_EQ(a.st.msgs_malformed, 0);
+	/* shorter still: refused */
+	len = fcr_msg_build(&b, m, 400);
+	EXPECT_EQ(fcr_msg_receive(&a, m, len - 5, 0), 0);
+	EXPECT_EQ(a.st.msgs_malformed, 1);
+
+	/* an end of two VCs and one of four do not take each other's */
+	fcr_init(&c, 33, UNIT, BUFFER, QUIET_NS);
+	len = fcr_msg_build(&c, two, 0);
+	EXPECT_EQ(len, MSG_LEN);
+	EXPECT_EQ(fcr_msg_receive(&a, two, len, 0), 0);
+	EXPECT_EQ(a.st.msgs_malformed, 2);
+	EXPECT_EQ(a.peer_epoch, 22);
+	len = fcr_msg_build(&a, m, 0);
+	EXPECT_EQ(fcr_msg_receive(&c, m, len, 0), 0);
+	EXPECT_EQ(c.st.msgs_malformed, 1);
+	EXPECT_EQ(c.peer_epoch, 0);
+
+	/*
+	 * books in zeroed memory started by fcr_restart() alone (a host's
+	 * link, kzalloc()ed) carry two VCs, not none: a count of 0 sent
+	 * messages no peer took (a host's credits never started, seen in
+	 * vm/vcsw_host_credits before this)
+	 */
+	memset(&c, 0, sizeof(c));
+	fcr_restart(&c, 55, UNIT, 0, QUIET_NS);
+	EXPECT_EQ(c.vcs, FCR_DEFAULT_VCS);
+	EXPECT_EQ(fcr_msg_build(&c, two, 0), MSG_LEN);
+	EXPECT_EQ(two[FABRIC_HDR_LEN + 1], 2);
+
+	/* the count is clamped, and a restart keeps it */
+	fcr_set_vcs(&c, 1);
+	EXPECT_EQ(c.vcs, 2);
+	fcr_set_vcs(&c, 9);
+	EXPECT_EQ(c.vcs, FCR_MAX_VCS);
+	fcr_restart(&a, 44, UNIT, BUFFER, QUIET_NS);
+	EXPECT_EQ(a.vcs, 4);
+}
+
+/* A frame's VC: the header's if the link carries it, else best effort. */
+UNIT_TEST(frame_vc_follows_the_link_count)
+{
+	fq_u8 h[1];
+	unsigned int vc;
+
+	for (vc = 0; vc < 4; vc++) {
+		h[0] = (fq_u8)(FABRIC_HDR_VERSION << FABRIC_HDR_VER_SHIFT |
+			       vc << FABRIC_HDR_VC_SHIFT | FABRIC_HDR_F_HEAD);
+		EXPECT_EQ(fcr_frame_vc(4, true, h, 1), vc);
+		EXPECT_EQ(fcr_frame_vc(2, true, h, 1), vc == 0 ? 0 : 1);
+		EXPECT_EQ(fcr_frame_vc(4, false, h, 1), FABRIC_VC_BESTEFFORT);
+		EXPECT_EQ(fcr_frame_vc(4, true, h, 0), FABRIC_VC_BESTEFFORT);
+	}
+}
+
+/*
+ * The simulated link's cases with four VCs: loss, reordering, blackouts
+ * of messages, then restarts of one end, and an idle link backing off.
+ */
+UNIT_TEST(four_vcs_lossy_link_restarts_and_back_off)
+{
+	struct end *b = &S.e[1];
+	fq_u64 msgs, t;
+	unsigned int vc, i;
+
+	sim_failed = unit_failed;
+	sim_vcs = 4;
+	lossy_cases(unit_failed);
+	for (vc = 0; vc < 4; vc++)
+		if (!S.e[0].l.st.vc[vc].lost_units && !S.e[1].l.st.vc[vc].lost_units)
+			UNIT_FAIL("VC%u: the last case lost nothing on it", vc);
+
+	sim_start(&S, 0x4444, 0xfffffff0u);
+	S.data_loss_permille = 5;
+	for (i = 0; i < 30; i++) {
+		run(&S, 2000 + unit_rnd() % 3000);
+		S.nwire = 0;
+		fcr_restart(&b->l, fcr_epoch_new(unit_rnd(), b->l.epoch, 0),
+			    UNIT, BUFFER, QUIET_NS);
+		b->next_msg = S.now;
+		for (vc = 0; vc < 4; vc++) {
+			b->rxq_n[vc] = 0;
+			b->lost_sent[vc] = 0;
+			S.e[0].lost_sent[vc] = 0;
+			S.e[0].l.st.vc[vc].lost_units = 0;
+		}
+	}
+	run(&S, 20000);
+	S.data_loss_permille = 0;
+	for (vc = 0; vc < 4; vc++)
+		S.e[0].l.st.vc[vc].lost_units = S.e[0].lost_sent[vc] = 0;
+	sim_settle(&S, unit_failed, false);
+	EXPECT_EQ(S.e[0].l.st.peer_epochs, 31);
+
+	/* idle: 100 ms, 1000 base periods; backed off, a few dozen messages */
+	msgs = S.e[0].l.st.msgs_sent;
+	for (t = 0; t < 100000; t++)
+		step(&S, false);
+	msgs = S.e[0].l.st.msgs_sent - msgs;
+	printf("# four VCs: %" PRIu64 " messages in 100 idle ms\n", msgs);
+	EXPECT_TRUE(msgs < 50);
+	EXPECT_EQ(S.e[0].l.idle_shift, FCR_IDLE_SHIFT_MAX);
+	sim_vcs = FCR_DEFAULT_VCS;
 }
 
 /* ---- fcr_port: an input across restarts ---------------------------------- */
@@ -1028,6 +1198,32 @@ UNIT_TEST(port_off_counts_nothing)
  * On: frames count and give back; the quarter rule asks for a message;
  * a frame beyond the grant is a violation; a release twice does nothing.
  */
+/* A port of four VCs counts each on its own; one of two, VC2 and 3 on VC1. */
+UNIT_TEST(port_counts_on_the_vcs_it_carries)
+{
+	struct fcr_port p;
+	struct fcr_charge c;
+	unsigned int vc;
+
+	for (vc = 0; vc < 4; vc++) {
+		fcr_port_init(&p, UNIT, BUFFER * UNIT);
+		fcr_set_vcs(&p.l, 4);
+		fcr_port_start(&p, 7, UNIT, QUIET_NS);
+		EXPECT_EQ(p.l.rx[vc].buffer, BUFFER);
+		EXPECT_TRUE(fcr_port_arrive(&p, &c, 1000, (fq_u8)vc, 0));
+		EXPECT_EQ(c.vc, vc);
+		EXPECT_EQ(p.l.rx[vc].held, 16);
+		fcr_port_release(&p, &c);
+		EXPECT_EQ(p.l.rx[vc].held, 0);
+
+		fcr_port_init(&p, UNIT, BUFFER * UNIT);
+		fcr_port_start(&p, 7, UNIT, QUIET_NS);
+		EXPECT_TRUE(fcr_port_arrive(&p, &c, 1000, (fq_u8)vc, 0));
+		EXPECT_EQ(c.vc, vc ? 1 : 0);
+		EXPECT_EQ(p.l.rx[c.vc].held, 16);
+	}
+}
+
 UNIT_TEST(port_on_counts_and_gives_back)
 {
 	struct fcr_port p;
@@ -1331,7 +1527,7 @@ UNIT_TEST(sink_grants_beyond_what_the_sender_reported)
 	for (now = 0; now < SINK_STEPS; now++) {
 		if (now == SINK_STEPS / 2)
 			fcr_restart(&a, 33, UNIT, BUFFER, QUIET_NS);
-		for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+		for (vc = 0; vc < a.vcs; vc++) {
 			if (!fcr_tx_may_send(&a, vc, 1000))
 				continue;
 			fcr_tx_sent(&a, vc, 1000, now);

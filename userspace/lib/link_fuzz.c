@@ -55,7 +55,7 @@ void lf_init(struct lf_state *s, uint64_t seed, const uint8_t *src_mac,
 		s->epochs[i] = nonzero32(&s->rng);
 	/* start near the wrap, as a long-lived peer would be */
 	s->seq = 0xfffffff0u;
-	for (i = 0; i < FCR_NUM_VCS; i++) {
+	for (i = 0; i < FCR_DEFAULT_VCS; i++) {
 		s->sent[i] = 0xffffff00u;
 		s->grant[i] = 0xffffff00u;
 	}
@@ -132,14 +132,14 @@ size_t lf_build(struct lf_state *s, uint8_t *buf, enum lf_class *cls)
 	fhc_encode(h, &f);
 
 	p[0] = one_in(&s->rng, 24) ? (uint8_t)ff_next(&s->rng) : FABRIC_CTRL_LINK;
-	p[1] = one_in(&s->rng, 24) ? (uint8_t)ff_next(&s->rng) : FCR_NUM_VCS;
+	p[1] = one_in(&s->rng, 24) ? (uint8_t)ff_next(&s->rng) : FCR_DEFAULT_VCS;
 	fhc_put_be16(p + 2, one_in(&s->rng, 16) ? (uint16_t)ff_next(&s->rng) :
 						  (uint16_t)s->unit);
 	fhc_put_be32(p + 4, pick_epoch(s));
 	fhc_put_be32(p + 8, s->echo && !one_in(&s->rng, 4) ? s->echo :
 			    (uint32_t)ff_next(&s->rng));
 	fhc_put_be32(p + 12, next_seq(s));
-	for (vc = 0; vc < FCR_NUM_VCS; vc++) {
+	for (vc = 0; vc < FCR_DEFAULT_VCS; vc++) {
 		uint8_t *v = p + FCR_VC_OFF(vc);
 
 		fhc_put_be32(v, pick_total(s, &s->sent[vc]));

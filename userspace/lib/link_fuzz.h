@@ -36,8 +36,8 @@ struct lf_state {
 	uint32_t	echo;		/* the receiver's epoch if heard, or 0 */
 	uint32_t	epochs[3];	/* the lives the forger cycles through */
 	uint32_t	seq;
-	uint32_t	sent[FCR_NUM_VCS];
-	uint32_t	grant[FCR_NUM_VCS];
+	uint32_t	sent[FCR_DEFAULT_VCS];
+	uint32_t	grant[FCR_DEFAULT_VCS];
 	struct fcr_link	model;		/* the receiver as the core sees it */
 };
 

@@ -44,18 +44,23 @@
  * Link control: a fabric frame whose inner EtherType is ETH_P_FABRIC
  * itself carries a message for the other end of the link, never
  * forwarded.  The one message type so far, FABRIC_CTRL_LINK, carries the
- * per-VC credit totals of both directions (Documentation/credits.rst):
+ * per-VC credit totals of both directions (Documentation/credits.rst),
+ * for the n VCs the link carries (2 to 4; both ends the same):
  *
- *   0 type   1 VCs (2)   2-3 credit unit, bytes
+ *   0 type   1 VCs (n)   2-3 credit unit, bytes
  *   4-7 sender's epoch   8-11 receiver's epoch as last heard (0: none)
  *  12-15 message number
  *  16 + 12 * vc: units sent (total), units granted (total),
  *                flags (FABRIC_CTRL_F_*), 3 bytes 0
- *  40-43 number of the receiver's last message taken (0: none)
+ *  16 + 12 * n:  number of the receiver's last message taken (0: none),
+ *                4 bytes
  */
 #define FABRIC_CTRL_LINK	1
-#define FABRIC_CTRL_LINK_LEN	44
-#define FABRIC_CTRL_LINK_ACK_OFF 40
+#define FABRIC_CTRL_LINK_ACK_OFF_VCS(n)	(16 + 12 * (n))
+#define FABRIC_CTRL_LINK_LEN_VCS(n)	(FABRIC_CTRL_LINK_ACK_OFF_VCS(n) + 4)
+/* with two VCs */
+#define FABRIC_CTRL_LINK_LEN	FABRIC_CTRL_LINK_LEN_VCS(2)
+#define FABRIC_CTRL_LINK_ACK_OFF FABRIC_CTRL_LINK_ACK_OFF_VCS(2)
 #define FABRIC_CTRL_F_LIMIT	0x1	/* the grant is meaningful */
 #define FABRIC_CTRL_F_QUIET	0x2	/* nothing sent on the VC lately */
 
