@@ -42,13 +42,12 @@
 #include "core/fabric_credit.h"
 #include "fabric_link.h"
 
-/* the link message's period; an idle link's grows to 64 times it (core) */
-#define FABRIC_LINK_PERIOD_NS	(1 * NSEC_PER_MSEC)
 /*
  * What a host grants beyond what its peer reported sent: the peer
- * reports every period and the host answers at once, so this is about
- * what the peer may send in two periods plus the way there and back;
- * 256 KB carries 1 Gbit/s.
+ * reports every period (1 ms at 1 Gbit/s and faster, core
+ * fcr_base_period()) and the host answers at once once the grant grew
+ * by a quarter of this, so this is about what the peer may send in two
+ * periods plus the way there and back; 256 KB carries 1 Gbit/s.
  */
 #define FABRIC_LINK_SINK_BYTES	(256 * 1024)
 
@@ -78,6 +77,7 @@ struct fabric_link {
 	u64			stalls[FCR_MAX_VCS];
 	u64			grew_ns[FCR_MAX_VCS];	/* credits last grew */
 	u64			restarts;
+	u64			rate;		/* bytes/s, 0: not known */
 	atomic64_t		msgs_tx_fail;
 };
 
@@ -185,7 +185,7 @@ static enum hrtimer_restart fabric_link_timer(struct hrtimer *t)
 	len = fcr_msg_build(&l->books, msg, ktime_get_ns());
 	if (!hrtimer_is_queued(t)) {
 		hrtimer_forward_now(t, ns_to_ktime(fcr_msg_period(&l->books,
-								 FABRIC_LINK_PERIOD_NS)));
+				fcr_base_period(FABRIC_LINK_SINK_BYTES, l->rate))));
 		ret = HRTIMER_RESTART;
 	}
 	spin_unlock(&l->lock);
@@ -489,6 +489,14 @@ struct fabric_link *fabric_link_configure(struct Qdisc *sch,
 	return fabric_link_get(qdisc_dev(sch), u, extack);
 }
 EXPORT_SYMBOL_GPL(fabric_link_configure);
+
+void fabric_link_set_rate(struct fabric_link *l, u64 rate)
+{
+	spin_lock_bh(&l->lock);
+	l->rate = rate;
+	spin_unlock_bh(&l->lock);
+}
+EXPORT_SYMBOL_GPL(fabric_link_set_rate);
 
 /* The unit of @l, for a dump; 0 for none. */
 u32 fabric_link_unit(const struct fabric_link *l)

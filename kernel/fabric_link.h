@@ -42,6 +42,12 @@ struct fabric_link *fabric_link_configure(struct Qdisc *sch,
 					  const struct nlattr *unit,
 					  struct netlink_ext_ack *extack);
 u32 fabric_link_unit(const struct fabric_link *l);
+/*
+ * The link's rate (bytes/s; 0: not known, the default), which sets how
+ * often our end speaks (core fcr_base_period()): a qdisc that knows it
+ * says so.  Shared by the qdiscs on the device: the last one told wins.
+ */
+void fabric_link_set_rate(struct fabric_link *l, u64 rate);
 
 /* The VC @skb (data at its Ethernet header) travels on, and its length. */
 unsigned int fabric_link_skb_vc(const struct sk_buff *skb);

@@ -1116,6 +1116,8 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 		return PTR_ERR(link);
 	/* drivers may sleep to tell their speed: ask before taking the lock */
 	link_rate = rate ? rate : edf_device_rate(qdisc_dev(sch));
+	if (link)
+		fabric_link_set_rate(link, link_rate);
 
 	sch_tree_lock(sch);
 	old_link = q->link;

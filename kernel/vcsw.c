@@ -125,11 +125,6 @@
  * the other travels back), so a jumbo MTU still streams.
  */
 #define VCSW_DEFAULT_IN_BUFFER	8192
-/*
- * The link message's period on a credit link; an idle link's grows to 64
- * times it (core fabric_credit.h)
- */
-#define VCSW_CREDIT_PERIOD_NS	1000000ULL
 /* frames one run of the crossbar moves before it leaves the rest to a timer */
 #define VCSW_XBAR_BUDGET	64
 #define VCSW_DEFAULT_FDB_MAX	1024
@@ -706,6 +701,21 @@ static u32 vcsw_in_limit(const u32 *bytes, unsigned int vc)
 	return vc == 0 ? 2 * bytes[0] : 2 * (bytes[0] + bytes[1]);
 }
 
+/*
+ * The base period of the port's link messages: a quarter of its smallest
+ * input VC at the switch's link rate, 1 to 4 ms (core fcr_base_period());
+ * an idle link's grows to 64 ms (fcr_msg_period()).  p->lock held.
+ */
+static u64 vcsw_credit_period(const struct vcsw_slave *p)
+{
+	u32 bytes = U32_MAX;
+	unsigned int vc;
+
+	for (vc = 0; vc < p->cp.l.vcs; vc++)
+		bytes = min(bytes, p->cp.in_bytes[vc]);
+	return fcr_base_period(bytes, READ_ONCE(p->sw->rate));
+}
+
 /* Send the link message soon, from the port's timer.  p->lock held. */
 static void vcsw_credit_kick(struct vcsw_slave *p)
 {
@@ -807,7 +817,7 @@ static enum hrtimer_restart vcsw_credit_timer(struct hrtimer *t)
 	len = fcr_msg_build(&p->cp.l, msg, ktime_get_ns());
 	if (!hrtimer_is_queued(t)) {
 		hrtimer_forward_now(t, ns_to_ktime(fcr_msg_period(&p->cp.l,
-								 VCSW_CREDIT_PERIOD_NS)));
+								 vcsw_credit_period(p))));
 		ret = HRTIMER_RESTART;
 	}
 	spin_unlock(&p->lock);

@@ -310,11 +310,48 @@ static inline fq_u32 fcr_units(const struct fcr_link *l, fq_u32 len)
  * answer at once.
  */
 
-/* The delay before our next periodic message, for a base @period_ns. */
+/*
+ * The base period itself: a link end's messages are worth sending about
+ * as often as a quarter of its input buffer (@buffer_bytes) can cross
+ * the link at its rate (@rate, bytes/s; 0: not known), which is also
+ * when a draining buffer sends one anyway (fcr_rx_free()), and at least
+ * every FCR_PERIOD_MAX_NS, well within the quiet time, so that a quiet
+ * total, a lost grant or a restart is still heard within a few ms.  A
+ * fixed millisecond sent a message per 625 bytes of data on a 5 Mbit/s
+ * link, more messages than frames in a fabric of such links
+ * (Documentation/credits.rst).
+ */
+#define FCR_PERIOD_MIN_NS	1000000ULL	/* 1 ms */
+#define FCR_PERIOD_MAX_NS	4000000ULL	/* 4 ms */
+
+static inline fq_u64 fcr_base_period(fq_u32 buffer_bytes, fq_u64 rate)
+{
+	fq_u64 ns;
+
+	/* not known: the shortest */
+	if (!rate)
+		return FCR_PERIOD_MIN_NS;
+	ns = fq_mul_div64(buffer_bytes / 4, 1000000000ULL, rate);
+	if (ns < FCR_PERIOD_MIN_NS)
+		return FCR_PERIOD_MIN_NS;
+	return ns > FCR_PERIOD_MAX_NS ? FCR_PERIOD_MAX_NS : ns;
+}
+
+/*
+ * The delay before our next periodic message, for a base @period_ns:
+ * backed off on an idle link, to at most 64 ms (the shortest base period
+ * backed off all the way), whatever the base, so that a peer hears from
+ * an idle link as often as before the base followed the rate.
+ */
 static inline fq_u64 fcr_msg_period(const struct fcr_link *l,
 				    fq_u64 period_ns)
 {
-	return period_ns << l->idle_shift;
+	fq_u64 ns = period_ns << l->idle_shift;
+	fq_u64 idle_max = FCR_PERIOD_MIN_NS << FCR_IDLE_SHIFT_MAX;
+
+	if (ns > idle_max)
+		ns = period_ns > idle_max ? period_ns : idle_max;
+	return ns;
 }
 
 /* What we would say changed: back to the base period. */
@@ -740,14 +777,22 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 
 			/*
 			 * A sink counts nothing itself: any newer total is
-			 * what it received, and the peer should hear the
-			 * grant that follows soon
+			 * what it received, and the grant grows by it.  As
+			 * of room freed at a buffer (fcr_rx_free()), the
+			 * peer hears at once when a quarter of the buffer
+			 * has grown unheard, else with our next message: a
+			 * reply to every message doubled the messages of a
+			 * link that carries traffic toward a host
 			 */
 			if (l->sink) {
+				struct fcr_rx_vc *r = &l->rx[vc];
+
 				if (diff > 0) {
-					l->rx[vc].received += (fq_u32)diff;
+					r->received += (fq_u32)diff;
+					r->freed_unadvertised += (fq_u32)diff;
 					fcr_wake(l);
-					ret |= FCR_REPLY_NOW;
+					if (r->freed_unadvertised >= r->buffer / 4 + 1)
+						ret |= FCR_REPLY_NOW;
 				}
 				continue;
 			}

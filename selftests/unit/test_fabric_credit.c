@@ -1587,6 +1587,87 @@ UNIT_TEST(sink_grants_beyond_what_the_sender_reported)
 	EXPECT_EQ(h.st.peer_epochs, 2);
 }
 
+/*
+ * A sink answers a newer total at once only when a quarter of its buffer
+ * has been granted since its last message; smaller steps wait for its
+ * next one.  Before, every message with a newer total had an answer, and
+ * a link carrying traffic toward a host sent twice the messages.
+ */
+UNIT_TEST(sink_answers_at_once_only_past_a_quarter)
+{
+	struct fcr_link a, h;
+	fq_u8 m[MSG_LEN];
+	unsigned int r;
+	int i, now_replies = 0;
+
+	fcr_init(&a, 11, UNIT, BUFFER, QUIET_NS);
+	fcr_init(&h, 22, UNIT, 0, QUIET_NS);
+	fcr_set_sink(&h, SINK_BUFFER);
+	handshake(&a, &h);
+	EXPECT_EQ(fcr_tx_credits(&a, 1), SINK_BUFFER);
+	/* 16 messages, each after 4 units sent: a quarter (65) every 17 */
+	for (i = 1; i <= 16 * 4; i++) {
+		fcr_tx_sent(&a, 1, 4 * UNIT, 100 + (fq_u64)i);
+		fcr_msg_build(&a, m, 100 + (fq_u64)i);
+		r = fcr_msg_receive(&h, m, sizeof(m), 100 + (fq_u64)i);
+		if (r & FCR_REPLY_NOW) {
+			now_replies++;
+			EXPECT_EQ(i % 17, 0);
+			fcr_msg_build(&h, m, 100 + (fq_u64)i);
+			EXPECT_TRUE(fcr_msg_receive(&a, m, sizeof(m), 100 + (fq_u64)i) &
+				    FCR_CREDITS_GREW);
+		}
+	}
+	EXPECT_EQ(now_replies, 3);
+	/* the sink's next message grants all: the buffer beyond what a sent */
+	fcr_msg_build(&h, m, 200);
+	fcr_msg_receive(&a, m, sizeof(m), 200);
+	EXPECT_EQ(fcr_tx_credits(&a, 1), SINK_BUFFER);
+}
+
+/* The base period: a quarter buffer at the link's rate, within 1 to 4 ms. */
+UNIT_TEST(base_period_follows_the_link_rate)
+{
+	/* rate unknown */
+	EXPECT_EQ(fcr_base_period(8192, 0), FCR_PERIOD_MIN_NS);
+	/* 8 KB at 5 Mbit/s: 2048 bytes in 3.2768 ms */
+	EXPECT_EQ(fcr_base_period(8192, 625000), 3276800);
+	/* at 40 Mbit/s, 0.41 ms: the shortest */
+	EXPECT_EQ(fcr_base_period(8192, 5000000), FCR_PERIOD_MIN_NS);
+	/* at 1 Mbit/s, 16 ms: the longest, well within the quiet time */
+	EXPECT_EQ(fcr_base_period(8192, 125000), FCR_PERIOD_MAX_NS);
+	EXPECT_TRUE(FCR_PERIOD_MAX_NS < FCR_DEFAULT_QUIET_NS / 2);
+	/* a host's 256 KB sink at 10 Gbit/s: 52 us, the shortest */
+	EXPECT_EQ(fcr_base_period(256 * 1024, 1250000000ULL), FCR_PERIOD_MIN_NS);
+	/* no overflow at the largest buffer and a slow link */
+	EXPECT_EQ(fcr_base_period(0xffffffffu, 1), FCR_PERIOD_MAX_NS);
+}
+
+/*
+ * Backed off, an idle link's period is at most 64 ms whatever its base:
+ * a peer's silence past that means something (vm/vcsw_host_credits
+ * reads peer_silent_ms under 100 ms on an idle link).
+ */
+UNIT_TEST(idle_period_at_most_64_ms_whatever_the_base)
+{
+	struct fcr_link l;
+	unsigned int shift;
+
+	fcr_init(&l, 7, UNIT, BUFFER, QUIET_NS);
+	for (shift = 0; shift <= FCR_IDLE_SHIFT_MAX; shift++) {
+		l.idle_shift = (fq_u8)shift;
+		EXPECT_EQ(fcr_msg_period(&l, FCR_PERIOD_MIN_NS), FCR_PERIOD_MIN_NS << shift);
+		EXPECT_TRUE(fcr_msg_period(&l, FCR_PERIOD_MAX_NS) <= 64000000ULL);
+		EXPECT_TRUE(fcr_msg_period(&l, FCR_PERIOD_MAX_NS) >= FCR_PERIOD_MAX_NS);
+	}
+	EXPECT_EQ(fcr_msg_period(&l, FCR_PERIOD_MAX_NS), 64000000ULL);
+	l.idle_shift = 2;
+	EXPECT_EQ(fcr_msg_period(&l, 3276800), 4 * 3276800ULL);
+	/* a base beyond the cap (the simulations' 100 us base: not) stays */
+	l.idle_shift = 0;
+	EXPECT_EQ(fcr_msg_period(&l, 100000000ULL), 100000000ULL);
+}
+
 int main(void)
 {
 	return unit_run();
