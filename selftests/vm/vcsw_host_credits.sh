@@ -288,6 +288,7 @@ for h in 1 2 3; do
 	sent0[h]=$(qsent H$h); drops0[h]=$(qdrops H$h); in0[h]=$(pstat S s$h port rx_packets)
 	st0[h]=$(($(qcredit_vc H$h stalls 0) + $(qcredit_vc H$h stalls 1)))
 done
+hm0=$(qcredit H1 msgs_sent); pm0=$(pstat S s1 credits msgs_sent)
 pids=()
 for h in 1 2 3; do
 	send_bg $h $COUNT
@@ -315,6 +316,15 @@ done
 check_eq "every frame the hosts sent left S" "$total" "$(($(out S s4) - o0))"
 check_eq "... and reached H4" "$total" "$(($(rx_frames H4) - rx0))"
 switch_lossless "three hosts"
+# the link messages' base period follows the link's rate (core
+# fcr_base_period()): S's ports, a quarter of 8 KB at 2 Mbit/s, 4 ms; H1,
+# whose edf knows no rate but the veth's 10 Gbit/s, 1 ms.  Over the same
+# busy seconds s1 so sends about a quarter of H1's messages, plus one per
+# quarter of its buffer drained; at a fixed 1 ms it sent as many as H1
+hm=$(($(qcredit H1 msgs_sent) - hm0)); pm=$(($(pstat S s1 credits msgs_sent) - pm0))
+log_info "busy: H1 sent $hm link messages, s1 $pm"
+[ "$hm" -gt 0 ] && [ $((4 * pm)) -lt $((3 * hm)) ]
+check_err $? "s1 (2 Mbit/s) sent $pm link messages, H1 (1 ms) $hm: its period did not follow the rate"
 for h in 1 2 3; do
 	wait_for 5 books_exact $h
 	check_err $? "H$h: books not exact once idle: $(books_log $h)"
