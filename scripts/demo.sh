@@ -42,9 +42,9 @@ SWEEP_LOADS=${SWEEP_LOADS:-10 30 50 60 70 80 90}
 # serialisation times halved), then 64 hosts (8-ary 2-tree of 16-port
 # switches, the paper's switch, and 4-ary 3-tree, whose longest path has
 # six links, not four: its targets one and a half times) at the same
-# 5 Mbit/s.  A link much slower than 5 Mbit/s does not go: each of the 4
-# multimedia flows' mean frame (rate x interval) falls below
-# fabric-meter's 1 KB.
+# 5 Mbit/s.  A link much slower than 5 Mbit/s needs fewer multimedia
+# flows (@flows=...+multimedia:2+...): each flow's mean frame (rate x
+# interval) must stay above fabric-meter's 1 KB.
 SCALE_POINTS=${SCALE_POINTS:-fabric-advanced2
 fabric-advanced2@link=10mbit@control_target=8ms@eligibility=4ms@frame_latency=10ms
 fabric-advanced2@tree=8,2
