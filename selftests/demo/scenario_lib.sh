@@ -292,7 +292,7 @@ backlog_apply()
 # (/proc/net/softnet_stat: a line per CPU, the second column, hex)
 softnet_drops()
 {
-	local line f sum=0
+	local f sum=0
 
 	while read -r -a f; do
 		sum=$((sum + 16#${f[1]}))
@@ -315,10 +315,8 @@ losses_record()
 		echo "receive backlog drops (all CPUs, netdev_max_backlog" \
 			"$(sysctl -n net.core.netdev_max_backlog)): $(($(softnet_drops) - start))"
 		for h in "$@"; do
-			echo "== $h"
 			nsx "$h" cat /proc/net/dev /proc/net/snmp
 		done | awk '
-			/^== / { next }
 			/:/ && $1 !~ /^[A-Z][A-Za-z]*:$/ {
 				sub(/^[^:]*:/, ""); split($0, f, " ")
 				rxdrop += f[4]; txdrop += f[12]; next }
