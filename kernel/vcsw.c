@@ -114,6 +114,7 @@
 #include "fabric_link.h"
 #include "core/vcsw_port.h"
 #include "core/vcsw_trust.h"
+#include "core/vcsw_vc_attrs.h"
 #include "core/vcsw_xbar.h"
 #include "fabric_hdr.h"
 
@@ -227,10 +228,10 @@ struct vcsw_slave {
 	bool			credits;
 	bool			link_up;	/* running with carrier, RTNL */
 	u32			credit_unit;
-	u32			in_cfg[VCSW_NUM_VCS];	/* bytes; 0: default */
+	u32			in_cfg[VCSW_MAX_VCS];	/* bytes; 0: default */
 	struct fcr_port		cp;
-	bool			stalled[VCSW_NUM_VCS];
-	u64			cst_stalls[VCSW_NUM_VCS];
+	bool			stalled[VCSW_MAX_VCS];
+	u64			cst_stalls[VCSW_MAX_VCS];
 	atomic64_t		cst_msgs_off;
 	atomic64_t		cst_tx_fail;
 	struct hrtimer		ctimer;		/* the periodic link message */
@@ -267,7 +268,12 @@ struct vcsw {
 	bool			flood;		/* flood what has no known way */
 	u32			wh_held;	/* ports whose link holds a charge */
 	u64			rate;
-	u32			buffer[VCSW_NUM_VCS];
+	u32			buffer[VCSW_MAX_VCS];
+	/*
+	 * VCs of every port and link: written under RTNL and @lock while
+	 * the switch is down, read by the receive path
+	 */
+	u8			vcs;
 
 	/*
 	 * The crossbar, under @lock: every port's buffers (struct
@@ -698,7 +704,9 @@ static u32 vcsw_in_bytes(u32 cfg, u32 unit, unsigned int mtu)
  */
 static u32 vcsw_in_limit(const u32 *bytes, unsigned int vc)
 {
-	return vc == 0 ? 2 * bytes[0] : 2 * (bytes[0] + bytes[1]);
+	if (vc == 1)
+		return 2 * (bytes[0] + bytes[1]);
+	return 2 * bytes[vc];
 }
 
 /*
@@ -739,7 +747,7 @@ static void vcsw_credit_restart(struct vcsw_slave *p)
 	lockdep_assert_held(&p->lock);
 	epoch = fcr_epoch_new(get_random_u32(), p->cp.l.epoch, p->cp.prev_epoch);
 	fcr_port_start(&p->cp, epoch, p->credit_unit, FCR_DEFAULT_QUIET_NS);
-	for (vc = 0; vc < VCSW_NUM_VCS; vc++)
+	for (vc = 0; vc < VCSW_MAX_VCS; vc++)
 		p->stalled[vc] = false;
 }
 
@@ -840,7 +848,8 @@ static void vcsw_ent_free(struct vcsw_ent *e)
  * is down, where frames are dropped anyway) the head, VC0 first.  With
  * credits the chosen head of each VC and only it is checked (the
  * appendix's rule): a VC0 head the downstream cannot take yet holds VC0,
- * while VC1 may go.  Caller holds the switch's lock and p->lock.
+ * while VC1 may go (and so on down the VCs, with four).  Caller holds
+ * the switch's lock and p->lock.
  */
 static struct vcsw_node *vcsw_slave_next(struct vcsw_slave *p)
 {
@@ -849,7 +858,7 @@ static struct vcsw_node *vcsw_slave_next(struct vcsw_slave *p)
 
 	if (!p->credits || !vcsw_slave_up(p))
 		return vcsw_port_peek(q);
-	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+	for (vc = 0; vc < q->vcs; vc++) {
 		struct vcsw_node *h = vcsw_vc_pick(&q->vc[vc]);
 
 		if (!h)
@@ -1222,7 +1231,7 @@ static void vcsw_input_purge(struct vcsw *sw, struct vcsw_slave *p, bool count)
 	unsigned int vc;
 
 	lockdep_assert_held(&sw->lock);
-	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+	for (vc = 0; vc < VCSW_MAX_VCS; vc++) {
 		struct vcsw_vc *v = &p->x.in[vc];
 		struct vcsw_node *n;
 
@@ -1635,7 +1644,8 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	if (is_fabric) {
 		s64 ttd = f.ttd_ns;
 
-		vc = f.vc == FABRIC_VC_REGULATED ? 0 : 1;
+		/* as the credit books counted it (fcr_frame_vc()) */
+		vc = vcsw_vc_of(f.vc, READ_ONCE(sw->vcs));
 		if (unlikely(!READ_ONCE(in->trusted))) {
 			if (!vcsw_untrusted_ingress(in, skb->len + ETH_HLEN, now, &ttd, &vc))
 				goto drop;
@@ -1776,11 +1786,14 @@ static int vcsw_add_slave(struct net_device *dev, struct net_device *sdev,
 	p->credit_unit = FCR_DEFAULT_UNIT;
 	fcr_port_init(&p->cp, p->credit_unit,
 		      vcsw_in_bytes(0, p->credit_unit, sdev->mtu));
+	fcr_set_vcs(&p->cp.l, sw->vcs);
 	vcsw_xport_init(&p->x, sw->arch, 0, sw->buffer[0], sw->rate);
+	vcsw_xport_set_vcs(&p->x, sw->vcs);
 	p->x.wormhole = sw->wormhole;
-	p->x.in[0].limit = vcsw_in_limit(p->cp.in_bytes, 0);
-	p->x.in[1].limit = vcsw_in_limit(p->cp.in_bytes, 1);
-	p->x.out.vc[1].limit = sw->buffer[1];
+	for (i = 0; i < VCSW_MAX_VCS; i++) {
+		p->x.in[i].limit = vcsw_in_limit(p->cp.in_bytes, i);
+		p->x.out.vc[i].limit = sw->buffer[i];
+	}
 	atomic64_set(&p->cst_msgs_off, 0);
 	atomic64_set(&p->cst_tx_fail, 0);
 	fq_hrtimer_setup(&p->timer, vcsw_slave_timer, CLOCK_MONOTONIC,
@@ -1877,7 +1890,7 @@ static void vcsw_slot_release(struct vcsw *sw, struct vcsw_slave *p)
 		}
 		if (!q || q == p)
 			continue;
-		for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+		for (vc = 0; vc < VCSW_MAX_VCS; vc++) {
 			struct vcsw_list gone;
 
 			vcsw_list_init(&gone);
@@ -1962,12 +1975,12 @@ static void vcsw_credit_set_sizes(struct vcsw_slave *p, const u32 *cfg)
 {
 	unsigned int vc;
 
-	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+	for (vc = 0; vc < VCSW_MAX_VCS; vc++) {
 		p->in_cfg[vc] = cfg[vc];
 		fcr_port_set_buffer(&p->cp, vc,
 				    vcsw_in_bytes(cfg[vc], p->credit_unit, p->dev->mtu));
 	}
-	for (vc = 0; vc < VCSW_NUM_VCS; vc++)
+	for (vc = 0; vc < VCSW_MAX_VCS; vc++)
 		p->x.in[vc].limit = vcsw_in_limit(p->cp.in_bytes, vc);
 	/* a new grant while our messages were backed off */
 	if (fcr_woke(&p->cp.l))
@@ -1977,7 +1990,7 @@ static void vcsw_credit_set_sizes(struct vcsw_slave *p, const u32 *cfg)
 /* A new MTU changes the default input buffers.  RTNL held. */
 static void vcsw_credit_mtu_change(struct vcsw_slave *p)
 {
-	u32 cfg[VCSW_NUM_VCS];
+	u32 cfg[VCSW_MAX_VCS];
 
 	spin_lock_bh(&p->sw->lock);
 	spin_lock(&p->lock);
@@ -2006,7 +2019,7 @@ static void vcsw_credit_configure(struct vcsw_slave *p, bool on, u32 unit,
 	if (p->credits && !on) {
 		/* what the input holds drains; counted by closed books */
 		fcr_port_stop(&p->cp);
-		for (vc = 0; vc < VCSW_NUM_VCS; vc++)
+		for (vc = 0; vc < VCSW_MAX_VCS; vc++)
 			p->stalled[vc] = false;
 	}
 	WRITE_ONCE(p->credits, on);
@@ -2156,8 +2169,9 @@ static void vcsw_setup(struct net_device *dev)
 			 HRTIMER_MODE_REL_PINNED_SOFT);
 	sw->arch = VCSW_DEFAULT_ARCH;
 	sw->rate = 0;
-	sw->buffer[0] = VCSW_DEFAULT_BUFFER;
-	sw->buffer[1] = VCSW_DEFAULT_BUFFER;
+	for (i = 0; i < VCSW_MAX_VCS; i++)
+		sw->buffer[i] = VCSW_DEFAULT_BUFFER;
+	sw->vcs = VCSW_NUM_VCS;
 	sw->fdb_max = VCSW_DEFAULT_FDB_MAX;
 	sw->ageing = VCSW_DEFAULT_AGEING;
 	sw->group_fwd_mask = 0;
@@ -2191,6 +2205,9 @@ static const struct nla_policy vcsw_policy[IFLA_VCSW_MAX + 1] = {
 	[IFLA_VCSW_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U64, &vcsw_rate_range),
 	[IFLA_VCSW_VC0_BUFFER]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_buffer_range),
 	[IFLA_VCSW_VC1_BUFFER]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_buffer_range),
+	[IFLA_VCSW_VC2_BUFFER]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_buffer_range),
+	[IFLA_VCSW_VC3_BUFFER]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_buffer_range),
+	[IFLA_VCSW_VCS]		= NLA_POLICY_RANGE(NLA_U8, VCSW_NUM_VCS, VCSW_MAX_VCS),
 	[IFLA_VCSW_FDB_MAX]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_fdb_max_range),
 	[IFLA_VCSW_AGEING]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_ageing_range),
 	[IFLA_VCSW_FDB_COUNT]	= { .type = NLA_REJECT },
@@ -2234,6 +2251,14 @@ static const struct nla_policy vcsw_slave_policy[IFLA_VCSW_PORT_MAX + 1] = {
 	[IFLA_VCSW_PORT_VC0_IN_STATS]	= { .type = NLA_REJECT },
 	[IFLA_VCSW_PORT_VC1_IN_STATS]	= { .type = NLA_REJECT },
 	[IFLA_VCSW_PORT_INDEX]		= { .type = NLA_REJECT },
+	[IFLA_VCSW_PORT_VC2_STATS]	= { .type = NLA_REJECT },
+	[IFLA_VCSW_PORT_VC3_STATS]	= { .type = NLA_REJECT },
+	[IFLA_VCSW_PORT_VC2_IN_BUFFER]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_in_buffer_range),
+	[IFLA_VCSW_PORT_VC3_IN_BUFFER]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_in_buffer_range),
+	[IFLA_VCSW_PORT_VC2_IN_STATS]	= { .type = NLA_REJECT },
+	[IFLA_VCSW_PORT_VC3_IN_STATS]	= { .type = NLA_REJECT },
+	[IFLA_VCSW_PORT_VC2_CREDIT_STATS] = { .type = NLA_REJECT },
+	[IFLA_VCSW_PORT_VC3_CREDIT_STATS] = { .type = NLA_REJECT },
 };
 
 static int vcsw_validate(struct nlattr *tb[], struct nlattr *data[],
@@ -2290,7 +2315,7 @@ static void vcsw_inputs_drop_unfit(struct vcsw *sw)
 
 		if (!q)
 			continue;
-		for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+		for (vc = 0; vc < VCSW_MAX_VCS; vc++) {
 			struct vcsw_list gone;
 
 			vcsw_list_init(&gone);
@@ -2300,6 +2325,34 @@ static void vcsw_inputs_drop_unfit(struct vcsw *sw)
 	}
 	spin_unlock_bh(&sw->lock);
 	vcsw_kick_bh(sw, NULL);
+}
+
+/*
+ * Every port and its link to @vcs VCs.  Only while the switch is down
+ * (vcsw_changelink() refuses otherwise), so no frame waits in a VC that
+ * goes: vcsw_dev_stop() dropped them all, and the receive path drops
+ * while down.  A link's books start again (a new epoch): the peer hears
+ * messages of the new count, and refuses them (msgs_malformed) until it
+ * has the same.  RTNL held.
+ */
+static void vcsw_set_vcs(struct vcsw *sw, u8 vcs)
+{
+	struct vcsw_slave *p;
+
+	if (vcs == sw->vcs)
+		return;
+	spin_lock_bh(&sw->lock);
+	WRITE_ONCE(sw->vcs, vcs);
+	list_for_each_entry(p, &sw->ports, list) {
+		vcsw_xport_set_vcs(&p->x, vcs);
+		spin_lock(&p->lock);
+		fcr_set_vcs(&p->cp.l, vcs);
+		if (p->credits)
+			vcsw_credit_restart(p);
+		vcsw_credit_kick(p);
+		spin_unlock(&p->lock);
+	}
+	spin_unlock_bh(&sw->lock);
 }
 
 /* Validated by the policy: apply it all, under RTNL, to every port. */
@@ -2326,8 +2379,8 @@ static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
 	spin_unlock_bh(&sw->lock);
 	if (data[IFLA_VCSW_RATE])
 		WRITE_ONCE(sw->rate, nla_get_u64(data[IFLA_VCSW_RATE]));
-	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
-		struct nlattr *a = data[vc ? IFLA_VCSW_VC1_BUFFER : IFLA_VCSW_VC0_BUFFER];
+	for (vc = 0; vc < VCSW_MAX_VCS; vc++) {
+		struct nlattr *a = data[vcsw_buffer_attr[vc]];
 
 		if (!a)
 			continue;
@@ -2350,6 +2403,8 @@ static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
 		WRITE_ONCE(sw->flood, nla_get_u8(data[IFLA_VCSW_FLOOD]));
 	if (data[IFLA_VCSW_FDB_MAX])
 		vcsw_fdb_trim(sw);
+	if (data[IFLA_VCSW_VCS])
+		vcsw_set_vcs(sw, nla_get_u8(data[IFLA_VCSW_VCS]));
 
 	list_for_each_entry(p, &sw->ports, list) {
 		rcu_read_lock();
@@ -2357,8 +2412,8 @@ static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
 		spin_lock(&sw->lock);
 		vcsw_xport_set_arch(&p->x, sw->arch);
 		p->x.wormhole = sw->wormhole;
-		p->x.out.vc[0].limit = sw->buffer[0];
-		p->x.out.vc[1].limit = sw->buffer[1];
+		for (vc = 0; vc < VCSW_MAX_VCS; vc++)
+			p->x.out.vc[vc].limit = sw->buffer[vc];
 		if (p->x.out.rate != sw->rate) {
 			p->x.out.rate = sw->rate;
 			/* the new rate counts from now on */
@@ -2387,16 +2442,24 @@ FQ_RTNL_NEWLINK(vcsw_newlink, vcsw_create)
 static int vcsw_changelink(struct net_device *dev, struct nlattr *tb[],
 			   struct nlattr *data[], struct netlink_ext_ack *extack)
 {
-	vcsw_apply(netdev_priv(dev), data);
+	struct vcsw *sw = netdev_priv(dev);
+
+	if (data && data[IFLA_VCSW_VCS] &&
+	    nla_get_u8(data[IFLA_VCSW_VCS]) != sw->vcs && netif_running(dev)) {
+		NL_SET_ERR_MSG_ATTR(extack, data[IFLA_VCSW_VCS],
+				    "vcs changes only while the switch is down");
+		return -EBUSY;
+	}
+	vcsw_apply(sw, data);
 	return 0;
 }
 
 static size_t vcsw_get_size(const struct net_device *dev)
 {
-	return 4 * nla_total_size(sizeof(u8)) +	/* VC0_MODE, ARCH, WORMHOLE, FLOOD */
+	return 5 * nla_total_size(sizeof(u8)) +	/* VC0_MODE, ARCH, WORMHOLE, FLOOD, VCS */
 	       nla_total_size_64bit(sizeof(u64)) +	/* RATE */
-	       /* VC0_BUFFER, VC1_BUFFER, FDB_MAX, AGEING, FDB_COUNT */
-	       5 * nla_total_size(sizeof(u32)) +
+	       /* VC0..VC3_BUFFER, FDB_MAX, AGEING, FDB_COUNT */
+	       7 * nla_total_size(sizeof(u32)) +
 	       nla_total_size_64bit(sizeof(struct vcsw_stats)) +	/* STATS */
 	       nla_total_size(sizeof(u16));		/* GROUP_FWD_MASK */
 }
@@ -2417,8 +2480,11 @@ static int vcsw_fill_info(struct sk_buff *skb, const struct net_device *dev)
 	    nla_put_u8(skb, IFLA_VCSW_WORMHOLE, sw->wormhole) ||
 	    nla_put_u8(skb, IFLA_VCSW_FLOOD, READ_ONCE(sw->flood)) ||
 	    nla_put_u64_64bit(skb, IFLA_VCSW_RATE, sw->rate, IFLA_VCSW_PAD) ||
+	    nla_put_u8(skb, IFLA_VCSW_VCS, sw->vcs) ||
 	    nla_put_u32(skb, IFLA_VCSW_VC0_BUFFER, sw->buffer[0]) ||
 	    nla_put_u32(skb, IFLA_VCSW_VC1_BUFFER, sw->buffer[1]) ||
+	    nla_put_u32(skb, IFLA_VCSW_VC2_BUFFER, sw->buffer[2]) ||
+	    nla_put_u32(skb, IFLA_VCSW_VC3_BUFFER, sw->buffer[3]) ||
 	    nla_put_u32(skb, IFLA_VCSW_FDB_MAX, sw->fdb_max) ||
 	    nla_put_u32(skb, IFLA_VCSW_AGEING, sw->ageing) ||
 	    nla_put_u32(skb, IFLA_VCSW_FDB_COUNT, READ_ONCE(sw->fdb_count)) ||
@@ -2439,11 +2505,10 @@ static int vcsw_slave_changelink(struct net_device *dev,
 				 struct nlattr *data[],
 				 struct netlink_ext_ack *extack)
 {
-	static const int in_attr[VCSW_NUM_VCS] = {
-		IFLA_VCSW_PORT_VC0_IN_BUFFER, IFLA_VCSW_PORT_VC1_IN_BUFFER,
-	};
+	const int *in_attr = vcsw_in_buffer_attr;
 	struct vcsw_slave *p = vcsw_slave_of_rtnl(sdev);
-	u32 unit, cfg[VCSW_NUM_VCS];
+	u32 unit, cfg[VCSW_MAX_VCS];
+	bool sizes = false;
 	const u8 *add, *del;
 	unsigned int vc;
 	bool credits;
@@ -2456,7 +2521,8 @@ static int vcsw_slave_changelink(struct net_device *dev,
 		  nla_get_u8(data[IFLA_VCSW_PORT_CREDITS]) : p->credits;
 	unit = data[IFLA_VCSW_PORT_CREDIT_UNIT] ?
 	       nla_get_u32(data[IFLA_VCSW_PORT_CREDIT_UNIT]) : p->credit_unit;
-	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+	for (vc = 0; vc < VCSW_MAX_VCS; vc++) {
+		sizes |= !!data[in_attr[vc]];
 		cfg[vc] = data[in_attr[vc]] ? nla_get_u32(data[in_attr[vc]]) :
 					      p->in_cfg[vc];
 		/* a frame larger than the buffer could never be sent to us */
@@ -2517,8 +2583,7 @@ static int vcsw_slave_changelink(struct net_device *dev,
 	spin_unlock_bh(&p->police_lock);
 	if (data[IFLA_VCSW_PORT_TRUST])
 		WRITE_ONCE(p->trusted, nla_get_u8(data[IFLA_VCSW_PORT_TRUST]));
-	if (data[IFLA_VCSW_PORT_CREDITS] || data[IFLA_VCSW_PORT_CREDIT_UNIT] ||
-	    data[IFLA_VCSW_PORT_VC0_IN_BUFFER] || data[IFLA_VCSW_PORT_VC1_IN_BUFFER])
+	if (data[IFLA_VCSW_PORT_CREDITS] || data[IFLA_VCSW_PORT_CREDIT_UNIT] || sizes)
 		vcsw_credit_configure(p, credits, unit, cfg);
 	return 0;
 }
@@ -2528,39 +2593,56 @@ static size_t vcsw_get_slave_size(const struct net_device *dev,
 {
 	return nla_total_size_64bit(sizeof(u64)) +		/* RATE */
 	       nla_total_size_64bit(sizeof(struct vcsw_port_stats)) +
-	       2 * nla_total_size_64bit(sizeof(struct vcsw_vc_stats)) +
+	       /* VC0..VC3_STATS, VC0..VC3_IN_STATS */
+	       2 * VCSW_MAX_VCS * nla_total_size_64bit(sizeof(struct vcsw_vc_stats)) +
 	       nla_total_size(sizeof(u8)) +			/* TRUST */
 	       nla_total_size_64bit(sizeof(u64)) +		/* VC0_RATE */
 	       nla_total_size(sizeof(u32)) +			/* VC0_BURST */
 	       nla_total_size(sizeof(u8)) +			/* VC0_EXCEED */
 	       2 * nla_total_size(sizeof(s32)) +		/* TTD_MIN, TTD_MAX */
 	       nla_total_size(sizeof(u8)) +			/* CREDITS */
-	       3 * nla_total_size(sizeof(u32)) +	/* CREDIT_UNIT, VC0/1_IN_BUFFER */
+	       5 * nla_total_size(sizeof(u32)) +	/* CREDIT_UNIT, VC0..VC3_IN_BUFFER */
 	       nla_total_size_64bit(sizeof(struct vcsw_credit_stats)) +
-	       2 * nla_total_size_64bit(sizeof(struct vcsw_vc_stats)) +	/* VC0/1_IN_STATS */
+	       /* VC2/3_CREDIT_STATS */
+	       2 * nla_total_size_64bit(sizeof(struct vcsw_credit_vc_stats)) +
 	       nla_total_size(sizeof(u32));			/* INDEX */
 }
 
-/* The credit counters and books of @p, for a dump. */
-static void vcsw_credit_read_stats(struct vcsw_slave *p, struct vcsw_credit_stats *cs)
+/*
+ * The credit counters and books of @p, for a dump: the link's in @cs with
+ * VCs 0 and 1, every VC's in @vcs.
+ */
+static void vcsw_credit_read_stats(struct vcsw_slave *p, struct vcsw_credit_stats *cs,
+				   struct vcsw_credit_vc_stats *vcs)
 {
 	struct fcr_stats st;
 	unsigned int vc;
 
 	memset(cs, 0, sizeof(*cs));
+	memset(vcs, 0, VCSW_MAX_VCS * sizeof(*vcs));
 	spin_lock_bh(&p->lock);
 	fcr_port_read_stats(&p->cp, &st);
-	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
-		cs->stalls[vc] = p->cst_stalls[vc];
-		cs->violations[vc] = st.vc[vc].violations;
-		cs->lost_units[vc] = st.vc[vc].lost_units;
-		cs->twice_units[vc] = st.vc[vc].twice_units;
-		cs->late_units[vc] = st.vc[vc].late_units;
+	for (vc = 0; vc < VCSW_MAX_VCS; vc++) {
+		vcs[vc].stalls = p->cst_stalls[vc];
+		vcs[vc].violations = st.vc[vc].violations;
+		vcs[vc].lost_units = st.vc[vc].lost_units;
+		vcs[vc].twice_units = st.vc[vc].twice_units;
+		vcs[vc].late_units = st.vc[vc].late_units;
 		if (p->credits) {
-			cs->tx_credits[vc] = fcr_tx_credits(&p->cp.l, vc);
-			cs->rx_buffer[vc] = p->cp.l.rx[vc].buffer;
-			cs->rx_held[vc] = p->cp.l.rx[vc].held;
+			vcs[vc].tx_credits = fcr_tx_credits(&p->cp.l, vc);
+			vcs[vc].rx_buffer = p->cp.l.rx[vc].buffer;
+			vcs[vc].rx_held = p->cp.l.rx[vc].held;
 		}
+	}
+	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+		cs->stalls[vc] = vcs[vc].stalls;
+		cs->violations[vc] = vcs[vc].violations;
+		cs->lost_units[vc] = vcs[vc].lost_units;
+		cs->twice_units[vc] = vcs[vc].twice_units;
+		cs->late_units[vc] = vcs[vc].late_units;
+		cs->tx_credits[vc] = vcs[vc].tx_credits;
+		cs->rx_buffer[vc] = vcs[vc].rx_buffer;
+		cs->rx_held[vc] = vcs[vc].rx_held;
 	}
 	cs->restarts = p->cp.restarts;
 	spin_unlock_bh(&p->lock);
@@ -2580,8 +2662,9 @@ static int vcsw_fill_slave_info(struct sk_buff *skb,
 				const struct net_device *sdev)
 {
 	struct vcsw_slave *p = vcsw_slave_of_rtnl(sdev);
-	struct vcsw_vc_stats vst[VCSW_NUM_VCS], ist[VCSW_NUM_VCS];
-	unsigned int start = skb->len;
+	struct vcsw_credit_vc_stats cvs[VCSW_MAX_VCS];
+	struct vcsw_vc_stats vst, ist;
+	unsigned int start = skb->len, vcs;
 	struct vcsw_credit_stats cs;
 	struct vcsw_port_stats ps;
 	u64 *ctr = (u64 *)&ps;
@@ -2594,23 +2677,16 @@ static int vcsw_fill_slave_info(struct sk_buff *skb,
 	for (i = 0; i < VCSW_PS_MAX; i++)
 		ctr[i] = atomic64_read(&p->st[i]);
 	spin_lock_bh(&p->sw->lock);
-	for (i = 0; i < VCSW_NUM_VCS; i++) {
-		vcsw_vc_read_stats(&p->x.out.vc[i], &vst[i]);
-		vcsw_vc_read_stats(&p->x.in[i], &ist[i]);
-	}
 	rate = p->x.out.rate;
+	vcs = p->x.out.vcs;
 	spin_unlock_bh(&p->sw->lock);
-	vcsw_credit_read_stats(p, &cs);
+	vcsw_credit_read_stats(p, &cs, cvs);
 	spin_lock_bh(&p->police_lock);
 	vc0_rate = p->police.rate;
 	spin_unlock_bh(&p->police_lock);
 
 	if (nla_put_u64_64bit(skb, IFLA_VCSW_PORT_RATE, rate, IFLA_VCSW_PORT_PAD) ||
 	    nla_put_64bit(skb, IFLA_VCSW_PORT_STATS, sizeof(ps), &ps,
-			  IFLA_VCSW_PORT_PAD) ||
-	    nla_put_64bit(skb, IFLA_VCSW_PORT_VC0_STATS, sizeof(vst[0]), &vst[0],
-			  IFLA_VCSW_PORT_PAD) ||
-	    nla_put_64bit(skb, IFLA_VCSW_PORT_VC1_STATS, sizeof(vst[1]), &vst[1],
 			  IFLA_VCSW_PORT_PAD) ||
 	    nla_put_u8(skb, IFLA_VCSW_PORT_TRUST, p->trusted) ||
 	    nla_put_u64_64bit(skb, IFLA_VCSW_PORT_VC0_RATE, vc0_rate,
@@ -2621,16 +2697,34 @@ static int vcsw_fill_slave_info(struct sk_buff *skb,
 	    nla_put_s32(skb, IFLA_VCSW_PORT_TTD_MAX, p->trust.ttd_max) ||
 	    nla_put_u8(skb, IFLA_VCSW_PORT_CREDITS, p->credits) ||
 	    nla_put_u32(skb, IFLA_VCSW_PORT_CREDIT_UNIT, p->credit_unit) ||
-	    nla_put_u32(skb, IFLA_VCSW_PORT_VC0_IN_BUFFER, p->cp.in_bytes[0]) ||
-	    nla_put_u32(skb, IFLA_VCSW_PORT_VC1_IN_BUFFER, p->cp.in_bytes[1]) ||
 	    nla_put_64bit(skb, IFLA_VCSW_PORT_CREDIT_STATS, sizeof(cs), &cs,
-			  IFLA_VCSW_PORT_PAD) ||
-	    nla_put_64bit(skb, IFLA_VCSW_PORT_VC0_IN_STATS, sizeof(ist[0]), &ist[0],
-			  IFLA_VCSW_PORT_PAD) ||
-	    nla_put_64bit(skb, IFLA_VCSW_PORT_VC1_IN_STATS, sizeof(ist[1]), &ist[1],
 			  IFLA_VCSW_PORT_PAD) ||
 	    nla_put_u32(skb, IFLA_VCSW_PORT_INDEX, p->idx))
 		return -EMSGSIZE;
+	for (i = 0; i < VCSW_MAX_VCS; i++) {
+		if (nla_put_u32(skb, vcsw_in_buffer_attr[i], p->cp.in_bytes[i]))
+			return -EMSGSIZE;
+		/*
+		 * the statistics of the VCs the switch has, a VC at a time
+		 * (all of them at once would not fit on the stack)
+		 */
+		if (i >= vcs)
+			continue;
+		spin_lock_bh(&p->sw->lock);
+		vcsw_vc_read_stats(&p->x.out.vc[i], &vst);
+		vcsw_vc_read_stats(&p->x.in[i], &ist);
+		spin_unlock_bh(&p->sw->lock);
+		if (nla_put_64bit(skb, vcsw_out_stats_attr[i], sizeof(vst), &vst,
+				  IFLA_VCSW_PORT_PAD) ||
+		    nla_put_64bit(skb, vcsw_in_stats_attr[i], sizeof(ist), &ist,
+				  IFLA_VCSW_PORT_PAD))
+			return -EMSGSIZE;
+		if (i >= VCSW_NUM_VCS &&
+		    nla_put_64bit(skb, i == 2 ? IFLA_VCSW_PORT_VC2_CREDIT_STATS :
+						IFLA_VCSW_PORT_VC3_CREDIT_STATS,
+				  sizeof(cvs[i]), &cvs[i], IFLA_VCSW_PORT_PAD))
+			return -EMSGSIZE;
+	}
 	/* as in vcsw_fill_info(): a forgotten attribute shows at once */
 	WARN_ON_ONCE(skb->len - start > vcsw_get_slave_size(dev, sdev));
 	return 0;

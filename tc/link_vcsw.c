@@ -15,6 +15,7 @@
 
 #include "vcsw_ipdecl.h"
 #include <linux/vcsw.h>
+#include "../kernel/core/vcsw_vc_attrs.h"
 
 static const char *const vcsw_modes[] = { "fifo", "takeover", "ideal" };
 static const char *const vcsw_archs[] = { "trad", "simple", "advanced", "ideal" };
@@ -23,7 +24,7 @@ static void vcsw_explain(FILE *f)
 {
 	fprintf(f,
 		"Usage: ... vcsw [ arch { trad | simple | advanced | ideal } ] [ rate RATE ]\n"
-		"                [ buffer SIZE ] [ vc0_buffer SIZE ] [ vc1_buffer SIZE ]\n"
+		"                [ vcs { 2 | 3 | 4 } ] [ buffer SIZE ] [ vcN_buffer SIZE ]\n"
 		"                [ fdb_max ENTRIES ] [ ageing SECONDS ] [ group_fwd_mask MASK ]\n"
 		"                [ wormhole { on | off } ] [ flood { on | off } ]\n"
 		"  arch        the EDF paper's switch architecture (advanced): buffers and\n"
@@ -32,8 +33,11 @@ static void vcsw_explain(FILE *f)
 		"  vc0 { fifo | takeover | ideal }   old name: arch trad, advanced, ideal\n"
 		"  rate        emulated link rate of every port, 0: the device's own (0)\n"
 		"              RATE: a number with bit, kbit, mbit, gbit, bps, kbps, mbps, gbps\n"
-		"  buffer      both VCs' buffer per port, bytes (k, m suffixes) (64k)\n"
-		"  vc0_buffer, vc1_buffer   one VC's buffer, 2048 .. 64m\n"
+		"  vcs         VCs of every port and credit link, each strictly before the\n"
+		"              next: 2, regulated and best effort (2); 4, the paper's\n"
+		"              Traditional 4 VCs; changed only while the switch is down\n"
+		"  buffer      every VC's buffer per port, bytes (k, m suffixes) (64k)\n"
+		"  vcN_buffer  VC N's buffer, N 0 .. 3, 2048 .. 64m\n"
 		"  fdb_max     forwarding entries, 1 .. 65536 (1024)\n"
 		"  ageing      learned entries live SECONDS, 0: for ever (300)\n"
 		"  group_fwd_mask  link-local groups 01:80:C2:00:00:0X relayed: bit X;\n"
@@ -46,6 +50,7 @@ static void vcsw_explain(FILE *f)
 		"              switches have several paths between them needs\n"
 		"Ports: ip link set DEV master SWITCH; see: ip link help vcsw_slave\n");
 }
+
 
 static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
 			  struct nlmsghdr *n)
@@ -102,19 +107,26 @@ static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
 			}
 			argc--, argv++;
 			addattr64(n, VCSW_MSG_MAX, IFLA_VCSW_RATE, rate);
-		} else if (!strcmp(*argv, "buffer") || !strcmp(*argv, "vc0_buffer") ||
-			   !strcmp(*argv, "vc1_buffer")) {
+		} else if (!strcmp(*argv, "vcs")) {
+			if (argc < 2 || get_u32(&v, argv[1], 0) || v < VCSW_NUM_VCS ||
+			    v > VCSW_MAX_VCS) {
+				fprintf(stderr, "vcsw: Illegal \"vcs\": 2, 3 or 4\n");
+				return -1;
+			}
+			argc--, argv++;
+			addattr8(n, VCSW_MSG_MAX, IFLA_VCSW_VCS, (__u8)v);
+		} else if ((i = vcsw_vc_option(*argv, "buffer")) >= -1) {
 			const char *what = *argv;
+			int vc;
 
 			if (argc < 2 || vcsw_parse_size(&v, argv[1])) {
 				fprintf(stderr, "vcsw: Illegal \"%s\"\n", what);
 				return -1;
 			}
 			argc--, argv++;
-			if (strcmp(what, "vc1_buffer"))
-				addattr32(n, VCSW_MSG_MAX, IFLA_VCSW_VC0_BUFFER, v);
-			if (strcmp(what, "vc0_buffer"))
-				addattr32(n, VCSW_MSG_MAX, IFLA_VCSW_VC1_BUFFER, v);
+			for (vc = 0; vc < VCSW_MAX_VCS; vc++)
+				if (i < 0 || i == vc)
+					addattr32(n, VCSW_MSG_MAX, vcsw_buffer_attr[vc], v);
 		} else if (!strcmp(*argv, "fdb_max") || !strcmp(*argv, "ageing")) {
 			const char *what = *argv;
 
@@ -147,10 +159,11 @@ static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
 
 static void vcsw_print_opt(struct link_util *lu, FILE *f, struct rtattr *tb[])
 {
-	const __u8 *mode, *arch;
+	const __u8 *mode, *arch, *vcs;
 	const __u64 *rate;
 	const __u16 *mask;
 	const __u32 *v;
+	unsigned int vc;
 
 	if (!tb)
 		return;
@@ -172,12 +185,22 @@ static void vcsw_print_opt(struct link_util *lu, FILE *f, struct rtattr *tb[])
 	rate = vcsw_rta_data(tb[IFLA_VCSW_RATE], sizeof(*rate));
 	if (rate)
 		vcsw_print_rate("rate", *rate);
-	v = vcsw_rta_data(tb[IFLA_VCSW_VC0_BUFFER], sizeof(*v));
-	if (v)
-		print_color_uint(PRINT_ANY, COLOR_NONE, "vc0_buffer", "vc0_buffer %u ", *v);
-	v = vcsw_rta_data(tb[IFLA_VCSW_VC1_BUFFER], sizeof(*v));
-	if (v)
-		print_color_uint(PRINT_ANY, COLOR_NONE, "vc1_buffer", "vc1_buffer %u ", *v);
+	vcs = vcsw_rta_data(tb[IFLA_VCSW_VCS], sizeof(*vcs));
+	if (vcs)
+		print_color_uint(PRINT_ANY, COLOR_NONE, "vcs", "vcs %u ", *vcs);
+	for (vc = 0; vc < VCSW_MAX_VCS; vc++) {
+		char name[16], fmt[24];
+
+		/* VCs 2 and 3 only where the switch has them */
+		if (vc >= VCSW_NUM_VCS && (!vcs || vc >= *vcs))
+			continue;
+		v = vcsw_rta_data(tb[vcsw_buffer_attr[vc]], sizeof(*v));
+		if (!v)
+			continue;
+		snprintf(name, sizeof(name), "vc%u_buffer", vc);
+		snprintf(fmt, sizeof(fmt), "%s %%u ", name);
+		print_color_uint(PRINT_ANY, COLOR_NONE, name, fmt, *v);
+	}
 	v = vcsw_rta_data(tb[IFLA_VCSW_FDB_MAX], sizeof(*v));
 	if (v)
 		print_color_uint(PRINT_ANY, COLOR_NONE, "fdb_max", "fdb_max %u ", *v);

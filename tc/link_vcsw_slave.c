@@ -15,6 +15,7 @@
 
 #include "vcsw_ipdecl.h"
 #include <linux/vcsw.h>
+#include "../kernel/core/vcsw_vc_attrs.h"
 
 static const char *const vcsw_exceed_names[] = { "drop", "demote" };
 
@@ -26,7 +27,7 @@ static void vcsw_slave_explain(FILE *f)
 		"                      [ vc0_exceed { drop | demote } ]\n"
 		"                      [ ttd_min TIME ] [ ttd_max TIME ]\n"
 		"                      [ credits { on | off } ] [ credit_unit BYTES ]\n"
-		"                      [ in_buffer SIZE ] [ vc0_in_buffer SIZE ] [ vc1_in_buffer SIZE ]\n"
+		"                      [ in_buffer SIZE ] [ vcN_in_buffer SIZE ]\n"
 		"  fdb_add    a static entry: frames to LLADDR leave by this port\n"
 		"  fdb_del    remove such a static entry\n"
 		"  fdb_flush  forget the addresses learned on this port\n"
@@ -39,11 +40,13 @@ static void vcsw_slave_explain(FILE *f)
 		"             signed 32-bit nanoseconds (0, 100ms)\n"
 		"  credits    per-VC credit flow control with the other end of the link (off)\n"
 		"  credit_unit  bytes per credit, 1 .. 65535 (64)\n"
-		"  in_buffer  both VCs' input buffer advertised upstream, bytes (k, m), up to\n"
-		"             64m, at least a full-size frame; 0: the default, 8k or two\n"
+		"  in_buffer  every VC's input buffer advertised upstream, bytes (k, m), up\n"
+		"             to 64m, at least a full-size frame; 0: the default, 8k or two\n"
 		"             full-size frames if more\n"
-		"  vc0_in_buffer, vc1_in_buffer   one VC's input buffer\n");
+		"  vcN_in_buffer   VC N's input buffer, N 0 .. 3 (2 and 3: a switch of vcs 4)\n");
 }
+
+
 
 static int vcsw_slave_parse_opt(struct link_util *lu, int argc, char **argv,
 				struct nlmsghdr *n)
@@ -127,19 +130,18 @@ static int vcsw_slave_parse_opt(struct link_util *lu, int argc, char **argv,
 			}
 			argc--, argv++;
 			addattr32(n, VCSW_MSG_MAX, IFLA_VCSW_PORT_CREDIT_UNIT, v);
-		} else if (!strcmp(*argv, "in_buffer") || !strcmp(*argv, "vc0_in_buffer") ||
-			   !strcmp(*argv, "vc1_in_buffer")) {
+		} else if ((i = vcsw_vc_option(*argv, "in_buffer")) >= -1) {
 			const char *what = *argv;
+			int vc;
 
 			if (argc < 2 || vcsw_parse_size(&v, argv[1])) {
 				fprintf(stderr, "vcsw_slave: Illegal \"%s\"\n", what);
 				return -1;
 			}
 			argc--, argv++;
-			if (strcmp(what, "vc1_in_buffer"))
-				addattr32(n, VCSW_MSG_MAX, IFLA_VCSW_PORT_VC0_IN_BUFFER, v);
-			if (strcmp(what, "vc0_in_buffer"))
-				addattr32(n, VCSW_MSG_MAX, IFLA_VCSW_PORT_VC1_IN_BUFFER, v);
+			for (vc = 0; vc < VCSW_MAX_VCS; vc++)
+				if (i < 0 || i == vc)
+					addattr32(n, VCSW_MSG_MAX, vcsw_in_buffer_attr[vc], v);
 		} else if (!strcmp(*argv, "help")) {
 			vcsw_slave_explain(stderr);
 			return -1;
@@ -185,8 +187,30 @@ static void vcsw_slave_print_vc(const char *name, struct rtattr *rta)
 	close_json_object();
 }
 
-/* The credit counters; per VC the counters and the books now. */
-static void vcsw_slave_print_credits(struct rtattr *rta)
+static void vcsw_slave_print_credit_vc(unsigned int vc,
+				       const struct vcsw_credit_vc_stats *v)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "credits_vc%u", vc);
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, "\n    %s: ", name);
+	open_json_object(name);
+	vcsw_print_u64("stalls", v->stalls);
+	vcsw_print_u64("violations", v->violations);
+	vcsw_print_u64("lost_units", v->lost_units);
+	vcsw_print_u64("twice_units", v->twice_units);
+	vcsw_print_u64("late_units", v->late_units);
+	vcsw_print_u64("tx_credits", v->tx_credits);
+	vcsw_print_u64("rx_buffer", v->rx_buffer);
+	vcsw_print_u64("rx_held", v->rx_held);
+	close_json_object();
+}
+
+/*
+ * The credit counters; per VC the counters and the books now (VCs 2 and
+ * 3 from @vc_rta, when the switch has them).
+ */
+static void vcsw_slave_print_credits(struct rtattr *rta, struct rtattr *const *vc_rta)
 {
 	struct vcsw_credit_stats cs = { 0 };
 	unsigned int vc;
@@ -213,20 +237,24 @@ static void vcsw_slave_print_credits(struct rtattr *rta)
 	 * an object by its name in the whole dump, and "vc0" is the output's
 	 */
 	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
-		char name[16];
+		struct vcsw_credit_vc_stats v = {
+			.stalls = cs.stalls[vc], .violations = cs.violations[vc],
+			.lost_units = cs.lost_units[vc], .twice_units = cs.twice_units[vc],
+			.late_units = cs.late_units[vc], .tx_credits = cs.tx_credits[vc],
+			.rx_buffer = cs.rx_buffer[vc], .rx_held = cs.rx_held[vc],
+		};
 
-		snprintf(name, sizeof(name), "credits_vc%u", vc);
-		print_color_string(PRINT_FP, COLOR_NONE, NULL, "\n    %s: ", name);
-		open_json_object(name);
-		vcsw_print_u64("stalls", cs.stalls[vc]);
-		vcsw_print_u64("violations", cs.violations[vc]);
-		vcsw_print_u64("lost_units", cs.lost_units[vc]);
-		vcsw_print_u64("twice_units", cs.twice_units[vc]);
-		vcsw_print_u64("late_units", cs.late_units[vc]);
-		vcsw_print_u64("tx_credits", cs.tx_credits[vc]);
-		vcsw_print_u64("rx_buffer", cs.rx_buffer[vc]);
-		vcsw_print_u64("rx_held", cs.rx_held[vc]);
-		close_json_object();
+		vcsw_slave_print_credit_vc(vc, &v);
+	}
+	for (; vc < VCSW_MAX_VCS; vc++) {
+		struct vcsw_credit_vc_stats v = { 0 };
+		struct rtattr *rta = vc_rta[vc - VCSW_NUM_VCS];
+
+		if (!rta)
+			continue;
+		memcpy(&v, RTA_DATA(rta), RTA_PAYLOAD(rta) < sizeof(v) ?
+		       RTA_PAYLOAD(rta) : sizeof(v));
+		vcsw_slave_print_credit_vc(vc, &v);
 	}
 }
 
@@ -238,9 +266,14 @@ static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 	const __s32 *ttd;
 	const __u64 *rate;
 	const __u32 *u32;
+	struct rtattr *credit_vc[VCSW_MAX_VCS - VCSW_NUM_VCS];
+	unsigned int vc;
 
 	if (!tb)
 		return;
+	credit_vc[0] = tb[IFLA_VCSW_PORT_VC2_CREDIT_STATS];
+	credit_vc[1] = tb[IFLA_VCSW_PORT_VC3_CREDIT_STATS];
+
 	u32 = vcsw_rta_data(tb[IFLA_VCSW_PORT_INDEX], sizeof(*u32));
 	if (u32)
 		print_color_uint(PRINT_ANY, COLOR_NONE, "port_index", "port_index %u ", *u32);
@@ -275,12 +308,19 @@ static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 	u32 = vcsw_rta_data(tb[IFLA_VCSW_PORT_CREDIT_UNIT], sizeof(*u32));
 	if (u32)
 		print_color_uint(PRINT_ANY, COLOR_NONE, "credit_unit", "credit_unit %u ", *u32);
-	u32 = vcsw_rta_data(tb[IFLA_VCSW_PORT_VC0_IN_BUFFER], sizeof(*u32));
-	if (u32)
-		print_color_uint(PRINT_ANY, COLOR_NONE, "vc0_in_buffer", "vc0_in_buffer %u ", *u32);
-	u32 = vcsw_rta_data(tb[IFLA_VCSW_PORT_VC1_IN_BUFFER], sizeof(*u32));
-	if (u32)
-		print_color_uint(PRINT_ANY, COLOR_NONE, "vc1_in_buffer", "vc1_in_buffer %u ", *u32);
+	for (vc = 0; vc < VCSW_MAX_VCS; vc++) {
+		char name[16], fmt[24];
+
+		/* VCs 2 and 3 only where the switch has them */
+		if (vc >= VCSW_NUM_VCS && !tb[vcsw_out_stats_attr[vc]])
+			continue;
+		u32 = vcsw_rta_data(tb[vcsw_in_buffer_attr[vc]], sizeof(*u32));
+		if (!u32)
+			continue;
+		snprintf(name, sizeof(name), "vc%u_in_buffer", vc);
+		snprintf(fmt, sizeof(fmt), "%s %%u ", name);
+		print_color_uint(PRINT_ANY, COLOR_NONE, name, fmt, *u32);
+	}
 	if (tb[IFLA_VCSW_PORT_STATS]) {
 		struct rtattr *rta = tb[IFLA_VCSW_PORT_STATS];
 
@@ -309,11 +349,19 @@ static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 		vcsw_print_u64("drop_unrouted", ps.drop_unrouted);
 		close_json_object();
 	}
-	vcsw_slave_print_vc("vc0", tb[IFLA_VCSW_PORT_VC0_STATS]);
-	vcsw_slave_print_vc("vc1", tb[IFLA_VCSW_PORT_VC1_STATS]);
-	vcsw_slave_print_vc("in_vc0", tb[IFLA_VCSW_PORT_VC0_IN_STATS]);
-	vcsw_slave_print_vc("in_vc1", tb[IFLA_VCSW_PORT_VC1_IN_STATS]);
-	vcsw_slave_print_credits(tb[IFLA_VCSW_PORT_CREDIT_STATS]);
+	for (vc = 0; vc < VCSW_MAX_VCS; vc++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "vc%u", vc);
+		vcsw_slave_print_vc(name, tb[vcsw_out_stats_attr[vc]]);
+	}
+	for (vc = 0; vc < VCSW_MAX_VCS; vc++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "in_vc%u", vc);
+		vcsw_slave_print_vc(name, tb[vcsw_in_stats_attr[vc]]);
+	}
+	vcsw_slave_print_credits(tb[IFLA_VCSW_PORT_CREDIT_STATS], credit_vc);
 }
 
 static void vcsw_slave_print_help(struct link_util *lu, int argc, char **argv,

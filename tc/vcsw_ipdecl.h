@@ -166,5 +166,19 @@ static inline int vcsw_parse_ttd(int32_t *ns, const char *s)
 	return 0;
 }
 
+/*
+ * Which VC an option names: @name itself ("buffer") is every VC, -1;
+ * "vcN_" @name is VC N (0 .. 3); anything else -2.
+ */
+static inline int vcsw_vc_option(const char *arg, const char *name)
+{
+	if (!strcmp(arg, name))
+		return -1;
+	if (!strncmp(arg, "vc", 2) && arg[2] >= '0' && arg[2] <= '3' &&
+	    arg[3] == '_' && !strcmp(arg + 4, name))
+		return arg[2] - '0';
+	return -2;
+}
+
 #endif
 

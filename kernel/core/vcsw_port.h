@@ -5,7 +5,9 @@
  * tests and "qsim port".
  *
  * A port has two virtual channels, VC0 (regulated) strictly before VC1
- * (best effort), each with a byte limit.  VC1 is a FIFO.  VC0 is one of:
+ * (best effort), each with a byte limit, or four (vcsw_port_set_vcs(): the
+ * paper's "Traditional 4 VCs", one per traffic class), each strictly
+ * before the next.  VCs 1 to 3 are FIFOs.  VC0 is one of:
  *
  *  fifo      one FIFO in arrival order (the paper's "Simple 2 VCs");
  *  takeover  an ordered FIFO L and a take-over FIFO U ("Advanced 2 VCs"):
@@ -79,7 +81,8 @@ struct vcsw_vc {
 };
 
 struct vcsw_port {
-	struct vcsw_vc		vc[VCSW_NUM_VCS];
+	struct vcsw_vc		vc[VCSW_MAX_VCS];
+	fq_u8			vcs;		/* VCs in use: 2 or 4 */
 	fq_u64			rate;		/* bytes/s; 0: no emulated link */
 	fq_u64			link_free;	/* the link is busy until then */
 };
@@ -243,19 +246,46 @@ static inline void vcsw_vc_unlink(struct vcsw_vc *v, struct vcsw_node *n)
 
 /* ---- the port -------------------------------------------------------------- */
 
+/*
+ * Two VCs; VCs 2 and 3, unused until vcsw_port_set_vcs(), are FIFOs of
+ * @vc1_limit bytes.
+ */
 static inline void vcsw_port_init(struct vcsw_port *p, fq_u8 vc0_mode,
 				  fq_u32 vc0_limit, fq_u32 vc1_limit,
 				  fq_u64 rate)
 {
+	unsigned int vc;
+
 	vcsw_vc_init(&p->vc[0], vc0_mode, vc0_limit);
-	vcsw_vc_init(&p->vc[1], VCSW_MODE_FIFO, vc1_limit);
+	for (vc = 1; vc < VCSW_MAX_VCS; vc++)
+		vcsw_vc_init(&p->vc[vc], VCSW_MODE_FIFO, vc1_limit);
+	p->vcs = VCSW_NUM_VCS;
 	p->rate = rate;
 	p->link_free = 0;
 }
 
+/*
+ * Use @vcs VCs, 2 to VCSW_MAX_VCS (clamped).  The VCs it stops using must
+ * be empty: a caller that shrinks a port with frames waiting flushes it
+ * first (the soft switch changes the count only while it is down).
+ */
+static inline void vcsw_port_set_vcs(struct vcsw_port *p, unsigned int vcs)
+{
+	if (vcs < VCSW_NUM_VCS)
+		vcs = VCSW_NUM_VCS;
+	if (vcs > VCSW_MAX_VCS)
+		vcs = VCSW_MAX_VCS;
+	p->vcs = (fq_u8)vcs;
+}
+
 static inline fq_u32 vcsw_port_qlen(const struct vcsw_port *p)
 {
-	return vcsw_vc_qlen(&p->vc[0]) + vcsw_vc_qlen(&p->vc[1]);
+	fq_u32 n = 0;
+	unsigned int vc;
+
+	for (vc = 0; vc < p->vcs; vc++)
+		n += vcsw_vc_qlen(&p->vc[vc]);
+	return n;
 }
 
 /* Whether @len more bytes fit in VC @v's byte limit. */
@@ -301,24 +331,36 @@ static inline enum vcsw_enq_result vcsw_vc_enqueue(struct vcsw_vc *v,
 }
 
 /*
+ * The VC a frame that says @vc takes in a switch of @vcs VCs: its own, or
+ * VC1 (best effort) when the switch has no such VC, as a two-VC link
+ * counts a VC2 or VC3 frame (fcr_frame_vc()).
+ */
+static inline fq_u8 vcsw_vc_of(unsigned int vc, unsigned int vcs)
+{
+	return vc < vcs ? (fq_u8)vc : 1;
+}
+
+/*
  * Queue @n (deadline, len, vc and timed filled in by the caller) at @now
- * in its VC; a VC beyond the last is the last.
+ * in its VC; a VC the port does not have is VC1 (vcsw_vc_of()).
  */
 static inline enum vcsw_enq_result vcsw_port_enqueue(struct vcsw_port *p,
 						     struct vcsw_node *n,
 						     fq_u64 now)
 {
-	if (n->vc >= VCSW_NUM_VCS)
-		n->vc = VCSW_NUM_VCS - 1;
+	n->vc = vcsw_vc_of(n->vc, p->vcs);
 	return vcsw_vc_enqueue(&p->vc[n->vc], n, now);
 }
 
-/* The packet that leaves next: VC0 strictly before VC1. */
+/* The packet that leaves next: each VC strictly before the next. */
 static inline struct vcsw_node *vcsw_port_peek(const struct vcsw_port *p)
 {
-	struct vcsw_node *n = vcsw_vc_pick(&p->vc[0]);
+	struct vcsw_node *n = NULL;
+	unsigned int vc;
 
-	return n ? n : vcsw_vc_pick(&p->vc[1]);
+	for (vc = 0; vc < p->vcs && !n; vc++)
+		n = vcsw_vc_pick(&p->vc[vc]);
+	return n;
 }
 
 /* May a packet start now?  Only the head is checked (appendix). */
@@ -362,8 +404,8 @@ static inline void vcsw_vc_take(struct vcsw_vc *v, struct vcsw_node *n,
 
 /*
  * Remove the next packet of VC @vc at @now (the caller checked the link
- * with vcsw_port_link_ready(), and chose the VC: VC0 first, unless the
- * VC0 head may not go, e.g. for want of credits downstream), account its
+ * with vcsw_port_link_ready(), and chose the VC: the lowest first, unless
+ * its head may not go, e.g. for want of credits downstream), account its
  * departure and occupy the emulated link for its transmission time.
  * NULL when the VC is empty.
  */
@@ -385,7 +427,7 @@ static inline struct vcsw_node *vcsw_port_dequeue_vc(struct vcsw_port *p,
 }
 
 /*
- * Remove the next packet at @now, VC0 strictly before VC1 (the caller
+ * Remove the next packet at @now, each VC strictly before the next (the caller
  * checked the link with vcsw_port_link_ready()): vcsw_port_dequeue_vc()
  * of the VC of vcsw_port_peek().  NULL when the port is empty.
  */

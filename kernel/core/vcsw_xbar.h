@@ -27,7 +27,9 @@
  *   ideal     both VCs sorted by deadline everywhere (a heap): "Ideal".
  *
  * VC0 is served strictly before VC1 at the crossbar (per output) as at
- * the outputs.
+ * the outputs; with four VCs (vcsw_xport_set_vcs()) each VC strictly
+ * before the next.  VCs 1 to 3 are kept as VC1 (FIFOs, or sorted in
+ * ideal).
  * Only the head the crossbar chose is checked for room (the appendix's
  * rule for credits): were a smaller frame behind it, or at another
  * input, allowed to go first because it fits, deadlines and flows would
@@ -69,10 +71,10 @@ static inline fq_u8 vcsw_arch_vc_mode(unsigned int arch, unsigned int vc)
 
 /* One port of the switch: its input buffers and its output port. */
 struct vcsw_xport {
-	struct vcsw_vc		in[VCSW_NUM_VCS];
-	struct vcsw_port	out;
+	struct vcsw_vc		in[VCSW_MAX_VCS];
+	struct vcsw_port	out;		/* out.vcs: the port's VCs */
 	/* round robin: the input the crossbar looks at first, per VC */
-	fq_u16			rr[VCSW_NUM_VCS];
+	fq_u16			rr[VCSW_MAX_VCS];
 	/*
 	 * Wormhole: a frame crosses to this output only when the output
 	 * is idle, nothing queued and its link free, so a frame behind a
@@ -82,20 +84,30 @@ struct vcsw_xport {
 	bool			wormhole;
 };
 
+/* Two VCs until vcsw_xport_set_vcs(); every VC's buffers of the limits. */
 static inline void vcsw_xport_init(struct vcsw_xport *x, unsigned int arch,
 				   fq_u32 in_limit, fq_u32 out_limit,
 				   fq_u64 rate)
 {
 	unsigned int vc;
 
-	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+	vcsw_port_init(&x->out, vcsw_arch_vc_mode(arch, 0), out_limit,
+		       out_limit, rate);
+	for (vc = 0; vc < VCSW_MAX_VCS; vc++) {
 		vcsw_vc_init(&x->in[vc], vcsw_arch_vc_mode(arch, vc), in_limit);
+		x->out.vc[vc].mode = vcsw_arch_vc_mode(arch, vc);
 		x->rr[vc] = 0;
 	}
 	x->wormhole = false;
-	vcsw_port_init(&x->out, vcsw_arch_vc_mode(arch, 0), out_limit,
-		       out_limit, rate);
-	x->out.vc[1].mode = vcsw_arch_vc_mode(arch, 1);
+}
+
+/*
+ * The port's VCs, input and output: 2 or 4 (vcsw_port_set_vcs(); the VCs
+ * it stops using must be empty).  Every port of a switch has the same.
+ */
+static inline void vcsw_xport_set_vcs(struct vcsw_xport *x, unsigned int vcs)
+{
+	vcsw_port_set_vcs(&x->out, vcs);
 }
 
 /*
@@ -115,8 +127,7 @@ static inline enum vcsw_enq_result vcsw_xbar_arrive(struct vcsw_xport *const *po
 {
 	struct vcsw_vc *v;
 
-	if (n->vc >= VCSW_NUM_VCS)
-		n->vc = VCSW_NUM_VCS - 1;
+	n->vc = vcsw_vc_of(n->vc, ports[in]->out.vcs);
 	v = &ports[in]->in[n->vc];
 	if (n->out >= nports || n->out == in ||
 	    n->len > ports[n->out]->out.vc[n->vc].limit) {
@@ -190,7 +201,7 @@ static inline struct vcsw_node *vcsw_xbar_move(struct vcsw_xport *const *ports,
 /*
  * Move one frame at @now: the outputs take turns from *@cursor on, and
  * the first that a frame can cross to takes one, a VC0 frame if one can
- * cross to it, else a VC1 frame.  Returns the frame moved (its input in
+ * cross to it, else a VC1 frame (else VC2, VC3 with four VCs).  Returns the frame moved (its input in
  * *@from), or NULL when no output can take one (every output was looked
  * at once).  *@cursor is left at the output after the one served, or
  * where it started when nothing moved, so that successive calls serve
@@ -208,7 +219,7 @@ static inline struct vcsw_node *vcsw_xbar_step(struct vcsw_xport *const *ports,
 		unsigned int vc;
 		int i = -1;
 
-		for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+		for (vc = 0; vc < ports[o]->out.vcs; vc++) {
 			i = vcsw_xbar_pick(ports, n, o, vc, arch, now);
 			if (i >= 0)
 				break;
@@ -282,7 +293,7 @@ static inline void vcsw_xport_set_arch(struct vcsw_xport *x, unsigned int arch)
 {
 	unsigned int vc;
 
-	for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+	for (vc = 0; vc < VCSW_MAX_VCS; vc++) {
 		vcsw_vc_set_mode(&x->in[vc], vcsw_arch_vc_mode(arch, vc));
 		vcsw_vc_set_mode(&x->out.vc[vc], vcsw_arch_vc_mode(arch, vc));
 	}

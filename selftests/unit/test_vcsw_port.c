@@ -151,6 +151,74 @@ UNIT_TEST(vc0_strictly_before_vc1)
 	EXPECT_EQ(port.vc[1].st.packets, 2);
 }
 
+/*
+ * Four VCs (Traditional 4 VCs): each VC strictly before the next whatever
+ * the deadlines and the arrival order, each with its own byte limit; with
+ * two, frames that say VC2 or VC3 are best effort, VC1.
+ */
+UNIT_TEST(four_vcs_each_strictly_before_the_next)
+{
+	static const fq_u8 vcs_in[] = { 3, 2, 1, 3, 0, 2, 1, 0, 3, 2 };
+	struct vcsw_port port;
+	struct vcsw_node *nd;
+	unsigned int i, k = 0, vc;
+	int prev_vc = -1, prev_id[VCSW_MAX_VCS] = { -1, -1, -1, -1 };
+
+	vcsw_port_init(&port, VCSW_MODE_FIFO, 1000, 1000, 0);
+	vcsw_port_set_vcs(&port, 4);
+	EXPECT_EQ(port.vcs, 4);
+	for (i = 0; i < sizeof(vcs_in); i++)
+		ASSERT_EQ(vcsw_port_enqueue(&port, &mk(i, 100 - i, 100, vcs_in[i])->node, 0),
+			  VCSW_ENQ_OK);
+	EXPECT_EQ(vcsw_port_qlen(&port), sizeof(vcs_in));
+	EXPECT_EQ(port.vc[3].backlog, 300);
+	while ((nd = vcsw_port_dequeue(&port, 0))) {
+		/* VC by VC, and each VC a FIFO */
+		EXPECT_TRUE((int)nd->vc >= prev_vc);
+		EXPECT_TRUE(PKT(nd)->id > prev_id[nd->vc]);
+		prev_vc = nd->vc;
+		prev_id[nd->vc] = PKT(nd)->id;
+		k++;
+	}
+	EXPECT_EQ(k, sizeof(vcs_in));
+	for (vc = 0; vc < VCSW_MAX_VCS; vc++)
+		EXPECT_EQ(port.vc[vc].st.packets, vc == 0 ? 2 : vc == 1 ? 2 : 3);
+	/* VC3's own limit: 1000 bytes, whatever VC2 holds */
+	for (i = 0; i < 10; i++)
+		EXPECT_EQ(vcsw_port_enqueue(&port, &mk(i, 1, 100, 3)->node, 0), VCSW_ENQ_OK);
+	EXPECT_EQ(vcsw_port_enqueue(&port, &mk(10, 1, 100, 3)->node, 0), VCSW_ENQ_FULL);
+	EXPECT_EQ(vcsw_port_enqueue(&port, &mk(11, 1, 100, 2)->node, 0), VCSW_ENQ_OK);
+	EXPECT_EQ(port.vc[3].st.drops_full, 1);
+	while (vcsw_port_pop(&port))
+		;
+	EXPECT_EQ(vcsw_port_qlen(&port), 0);
+
+	/* two VCs: VC2 and VC3 are VC1, in arrival order */
+	vcsw_port_init(&port, VCSW_MODE_FIFO, 1000, 1000, 0);
+	EXPECT_EQ(port.vcs, 2);
+	for (i = 0; i < sizeof(vcs_in); i++)
+		ASSERT_EQ(vcsw_port_enqueue(&port, &mk(i, 100 - i, 100, vcs_in[i])->node, 0),
+			  VCSW_ENQ_OK);
+	EXPECT_EQ(port.vc[0].backlog, 200);
+	EXPECT_EQ(port.vc[1].backlog, 800);
+	EXPECT_EQ(port.vc[2].backlog + port.vc[3].backlog, 0);
+	EXPECT_EQ(PKT(vcsw_port_dequeue(&port, 0))->id, 4);
+	EXPECT_EQ(PKT(vcsw_port_dequeue(&port, 0))->id, 7);
+	for (i = 0; i < sizeof(vcs_in); i++) {
+		if (vcs_in[i] == 0)
+			continue;
+		nd = vcsw_port_dequeue(&port, 0);
+		ASSERT_TRUE(nd != NULL);
+		EXPECT_EQ(PKT(nd)->id, (int)i);
+		EXPECT_EQ(nd->vc, 1);
+	}
+	/* the count is 2 or 4 */
+	vcsw_port_set_vcs(&port, 9);
+	EXPECT_EQ(port.vcs, VCSW_MAX_VCS);
+	vcsw_port_set_vcs(&port, 0);
+	EXPECT_EQ(port.vcs, 2);
+}
+
 UNIT_TEST(byte_limits_per_vc)
 {
 	struct vcsw_port port;

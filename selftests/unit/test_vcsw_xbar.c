@@ -26,14 +26,22 @@ static struct vcsw_xport *ports[NPORTS] = { &xp[0], &xp[1], &xp[2], &xp[3] };
 static unsigned int cursor;
 
 
-static void setup(unsigned int arch, fq_u32 in_limit, fq_u32 out_limit)
+static void setup_vcs(unsigned int arch, fq_u32 in_limit, fq_u32 out_limit,
+		      unsigned int vcs)
 {
 	unsigned int p;
 
 	nframes = 0;
 	cursor = 0;
-	for (p = 0; p < NPORTS; p++)
+	for (p = 0; p < NPORTS; p++) {
 		vcsw_xport_init(&xp[p], arch, in_limit, out_limit, 0);
+		vcsw_xport_set_vcs(&xp[p], vcs);
+	}
+}
+
+static void setup(unsigned int arch, fq_u32 in_limit, fq_u32 out_limit)
+{
+	setup_vcs(arch, in_limit, out_limit, VCSW_NUM_VCS);
 }
 
 static struct frame *mk(fq_u64 deadline, fq_u32 len, unsigned int vc,
@@ -237,6 +245,54 @@ UNIT_TEST(vc0_crosses_before_vc1)
 	}
 }
 
+/*
+ * Four VCs: the crossbar takes, for an output, the lowest VC that has a
+ * frame for it, whatever the deadlines, in every architecture; a VC whose
+ * output buffer is full holds only itself.  With two VCs, VC2 and VC3
+ * frames are VC1's.
+ */
+UNIT_TEST(four_vcs_cross_in_vc_order)
+{
+	unsigned int arch, vc;
+	struct vcsw_node *n;
+
+	for (arch = 0; arch < VCSW_ARCH_COUNT; arch++) {
+		setup_vcs(arch, 1 << 20, 1 << 20, 4);
+		/* from three inputs to output 3: VC3 first in time, VC0 last */
+		for (vc = 4; vc-- > 0;) {
+			EXPECT_EQ(arrive(vc % 3, 10 - vc, 100, vc, 3), VCSW_ENQ_OK);
+			EXPECT_EQ(arrive((vc + 1) % 3, 20 - vc, 100, vc, 3), VCSW_ENQ_OK);
+		}
+		for (vc = 0; vc < VCSW_MAX_VCS; vc++) {
+			EXPECT_EQ(xrun(arch, 0, 2), 2);
+			EXPECT_EQ(xp[3].out.vc[vc].backlog, 200);
+		}
+		EXPECT_EQ(xrun(arch, 0, 10), 0);
+		for (vc = 0; vc < VCSW_MAX_VCS; vc++) {
+			EXPECT_TRUE((n = vcsw_port_dequeue(&xp[3].out, 0)) && n->vc == vc);
+			EXPECT_TRUE((n = vcsw_port_dequeue(&xp[3].out, 0)) && n->vc == vc);
+		}
+		/* VC1's output full: VC2 still crosses */
+		setup_vcs(arch, 1 << 20, 1000, 4);
+		xp[3].out.vc[1].limit = 100;
+		EXPECT_EQ(arrive(0, 1, 100, 1, 3), VCSW_ENQ_OK);
+		EXPECT_EQ(arrive(0, 2, 100, 1, 3), VCSW_ENQ_OK);
+		EXPECT_EQ(arrive(1, 3, 100, 2, 3), VCSW_ENQ_OK);
+		EXPECT_EQ(xrun(arch, 0, 10), 2);
+		EXPECT_EQ(xp[3].out.vc[2].backlog, 100);
+		EXPECT_EQ(vcsw_vc_qlen(&xp[0].in[1]), 1);
+
+		/* two VCs: VC2 and VC3 wait and cross as VC1 */
+		setup(arch, 1 << 20, 1 << 20);
+		EXPECT_EQ(arrive(0, 1, 100, 3, 2), VCSW_ENQ_OK);
+		EXPECT_EQ(arrive(0, 1, 100, 2, 2), VCSW_ENQ_OK);
+		EXPECT_EQ(xp[0].in[1].backlog, 200);
+		EXPECT_EQ(xrun(arch, 0, 10), 2);
+		EXPECT_EQ(xp[2].out.vc[1].backlog, 200);
+		EXPECT_EQ(xp[2].out.vc[2].backlog + xp[2].out.vc[3].backlog, 0);
+	}
+}
+
 UNIT_TEST(frames_that_could_never_cross_are_refused)
 {
 	setup(VCSW_ARCH_SIMPLE, 1 << 20, 1500);
@@ -286,9 +342,9 @@ UNIT_TEST(small_budgets_serve_every_output)
  */
 #define NFLOWS	12
 
-UNIT_TEST(random_traffic_keeps_flows_whole)
+static void random_traffic(int *unit_failed, unsigned int vcs)
 {
-	static fq_u64 out_errors[VCSW_ARCH_COUNT];
+	fq_u64 out_errors[VCSW_ARCH_COUNT] = { 0 };
 	unsigned int arch, trace;
 
 	for (arch = 0; arch < VCSW_ARCH_COUNT; arch++) {
@@ -297,13 +353,14 @@ UNIT_TEST(random_traffic_keeps_flows_whole)
 			fq_u32 fin[NFLOWS], fout[NFLOWS], fvc[NFLOWS];
 			fq_u64 fdl[NFLOWS], now = 0;
 			fq_u32 next_seq[NFLOWS] = { 0 }, seen[NFLOWS] = { 0 };
-			unsigned int f, p, sent = 0, out = 0, want = 60 + unit_rnd() % 40;
+			unsigned int f, p, vc, sent = 0, out = 0, want = 60 + unit_rnd() % 40;
 
-			setup(arch, 2048 + unit_rnd() % 8192, 2048 + unit_rnd() % 8192);
+			setup_vcs(arch, 2048 + unit_rnd() % 8192,
+				  2048 + unit_rnd() % 8192, vcs);
 			for (f = 0; f < NFLOWS; f++) {
 				fin[f] = unit_rnd() % NPORTS;
 				fout[f] = (fin[f] + 1 + unit_rnd() % (NPORTS - 1)) % NPORTS;
-				fvc[f] = unit_rnd() % 2;
+				fvc[f] = unit_rnd() % vcs;
 				fdl[f] = unit_rnd() % 1000;
 			}
 			while (out < want * NFLOWS) {
@@ -335,6 +392,14 @@ UNIT_TEST(random_traffic_keeps_flows_whole)
 					if (!fr)
 						continue;
 					out++;
+					/* strict priority: no lower VC was waiting */
+					for (vc = 0; vc < fr->node.vc; vc++)
+						if (vcsw_vc_qlen(&xp[p].out.vc[vc])) {
+							UNIT_FAIL("%s: VC%u left before VC%u",
+								  vcsw_arch_name(arch),
+								  fr->node.vc, vc);
+							return;
+						}
 					if (fr->seq != seen[fr->flow]++) {
 						UNIT_FAIL("%s trace %u: flow %u frame %u after %u",
 							  vcsw_arch_name(arch), trace, fr->flow,
@@ -350,18 +415,33 @@ UNIT_TEST(random_traffic_keeps_flows_whole)
 				}
 			}
 			for (p = 0; p < NPORTS; p++) {
-				out_errors[arch] += xp[p].out.vc[0].st.order_errors +
-						    xp[p].out.vc[1].st.order_errors;
-				EXPECT_EQ(xp[p].out.vc[0].st.drops_full, 0);
-				EXPECT_EQ(xp[p].out.vc[1].st.drops_full, 0);
+				for (vc = 0; vc < VCSW_MAX_VCS; vc++) {
+					out_errors[arch] += xp[p].out.vc[vc].st.order_errors;
+					EXPECT_EQ(xp[p].out.vc[vc].st.drops_full, 0);
+					EXPECT_EQ(vcsw_vc_qlen(&xp[p].in[vc]), 0);
+				}
+				/* nothing crossed on a VC the switch has not */
+				for (vc = vcs; vc < VCSW_MAX_VCS; vc++)
+					EXPECT_EQ(xp[p].out.vc[vc].st.packets, 0);
 			}
 		}
-		printf("# %s: %" PRIu64 " order errors at the outputs\n",
-		       vcsw_arch_name(arch), out_errors[arch]);
+		printf("# %u VCs, %s: %" PRIu64 " order errors at the outputs\n",
+		       vcs, vcsw_arch_name(arch), out_errors[arch]);
 	}
 	EXPECT_EQ(out_errors[VCSW_ARCH_IDEAL], 0);
 	EXPECT_TRUE(out_errors[VCSW_ARCH_SIMPLE] < out_errors[VCSW_ARCH_TRAD]);
 	EXPECT_TRUE(out_errors[VCSW_ARCH_ADVANCED] < out_errors[VCSW_ARCH_TRAD]);
+}
+
+UNIT_TEST(random_traffic_keeps_flows_whole)
+{
+	random_traffic(unit_failed, 2);
+}
+
+/* The same with four VCs, each strictly before the next at every output. */
+UNIT_TEST(random_traffic_keeps_flows_whole_on_four_vcs)
+{
+	random_traffic(unit_failed, 4);
 }
 
 /*

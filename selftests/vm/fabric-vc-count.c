@@ -5,11 +5,14 @@
  * sees them before fabric_hdr strips the header).  For tests that check
  * what a switch put on the wire, e.g. that a frame it demoted says VC1.
  *
- *   fabric-vc-count -i IFACE -n COUNT -t TIMEOUT_MS [-r FILE]
+ *   fabric-vc-count -i IFACE -n COUNT -t TIMEOUT_MS [-r FILE] [-s]
  *
  * Stops after COUNT fabric frames or the timeout and prints
- * "frames=N vc0=N vc1=N other=N"; -r names a file created once the socket
- * is bound.  Exit 0 if COUNT frames arrived, 1 on timeout.
+ * "frames=N vc0=N vc1=N other=N vc2=N vc3=N" (other: VCs 2 and 3, the
+ * VCs a two-VC fabric does not have); -r names a file created once the
+ * socket is bound; -s prints, on a second line "order=...", each frame's
+ * VC in the order they came (one digit a frame).  Exit 0 if COUNT frames
+ * arrived, 1 on timeout.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,6 +20,7 @@
 #include <linux/if_packet.h>
 #include <net/if.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,30 +42,37 @@ static long long now_ms(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: " PROG " -i IFACE -n COUNT -t TIMEOUT_MS [-r FILE]\n");
+	fprintf(stderr, "usage: " PROG " -i IFACE -n COUNT -t TIMEOUT_MS [-r FILE] [-s]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	unsigned long frames = 0, vc[2] = { 0, 0 }, other = 0, want = 0;
+	unsigned long frames = 0, vc[4] = { 0, 0, 0, 0 }, want = 0;
 	const char *ifname = NULL, *ready = NULL;
+	char *order = NULL;
+	bool seq = false;
 	long long deadline, timeout = 0;
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
 	unsigned char buf[2048];
 	int fd, opt;
 
-	while ((opt = getopt(argc, argv, "i:n:t:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "i:n:t:r:s")) != -1) {
 		switch (opt) {
 		case 'i': ifname = optarg; break;
 		case 'n': want = strtoul(optarg, NULL, 0); break;
 		case 't': timeout = strtoll(optarg, NULL, 0); break;
 		case 'r': ready = optarg; break;
+		case 's': seq = true; break;
 		default: usage();
 		}
 	}
-	if (!ifname || !want || timeout <= 0)
+	if (!ifname || !want || want > 10000000 || timeout <= 0)
 		usage();
+	if (seq && !(order = calloc(want + 1, 1))) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 2;
+	}
 	sll.sll_protocol = htons(ETH_P_FABRIC);
 	sll.sll_ifindex = if_nametoindex(ifname);
 	if (!sll.sll_ifindex) {
@@ -96,12 +107,14 @@ int main(int argc, char **argv)
 		if (n < FABRIC_HDR_LEN || from.sll_pkttype == PACKET_OUTGOING)
 			continue;
 		fhc_decode(buf, &f);
+		if (order)
+			order[frames] = (char)('0' + (f.vc & 3));
 		frames++;
-		if (f.vc < 2)
-			vc[f.vc]++;
-		else
-			other++;
+		vc[f.vc & 3]++;
 	}
-	printf("frames=%lu vc0=%lu vc1=%lu other=%lu\n", frames, vc[0], vc[1], other);
+	printf("frames=%lu vc0=%lu vc1=%lu other=%lu vc2=%lu vc3=%lu\n", frames,
+	       vc[0], vc[1], vc[2] + vc[3], vc[2], vc[3]);
+	if (order)
+		printf("order=%s\n", order);
 	return frames >= want ? 0 : 1;
 }

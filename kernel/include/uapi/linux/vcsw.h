@@ -37,7 +37,15 @@ enum {
 /* Ports of one switch, at most. */
 #define VCSW_MAX_PORTS		64
 
+/*
+ * VCs of a switch: two (VC0 regulated, VC1 best effort) unless
+ * IFLA_VCSW_VCS asks for four (the EDF paper's Traditional 4 VCs, one per
+ * class), each strictly before the next.  The two-VC structures below
+ * (struct vcsw_credit_stats) keep VCSW_NUM_VCS entries; VCs 2 and 3 have
+ * their own attributes.
+ */
 #define VCSW_NUM_VCS		2
+#define VCSW_MAX_VCS		4
 /*
  * Sojourn-time histogram: bucket 0 counts departures that waited under
  * 1 us, bucket b (1 <= b < VCSW_SOJOURN_BUCKETS - 1) those that waited
@@ -65,6 +73,10 @@ enum {
 				 * destination (broadcasts too) are flooded
 				 * (default), 0: dropped (drop_unrouted), as a
 				 * multistage fabric with loops needs */
+	IFLA_VCSW_VCS,		/* u8: VCs of every port and link, 2 (default)
+				 * to 4; changed only while the switch is down */
+	IFLA_VCSW_VC2_BUFFER,	/* u32: VC2 buffer per port, bytes */
+	IFLA_VCSW_VC3_BUFFER,	/* u32: VC3 buffer per port, bytes */
 	__IFLA_VCSW_MAX,
 };
 #define IFLA_VCSW_MAX (__IFLA_VCSW_MAX - 1)
@@ -94,6 +106,16 @@ enum {
 	IFLA_VCSW_PORT_VC0_IN_STATS,	/* struct vcsw_vc_stats of the input, read only */
 	IFLA_VCSW_PORT_VC1_IN_STATS,	/* struct vcsw_vc_stats of the input, read only */
 	IFLA_VCSW_PORT_INDEX,		/* u32, read only: the port's number in routes */
+	/* VCs 2 and 3, as their VC0 and VC1 namesakes; the statistics only
+	 * while the switch has the VC (IFLA_VCSW_VCS) */
+	IFLA_VCSW_PORT_VC2_STATS,	/* struct vcsw_vc_stats, read only */
+	IFLA_VCSW_PORT_VC3_STATS,	/* struct vcsw_vc_stats, read only */
+	IFLA_VCSW_PORT_VC2_IN_BUFFER,	/* u32 bytes: VC2 input buffer (credits on) */
+	IFLA_VCSW_PORT_VC3_IN_BUFFER,	/* u32 bytes: VC3 input buffer (credits on) */
+	IFLA_VCSW_PORT_VC2_IN_STATS,	/* struct vcsw_vc_stats of the input, read only */
+	IFLA_VCSW_PORT_VC3_IN_STATS,	/* struct vcsw_vc_stats of the input, read only */
+	IFLA_VCSW_PORT_VC2_CREDIT_STATS, /* struct vcsw_credit_vc_stats, read only */
+	IFLA_VCSW_PORT_VC3_CREDIT_STATS, /* struct vcsw_credit_vc_stats, read only */
 	__IFLA_VCSW_PORT_MAX,
 };
 #define IFLA_VCSW_PORT_MAX (__IFLA_VCSW_PORT_MAX - 1)
@@ -172,6 +194,21 @@ struct vcsw_credit_stats {
 	__u64	tx_credits[VCSW_NUM_VCS];  /* units we may send now */
 	__u64	rx_buffer[VCSW_NUM_VCS];   /* units we advertise */
 	__u64	rx_held[VCSW_NUM_VCS];	   /* units of it in use */
+};
+
+/*
+ * The per-VC part of struct vcsw_credit_stats, for VCs 2 and 3 (whose
+ * message counters are the link's, in IFLA_VCSW_PORT_CREDIT_STATS).
+ */
+struct vcsw_credit_vc_stats {
+	__u64	stalls;
+	__u64	violations;
+	__u64	lost_units;
+	__u64	twice_units;
+	__u64	late_units;
+	__u64	tx_credits;
+	__u64	rx_buffer;
+	__u64	rx_held;
 };
 
 /* Per switch: the forwarding table.  Counters only grow. */
