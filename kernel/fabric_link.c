@@ -335,11 +335,13 @@ EXPORT_SYMBOL_GPL(fabric_link_dev_has_link);
  * fabric_link_get - take @dev's end of its credit link
  * @dev: the qdisc's device
  * @unit: bytes per credit, 1 to 65535; the peer must count the same
+ * @vcs: VCs the link carries, 2 to FCR_MAX_VCS; the peer must have the same
  * @extack: for the error
  *
  * Under RTNL.  Returns the link or an ERR_PTR().
  */
 struct fabric_link *fabric_link_get(struct net_device *dev, u32 unit,
+				    unsigned int vcs,
 				    struct netlink_ext_ack *extack)
 {
 	struct fabric_link *l, *fresh;
@@ -373,6 +375,13 @@ struct fabric_link *fabric_link_get(struct net_device *dev, u32 unit,
 				       "credits on this device already count another unit");
 			return ERR_PTR(-EBUSY);
 		}
+		if (l->books.vcs != vcs) {
+			spin_unlock_bh(&fabric_links_lock);
+			kfree(fresh);
+			NL_SET_ERR_MSG(extack,
+				       "credits on this device already carry another number of VCs");
+			return ERR_PTR(-EBUSY);
+		}
 		l->users++;
 		spin_unlock_bh(&fabric_links_lock);
 		kfree(fresh);
@@ -384,6 +393,7 @@ struct fabric_link *fabric_link_get(struct net_device *dev, u32 unit,
 	spin_lock_init(&l->lock);
 	fq_hrtimer_setup(&l->timer, fabric_link_timer, CLOCK_MONOTONIC,
 			 HRTIMER_MODE_REL_SOFT);
+	fcr_set_vcs(&l->books, vcs);	/* the restart keeps it */
 	fabric_link_restart(l, unit);
 	l->carrier = netif_running(dev) && netif_carrier_ok(dev);
 	hash_add_rcu(fabric_links, &l->node, (unsigned long)dev);
@@ -401,15 +411,16 @@ struct fabric_link *fabric_link_get(struct net_device *dev, u32 unit,
 EXPORT_SYMBOL_GPL(fabric_link_get);
 
 /*
- * A new unit for @l, as for a vcsw port: new books with a new epoch, so
- * the peer (which must count the same unit: its messages in another are
- * refused) sees a restart.  Only for a link that one qdisc alone uses:
- * the books are the device's, and the other qdiscs sharing them (the
- * children of mq) asked for the unit they have.  Under RTNL.
+ * A new unit or VC count for @l, as for a vcsw port: new books with a
+ * new epoch, so the peer (which must count the same unit and VCs: its
+ * messages otherwise are refused) sees a restart.  Only for a link that
+ * one qdisc alone uses: the books are the device's, and the other qdiscs
+ * sharing them (the children of mq) asked for what they have.  Under
+ * RTNL.
  */
-static int fabric_link_set_unit(struct fabric_link *l, u32 unit,
-				const struct nlattr *attr,
-				struct netlink_ext_ack *extack)
+static int fabric_link_set_books(struct fabric_link *l, u32 unit,
+				 unsigned int vcs, const struct nlattr *attr,
+				 struct netlink_ext_ack *extack)
 {
 	unsigned int users;
 
@@ -422,10 +433,11 @@ static int fabric_link_set_unit(struct fabric_link *l, u32 unit,
 	spin_unlock_bh(&fabric_links_lock);
 	if (users > 1) {
 		NL_SET_ERR_MSG_ATTR(extack, attr,
-				    "other qdiscs of this device share its credits: turn credits off in all of them to change the unit");
+				    "other qdiscs of this device share its credits: turn credits off in all of them to change the unit or the VCs");
 		return -EBUSY;
 	}
 	spin_lock_bh(&l->lock);
+	fcr_set_vcs(&l->books, vcs);
 	fabric_link_restart(l, unit);
 	l->restarts++;
 	fabric_link_kick(l);
@@ -439,11 +451,12 @@ static int fabric_link_set_unit(struct fabric_link *l, u32 unit,
  * @cur: its link now, or NULL (credits off)
  * @on: the credits attribute (u8), or NULL: unchanged
  * @unit: the credit_unit attribute (u32), or NULL: unchanged
+ * @vcs: VCs the link carries, 2 to FCR_MAX_VCS (the peer's count)
  * @extack: for the error
  *
  * The link the qdisc should have, or an ERR_PTR() with nothing changed.
- * A new unit restarts @cur's books here, before the caller commits: so
- * callers call this last of what may fail.  The caller puts the link in
+ * A new unit or count restarts @cur's books here, before the caller
+ * commits: so callers call this last of what may fail.  The caller puts the link in
  * place under the tree lock and then, if it differs from @cur,
  * fabric_link_put(@cur).  Under RTNL.
  */
@@ -451,6 +464,7 @@ struct fabric_link *fabric_link_configure(struct Qdisc *sch,
 					  struct fabric_link *cur,
 					  const struct nlattr *on,
 					  const struct nlattr *unit,
+					  unsigned int vcs,
 					  struct netlink_ext_ack *extack)
 {
 	bool want = on ? nla_get_u8(on) : cur != NULL;
@@ -468,9 +482,9 @@ struct fabric_link *fabric_link_configure(struct Qdisc *sch,
 	if (cur) {
 		int err;
 
-		if (u == cur->books.unit)
+		if (u == cur->books.unit && vcs == cur->books.vcs)
 			return cur;
-		err = fabric_link_set_unit(cur, u, unit, extack);
+		err = fabric_link_set_books(cur, u, vcs, unit, extack);
 		return err ? ERR_PTR(err) : cur;
 	}
 	if (qdisc_dev(sch)->type != ARPHRD_ETHER) {
@@ -486,7 +500,7 @@ struct fabric_link *fabric_link_configure(struct Qdisc *sch,
 			       "turn credits on while the qdisc is empty: packets queued before may never fit a grant");
 		return ERR_PTR(-EBUSY);
 	}
-	return fabric_link_get(qdisc_dev(sch), u, extack);
+	return fabric_link_get(qdisc_dev(sch), u, vcs, extack);
 }
 EXPORT_SYMBOL_GPL(fabric_link_configure);
 
@@ -640,6 +654,21 @@ void fabric_link_read_stats(struct fabric_link *l,
 	st->msgs_tx_fail = atomic64_read(&l->msgs_tx_fail);
 }
 EXPORT_SYMBOL_GPL(fabric_link_read_stats);
+
+void fabric_link_read_vc(struct fabric_link *l, unsigned int vc,
+			 u32 *tx_credits, u64 *stalls)
+{
+	*tx_credits = 0;
+	*stalls = 0;
+	if (vc >= FCR_MAX_VCS)
+		return;
+	spin_lock_bh(&l->lock);
+	if (vc < l->books.vcs)
+		*tx_credits = fcr_tx_credits(&l->books, vc);
+	*stalls = l->stalls[vc];
+	spin_unlock_bh(&l->lock);
+}
+EXPORT_SYMBOL_GPL(fabric_link_read_vc);
 
 /* ---- the gate of single-VC schedulers ---------------------------------------- */
 

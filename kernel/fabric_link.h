@@ -29,10 +29,12 @@ bool fabric_link_is_msg(struct sk_buff *skb);
 /*
  * A qdisc on @dev that sends under credits takes the device's end of the
  * link (one per device, shared by every qdisc that takes it, e.g. the
- * children of mq); @unit must be the unit of whoever took it first.
- * Under RTNL.  fabric_link_put() when the qdisc goes or turns credits off.
+ * children of mq); @unit and @vcs (the VCs it carries, 2 to 4) must be
+ * those of whoever took it first.  Under RTNL.  fabric_link_put() when
+ * the qdisc goes or turns credits off.
  */
 struct fabric_link *fabric_link_get(struct net_device *dev, u32 unit,
+				    unsigned int vcs,
 				    struct netlink_ext_ack *extack);
 void fabric_link_put(struct fabric_link *l);
 bool fabric_link_dev_has_link(const struct net_device *dev);
@@ -40,6 +42,7 @@ struct fabric_link *fabric_link_configure(struct Qdisc *sch,
 					  struct fabric_link *cur,
 					  const struct nlattr *on,
 					  const struct nlattr *unit,
+					  unsigned int vcs,
 					  struct netlink_ext_ack *extack);
 u32 fabric_link_unit(const struct fabric_link *l);
 /*
@@ -72,6 +75,9 @@ bool fabric_link_room(struct fabric_link *l, unsigned int vc, u32 len, u64 *grew
 
 void fabric_link_read_stats(struct fabric_link *l,
 			    struct tc_fabric_credit_xstats *st);
+/* VC @vc's credits now and stalls (tc_fabric_credit_xstats has two VCs). */
+void fabric_link_read_vc(struct fabric_link *l, unsigned int vc,
+			 u32 *tx_credits, u64 *stalls);
 
 /*
  * For a scheduler that does not tell VCs apart (aoq, dtable): the packet

@@ -57,6 +57,7 @@
 #include "include/uapi/linux/fabric_hdr.h"
 #include "core/aoq_core.h"
 #include "core/fabric_hdr_core.h"
+#include "core/fabric_credit.h"
 #include "fabric_link.h"
 #include "qdisc_gso.h"
 
@@ -406,7 +407,8 @@ static int aoq_qdisc_change(struct Qdisc *sch, struct nlattr *opt,
 		return -EINVAL;
 	}
 	link = fabric_link_configure(sch, q->gate.link, tb[TCA_AOQ_CREDITS],
-				     tb[TCA_AOQ_CREDIT_UNIT], extack);
+				     tb[TCA_AOQ_CREDIT_UNIT],
+				     FCR_DEFAULT_VCS, extack);
 	if (IS_ERR(link))
 		return PTR_ERR(link);
 

@@ -56,6 +56,7 @@
 
 #include "include/uapi/linux/pkt_sched_dtable.h"
 #include "core/dtable_core.h"
+#include "core/fabric_credit.h"
 #include "fabric_link.h"
 #include "qdisc_gso.h"
 
@@ -470,7 +471,8 @@ static int dtable_qdisc_change(struct Qdisc *sch, struct nlattr *opt,
 	if (err)
 		goto out;
 	link = fabric_link_configure(sch, q->gate.link, tb[TCA_DTABLE_CREDITS],
-				     tb[TCA_DTABLE_CREDIT_UNIT], extack);
+				     tb[TCA_DTABLE_CREDIT_UNIT],
+				     FCR_DEFAULT_VCS, extack);
 	if (IS_ERR(link)) {
 		err = PTR_ERR(link);
 		goto out;
@@ -528,7 +530,8 @@ static int dtable_qdisc_init(struct Qdisc *sch, struct nlattr *opt,
 	if (err)
 		goto out;
 	link = fabric_link_configure(sch, NULL, tb[TCA_DTABLE_CREDITS],
-				     tb[TCA_DTABLE_CREDIT_UNIT], extack);
+				     tb[TCA_DTABLE_CREDIT_UNIT],
+				     FCR_DEFAULT_VCS, extack);
 	if (IS_ERR(link)) {
 		err = PTR_ERR(link);
 		goto out;

@@ -16,8 +16,9 @@
  * needs the flows' head packets: heaps over flows, not over packets, cost
  * O(log active flows) per packet.
  *
- * Two virtual channels.  Regulated classes go strictly before best-effort
- * ones.  In a "smooth" regulated class a head packet first waits in the
+ * Two virtual channels, or up to four ("vcs", the paper's Traditional 4
+ * VCs), each strictly before the next.  Regulated classes (VC0) go
+ * strictly before best-effort ones.  In a "smooth" regulated class a head packet first waits in the
  * eligible heap until E = D - eligibility, then moves to the ready heap;
  * the ready heap sends earliest deadline first.  Best-effort classes are
  * scheduled the same way but their clock starts from the VC's service
@@ -69,6 +70,7 @@
 #define EDF_MAX_ELIG_NS		NSEC_PER_SEC
 #define EDF_MIN_TIME_NS		1000ULL
 #define EDF_MAX_TIME_NS		(10 * NSEC_PER_SEC)
+#define EDF_MAX_BURST		(64 << 20)	/* bytes, a class's token bucket */
 /* When neither the qdisc nor the device tells the link rate. */
 #define EDF_FALLBACK_LINK_RATE	(1000000000ULL / 8)
 
@@ -106,6 +108,14 @@ struct edf_class {
 	u8			vc;
 	bool			smooth;
 	bool			perflow;
+	/*
+	 * a token bucket of @rate and @burst bytes (rate mode; 0: none): a
+	 * head is eligible @burst_ns (@burst at @rate) before its deadline,
+	 * which holds the class to its rate with bursts of @burst, as the
+	 * paper's Traditional 4 VCs shapes multimedia and best effort
+	 */
+	u32			burst;
+	u64			burst_ns;
 	u64			rate;		/* bytes/s, 0 for control: link */
 	u64			latency;	/* frame mode, ns */
 	struct edf_flow		shared;		/* used when !perflow */
@@ -139,7 +149,8 @@ struct edf_sched {
 	/* scheduling state */
 	struct pheap		waiting;	/* regulated flows by eligible time */
 	struct pheap		ready[__TC_EDF_VC_MAX]; /* by head deadline */
-	u64			be_vtime;	/* best-effort service frontier */
+	u64			be_vtime[__TC_EDF_VC_MAX]; /* best-effort service frontiers */
+	u8			vcs;		/* VCs the classes may use */
 	u64			next_tx;	/* pacer */
 	struct qdisc_watchdog	watchdog;
 
@@ -187,9 +198,21 @@ static struct edf_skb_cb *edf_skb_cb(struct sk_buff *skb)
 	return (struct edf_skb_cb *)qdisc_skb_cb(skb)->data;
 }
 
+/*
+ * Best-effort clocks (self-clocked from their VC's frontier): every VC
+ * but VC0, unless the class is shaped by a token bucket, whose clock is
+ * its own.
+ */
 static bool edf_class_is_besteffort(const struct edf_class *cl)
 {
-	return cl->vc == TC_EDF_VC_BESTEFFORT;
+	return cl->vc != TC_EDF_VC_REGULATED && !cl->burst;
+}
+
+/* How long before its deadline a head of @cl may leave, if it is held. */
+static u64 edf_class_eligibility(const struct edf_sched *q,
+				 const struct edf_class *cl)
+{
+	return cl->burst ? cl->burst_ns : q->eligibility;
 }
 
 /* ---- flows ---------------------------------------------------------- */
@@ -402,10 +425,11 @@ static void edf_flow_place(struct edf_sched *q, struct edf_flow *f, u64 now)
 	struct edf_class *cl = f->cl;
 	u64 d = edf_skb_cb(f->head)->deadline;
 
-	if (cl->smooth && !edf_is_eligible(now, d, q->eligibility)) {
+	if ((cl->smooth || cl->burst) &&
+	    !edf_is_eligible(now, d, edf_class_eligibility(q, cl))) {
 		f->state = EDF_FLOW_WAITING;
 		pheap_insert(&q->waiting, &f->heap_node,
-			     edf_eligible_time(d, q->eligibility));
+			     edf_eligible_time(d, edf_class_eligibility(q, cl)));
 		cl->xs.held++;
 		q->xs.held++;
 	} else {
@@ -615,7 +639,7 @@ static u64 edf_deadline(struct edf_sched *q, struct edf_flow *f,
 
 	/* best-effort clocks run from the VC's frontier (see top) */
 	if (edf_class_is_besteffort(cl))
-		start = edf_max(now, q->be_vtime);
+		start = edf_max(now, q->be_vtime[cl->vc]);
 
 	switch (cl->mode) {
 	case TC_EDF_MODE_FRAME:
@@ -817,7 +841,7 @@ static bool edf_take_credits(struct edf_sched *q, struct edf_flow *f,
 
 /*
  * The flow whose head goes next: the smallest deadline of VC0, else of
- * VC1.  With credits on, a head the link has no credits for stays, and
+ * VC1 (else VC2, VC3).  With credits on, a head the link has no credits for stays, and
  * nothing else on its wire VC overtakes it (without ttd both our VCs go
  * on the wire's VC1), while the other wire VC may go: NULL when neither
  * can, and the link's next credits run us again.
@@ -828,7 +852,7 @@ static struct edf_flow *edf_pick_flow(struct edf_sched *q)
 	struct pheap_node *n;
 	struct edf_flow *f;
 
-	for (vc = TC_EDF_VC_REGULATED; vc <= TC_EDF_VC_BESTEFFORT; vc++) {
+	for (vc = TC_EDF_VC_REGULATED; vc < q->vcs; vc++) {
 		n = pheap_peek(&q->ready[vc]);
 		if (!n)
 			continue;
@@ -845,7 +869,7 @@ static void edf_account_departure(struct edf_sched *q, struct edf_class *cl,
 	u64 late;
 
 	if (edf_class_is_besteffort(cl))
-		q->be_vtime = edf_max(q->be_vtime, deadline);
+		q->be_vtime[cl->vc] = edf_max(q->be_vtime[cl->vc], deadline);
 	if (now <= deadline)
 		return;
 	late = now - deadline;
@@ -965,19 +989,21 @@ static struct sk_buff *edf_dequeue(struct Qdisc *sch)
 }
 
 /*
- * Drop one packet to make room after "limit" shrank: best-effort first,
- * then smoothed packets still waiting, then regulated ones.  Within a
+ * Drop one packet to make room after "limit" shrank: best-effort first
+ * (the last VC first), then smoothed packets still waiting, then
+ * regulated ones.  Within a
  * heap it is the root's packet: a heap has no cheap maximum, and this
  * runs only on a configuration change.
  */
 static struct sk_buff *edf_drop_one(struct Qdisc *sch, u64 now)
 {
 	struct edf_sched *q = qdisc_priv(sch);
-	struct pheap_node *n;
-
+	struct pheap_node *n = NULL;
 	struct edf_flow *f;
+	unsigned int vc;
 
-	n = pheap_peek(&q->ready[TC_EDF_VC_BESTEFFORT]);
+	for (vc = __TC_EDF_VC_MAX - 1; vc > TC_EDF_VC_REGULATED && !n; vc--)
+		n = pheap_peek(&q->ready[vc]);
 	if (!n)
 		n = pheap_peek(&q->waiting);
 	if (!n)
@@ -1007,6 +1033,9 @@ static struct netlink_range_validation edf_elig_range = {
 static struct netlink_range_validation edf_time_range = {
 	.min = EDF_MIN_TIME_NS, .max = EDF_MAX_TIME_NS,
 };
+static struct netlink_range_validation edf_burst_range = {
+	.min = 0, .max = EDF_MAX_BURST,
+};
 static struct netlink_range_validation edf_minor_range = {
 	.min = 0, .max = 0xffff,
 };
@@ -1023,6 +1052,7 @@ static const struct nla_policy edf_policy[TCA_EDF_MAX + 1] = {
 	[TCA_EDF_PRIOMAP]	= NLA_POLICY_EXACT_LEN(sizeof(u16) * TC_EDF_PRIO_BANDS),
 	[TCA_EDF_CREDITS]	= NLA_POLICY_MAX(NLA_U8, 1),
 	[TCA_EDF_CREDIT_UNIT]	= { .type = NLA_U32 },	/* range: fabric_link */
+	[TCA_EDF_VCS]		= NLA_POLICY_RANGE(NLA_U8, 2, __TC_EDF_VC_MAX),
 };
 
 static const struct nla_policy edf_class_policy[TCA_EDF_CLASS_MAX + 1] = {
@@ -1032,6 +1062,7 @@ static const struct nla_policy edf_class_policy[TCA_EDF_CLASS_MAX + 1] = {
 	[TCA_EDF_CLASS_VC]	= NLA_POLICY_MAX(NLA_U8, TC_EDF_VC_MAX),
 	[TCA_EDF_CLASS_SMOOTH]	= NLA_POLICY_MAX(NLA_U8, 1),
 	[TCA_EDF_CLASS_PERFLOW]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_EDF_CLASS_BURST]	= NLA_POLICY_FULL_RANGE(NLA_U32, &edf_burst_range),
 };
 
 /* NLA_POLICY_RANGE cannot hold 64-bit bounds on this kernel: check here. */
@@ -1063,6 +1094,24 @@ static u64 edf_device_rate(struct net_device *dev)
 	return EDF_FALLBACK_LINK_RATE;
 }
 
+/* Fewer VCs than a class uses would leave it no VC: refused. */
+static int edf_check_vcs(struct Qdisc *sch, u8 vcs, const struct nlattr *attr,
+			 struct netlink_ext_ack *extack)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct Qdisc_class_common *c;
+	unsigned int i;
+
+	for (i = 0; i < q->clhash.hashsize; i++)
+		hlist_for_each_entry(c, &q->clhash.hash[i], hnode)
+			if (container_of(c, struct edf_class, common)->vc >= vcs) {
+				NL_SET_ERR_MSG_ATTR(extack, attr,
+						    "a class uses a VC beyond vcs: move it first");
+				return -EINVAL;
+			}
+	return 0;
+}
+
 static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 		      struct netlink_ext_ack *extack)
 {
@@ -1073,6 +1122,7 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 	unsigned int dropped_pkts = 0, dropped_bytes = 0;
 	struct fabric_link *link, *old_link;
 	struct sk_buff *skb;
+	u8 vcs = q->vcs;
 	u64 link_rate;
 	int err;
 
@@ -1081,6 +1131,12 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 	err = nla_parse_nested(tb, TCA_EDF_MAX, opt, edf_policy, extack);
 	if (err < 0)
 		return err;
+	if (tb[TCA_EDF_VCS]) {
+		vcs = nla_get_u8(tb[TCA_EDF_VCS]);
+		err = edf_check_vcs(sch, vcs, tb[TCA_EDF_VCS], extack);
+		if (err)
+			return err;
+	}
 
 	if (tb[TCA_EDF_RATE]) {
 		rate = nla_get_u64(tb[TCA_EDF_RATE]);
@@ -1111,7 +1167,7 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 		return -EOPNOTSUPP;
 	}
 	link = fabric_link_configure(sch, q->link, tb[TCA_EDF_CREDITS],
-				     tb[TCA_EDF_CREDIT_UNIT], extack);
+				     tb[TCA_EDF_CREDIT_UNIT], vcs, extack);
 	if (IS_ERR(link))
 		return PTR_ERR(link);
 	/* drivers may sleep to tell their speed: ask before taking the lock */
@@ -1122,6 +1178,7 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 	sch_tree_lock(sch);
 	old_link = q->link;
 	q->link = link;
+	q->vcs = vcs;
 	if (rate != q->rate)
 		q->next_tx = 0;		/* no wait left over from the old rate */
 	q->rate = rate;
@@ -1173,6 +1230,7 @@ static int edf_init(struct Qdisc *sch, struct nlattr *opt,
 	q->max_flows = EDF_DEFAULT_MAX_FLOWS;
 	q->eligibility = EDF_DEFAULT_ELIG_NS;
 	q->horizon = EDF_DEFAULT_HORIZON_NS;
+	q->vcs = 2;
 	q->link_rate = edf_device_rate(qdisc_dev(sch));
 	pheap_init(&q->waiting);
 	for (i = 0; i < __TC_EDF_VC_MAX; i++)
@@ -1242,7 +1300,7 @@ static void edf_reset(struct Qdisc *sch)
 	}
 	edf_class_purge(sch, &q->default_cl);
 	q->next_tx = 0;
-	q->be_vtime = 0;
+	memset(q->be_vtime, 0, sizeof(q->be_vtime));
 	qdisc_watchdog_cancel(&q->watchdog);
 }
 
@@ -1295,6 +1353,7 @@ static int edf_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_EDF_DEFAULT, q->default_minor) ||
 	    nla_put(skb, TCA_EDF_PRIOMAP, sizeof(q->priomap), q->priomap) ||
 	    nla_put_u8(skb, TCA_EDF_CREDITS, !!q->link) ||
+	    nla_put_u8(skb, TCA_EDF_VCS, q->vcs) ||
 	    (q->link && nla_put_u32(skb, TCA_EDF_CREDIT_UNIT,
 				    fabric_link_unit(q->link))))
 		goto nla_put_failure;
@@ -1324,8 +1383,13 @@ static int edf_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.eligible_wait = q->waiting.count;
 	sch_tree_unlock(sch);
 	st.active_flows = active;
-	if (q->link)
+	if (q->link) {
 		fabric_link_read_stats(q->link, &st.credits);
+		st.credit_vcs = q->vcs;
+		for (i = 0; i < ARRAY_SIZE(st.credit_stalls_hi); i++)
+			fabric_link_read_vc(q->link, 2 + i, &st.credit_tx_credits_hi[i],
+					    &st.credit_stalls_hi[i]);
+	}
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 
@@ -1357,6 +1421,7 @@ static int edf_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	u8 mode, vc;
 	bool smooth, perflow, new = !cl;
 	u64 rate, latency;
+	u32 burst;
 	int err;
 
 	if (!opt) {
@@ -1393,6 +1458,7 @@ static int edf_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 		perflow = true;
 		rate = 0;
 		latency = 0;
+		burst = 0;
 	} else {
 		mode = cl->mode;
 		vc = cl->vc;
@@ -1400,6 +1466,7 @@ static int edf_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 		perflow = cl->perflow;
 		rate = cl->rate;
 		latency = cl->latency;
+		burst = cl->burst;
 	}
 
 	if (tb[TCA_EDF_CLASS_MODE])
@@ -1422,6 +1489,21 @@ static int edf_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	}
 	if (tb[TCA_EDF_CLASS_LATENCY])
 		latency = nla_get_u64(tb[TCA_EDF_CLASS_LATENCY]);
+	if (tb[TCA_EDF_CLASS_BURST])
+		burst = nla_get_u32(tb[TCA_EDF_CLASS_BURST]);
+	if (vc >= q->vcs) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "VC beyond the qdisc's vcs: raise vcs first (tc qdisc change ... vcs 4)");
+		return -EINVAL;
+	}
+	if (burst && mode != TC_EDF_MODE_RATE) {
+		NL_SET_ERR_MSG_MOD(extack, "burst needs rate mode: a token bucket of the class's rate");
+		return -EINVAL;
+	}
+	if (burst && smooth) {
+		NL_SET_ERR_MSG_MOD(extack, "burst and smooth both hold packets: give one");
+		return -EINVAL;
+	}
 
 	if (mode == TC_EDF_MODE_RATE && !rate) {
 		NL_SET_ERR_MSG_MOD(extack, "rate mode needs a rate");
@@ -1446,10 +1528,11 @@ static int edf_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	sch_tree_lock(sch);
 	/* under the lock: an enqueue on another cpu may just have filled it */
 	if (!new && edf_class_is_busy(cl) &&
-	    (vc != cl->vc || smooth != cl->smooth || perflow != cl->perflow)) {
+	    (vc != cl->vc || smooth != cl->smooth || perflow != cl->perflow ||
+	     !burst != !cl->burst)) {
 		sch_tree_unlock(sch);
 		NL_SET_ERR_MSG_MOD(extack,
-				   "class has queued packets: change vc, smooth or perflow when it is idle");
+				   "class has queued packets: change vc, smooth, perflow or burst on or off when it is idle");
 		return -EBUSY;
 	}
 	if (!new && perflow != cl->perflow)
@@ -1460,6 +1543,8 @@ static int edf_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	cl->perflow = perflow;
 	cl->rate = rate;
 	cl->latency = latency;
+	cl->burst = burst;
+	cl->burst_ns = edf_bucket_eligibility(burst, rate);
 	if (new) {
 		qdisc_class_hash_insert(&q->clhash, &cl->common);
 		edf_resolve_bands(sch);
@@ -1548,7 +1633,8 @@ static int edf_dump_class(struct Qdisc *sch, unsigned long arg,
 			       TCA_EDF_CLASS_PAD)) ||
 	    nla_put_u8(skb, TCA_EDF_CLASS_VC, cl->vc) ||
 	    nla_put_u8(skb, TCA_EDF_CLASS_SMOOTH, cl->smooth) ||
-	    nla_put_u8(skb, TCA_EDF_CLASS_PERFLOW, cl->perflow))
+	    nla_put_u8(skb, TCA_EDF_CLASS_PERFLOW, cl->perflow) ||
+	    nla_put_u32(skb, TCA_EDF_CLASS_BURST, cl->burst))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 

@@ -43,6 +43,7 @@
 
 #include "include/uapi/linux/pkt_sched_fbs.h"
 #include "core/fbs_exec.h"
+#include "core/fabric_credit.h"
 #include "fabric_hdr.h"
 #include "fabric_link.h"
 #include "fabric_slot.h"
@@ -843,7 +844,8 @@ static int fbs_change(struct Qdisc *sch, struct nlattr *opt,
 		return PTR_ERR(watch);
 	}
 	link = fabric_link_configure(sch, q->link, tb[TCA_FBS_CREDITS],
-				     tb[TCA_FBS_CREDIT_UNIT], extack);
+				     tb[TCA_FBS_CREDIT_UNIT],
+				     FCR_DEFAULT_VCS, extack);
 	if (IS_ERR(link)) {
 		if (watch && watch != q->watch)
 			fabric_slot_watch_put(watch);
@@ -931,7 +933,8 @@ static int fbs_init(struct Qdisc *sch, struct nlattr *opt,
 	if (err)
 		return err;
 	link = fabric_link_configure(sch, NULL, tb[TCA_FBS_CREDITS],
-				     tb[TCA_FBS_CREDIT_UNIT], extack);
+				     tb[TCA_FBS_CREDIT_UNIT],
+				     FCR_DEFAULT_VCS, extack);
 	if (IS_ERR(link)) {
 		kvfree(cfg.table);
 		return PTR_ERR(link);

@@ -54,6 +54,8 @@ int parse_rtattr_flags(struct rtattr *tb[], int max, struct rtattr *rta,
 #define SPRINT_BSIZE	64
 
 int get_u32(__u32 *val, const char *arg, int base);
+/* tc only (tc_util.c): bytes, with k, m, g (KiB...), kbit... suffixes */
+int get_size(unsigned int *size, const char *str);
 int get_time64(__s64 *time, const char *str);
 char *sprint_time64(__s64 time, char *buf);
 

@@ -42,10 +42,10 @@ static void edf_explain(void)
 		"Usage: ... edf [ rate RATE ] [ eligibility TIME ] [ limit PACKETS ]\n"
 		"               [ flow_limit PACKETS ] [ flows NUMBER ] [ ttd { on | off } ]\n"
 		"               [ horizon TIME ] [ default MINOR ] [ priomap P0 P1 ... P15 ]\n"
-		"               [ credits { on | off } ] [ credit_unit BYTES ]\n"
+		"               [ credits { on | off } ] [ credit_unit BYTES ] [ vcs { 2 | 3 | 4 } ]\n"
 		"       class ... edf { rate RATE | control | frame LATENCY | txtime }\n"
-		"               [ regulated | besteffort ] [ smooth | nosmooth ]\n"
-		"               [ perflow { on | off } ]\n"
+		"               [ regulated | besteffort | vc N ] [ smooth | nosmooth ]\n"
+		"               [ perflow { on | off } ] [ burst SIZE ]\n"
 		"qdisc (default in parentheses):\n"
 		"  rate         link rate; output is paced at it, 0: no pacing (none)\n"
 		"  eligibility  a smooth class's packet waits until deadline - TIME (20us)\n"
@@ -57,14 +57,20 @@ static void edf_explain(void)
 		"  default      class of unclassified traffic, 0: built-in (0)\n"
 		"  priomap      classes of skb->priority 0..15, 0: default (all 0)\n"
 		TC_CREDITS_USAGE
+		"  vcs          VCs the classes and the credit link use, each strictly\n"
+		"               before the next; 4: the paper's Traditional 4 VCs (2)\n"
 		"class:\n"
 		"  rate         deadlines at RATE; with besteffort: a weight\n"
 		"  control      deadlines at the link rate\n"
 		"  frame        each GSO send (a frame) is due LATENCY after it starts\n"
 		"  txtime       deadline = the packet's SO_TXTIME\n"
 		"  regulated    regulated classes go strictly before besteffort ones (regulated)\n"
+		"  vc           the VC by number: 0 regulated, 1 besteffort, 2 and 3 below\n"
+		"               those (the qdisc's vcs above N), clocked as besteffort\n"
 		"  smooth       packets wait until deadline - eligibility (nosmooth)\n"
 		"  perflow      deadlines per flow or per class (regulated: on, besteffort: off)\n"
+		"  burst        rate classes: a token bucket of RATE and SIZE bytes, any VC\n"
+		"               (none); SIZE: bytes, k, m suffixes\n"
 		"RATE: 100mbit, 10gbit, 5%%.  TIME, LATENCY: 20us, 1.5ms, 2s (bare number: ns).\n"
 		"MINOR, P0..P15: class minor in hex, \"3\" or \"1:3\".\n");
 }
@@ -148,6 +154,7 @@ struct edf_qopt {
 	__u32		max_flows;
 	__u32		default_minor;
 	__u8		ttd;
+	__u8		vcs;
 	__u16		priomap[TC_EDF_PRIO_BANDS];
 	struct tc_credits_opt credits;
 };
@@ -203,6 +210,8 @@ static int edf_put_qopt(struct nlmsghdr *n, const struct edf_qopt *o)
 	    ((g & (1U << TCA_EDF_PRIOMAP)) &&
 	     addattr_l(n, TCA_BUF_MAX, TCA_EDF_PRIOMAP, o->priomap,
 		       sizeof(o->priomap))) ||
+	    ((g & (1U << TCA_EDF_VCS)) &&
+	     addattr8(n, TCA_BUF_MAX, TCA_EDF_VCS, o->vcs)) ||
 	    tc_credits_put(n, &o->credits, TCA_EDF_CREDITS, TCA_EDF_CREDIT_UNIT))
 		return -1;
 	return addattr_nest_end(n, nest) < 0 ? -1 : 0;
@@ -273,6 +282,17 @@ static int edf_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			if (tc_opt_once("edf", &o.given, TCA_EDF_PRIOMAP, key) ||
 			    edf_parse_priomap(&o, &argc, &argv, n))
 				return -1;
+		} else if (strcmp(key, "vcs") == 0) {
+			__u32 vcs;
+
+			if (tc_opt_once("edf", &o.given, TCA_EDF_VCS, key) ||
+			    tc_opt_next_arg(&argc, &argv))
+				return -1;
+			if (get_u32(&vcs, *argv, 10) || vcs < 2 || vcs > __TC_EDF_VC_MAX) {
+				fprintf(stderr, "edf: Illegal \"vcs\": 2, 3 or 4\n");
+				return -1;
+			}
+			o.vcs = vcs;
 		} else if ((err = tc_credits_parse("edf", &o.credits, key,
 						   &argc, &argv))) {
 			if (err < 0)
@@ -299,6 +319,7 @@ struct edf_copt {
 	__u8		vc;
 	__u8		smooth;
 	__u8		perflow;
+	__u32		burst;
 	__u64		rate;
 	__u64		latency;
 };
@@ -317,7 +338,7 @@ static int edf_set_mode(struct edf_copt *o, __u8 mode)
 static int edf_set_vc(struct edf_copt *o, __u8 vc)
 {
 	if (o->given & (1U << TCA_EDF_CLASS_VC)) {
-		fprintf(stderr, "edf: only one of regulated, besteffort\n");
+		fprintf(stderr, "edf: only one of regulated, besteffort, vc\n");
 		return -1;
 	}
 	o->given |= 1U << TCA_EDF_CLASS_VC;
@@ -355,7 +376,9 @@ static int edf_put_copt(struct nlmsghdr *n, const struct edf_copt *o)
 	    ((g & (1U << TCA_EDF_CLASS_SMOOTH)) &&
 	     addattr8(n, TC_CLASS_BUF_MAX, TCA_EDF_CLASS_SMOOTH, o->smooth)) ||
 	    ((g & (1U << TCA_EDF_CLASS_PERFLOW)) &&
-	     addattr8(n, TC_CLASS_BUF_MAX, TCA_EDF_CLASS_PERFLOW, o->perflow)))
+	     addattr8(n, TC_CLASS_BUF_MAX, TCA_EDF_CLASS_PERFLOW, o->perflow)) ||
+	    ((g & (1U << TCA_EDF_CLASS_BURST)) &&
+	     addattr32(n, TC_CLASS_BUF_MAX, TCA_EDF_CLASS_BURST, o->burst)))
 		return -1;
 	return addattr_nest_end(n, nest) < 0 ? -1 : 0;
 }
@@ -395,6 +418,23 @@ static int edf_parse_copt(struct qdisc_util *qu, int argc, char **argv,
 		} else if (strcmp(key, "besteffort") == 0) {
 			if (edf_set_vc(&o, TC_EDF_VC_BESTEFFORT))
 				return -1;
+		} else if (strcmp(key, "vc") == 0) {
+			__u32 vc;
+
+			if (tc_opt_next_arg(&argc, &argv))
+				return -1;
+			if (get_u32(&vc, *argv, 10) || vc > TC_EDF_VC_MAX) {
+				fprintf(stderr, "edf: Illegal \"vc\": 0 .. %d\n", TC_EDF_VC_MAX);
+				return -1;
+			}
+			if (edf_set_vc(&o, vc))
+				return -1;
+		} else if (strcmp(key, "burst") == 0) {
+			if (tc_opt_once("edf", &o.given, TCA_EDF_CLASS_BURST, key) ||
+			    tc_opt_next_arg(&argc, &argv))
+				return -1;
+			if (get_size(&o.burst, *argv))
+				return tc_opt_illegal(key);
 		} else if (strcmp(key, "smooth") == 0) {
 			if (edf_set_smooth(&o, 1))
 				return -1;
@@ -484,6 +524,7 @@ static const char *const edf_mode_names[] = {
 static const char *const edf_vc_names[] = {
 	[TC_EDF_VC_REGULATED]	= "regulated",
 	[TC_EDF_VC_BESTEFFORT]	= "besteffort",
+	/* VCs 2 and 3 print as "vc 2": no name (edf_print_enum()) */
 };
 
 /* A name from @names, or the number if this plugin does not know it. */
@@ -556,6 +597,8 @@ static int edf_print_qopt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (tb[TCA_EDF_PRIOMAP])
 		edf_print_priomap(tb[TCA_EDF_PRIOMAP]);
 	tc_credits_print_opt(tb[TCA_EDF_CREDITS], tb[TCA_EDF_CREDIT_UNIT]);
+	if (edf_attr_u8(tb[TCA_EDF_VCS], &v8))
+		print_color_uint(PRINT_ANY, COLOR_NONE, "vcs", "vcs %u ", v8);
 	return 0;
 }
 
@@ -563,6 +606,7 @@ static int edf_print_copt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_EDF_CLASS_MAX + 1];
 	__u64 v64;
+	__u32 v32;
 	__u8 v8;
 
 	edf_last_options = EDF_OBJECT_CLASS;
@@ -587,7 +631,7 @@ static int edf_print_copt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		edf_print_time("latency", "latency %s ", v64);
 	if (edf_attr_u8(tb[TCA_EDF_CLASS_VC], &v8))
 		edf_print_enum("vc", "%s ", "vc %u ", edf_vc_names,
-			       TC_EDF_VC_MAX + 1, v8);
+			       sizeof(edf_vc_names) / sizeof(edf_vc_names[0]), v8);
 	if (edf_attr_u8(tb[TCA_EDF_CLASS_SMOOTH], &v8)) {
 		print_color_bool(PRINT_JSON, COLOR_NONE, "smooth", NULL, v8);
 		if (v8)
@@ -597,6 +641,8 @@ static int edf_print_copt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (edf_attr_u8(tb[TCA_EDF_CLASS_PERFLOW], &v8))
 		print_color_on_off(PRINT_ANY, COLOR_NONE, "perflow",
 				   "perflow %s ", v8);
+	if (edf_attr_u32(tb[TCA_EDF_CLASS_BURST], &v32) && v32)
+		print_color_uint(PRINT_ANY, COLOR_NONE, "burst", "burst %ub ", v32);
 	close_json_object();
 	return 0;
 }
@@ -689,7 +735,8 @@ static void edf_print_qd_stats(const struct tc_edf_qd_stats *st)
 	edf_print_counter("unclassified", "unclassified", st->unclassified);
 	edf_print_counter("ttd_pushed", "ttd_pushed", st->ttd_pushed);
 	edf_print_counter("ttd_skipped", "ttd_skipped", st->ttd_skipped);
-	tc_credits_print_xstats(&st->credits);
+	tc_credits_print_xstats_vcs(&st->credits, st->credit_vcs,
+				    st->credit_tx_credits_hi, st->credit_stalls_hi);
 }
 
 /*

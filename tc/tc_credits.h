@@ -107,13 +107,19 @@ static inline void tc_credits_print_opt(const struct rtattr *on,
 	}
 }
 
-static inline void tc_credits_print_pair(const char *key, const char *label,
-					 __u64 vc0, __u64 vc1)
+/* " LABEL vc0 N vc1 N ...", and in JSON an array KEY, of @n VCs' @v. */
+static inline void tc_credits_print_vcs(const char *key, const char *label,
+					const __u64 *v, unsigned int n)
 {
+	char fmt[16];
+	unsigned int vc;
+
 	print_color_string(PRINT_FP, COLOR_NONE, NULL, " %s", label);
 	open_json_array(PRINT_JSON, key);
-	print_color_u64(PRINT_ANY, COLOR_NONE, NULL, " vc0 %" PRIu64, vc0);
-	print_color_u64(PRINT_ANY, COLOR_NONE, NULL, " vc1 %" PRIu64, vc1);
+	for (vc = 0; vc < n; vc++) {
+		snprintf(fmt, sizeof(fmt), " vc%u %%" PRIu64, vc);
+		print_color_u64(PRINT_ANY, COLOR_NONE, NULL, fmt, v[vc]);
+	}
 	close_json_array(PRINT_JSON, NULL);
 }
 
@@ -125,19 +131,31 @@ static inline void tc_credits_print_counter(const char *key, __u64 v)
 
 /*
  * A line " credits: ..." and a JSON object "credits", when on (a kernel
- * whose statistics end before them, or credits off, prints nothing).
+ * whose statistics end before them, or credits off, prints nothing); a
+ * link of @vcs VCs (2 to 4) has VC2's and VC3's figures in @tx_hi and
+ * @stalls_hi (tc_fabric_credit_xstats holds two).
  */
-static inline void tc_credits_print_xstats(const struct tc_fabric_credit_xstats *st)
+static inline void tc_credits_print_xstats_vcs(const struct tc_fabric_credit_xstats *st,
+					       unsigned int vcs, const __u32 *tx_hi,
+					       const __u64 *stalls_hi)
 {
+	__u64 tx[4], stalls[4];
+	unsigned int vc;
+
 	if (!st->unit)
 		return;
+	if (vcs < 2 || vcs > 4)
+		vcs = 2;
+	for (vc = 0; vc < vcs; vc++) {
+		tx[vc] = vc < 2 ? st->tx_credits[vc] : tx_hi[vc - 2];
+		stalls[vc] = vc < 2 ? st->stalls[vc] : stalls_hi[vc - 2];
+	}
 	print_nl();
 	print_color_string(PRINT_FP, COLOR_NONE, NULL, " credits:", NULL);
 	open_json_object("credits");
 	print_color_uint(PRINT_ANY, COLOR_NONE, "unit", " unit %u", st->unit);
-	tc_credits_print_pair("tx_credits", "tx_credits", st->tx_credits[0],
-			      st->tx_credits[1]);
-	tc_credits_print_pair("stalls", "stalls", st->stalls[0], st->stalls[1]);
+	tc_credits_print_vcs("tx_credits", "tx_credits", tx, vcs);
+	tc_credits_print_vcs("stalls", "stalls", stalls, vcs);
 	tc_credits_print_counter("msgs_sent", st->msgs_sent);
 	tc_credits_print_counter("msgs_received", st->msgs_received);
 	tc_credits_print_counter("msgs_refused", st->msgs_refused);
@@ -146,6 +164,11 @@ static inline void tc_credits_print_xstats(const struct tc_fabric_credit_xstats 
 	tc_credits_print_counter("restarts", st->restarts);
 	tc_credits_print_counter("peer_silent_ms", st->peer_silent_ms);
 	close_json_object();
+}
+
+static inline void tc_credits_print_xstats(const struct tc_fabric_credit_xstats *st)
+{
+	tc_credits_print_xstats_vcs(st, 2, NULL, NULL);
 }
 
 #endif

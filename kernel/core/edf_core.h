@@ -52,6 +52,19 @@ static inline fq_u64 edf_vclock_deadline(fq_u64 prev, fq_u64 now, fq_u32 len,
 }
 
 /*
+ * A token bucket of @rate and @burst bytes on a virtual clock: a packet
+ * whose deadline is D (edf_vclock_deadline() from the class's last) may
+ * leave from D minus this, the time @burst takes at @rate.  The clock's
+ * lead over now is the bucket's deficit, so a burst of @burst bytes
+ * leaves at once and then the class keeps to @rate: the paper's token
+ * buckets of Traditional 4 VCs.
+ */
+static inline fq_u64 edf_bucket_eligibility(fq_u32 burst, fq_u64 rate)
+{
+	return burst ? edf_tx_time(burst, rate) : 0;
+}
+
+/*
  * Frame deadlines: every packet of a frame of @parts packets adds
  * latency / parts, so a frame of any size completes about @latency after
  * it started.

@@ -8,6 +8,7 @@
 #    them, round robin alternates;
 #  - head-of-line blocking: a frame for an idle output waits behind one
 #    for a full output;
+#  - four VCs: each strictly before the next, whatever the arrival order;
 #  - lossless: 600 frames offered at three times the output's rate all
 #    leave, none dropped, no flow reordered; round robin makes order
 #    errors at the output where the deadline arbiters make few or none.
@@ -50,6 +51,24 @@ for a in trad simple advanced ideal; do
 	expect "$a: the frame for the idle output leaves at" \
 		"$(sim --arch $a "$T/hol" | awk '$1 == "dep" && $3 == 3 { print $2 }')" 1000
 done
+
+cat > "$T/four" <<'TRACE'
+# four VCs, one frame each at time 0 into one output, VC3 first in the
+# trace; then a VC0 frame arrives while the first is on the wire
+0 3 1000 1 3 0 2
+0 2 1000 2 2 0 2
+0 1 1000 3 1 1 2
+0 0 1000 4 0 1 2
+500 0 1000 5 0 1 2
+TRACE
+vcs_out() { sim --arch trad "$@" "$T/four" | awk '$1 == "dep" { printf "%s ", $6 }'; }
+# the VC0 frame crosses at once and goes on the wire first; the later
+# VC0 frame goes before VC1, VC2 and VC3, which wait for it
+expect "vcs 4: departures' VCs" "$(vcs_out --vcs 4)" "0 0 1 2 3 "
+sim --arch trad "$T/four" > /dev/null 2>&1
+expect "vcs 2 refuses a VC2 frame" $? 1
+"$QSIM" switch --vcs 5 "$T/four" 2>/dev/null
+expect "--vcs 5 refused" $? 2
 
 awk 'BEGIN {
 	srand(3)

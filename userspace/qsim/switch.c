@@ -46,12 +46,13 @@ static void sw_usage(FILE *out)
 	fprintf(out,
 		"usage: qsim switch [ --arch { trad | simple | advanced | ideal } ]\n"
 		"                   [ --rate BYTES_PER_S ] [ --in-buffer BYTES ]\n"
-		"                   [ --out-buffer BYTES ] [ --quiet ] [ FILE ]\n"
+		"                   [ --out-buffer BYTES ] [ --vcs { 2 | 3 | 4 } ] [ --quiet ] [ FILE ]\n"
 		"  reads frames \"time_ns flow len deadline_ns vc in out\" from FILE or\n"
-		"  stdin (ports 0..%d); prints \"dep time_ns flow len deadline_ns vc in out\n"
+		"  stdin (ports 0..%d, vc below --vcs, each VC strictly before the next;\n"
+		"  4: Traditional 4 VCs); prints \"dep time_ns flow len deadline_ns vc in out\n"
 		"  sojourn_ns ttd_ns\" per departure (--quiet: counters only).  Defaults:\n"
 		"  advanced, 125000000 (1 Gbit/s) per output link, 8192-byte buffers per\n"
-		"  VC (the paper's 8 KB).\n", SW_MAX_PORTS - 1);
+		"  VC (the paper's 8 KB), 2 VCs.\n", SW_MAX_PORTS - 1);
 }
 
 static void sw_print_vc(unsigned int port, const char *side, unsigned int vc,
@@ -71,13 +72,13 @@ static void sw_print_vc(unsigned int port, const char *side, unsigned int vc,
 
 /* Let every host send what its input buffer has room for, in order. */
 static void sw_admit(struct vcsw_xport *const *ports,
-		     struct sw_src (*src)[VCSW_NUM_VCS], struct sw_pkt *pkts,
-		     unsigned int nports, fq_u64 now)
+		     struct sw_src (*src)[VCSW_MAX_VCS], struct sw_pkt *pkts,
+		     unsigned int nports, unsigned int vcs, fq_u64 now)
 {
 	unsigned int p, vc;
 
 	for (p = 0; p < nports; p++) {
-		for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+		for (vc = 0; vc < vcs; vc++) {
 			struct sw_src *s = &src[p][vc];
 
 			while (s->head != (size_t)-1) {
@@ -102,14 +103,15 @@ static int sw_main(int argc, char **argv)
 		{ "rate", required_argument, NULL, 'r' },
 		{ "in-buffer", required_argument, NULL, 'i' },
 		{ "out-buffer", required_argument, NULL, 'o' },
+		{ "vcs", required_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct vcsw_xport xp[SW_MAX_PORTS];
-	static struct sw_src src[SW_MAX_PORTS][VCSW_NUM_VCS];
+	static struct sw_src src[SW_MAX_PORTS][VCSW_MAX_VCS];
 	struct vcsw_xport *ports[SW_MAX_PORTS];
-	fq_u64 rate = 125000000, inbuf = 8192, outbuf = 8192, now = 0;
+	fq_u64 rate = 125000000, inbuf = 8192, outbuf = 8192, now = 0, vcs = VCSW_NUM_VCS;
 	unsigned int arch = VCSW_ARCH_ADVANCED, nports = 0, p, vc, cursor = 0;
 	struct qsim_flow *flows = NULL;
 	struct sw_pkt *pkts = NULL;
@@ -119,7 +121,7 @@ static int sw_main(int argc, char **argv)
 	FILE *in = stdin;
 	char line[512];
 
-	while ((c = getopt_long(argc, argv, "a:r:i:o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "a:r:i:o:v:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			for (arch = 0; arch < VCSW_ARCH_COUNT; arch++)
@@ -143,6 +145,14 @@ static int sw_main(int argc, char **argv)
 			if (qsim_parse_u64(optarg, c == 'i' ? &inbuf : &outbuf) ||
 			    (c == 'i' ? inbuf : outbuf) > 0xffffffffULL) {
 				fprintf(stderr, "qsim switch: bad buffer \"%s\"\n", optarg);
+				return 2;
+			}
+			break;
+		case 'v':
+			if (qsim_parse_u64(optarg, &vcs) || vcs < VCSW_NUM_VCS ||
+			    vcs > VCSW_MAX_VCS) {
+				fprintf(stderr, "qsim switch: bad --vcs \"%s\" (2..%d)\n",
+					optarg, VCSW_MAX_VCS);
 				return 2;
 			}
 			break;
@@ -177,11 +187,11 @@ static int sw_main(int argc, char **argv)
 		if (!s)
 			continue;
 		if (sscanf(s, "%llu %u %u %llu %u %u %u", &t, &flow, &len, &dl,
-			   &fvc, &fin, &fout) != 7 || fvc >= VCSW_NUM_VCS || !len ||
+			   &fvc, &fin, &fout) != 7 || fvc >= vcs || !len ||
 		    len > EDF_LEN_MAX || fin >= SW_MAX_PORTS ||
 		    fout >= SW_MAX_PORTS || fin == fout) {
-			fprintf(stderr, "qsim switch: line %lu: want \"time_ns flow len(1..%u) deadline_ns vc(0|1) in out\", in and out two ports of 0..%d\n",
-				lineno, EDF_LEN_MAX, SW_MAX_PORTS - 1);
+			fprintf(stderr, "qsim switch: line %lu: want \"time_ns flow len(1..%u) deadline_ns vc(0..%u) in out\", in and out two ports of 0..%d\n",
+				lineno, EDF_LEN_MAX, (unsigned int)vcs - 1, SW_MAX_PORTS - 1);
 			return 1;
 		}
 		if (len > inbuf || len > outbuf) {
@@ -223,8 +233,9 @@ static int sw_main(int argc, char **argv)
 
 	for (p = 0; p < nports; p++) {
 		vcsw_xport_init(&xp[p], arch, (fq_u32)inbuf, (fq_u32)outbuf, rate);
+		vcsw_xport_set_vcs(&xp[p], (unsigned int)vcs);
 		ports[p] = &xp[p];
-		for (vc = 0; vc < VCSW_NUM_VCS; vc++)
+		for (vc = 0; vc < VCSW_MAX_VCS; vc++)
 			src[p][vc].head = src[p][vc].tail = (size_t)-1;
 	}
 
@@ -247,7 +258,7 @@ static int sw_main(int argc, char **argv)
 		/* hosts, crossbar and links until nothing moves at @now */
 		while (moved) {
 			moved = false;
-			sw_admit(ports, src, pkts, nports, now);
+			sw_admit(ports, src, pkts, nports, (unsigned int)vcs, now);
 			if (vcsw_xbar_run(ports, nports, arch, now, ~0u, &cursor))
 				moved = true;
 			for (p = 0; p < nports; p++) {
@@ -291,9 +302,9 @@ static int sw_main(int argc, char **argv)
 	}
 
 	for (p = 0; p < nports; p++) {
-		for (vc = 0; vc < VCSW_NUM_VCS; vc++)
+		for (vc = 0; vc < vcs; vc++)
 			sw_print_vc(p, "in", vc, &xp[p].in[vc]);
-		for (vc = 0; vc < VCSW_NUM_VCS; vc++)
+		for (vc = 0; vc < vcs; vc++)
 			sw_print_vc(p, "out", vc, &xp[p].out.vc[vc]);
 	}
 	printf("arch %s packets %zu flows %zu reordered %d\n",

@@ -29,6 +29,8 @@ enum {
 	TCA_EDF_PRIOMAP,	/* binary: __u16[TC_EDF_PRIO_BANDS] class minors, 0: default */
 	TCA_EDF_CREDITS,	/* u8: send only with the link's credits (fabric_hdr.h) */
 	TCA_EDF_CREDIT_UNIT,	/* u32: bytes per credit, 1..65535 (64) */
+	TCA_EDF_VCS,		/* u8: VCs the classes and the credit link use,
+				 * 2 (default) .. 4 */
 	__TCA_EDF_MAX,
 };
 #define TCA_EDF_MAX (__TCA_EDF_MAX - 1)
@@ -43,10 +45,16 @@ enum {
 };
 #define TC_EDF_MODE_MAX (__TC_EDF_MODE_MAX - 1)
 
-/* Virtual channels, as in the fabric header. */
+/*
+ * Virtual channels, as in the fabric header, each strictly before the
+ * next.  VCs 2 and 3 need TCA_EDF_VCS 3 or 4 (the EDF paper's Traditional
+ * 4 VCs); their clocks are best effort's, unless the class has a burst.
+ */
 enum {
 	TC_EDF_VC_REGULATED,
 	TC_EDF_VC_BESTEFFORT,
+	TC_EDF_VC_2,
+	TC_EDF_VC_3,
 	__TC_EDF_VC_MAX,
 };
 #define TC_EDF_VC_MAX (__TC_EDF_VC_MAX - 1)
@@ -61,6 +69,8 @@ enum {
 	TCA_EDF_CLASS_VC,	/* u8: TC_EDF_VC_* */
 	TCA_EDF_CLASS_SMOOTH,	/* u8: hold packets until eligible (regulated only) */
 	TCA_EDF_CLASS_PERFLOW,	/* u8: deadlines per flow (1) or per class (0) */
+	TCA_EDF_CLASS_BURST,	/* u32: bytes; rate mode: a token bucket of the
+				 * class's rate and this depth; 0: none */
 	__TCA_EDF_CLASS_MAX,
 };
 #define TCA_EDF_CLASS_MAX (__TCA_EDF_CLASS_MAX - 1)
@@ -112,6 +122,11 @@ struct tc_edf_qd_stats {
 	__u32	ttd_skipped;	/* with ttd on: sent without the header */
 	__u64	txtime_late;	/* SO_TXTIMEs before now, ordered at now */
 	struct tc_fabric_credit_xstats credits;	/* credits on */
+	/* credits on a link of more than two VCs: VC2's and VC3's */
+	__u32	credit_vcs;		/* VCs the link carries; 0: credits off */
+	__u32	credit_tx_credits_hi[2];
+	__u32	pad_hi;
+	__u64	credit_stalls_hi[2];
 };
 
 #endif /* _UAPI_LINUX_PKT_SCHED_EDF_H */

@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 300
+# vm: deterministic
+#
+# edf with four VCs (Documentation/edf.rst, "Four VCs"), the host of the
+# paper's Traditional 4 VCs: "vcs 4", classes on VCs 0 to 3, each VC
+# strictly before the next, the fabric header carrying the class's VC,
+# credits on a four-VC link into a vcsw port of a switch of vcs 4; and a
+# class's token bucket ("burst").
+#
+#   [H1] eth0 edf rate 1mbit ttd on credits on vcs 4 -- p1 [S] vcs 4 p4 -- [H4]
+#
+# Configuration first: VCs beyond vcs refused, vcs not lowered below a
+# class's VC, burst only for rate classes.  Then H1 queues a batch per
+# class, VC3's first and VC0's last, faster than its 1 Mbit/s drains
+# them: from the first VC0 frame on, H4 must receive the rest VC by VC;
+# S's port counted every frame on its VC and refused none (credits).
+# Last, a class of 400 kbit/s with a 10-frame burst ("burst 10620")
+# sends a 40-frame batch at once: the first ten leave at the link's pace,
+# and once the bucket is empty the rest 2.45 times apart, its rate; timed by H4's arrivals in guest
+# time against a 1 Mbit/s class's batch of the same run.
+. ./lib.sh
+
+require_cmd ip tc udp-lat fabric-vc-count
+require_module vcsw
+require_module fabric_hdr
+require_module sch_edf
+tmp_dir_create
+
+H1_MAC=02:00:00:4b:00:01
+H4_MAC=02:00:00:4b:00:04
+COUNT=30		# datagrams per class
+SIZE=1000		# UDP payload: 1062-byte frames with the fabric header
+
+pstat() { json_obj_u64 "$(link_json "$1" "$2")" "$3" "$4"; }
+qdisc_json() {
+	local j
+
+	j=$(ns_exec H1 tc -s -j qdisc show dev eth0 root)
+	echo "${j//[[:space:]]/}"
+}
+drained() { [ "$(json_u64 "$(qdisc_json)" qlen)" = 0 ]; }
+
+ns_create S
+ns_run S ip link add sw0 type vcsw arch trad vcs 4 || fatal "vcsw"
+ns_run S ip link set sw0 up
+switch_host H1 p1 $H1_MAC 10.75.0.1/24
+switch_host H4 p4 $H4_MAC 10.75.0.4/24
+ns_run H1 ip neigh add 10.75.0.4 lladdr $H4_MAC dev eth0
+ns_run H4 ip neigh add 10.75.0.1 lladdr $H1_MAC dev eth0
+ns_run S ip link set p4 type vcsw_slave fdb_add $H4_MAC || fatal "fdb p4"
+ns_run S ip link set p1 type vcsw_slave fdb_add $H1_MAC credits on || fatal "p1"
+
+# --- configuration ------------------------------------------------------------------------
+ns_run H1 tc qdisc add dev eth0 root handle 1: edf rate 1mbit ttd on || fatal "edf"
+check_eq "default vcs" 2 "$(json_u64 "$(qdisc_json)" vcs)"
+out=$(ns_exec H1 tc class add dev eth0 parent 1: classid 1:3 edf rate 1mbit vc 2 2>&1)
+check_fail $? "a VC2 class on a qdisc of two VCs"
+[[ $out == *"raise vcs first"* ]]
+check_err $? "the refusal does not say why: $out"
+ns_run H1 tc qdisc change dev eth0 root handle 1: edf vcs 4 credits on || fatal "vcs 4"
+ns_run H1 tc class add dev eth0 parent 1: classid 1:1 edf control perflow off || fatal "1:1"
+ns_run H1 tc class add dev eth0 parent 1: classid 1:2 edf rate 1mbit vc 1 || fatal "1:2"
+ns_run H1 tc class add dev eth0 parent 1: classid 1:3 edf rate 1mbit vc 2 || fatal "1:3"
+ns_run H1 tc class add dev eth0 parent 1: classid 1:4 edf rate 1mbit vc 3 || fatal "1:4"
+out=$(ns_exec H1 tc qdisc change dev eth0 root handle 1: edf vcs 3 2>&1)
+check_fail $? "vcs lowered below class 1:4's VC3"
+[[ $out == *"a class uses a VC beyond vcs"* ]]
+check_err $? "the refusal does not say why: $out"
+ns_exec H1 tc class add dev eth0 parent 1: classid 1:9 edf txtime burst 10k 2> /dev/null
+check_fail $? "burst on a txtime class"
+ns_exec H1 tc class add dev eth0 parent 1: classid 1:9 edf rate 1mbit smooth burst 10k 2> /dev/null
+check_fail $? "burst and smooth together"
+check_eq "class 1:4 vc" 'vc 3' "$(ns_exec H1 tc class show dev eth0 classid 1:4 | grep -o 'vc 3')"
+log_test "vcs 4: VCs 2 and 3 only below vcs, vcs not below a class's VC, burst checked"
+
+# --- four strict VCs through a four-VC credit link ----------------------------------------------
+wait_for 10 eval '[ "$(pstat S p1 credits_vc3 tx_credits)" -gt 0 ]'
+check_err $? "S granted H1 no VC3 credits"
+ns_bg H4 udp-lat recv --port 9400 --duration 3600 --ready "$TMP_DIR/recv.ready" > /dev/null
+wait_for 10 test -e "$TMP_DIR/recv.ready" || fatal "receiver did not start"
+ns_bg H4 fabric-vc-count -i eth0 -n $((4 * COUNT)) -t 120000 -s \
+	-r "$TMP_DIR/vcc.ready" > "$TMP_DIR/vcc.out"
+vcc=$BG_PID
+wait_for 10 test -e "$TMP_DIR/vcc.ready" || fatal "fabric-vc-count did not start"
+for c in 4 3 2 1; do
+	ns_exec H1 udp-lat send --dst 10.75.0.4 --port 9400 --prio 1:$c --count $COUNT \
+		--rate 2000 --size $SIZE > /dev/null || fatal "udp-lat 1:$c"
+done
+bg_wait $vcc
+check_err $? "H4 did not receive the $((4 * COUNT)) frames: $(cat "$TMP_DIR/vcc.out")"
+order=$(sed -n 's/^order=//p' "$TMP_DIR/vcc.out")
+log_info "H4's order: $order"
+[[ ${order#${order%%0*}} =~ ^0+1*2*3*$ ]]
+check_err $? "not VC by VC from the first VC0 frame on"
+for k in 0 1 2 3; do
+	check_eq "S p1 in_vc$k frames" $COUNT "$(pstat S p1 in_vc$k packets)"
+	check_eq "S p1 credits_vc$k violations" 0 "$(pstat S p1 credits_vc$k violations)"
+done
+check_eq "S p1 msgs_malformed" 0 "$(pstat S p1 credits msgs_malformed)"
+# tc -s shows the four VCs' credits
+[[ $(qdisc_json) =~ \"stalls\":\[[0-9]+,[0-9]+,[0-9]+,[0-9]+\] ]]
+check_err $? "tc -s does not show four VCs' stalls: $(qdisc_json)"
+log_test "four VCs, each strictly before the next, lossless on a four-VC credit link"
+
+# --- a token bucket ---------------------------------------------------------------------------
+# 1:5, 400 kbit/s with a burst of ten 1062-byte frames, on the 1 Mbit/s
+# link; a 40-frame batch of it and one of 1:3 (1 Mbit/s, the link's
+# pace), timed by H4's arrivals (guest time, the same run)
+ns_run H1 tc class add dev eth0 parent 1: classid 1:5 edf rate 400kbit vc 2 burst 10620 ||
+	fatal "1:5"
+check_eq "burst shown" 'burst 10620b' \
+	"$(ns_exec H1 tc class show dev eth0 classid 1:5 | grep -o 'burst [0-9]*b')"
+ns_bg H4 udp-lat recv --port 9401 --count 80 --duration 120 --log "$TMP_DIR/arrivals" \
+	--ready "$TMP_DIR/recv2.ready" > /dev/null
+rcv=$BG_PID
+wait_for 10 test -e "$TMP_DIR/recv2.ready" || fatal "receiver did not start"
+for c in 3 5; do
+	wait_for 30 drained || fatal "H1 did not drain"
+	ns_exec H1 udp-lat send --dst 10.75.0.4 --port 9401 --prio 1:$c --stream $c \
+		--count 40 --rate 5000 --size $SIZE > /dev/null || fatal "udp-lat 1:$c"
+done
+bg_wait $rcv
+check_err $? "H4 did not receive both batches"
+# gap STREAM FIRST LAST: mean us between the arrivals of seq FIRST and LAST
+gap() {
+	awk -v s="$1" -v a="$2" -v b="$3" '$1 == s && $2 == a { t0 = $3 }
+		$1 == s && $2 == b { t1 = $3 }
+		END { if (t0 && t1) printf "%d\n", (t1 - t0) / (b - a) / 1000 }' "$TMP_DIR/arrivals"
+}
+pace=$(gap 3 10 39)
+burst_gap=$(gap 5 0 9)
+# the bucket refills while the burst leaves: frames 10 to 15 come early
+held_gap=$(gap 5 20 39)
+log_info "mean gap: 1:3 ${pace} us; 1:5 first ten ${burst_gap} us, from the 21st ${held_gap} us"
+[ -n "$pace" ] && [ -n "$held_gap" ] && [ -n "$burst_gap" ] || fatal "arrivals missing"
+# past the burst: 1042 bytes (the class counts the frame before its
+# header) at 400 kbit/s against 1062 at 1 Mbit/s, 2.45 times the pace
+[ $((held_gap * 10)) -ge $((pace * 22)) ] && [ $((held_gap * 10)) -le $((pace * 28)) ]
+check_err $? "1:5 past its burst: ${held_gap} us a frame against ${pace} at the link's pace"
+# the burst itself at the link's pace
+[ $((burst_gap * 10)) -le $((pace * 15)) ]
+check_err $? "1:5's burst: ${burst_gap} us a frame against ${pace} at the link's pace"
+log_test "burst: a class sends its burst at the link's pace, then at its rate"
+
+exit $EXIT_STATUS
