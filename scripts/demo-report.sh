@@ -14,7 +14,7 @@ KINDS="control multimedia besteffort background"
 
 # scenarios with results, in a fixed order (the paper's), then the rest;
 # the sweep's points (NAME-qosN) apart, as archs and loads
-order="trad2 trad4 simple2 advanced2 ideal edf fabric-trad2 fabric-simple2 fabric-advanced2 fabric-ideal"
+order="trad2 trad4 simple2 advanced2 ideal edf fabric-trad2 fabric-trad4 fabric-simple2 fabric-advanced2 fabric-ideal"
 scen=()
 sweep_archs=()
 sweep_loads=()
@@ -71,7 +71,9 @@ switch_summary() {
 	drops=$(cat "$d/switch.txt" "$d/switch-inputs.txt" 2>/dev/null |
 		awk '{ for (i = 1; i < NF; i++) if ($i ~ /^(drops_full|drop_nomem|violations)$/) n += $(i + 1) }
 		     END { print n + 0 }')
-	stalls=$(awk '$1 == "credits:" { for (i = 1; i < NF; i++) if ($i == "stalls") n += $(i + 2) + $(i + 4) }
+	# "stalls vc0 N vc1 N ..." with as many VCs as the link has
+	stalls=$(awk '$1 == "credits:" { for (i = 1; i < NF; i++) if ($i == "stalls")
+			for (j = i + 1; j < NF && $j ~ /^vc[0-9]$/; j += 2) n += $(j + 1) }
 		     END { print n + 0 }' "$d/qdisc.txt" 2>/dev/null)
 	echo "$drops / ${stalls:-0}"
 }

@@ -37,7 +37,8 @@ static void usage(FILE *f)
 		"Usage: " PROG " --tree K,N [ --name NAME ] [ --link RATE ]\n"
 		"                   [ --arch { trad | simple | advanced | ideal } ]\n"
 		"                   [ --credits { on | off } ] [ --buffer SIZE ]\n"
-		"                   [ --in-buffer SIZE ] [ --mac MAC ] [ --net A.B ]\n"
+		"                   [ --in-buffer SIZE ] [ --vcs { 2 | 3 | 4 } ]\n"
+		"                   [ --mac MAC ] [ --net A.B ]\n"
 		"                   { build | destroy | script | machines }\n"
 		"A k-ary n-tree (folded butterfly): K^N hosts, N stages of 2K-port vcsw\n"
 		"switches, wired and numbered as fabric-cac's (Documentation/admission.rst).\n"
@@ -58,6 +59,8 @@ static void usage(FILE *f)
 		"               2048 .. 64m (vcsw's default)\n"
 		"  --in-buffer  each input buffer a switch port advertises, with\n"
 		"               credits (vcsw's default)\n"
+		"  --vcs        VCs of every switch, link and host edf (2); 4: the\n"
+		"               paper's Traditional 4 VCs\n"
 		"  --mac        host h's address is MAC + h (02:fa:00:00:00:00)\n"
 		"  --net        host h's IPv4 address is A.B.0.0/16 + h + 1 (10.59)\n"
 		"Each host runs edf with the fabric header (ttd on), permanent\n"
@@ -78,6 +81,7 @@ struct topo {
 	bool		credits;
 	uint64_t	buffer;		/* 0: vcsw's default */
 	uint64_t	in_buffer;
+	unsigned int	vcs;		/* 2 .. 4 */
 	uint8_t		mac[6];
 	unsigned int	net[2];
 	bool		machines;	/* NICs, a script per machine */
@@ -178,6 +182,7 @@ static void emit_switch(const struct topo *o, unsigned int sw)
 {
 	unsigned int stage = sw / o->t.per_stage, p, nports;
 	char nsb[64], dev[16], rate[40] = "", buffer[40] = "", in_buffer[40] = "";
+	char vcs[16] = "";
 	const char *ns = sw_ns(o, sw, nsb, sizeof(nsb));
 
 	/* the top stage's up ports are not wired */
@@ -189,6 +194,9 @@ static void emit_switch(const struct topo *o, unsigned int sw)
 	if (o->in_buffer)
 		snprintf(in_buffer, sizeof(in_buffer), " in_buffer %" PRIu64,
 			 o->in_buffer);
+	/* only when asked: the script of a two-VC fabric stays as it was */
+	if (o->vcs != 2)
+		snprintf(vcs, sizeof(vcs), " vcs %u", o->vcs);
 	/*
 	 * a looped fabric would carry a router solicitation for ever: IPv6
 	 * off on every port before any is up
@@ -206,8 +214,8 @@ static void emit_switch(const struct topo *o, unsigned int sw)
 	 * broadcast, a host's bad route table) is dropped, not flooded round
 	 * the fabric's loops
 	 */
-	fprintf(out, "link add sw0 type vcsw arch %s%s%s flood off\n", o->arch,
-		rate, buffer);
+	fprintf(out, "link add sw0 type vcsw arch %s%s%s%s flood off\n", o->arch,
+		vcs, rate, buffer);
 	for (p = 0; p < nports; p++) {
 		port_dev_batch(o, p, dev, sizeof(dev));
 		/* in port order: the port's index is the number routes name */
@@ -265,8 +273,9 @@ static void emit_host(const struct topo *o, unsigned int h)
 	ns_cmd("ip", ns, "addr add %s/16 dev %s", addr, dev);
 	if (o->link_bps)
 		snprintf(rate, sizeof(rate), " rate %" PRIu64 "bit", o->link_bps);
-	ns_cmd("tc", ns, "qdisc replace dev %s root handle 1: edf ttd on%s%s",
-	       dev, rate, o->credits ? " credits on" : "");
+	ns_cmd("tc", ns, "qdisc replace dev %s root handle 1: edf ttd on%s%s%s",
+	       dev, rate, o->credits ? " credits on" : "",
+	       o->vcs != 2 ? (o->vcs == 3 ? " vcs 3" : " vcs 4") : "");
 	ns_cmd("ip", ns, "link set %s up", dev);
 	/* one process for all neighbours and one for all routes */
 	ip_batch(ns);
@@ -482,6 +491,7 @@ static int parse_options(int argc, char **argv, struct topo *o)
 		{ "credits", required_argument, NULL, 'c' },
 		{ "buffer", required_argument, NULL, 'b' },
 		{ "in-buffer", required_argument, NULL, 'i' },
+		{ "vcs", required_argument, NULL, 'v' },
 		{ "mac", required_argument, NULL, 'm' },
 		{ "net", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
@@ -497,6 +507,7 @@ static int parse_options(int argc, char **argv, struct topo *o)
 	o->name = "ft";
 	o->arch = "advanced";
 	o->credits = true;
+	o->vcs = 2;
 	o->net[0] = 10;
 	o->net[1] = 59;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -529,6 +540,13 @@ static int parse_options(int argc, char **argv, struct topo *o)
 				return -1;
 			}
 			o->arch = optarg;
+			break;
+		case 'v':
+			if (strcmp(optarg, "2") && strcmp(optarg, "3") && strcmp(optarg, "4")) {
+				fprintf(stderr, PROG ": --vcs: 2, 3 or 4\n");
+				return -1;
+			}
+			o->vcs = (unsigned int)(optarg[0] - '0');
 			break;
 		case 'c':
 			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {

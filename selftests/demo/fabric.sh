@@ -95,6 +95,8 @@ modprobe fabric_hdr 2>/dev/null
 modprobe sch_edf 2>/dev/null
 topo=(fabric-topo --tree "$S_TREE" --name "$NS_PREFIX" --link "$S_LINK" --arch "$S_SWITCH"
       --credits on --buffer "$S_SWITCH_BUFFER")
+# Traditional 4 VCs: four VCs in every switch, link and host
+[[ $S_HOST != trad4 ]] || topo+=(--vcs 4)
 echo "${topo[*]} build" >> "$OUT/setup.log"
 # bash runs fabric-topo's script: busybox's sh (the VM's /bin/sh) would
 # run its own ip applet (topology.rst)
@@ -240,6 +242,7 @@ hosts_state()
 	for ((h = 0; h < NHOSTS; h++)); do
 		echo "== h$h"
 		nsx "h$h" tc -s qdisc show dev eth0 2>&1
+		nsx "h$h" tc -s class show dev eth0 2>&1
 	done
 }
 switches_state()
@@ -288,7 +291,7 @@ done < "$OUT/hops.tmp" | awk '{ n += $1; s += $1 * $2; if ($2 > m) m = $2 }
 	END { printf "switches per datagram, from the routes: %.2f (at most %d)\n", n ? s / n : 0, m
 	      printf "datagrams received: %d\n", n }' > "$OUT/hops.txt"
 rm -f "$OUT/hops.tmp"
-awk '$1 ~ /^vc[01]:$/ && $2 == "packets" { p += $3 } END { printf "frames sent by switch ports: %d\n", p }' \
+awk '$1 ~ /^vc[0-3]:$/ && $2 == "packets" { p += $3 } END { printf "frames sent by switch ports: %d\n", p }' \
 	"$OUT/switch.txt" >> "$OUT/hops.txt"
 awk '/^datagrams received:/ { n = $3 } /^frames sent by switch ports:/ { p = $6 }
 	END { if (n) printf "switches per datagram, measured: %.2f (control frames and end marks included)\n", p / n }' \
@@ -296,7 +299,8 @@ awk '/^datagrams received:/ { n = $3 } /^frames sent by switch ports:/ { p = $6 
 # what the links' credits cost: the link messages every end sent (hosts'
 # qdiscs and switch ports; they bypass the qdiscs) against the data
 # frames the hosts' qdiscs and the switch ports sent
-awk '/^ Sent [0-9]+ bytes [0-9]+ pkt/ { f += $4 }
+awk '/^qdisc / { q = 1 } /^class / { q = 0 }
+	q && /^ Sent [0-9]+ bytes [0-9]+ pkt/ { f += $4 }
 	{ for (i = 1; i < NF; i++) if ($i == "msgs_sent") m += $(i + 1) }
 	END { printf "frames sent by hosts: %d\nlink messages sent: %d\n", f, m }' \
 	"$OUT/qdisc.txt" "$OUT/switch.txt" >> "$OUT/hops.txt"

@@ -109,9 +109,10 @@ read_conf()
 	case $S_CREDITS in on|off) ;; *)
 		echo "$CONF: credits = $S_CREDITS: want on or off" >&2; exit 2 ;;
 	esac
-	# trad4's hosts are in-tree qdiscs: they cannot wait for credits, and a
-	# port with credits drops what comes without (violations)
-	[[ $S_HOST != trad4 || $S_SWITCH == none || $S_CREDITS == off ]] ||
+	# trad4's hosts on one switch are in-tree qdiscs: they cannot wait for
+	# credits, and a port with credits drops what comes without
+	# (violations); in a fabric they are edf (host_trad4_fabric)
+	[[ $S_HOST != trad4 || $S_SWITCH == none || $S_CREDITS == off || -n $S_TREE ]] ||
 		{ echo "$CONF: host = trad4 cannot honour the switch's credits (in-tree tbf and prio): want switch = none or credits = off" >&2; exit 2; }
 	# the paper's 8 KB per VC and port on a lossless switch; without
 	# credits the output buffers must hold what a host's FIFO holds
@@ -133,8 +134,6 @@ read_conf()
 			{ echo "$CONF: tree = $S_TREE: want K,N (K 2 .. 9, N 1 .. 3)" >&2; exit 2; }
 		[[ $S_SWITCH != none ]] ||
 			{ echo "$CONF: tree = $S_TREE needs a switch architecture (trad, simple, advanced, ideal)" >&2; exit 2; }
-		[[ $S_HOST != trad4 ]] ||
-			{ echo "$CONF: host = trad4 cannot run in a fabric of two-VC switches" >&2; exit 2; }
 		[[ $S_CREDITS == on ]] ||
 			{ echo "$CONF: tree = $S_TREE: the fabric is lossless, credits = off is not supported" >&2; exit 2; }
 	fi
@@ -398,27 +397,61 @@ host_trad2_marked()
 	CLASS_OPTS[background]=prio=1:2
 }
 
+# trad4's token buckets: BUCKET_BPS and BUCKET_BYTES of class KIND
+trad4_bucket()
+{
+	local kind=$1 share
+
+	share=$(list_get "$S_MIX" "$kind" 0)
+	BUCKET_BPS=$((LINK_BPS * S_LOAD / 100 * share / 100))
+	((BUCKET_BPS > 0)) || BUCKET_BPS=$((LINK_BPS / 100))
+	if [[ $kind == multimedia ]]; then
+		# allow the video's peak: two mean frames of all flows at once
+		BUCKET_BYTES=$((BUCKET_BPS / 8 * 2 * 40 / 1000))
+	else
+		BUCKET_BYTES=16000
+	fi
+	((BUCKET_BYTES >= 3000)) || BUCKET_BYTES=3000
+	# the bucket's rate: the class's share and a tenth
+	BUCKET_BPS=$((BUCKET_BPS * 11 / 10))
+}
+# Traditional 4 VCs in a fabric, whose links have credits: edf with four
+# VCs, one class each (FIFO: perflow off), token buckets as host_trad4's
+# (edf's burst) on all but control
+host_trad4_fabric()
+{
+	local h=$1 kind vc=1
+
+	modprobe sch_edf 2>/dev/null
+	tcx "$h" qdisc add dev "$HOST_DEV" root handle 1: edf rate "$S_LINK" vcs 4 \
+		limit 2000 flow_limit 1000 $TTD $CREDITS
+	tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:1 edf control perflow off
+	CLASS_OPTS[control]=prio=1:1
+	for kind in multimedia besteffort background; do
+		trad4_bucket $kind
+		tcx "$h" class add dev "$HOST_DEV" parent 1: classid 1:$((vc + 1)) edf \
+			rate ${BUCKET_BPS}bit burst $BUCKET_BYTES vc $vc perflow off
+		CLASS_OPTS[$kind]=prio=1:$((vc + 1))
+		vc=$((vc + 1))
+	done
+}
 host_trad4()	# one strict VC per class, token buckets on all but control
 {
-	local h=$1 kind bps share band=2 burst
+	local h=$1 kind band=2
+
+	if [[ -n $S_TREE ]]; then
+		host_trad4_fabric "$h"
+		return
+	fi
 
 	tcx "$h" qdisc add dev "$HOST_DEV" root handle 1: tbf rate "$S_LINK" burst 3000 limit 100000
 	tcx "$h" qdisc add dev "$HOST_DEV" parent 1:1 handle 10: prio bands 4 \
 		priomap 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3
 	CLASS_OPTS[control]=prio=10:1
 	for kind in multimedia besteffort background; do
-		share=$(list_get "$S_MIX" $kind 0)
-		bps=$((LINK_BPS * S_LOAD / 100 * share / 100))
-		((bps > 0)) || bps=$((LINK_BPS / 100))
-		if [[ $kind == multimedia ]]; then
-			# allow the video's peak: two mean frames of all flows at once
-			burst=$((bps / 8 * 2 * 40 / 1000))
-		else
-			burst=16000
-		fi
-		((burst >= 3000)) || burst=3000
+		trad4_bucket $kind
 		tcx "$h" qdisc add dev "$HOST_DEV" parent 10:$band handle $((band + 19)): tbf \
-			rate $((bps * 11 / 10))bit burst $burst limit $((burst * 4))
+			rate ${BUCKET_BPS}bit burst $BUCKET_BYTES limit $((BUCKET_BYTES * 4))
 		CLASS_OPTS[$kind]=prio=10:$band
 		band=$((band + 1))
 	done

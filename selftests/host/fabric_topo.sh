@@ -126,6 +126,13 @@ grep -q '^neigh replace 10.77.0.1 lladdr 02:00:00:57:10:00 dev eth0 nud permanen
 "$TOPO" --tree 2,2 --credits off script > "$work/s" || fail "credits off"
 grep -q 'credits' "$work/s" && fail "credits off still names credits"
 [ "$(grep -c '^ip netns add ' "$work/s")" = 8 ] || fail "2,2: 8 namespaces"
+# four VCs: every switch and every host's edf; two: neither says vcs
+"$TOPO" --tree 2,2 --name fab_2 --vcs 4 script > "$work/s" || fail "vcs 4"
+[ "$(grep -c '^link add sw0 type vcsw arch advanced vcs 4 flood off$' "$work/s")" = 4 ] ||
+	fail "vcs 4: switches: $(grep 'type vcsw ' "$work/s" | head -1)"
+[ "$(grep -c '^tc -n fab_2-h[0-3] qdisc replace dev eth0 root handle 1: edf ttd on credits on vcs 4$' "$work/s")" = 4 ] ||
+	fail "vcs 4: hosts: $(grep ' qdisc ' "$work/s" | head -1)"
+"$TOPO" --tree 2,2 script | grep -q ' vcs ' && fail "vcs 2 named in the script"
 
 # bad input: exit 2, a message, nothing written to stdout
 for args in "" "--tree 1,2 script" "--tree 2,0 script" "--tree 2,4 script" "--tree 2 script" \
@@ -136,7 +143,8 @@ for args in "" "--tree 1,2 script" "--tree 2,0 script" "--tree 2,4 script" "--tr
 	    "--tree 2,2 --credits yes script" "--tree 2,2 --buffer 1k script" "--tree 2,2 --buffer 65m script" \
 	    "--tree 2,2 --in-buffer 8k --credits off script" "--tree 2,2 --mac 03:00:00:00:00:00 script" \
 	    "--tree 2,2 --mac 02:00:00:ff:ff:fe script" "--tree 2,2 --net 127.0 script" \
-	    "--tree 2,2 --net 10.256 script" "--tree 2,2 --net 10 script" "--tree 2,2 --bogus script"; do
+	    "--tree 2,2 --net 10.256 script" "--tree 2,2 --net 10 script" "--tree 2,2 --bogus script" \
+	    "--tree 2,2 --vcs 1 script" "--tree 2,2 --vcs 5 script" "--tree 2,2 --vcs 4x script"; do
 	eval "\"$TOPO\" $args" > "$work/out" 2> "$work/err"
 	rc=$?
 	[ $rc = 2 ] || fail "exit $rc for: $args"

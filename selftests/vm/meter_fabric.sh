@@ -10,7 +10,8 @@
 # count what the senders sent; every class went where traffic.txt says,
 # over the switches it says (the switches' ports together sent at least
 # that many frames, and nothing was dropped in the lossless fabric);
-# admission control refuses at a cap below a flow's rate; bad
+# admission control refuses at a cap below a flow's rate; Traditional 4
+# VCs runs with four VCs end to end; bad
 # fabric scenarios are refused before anything is built; nothing is left
 # behind.  No timing is asserted (make demo measures).
 . ./lib.sh
@@ -99,6 +100,38 @@ runner_ns_gone
 check_err $? "namespaces left: $(ip netns list)"
 log_test "admission control refuses what would pass the cap; the rest runs"
 
+# --- Traditional 4 VCs ----------------------------------------------------------
+# trad4 hosts in a fabric: edf with four VCs and token buckets (burst)
+# into switches and links of four VCs; one switch (tree = 2,1) is enough
+# to see every class arrive on its own VC, nothing dropped
+sed 's/^tree = .*/tree = 2,1/; s/^host = .*/host = trad4/; s/^switch = .*/switch = trad/' \
+	"$TMP_DIR/f.conf" > "$TMP_DIR/t4.conf"
+bash "$RUNNER" "$TMP_DIR/t4.conf" "$TMP_DIR/t4" > "$TMP_DIR/t4.out" 2>&1
+check_err $? "trad4 fabric run failed: $(tail -n 5 "$TMP_DIR/t4.out")"
+failed_state "$TMP_DIR/t4"
+for k in control multimedia besteffort background; do
+	n=$(meter_csv "$TMP_DIR/t4/results.csv" $k received)
+	[[ ${n:-0} -gt 0 ]]
+	check_err $? "trad4: class $k: received '${n}'"
+done
+grep -q "^qdisc edf 1: root .*vcs 4" "$TMP_DIR/t4/qdisc.txt"
+check_err $? "trad4: the hosts' edf lacks vcs 4: $(head -n 3 "$TMP_DIR/t4/qdisc.txt")"
+grep -q "burst [0-9]*b" "$TMP_DIR/t4/qdisc.txt"
+check_err $? "trad4: no token bucket in the hosts' classes"
+# every VC carried frames out of the switch, and nothing was dropped
+for v in 0 1 2 3; do
+	p=$(awk -v v="vc$v:" '$1 == v && $2 == "packets" { p += $3 } END { print p + 0 }' \
+		"$TMP_DIR/t4/switch.txt")
+	[[ $p -gt 0 ]]
+	check_err $? "trad4: the switch sent $p frames on VC$v"
+done
+drops=$(awk '{ for (i = 1; i < NF; i++) if ($i ~ /^(drops_full|drop_nomem|violations|drop_route|msgs_malformed)$/) n += $(i + 1) }
+	END { print n + 0 }' "$TMP_DIR/t4/switch.txt")
+check_eq "trad4: frames dropped in the switch, messages refused" 0 "$drops"
+runner_ns_gone
+check_err $? "namespaces left: $(ip netns list)"
+log_test "trad4 fabric run: four VCs from host to host, token buckets, lossless"
+
 # --- refusals -------------------------------------------------------------------
 bad() {	# NAME LINES MESSAGE
 	printf '%b' "$2" > "$TMP_DIR/$1.conf"
@@ -109,7 +142,6 @@ bad() {	# NAME LINES MESSAGE
 }
 bad tree 'switch = ideal\ntree = 4\n' "tree = 4: want K,N"
 bad noswitch 'tree = 2,2\n' "tree = 2,2 needs a switch architecture"
-bad trad4 'host = trad4\nswitch = trad\ncredits = off\ntree = 2,2\n' "host = trad4 cannot run in a fabric"
 bad lossy 'switch = trad\ncredits = off\ntree = 2,2\n' "credits = off is not supported"
 bad cap 'switch = trad\ntree = 2,2\ncap = 0\n' "cap = 0: want 1 .. 100"
 runner_ns_gone
