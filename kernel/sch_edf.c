@@ -18,8 +18,10 @@
  *
  * Two virtual channels, or up to four ("vcs", the paper's Traditional 4
  * VCs), each strictly before the next.  Regulated classes (VC0) go
- * strictly before best-effort ones.  In a "smooth" regulated class a head packet first waits in the
- * eligible heap until E = D - eligibility, then moves to the ready heap;
+ * strictly before best-effort ones.  In a "smooth" regulated class a
+ * head packet first waits in the eligible heap until E = D - eligibility
+ * (a class with a token bucket, "burst", until D - burst / rate), then
+ * moves to the ready heap;
  * the ready heap sends earliest deadline first.  Best-effort classes are
  * scheduled the same way but their clock starts from the VC's service
  * frontier (self-clocked), so a class that wakes up does not starve the
@@ -147,7 +149,7 @@ struct edf_sched {
 	struct edf_class	*band_cl[TC_EDF_PRIO_BANDS];
 
 	/* scheduling state */
-	struct pheap		waiting;	/* regulated flows by eligible time */
+	struct pheap		waiting;	/* held flows (smooth, burst) by eligible time */
 	struct pheap		ready[__TC_EDF_VC_MAX]; /* by head deadline */
 	u64			be_vtime[__TC_EDF_VC_MAX]; /* best-effort service frontiers */
 	u8			vcs;		/* VCs the classes may use */
@@ -841,8 +843,8 @@ static bool edf_take_credits(struct edf_sched *q, struct edf_flow *f,
 
 /*
  * The flow whose head goes next: the smallest deadline of VC0, else of
- * VC1 (else VC2, VC3).  With credits on, a head the link has no credits for stays, and
- * nothing else on its wire VC overtakes it (without ttd both our VCs go
+ * VC1 (else VC2, VC3).  With credits on, a head the link has no credits
+ * for stays, and nothing else on its wire VC overtakes it (without ttd both our VCs go
  * on the wire's VC1), while the other wire VC may go: NULL when neither
  * can, and the link's next credits run us again.
  */
@@ -990,9 +992,8 @@ static struct sk_buff *edf_dequeue(struct Qdisc *sch)
 
 /*
  * Drop one packet to make room after "limit" shrank: best-effort first
- * (the last VC first), then smoothed packets still waiting, then
- * regulated ones.  Within a
- * heap it is the root's packet: a heap has no cheap maximum, and this
+ * (the last VC first), then held packets (smooth, burst) still waiting,
+ * then regulated ones.  Within a heap it is the root's packet: a heap has no cheap maximum, and this
  * runs only on a configuration change.
  */
 static struct sk_buff *edf_drop_one(struct Qdisc *sch, u64 now)
