@@ -111,7 +111,7 @@ static inline int fq_tcf_classify(struct sk_buff *skb,
 /*
  * 6.15 ("rtnetlink: Pack newlink() params into struct"): newlink() takes
  * struct rtnl_newlink_params.  FQ_HAVE_RTNL_NEWLINK_PARAMS comes from a
- * probe of <net/rtnetlink.h> in kernel/Kbuild; vcsw.c defines its newlink
+ * probe of <net/rtnetlink.h> in kernel/Kbuild; vcsw_netlink.c defines its newlink
  * once and adapts it with FQ_RTNL_NEWLINK().
  */
 #ifdef FQ_HAVE_RTNL_NEWLINK_PARAMS

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * link_vcsw.c	ip link plugin for the vcsw soft switch (kernel/vcsw.c).
+ * link_vcsw.c	ip link plugin for the vcsw soft switch (kernel/vcsw_netlink.c).
  *
  *	ip link add sw0 type vcsw arch advanced rate 1gbit buffer 64k
  *	ip -d link show sw0

@@ -2,7 +2,7 @@
 /*
  * The clock (second chance) that picks the learned forwarding-table entry
  * a new address replaces when the soft switch's table is full
- * (Documentation/vcsw.rst, forwarding table); shared by kernel/vcsw.c and
+ * (Documentation/vcsw.rst, forwarding table); shared by kernel/vcsw_fdb.c and
  * the unit tests.
  *
  * The entries form a circle that a hand walks.  A learned entry not hit

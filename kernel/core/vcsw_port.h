@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The output port buffer of the soft switch (paper: edf-deadline-qos-two-vcs,
- * sections 3.2 to 3.4 and the appendix), shared by kernel/vcsw.c, the unit
+ * sections 3.2 to 3.4 and the appendix), shared by kernel/vcsw_main.c, the unit
  * tests and "qsim port".
  *
  * A port has two virtual channels, VC0 (regulated) strictly before VC1

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the soft switch believes of a frame from an untrusted port
- * (Documentation/trust.rst), shared by kernel/vcsw.c and the unit tests.
+ * (Documentation/trust.rst), shared by kernel/vcsw_main.c and the unit tests.
  *
  * A fabric header claims a VC and a time to deadline (TTD).  On an
  * untrusted port the TTD is held to the port's [ttd_min, ttd_max], and

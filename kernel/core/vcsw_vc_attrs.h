@@ -2,7 +2,7 @@
 /*
  * The netlink attributes of each VC of the soft switch, by VC number
  * (uapi/linux/vcsw.h numbers them in the order they were added, not by
- * VC): one table for kernel/vcsw.c and the ip plugins.
+ * VC): one table for kernel/vcsw_netlink.c and the ip plugins.
  */
 #ifndef FQ_VCSW_VC_ATTRS_H
 #define FQ_VCSW_VC_ATTRS_H

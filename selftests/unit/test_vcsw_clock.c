@@ -5,7 +5,7 @@
  * random learning, hits, expiries, deletions and trims compared step by
  * step with a plain array that applies the rules directly.
  *
- * The circle here is built as kernel/vcsw.c builds its own: a doubly
+ * The circle here is built as kernel/vcsw_fdb.c builds its own: a doubly
  * linked list with a head that is no entry, the hand stepping over it, a
  * new entry added just behind the hand, and a deleted entry under the
  * hand moving the hand to its successor.

@@ -8,7 +8,7 @@
 # soon as it is queued), so the receive paths of both CPUs and the port's
 # timer hand frames to the same output port at once.  One context sends a
 # port's frames at a time and gives the CPU back after VCSW_FLUSH_QUOTA
-# frames (kernel/vcsw.c): the flood must end with no lockup or warning in
+# frames (kernel/vcsw_main.c): the flood must end with no lockup or warning in
 # the kernel log (the harness checks), both flows must get through, and
 # the switch must forward normally afterwards.
 #
