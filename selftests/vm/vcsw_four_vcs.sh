@@ -12,8 +12,10 @@
 #             credit link ax = sa, 4 VCs
 #
 # H1 sends COUNT frames on VC3, then COUNT on VC2, on VC1 and last on
-# VC0, each batch far faster than S's output drains them, so the later
-# batches find the earlier ones still waiting.  With four strict VCs,
+# VC0, while S's output is all but stopped (rate 1kbit, a frame every
+# 8.5 s), so the later batches find the earlier ones still waiting
+# however fast or slow the sender is; then the output runs at 1 Mbit/s.
+# With four strict VCs,
 # from the first VC0 frame on, H4 must receive the rest in VC order (all
 # of VC0, then VC1, VC2, VC3), whatever the order they were sent in;
 # nothing is dropped on the credit path.  The same traffic through
@@ -83,18 +85,26 @@ log_test "vcs 4: per-VC buffers shown and set, vcs changes refused while up"
 
 # run TAG: the four batches, VC3 first; ORDER: the VCs in H4's order
 run() {
-	local tag=$1 vc vcc
+	local tag=$1 vc vcc rx0
 
 	ns_bg H4 fabric-vc-count -i eth0 -n $((4 * COUNT)) -t 120000 -s \
 		-r "$TMP_DIR/$tag.ready" > "$TMP_DIR/$tag.out"
 	vcc=$BG_PID
 	wait_for 10 test -e "$TMP_DIR/$tag.ready" || fatal "fabric-vc-count did not start"
+	ns_run S ip link set sw0 type vcsw rate 1kbit || fatal "rate 1kbit"
+	rx0=$(pstat SA a1 port rx_packets)
 	for vc in 3 2 1 0; do
 		ns_exec H1 fabric-send -i eth0 --dst-mac $H4_MAC --src-ip 10.74.0.1 \
 			--dst-ip 10.74.0.4 --dport 9 --vc $vc --flow $vc --count $COUNT \
 			--interval $INTERVAL --payload "$PAYLOAD" > /dev/null ||
 			fatal "fabric-send VC$vc"
 	done
+	# every batch queued in SA or S, VC0's in S's output
+	wait_for 60 eval '[ "$(pstat SA a1 port rx_packets)" -ge $((rx0 + 4 * COUNT)) ]' ||
+		fatal "SA did not receive the $((4 * COUNT)) frames"
+	wait_for 30 eval '[ "$(pstat S p4 vc0 backlog_packets)" -gt 0 ]' ||
+		fatal "no VC0 frame reached S's output"
+	ns_run S ip link set sw0 type vcsw rate 1mbit || fatal "rate 1mbit"
 	bg_wait $vcc
 	check_err $? "$tag: H4 did not receive the $((4 * COUNT)) frames: $(cat "$TMP_DIR/$tag.out")"
 	ORDER=$(sed -n 's/^order=//p' "$TMP_DIR/$tag.out")
