@@ -426,12 +426,11 @@ static void edf_flow_place(struct edf_sched *q, struct edf_flow *f, u64 now)
 {
 	struct edf_class *cl = f->cl;
 	u64 d = edf_skb_cb(f->head)->deadline;
+	u64 elig = edf_class_eligibility(q, cl);
 
-	if ((cl->smooth || cl->burst) &&
-	    !edf_is_eligible(now, d, edf_class_eligibility(q, cl))) {
+	if ((cl->smooth || cl->burst) && !edf_is_eligible(now, d, elig)) {
 		f->state = EDF_FLOW_WAITING;
-		pheap_insert(&q->waiting, &f->heap_node,
-			     edf_eligible_time(d, edf_class_eligibility(q, cl)));
+		pheap_insert(&q->waiting, &f->heap_node, edf_eligible_time(d, elig));
 		cl->xs.held++;
 		q->xs.held++;
 	} else {
