@@ -24,5 +24,11 @@ int fabric_hdr_set_ttd(struct sk_buff *skb, unsigned int offset, s64 ttd_ns);
 int fabric_hdr_rewrite(struct sk_buff *skb, unsigned int offset,
 		       const struct fhc_fields *f);
 int fabric_hdr_pull(struct sk_buff *skb);
+bool fabric_hdr_gso_whole_ok(const struct net_device *dev,
+			     const struct sk_buff *skb);
+
+/* fabric_hdr_gso.c, for fabric_hdr_main.c */
+void fabric_gso_init(void);
+void fabric_gso_exit(void);
 
 #endif /* _FABRIC_HDR_H */

@@ -329,12 +329,14 @@ static void fabric_hdr_csum_invalidate(struct sk_buff *skb)
  * @f: header fields; version and inner_proto are filled in here
  *
  * The inner EtherType is the frame's current one, which must be one a
- * receiver accepts (IPv4, IPv6, ARP, an FBS bootstrap message).  GSO
- * frames are refused: a header per segment needs the caller to segment
- * first.
+ * receiver accepts (IPv4, IPv6, ARP, an FBS bootstrap message).  A GSO
+ * frame gets one header, which fabric_hdr_gso.c copies into its segments
+ * when they are cut; it is refused where they would be cut by hardware
+ * (fabric_hdr_gso_whole_ok()): the caller must segment first there.
  *
- * Return: 0, -EINVAL (GSO or not an Ethernet frame), -EPROTONOSUPPORT
- * (inner type not carried) or -ENOMEM.
+ * Return: 0, -EINVAL (not an Ethernet frame, or a GSO frame @skb->dev
+ * would segment in hardware), -EPROTONOSUPPORT (inner type not carried)
+ * or -ENOMEM.
  */
 int fabric_hdr_push(struct sk_buff *skb, const struct fhc_fields *f)
 {
@@ -342,7 +344,10 @@ int fabric_hdr_push(struct sk_buff *skb, const struct fhc_fields *f)
 	struct ethhdr *eth;
 	int err;
 
-	if (skb_is_gso(skb) || skb->len < ETH_HLEN)
+	if (skb->len < ETH_HLEN)
+		return -EINVAL;
+	if (skb_is_gso(skb) &&
+	    (!skb->dev || !fabric_hdr_gso_whole_ok(skb->dev, skb)))
 		return -EINVAL;
 	if (!pskb_may_pull(skb, ETH_HLEN))
 		return -ENOMEM;
@@ -918,6 +923,7 @@ static int __init fabric_init(void)
 	err = genl_register_family(&fabric_genl_family);
 	if (err)
 		goto err_notifier;
+	fabric_gso_init();
 	/* last: the handler needs the namespaces' tables in place */
 	dev_add_pack(&fabric_packet_type);
 	return 0;
@@ -935,6 +941,7 @@ static void __exit fabric_exit(void)
 {
 	/* includes synchronize_net(): no handler runs once this returns */
 	dev_remove_pack(&fabric_packet_type);
+	fabric_gso_exit();
 	genl_unregister_family(&fabric_genl_family);
 	/* replays NETDEV_UNREGISTER for every device: frees their entries */
 	unregister_netdevice_notifier(&fabric_netdev_notifier);

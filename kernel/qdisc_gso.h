@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Queue a GSO packet as its wire segments, for the qdiscs that must see
- * wire frames: edf (a deadline per packet, the fabric header), aoq (a
- * frame per opportunity) and any of ours on a credit link, which counts
- * wire frames (Documentation/credits.rst, Hosts).
+ * wire frames: edf's frame classes (a deadline per packet), aoq (a frame
+ * per opportunity), edf with ttd on a device that would cut the segments
+ * in hardware, and any of ours on a credit link, which counts wire
+ * frames (Documentation/credits.rst, Hosts).
  */
 #ifndef _FQ_QDISC_GSO_H
 #define _FQ_QDISC_GSO_H

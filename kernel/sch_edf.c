@@ -665,14 +665,19 @@ static u64 edf_deadline(struct edf_sched *q, struct edf_flow *f,
 
 /* ---- enqueue / dequeue ---------------------------------------------- */
 
-/* With ttd on, a frame that could not carry the header is refused here. */
+/*
+ * With ttd on, a frame that could not carry the header is refused here;
+ * a GSO packet kept whole, if its segments could not.
+ */
 static bool edf_too_big_for_ttd(const struct Qdisc *sch,
 				const struct sk_buff *skb)
 {
 	const struct net_device *dev = qdisc_dev(sch);
+	unsigned int room = dev->mtu + dev->hard_header_len;
 
-	return !skb_is_gso(skb) &&
-	       skb->len + FABRIC_HDR_LEN > dev->mtu + dev->hard_header_len;
+	if (skb_is_gso(skb))
+		return !skb_gso_validate_mac_len(skb, room - FABRIC_HDR_LEN);
+	return skb->len + FABRIC_HDR_LEN > room;
 }
 
 static int edf_drop(struct sk_buff *skb, struct Qdisc *sch,
@@ -725,16 +730,22 @@ static int edf_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 }
 
 /*
- * A GSO packet is one frame of a frame-mode class and must be cut into
- * wire packets before the fabric header can be pushed, or before it
- * crosses a credit link, which counts wire frames (credits.rst, Hosts):
- * segment it here, so every packet gets its own deadline.
+ * A GSO packet is one frame of a frame-mode class, whose packets each get
+ * a share of the frame's latency, and a credit link counts wire frames
+ * (credits.rst, Hosts): there it is cut into wire packets here, each with
+ * its own deadline.  Elsewhere it stays whole with one deadline for its
+ * length, as fq keeps it; with ttd on it gets one header, which the
+ * fabric header's GSO copies into the segments when they are cut
+ * (fabric_hdr_gso.c), unless the device would cut them in hardware.
  */
-static bool edf_must_segment(const struct edf_sched *q,
+static bool edf_must_segment(struct Qdisc *sch,
 			     const struct edf_class *cl, const struct sk_buff *skb)
 {
+	const struct edf_sched *q = qdisc_priv(sch);
+
 	return skb_is_gso(skb) &&
-	       (q->ttd || q->link || cl->mode == TC_EDF_MODE_FRAME);
+	       (q->link || cl->mode == TC_EDF_MODE_FRAME ||
+		(q->ttd && !fabric_hdr_gso_whole_ok(qdisc_dev(sch), skb)));
 }
 
 /* What edf_enqueue_one() needs besides the segment. */
@@ -784,7 +795,7 @@ static int edf_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		return err;
 	}
 	txtime = edf_skb_txtime(skb);
-	if (edf_must_segment(qdisc_priv(sch), cl, skb))
+	if (edf_must_segment(sch, cl, skb))
 		return edf_enqueue_segments(skb, sch, cl, txtime, now, to_free);
 	return edf_enqueue_one(skb, sch, cl, 1,
 			       FABRIC_HDR_F_HEAD | FABRIC_HDR_F_TAIL,
@@ -808,14 +819,17 @@ static void edf_release_eligible(struct edf_sched *q, u64 now)
 
 /*
  * Whether the push at dequeue (ttd on) will give @skb the header: what
- * fabric_hdr_push() refuses (a GSO packet queued before ttd went on, an
- * inner type the fabric does not carry) leaves without it.  Only memory
- * can still fail it; then the frame is shorter than counted and on VC1,
- * which the receiver's quiet resynchronisation repairs.
+ * fabric_hdr_push() refuses (a GSO packet queued before ttd went on, for
+ * a device that would cut it in hardware; an inner type the fabric does
+ * not carry) leaves without it.  Only memory can still fail it; then the
+ * frame is shorter than counted and on VC1, which the receiver's quiet
+ * resynchronisation repairs.
  */
 static bool edf_gets_header(const struct edf_sched *q, const struct sk_buff *skb)
 {
-	return q->ttd && !skb_is_gso(skb) && skb_headlen(skb) >= ETH_HLEN &&
+	return q->ttd && skb_headlen(skb) >= ETH_HLEN &&
+	       (!skb_is_gso(skb) ||
+		(skb->dev && fabric_hdr_gso_whole_ok(skb->dev, skb))) &&
 	       fhc_inner_probe_len(ntohs(((const struct ethhdr *)skb->data)->h_proto));
 }
 
@@ -886,8 +900,9 @@ static void edf_account_departure(struct edf_sched *q, struct edf_class *cl,
  * Push the fabric header.  Whatever can fail for a packet's size was
  * checked at enqueue (edf_enqueue_one), so a dequeue never drops: a parent
  * that peeks must not see packets vanish under it.  A packet that still
- * cannot carry the header (GSO queued before "ttd on", an inner type the
- * fabric does not carry, no memory) leaves without it and is counted.
+ * cannot carry the header (GSO queued before "ttd on" for a device that
+ * segments in hardware, an inner type the fabric does not carry, no
+ * memory) leaves without it and is counted.
  */
 static void edf_push_ttd(struct Qdisc *sch, struct sk_buff *skb,
 			 struct edf_flow *f, u64 deadline, u8 msg_flags, u64 now)
@@ -909,7 +924,8 @@ static void edf_push_ttd(struct Qdisc *sch, struct sk_buff *skb,
 		q->xs.ttd_skipped++;
 		return;
 	}
-	f->seq++;
+	/* a GSO packet's segments take the numbers after its own */
+	f->seq += skb_is_gso(skb) ? max_t(u32, skb_shinfo(skb)->gso_segs, 1) : 1;
 	q->xs.ttd_pushed++;
 }
 

@@ -972,10 +972,11 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	/*
 	 * A GSO frame (veth passes TSO aggregates through) is queued as the
 	 * frames that will be on the wire, so that buffer limits, the link
-	 * rate and the counters see real frame sizes.  Fabric frames are
-	 * never GSO: the hosts segment before pushing the header.  A frame
-	 * that cannot be segmented (a type no GSO handler knows, a bad
-	 * offload from a packet socket) is malformed.
+	 * rate and the counters see real frame sizes.  A fabric frame is GSO
+	 * when a host's edf kept it whole with one header: fabric_hdr.ko's
+	 * offload cuts it, numbering the segments' headers.  A frame that
+	 * cannot be segmented (a type no GSO handler knows, a bad offload
+	 * from a packet socket) is malformed.
 	 */
 	segs = skb_gso_segment(skb, 0);
 	if (IS_ERR_OR_NULL(segs)) {

@@ -79,6 +79,47 @@ UNIT_TEST(ttd_rewrite_touches_only_ttd)
 	EXPECT_MEM_EQ(buf + 8, before + 8, sizeof(buf) - 8);
 }
 
+/*
+ * A GSO frame's header copied into its segments: every split of every
+ * flag combination, with the sequence wrapping, decodes as the frames
+ * segmenting at the sender would have carried.
+ */
+UNIT_TEST(segment_headers_number_and_flag_the_frames)
+{
+	static const fq_u32 seqs[] = { 0, 7, 0xfffffff0u, 0xffffffffu };
+	unsigned int s, flags, n, i;
+
+	for (s = 0; s < sizeof(seqs) / sizeof(seqs[0]); s++)
+	for (flags = 0; flags < 4; flags++)
+	for (n = 1; n <= 64; n++)
+	for (i = 0; i < n; i++) {
+		struct fhc_fields whole = {
+			.version = 1, .vc = 1, .head = flags & 1, .tail = flags & 2,
+			.sl = 9, .inner_proto = 0x86DD, .ttd_ns = -123456,
+			.flow_id = 0xdeadbeef, .seq = seqs[s], .route = 0x80000043,
+		}, got, want;
+		fq_u8 buf[FABRIC_HDR_LEN];
+
+		fhc_encode(buf, &whole);
+		fhc_segment_hdr(buf, i, n - 1);
+		fhc_decode(buf, &got);
+		want = whole;
+		want.seq = seqs[s] + i;
+		want.head = whole.head && i == 0;
+		want.tail = whole.tail && i == n - 1;
+		EXPECT_EQ(got.version, want.version);
+		EXPECT_EQ(got.vc, want.vc);
+		EXPECT_EQ(got.head, want.head);
+		EXPECT_EQ(got.tail, want.tail);
+		EXPECT_EQ(got.sl, want.sl);
+		EXPECT_EQ(got.inner_proto, want.inner_proto);
+		EXPECT_EQ(got.ttd_ns, want.ttd_ns);
+		EXPECT_EQ(got.flow_id, want.flow_id);
+		EXPECT_EQ(got.seq, want.seq);
+		EXPECT_EQ(got.route, want.route);
+	}
+}
+
 UNIT_TEST(ttd_clamps_to_32_bits)
 {
 	EXPECT_EQ(fhc_clamp_ttd(0), 0);
