@@ -179,6 +179,32 @@ vcsw_summary() {
 		$7 != "" ? sprintf(", pps ratio to %s %s", $7, $8) : "" }' "$csv"
 }
 
+# tcp_summary: the TCP bulk figures (selftests/bench/tcp_gso.sh): bytes
+# per guest second, edf's counters, ratio to the peer
+tcp_summary() {
+	local csv=$OUT/tcp.csv
+
+	grep -E '^bench tcp(-peer)? ' "$RESULTS" | awk '
+		{ delete v; for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+		$2 == "tcp-peer" { peer[v["case"]] = v["peer"]; next }
+		v["case"] == "warmup" { next }
+		{ c = v["case"]; order[++n] = c; rate[c] = v["bytes_per_gs"]
+		  seg[c] = v["gso_segmented"]; push[c] = v["ttd_pushed"] }
+		END {
+			print "case,bytes_per_guest_s,gso_segmented,ttd_pushed,peer,ratio_to_peer"
+			for (i = 1; i <= n; i++) {
+				c = order[i]; p = (c in peer) ? peer[c] : ""
+				printf "%s,%s,%s,%s,%s,%s\n", c, rate[c], seg[c], push[c], p,
+					(p != "" && rate[p] > 0) ? sprintf("%.2f", rate[c] / rate[p]) : ""
+			}
+		}' > "$csv"
+	[ "$(wc -l < "$csv")" -gt 1 ] || { rm -f "$csv"; return 0; }
+	echo
+	echo "TCP bulk, deterministic VM: bytes per guest second (1e9 instructions)"
+	awk -F, 'NR > 1 { printf "%-12s %11s B/s  gso_segmented %s ttd_pushed %s%s\n", $1, $2, $3, $4,
+		$5 != "" ? sprintf(", ratio to %s %s", $5, $6) : "" }' "$csv"
+}
+
 run_kind deterministic
 run_kind fast
 abi=$(fq_vm_abi)
@@ -187,6 +213,7 @@ grep -q '^bench qdisc ' "$RESULTS" 2>/dev/null && FQ_ROOT=$FQ_ROOT FQ_BENCH_KERN
 	"$FQ_ROOT/scripts/bench-report.sh" "$RESULTS" "$OUT"
 wall_summary
 vcsw_summary
+tcp_summary
 [ -z "$FILTER" ] || [[ core =~ $FILTER ]] && core_costs
 
 echo
