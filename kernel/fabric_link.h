@@ -99,7 +99,10 @@ struct sk_buff *fabric_gate_dequeue_slow(struct Qdisc *sch,
 /*
  * Inline, so that with credits off (the common case) @pick is a direct
  * call in the qdisc's own module: no call into fabric_hdr.ko and no
- * indirect call (a retpoline on Debian's kernels) per packet.
+ * indirect call (a retpoline on Debian's kernels) per packet.  @pick
+ * must find nothing in an empty qdisc: with no packet waiting here, an
+ * empty queue (the second dequeue of every __qdisc_run()) is answered
+ * without calling it.
  */
 static inline struct sk_buff *fabric_gate_dequeue(struct Qdisc *sch,
 						  struct fabric_credit_gate *g,
@@ -109,6 +112,8 @@ static inline struct sk_buff *fabric_gate_dequeue(struct Qdisc *sch,
 
 	if (unlikely(g->skb || g->link))
 		return fabric_gate_dequeue_slow(sch, g, pick);
+	if (!sch->q.qlen)
+		return NULL;
 	skb = pick(sch);
 	if (skb)
 		qdisc_bstats_update(sch, skb);
