@@ -132,8 +132,11 @@ static struct dtable_class *dtable_class_from_arg(struct Qdisc *sch, unsigned lo
 	return &q->classes[arg - 1];
 }
 
-/* Head callback of the core: the length of class @c's next packet. */
-static int dtable_head(void *ctx, u32 c)
+/*
+ * Head callback of the core: the length of class @c's next packet.
+ * Inlined into the picks: it runs at least once per packet.
+ */
+static __always_inline int dtable_head(void *ctx, u32 c)
 {
 	struct dtable_sched *q = ctx;
 	struct Qdisc *child = q->classes[c].qdisc;
@@ -149,8 +152,8 @@ static int dtable_head(void *ctx, u32 c)
 
 /* ---- enqueue / dequeue ---------------------------------------------------- */
 
-static struct dtable_class *dtable_classify(struct sk_buff *skb, struct Qdisc *sch,
-					    int *qerr)
+static __always_inline struct dtable_class *
+dtable_classify(struct sk_buff *skb, struct Qdisc *sch, int *qerr)
 {
 	struct dtable_sched *q = qdisc_priv(sch);
 	u32 prio = skb->priority;
@@ -183,8 +186,13 @@ static struct dtable_class *dtable_classify(struct sk_buff *skb, struct Qdisc *s
 	return &q->classes[TC_H_MIN(prio) - 1];
 }
 
-static int dtable_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
-			      struct sk_buff **to_free)
+/*
+ * Inlined in the enqueue: as a call of its own, the test for GSO in front
+ * of it cost a second prologue and epilogue per packet.
+ */
+static __always_inline int dtable_enqueue_one(struct sk_buff *skb,
+					      struct Qdisc *sch,
+					      struct sk_buff **to_free)
 {
 	unsigned int len = qdisc_pkt_len(skb);
 	struct dtable_sched *q = qdisc_priv(sch);
@@ -226,8 +234,9 @@ static int dtable_enqueue_seg(struct sk_buff *seg, struct Qdisc *sch, void *ctx,
 	return dtable_enqueue_one(seg, sch, to_free);
 }
 
-static int dtable_enqueue_segments(struct sk_buff *skb, struct Qdisc *sch,
-				   struct sk_buff **to_free)
+static noinline int dtable_enqueue_segments(struct sk_buff *skb,
+					    struct Qdisc *sch,
+					    struct sk_buff **to_free)
 {
 	netdev_features_t features = netif_skb_features(skb);
 	struct sk_buff *segs;
@@ -244,7 +253,7 @@ static int dtable_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 {
 	struct dtable_sched *q = qdisc_priv(sch);
 
-	if (q->gate.link && skb_is_gso(skb))
+	if (unlikely(q->gate.link) && skb_is_gso(skb))
 		return dtable_enqueue_segments(skb, sch, to_free);
 	return dtable_enqueue_one(skb, sch, to_free);
 }
