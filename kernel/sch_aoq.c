@@ -231,7 +231,7 @@ static int aoq_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
 	}
 	sch->qstats.backlog += len;
 	sch->q.qlen++;
-	aoq_lane_arrive(&q->core, cl->lane, ktime_get_ns());
+	aoq_lane_arrive(&q->core, cl->lane);
 	return NET_XMIT_SUCCESS;
 }
 

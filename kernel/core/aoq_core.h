@@ -98,7 +98,13 @@ struct aoq_lane {
 	fq_u64 oc;		/* opportunity count, AOQ_OC_UNIT / weight per visit */
 	fq_u64 inc;		/* AOQ_OC_UNIT / weight */
 	fq_u64 wopp;		/* opportunities offered, in oc units; never rebased */
-	fq_u64 progress;	/* time of the last unit sent, activation or anchoring */
+	/*
+	 * Time of the last unit sent or of anchoring: a stall is looked
+	 * for only in a lane that is busy (a unit of its message went) or
+	 * the anchor, and both set it, so arrival does not (it needs no
+	 * clock).
+	 */
+	fq_u64 progress;
 	fq_u64 offered;		/* opportunities offered (visits), only grows */
 	fq_u64 used;		/* opportunities that sent a unit */
 	fq_u64 messages;	/* tails sent, forced ones included */
@@ -357,8 +363,7 @@ static inline void aoq_rf_update(struct aoq_sched *s, fq_u64 visited,
  * idle; its own count counts only if it went idle ahead (s->lead).
  * Calling this for an already active lane does nothing.
  */
-static inline void aoq_lane_arrive(struct aoq_sched *s, unsigned int lane,
-				   fq_u64 now)
+static inline void aoq_lane_arrive(struct aoq_sched *s, unsigned int lane)
 {
 	struct aoq_lane *l = &s->lane[lane];
 
@@ -369,7 +374,6 @@ static inline void aoq_lane_arrive(struct aoq_sched *s, unsigned int lane,
 	s->lead &= ~aoq_bit(lane);
 	l->active = true;
 	l->busy = false;
-	l->progress = now;
 	s->nactive++;
 	s->active_mask |= aoq_bit(lane);
 	s->in_busy_period = true;

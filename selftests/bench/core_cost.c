@@ -395,7 +395,7 @@ static int aqs_enqueue(unsigned int flow, unsigned int len, fq_u64 now)
 
 	if (ring_push(lane, len))
 		return -1;
-	aoq_lane_arrive(&aqs, lane, now);
+	aoq_lane_arrive(&aqs, lane);
 	return 0;
 }
 

@@ -107,7 +107,7 @@ static void t_run(struct aoq_sched *s, struct t_model *m, unsigned int cycles)
 	for (m->now = 1; m->now <= cycles; m->now++) {
 		for (i = 0; i < m->nlanes; i++)
 			if (t_backlogged(m, i))
-				aoq_lane_arrive(s, i, m->now);
+				aoq_lane_arrive(s, i);
 		aoq_dequeue(s, m->now, &t_ops, m);
 	}
 }
@@ -208,7 +208,7 @@ UNIT_TEST(new_lane_gets_virtual_count)
 	t_run(&s, &m, 29);
 	EXPECT_TRUE(s.vcount > 0);
 	m.now = 30;
-	aoq_lane_arrive(&s, 2, 30);
+	aoq_lane_arrive(&s, 2);
 	EXPECT_EQ(s.lane[2].oc, s.vcount);
 	/* it sorts after lanes with a smaller count, not to the front by credit */
 	EXPECT_TRUE(s.lane[2].oc >= s.lane[s.list[0]].oc);
@@ -270,7 +270,7 @@ UNIT_TEST(stall_release_sends_in_same_cycle)
 		/* lane 1 arrives; nothing is called until the stall is up */
 		t_add_pkt(&m, 1, 1, 4, 0);
 		m.now = 4;
-		aoq_lane_arrive(&s, 1, 4);
+		aoq_lane_arrive(&s, 1);
 		lane = aoq_dequeue(&s, 4, &t_ops, &m);
 		if (mode == AOQ_MODE_PBRR)
 			EXPECT_EQ(lane, -1);	/* pbrr waits on its anchor */
@@ -408,7 +408,7 @@ static fq_u64 t_random_trace(struct aoq_sched *s, struct t_model *m,
 			if (!t_rand(16))
 				m->lane[i].blocked = !m->lane[i].blocked;
 			if (t_backlogged(m, i))
-				aoq_lane_arrive(s, i, m->now);
+				aoq_lane_arrive(s, i);
 			act[i] = t_active(m, i);
 			if (act[i] != aoq_lane_is_active(s, i)) {
 				if (getenv("AOQ_DEBUG"))
@@ -581,7 +581,7 @@ static void weighted_run(const fq_u32 *w, unsigned int n, bool blocking,
 			if (blocking)
 				m.lane[i].blocked = !t_rand(4);
 			if (t_backlogged(&m, i))
-				aoq_lane_arrive(&s, i, m.now);
+				aoq_lane_arrive(&s, i);
 		}
 		aoq_dequeue(&s, m.now, &t_ops, &m);
 		for (i = 0; i < n; i++)	/* all stay backlogged throughout */
@@ -716,10 +716,10 @@ UNIT_TEST(lane_readd_during_busy_period)
 	unsigned int n, bad = 0;
 
 	aoq_init(s, AOQ_MODE_AOQ, 2);
-	aoq_lane_arrive(s, 1, now);
+	aoq_lane_arrive(s, 1);
 	for (n = 0; n < 10000 && !bad; n++, now++) {
 		c.q[0] = 1;
-		aoq_lane_arrive(s, 0, now);
+		aoq_lane_arrive(s, 0);
 		if (!t_lists_ok(s) || !s->lane[1].active ||
 		    s->lane[0].inc != aoq_weight_inc(1) ||
 		    s->lane[1].inc != aoq_weight_inc(1) ||
@@ -748,8 +748,8 @@ UNIT_TEST(lane_readd_during_busy_period)
 	EXPECT_EQ(s->busy_periods, 1);
 	/* and the next one starts level */
 	c.q[0] = c.q[1] = 3;
-	aoq_lane_arrive(s, 0, now);
-	aoq_lane_arrive(s, 1, now);
+	aoq_lane_arrive(s, 0);
+	aoq_lane_arrive(s, 1);
 	EXPECT_EQ(s->lane[0].oc, s->lane[1].oc);
 	EXPECT_TRUE(t_lists_ok(s));
 }
@@ -802,7 +802,7 @@ UNIT_TEST(counts_across_wrap_stay_fair)
 		aoq_init(&s, AOQ_MODE_AOQ, 2);
 		s.vcount = (fq_u64)0 - before[k] * AOQ_OC_UNIT;
 		for (i = 0; i < 2; i++)
-			aoq_lane_arrive(&s, i, 0);
+			aoq_lane_arrive(&s, i);
 		EXPECT_EQ(s.lane[0].oc, s.vcount);
 		for (now = 1; now <= 40000; now++)
 			aoq_dequeue(&s, now, &t_pm_ops, &p);
@@ -835,8 +835,8 @@ UNIT_TEST(never_ending_message_is_bounded)
 		memset(&p, 0, sizeof(p));
 		p.never_tail[0] = true;
 		aoq_init(&s, mode, 2);
-		aoq_lane_arrive(&s, 0, 0);
-		aoq_lane_arrive(&s, 1, 0);
+		aoq_lane_arrive(&s, 0);
+		aoq_lane_arrive(&s, 1);
 		for (now = 1; now <= 10000; now++)
 			aoq_dequeue(&s, now, &t_pm_ops, &p);
 		printf("#   mode %d: never-ending lane %llu frames, other lane %llu\n",
@@ -873,8 +873,8 @@ UNIT_TEST(message_limit_counts_units)
 		p.never_tail[0] = true;		/* lane 1: 10-unit messages */
 		aoq_init(&s, AOQ_MODE_AOQ, 2);
 		s.msg_limit = limits[k];
-		aoq_lane_arrive(&s, 0, 0);
-		aoq_lane_arrive(&s, 1, 0);
+		aoq_lane_arrive(&s, 0);
+		aoq_lane_arrive(&s, 1);
 		for (now = 1; now <= 3000; now++)
 			aoq_dequeue(&s, now, &t_pm_ops, &p);
 		if (!limits[k]) {
@@ -916,9 +916,9 @@ UNIT_TEST(idle_lane_far_behind_comes_back_level)
 	memset(&p, 0, sizeof(p));
 	aoq_init(&s, AOQ_MODE_AOQ, 3);
 	/* lane 2 ahead of lanes 0 and 1 when it goes idle */
-	aoq_lane_arrive(&s, 0, now);
-	aoq_lane_arrive(&s, 1, now);
-	aoq_lane_arrive(&s, 2, now);
+	aoq_lane_arrive(&s, 0);
+	aoq_lane_arrive(&s, 1);
+	aoq_lane_arrive(&s, 2);
 	s.lane[2].oc += 5 * AOQ_OC_UNIT;
 	aoq_deactivate(&s, 2);
 	EXPECT_TRUE(s.lead & aoq_bit(2));
@@ -929,7 +929,8 @@ UNIT_TEST(idle_lane_far_behind_comes_back_level)
 		aoq_dequeue(&s, ++now, &t_pm_ops, &p);
 	}
 	EXPECT_TRUE(!(s.lead & aoq_bit(2)));
-	aoq_lane_arrive(&s, 2, ++now);
+	++now;
+	aoq_lane_arrive(&s, 2);
 	EXPECT_EQ(s.lane[2].oc, s.vcount);
 	/* and gets its share */
 	memset(&p, 0, sizeof(p));

@@ -169,7 +169,7 @@ static void lanes_run(struct lanes_sim *s, struct aoq_sched *sch)
 			}
 			lanes_inject(s, i);
 			if (lanes_backlogged(s, i))
-				aoq_lane_arrive(sch, i, s->now);
+				aoq_lane_arrive(sch, i);
 		}
 		aoq_dequeue(sch, s->now, &lanes_ops, s);
 	}
@@ -235,7 +235,7 @@ static int lanes_example(FILE *out)
 			lanes_add(&s, i, 10, 0);
 			s.lane[i].q[0].injected = 10;	/* all flits buffered */
 			s.lane[i].buffered = 10;
-			aoq_lane_arrive(&sch, i, 0);
+			aoq_lane_arrive(&sch, i);
 		}
 		for (s.now = 1; s.now <= 100; s.now++) {
 			int lane = aoq_dequeue(&sch, s.now, &lanes_ops, &s);
