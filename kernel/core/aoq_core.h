@@ -660,9 +660,14 @@ static inline int aoq_cycle_aoq(struct aoq_sched *s, fq_u64 now,
 		aoq_recheck_leads(s);
 	}
 
-	/* ServeAnchorVL */
+	/*
+	 * ServeAnchorVL.  A remaining anchor passed aoq_lane_check() at
+	 * @now above (the first check, or its selection): a check that
+	 * passes changes nothing, and nothing since touched what it reads,
+	 * so it is not asked again.
+	 */
 	a = s->anchor;
-	if (a >= 0 && aoq_lane_check(s, a, now, ops, ctx) && s->anchor == a) {
+	if (a >= 0) {
 		tx = aoq_visit(s, a, now, ops, ctx);
 		if (tx == AOQ_TX_TAIL) {
 			s->anchor = -1;
@@ -737,14 +742,18 @@ static inline void aoq_select_anchor_rr(struct aoq_sched *s, fq_u64 now,
 	}
 }
 
-/* Serve the anchor; returns the lane if a unit went, else -1. */
+/*
+ * Serve the anchor; returns the lane if a unit went, else -1.  Right
+ * after aoq_select_anchor_rr() at the same @now: an anchor left by it
+ * has just passed aoq_lane_check(), which is not asked again.
+ */
 static inline int aoq_serve_anchor_rr(struct aoq_sched *s, fq_u64 now,
 				      const struct aoq_ops *ops, void *ctx)
 {
 	enum aoq_tx tx;
 	int a = s->anchor;
 
-	if (a < 0 || !aoq_lane_check(s, a, now, ops, ctx) || s->anchor != a)
+	if (a < 0)
 		return -1;
 	tx = aoq_visit(s, a, now, ops, ctx);
 	if (tx == AOQ_TX_NONE)
