@@ -136,12 +136,20 @@ static const struct aoq_ops aoq_lane_ops = {
 
 /* ---- classes -------------------------------------------------------- */
 
+/*
+ * A lane's classid is <our handle>:<lane + 1>, and lanes[] changes with
+ * the class hash, in the same critical sections: an index, not a hash
+ * lookup, per classified packet.
+ */
 static struct aoq_class *aoq_find_class(struct Qdisc *sch, u32 classid)
 {
 	struct aoq_qdisc *q = qdisc_priv(sch);
-	struct Qdisc_class_common *c = qdisc_class_find(&q->clhash, classid);
+	u32 minor = TC_H_MIN(classid);
 
-	return c ? container_of(c, struct aoq_class, common) : NULL;
+	if (TC_H_MAJ(classid) != sch->handle || !minor ||
+	    minor > TC_AOQ_MAX_LANES)
+		return NULL;
+	return q->lanes[minor - 1];
 }
 
 static struct aoq_class *aoq_find_minor(struct Qdisc *sch, u32 minor)
@@ -153,8 +161,8 @@ static struct aoq_class *aoq_find_minor(struct Qdisc *sch, u32 minor)
  * skb->priority naming one of our lanes, then the filters, then the
  * default lane.
  */
-static struct aoq_class *aoq_classify(struct sk_buff *skb, struct Qdisc *sch,
-				      int *qerr)
+static __always_inline struct aoq_class *
+aoq_classify(struct sk_buff *skb, struct Qdisc *sch, int *qerr)
 {
 	struct aoq_qdisc *q = qdisc_priv(sch);
 	struct aoq_class *cl;
@@ -193,18 +201,13 @@ static struct aoq_class *aoq_classify(struct sk_buff *skb, struct Qdisc *sch,
 
 /* ---- enqueue -------------------------------------------------------- */
 
-/*
- * Is this frame the last of its message?  Fabric frames say so in their
- * header; every other non-GSO frame is a message of its own.
- */
-static bool aoq_frame_is_tail(const struct Qdisc *sch, const struct sk_buff *skb)
+/* aoq_frame_is_tail() of a frame that may carry the fabric header */
+static noinline bool aoq_fabric_frame_is_tail(const struct sk_buff *skb)
 {
 	u8 buf[ETH_HLEN + FABRIC_HDR_LEN];
 	struct fhc_fields f;
 	const u8 *p;
 
-	if (qdisc_dev(sch)->type != ARPHRD_ETHER)
-		return true;
 	p = skb_header_pointer(skb, 0, sizeof(buf), buf);
 	if (!p || get_unaligned_be16(p + 12) != ETH_P_FABRIC)
 		return true;
@@ -212,9 +215,27 @@ static bool aoq_frame_is_tail(const struct Qdisc *sch, const struct sk_buff *skb
 	return f.tail;
 }
 
-static int aoq_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
-			     struct aoq_class *cl, bool tail,
-			     struct sk_buff **to_free)
+/*
+ * Is this frame the last of its message?  Fabric frames say so in their
+ * header; every other non-GSO frame is a message of its own.  The
+ * EtherType is read in place when the linear part holds it, so that
+ * other frames need no copy buffer (which the kernel zeroes on entry).
+ */
+static __always_inline bool aoq_frame_is_tail(const struct Qdisc *sch,
+					      const struct sk_buff *skb)
+{
+	if (qdisc_dev(sch)->type != ARPHRD_ETHER)
+		return true;
+	if (likely(skb_headlen(skb) >= ETH_HLEN) &&
+	    get_unaligned_be16(skb->data + 12) != ETH_P_FABRIC)
+		return true;
+	return aoq_fabric_frame_is_tail(skb);
+}
+
+static __always_inline int aoq_enqueue_frame(struct sk_buff *skb,
+					     struct Qdisc *sch,
+					     struct aoq_class *cl, bool tail,
+					     struct sk_buff **to_free)
 {
 	struct aoq_qdisc *q = qdisc_priv(sch);
 	unsigned int len = qdisc_pkt_len(skb);
@@ -249,8 +270,10 @@ static int aoq_enqueue_seg(struct sk_buff *seg, struct Qdisc *sch, void *ctx,
 	return ret;
 }
 
-static int aoq_enqueue_segments(struct sk_buff *skb, struct Qdisc *sch,
-				struct aoq_class *cl, struct sk_buff **to_free)
+static noinline int aoq_enqueue_segments(struct sk_buff *skb,
+					 struct Qdisc *sch,
+					 struct aoq_class *cl,
+					 struct sk_buff **to_free)
 {
 	struct aoq_qdisc *q = qdisc_priv(sch);
 	netdev_features_t features = netif_skb_features(skb);
@@ -265,11 +288,22 @@ static int aoq_enqueue_segments(struct sk_buff *skb, struct Qdisc *sch,
 	return fq_enqueue_segments(skb, segs, sch, aoq_enqueue_seg, cl, to_free);
 }
 
+/*
+ * Every queue went empty and some lane is still in a message: end the
+ * busy period if it can end.  Out of line, with the clock read it needs.
+ */
+static noinline void aoq_sweep_idle(struct Qdisc *sch)
+{
+	struct aoq_qdisc *q = qdisc_priv(sch);
+	struct aoq_cycle c = { .q = q };
+
+	aoq_sweep(&q->core, ktime_get_ns(), &aoq_lane_ops, &c);
+}
+
 static int aoq_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			     struct sk_buff **to_free)
 {
 	struct aoq_qdisc *q = qdisc_priv(sch);
-	struct aoq_cycle c = { .q = q };
 	struct aoq_class *cl;
 	int err;
 
@@ -283,10 +317,10 @@ static int aoq_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		return err;
 	}
 	/* every queue went empty since: end the busy period first */
-	if (!sch->q.qlen && q->core.nactive)
-		aoq_sweep(&q->core, ktime_get_ns(), &aoq_lane_ops, &c);
+	if (unlikely(!sch->q.qlen && q->core.nactive))
+		aoq_sweep_idle(sch);
 	/* a credit link carries no GSO packet whole (credits.rst, Hosts) */
-	if ((q->segment || q->gate.link) && skb_is_gso(skb))
+	if (unlikely(q->segment || q->gate.link) && skb_is_gso(skb))
 		return aoq_enqueue_segments(skb, sch, cl, to_free);
 	return aoq_enqueue_frame(skb, sch, cl, aoq_frame_is_tail(sch, skb),
 				 to_free);
