@@ -77,10 +77,9 @@ struct aoq_class {
 	unsigned int filter_cnt;
 	unsigned int lane;		/* minor - 1 */
 	struct Qdisc *qdisc;
-	struct gnet_stats_basic_sync bstats;
+	struct gnet_stats_basic_sync bstats;	/* its bytes: xstats' too */
 	struct gnet_stats_queue qstats;
-	u64 frames;
-	u64 bytes;
+	u64 frames;	/* not bstats.packets, where GSO counts segments */
 };
 
 struct aoq_qdisc {
@@ -367,7 +366,6 @@ static struct sk_buff *aoq_pick(struct Qdisc *sch)
 	cl = q->lanes[lane];
 	bstats_update(&cl->bstats, skb);
 	cl->frames++;
-	cl->bytes += qdisc_pkt_len(skb);
 	/* the qdisc's own bstats: when it leaves (fabric_gate_dequeue()) */
 	qdisc_qstats_backlog_dec(sch, skb);
 	sch->q.qlen--;
@@ -811,7 +809,7 @@ static int aoq_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 	st.busy = l->busy;
 	st.anchor = q->core.anchor == (int)cl->lane;
 	st.frames = cl->frames;
-	st.bytes = cl->bytes;
+	st.bytes = u64_stats_read(&cl->bstats.bytes);
 	st.drops = cl->qstats.drops;
 	qlen = qdisc_qlen_sum(cl->qdisc);
 	sch_tree_unlock(sch);
