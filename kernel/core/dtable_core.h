@@ -154,7 +154,13 @@ static inline bool dt_counts_lazily(const struct dt_sched *s)
 	return true;	/* every mode walks the active entries only */
 }
 
-/* fold an idle class's passes into its statistics, restart the count */
+/*
+ * Fold an idle class's passes into its statistics.  The count is not
+ * restarted here: both callers are done with it (the class becomes
+ * active, which reads neither mark until dt_class_idle() sets them, or
+ * dt_set_table() sets them for every class), so storing them here was
+ * work thrown away on every wake-up.
+ */
 static inline void dt_fold_idle(struct dt_sched *s, struct dt_class *c)
 {
 	if (!c->active && dt_counts_lazily(s)) {
@@ -163,8 +169,6 @@ static inline void dt_fold_idle(struct dt_sched *s, struct dt_class *c)
 		c->visited += p;
 		c->skipped += p;
 	}
-	c->idle_walks = s->walks;
-	c->idle_pos = s->pos;
 }
 
 /*
