@@ -44,8 +44,7 @@ ns_run A ip route replace 10.12.0.0/24 dev veth0 src 10.12.0.1 mtu 1480 ||
 edf_counter() {	# NAME: edf's xstat on veth0, 0 without edf
 	local v
 
-	v=$(ns_exec A tc -s -j qdisc show dev veth0 | tr -d ' \n' |
-		sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p")
+	v=$(qdisc_stat A veth0 "$1")
 	echo "${v:-0}"
 }
 

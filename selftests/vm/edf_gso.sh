@@ -36,11 +36,6 @@ ns_run A ip route replace 10.13.0.0/24 dev veth0 src 10.13.0.1 mtu 1480 ||
 	fatal "route mtu"
 ns_run A tc qdisc add dev veth0 root edf ttd on || fatal "edf"
 
-counter() {	# NS DEV NAME: edf's xstat
-	ns_exec "$1" tc -s -j qdisc show dev "$2" | tr -d ' \n' |
-		sed -n "s/.*\"$3\":\([0-9]*\).*/\1/p"
-}
-
 # transfer SRC-NS DST-NS DST-ADDR CAPTURE-DEV: BYTES by TCP while
 # fabric-vc-count -q watches CAPTURE-DEV in DST-NS; sets SEQ (its "seq"
 # line), FRAMES and PUSHED (edf's headers pushed during the transfer)
@@ -56,12 +51,12 @@ transfer() {
 	rcv=$BG_PID
 	wait_for 10 test -e "$TMP_DIR/ready" -a -e "$TMP_DIR/cready" ||
 		fatal "receivers did not start"
-	pushed0=$(counter "$src" "$srcdev" ttd_pushed)
+	pushed0=$(qdisc_stat "$src" "$srcdev" ttd_pushed)
 	ns_exec "$src" tcp-bulk -c "$addr" -p 5002 -b $BYTES -t 240000
 	check_err $? "the sender failed"
 	bg_wait "$rcv"
 	check_err $? "the stream did not arrive intact: $(cat "$TMP_DIR/bulk.out")"
-	PUSHED=$(( $(counter "$src" "$srcdev" ttd_pushed) - pushed0 ))
+	PUSHED=$(( $(qdisc_stat "$src" "$srcdev" ttd_pushed) - pushed0 ))
 	kill -TERM "$count"
 	bg_wait "$count"
 	FRAMES=$(sed -n 's/^frames=\([0-9]*\).*/\1/p' "$TMP_DIR/count.out")
@@ -94,14 +89,14 @@ check_eq "frames the capture lost" 0 "$(seqval drops)"
 [[ $(seqval big) -gt 0 ]]
 check_err $? "no GSO packet crossed whole"
 check_eq "frames flagged head" "$PUSHED" "$(seqval heads)"
-check_eq "edf cut nothing" 0 "$(counter A veth0 gso_segmented)"
+check_eq "edf cut nothing" 0 "$(qdisc_stat A veth0 gso_segmented)"
 log_test "GSO packets keep one header through veth, the stream arrives intact"
 
 # --- 2. cut after the qdisc by the offload --------------------------------------
 ns_run A ethtool -K veth0 tso off > /dev/null || fatal "tso off"
 transfer A B 10.13.0.2 veth1 veth0
 check_cut
-check_eq "edf cut nothing" 0 "$(counter A veth0 gso_segmented)"
+check_eq "edf cut nothing" 0 "$(qdisc_stat A veth0 gso_segmented)"
 log_test "the stack cuts them after the qdisc, every segment numbered"
 
 # --- 3. cut by a vcsw port --------------------------------------------------------
@@ -118,7 +113,7 @@ ns_run H1 ip route replace 10.14.0.0/24 dev eth0 src 10.14.0.1 mtu 1480 ||
 ns_run H1 tc qdisc add dev eth0 root edf ttd on || fatal "edf on H1"
 transfer H1 H2 10.14.0.2 eth0 eth0
 check_cut
-check_eq "edf cut nothing" 0 "$(counter H1 eth0 gso_segmented)"
+check_eq "edf cut nothing" 0 "$(qdisc_stat H1 eth0 gso_segmented)"
 malformed=$(ns_exec S ip -s -j -d link show p1 | tr -d ' \n' |
 	sed -n 's/.*"drop_malformed":\([0-9]*\).*/\1/p')
 check_eq "switch port's malformed drops" 0 "${malformed:-0}"

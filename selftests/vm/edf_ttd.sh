@@ -29,8 +29,7 @@ STEP_NS=$((WIRE * 8 * 1000000000 / 20000000))	# len / rate, 20 Mbit/s
 LINK_NS=$(((WIRE + 20) * 8 * 1000000000 / 2000000))	# one frame at 2 Mbit/s
 
 stat_b() { ns_exec B fabric-stat -j veth1; }
-qstat() { ns_exec A tc -s -j qdisc show dev veth0 | tr -d ' \n' |
-	sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
+qstat() { qdisc_stat A veth0 "$1"; }
 
 recv_start() {	# COUNT
 	rm -f "$TMP_DIR/ready"

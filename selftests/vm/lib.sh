@@ -20,6 +20,7 @@
 #   veth_create NS1 DEV1 ADDR1 NS2 DEV2 ADDR2 MAC2
 #   sink_start / sink_check                   udp-sink in a namespace
 #   json_u64 / json_hist                      fields of `fabric-stat -j`
+#   qdisc_stat NS DEV NAME                    a number of a qdisc's `tc -s -j`
 #   pair_vms / peer CMD...                    the tester of a pair of VMs
 #                                             ("# vm: pair"); a command
 #                                             run on the other VM
@@ -635,6 +636,16 @@ json_obj_u64()
 	local n
 
 	json_obj_num n "$@" && echo "$n"
+}
+
+# qdisc_stat NS DEV NAME: the first number called NAME in `tc -s -j qdisc
+# show` of DEV's qdiscs in NS (the root's comes first), empty if none
+qdisc_stat()
+{
+	ns_exec "$1" tc -s -j qdisc show dev "$2" | tr -d ' \n' |
+		awk -v k="\"$3\":" '{ i = index($0, k); if (!i) exit
+			s = substr($0, i + length(k)); match(s, /^[0-9]+/)
+			if (RLENGTH > 0) print substr(s, 1, RLENGTH) }'
 }
 
 # json_obj_num VAR JSON OBJ KEY: the same number into VAR (empty when
