@@ -320,11 +320,14 @@ switch_lossless "three hosts"
 # fcr_base_period()): S's ports, a quarter of 8 KB at 2 Mbit/s, 4 ms; H1,
 # whose edf knows no rate but the veth's 10 Gbit/s, 1 ms.  Over the same
 # busy seconds s1 so sends about a quarter of H1's messages, plus one per
-# quarter of its buffer drained; at a fixed 1 ms it sent as many as H1
+# quarter of its buffer drained; at a fixed 1 ms it sent as many as H1.
+# A timing premise: H1's 1 ms timer keeps its period only on a kernel
+# fast enough for the load.  The debug kernel gave H1 5909, s1 2313 with
+# the test alone in its boot, but H1 2929, s1 2482 after six other tests
 hm=$(($(qcredit H1 msgs_sent) - hm0)); pm=$(($(pstat S s1 credits msgs_sent) - pm0))
 log_info "busy: H1 sent $hm link messages, s1 $pm"
 [ "$hm" -gt 0 ] && [ $((4 * pm)) -lt $((3 * hm)) ]
-check_err $? "s1 (2 Mbit/s) sent $pm link messages, H1 (1 ms) $hm: its period did not follow the rate"
+xfail_on_slow check_err $? "s1 (2 Mbit/s) sent $pm link messages, H1 (1 ms) $hm: its period did not follow the rate"
 for h in 1 2 3; do
 	wait_for 5 books_exact $h
 	check_err $? "H$h: books not exact once idle: $(books_log $h)"
