@@ -51,7 +51,7 @@ static struct sk_buff *fabric_gso_segment(struct sk_buff *skb,
 	struct sk_buff *segs, *seg;
 	unsigned int past_eth;
 	bool at_header;
-	u32 index, last;
+	u32 index;
 	u16 inner;
 
 	if (!skb_mac_header_was_set(skb))
@@ -85,9 +85,6 @@ static struct sk_buff *fabric_gso_segment(struct sk_buff *skb,
 		return segs;
 	}
 
-	last = 0;
-	for (seg = segs->next; seg; seg = seg->next)
-		last++;
 	index = 0;
 	for (seg = segs; seg; seg = seg->next, index++) {
 		/* skb_segment() copied both headers in front of the data */
@@ -96,7 +93,7 @@ static struct sk_buff *fabric_gso_segment(struct sk_buff *skb,
 		seg->mac_len = ETH_HLEN;
 		skb_set_network_header(seg, ETH_HLEN + FABRIC_HDR_LEN);
 		seg->protocol = protocol;
-		fhc_segment_hdr(seg->data + ETH_HLEN, index, last);
+		fhc_segment_hdr(seg->data + ETH_HLEN, index, !seg->next);
 	}
 	return segs;
 }

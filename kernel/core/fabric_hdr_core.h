@@ -183,20 +183,20 @@ static inline void fhc_set_ttd(fq_u8 *hdr, fq_s32 ttd_ns)
 #define FHC_SEQ_OFFSET	12
 
 /*
- * Make the header copied from a GSO frame's into its segment @index (of
- * segments 0..@last_index) say what that wire frame is: sequence numbers
- * one per segment from the frame's, the message's first-frame flag on
- * segment 0 only, its last-frame flag on the last segment only.  The
- * rest (VC, SL, TTD, flow, route) is the frame's: one deadline, one
+ * Make the header copied from a GSO frame's into its segment @index say
+ * what that wire frame is (@last: the frame's last segment): sequence
+ * numbers one per segment from the frame's, the message's first-frame
+ * flag on segment 0 only, its last-frame flag on the last segment only.
+ * The rest (VC, SL, TTD, flow, route) is the frame's: one deadline, one
  * route for all of it.
  */
-static inline void fhc_segment_hdr(fq_u8 *hdr, fq_u32 index, fq_u32 last_index)
+static inline void fhc_segment_hdr(fq_u8 *hdr, fq_u32 index, bool last)
 {
 	fq_u8 keep = FABRIC_HDR_F_HEAD | FABRIC_HDR_F_TAIL;
 
 	if (index)
 		keep &= ~FABRIC_HDR_F_HEAD;
-	if (index != last_index)
+	if (!last)
 		keep &= ~FABRIC_HDR_F_TAIL;
 	hdr[0] &= ~(FABRIC_HDR_F_HEAD | FABRIC_HDR_F_TAIL) | keep;
 	fhc_put_be32(hdr + FHC_SEQ_OFFSET,

@@ -101,7 +101,7 @@ UNIT_TEST(segment_headers_number_and_flag_the_frames)
 		fq_u8 buf[FABRIC_HDR_LEN];
 
 		fhc_encode(buf, &whole);
-		fhc_segment_hdr(buf, i, n - 1);
+		fhc_segment_hdr(buf, i, i == n - 1);
 		fhc_decode(buf, &got);
 		want = whole;
 		want.seq = seqs[s] + i;
