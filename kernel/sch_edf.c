@@ -340,18 +340,10 @@ static bool edf_flow_evict(struct edf_sched *q)
 	return false;
 }
 
-static struct edf_flow *edf_flow_lookup(struct edf_sched *q,
-					struct edf_class *cl,
-					struct sk_buff *skb, u64 now)
+/* A packet's flow key: its socket if local, else its 5-tuple hash. */
+static unsigned long edf_flow_key(struct sk_buff *skb)
 {
-	struct rb_node **p, *parent = NULL;
-	struct rb_root *root;
-	struct edf_flow *f;
-	unsigned long key;
 	struct sock *sk = skb->sk;
-
-	if (!cl->perflow)
-		return &cl->shared;
 
 	/*
 	 * Local sockets are flows by socket: their hash can change on
@@ -359,43 +351,58 @@ static struct edf_flow *edf_flow_lookup(struct edf_sched *q,
 	 * reorder it.  Forwarded traffic is a flow by its 5-tuple hash.
 	 */
 	if (sk && sk_fullsock(sk))
-		key = (unsigned long)sk;
-	else
-		key = skb_get_hash(skb);
+		return (unsigned long)sk;
+	return skb_get_hash(skb);
+}
 
-	root = edf_flow_bucket(q, key);
-	p = &root->rb_node;
+/*
+ * The flow of @key in @cl, or NULL with *@link and *@parent where it
+ * would go in the tree @root.
+ */
+static __always_inline struct edf_flow *
+edf_flow_search(struct rb_root *root, unsigned long key, struct edf_class *cl,
+		struct rb_node ***link, struct rb_node **parent)
+{
+	struct rb_node **p = &root->rb_node, *up = NULL;
+	struct edf_flow *f;
+
 	while (*p) {
-		parent = *p;
-		f = rb_entry(parent, struct edf_flow, hash_node);
-		if (f->key == key && f->cl == cl) {
-			/*
-			 * A closed socket's memory is soon reused by a new
-			 * one: a new connection starts a new flow.  (The old
-			 * one has no packets left: they held the socket.)
-			 */
-			if (sk && sk_fullsock(sk) && f->socket_hash != sk->sk_hash) {
-				f->socket_hash = sk->sk_hash;
-				f->last_deadline = 0;
-				f->seq = 0;
-				f->hash = skb_get_hash(skb);
-			}
+		up = *p;
+		f = rb_entry(up, struct edf_flow, hash_node);
+		if (f->key == key && f->cl == cl)
 			return f;
-		}
 		if (f->key < key || (f->key == key && f->cl < cl))
-			p = &parent->rb_right;
+			p = &up->rb_right;
 		else
-			p = &parent->rb_left;
+			p = &up->rb_left;
 	}
+	*link = p;
+	*parent = up;
+	return NULL;
+}
+
+/*
+ * A new flow for @skb, which has none in @cl: out of line, as a flow is
+ * made once for many packets.
+ */
+static noinline struct edf_flow *edf_flow_create(struct edf_sched *q,
+						 struct edf_class *cl,
+						 struct sk_buff *skb,
+						 unsigned long key, u64 now)
+{
+	struct rb_root *root = edf_flow_bucket(q, key);
+	struct rb_node **p, *parent;
+	struct sock *sk = skb->sk;
+	struct edf_flow *f;
 
 	if (q->nflows >= q->max_flows) {
 		edf_flow_gc(q, now);
 		/* still full: collect the flow that has been idle longest */
 		if (q->nflows >= q->max_flows && !edf_flow_evict(q))
 			return ERR_PTR(-ENOSPC);
-		/* the tree may have changed under our insertion point */
-		return edf_flow_lookup(q, cl, skb, now);
 	}
+	/* where it goes: the collection may have changed the tree */
+	edf_flow_search(root, key, cl, &p, &parent);
 
 	f = kmem_cache_zalloc(edf_flow_cache, GFP_ATOMIC | __GFP_NOWARN);
 	if (unlikely(!f))
@@ -414,6 +421,37 @@ static struct edf_flow *edf_flow_lookup(struct edf_sched *q,
 	return f;
 }
 
+static __always_inline struct edf_flow *edf_flow_lookup(struct edf_sched *q,
+							struct edf_class *cl,
+							struct sk_buff *skb,
+							u64 now)
+{
+	struct rb_node **link, *parent;
+	struct sock *sk = skb->sk;
+	struct edf_flow *f;
+	unsigned long key;
+
+	if (!cl->perflow)
+		return &cl->shared;
+
+	key = edf_flow_key(skb);
+	f = edf_flow_search(edf_flow_bucket(q, key), key, cl, &link, &parent);
+	if (!f)
+		return edf_flow_create(q, cl, skb, key, now);
+	/*
+	 * A closed socket's memory is soon reused by a new one: a new
+	 * connection starts a new flow.  (The old one has no packets left:
+	 * they held the socket.)
+	 */
+	if (sk && sk_fullsock(sk) && f->socket_hash != sk->sk_hash) {
+		f->socket_hash = sk->sk_hash;
+		f->last_deadline = 0;
+		f->seq = 0;
+		f->hash = skb_get_hash(skb);
+	}
+	return f;
+}
+
 static struct pheap *edf_flow_heap(struct edf_sched *q, struct edf_flow *f)
 {
 	if (f->state == EDF_FLOW_WAITING)
@@ -422,7 +460,8 @@ static struct pheap *edf_flow_heap(struct edf_sched *q, struct edf_flow *f)
 }
 
 /* Put a flow with packets where its head packet belongs. */
-static void edf_flow_place(struct edf_sched *q, struct edf_flow *f, u64 now)
+static __always_inline void edf_flow_place(struct edf_sched *q,
+					   struct edf_flow *f, u64 now)
 {
 	struct edf_class *cl = f->cl;
 	u64 d = edf_skb_cb(f->head)->deadline;
@@ -463,8 +502,8 @@ static struct sk_buff *edf_flow_take_head(struct edf_flow *f)
 }
 
 /* The flow has no more packets: out of the heaps, maybe collectable. */
-static void edf_flow_went_idle(struct edf_sched *q, struct edf_flow *f,
-			       u64 now)
+static __always_inline void edf_flow_went_idle(struct edf_sched *q,
+					       struct edf_flow *f, u64 now)
 {
 	f->state = EDF_FLOW_IDLE;
 	f->idle_since = now;
@@ -546,20 +585,49 @@ static void edf_class_init(struct edf_class *cl, u32 classid)
 }
 
 /*
+ * What the filters say: a class; NULL when none named one;
+ * ERR_PTR(-EINPROGRESS) when an action took the packet (queued, stolen,
+ * trapped); ERR_PTR(-EPERM) when one dropped it.  Out of line, so that
+ * its result on the stack does not cost the enqueue path of the many
+ * trees without filters a stack canary.
+ */
+static noinline struct edf_class *edf_classify_by_filters(struct sk_buff *skb,
+							  struct Qdisc *sch,
+							  struct tcf_proto *fl)
+{
+	struct edf_class *cl;
+	struct tcf_result res;
+	int result;
+
+	result = fq_tcf_classify(skb, fl, &res);
+	if (result < 0)
+		return NULL;
+#ifdef CONFIG_NET_CLS_ACT
+	switch (result) {
+	case TC_ACT_QUEUED:
+	case TC_ACT_STOLEN:
+	case TC_ACT_TRAP:
+		return ERR_PTR(-EINPROGRESS);
+	case TC_ACT_SHOT:
+		return ERR_PTR(-EPERM);
+	}
+#endif
+	cl = (struct edf_class *)res.class;
+	return cl ? cl : edf_find_class(sch, res.classid);
+}
+
+/*
  * Classification order, as in the other classful qdiscs: skb->priority
  * naming one of our classes, then the filters, then the priomap by
- * skb->priority, then the default class.
+ * skb->priority, then the default class.  An error pointer when a
+ * filter's action took or dropped the packet (edf_classify_by_filters).
  */
-static struct edf_class *edf_classify(struct sk_buff *skb, struct Qdisc *sch,
-				      int *qerr)
+static struct edf_class *edf_classify(struct sk_buff *skb, struct Qdisc *sch)
 {
 	struct edf_sched *q = qdisc_priv(sch);
 	struct edf_class *cl = NULL;
-	struct tcf_result res;
 	struct tcf_proto *fl;
-	int result;
 
-	*qerr = NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
 	if (TC_H_MAJ(skb->priority ^ sch->handle) == 0) {
 		cl = edf_find_class(sch, skb->priority);
 		if (cl)
@@ -568,22 +636,8 @@ static struct edf_class *edf_classify(struct sk_buff *skb, struct Qdisc *sch,
 
 	fl = rcu_dereference_bh(q->filter_list);
 	/* no filters, no call: most edf trees classify by priority */
-	result = fl ? fq_tcf_classify(skb, fl, &res) : TC_ACT_UNSPEC;
-	if (result >= 0) {
-#ifdef CONFIG_NET_CLS_ACT
-		switch (result) {
-		case TC_ACT_QUEUED:
-		case TC_ACT_STOLEN:
-		case TC_ACT_TRAP:
-			*qerr = NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
-			fallthrough;
-		case TC_ACT_SHOT:
-			return NULL;
-		}
-#endif
-		cl = (struct edf_class *)res.class;
-		if (!cl)
-			cl = edf_find_class(sch, res.classid);
+	if (fl) {
+		cl = edf_classify_by_filters(skb, sch, fl);
 		if (cl)
 			return cl;
 	}
@@ -632,7 +686,7 @@ static u64 edf_txtime_to_deadline(struct edf_sched *q, struct edf_class *cl,
 	return edf_txtime_deadline(txtime, start, now, q->horizon);
 }
 
-static u64 edf_deadline(struct edf_sched *q, struct edf_flow *f,
+static __always_inline u64 edf_deadline(struct edf_sched *q, struct edf_flow *f,
 			u32 len, u32 parts, u64 txtime, u64 now)
 {
 	struct edf_class *cl = f->cl;
@@ -691,7 +745,8 @@ static int edf_drop(struct sk_buff *skb, struct Qdisc *sch,
 	return qdisc_drop(skb, sch, to_free);
 }
 
-static int edf_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
+/* Inlined in both callers: one function per packet on the common path. */
+static __always_inline int edf_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 			   struct edf_class *cl, u32 parts, u8 msg_flags,
 			   u64 txtime, u64 now, struct sk_buff **to_free)
 {
@@ -763,7 +818,8 @@ static int edf_enqueue_seg(struct sk_buff *seg, struct Qdisc *sch, void *ctx,
 			       to_free);
 }
 
-static int edf_enqueue_segments(struct sk_buff *skb, struct Qdisc *sch,
+/* Out of line: its context on the stack would cost every packet a canary. */
+static noinline int edf_enqueue_segments(struct sk_buff *skb, struct Qdisc *sch,
 				struct edf_class *cl, u64 txtime, u64 now,
 				struct sk_buff **to_free)
 {
@@ -785,14 +841,14 @@ static int edf_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	struct edf_class *cl;
 	u64 now = ktime_get_ns();
 	u64 txtime;
-	int err;
 
-	cl = edf_classify(skb, sch, &err);
-	if (unlikely(!cl)) {
-		if (err & __NET_XMIT_BYPASS)
-			qdisc_qstats_drop(sch);
+	cl = edf_classify(skb, sch);
+	if (unlikely(IS_ERR(cl))) {
 		__qdisc_drop(skb, to_free);
-		return err;
+		if (PTR_ERR(cl) == -EINPROGRESS)
+			return NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
+		qdisc_qstats_drop(sch);
+		return NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
 	}
 	txtime = edf_skb_txtime(skb);
 	if (edf_must_segment(sch, cl, skb))
@@ -904,7 +960,7 @@ static void edf_account_departure(struct edf_sched *q, struct edf_class *cl,
  * segments in hardware, an inner type the fabric does not carry, no
  * memory) leaves without it and is counted.
  */
-static void edf_push_ttd(struct Qdisc *sch, struct sk_buff *skb,
+static noinline void edf_push_ttd(struct Qdisc *sch, struct sk_buff *skb,
 			 struct edf_flow *f, u64 deadline, u8 msg_flags, u64 now)
 {
 	struct edf_sched *q = qdisc_priv(sch);
@@ -933,7 +989,8 @@ static void edf_push_ttd(struct Qdisc *sch, struct sk_buff *skb,
  * Take the head packet of flow @f, the root of its heap (both callers
  * found it there), and keep the flow and all counters consistent.
  */
-static struct sk_buff *edf_take(struct Qdisc *sch, struct edf_flow *f, u64 now)
+static __always_inline struct sk_buff *edf_take(struct Qdisc *sch,
+						struct edf_flow *f, u64 now)
 {
 	struct edf_sched *q = qdisc_priv(sch);
 	struct edf_class *cl = f->cl;
@@ -952,7 +1009,7 @@ static struct sk_buff *edf_take(struct Qdisc *sch, struct edf_flow *f, u64 now)
 	return skb;
 }
 
-static struct sk_buff *edf_dequeue(struct Qdisc *sch)
+static noinline struct sk_buff *edf_dequeue_busy(struct Qdisc *sch)
 {
 	struct edf_sched *q = qdisc_priv(sch);
 	struct edf_skb_cb *cb;
@@ -961,9 +1018,6 @@ static struct sk_buff *edf_dequeue(struct Qdisc *sch)
 	struct edf_flow *f;
 	struct pheap_node *n;
 	u64 now;
-
-	if (!sch->q.qlen)
-		return NULL;
 
 	now = ktime_get_ns();
 	if (q->rate && now < q->next_tx) {
@@ -1003,6 +1057,17 @@ static struct sk_buff *edf_dequeue(struct Qdisc *sch)
 	_bstats_update(&cl->bstats, qdisc_pkt_len(skb), 1);
 	qdisc_bstats_update(sch, skb);
 	return skb;
+}
+
+/*
+ * The second dequeue of every __qdisc_run() finds the qdisc empty: it is
+ * answered here, without the busy path's saving of registers.
+ */
+static struct sk_buff *edf_dequeue(struct Qdisc *sch)
+{
+	if (!sch->q.qlen)
+		return NULL;
+	return edf_dequeue_busy(sch);
 }
 
 /*
