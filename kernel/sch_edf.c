@@ -13,8 +13,10 @@
  *
  * where D' is the flow's previous deadline.  A flow's deadlines never go
  * backwards, so its packets can wait in one FIFO and the scheduler only
- * needs the flows' head packets: heaps over flows, not over packets, cost
- * O(log active flows) per packet.
+ * needs the flows' head packets: queues over flows, not over packets.
+ * Each is a sorted run in front of a pairing heap (core/runheap.h):
+ * O(1) for a flow that comes back after every other, as flows of one
+ * rate do, O(log active flows) for one out of order.
  *
  * Two virtual channels, or up to four ("vcs", the paper's Traditional 4
  * VCs), each strictly before the next.  Regulated classes (VC0) go
@@ -52,7 +54,7 @@
 
 #include "include/uapi/linux/pkt_sched_edf.h"
 #include "core/edf_core.h"
-#include "core/pheap.h"
+#include "core/runheap.h"
 #include "fabric_hdr.h"
 #include "fabric_link.h"
 #include "qdisc_gso.h"
@@ -90,7 +92,7 @@ struct edf_flow {
 	struct edf_class	*cl;
 	struct list_head	cl_node;	/* cl->flows */
 	struct list_head	idle_node;	/* q->idle, by listed_since */
-	struct pheap_node	heap_node;
+	struct runheap_node	heap_node;
 	struct sk_buff		*head;
 	struct sk_buff		*tail;
 	u32			qlen;
@@ -149,8 +151,8 @@ struct edf_sched {
 	struct edf_class	*band_cl[TC_EDF_PRIO_BANDS];
 
 	/* scheduling state */
-	struct pheap		waiting;	/* held flows (smooth, burst) by eligible time */
-	struct pheap		ready[__TC_EDF_VC_MAX]; /* by head deadline */
+	struct runheap		waiting;	/* held flows (smooth, burst) by eligible time */
+	struct runheap		ready[__TC_EDF_VC_MAX]; /* by head deadline */
 	u64			be_vtime[__TC_EDF_VC_MAX]; /* best-effort service frontiers */
 	u8			vcs;		/* VCs the classes may use */
 	u64			next_tx;	/* pacer */
@@ -452,7 +454,7 @@ static __always_inline struct edf_flow *edf_flow_lookup(struct edf_sched *q,
 	return f;
 }
 
-static struct pheap *edf_flow_heap(struct edf_sched *q, struct edf_flow *f)
+static struct runheap *edf_flow_heap(struct edf_sched *q, struct edf_flow *f)
 {
 	if (f->state == EDF_FLOW_WAITING)
 		return &q->waiting;
@@ -469,12 +471,12 @@ static __always_inline void edf_flow_place(struct edf_sched *q,
 
 	if ((cl->smooth || cl->burst) && !edf_is_eligible(now, d, elig)) {
 		f->state = EDF_FLOW_WAITING;
-		pheap_insert(&q->waiting, &f->heap_node, edf_eligible_time(d, elig));
+		runheap_insert(&q->waiting, &f->heap_node, edf_eligible_time(d, elig));
 		cl->xs.held++;
 		q->xs.held++;
 	} else {
 		f->state = EDF_FLOW_READY;
-		pheap_insert(&q->ready[cl->vc], &f->heap_node, d);
+		runheap_insert(&q->ready[cl->vc], &f->heap_node, d);
 	}
 }
 
@@ -525,7 +527,7 @@ static void edf_flow_purge(struct Qdisc *sch, struct edf_flow *f,
 	struct sk_buff *skb;
 
 	if (f->state != EDF_FLOW_IDLE) {
-		pheap_remove(edf_flow_heap(q, f), &f->heap_node);
+		runheap_remove(edf_flow_heap(q, f), &f->heap_node);
 		edf_flow_went_idle(q, f, 0);	/* freed by the caller */
 	}
 	while (f->head) {
@@ -861,14 +863,14 @@ static int edf_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 /* Move regulated flows whose head became eligible to the ready heap. */
 static void edf_release_eligible(struct edf_sched *q, u64 now)
 {
-	struct pheap_node *n;
+	struct runheap_node *n;
 	struct edf_flow *f;
 
-	while ((n = pheap_peek(&q->waiting)) && n->key <= now) {
-		pheap_pop(&q->waiting);
+	while ((n = runheap_peek(&q->waiting)) && runheap_key(n) <= now) {
+		runheap_remove(&q->waiting, n);
 		f = container_of(n, struct edf_flow, heap_node);
 		f->state = EDF_FLOW_READY;
-		pheap_insert(&q->ready[f->cl->vc], &f->heap_node,
+		runheap_insert(&q->ready[f->cl->vc], &f->heap_node,
 			     edf_skb_cb(f->head)->deadline);
 	}
 }
@@ -920,11 +922,11 @@ static bool edf_take_credits(struct edf_sched *q, struct edf_flow *f,
 static struct edf_flow *edf_pick_flow(struct edf_sched *q)
 {
 	unsigned int vc, refused = 0;
-	struct pheap_node *n;
+	struct runheap_node *n;
 	struct edf_flow *f;
 
 	for (vc = TC_EDF_VC_REGULATED; vc < q->vcs; vc++) {
-		n = pheap_peek(&q->ready[vc]);
+		n = runheap_peek(&q->ready[vc]);
 		if (!n)
 			continue;
 		f = container_of(n, struct edf_flow, heap_node);
@@ -996,7 +998,7 @@ static __always_inline struct sk_buff *edf_take(struct Qdisc *sch,
 	struct edf_class *cl = f->cl;
 	struct sk_buff *skb;
 
-	pheap_pop(edf_flow_heap(q, f));
+	runheap_remove(edf_flow_heap(q, f), &f->heap_node);
 	skb = edf_flow_take_head(f);
 	if (f->head)
 		edf_flow_place(q, f, now);
@@ -1016,7 +1018,7 @@ static noinline struct sk_buff *edf_dequeue_busy(struct Qdisc *sch)
 	struct edf_class *cl;
 	struct sk_buff *skb;
 	struct edf_flow *f;
-	struct pheap_node *n;
+	struct runheap_node *n;
 	u64 now;
 
 	now = ktime_get_ns();
@@ -1033,9 +1035,9 @@ static noinline struct sk_buff *edf_dequeue_busy(struct Qdisc *sch)
 		 * Only smoothed packets, none eligible yet, or heads waiting
 		 * for credits (the link wakes us when they come)
 		 */
-		n = pheap_peek(&q->waiting);
+		n = runheap_peek(&q->waiting);
 		if (n)
-			qdisc_watchdog_schedule_ns(&q->watchdog, n->key);
+			qdisc_watchdog_schedule_ns(&q->watchdog, runheap_key(n));
 		return NULL;
 	}
 
@@ -1079,16 +1081,16 @@ static struct sk_buff *edf_dequeue(struct Qdisc *sch)
 static struct sk_buff *edf_drop_one(struct Qdisc *sch, u64 now)
 {
 	struct edf_sched *q = qdisc_priv(sch);
-	struct pheap_node *n = NULL;
+	struct runheap_node *n = NULL;
 	struct edf_flow *f;
 	unsigned int vc;
 
 	for (vc = __TC_EDF_VC_MAX - 1; vc > TC_EDF_VC_REGULATED && !n; vc--)
-		n = pheap_peek(&q->ready[vc]);
+		n = runheap_peek(&q->ready[vc]);
 	if (!n)
-		n = pheap_peek(&q->waiting);
+		n = runheap_peek(&q->waiting);
 	if (!n)
-		n = pheap_peek(&q->ready[TC_EDF_VC_REGULATED]);
+		n = runheap_peek(&q->ready[TC_EDF_VC_REGULATED]);
 	if (!n)
 		return NULL;
 	f = container_of(n, struct edf_flow, heap_node);
@@ -1313,9 +1315,9 @@ static int edf_init(struct Qdisc *sch, struct nlattr *opt,
 	q->horizon = EDF_DEFAULT_HORIZON_NS;
 	q->vcs = 2;
 	q->link_rate = edf_device_rate(qdisc_dev(sch));
-	pheap_init(&q->waiting);
+	runheap_init(&q->waiting);
 	for (i = 0; i < __TC_EDF_VC_MAX; i++)
-		pheap_init(&q->ready[i]);
+		runheap_init(&q->ready[i]);
 	INIT_LIST_HEAD(&q->idle);
 	qdisc_watchdog_init(&q->watchdog, sch);
 

@@ -17,6 +17,16 @@
 #include <stdint.h>
 #endif
 
+/*
+ * For the helpers of a per-packet path that must not become calls (the
+ * compiler makes calls of helpers it sees used in several places).
+ */
+#ifdef __KERNEL__
+#define fq_always_inline __always_inline
+#else
+#define fq_always_inline inline __attribute__((always_inline))
+#endif
+
 #ifdef __KERNEL__
 typedef u8 fq_u8;
 typedef u16 fq_u16;

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "core/edf_core.h"
-#include "core/pheap.h"
+#include "core/runheap.h"
 #include "core/vcsw_port.h"
 #include "core/dtable_core.h"
 #include "core/aoq_core.h"
@@ -111,12 +111,12 @@ static unsigned int ring_pop(unsigned int q)
 	return len;
 }
 
-/* ---- edf: per-flow virtual clock, a pairing heap over flows --------------- */
+/* ---- edf: per-flow virtual clock, a run-fronted heap over flows ----------- */
 
 #define EDF_RING	8	/* deadlines a flow can hold */
 
 struct edf_flow {
-	struct pheap_node node;
+	struct runheap_node node;
 	fq_u64 last_deadline;
 	fq_u64 deadline[EDF_RING];
 	unsigned int len[EDF_RING];
@@ -124,13 +124,13 @@ struct edf_flow {
 };
 
 static struct edf_flow *edf_flows;
-static struct pheap edf_heap;
+static struct runheap edf_heap;
 static const fq_u64 edf_rate = 50000000000ULL;	/* bytes/s: 400gbit */
 
 static int edf_setup(unsigned int flows)
 {
 	edf_flows = calloc(flows, sizeof(*edf_flows));
-	pheap_init(&edf_heap);
+	runheap_init(&edf_heap);
 	return edf_flows ? 0 : -1;
 }
 
@@ -147,13 +147,13 @@ static int edf_enqueue(unsigned int flow, unsigned int len, fq_u64 now)
 	f->len[(f->head + f->count) % EDF_RING] = len;
 	/* a flow's deadlines only grow: the heap key is its head's */
 	if (!f->count++)
-		pheap_insert(&edf_heap, &f->node, d);
+		runheap_insert(&edf_heap, &f->node, d);
 	return 0;
 }
 
 static unsigned int edf_dequeue(fq_u64 now)
 {
-	struct pheap_node *n = pheap_pop(&edf_heap);
+	struct runheap_node *n = runheap_pop(&edf_heap);
 	struct edf_flow *f;
 	unsigned int len;
 
@@ -163,7 +163,7 @@ static unsigned int edf_dequeue(fq_u64 now)
 	len = f->len[f->head];
 	f->head = (f->head + 1) % EDF_RING;
 	if (--f->count)
-		pheap_insert(&edf_heap, &f->node, f->deadline[f->head]);
+		runheap_insert(&edf_heap, &f->node, f->deadline[f->head]);
 	return len;
 }
 
