@@ -8,6 +8,8 @@
 #   make check-debug [T=re] [DEBUG_PASS=suite|fuzz]  the VM tests on a
 #                     KASAN/lockdep/kmemleak kernel, then the fuzzers at length
 #   make bench [T=re] benchmarks in the deterministic VM (Documentation/benchmarks.rst)
+#   make profile P="CASE PATH FLOWS CLASSES"  one benchmark case's guest
+#                     instructions by kernel function, in build/profile/
 #   make demo [S=names] [LIVE=1]  the paper's architectures side by side, tables
 #                     and plots in build/demo/ (Documentation/demo.rst)
 #   make fbs-demo     FBS in the VM: empty slots against Eq. 3, corruption
@@ -72,13 +74,14 @@ VM_HELPERS := $(patsubst selftests/vm/%.c,$(B)/selftests/vm/%,$(wildcard selftes
 
 .PHONY: all modules userspace plugins selftests-build setup setup-if-needed \
 	check check-locked check-debug check-debug-locked bench bench-locked demo demo-locked fbs-demo fbs-demo-locked build-quiet \
+	profile profile-locked \
 	install install-files \
 	clean help
 
 all: modules userspace plugins selftests-build
 
 help:
-	@sed -n '3,20s/^# \{0,1\}//p' Makefile
+	@sed -n '3,21s/^# \{0,1\}//p' Makefile
 
 kdir-ready:
 	@if [ ! -f "$(KDIR)/Makefile" ]; then \
@@ -193,6 +196,15 @@ check-debug-locked:
 bench: setup-if-needed
 	@mkdir -p $(B)
 	@flock $(B)/.check.lock $(MAKE) --no-print-directory bench-locked
+
+# A benchmark case's instructions by kernel function (scripts/profile.sh):
+# make profile P="CASE PATH FLOWS CLASSES [PACKETS]" [TAG=NAME]
+profile: setup-if-needed
+	@mkdir -p $(B)
+	@flock $(B)/.check.lock $(MAKE) --no-print-directory profile-locked
+
+profile-locked: build-quiet
+	@scripts/profile.sh '$(P)' '$(TAG)'
 
 # The demo boots the deterministic VM (or, with LIVE=1, runs on this host).
 demo: setup-if-needed

@@ -154,7 +154,8 @@ fq_demo_files() {
 # once (scripts/vm-run.sh).  KIND "fast": 2 vCPUs, multi-threaded TCG.
 # "deterministic": 1 vCPU under -icount, where guest time advances one
 # nanosecond per guest instruction, so timers, latencies and rates inside
-# the guest do not depend on how busy this machine is; with FQ_VM_SLOW=1
+# the guest do not depend on how busy this machine is (FQ_VM_PLUGIN_ARGS:
+# a TCG plugin to load, make profile's); with FQ_VM_SLOW=1
 # (a debug kernel, scripts/check.sh) booted as the fast VM is.
 fq_vm_boot() {
 	local kind=$1
@@ -169,7 +170,7 @@ fq_vm_boot() {
 		# seconds.  So it runs at the highest priority a nice value
 		# gives, where the user may set it.
 		FQ_VM_ACCEL=tcg,thread=single FQ_VM_CPUS=1 \
-		FQ_VM_QEMU_ARGS="-icount shift=0,sleep=off" \
+		FQ_VM_QEMU_ARGS="-icount shift=0,sleep=off ${FQ_VM_PLUGIN_ARGS:-}" \
 			$(fq_vm_priority) "$FQ_ROOT/scripts/vm-run.sh" "$@"
 	else
 		# a TCG vCPU that a loaded host leaves unscheduled for 20 s

@@ -159,6 +159,10 @@ fi
 if [ -n "${FQ_FBS_DEMO_ENV:-}" ]; then
 	printf '%s\n' "$FQ_FBS_DEMO_ENV" > "$STAGE/etc/fabric-qos/fbs-demo.env"
 fi
+# make profile: the case selftests/bench/profile_case.sh measures
+if [ -n "${FQ_PROFILE_CASE:-}" ]; then
+	printf '%s\n' "$FQ_PROFILE_CASE" > "$STAGE/etc/fabric-qos/profile.env"
+fi
 install -m 755 "$FQ_ROOT/scripts/vm-init" "$STAGE/init"
 install -m 644 "$FQ_ROOT/scripts/vm-report.sh" "$STAGE/etc/fabric-qos/vm-report.sh"
 

@@ -37,6 +37,23 @@ PEER=198.18.0.2	# pktgen's destination; ping's too
 : "${BENCH_COUNT:=20000}"	# packets per measurement
 : "${BENCH_WARMUP:=5000}"	# before each, not measured; at least one per flow
 
+# bench_in_netns SCRIPT CMD...: as root, with the commands CMD and pktgen,
+# run SCRIPT again as "SCRIPT --in-netns DIR" in a namespace of its own (an
+# `ip netns exec` per measurement would cost guest time), DIR a temporary
+# directory the caller's exit removes; SCRIPT's exit status
+bench_in_netns()
+{
+	local script=$1
+
+	shift
+	require_root
+	require_cmd "$@"
+	require_module pktgen
+	tmp_dir_create
+	ns_create P
+	ns_exec P bash "$script" --in-netns "$TMP_DIR"
+}
+
 # bench_netns_setup: dummy0 up in this namespace, nothing else sending
 bench_netns_setup()
 {

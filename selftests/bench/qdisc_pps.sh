@@ -31,12 +31,7 @@ CLASS_FLOWS=1000	# flows spread over the classes
 # The measurements run in a namespace of their own: this script again,
 # inside it (each `ip netns exec` would cost guest time).
 if [[ ${1:-} != --in-netns ]]; then
-	require_root
-	require_cmd tc cpu-steal txtime-stamp
-	require_module pktgen
-	tmp_dir_create
-	ns_create P
-	ns_exec P bash "$0" --in-netns "$TMP_DIR"
+	bench_in_netns "$0" tc cpu-steal txtime-stamp
 	exit
 fi
 TMP_DIR=$2	# the outer run's; it removes it

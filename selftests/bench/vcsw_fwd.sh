@@ -33,16 +33,11 @@ ARCHS="trad simple advanced ideal"
 DST_MAC=02:00:00:00:00:02	# lib.sh's pg_config sends to this address
 
 if [[ ${1:-} != --in-netns ]]; then
-	require_root
-	require_cmd tc ip
-	require_module pktgen
 	require_module vcsw
 	require_module fabric_hdr
 	require_module sch_edf
 	require_module bridge
-	tmp_dir_create
-	ns_create P
-	ns_exec P bash "$0" --in-netns "$TMP_DIR"
+	bench_in_netns "$0" tc ip
 	exit
 fi
 TMP_DIR=$2	# the outer run's; it removes it

@@ -20,12 +20,7 @@ FLOWS=1000
 : "${BENCH_WALL_RE:=^(noqueue|pfifo|fq|drr|edf|dtable|aoq)$}"
 
 if [[ ${1:-} != --in-netns ]]; then
-	require_root
-	require_cmd tc
-	require_module pktgen
-	tmp_dir_create
-	ns_create P
-	ns_exec P bash "$0" --in-netns "$TMP_DIR"
+	bench_in_netns "$0" tc
 	exit
 fi
 TMP_DIR=$2	# the outer run's; it removes it
