@@ -403,8 +403,13 @@ static noinline struct edf_flow *edf_flow_create(struct edf_sched *q,
 		if (q->nflows >= q->max_flows && !edf_flow_evict(q))
 			return ERR_PTR(-ENOSPC);
 	}
-	/* where it goes: the collection may have changed the tree */
-	edf_flow_search(root, key, cl, &p, &parent);
+	/*
+	 * Where it goes: the collection may have changed the tree.  (It
+	 * only frees flows, so the search still finds none.)
+	 */
+	f = edf_flow_search(root, key, cl, &p, &parent);
+	if (unlikely(f))
+		return f;
 
 	f = kmem_cache_zalloc(edf_flow_cache, GFP_ATOMIC | __GFP_NOWARN);
 	if (unlikely(!f))
@@ -665,6 +670,12 @@ static u64 edf_skb_txtime(const struct sk_buff *skb)
 	return ktime_to_ns(skb->tstamp);
 }
 
+/* Whether a packet's SO_TXTIME counts in @cl (edf_deadline()). */
+static bool edf_class_takes_txtime(const struct edf_class *cl)
+{
+	return cl->mode == TC_EDF_MODE_FRAME || cl->mode == TC_EDF_MODE_TXTIME;
+}
+
 static u64 edf_class_rate(const struct edf_sched *q, const struct edf_class *cl)
 {
 	if (cl->mode == TC_EDF_MODE_CONTROL || !cl->rate)
@@ -852,7 +863,8 @@ static int edf_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		qdisc_qstats_drop(sch);
 		return NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
 	}
-	txtime = edf_skb_txtime(skb);
+	/* rate and control classes do not read it: no look at the socket */
+	txtime = edf_class_takes_txtime(cl) ? edf_skb_txtime(skb) : 0;
 	if (edf_must_segment(sch, cl, skb))
 		return edf_enqueue_segments(skb, sch, cl, txtime, now, to_free);
 	return edf_enqueue_one(skb, sch, cl, 1,
