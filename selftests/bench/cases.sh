@@ -72,6 +72,15 @@ setup_fq()
 		flow_limit 1000000
 }
 
+# fq with a flow per socketless hash, as edf keeps them: a reference for
+# edf at 100000 flows, where plain fq folds them into 1024
+bench_case fq-perflow flows
+setup_fq-perflow()
+{
+	tcb qdisc add dev "$1" parent "$2" handle "$3" fq limit 1000000 \
+		flow_limit 1000000 orphan_mask 1048575
+}
+
 # CoDel must not drop what the backlogged path parks on purpose
 bench_case fq_codel flows
 setup_fq_codel()
