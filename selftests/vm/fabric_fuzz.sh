@@ -82,22 +82,7 @@ done
 log_test "host receive path: every fuzzed frame passed up or dropped with its reason"
 
 # --- a switch port -------------------------------------------------------------------
-ns_create C; ns_create S; ns_create D
-ip link add eth0 netns "$(ns_name C)" type veth peer name p1 netns "$(ns_name S)" || fatal veth
-ip link add eth0 netns "$(ns_name D)" address 02:00:00:51:00:04 type veth \
-	peer name p2 netns "$(ns_name S)" || fatal veth
-for n in C D; do
-	ns_exec $n sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
-	ns_run $n ip link set eth0 up
-done
-ns_run S ip link add sw0 type vcsw || fatal vcsw
-for p in p1 p2; do
-	ns_exec S sysctl -qw net.ipv6.conf.$p.disable_ipv6=1
-	ns_run S ip link set $p master sw0 || fatal "$p master"
-	ns_run S ip link set $p up
-done
-ns_run S ip link set sw0 up
-ns_run S ip link set p2 type vcsw_slave fdb_add 02:00:00:51:00:04 || fatal fdb_add
+fuzz_switch 02:00:00:51:00:04
 
 pstat() {	# DEV OBJ KEY
 	ns_exec S ip -j -d link show dev "$1" | tr -d ' \n' |

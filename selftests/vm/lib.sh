@@ -755,6 +755,33 @@ peer()
 	return "${BASH_REMATCH[1]}"
 }
 
+# fuzz_switch MAC: namespaces C and D joined through the vcsw switch sw0 in
+# namespace S: C's eth0 to port p1, D's eth0 (address MAC) to port p2,
+# with a static entry for MAC on p2.  No IPv6 anywhere, so only what the
+# test sends crosses.
+fuzz_switch()
+{
+	local mac=$1 n p
+
+	ns_create C; ns_create S; ns_create D
+	ip link add eth0 netns "$(ns_name C)" type veth peer name p1 \
+		netns "$(ns_name S)" || fatal veth
+	ip link add eth0 netns "$(ns_name D)" address "$mac" type veth \
+		peer name p2 netns "$(ns_name S)" || fatal veth
+	for n in C D; do
+		ns_exec $n sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
+		ns_run $n ip link set eth0 up
+	done
+	ns_run S ip link add sw0 type vcsw || fatal vcsw
+	for p in p1 p2; do
+		ns_exec S sysctl -qw net.ipv6.conf.$p.disable_ipv6=1
+		ns_run S ip link set $p master sw0 || fatal "$p master"
+		ns_run S ip link set $p up
+	done
+	ns_run S ip link set sw0 up
+	ns_run S ip link set p2 type vcsw_slave fdb_add "$mac" || fatal fdb_add
+}
+
 # two_hosts N [quiet]: namespaces A and B joined by veth0 (10.N.0.1/24, in A)
 # and veth1 (10.N.0.2/24, MAC 02:00:00:00:NN:02, in B), up, plus the scratch
 # directory.  "quiet": A sends nothing but what the test sends (no IPv6

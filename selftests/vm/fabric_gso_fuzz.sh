@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 240
+#
+# Hostile GSO fabric frames: gso-fuzz sends fabric frames with a
+# virtio-net header (PACKET_VNET_HDR), which makes each an skb that claims
+# to be a GSO packet of whatever type, segment size and checksum offsets
+# the sender chose (SKB_GSO_DODGY).  Such frames reach a host's receive
+# path whole (fabric_hdr strips the header once), and a vcsw port, which
+# cuts them with skb_gso_segment(), that is with fabric_hdr's GSO offload
+# and the inner IPv4/IPv6 offloads under it.  Nothing may crash or warn
+# (the harness reads the kernel log), the switch may forward no malformed
+# frame, and both paths must still carry ordinary frames afterwards.
+# fq.gso_fuzz_frames=N on the VM's command line sets the count.
+#
+#   [A] veth0 --gso-fuzz--> veth1 [B] fabric_hdr receive path
+#   [C] eth0 --gso-fuzz--> p1 [S] sw0 p2 --> eth0 [D]
+. ./lib.sh
+
+require_cmd gso-fuzz fabric-send fabric-stat ip
+require_module fabric_hdr
+require_module vcsw
+FRAMES=$(fq_param gso_fuzz_frames 2000)
+SEED=$(fq_param fuzz_seed 1)
+log_info "$FRAMES frames per run, seed $SEED"
+
+two_hosts 52 quiet
+MAC_B=02:00:00:00:34:02
+MAC_D=02:00:00:52:00:04
+
+# fstat NS DEV KEY: a receive counter of fabric_hdr (0 before any frame)
+fstat() {
+	local v
+	v=$(json_u64 "$(ns_exec "$1" fabric-stat -j "$2" 2>/dev/null)" "$3")
+	echo "${v:-0}"
+}
+# malformed NS DEV: malformed fabric frames that receive path dropped
+malformed() {
+	local k n=0
+	for k in drop_short drop_version drop_inner_type drop_truncated; do
+		n=$((n + $(fstat "$1" "$2" $k)))
+	done
+	echo $n
+}
+# sent_of OUT: gso-fuzz's count of frames the kernel took
+sent_of() { echo "$1" | sed -n 's/.*sent=\([0-9]*\).*/\1/p'; }
+# settled CMD: CMD's output the same twice, 1 s apart (the frames are in)
+settled() {
+	local a b
+	a=$("$@")
+	sleep 1
+	b=$("$@")
+	[ "$a" = "$b" ]
+}
+# valid_to NS DEV MAC SRC DST RX_NS RX_DEV: ten ordinary frames still pass
+valid_to() {
+	local rx0
+	rx0=$(fstat "$6" "$7" rx_frames)
+	ns_exec "$1" fabric-send -i "$2" --dst-mac "$3" --src-ip "$4" --dst-ip "$5" \
+		--dport 9 --count 10 > /dev/null || return 1
+	wait_for 10 eval "[ \$(fstat $6 $7 rx_frames) -ge $((rx0 + 10)) ]"
+}
+
+# --- a host's receive path ------------------------------------------------------------
+out=$(ns_exec A gso-fuzz -i veth0 -d $MAC_B -n "$FRAMES" -s "$SEED")
+check_err $? "gso-fuzz failed"
+log_info "A -> B: $out"
+# enough must have gone in, or this tests nothing (the kernel refuses
+# most virtio-net headers that do not match their packet: EINVAL)
+sent=$(sent_of "$out")
+check_err $((sent < FRAMES / 50)) "the kernel took only $sent of $FRAMES frames"
+wait_for 30 settled fstat B veth1 rx_frames
+valid_to A veth0 $MAC_B 10.52.0.1 10.52.0.2 B veth1
+check_err $? "ordinary frames no longer reach B after the fuzzing"
+log_test "host receive path: GSO frames claimed by the sender, kernel unharmed"
+
+# --- a switch port -------------------------------------------------------------------
+fuzz_switch $MAC_D
+
+dbad0=$(malformed D eth0)
+out=$(ns_exec C gso-fuzz -i eth0 -d $MAC_D -n "$FRAMES" -s $((SEED + 1)))
+check_err $? "gso-fuzz failed"
+log_info "C -> S -> D: $out"
+sent=$(sent_of "$out")
+check_err $((sent < FRAMES / 50)) "the kernel took only $sent of $FRAMES frames"
+wait_for 60 settled fstat D eth0 rx_frames
+log_info "D: rx_frames $(fstat D eth0 rx_frames), p1: $(ns_exec S ip -j -d link show dev p1 |
+	tr -d ' \n' | sed -n 's/.*"port":{\([^}]*\)}.*/\1/p')"
+# D must have got some: the switch forwards what it could cut
+check_err $(( $(fstat D eth0 rx_frames) == 0 )) "no frame reached D"
+check_eq "malformed frames the switch let through to D" "$dbad0" "$(malformed D eth0)"
+valid_to C eth0 $MAC_D 10.52.1.3 10.52.1.4 D eth0
+check_err $? "ordinary frames no longer cross the switch after the fuzzing"
+log_test "switch port: GSO frames cut or dropped, none malformed forwarded"
+
+exit "$EXIT_STATUS"
