@@ -194,7 +194,9 @@ int main(int argc, char **argv)
 			.head = true,
 			.tail = true,
 			.sl = rnd() % 8,
-			.ttd_ns = (int32_t)(rnd() % 1000000),
+			/* a second or more: never late where it arrives, so
+			 * the test's late frames are told from these */
+			.ttd_ns = (int32_t)(1000000000 + rnd() % 1000000),
 			.flow_id = rnd(),
 			.seq = rnd(),
 		};
