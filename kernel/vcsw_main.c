@@ -674,6 +674,28 @@ refuse:
 /* ---- receive path ------------------------------------------------------------ */
 
 /*
+ * May a port cut GSO frame @skb (skb->data at its Ethernet header)?  Its
+ * segments are all allocated at once, in softirq, before any buffer limit
+ * applies.  A sender whose segment size the kernel took from it
+ * (SKB_GSO_DODGY, gso_segs not yet known) gets at most VCSW_GSO_MAX_SEGS
+ * of them, counted from the payload after the Ethernet and fabric headers
+ * (an upper bound: the inner headers are not payload either).  Segment
+ * sizes the kernel chose itself (TCP and UDP here, GRO on a NIC) make the
+ * frames the sender would have sent anyway.
+ */
+static bool vcsw_gso_segs_ok(const struct sk_buff *skb, bool is_fabric)
+{
+	const struct skb_shared_info *sh = skb_shinfo(skb);
+	unsigned int hdrs = ETH_HLEN + (is_fabric ? FABRIC_HDR_LEN : 0);
+
+	if (!(sh->gso_type & SKB_GSO_DODGY))
+		return true;
+	if (skb->len <= hdrs)
+		return true;	/* segmentation will refuse it: malformed */
+	return DIV_ROUND_UP(skb->len - hdrs, sh->gso_size) <= VCSW_GSO_MAX_SEGS;
+}
+
+/*
  * Check a frame carrying EtherType ETH_P_FABRIC (skb->data at the fabric
  * header) and read it.  False: malformed, drop it.
  */
@@ -969,6 +991,11 @@ static rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	}
 	/* no end that speaks credits sends GSO: its segments go as without */
 	vcsw_credit_release(in, &ch);
+	if (unlikely(!vcsw_gso_segs_ok(skb, is_fabric))) {
+		vcsw_count(in, VCSW_PS_DROP_GSO);
+		kfree_skb(skb);
+		return RX_HANDLER_CONSUMED;
+	}
 	/*
 	 * A GSO frame (veth passes TSO aggregates through) is queued as the
 	 * frames that will be on the wire, so that buffer limits, the link

@@ -45,6 +45,14 @@
  * the other travels back), so a jumbo MTU still streams.
  */
 #define VCSW_DEFAULT_IN_BUFFER	8192
+/*
+ * Segments a port cuts, at most, from one GSO frame whose segment size its
+ * sender chose (SKB_GSO_DODGY: a packet socket with PACKET_VNET_HDR, a tap
+ * device, a guest).  A TSO packet of 64 KB needs 46 at a 1500-byte MTU and
+ * about 120 at IPv4's minimum of 576; a claimed segment size of a few bytes would
+ * make thousands of frames from one.
+ */
+#define VCSW_GSO_MAX_SEGS	128
 /* frames one run of the crossbar moves before it leaves the rest to a timer */
 #define VCSW_XBAR_BUDGET	64
 #define VCSW_DEFAULT_FDB_MAX	1024
@@ -81,6 +89,7 @@ enum vcsw_pstat {
 	VCSW_PS_RX_ROUTED,
 	VCSW_PS_DROP_ROUTE,
 	VCSW_PS_DROP_UNROUTED,
+	VCSW_PS_DROP_GSO,
 	VCSW_PS_MAX,
 };
 

@@ -347,6 +347,7 @@ static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 		vcsw_print_u64("rx_routed", ps.rx_routed);
 		vcsw_print_u64("drop_route", ps.drop_route);
 		vcsw_print_u64("drop_unrouted", ps.drop_unrouted);
+		vcsw_print_u64("drop_gso", ps.drop_gso);
 		close_json_object();
 	}
 	for (vc = 0; vc < VCSW_MAX_VCS; vc++) {

@@ -11,7 +11,12 @@
  * version or inner type now and then), IPv4 or IPv6, TCP or UDP, a
  * random payload; the virtio-net header random but often plausible.
  *
- *   gso-fuzz -i IFACE -d DST_MAC -n COUNT [-s SEED]
+ *   gso-fuzz -i IFACE -d DST_MAC -n COUNT [-s SEED] [-g GSO_SIZE -p PAYLOAD]
+ *
+ * With -g and -p every frame is the same well-formed one instead: IPv4,
+ * TCP, PAYLOAD bytes after the TCP header, and a virtio-net header that
+ * asks for TCPv4 segments of GSO_SIZE bytes with the TCP checksum left to
+ * the kernel, as a guest's TSO packet would.
  *
  * Prints "sent=N refused=N einval=N emsgsize=N enobufs=N enomem=N":
  * frames the kernel took, and frames it refused at the socket (a
@@ -42,6 +47,8 @@
 #define UDP_HLEN	8
 
 static uint64_t rnd_state;
+/* -g: well-formed frames of this segment size; 0: fuzz */
+static unsigned int fixed_gso;
 
 static uint32_t rnd(void)
 {
@@ -59,7 +66,8 @@ static bool one_in(uint32_t n)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: gso-fuzz -i IFACE -d DST_MAC -n COUNT [-s SEED]\n");
+	fprintf(stderr, "usage: gso-fuzz -i IFACE -d DST_MAC -n COUNT [-s SEED] "
+		"[-g GSO_SIZE -p PAYLOAD]\n");
 	exit(2);
 }
 
@@ -88,12 +96,12 @@ static size_t build_inner(uint8_t *p, size_t payload, bool v6, bool tcp)
 		p[16] = 10; p[19] = 2;
 	}
 	/* now and then the IP length lies */
-	if (one_in(8))
+	if (!fixed_gso && one_in(8))
 		fhc_put_be16(p + (v6 ? 4 : 2), (uint16_t)rnd());
 	fhc_put_be16(p + ip, 40000);		/* ports */
 	fhc_put_be16(p + ip + 2, 9);
 	if (tcp) {
-		p[ip + 12] = one_in(8) ? (uint8_t)rnd() : 5 << 4;	/* data offset */
+		p[ip + 12] = !fixed_gso && one_in(8) ? (uint8_t)rnd() : 5 << 4;	/* data offset */
 		p[ip + 13] = 0x18;
 	} else {
 		fhc_put_be16(p + ip + 4, (uint16_t)(l4 + payload));
@@ -115,6 +123,15 @@ static void build_vnet(struct virtio_net_hdr *h, size_t inner, size_t frame,
 	size_t l4 = inner + (v6 ? IP6_HLEN : IP4_HLEN);
 
 	memset(h, 0, sizeof(*h));
+	if (fixed_gso) {
+		h->gso_type = VIRTIO_NET_HDR_GSO_TCPV4;
+		h->flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+		h->csum_start = (uint16_t)l4;
+		h->csum_offset = 16;	/* struct tcphdr's check */
+		h->gso_size = (uint16_t)fixed_gso;
+		h->hdr_len = (uint16_t)(l4 + TCP_HLEN);
+		return;
+	}
 	/* mostly the type the packet is, else any */
 	if (one_in(3))
 		h->gso_type = types[rnd() % sizeof(types)];
@@ -145,7 +162,7 @@ static void build_vnet(struct virtio_net_hdr *h, size_t inner, size_t frame,
 int main(int argc, char **argv)
 {
 	const char *ifname = NULL, *dst = NULL;
-	unsigned long count = 0, i, sent = 0;
+	unsigned long count = 0, i, sent = 0, fixed_payload = 0;
 	unsigned long einval = 0, emsgsize = 0, enobufs = 0, enomem = 0;
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
 	static uint8_t buf[sizeof(struct virtio_net_hdr) + FRAME_MAX];
@@ -153,16 +170,20 @@ int main(int argc, char **argv)
 	int opt, fd, on = 1;
 
 	rnd_state = 0x9e3779b97f4a7c15ULL;
-	while ((opt = getopt(argc, argv, "i:d:n:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "i:d:n:s:g:p:")) != -1) {
 		switch (opt) {
 		case 'i': ifname = optarg; break;
 		case 'd': dst = optarg; break;
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 's': rnd_state ^= strtoull(optarg, NULL, 0) * 0x2545f4914f6cdd1dULL; break;
+		case 'g': fixed_gso = strtoul(optarg, NULL, 0); break;
+		case 'p': fixed_payload = strtoul(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
-	if (!ifname || !dst || !count ||
+	if (!ifname || !dst || !count || !fixed_gso != !fixed_payload ||
+	    fixed_gso > 65535 ||
+	    fixed_payload > FRAME_MAX - ETH_HLEN - FABRIC_HDR_LEN - IP4_HLEN - TCP_HLEN ||
 	    sscanf(dst, "%x:%x:%x:%x:%x:%x", &mac[0], &mac[1], &mac[2],
 		   &mac[3], &mac[4], &mac[5]) != 6)
 		usage();
@@ -189,8 +210,8 @@ int main(int argc, char **argv)
 		struct virtio_net_hdr *vh = (struct virtio_net_hdr *)buf;
 		uint8_t *eth = buf + sizeof(*vh), *fab = eth + ETH_HLEN;
 		struct fhc_fields f = {
-			.version = one_in(50) ? 2 : FABRIC_HDR_VERSION,
-			.vc = rnd() % 2,
+			.version = !fixed_gso && one_in(50) ? 2 : FABRIC_HDR_VERSION,
+			.vc = fixed_gso ? FABRIC_VC_BESTEFFORT : rnd() % 2,
 			.head = true,
 			.tail = true,
 			.sl = rnd() % 8,
@@ -200,13 +221,17 @@ int main(int argc, char **argv)
 			.flow_id = rnd(),
 			.seq = rnd(),
 		};
-		bool v6 = rnd() % 2, tcp = rnd() % 4 != 0;
+		bool v6 = !fixed_gso && rnd() % 2, tcp = fixed_gso || rnd() % 4 != 0;
 		size_t payload, len;
 		int k;
 
-		f.inner_proto = one_in(50) ? 0x1234 : v6 ? FHC_ETH_P_IPV6 : FHC_ETH_P_IP;
+		f.inner_proto = !fixed_gso && one_in(50) ? 0x1234 :
+				v6 ? FHC_ETH_P_IPV6 : FHC_ETH_P_IP;
 		/* mostly several segments' worth, sometimes less than one */
-		payload = one_in(5) ? rnd() % 1500 : 1500 + rnd() % 40000;
+		if (fixed_gso)
+			payload = fixed_payload;
+		else
+			payload = one_in(5) ? rnd() % 1500 : 1500 + rnd() % 40000;
 		for (k = 0; k < ETH_ALEN; k++)
 			eth[k] = (uint8_t)mac[k];
 		memcpy(eth + ETH_ALEN, "\x02\x00\x00\x00\x99\x01", ETH_ALEN);
@@ -215,7 +240,7 @@ int main(int argc, char **argv)
 		len = ETH_HLEN + FABRIC_HDR_LEN +
 		      build_inner(fab + FABRIC_HDR_LEN, payload, v6, tcp);
 		/* now and then cut short inside the headers */
-		if (one_in(20))
+		if (!fixed_gso && one_in(20))
 			len = ETH_HLEN + rnd() % (FABRIC_HDR_LEN + IP6_HLEN + TCP_HLEN);
 		build_vnet(vh, ETH_HLEN + FABRIC_HDR_LEN, len, v6, tcp);
 		if (sendto(fd, buf, sizeof(*vh) + len, 0,

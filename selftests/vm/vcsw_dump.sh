@@ -75,7 +75,7 @@ for j in "$port" "$all"; do
 	has "$j" ttd_max 2000000
 	for k in rx_packets drop_malformed drop_link_local drop_disabled \
 		drop_oversize police_drop police_demote ttd_clamped rx_routed drop_route \
-		drop_unrouted; do
+		drop_unrouted drop_gso; do
 		has "$j" "$k" '[0-9]*'
 	done
 	for k in packets takeovers order_errors deadline_misses; do
