@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The soft switch's own state and the calls between its files:
- * vcsw_main.c (the data path, ports, the device), vcsw_credit.c (credit
- * flow control), vcsw_fdb.c (the forwarding table) and vcsw_netlink.c
- * (configuration and dumps).
+ * vcsw_main.c (buffers, crossbar, sending, ports, the device), vcsw_rx.c
+ * (the receive path), vcsw_credit.c (credit flow control), vcsw_fdb.c
+ * (the forwarding table) and vcsw_netlink.c (configuration and dumps).
  */
 #ifndef FQ_VCSW_PRIV_H
 #define FQ_VCSW_PRIV_H
@@ -253,7 +253,7 @@ static inline void vcsw_sw_count(struct vcsw *sw, enum vcsw_sstat s)
 }
 
 
-/* vcsw_main.c: the data path, ports, the device */
+/* vcsw_main.c: buffers, crossbar, sending, ports, the device */
 struct vcsw_slave *vcsw_slave_of_rtnl(const struct net_device *dev);
 void vcsw_wormhole_release(struct vcsw *sw, u64 now, bool force);
 void vcsw_kick(struct vcsw *sw, struct vcsw_slave *p);
@@ -262,6 +262,14 @@ void vcsw_input_free(struct vcsw_slave *in, struct vcsw_list *gone,
 		     struct vcsw_slave *down);
 int vcsw_dev_stop(struct net_device *dev);
 void vcsw_setup(struct net_device *dev);
+void vcsw_forward_one(struct vcsw_slave *out, struct sk_buff *skb,
+		      u64 deadline, u8 vc, bool timed, u64 now);
+void vcsw_input_one(struct vcsw_slave *in, struct vcsw_slave *out,
+		    struct sk_buff *skb, u64 deadline, u8 vc, bool timed,
+		    u64 now, struct fcr_charge *c);
+
+/* vcsw_rx.c: the receive path */
+rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb);
 
 /* vcsw_credit.c: credit flow control on a port's link */
 bool vcsw_slave_up(const struct vcsw_slave *p);
