@@ -24,7 +24,12 @@
  * head packet first waits in the eligible heap until E = D - eligibility
  * (a class with a token bucket, "burst", until D - burst / rate), then
  * moves to the ready heap;
- * the ready heap sends earliest deadline first.  Best-effort classes are
+ * the ready heap sends earliest deadline first.  A packet that finds the
+ * qdisc empty and may leave at once (eligible, credits off) waits in no
+ * heap: it is the qdisc's direct packet (q->direct), which the next
+ * enqueue first puts in its heap, and which is the next to leave
+ * otherwise.  That is most packets when the link keeps up, and saves each
+ * a heap insertion and removal.  Best-effort classes are
  * scheduled the same way but their clock starts from the VC's service
  * frontier (self-clocked), so a class that wakes up does not starve the
  * others: their rates act as weights for what regulated traffic leaves.
@@ -153,6 +158,11 @@ struct edf_sched {
 	/* scheduling state */
 	struct runheap		waiting;	/* held flows (smooth, burst) by eligible time */
 	struct runheap		ready[__TC_EDF_VC_MAX]; /* by head deadline */
+	/*
+	 * The flow of the only packet queued, in no heap (state READY), or
+	 * NULL: edf_direct_spill()
+	 */
+	struct edf_flow		*direct;
 	u64			be_vtime[__TC_EDF_VC_MAX]; /* best-effort service frontiers */
 	u8			vcs;		/* VCs the classes may use */
 	u64			next_tx;	/* pacer */
@@ -466,23 +476,63 @@ static struct runheap *edf_flow_heap(struct edf_sched *q, struct edf_flow *f)
 	return &q->ready[f->cl->vc];
 }
 
-/* Put a flow with packets where its head packet belongs. */
+/*
+ * Put a flow with packets where its head packet belongs; @direct: the
+ * head is the only packet queued and may leave at once (credits off), so
+ * if it is eligible it waits in no heap (q->direct).
+ */
 static __always_inline void edf_flow_place(struct edf_sched *q,
-					   struct edf_flow *f, u64 now)
+					   struct edf_flow *f, u64 now,
+					   bool direct)
 {
 	struct edf_class *cl = f->cl;
 	u64 d = edf_skb_cb(f->head)->deadline;
-	u64 elig = edf_class_eligibility(q, cl);
 
-	if ((cl->smooth || cl->burst) && !edf_is_eligible(now, d, elig)) {
-		f->state = EDF_FLOW_WAITING;
-		runheap_insert(&q->waiting, &f->heap_node, edf_eligible_time(d, elig));
-		cl->xs.held++;
-		q->xs.held++;
+	if (cl->smooth || cl->burst) {
+		u64 elig = edf_class_eligibility(q, cl);
+
+		if (!edf_is_eligible(now, d, elig)) {
+			f->state = EDF_FLOW_WAITING;
+			runheap_insert(&q->waiting, &f->heap_node,
+				       edf_eligible_time(d, elig));
+			cl->xs.held++;
+			q->xs.held++;
+			return;
+		}
+	}
+	if (direct) {
+		f->state = EDF_FLOW_READY;
+		q->direct = f;
 	} else {
 		f->state = EDF_FLOW_READY;
 		runheap_insert(&q->ready[cl->vc], &f->heap_node, d);
 	}
+}
+
+/* Take a flow out of where its head waits: a heap or the direct slot. */
+static __always_inline void edf_flow_unplace(struct edf_sched *q,
+					     struct edf_flow *f)
+{
+	if (f == q->direct)
+		q->direct = NULL;
+	else
+		runheap_remove(edf_flow_heap(q, f), &f->heap_node);
+}
+
+/*
+ * Put the direct packet's flow in its ready heap: before any other packet
+ * is queued, and before a change of configuration (credits, eligibility,
+ * the limit's drops) that only the heaps know about.
+ */
+static void edf_direct_spill(struct edf_sched *q)
+{
+	struct edf_flow *f = q->direct;
+
+	if (!f)
+		return;
+	q->direct = NULL;
+	runheap_insert(&q->ready[f->cl->vc], &f->heap_node,
+		       edf_skb_cb(f->head)->deadline);
 }
 
 static void edf_flow_add_skb(struct edf_flow *f, struct sk_buff *skb)
@@ -532,7 +582,7 @@ static void edf_flow_purge(struct Qdisc *sch, struct edf_flow *f,
 	struct sk_buff *skb;
 
 	if (f->state != EDF_FLOW_IDLE) {
-		runheap_remove(edf_flow_heap(q, f), &f->heap_node);
+		edf_flow_unplace(q, f);
 		edf_flow_went_idle(q, f, 0);	/* freed by the caller */
 	}
 	while (f->head) {
@@ -770,6 +820,9 @@ static __always_inline int edf_enqueue_one(struct sk_buff *skb, struct Qdisc *sc
 
 	if (unlikely(sch->q.qlen >= q->limit))
 		return edf_drop(skb, sch, cl, TC_EDF_DROP_LIMIT, to_free);
+	/* it was the only one: now it has company, in the heaps */
+	if (unlikely(q->direct))
+		edf_direct_spill(q);
 	if (q->ttd && unlikely(edf_too_big_for_ttd(sch, skb)))
 		return edf_drop(skb, sch, cl, TC_EDF_DROP_OVERSIZE, to_free);
 
@@ -788,7 +841,7 @@ static __always_inline int edf_enqueue_one(struct sk_buff *skb, struct Qdisc *sc
 	if (f->qlen == 1) {
 		/* it stays on q->idle, if it is there: edf_flow_gc() */
 		cl->active_flows++;
-		edf_flow_place(q, f, now);
+		edf_flow_place(q, f, now, !sch->q.qlen && !q->link);
 	}
 	cl->qlen++;
 	cl->backlog += len;
@@ -1010,10 +1063,10 @@ static __always_inline struct sk_buff *edf_take(struct Qdisc *sch,
 	struct edf_class *cl = f->cl;
 	struct sk_buff *skb;
 
-	runheap_remove(edf_flow_heap(q, f), &f->heap_node);
+	edf_flow_unplace(q, f);
 	skb = edf_flow_take_head(f);
 	if (f->head)
-		edf_flow_place(q, f, now);
+		edf_flow_place(q, f, now, false);
 	else
 		edf_flow_went_idle(q, f, now);
 	cl->qlen--;
@@ -1040,8 +1093,12 @@ static noinline struct sk_buff *edf_dequeue_busy(struct Qdisc *sch)
 		return NULL;
 	}
 
-	edf_release_eligible(q, now);
-	f = edf_pick_flow(q);
+	/* the only packet queued, if direct: no heap holds another */
+	f = q->direct;
+	if (!f) {
+		edf_release_eligible(q, now);
+		f = edf_pick_flow(q);
+	}
 	if (!f) {
 		/*
 		 * Only smoothed packets, none eligible yet, or heads waiting
@@ -1271,6 +1328,8 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 		fabric_link_set_rate(link, link_rate);
 
 	sch_tree_lock(sch);
+	/* the heaps see the new settings; the direct packet was outside */
+	edf_direct_spill(q);
 	old_link = q->link;
 	q->link = link;
 	q->vcs = vcs;
