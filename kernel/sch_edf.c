@@ -759,23 +759,30 @@ static __always_inline u64 edf_deadline(struct edf_sched *q, struct edf_flow *f,
 	if (edf_class_is_besteffort(cl))
 		start = edf_max(now, q->be_vtime[cl->vc]);
 
+	/*
+	 * The virtual clock and the frame's share start from the flow's last
+	 * deadline, so only an explicit time can fall before it; capping the
+	 * lead keeps the order too (the last deadline was capped as well).
+	 */
 	switch (cl->mode) {
 	case TC_EDF_MODE_FRAME:
 		if (txtime) {
-			d = edf_txtime_to_deadline(q, cl, txtime, start, now);
+			d = edf_monotonic(f->last_deadline,
+					  edf_txtime_to_deadline(q, cl, txtime, start, now));
 			break;
 		}
 		d = edf_frame_deadline(f->last_deadline, start, cl->latency, parts);
 		break;
 	case TC_EDF_MODE_TXTIME:
 		d = txtime ? edf_txtime_to_deadline(q, cl, txtime, start, now) : start;
+		d = edf_monotonic(f->last_deadline, d);
 		break;
 	default:
 		d = edf_vclock_deadline(f->last_deadline, start, len,
 					edf_class_rate(q, cl));
 		break;
 	}
-	d = edf_cap_lead(edf_monotonic(f->last_deadline, d), now);
+	d = edf_cap_lead(d, now);
 	f->last_deadline = d;
 	return d;
 }
