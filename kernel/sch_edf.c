@@ -1060,6 +1060,24 @@ static noinline void edf_push_ttd(struct Qdisc *sch, struct sk_buff *skb,
 }
 
 /*
+ * Whether @f, whose head just left, stays in its VC's ready heap with its
+ * next head (runheap_requeue(): a flow's deadlines never go back): it was
+ * there, and the next head is eligible too.
+ */
+static __always_inline bool edf_flow_stays_ready(const struct edf_sched *q,
+						 const struct edf_flow *f, u64 now)
+{
+	const struct edf_class *cl = f->cl;
+
+	if (f->state != EDF_FLOW_READY || f == q->direct)
+		return false;
+	if (!cl->smooth && !cl->burst)
+		return true;
+	return edf_is_eligible(now, edf_skb_cb(f->head)->deadline,
+			       edf_class_eligibility(q, cl));
+}
+
+/*
  * Take the head packet of flow @f, the root of its heap (both callers
  * found it there), and keep the flow and all counters consistent.
  */
@@ -1070,12 +1088,17 @@ static __always_inline struct sk_buff *edf_take(struct Qdisc *sch,
 	struct edf_class *cl = f->cl;
 	struct sk_buff *skb;
 
-	edf_flow_unplace(q, f);
 	skb = edf_flow_take_head(f);
-	if (f->head)
-		edf_flow_place(q, f, now, false);
-	else
-		edf_flow_went_idle(q, f, now);
+	if (f->head && edf_flow_stays_ready(q, f, now)) {
+		runheap_requeue(&q->ready[cl->vc], &f->heap_node,
+				edf_skb_cb(f->head)->deadline);
+	} else {
+		edf_flow_unplace(q, f);
+		if (f->head)
+			edf_flow_place(q, f, now, false);
+		else
+			edf_flow_went_idle(q, f, now);
+	}
 	cl->qlen--;
 	cl->backlog -= qdisc_pkt_len(skb);
 	sch->q.qlen--;

@@ -128,6 +128,40 @@ static fq_always_inline void runheap_remove(struct runheap *h,
 		pheap_remove(&h->heap, &n->hn);
 }
 
+/*
+ * @n, in @h, takes the later key @key (a flow's next head: its deadlines
+ * never go back).  The run's tail takes it where it is; the run's head,
+ * if the key goes at or after the tail, moves to the tail in one step
+ * (a backlogged flow of one rate leaves and comes back that way); any
+ * other node is taken out and put back in.
+ */
+static fq_always_inline void runheap_requeue(struct runheap *h,
+					    struct runheap_node *n, fq_u64 key)
+{
+	struct runheap_node *t = h->run_tail;
+
+	if (n->in_run && key >= n->hn.key) {
+		if (n == t) {
+			n->hn.key = key;
+			return;
+		}
+		if (n == h->run_head && key >= t->hn.key) {
+			struct runheap_node *next = (struct runheap_node *)n->hn.next;
+
+			h->run_head = next;
+			next->hn.prev = NULL;
+			n->hn.key = key;
+			n->hn.next = NULL;
+			n->hn.prev = &t->hn;
+			t->hn.next = &n->hn;
+			h->run_tail = n;
+			return;
+		}
+	}
+	runheap_remove(h, n);
+	runheap_insert(h, n, key);
+}
+
 static fq_always_inline struct runheap_node *
 runheap_pop(struct runheap *h)
 {

@@ -153,7 +153,7 @@ static int edf_enqueue(unsigned int flow, unsigned int len, fq_u64 now)
 
 static unsigned int edf_dequeue(fq_u64 now)
 {
-	struct runheap_node *n = runheap_pop(&edf_heap);
+	struct runheap_node *n = runheap_peek(&edf_heap);
 	struct edf_flow *f;
 	unsigned int len;
 
@@ -162,8 +162,11 @@ static unsigned int edf_dequeue(fq_u64 now)
 	f = (struct edf_flow *)((char *)n - offsetof(struct edf_flow, node));
 	len = f->len[f->head];
 	f->head = (f->head + 1) % EDF_RING;
+	/* as sch_edf: a flow with more stays, with its next head's key */
 	if (--f->count)
-		runheap_insert(&edf_heap, &f->node, f->deadline[f->head]);
+		runheap_requeue(&edf_heap, &f->node, f->deadline[f->head]);
+	else
+		runheap_remove(&edf_heap, &f->node);
 	return len;
 }
 

@@ -68,7 +68,7 @@ UNIT_TEST(random_insert_remove_pop_matches_reference)
 {
 	struct runheap h;
 	fq_u64 clock = 0;
-	int step, i, live = 0, from_run = 0, from_heap = 0;
+	int step, i, live = 0, from_run = 0, from_heap = 0, requeued = 0;
 
 	runheap_init(&h);
 	memset(in_queue, 0, sizeof(in_queue));
@@ -84,6 +84,15 @@ UNIT_TEST(random_insert_remove_pop_matches_reference)
 			runheap_remove(&h, &nodes[i]);
 			in_queue[i] = 0;
 			live--;
+		} else if (live && op == 5) {
+			/*
+			 * A later key, as a flow's next head has: the root
+			 * (what edf does) or any queued node
+			 */
+			struct runheap_node *n = in_queue[i] ? &nodes[i] : runheap_peek(&h);
+
+			runheap_requeue(&h, n, n->hn.key + rnd() % (rnd() % 4 ? 8 : 5000));
+			requeued++;
 		} else if (live && op >= 6) {
 			struct runheap_node *n = runheap_peek(&h);
 
@@ -106,9 +115,10 @@ UNIT_TEST(random_insert_remove_pop_matches_reference)
 		}
 	}
 	EXPECT_EQ(h.count, live);
-	/* both parts were exercised */
+	/* both parts were exercised, and requeue */
 	EXPECT_TRUE(from_run > 10000);
 	EXPECT_TRUE(from_heap > 10000);
+	EXPECT_TRUE(requeued > 10000);
 	while (live--) {
 		struct runheap_node *n = runheap_pop(&h);
 
@@ -145,10 +155,11 @@ UNIT_TEST(ordered_keys_stay_in_the_run_in_fifo_order)
  * What edf does with it: every flow leaves and comes back with its next
  * deadline, a period later (a period of 1000 / rate, rate i % @rates + 1).
  * At one rate the deadlines come back in order (all in the run); at mixed
- * rates the order holds across both parts.  Returns how many came out of
+ * rates the order holds across both parts.  @requeue: half the flows
+ * come back by runheap_requeue() instead.  Returns how many came out of
  * order; *@heap_inserts: how many went into the heap.
  */
-static int flows_round(int rates, int *heap_inserts)
+static int flows_round(int rates, bool requeue, int *heap_inserts)
 {
 	static fq_u64 deadline[1000];
 	struct runheap h;
@@ -162,26 +173,38 @@ static int flows_round(int rates, int *heap_inserts)
 	}
 	*heap_inserts = 0;
 	for (step = 0; step < 200000; step++) {
-		struct runheap_node *n = runheap_pop(&h);
+		struct runheap_node *n = runheap_peek(&h);
 
 		i = n - nodes;
 		disorder += runheap_key(n) < last;
 		last = runheap_key(n);
 		deadline[i] += 1000 / (i % rates + 1);
-		runheap_insert(&h, n, deadline[i]);
+		/* as edf: a flow with more packets stays; odd steps pop and insert */
+		if (requeue && step % 2) {
+			runheap_requeue(&h, n, deadline[i]);
+		} else {
+			runheap_remove(&h, n);
+			runheap_insert(&h, n, deadline[i]);
+		}
 		*heap_inserts += !n->in_run;
 	}
-	return h.count == 1000 ? disorder : -1;
+	return h.count == 1000 && run_length_if_sorted(&h) >= 0 ? disorder : -1;
 }
 
 UNIT_TEST(deadlines_of_flows_come_out_in_order)
 {
 	int heap_inserts;
 
-	EXPECT_EQ(flows_round(1, &heap_inserts), 0);
-	EXPECT_EQ(heap_inserts, 0);
-	EXPECT_EQ(flows_round(3, &heap_inserts), 0);
-	EXPECT_TRUE(heap_inserts > 10000);
+	bool requeue;
+
+	for (requeue = false; ; requeue = true) {
+		EXPECT_EQ(flows_round(1, requeue, &heap_inserts), 0);
+		EXPECT_EQ(heap_inserts, 0);
+		EXPECT_EQ(flows_round(3, requeue, &heap_inserts), 0);
+		EXPECT_TRUE(heap_inserts > 10000);
+		if (requeue)
+			break;
+	}
 }
 
 UNIT_TEST(remove_from_the_run_head_middle_tail)
@@ -233,6 +256,41 @@ UNIT_TEST(a_tail_far_ahead_moves_to_the_heap)
 	EXPECT_TRUE(runheap_pop(&h) == &b);
 	EXPECT_TRUE(runheap_pop(&h) == &c);
 	EXPECT_TRUE(runheap_pop(&h) == &far);
+	EXPECT_TRUE(runheap_is_empty(&h));
+}
+
+/* The tail grows in place; the head jumps to the tail; others move. */
+UNIT_TEST(requeue_in_place_at_the_tail_and_from_head_to_tail)
+{
+	struct runheap h;
+	struct runheap_node a, b, c, d;
+
+	runheap_init(&h);
+	runheap_insert(&h, &a, 1);
+	runheap_insert(&h, &b, 2);
+	runheap_insert(&h, &c, 3);
+	/* an earlier key (not what edf asks) still keeps the order */
+	runheap_requeue(&h, &c, 0);
+	EXPECT_TRUE(runheap_peek(&h) == &c);
+	EXPECT_EQ(run_length_if_sorted(&h), 2);
+	runheap_requeue(&h, &c, 3);
+	runheap_requeue(&h, &c, 10);		/* the tail */
+	EXPECT_TRUE(h.run_tail == &c && c.in_run && c.hn.key == 10);
+	runheap_requeue(&h, &a, 12);		/* head after the tail */
+	EXPECT_TRUE(h.run_head == &b && h.run_tail == &a && a.in_run);
+	EXPECT_EQ(run_length_if_sorted(&h), 3);
+	/* head, before the tail: out and in, and the tail gives way */
+	runheap_requeue(&h, &b, 11);
+	EXPECT_TRUE(h.run_head == &c && h.run_tail == &b && !a.in_run);
+	EXPECT_EQ(run_length_if_sorted(&h), 2);
+	runheap_insert(&h, &d, 0);		/* the heap */
+	runheap_requeue(&h, &d, 20);		/* out of the heap, to the run */
+	EXPECT_TRUE(d.in_run && h.run_tail == &d && h.heap.count == 1);
+	EXPECT_EQ(h.count, 4);
+	EXPECT_TRUE(runheap_pop(&h) == &c);
+	EXPECT_TRUE(runheap_pop(&h) == &b);
+	EXPECT_TRUE(runheap_pop(&h) == &a);
+	EXPECT_TRUE(runheap_pop(&h) == &d);
 	EXPECT_TRUE(runheap_is_empty(&h));
 }
 
