@@ -86,7 +86,8 @@
 enum edf_flow_state {
 	EDF_FLOW_IDLE,		/* no packets; on q->idle unless shared */
 	EDF_FLOW_WAITING,	/* head waits for its eligible time */
-	EDF_FLOW_READY,		/* head in the ready heap of its VC */
+	EDF_FLOW_READY,		/* head in the ready heap of its VC, or the
+				 * qdisc's only packet (q->direct) */
 };
 
 struct edf_class;
@@ -469,6 +470,7 @@ static __always_inline struct edf_flow *edf_flow_lookup(struct edf_sched *q,
 	return f;
 }
 
+/* The heap a waiting or ready flow is in; not the direct one's (unplace). */
 static struct runheap *edf_flow_heap(struct edf_sched *q, struct edf_flow *f)
 {
 	if (f->state == EDF_FLOW_WAITING)
@@ -531,6 +533,7 @@ static void edf_direct_spill(struct edf_sched *q)
 	if (!f)
 		return;
 	q->direct = NULL;
+	q->xs.direct_spills++;
 	runheap_insert(&q->ready[f->cl->vc], &f->heap_node,
 		       edf_skb_cb(f->head)->deadline);
 }
@@ -761,8 +764,10 @@ static __always_inline u64 edf_deadline(struct edf_sched *q, struct edf_flow *f,
 
 	/*
 	 * The virtual clock and the frame's share start from the flow's last
-	 * deadline, so only an explicit time can fall before it; capping the
-	 * lead keeps the order too (the last deadline was capped as well).
+	 * deadline, so only a txtime class's deadline (its SO_TXTIME, or the
+	 * arrival without one) or a frame's SO_TXTIME can fall before it;
+	 * capping the lead keeps the order too (the last deadline was capped
+	 * as well).
 	 */
 	switch (cl->mode) {
 	case TC_EDF_MODE_FRAME:
@@ -1078,8 +1083,9 @@ static __always_inline bool edf_flow_stays_ready(const struct edf_sched *q,
 }
 
 /*
- * Take the head packet of flow @f, the root of its heap (both callers
- * found it there), and keep the flow and all counters consistent.
+ * Take the head packet of flow @f, the root of its heap or the direct
+ * packet (both callers found it there), and keep the flow and all
+ * counters consistent.
  */
 static __always_inline struct sk_buff *edf_take(struct Qdisc *sch,
 						struct edf_flow *f, u64 now)

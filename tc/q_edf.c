@@ -735,6 +735,7 @@ static void edf_print_qd_stats(const struct tc_edf_qd_stats *st)
 	edf_print_counter("unclassified", "unclassified", st->unclassified);
 	edf_print_counter("ttd_pushed", "ttd_pushed", st->ttd_pushed);
 	edf_print_counter("ttd_skipped", "ttd_skipped", st->ttd_skipped);
+	edf_print_counter("direct_spills", "direct_spills", st->direct_spills);
 	tc_credits_print_xstats_vcs(&st->credits, st->credit_vcs,
 				    st->credit_tx_credits_hi, st->credit_stalls_hi);
 }

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 120
+# vm: deterministic
 #
 # A packet that finds edf empty waits in no heap (the direct packet,
 # sch_edf.c); the next packet queued must first put it in its heap, or
@@ -40,6 +41,15 @@ order() {
 	ORDER=$(awk '{ printf "%s", $1 }' "$TMP_DIR/order.log")
 }
 
+# spills: the test did what it says, a direct packet went into its heap
+# (direct_spills, once per busy period at most: here one or more)
+spills() {
+	local n
+	n=$(qdisc_stat A veth0 direct_spills)
+	[ "${n:-0}" -ge 1 ]
+	check_err $? "no direct packet was put in a heap (direct_spills ${n:-none})"
+}
+
 # --- a higher VC queued behind the direct packet -------------------------------------
 ns_run A tc qdisc add dev veth0 root handle 1: edf rate 8kbit || fatal "edf"
 ns_run A tc class add dev veth0 parent 1: classid 1:1 edf rate 4kbit || fatal "1:1"
@@ -47,6 +57,7 @@ ns_run A tc class add dev veth0 parent 1: classid 1:2 edf rate 4kbit besteffort 
 	fatal "1:2"
 order 1:1 1:2
 check_eq "streams in departure order (0: regulated, 1: best effort)" 000111 "$ORDER"
+spills
 log_test "a regulated packet leaves before the best-effort packet that waited alone"
 
 # --- an earlier deadline queued behind the direct packet -----------------------------
@@ -58,6 +69,7 @@ ns_run A tc class add dev veth0 parent 1: classid 1:1 edf rate 1mbit || fatal "1
 ns_run A tc class add dev veth0 parent 1: classid 1:2 edf rate 2kbit || fatal "1:2"
 order 1:1 1:2
 check_eq "streams in departure order (0: due first)" 000111 "$ORDER"
+spills
 log_test "earlier deadlines leave before the packet that waited alone"
 
 exit $EXIT_STATUS

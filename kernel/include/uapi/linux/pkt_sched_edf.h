@@ -127,6 +127,8 @@ struct tc_edf_qd_stats {
 	__u32	credit_tx_credits_hi[2];
 	__u32	pad_hi;
 	__u64	credit_stalls_hi[2];
+	__u64	direct_spills;	/* packets queued alone, then put in a heap
+				 * when another came before they left */
 };
 
 #endif /* _UAPI_LINUX_PKT_SCHED_EDF_H */
