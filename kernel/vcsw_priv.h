@@ -48,11 +48,12 @@
 /*
  * Segments a port cuts, at most, from one GSO frame whose segment size its
  * sender chose (SKB_GSO_DODGY: a packet socket with PACKET_VNET_HDR, a tap
- * device, a guest).  A TSO packet of 64 KB needs 46 at a 1500-byte MTU and
- * about 120 at IPv4's minimum of 576; a claimed segment size of a few bytes would
- * make thousands of frames from one.
+ * device, a guest).  A guest's TSO packet of 64 KB needs 46 at a 1500-byte
+ * MTU and 131 at Linux's smallest path MTU (552, an MSS of 500); UDP GSO
+ * sends 128 at most.  A claimed segment size of a few bytes would make
+ * thousands of frames from one.
  */
-#define VCSW_GSO_MAX_SEGS	128
+#define VCSW_GSO_MAX_SEGS	256
 /* frames one run of the crossbar moves before it leaves the rest to a timer */
 #define VCSW_XBAR_BUDGET	64
 #define VCSW_DEFAULT_FDB_MAX	1024

@@ -16,11 +16,13 @@
  * May a port cut GSO frame @skb (skb->data at its Ethernet header)?  Its
  * segments are all allocated at once, in softirq, before any buffer limit
  * applies.  A sender whose segment size the kernel took from it
- * (SKB_GSO_DODGY, gso_segs not yet known) gets at most VCSW_GSO_MAX_SEGS
- * of them, counted from the payload after the Ethernet and fabric headers
- * (an upper bound: the inner headers are not payload either).  Segment
- * sizes the kernel chose itself (TCP and UDP here, GRO on a NIC) make the
- * frames the sender would have sent anyway.
+ * (SKB_GSO_DODGY) gets at most VCSW_GSO_MAX_SEGS of them.  Their number
+ * is gso_segs where the sender's kernel counted them (a veth peer's
+ * transmit path does, from the inner TCP or UDP header); where it did not
+ * (0: a tap), it is counted here from the bytes after the Ethernet and
+ * fabric headers, an upper bound (the inner headers are not payload
+ * either).  Segment sizes the kernel chose itself (TCP and UDP here, GRO
+ * on a NIC) make the frames the sender would have sent anyway.
  */
 static bool vcsw_gso_segs_ok(const struct sk_buff *skb, bool is_fabric)
 {
@@ -29,6 +31,8 @@ static bool vcsw_gso_segs_ok(const struct sk_buff *skb, bool is_fabric)
 
 	if (!(sh->gso_type & SKB_GSO_DODGY))
 		return true;
+	if (sh->gso_segs)
+		return sh->gso_segs <= VCSW_GSO_MAX_SEGS;
 	if (skb->len <= hdrs)
 		return true;	/* segmentation will refuse it: malformed */
 	return DIV_ROUND_UP(skb->len - hdrs, sh->gso_size) <= VCSW_GSO_MAX_SEGS;
