@@ -1095,15 +1095,15 @@ static __always_inline struct sk_buff *edf_take(struct Qdisc *sch,
 	struct sk_buff *skb;
 
 	skb = edf_flow_take_head(f);
-	if (f->head && edf_flow_stays_ready(q, f, now)) {
+	if (!f->head) {
+		edf_flow_unplace(q, f);
+		edf_flow_went_idle(q, f, now);
+	} else if (edf_flow_stays_ready(q, f, now)) {
 		runheap_requeue(&q->ready[cl->vc], &f->heap_node,
 				edf_skb_cb(f->head)->deadline);
 	} else {
 		edf_flow_unplace(q, f);
-		if (f->head)
-			edf_flow_place(q, f, now, false);
-		else
-			edf_flow_went_idle(q, f, now);
+		edf_flow_place(q, f, now, false);
 	}
 	cl->qlen--;
 	cl->backlog -= qdisc_pkt_len(skb);
