@@ -38,10 +38,11 @@
  * about the class it is asking; a child may also report itself empty
  * while it still holds the packet it is about to hand over.  So every
  * call into a child is bracketed (dt_ask() inside the core's picks,
- * dt_enter() / dt_leave() around our dequeue): a notify for that class is
- * put off, and afterwards the class is active exactly when its child
- * holds a packet.  qlen_notify is idempotent and ignores a class whose
- * child still holds packets.
+ * dt_enter() / dt_leave_dequeue() around our dequeue): a notify for that
+ * class is put off, and afterwards a class whose child holds a packet is
+ * active.  One our dequeue emptied may stay marked until the walk finds
+ * it empty (dtable and rr; dt_class_drained()).  qlen_notify is
+ * idempotent and ignores a class whose child still holds packets.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -283,7 +284,7 @@ static struct sk_buff *dtable_pick(struct Qdisc *sch)
 		skb = qdisc_dequeue_peeked(cl->qdisc);
 		if (likely(skb))
 			dt_charge(&q->core, c, qdisc_pkt_len(skb));
-		dt_leave(&q->core, c, cl->qdisc->q.qlen != 0);
+		dt_leave_dequeue(&q->core, c, cl->qdisc->q.qlen != 0);
 		if (likely(skb)) {
 			/* bstats when it leaves: fabric_gate_dequeue() */
 			qdisc_qstats_backlog_dec(sch, skb);

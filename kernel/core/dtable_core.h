@@ -22,8 +22,10 @@
  * length of a class's head packet, or that the class is idle (no packet)
  * or held (packets, none allowed out now: a shaping child).  dt_pick()
  * names the class to send from; the caller takes the head packet and
- * reports it with dt_charge().  dt_class_idle() is called when a class
- * empties (after a dequeue, or when its child dropped its last packet).
+ * reports it with dt_charge().  When a class empties, the caller says so:
+ * dt_leave_dequeue() after its own dequeue (the class may stay marked
+ * until the walk reaches it, dt_class_drained()), dt_class_idle() when
+ * its child dropped its last packet.
  *
  * A child queue may drop packets while it is asked for its head or
  * dequeued (netem handing a packet to a tbf that refuses it, codel), and
@@ -283,6 +285,41 @@ static inline void dt_class_idle(struct dt_sched *s, fq_u32 cls)
 }
 
 /*
+ * Does an emptied class keep its walk bits until the walk reaches it?
+ * dtable and rr: yes.  A class that empties is usually refilled before
+ * the walk comes back to it (every class of a steady load empties and
+ * fills again with each packet), and then its bits never change: an
+ * eager idle cleared them, and counted its idle passes, only to set them
+ * again at its next packet.  When the walk does reach a drained class,
+ * it asks for its head, finds nothing and makes it idle there: the same
+ * pick, the same visits counted, the cost of the eager way moved to that
+ * visit.  sbt: no, its scan starts at the class served last, which is
+ * the one that just drained, so that visit would always be paid.
+ */
+static inline bool dt_drains_lazily(const struct dt_sched *s)
+{
+	return s->mode != DT_MODE_SBT;
+}
+
+/*
+ * Our own dequeue emptied class @cls: like dt_class_idle(), it loses its
+ * deficit and the link at once; in the lazy modes it stays active (its
+ * bits set) until the walk finds it empty or a packet comes.
+ */
+static inline void dt_class_drained(struct dt_sched *s, fq_u32 cls)
+{
+	if (!dt_drains_lazily(s)) {
+		dt_class_idle(s, cls);
+		return;
+	}
+	s->cls[cls].deficit = 0;
+	if (s->cur == (fq_s32)cls) {
+		s->cur = -1;
+		s->acc = 0;
+	}
+}
+
+/*
  * Bracket a call into class @cls's queue (a peek, a dequeue) during which
  * the queue may report drops back through dt_class_idle().  @has_packets:
  * does the queue hold a packet afterwards (queued or held back)?
@@ -299,6 +336,19 @@ static inline void dt_leave(struct dt_sched *s, fq_u32 cls, bool has_packets)
 		dt_class_active(s, cls);
 	else
 		dt_class_idle(s, cls);
+}
+
+/*
+ * dt_leave() after our dequeue of class @cls's head: an empty class is
+ * drained (dt_class_drained()), not idle.
+ */
+static inline void dt_leave_dequeue(struct dt_sched *s, fq_u32 cls, bool has_packets)
+{
+	s->asking = -1;
+	if (has_packets)
+		dt_class_active(s, cls);
+	else
+		dt_class_drained(s, cls);
 }
 
 /* head() of class @cls, bracketed: its answer is what the state becomes */
@@ -435,6 +485,19 @@ static inline bool dt_fits(const struct dt_class *c, fq_u32 len, fq_u64 acc)
 	return len <= acc || (len > c->mtu && acc >= c->mtu && acc);
 }
 
+/*
+ * dt_walk_finds_empty: how the walks of dtable and rr treat an entry
+ * whose class turns out empty when asked (drained by our dequeue, or its
+ * child dropped what it held).  dt_ask() makes the class idle while the
+ * walk still stands where it was, and the walk goes on to the next
+ * marked entry without moving onto this one.  So the class's passes are
+ * counted as any idle class's are, by position (dt_idle_passes()), a
+ * pick counts only visits to classes with packets against its bound
+ * (each empty visit clears bits, so there are at most n of them), and
+ * the walk ends where it would have ended had the class been made idle
+ * the moment it emptied: the lazy drain changes no decision and no count.
+ */
+
 /* Algorithm 2: the class to send from, or -1. */
 static inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, void *ctx)
 {
@@ -456,7 +519,7 @@ static inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, void *ctx)
 			s->acc = 0;
 		}
 	}
-	for (visits = 0; visits < max_visits; visits++) {
+	for (visits = 0; visits < max_visits; ) {
 		const struct dt_entry *e;
 		struct dt_class *c;
 		fq_u64 acc;
@@ -464,13 +527,16 @@ static inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, void *ctx)
 
 		if (p < 0)
 			break;
+		e = &s->table[p];
+		c = &s->cls[e->cls];
+		len = dt_ask(s, head, ctx, e->cls);
+		if (len == DT_IDLE)
+			continue;	/* see dt_walk_finds_empty() */
 		if ((fq_u32)p <= s->pos)
 			s->walks++;
 		s->pos = p;
-		e = &s->table[p];
-		c = &s->cls[e->cls];
 		c->visited++;
-		len = dt_ask(s, head, ctx, e->cls);
+		visits++;
 		if (len < 0) {
 			c->skipped++;
 			continue;
@@ -560,25 +626,28 @@ static inline int dt_pick_rr(struct dt_sched *s, dt_head_fn head, void *ctx)
 {
 	fq_u32 i;
 
-	for (i = 0; i < s->n; i++) {
+	for (i = 0; i < s->n; ) {
 		const struct dt_entry *e;
 		struct dt_class *c;
 		int p = dt_next_active(s, s->pos), len;
 
 		if (p < 0)
 			break;
+		e = &s->table[p];
+		c = &s->cls[e->cls];
+		len = dt_ask(s, head, ctx, e->cls);
+		if (len == DT_IDLE)
+			continue;	/* see dt_walk_finds_empty() */
 		if ((fq_u32)p <= s->pos)
 			s->walks++;
 		s->pos = p;
-		e = &s->table[p];
-		c = &s->cls[e->cls];
 		c->visited++;
-		len = dt_ask(s, head, ctx, e->cls);
 		if (len >= 0) {
 			s->cur = e->cls;
 			return s->cur;
 		}
 		c->skipped++;
+		i++;
 	}
 	s->cur = -1;
 	s->empty_scans++;

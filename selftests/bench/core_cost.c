@@ -340,7 +340,7 @@ static unsigned int dtb_dequeue(fq_u64 now)
 	len = ring_pop(c);
 	dt_charge(&dtb, c, len);
 	if (!rings[c].count)
-		dt_class_idle(&dtb, c);
+		dt_class_drained(&dtb, c);
 	return len;
 }
 

@@ -296,7 +296,7 @@ static int ts_run(void)
 			tx = (uint64_t)p.len * TS_NS / ts.rate;
 			dt_charge(sp, k, p.len);
 			if (!c->count)
-				dt_class_idle(sp, k);
+				dt_class_drained(sp, k);
 			link_free += tx;
 			total_bytes += p.len;
 			total_pkts++;
