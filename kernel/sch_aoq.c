@@ -130,9 +130,16 @@ static enum aoq_tx aoq_lane_send(void *ctx, unsigned int lane)
 		AOQ_TX_UNIT : AOQ_TX_TAIL;
 }
 
+/* read only when a stall has to be looked for or a progress stamped */
+static u64 aoq_clock(void *ctx)
+{
+	return ktime_get_ns();
+}
+
 static const struct aoq_ops aoq_lane_ops = {
 	.send = aoq_lane_send,
 	.backlogged = aoq_lane_backlogged,
+	.now = aoq_clock,
 };
 
 /* ---- classes -------------------------------------------------------- */
@@ -291,13 +298,13 @@ static noinline int aoq_enqueue_segments(struct sk_buff *skb,
 
 /*
  * Every queue went empty and some lane is still in a message: end the
- * busy period if it can end.  Out of line, with the clock read it needs.
+ * busy period if it can end.
  */
 static noinline void aoq_sweep_idle(struct Qdisc *sch)
 {
 	struct aoq_qdisc *q = qdisc_priv(sch);
 
-	aoq_sweep(&q->core, ktime_get_ns(), &aoq_lane_ops, q);
+	aoq_sweep(&q->core, AOQ_NOW_LAZY, &aoq_lane_ops, q);
 }
 
 static int aoq_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
@@ -348,14 +355,12 @@ static struct sk_buff *aoq_pick(struct Qdisc *sch)
 	struct aoq_qdisc *q = qdisc_priv(sch);
 	struct aoq_class *cl;
 	struct sk_buff *skb;
-	u64 now;
 	int lane;
 
 	if (!sch->q.qlen)
 		return NULL;
-	now = ktime_get_ns();
 	q->sent = NULL;
-	lane = aoq_dequeue(&q->core, now, &aoq_lane_ops, q);
+	lane = aoq_dequeue(&q->core, AOQ_NOW_LAZY, &aoq_lane_ops, q);
 	skb = q->sent;
 	if (lane < 0 || !skb) {
 		if (sch->q.qlen) {
@@ -371,7 +376,7 @@ static struct sk_buff *aoq_pick(struct Qdisc *sch)
 	qdisc_qstats_backlog_dec(sch, skb);
 	sch->q.qlen--;
 	if (!sch->q.qlen)
-		aoq_sweep(&q->core, now, &aoq_lane_ops, q);
+		aoq_sweep(&q->core, q->core.now, &aoq_lane_ops, q);	/* the cycle's */
 	return skb;
 }
 

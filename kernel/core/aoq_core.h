@@ -92,7 +92,20 @@ enum aoq_tx {
 struct aoq_ops {
 	enum aoq_tx (*send)(void *ctx, unsigned int lane);
 	bool (*backlogged)(void *ctx, unsigned int lane);
+	/* the time, for a caller that passes AOQ_NOW_LAZY (aoq_time()) */
+	fq_u64 (*now)(void *ctx);
 };
+
+/*
+ * The time of a cycle, passed to aoq_dequeue() and aoq_sweep(), or this:
+ * read it with ops->now() if the cycle needs it.  Only a stall needs the
+ * time: a lane's progress is stamped when it sends a unit that leaves it
+ * in a message and when it becomes the anchor and keeps the role past
+ * the cycle, and looked at in a lane in a message or an anchor.  A
+ * cycle of frames that are messages of their own needs neither, and a
+ * qdisc's clock read costs as much as the rest of its bookkeeping.
+ */
+#define AOQ_NOW_LAZY	(~(fq_u64)0)
 
 struct aoq_lane {
 	fq_u64 oc;		/* opportunity count, AOQ_OC_UNIT / weight per visit */
@@ -101,8 +114,8 @@ struct aoq_lane {
 	/*
 	 * Time of the last unit sent or of anchoring: a stall is looked
 	 * for only in a lane that is busy (a unit of its message went) or
-	 * the anchor, and both set it, so arrival does not (it needs no
-	 * clock).
+	 * the anchor, and both set it, so arrival and a tail do not (they
+	 * need no clock).
 	 */
 	fq_u64 progress;
 	fq_u64 offered;		/* opportunities offered (visits), only grows */
@@ -158,6 +171,13 @@ struct aoq_sched {
 	fq_u64 abandoned;	/* messages given up, all lanes, lanes since deleted too */
 	fq_u64 forced;		/* forced tails, likewise */
 	bool in_busy_period;	/* some lane became active since the last end */
+	/*
+	 * The anchor was chosen in the cycle under way: its progress is
+	 * this cycle's time, stamped at the end of the cycle if it is
+	 * still the anchor (aoq_stamp_anchor()).
+	 */
+	bool anchor_fresh;
+	fq_u64 now;		/* the cycle's time, or AOQ_NOW_LAZY: not read yet */
 	struct aoq_rf *rf;	/* relative fairness measure, or NULL */
 	struct aoq_lane lane[AOQ_MAX_LANES];
 };
@@ -184,6 +204,15 @@ static inline fq_u64 aoq_weight_inc(fq_u32 weight)
 	if (!weight)
 		weight = 1;
 	return fq_div64(AOQ_OC_UNIT, weight);
+}
+
+/* The time of the cycle under way, read from the caller at most once. */
+static inline fq_u64 aoq_time(struct aoq_sched *s, const struct aoq_ops *ops,
+			      void *ctx)
+{
+	if (s->now == AOQ_NOW_LAZY)
+		s->now = ops->now(ctx);
+	return s->now;
 }
 
 static inline void aoq_init(struct aoq_sched *s, enum aoq_mode mode,
@@ -517,19 +546,20 @@ static inline void aoq_release_anchor(struct aoq_sched *s)
  * stall time gives the message up (counted).  Returns false if the lane
  * must not be visited.
  */
-static inline bool aoq_lane_check(struct aoq_sched *s, unsigned int lane,
-				  fq_u64 now, const struct aoq_ops *ops,
-				  void *ctx)
+static fq_always_inline bool aoq_lane_check(struct aoq_sched *s, unsigned int lane,
+				  const struct aoq_ops *ops, void *ctx)
 {
 	struct aoq_lane *l = &s->lane[lane];
 	bool backlogged = ops->backlogged(ctx, lane);
+	bool anchor = s->anchor == (int)lane;
 
-	if (s->stall && (l->busy || s->anchor == (int)lane) &&
-	    now - l->progress > s->stall) {
+	/* a fresh anchor's progress is now: no stall */
+	if (s->stall && (l->busy || anchor) && !(anchor && s->anchor_fresh) &&
+	    aoq_time(s, ops, ctx) - l->progress > s->stall) {
 		l->abandoned++;
 		s->abandoned++;
 		aoq_message_end(s, l);
-		l->progress = now;
+		l->progress = s->now;
 		if (s->anchor == (int)lane) {
 			aoq_release_anchor(s);
 			if (backlogged)
@@ -548,8 +578,7 @@ static inline bool aoq_lane_check(struct aoq_sched *s, unsigned int lane,
  * that reaches msg_limit ends its message, tail flag or not.
  */
 static inline enum aoq_tx aoq_visit(struct aoq_sched *s, unsigned int lane,
-				    fq_u64 now, const struct aoq_ops *ops,
-				    void *ctx)
+				    const struct aoq_ops *ops, void *ctx)
 {
 	struct aoq_lane *l = &s->lane[lane];
 	enum aoq_tx tx = ops->send(ctx, lane);
@@ -562,17 +591,18 @@ static inline enum aoq_tx aoq_visit(struct aoq_sched *s, unsigned int lane,
 	if (tx == AOQ_TX_NONE)
 		return tx;
 	l->used++;
-	l->progress = now;
 	if (tx == AOQ_TX_UNIT && s->msg_limit && ++l->msg_units >= s->msg_limit) {
 		tx = AOQ_TX_TAIL;
 		l->forced++;
 		s->forced++;
 	}
 	if (tx == AOQ_TX_TAIL) {
+		/* not busy now; an anchor that sent it loses the role */
 		l->messages++;
 		aoq_message_end(s, l);
 	} else {
 		l->busy = true;
+		l->progress = aoq_time(s, ops, ctx);
 	}
 	return tx;
 }
@@ -626,7 +656,7 @@ static inline void aoq_track_spread(struct aoq_sched *s)
 }
 
 /* Figs. 2-5: one cycle of AOQ. */
-static inline int aoq_cycle_aoq(struct aoq_sched *s, fq_u64 now,
+static inline int aoq_cycle_aoq(struct aoq_sched *s,
 				const struct aoq_ops *ops, void *ctx)
 {
 	unsigned int pos;
@@ -635,14 +665,14 @@ static inline int aoq_cycle_aoq(struct aoq_sched *s, fq_u64 now,
 
 	/* a stalled anchor gives up first, so another can be chosen now */
 	if (s->anchor >= 0)
-		aoq_lane_check(s, s->anchor, now, ops, ctx);
+		aoq_lane_check(s, s->anchor, ops, ctx);
 	/* SelectAnchorVL: the head of the list, the lane owed the most */
 	while (s->anchor < 0 && s->nlist) {
 		a = s->list[0];
 		aoq_list_remove_at(s, 0);
 		s->anchor = a;
-		s->lane[a].progress = now;
-		if (!aoq_lane_check(s, a, now, ops, ctx))
+		s->anchor_fresh = true;
+		if (!aoq_lane_check(s, a, ops, ctx))
 			continue;
 	}
 	/*
@@ -661,14 +691,14 @@ static inline int aoq_cycle_aoq(struct aoq_sched *s, fq_u64 now,
 	}
 
 	/*
-	 * ServeAnchorVL.  A remaining anchor passed aoq_lane_check() at
-	 * @now above (the first check, or its selection): a check that
+	 * ServeAnchorVL.  A remaining anchor passed aoq_lane_check() in
+	 * this cycle above (the first check, or its selection): a check that
 	 * passes changes nothing, and nothing since touched what it reads,
 	 * so it is not asked again.
 	 */
 	a = s->anchor;
 	if (a >= 0) {
-		tx = aoq_visit(s, a, now, ops, ctx);
+		tx = aoq_visit(s, a, ops, ctx);
 		if (tx == AOQ_TX_TAIL) {
 			s->anchor = -1;
 			if (aoq_after_tail(s, a, ops, ctx))
@@ -683,9 +713,9 @@ static inline int aoq_cycle_aoq(struct aoq_sched *s, fq_u64 now,
 	while (pos < s->nlist) {
 		unsigned int lane = s->list[pos];
 
-		if (!aoq_lane_check(s, lane, now, ops, ctx))
+		if (!aoq_lane_check(s, lane, ops, ctx))
 			continue;	/* removed: pos now holds the next one */
-		tx = aoq_visit(s, lane, now, ops, ctx);
+		tx = aoq_visit(s, lane, ops, ctx);
 		if (tx == AOQ_TX_NONE) {
 			pos++;
 			continue;
@@ -701,16 +731,16 @@ static inline int aoq_cycle_aoq(struct aoq_sched *s, fq_u64 now,
 }
 
 /* FBRR: one unit per visit, lanes in turn. */
-static inline int aoq_cycle_fbrr(struct aoq_sched *s, fq_u64 now,
-				 const struct aoq_ops *ops, void *ctx)
+static inline int aoq_cycle_fbrr(struct aoq_sched *s,
+				const struct aoq_ops *ops, void *ctx)
 {
 	unsigned int i, lane;
 
 	for (i = 0; i < s->nlanes; i++) {
 		lane = (s->rr + i) % s->nlanes;
-		if (!s->lane[lane].active || !aoq_lane_check(s, lane, now, ops, ctx))
+		if (!s->lane[lane].active || !aoq_lane_check(s, lane, ops, ctx))
 			continue;
-		if (aoq_visit(s, lane, now, ops, ctx) == AOQ_TX_NONE)
+		if (aoq_visit(s, lane, ops, ctx) == AOQ_TX_NONE)
 			continue;
 		if (!s->lane[lane].busy)
 			aoq_after_tail(s, lane, ops, ctx);
@@ -721,41 +751,41 @@ static inline int aoq_cycle_fbrr(struct aoq_sched *s, fq_u64 now,
 }
 
 /* Anchor of arr and pbrr: the next active lane after the previous one. */
-static inline void aoq_select_anchor_rr(struct aoq_sched *s, fq_u64 now,
-					const struct aoq_ops *ops, void *ctx)
+static inline void aoq_select_anchor_rr(struct aoq_sched *s,
+				const struct aoq_ops *ops, void *ctx)
 {
 	unsigned int tries;
 	int a;
 
 	/* a stalled anchor gives up first, so another can be chosen now */
 	if (s->anchor >= 0)
-		aoq_lane_check(s, s->anchor, now, ops, ctx);
+		aoq_lane_check(s, s->anchor, ops, ctx);
 	for (tries = 0; s->anchor < 0 && tries < s->nlanes; tries++) {
 		a = aoq_next_active(s, s->rr_anchor);
 		if (a < 0)
 			return;
 		s->rr_anchor = (a + 1) % s->nlanes;
 		s->anchor = a;
-		s->lane[a].progress = now;
-		if (!aoq_lane_check(s, a, now, ops, ctx))
+		s->anchor_fresh = true;
+		if (!aoq_lane_check(s, a, ops, ctx))
 			continue;
 	}
 }
 
 /*
  * Serve the anchor; returns the lane if a unit went, else -1.  Right
- * after aoq_select_anchor_rr() at the same @now: an anchor left by it
+ * after aoq_select_anchor_rr() in the same cycle: an anchor left by it
  * has just passed aoq_lane_check(), which is not asked again.
  */
-static inline int aoq_serve_anchor_rr(struct aoq_sched *s, fq_u64 now,
-				      const struct aoq_ops *ops, void *ctx)
+static inline int aoq_serve_anchor_rr(struct aoq_sched *s,
+				const struct aoq_ops *ops, void *ctx)
 {
 	enum aoq_tx tx;
 	int a = s->anchor;
 
 	if (a < 0)
 		return -1;
-	tx = aoq_visit(s, a, now, ops, ctx);
+	tx = aoq_visit(s, a, ops, ctx);
 	if (tx == AOQ_TX_NONE)
 		return -1;
 	if (tx == AOQ_TX_TAIL) {
@@ -765,23 +795,23 @@ static inline int aoq_serve_anchor_rr(struct aoq_sched *s, fq_u64 now,
 	return a;
 }
 
-static inline int aoq_cycle_arr(struct aoq_sched *s, fq_u64 now,
+static inline int aoq_cycle_arr(struct aoq_sched *s,
 				const struct aoq_ops *ops, void *ctx)
 {
 	unsigned int i, lane;
 	int sent;
 
-	aoq_select_anchor_rr(s, now, ops, ctx);
-	sent = aoq_serve_anchor_rr(s, now, ops, ctx);
+	aoq_select_anchor_rr(s, ops, ctx);
+	sent = aoq_serve_anchor_rr(s, ops, ctx);
 	if (sent >= 0)
 		return sent;
 	/* strays: the others in round robin, one unit */
 	for (i = 0; i < s->nlanes; i++) {
 		lane = (s->rr + i) % s->nlanes;
 		if ((int)lane == s->anchor || !s->lane[lane].active ||
-		    !aoq_lane_check(s, lane, now, ops, ctx))
+		    !aoq_lane_check(s, lane, ops, ctx))
 			continue;
-		if (aoq_visit(s, lane, now, ops, ctx) == AOQ_TX_NONE)
+		if (aoq_visit(s, lane, ops, ctx) == AOQ_TX_NONE)
 			continue;
 		if (!s->lane[lane].busy)
 			aoq_after_tail(s, lane, ops, ctx);
@@ -791,16 +821,29 @@ static inline int aoq_cycle_arr(struct aoq_sched *s, fq_u64 now,
 	return -1;
 }
 
-static inline int aoq_cycle_pbrr(struct aoq_sched *s, fq_u64 now,
-				 const struct aoq_ops *ops, void *ctx)
+static inline int aoq_cycle_pbrr(struct aoq_sched *s,
+				const struct aoq_ops *ops, void *ctx)
 {
-	aoq_select_anchor_rr(s, now, ops, ctx);
-	return aoq_serve_anchor_rr(s, now, ops, ctx);
+	aoq_select_anchor_rr(s, ops, ctx);
+	return aoq_serve_anchor_rr(s, ops, ctx);
+}
+
+/*
+ * An anchor chosen in this cycle that keeps the role past it: its
+ * progress is the time it was chosen, the cycle's.
+ */
+static inline void aoq_stamp_anchor(struct aoq_sched *s,
+				    const struct aoq_ops *ops, void *ctx)
+{
+	if (s->anchor_fresh && s->anchor >= 0)
+		s->lane[s->anchor].progress = aoq_time(s, ops, ctx);
+	s->anchor_fresh = false;
 }
 
 /*
  * One scheduling cycle at time @now (cycles in the simulator, ns in the
- * qdisc): at most one unit is sent.  Returns the lane that sent, or -1.
+ * qdisc; AOQ_NOW_LAZY: ask ops->now() if needed): at most one unit is
+ * sent.  Returns the lane that sent, or -1.
  */
 static inline int aoq_dequeue(struct aoq_sched *s, fq_u64 now,
 			      const struct aoq_ops *ops, void *ctx)
@@ -808,23 +851,25 @@ static inline int aoq_dequeue(struct aoq_sched *s, fq_u64 now,
 	fq_u64 act0 = s->active_mask;
 	int lane;
 
+	s->now = now;
 	if (!s->nactive)
 		return -1;
 	s->visited = 0;
 	switch (s->mode) {
 	case AOQ_MODE_FBRR:
-		lane = aoq_cycle_fbrr(s, now, ops, ctx);
+		lane = aoq_cycle_fbrr(s, ops, ctx);
 		break;
 	case AOQ_MODE_ARR:
-		lane = aoq_cycle_arr(s, now, ops, ctx);
+		lane = aoq_cycle_arr(s, ops, ctx);
 		break;
 	case AOQ_MODE_PBRR:
-		lane = aoq_cycle_pbrr(s, now, ops, ctx);
+		lane = aoq_cycle_pbrr(s, ops, ctx);
 		break;
 	default:
-		lane = aoq_cycle_aoq(s, now, ops, ctx);
+		lane = aoq_cycle_aoq(s, ops, ctx);
 		break;
 	}
+	aoq_stamp_anchor(s, ops, ctx);
 	aoq_track_spread(s);
 	if (s->rf && s->visited)
 		aoq_rf_update(s, s->visited, act0);
@@ -834,16 +879,26 @@ static inline int aoq_dequeue(struct aoq_sched *s, fq_u64 now,
 
 /*
  * The caller's queues all went empty: drop lanes that are not in the
- * middle of a message so the busy period can end.
+ * middle of a message so the busy period can end.  @now as for
+ * aoq_dequeue(); the time a cycle read is in s->now.
  */
-static inline void aoq_sweep(struct aoq_sched *s, fq_u64 now,
-			     const struct aoq_ops *ops, void *ctx)
+static inline void aoq_sweep_lanes(struct aoq_sched *s,
+				   const struct aoq_ops *ops, void *ctx)
 {
 	unsigned int i;
 
 	for (i = 0; i < s->nlanes && s->nactive; i++)
 		if (s->lane[i].active)
-			aoq_lane_check(s, i, now, ops, ctx);
+			aoq_lane_check(s, i, ops, ctx);
+}
+
+/* inlined: a qdisc sweeps whenever it empties, mostly with no lane left */
+static fq_always_inline void aoq_sweep(struct aoq_sched *s, fq_u64 now,
+				       const struct aoq_ops *ops, void *ctx)
+{
+	s->now = now;
+	if (s->nactive)
+		aoq_sweep_lanes(s, ops, ctx);
 	aoq_end_busy_period(s);
 }
 

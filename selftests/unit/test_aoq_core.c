@@ -33,6 +33,7 @@ struct t_model {
 	unsigned int nlanes;
 	unsigned int now;
 	fq_u64 m;			/* M: most opportunities a packet needed */
+	unsigned int last_sent[T_LANES];	/* cycle a lane's last unit went */
 };
 
 static bool t_arrived(const struct t_lane *l, unsigned int now)
@@ -63,6 +64,7 @@ static enum aoq_tx t_send(void *ctx, unsigned int lane)
 	if (l->blocked || !t_arrived(l, m->now))
 		return AOQ_TX_NONE;
 	p = &l->pkt[l->head];
+	m->last_sent[lane] = m->now;
 	if (++p->sent < p->size)
 		return AOQ_TX_UNIT;
 	p->done_at = m->now;
@@ -973,6 +975,166 @@ UNIT_TEST(relative_fairness_per_mode)
 	EXPECT_TRUE(got[AOQ_MODE_FBRR] <= 2);
 	EXPECT_TRUE(got[AOQ_MODE_ARR] >= 1000);
 	EXPECT_TRUE(got[AOQ_MODE_PBRR] >= 1000);
+}
+
+/*
+ * The qdisc reads its clock only when a cycle needs it (AOQ_NOW_LAZY).
+ * The same random traces (multi-unit messages with bubbles, senders that
+ * die mid-message, blocked stretches, a short stall time) run once with
+ * the time given to every cycle and once read through ops->now(), in
+ * every mode: the lane each cycle serves, the anchor and its progress
+ * (the qdisc's watchdog deadline), and every lane's counters are the
+ * same.  Traces of one-unit messages that nothing blocks never read the
+ * clock.
+ *
+ * Both runs are also held to the stall rule itself, kept here apart from
+ * the core: a lane's progress is the later of its last unit sent and the
+ * cycle it became the anchor; the anchor's progress is that, a message
+ * is given up only when that lies more than the stall time back, and an
+ * anchor that far back at the start of a cycle is given up in it.
+ */
+static unsigned int lazy_reads, lazy_abandoned, stall_errors;
+
+static fq_u64 t_now(void *ctx)
+{
+	lazy_reads++;
+	return ((struct t_model *)ctx)->now;
+}
+
+static const struct aoq_ops t_lazy_ops = {
+	.send = t_send,
+	.backlogged = t_backlogged,
+	.now = t_now,
+};
+
+#define LAZY_CYCLES	400
+
+static fq_u32 lazy_rnd;
+
+static unsigned int lazy_rand(unsigned int n)
+{
+	lazy_rnd = lazy_rnd * 1103515245u + 12345u;
+	return (lazy_rnd >> 8) % n;
+}
+
+/*
+ * One trace, messages of up to @maxsz units (1: no blocking, no dying
+ * sender either); @log gets values per cycle and per lane, returns their
+ * number.
+ */
+static unsigned int lazy_trace(enum aoq_mode mode, fq_u32 seed, bool lazy,
+			       unsigned int maxsz, fq_u64 *log)
+{
+	static struct t_model m;
+	struct aoq_sched s;
+	unsigned int i, k, j, n = 0, anchor_at = 0;
+
+	lazy_rnd = seed;
+	memset(&m, 0, sizeof(m));
+	m.nlanes = 2 + lazy_rand(T_LANES - 1);
+	aoq_init(&s, mode, m.nlanes);
+	s.stall = 5 + lazy_rand(30);
+	s.msg_limit = lazy_rand(2) ? 0 : 1 + lazy_rand(12);
+	for (i = 0; i < m.nlanes; i++) {
+		unsigned int at = lazy_rand(20);
+
+		for (k = 0; k < 1 + lazy_rand(6); k++) {
+			struct t_pkt *p = &m.lane[i].pkt[m.lane[i].npkts++];
+
+			p->size = 1 + lazy_rand(maxsz);
+			for (j = 0; j < p->size; j++) {
+				p->arrive[j] = at;
+				if (!lazy_rand(4))
+					at += 1 + lazy_rand(40);	/* a bubble */
+			}
+			if (maxsz > 1 && !lazy_rand(10))	/* the sender dies */
+				p->arrive[lazy_rand(p->size)] = 1000000;
+			at += lazy_rand(30);
+		}
+	}
+	for (m.now = 1; m.now <= LAZY_CYCLES; m.now++) {
+		int a0 = s.anchor;
+		fq_u64 ab0[T_LANES], p0[T_LANES];
+
+		for (i = 0; i < m.nlanes; i++) {
+			if (maxsz > 1 && !lazy_rand(16))
+				m.lane[i].blocked = !m.lane[i].blocked;
+			if (t_backlogged(&m, i))
+				aoq_lane_arrive(&s, i);
+			ab0[i] = s.lane[i].abandoned;
+			p0[i] = m.last_sent[i];
+			if ((int)i == a0 && anchor_at > p0[i])
+				p0[i] = anchor_at;
+		}
+		log[n++] = (fq_u64)(fq_s64)aoq_dequeue(&s, lazy ? AOQ_NOW_LAZY : m.now,
+						      lazy ? &t_lazy_ops : &t_ops, &m);
+		for (i = 0; i < m.nlanes; i++) {
+			bool gave_up = s.lane[i].abandoned != ab0[i];
+
+			if (gave_up && m.now - p0[i] <= s.stall)
+				stall_errors++;		/* too early */
+			if ((int)i == a0 && mode != AOQ_MODE_FBRR &&
+			    m.now - p0[i] > s.stall && !gave_up)
+				stall_errors++;		/* too late */
+		}
+		if (s.anchor >= 0 && (s.anchor != a0 || s.lane[s.anchor].abandoned != ab0[s.anchor]))
+			anchor_at = m.now;
+		if (s.anchor >= 0 &&
+		    s.lane[s.anchor].progress != (anchor_at > m.last_sent[s.anchor] ?
+						  anchor_at : m.last_sent[s.anchor]))
+			stall_errors++;			/* wrong watchdog deadline */
+		log[n++] = (fq_u64)(fq_s64)s.anchor;
+		log[n++] = s.anchor >= 0 ? s.lane[s.anchor].progress : 0;
+		if (!lazy_rand(8)) {
+			aoq_sweep(&s, lazy ? AOQ_NOW_LAZY : m.now,
+				  lazy ? &t_lazy_ops : &t_ops, &m);
+			log[n++] = s.nactive;
+		}
+	}
+	lazy_abandoned += s.abandoned;
+	for (i = 0; i < m.nlanes; i++) {
+		log[n++] = s.lane[i].abandoned;
+		log[n++] = s.lane[i].messages;
+		log[n++] = s.lane[i].forced;
+		log[n++] = s.lane[i].offered;
+		log[n++] = s.lane[i].used;
+	}
+	return n;
+}
+
+static fq_u64 lazy_log[2][LAZY_CYCLES * 4 + T_LANES * 5];
+
+UNIT_TEST(lazy_clock_decides_as_the_given_one)
+{
+	unsigned int trace, na, nb, reads_single = 0, reads_multi = 0;
+	enum aoq_mode mode;
+
+	for (mode = AOQ_MODE_AOQ; mode < AOQ_MODE_COUNT; mode++) {
+		for (trace = 0; trace < 2000; trace++) {
+			fq_u32 seed = 1000 * mode + trace;
+			unsigned int maxsz = trace % 4 ? 12 : 1, i;
+
+			na = lazy_trace(mode, seed, false, maxsz, lazy_log[0]);
+			lazy_reads = 0;
+			nb = lazy_trace(mode, seed, true, maxsz, lazy_log[1]);
+			if (maxsz == 1)
+				reads_single += lazy_reads;
+			else
+				reads_multi += lazy_reads;
+			if (na != nb || memcmp(lazy_log[0], lazy_log[1], na * sizeof(fq_u64))) {
+				for (i = 0; i < na && lazy_log[0][i] == lazy_log[1][i]; i++)
+					;
+				UNIT_FAIL("mode %d trace %u: differs at entry %u", mode, trace, i);
+				return;
+			}
+		}
+	}
+	printf("#   %u messages given up; clock reads: %u with one-unit messages, %u with longer\n",
+	       lazy_abandoned / 2, reads_single, reads_multi);
+	EXPECT_TRUE(lazy_abandoned / 2 > 1000);	/* stalls were exercised */
+	EXPECT_EQ(reads_single, 0);
+	EXPECT_EQ(stall_errors, 0);
+	EXPECT_TRUE(reads_multi > 0);
 }
 
 int main(void)
