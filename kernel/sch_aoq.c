@@ -113,7 +113,8 @@ static bool aoq_lane_backlogged(void *ctx, unsigned int lane)
 	return cl && cl->qdisc->q.qlen > 0;
 }
 
-static enum aoq_tx aoq_lane_send(void *ctx, unsigned int lane)
+/* inlined into the cycles (through the constant ops): once per frame */
+static __always_inline enum aoq_tx aoq_lane_send(void *ctx, unsigned int lane)
 {
 	struct aoq_qdisc *q = ctx;
 	struct aoq_class *cl = q->lanes[lane];

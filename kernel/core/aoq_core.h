@@ -577,7 +577,7 @@ static fq_always_inline bool aoq_lane_check(struct aoq_sched *s, unsigned int la
  * One visit: counts an opportunity whether or not a unit goes.  The unit
  * that reaches msg_limit ends its message, tail flag or not.
  */
-static inline enum aoq_tx aoq_visit(struct aoq_sched *s, unsigned int lane,
+static fq_always_inline enum aoq_tx aoq_visit(struct aoq_sched *s, unsigned int lane,
 				    const struct aoq_ops *ops, void *ctx)
 {
 	struct aoq_lane *l = &s->lane[lane];
