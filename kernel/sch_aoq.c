@@ -351,7 +351,7 @@ static void aoq_arm_watchdog(struct aoq_qdisc *q)
 					   q->core.stall + 1);
 }
 
-static struct sk_buff *aoq_pick(struct Qdisc *sch)
+static __always_inline struct sk_buff *aoq_pick(struct Qdisc *sch)
 {
 	struct aoq_qdisc *q = qdisc_priv(sch);
 	struct aoq_class *cl;

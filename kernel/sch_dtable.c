@@ -259,7 +259,7 @@ static int dtable_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	return dtable_enqueue_one(skb, sch, to_free);
 }
 
-static struct sk_buff *dtable_pick(struct Qdisc *sch)
+static __always_inline struct sk_buff *dtable_pick(struct Qdisc *sch)
 {
 	struct dtable_sched *q = qdisc_priv(sch);
 	struct dtable_class *cl;

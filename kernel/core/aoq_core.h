@@ -656,7 +656,7 @@ static inline void aoq_track_spread(struct aoq_sched *s)
 }
 
 /* Figs. 2-5: one cycle of AOQ. */
-static inline int aoq_cycle_aoq(struct aoq_sched *s,
+static fq_always_inline int aoq_cycle_aoq(struct aoq_sched *s,
 				const struct aoq_ops *ops, void *ctx)
 {
 	unsigned int pos;
@@ -845,7 +845,7 @@ static inline void aoq_stamp_anchor(struct aoq_sched *s,
  * qdisc; AOQ_NOW_LAZY: ask ops->now() if needed): at most one unit is
  * sent.  Returns the lane that sent, or -1.
  */
-static inline int aoq_dequeue(struct aoq_sched *s, fq_u64 now,
+static fq_always_inline int aoq_dequeue(struct aoq_sched *s, fq_u64 now,
 			      const struct aoq_ops *ops, void *ctx)
 {
 	fq_u64 act0 = s->active_mask;

@@ -499,7 +499,7 @@ static inline bool dt_fits(const struct dt_class *c, fq_u32 len, fq_u64 acc)
  */
 
 /* Algorithm 2: the class to send from, or -1. */
-static inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, void *ctx)
+static fq_always_inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, void *ctx)
 {
 	fq_u64 visits, max_visits = (fq_u64)s->n * s->rounds;
 	int len;
@@ -556,7 +556,7 @@ static inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, void *ctx)
 }
 
 /* Algorithm 1 with the reset and the lone-active-class exception. */
-static inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, void *ctx)
+static fq_always_inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, void *ctx)
 {
 	fq_u32 i, active, last_active = 0, off;
 	int pass, p, next, len;
@@ -622,7 +622,7 @@ static inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, void *ctx)
 }
 
 /* Round robin: the next active entry, one packet each. */
-static inline int dt_pick_rr(struct dt_sched *s, dt_head_fn head, void *ctx)
+static fq_always_inline int dt_pick_rr(struct dt_sched *s, dt_head_fn head, void *ctx)
 {
 	fq_u32 i;
 
@@ -654,7 +654,7 @@ static inline int dt_pick_rr(struct dt_sched *s, dt_head_fn head, void *ctx)
 	return -1;
 }
 
-static inline int dt_pick(struct dt_sched *s, dt_head_fn head, void *ctx)
+static fq_always_inline int dt_pick(struct dt_sched *s, dt_head_fn head, void *ctx)
 {
 	if (!s->n)
 		return -1;
