@@ -100,20 +100,22 @@ struct sk_buff *fabric_gate_dequeue_slow(struct Qdisc *sch,
  * Inline, so that with credits off (the common case) @pick is a direct
  * call in the qdisc's own module: no call into fabric_hdr.ko and no
  * indirect call (a retpoline on Debian's kernels) per packet.  @pick
- * must find nothing in an empty qdisc: with no packet waiting here, an
- * empty queue (the second dequeue of every __qdisc_run()) is answered
- * without calling it.
+ * must find nothing in an empty qdisc.  An empty queue (the second
+ * dequeue of every __qdisc_run()) is answered first, before anything
+ * else is loaded, so that the compiler can return before saving the
+ * registers the pick needs: a packet waiting here is counted in the
+ * queue, so an empty one has none.
  */
-static inline struct sk_buff *fabric_gate_dequeue(struct Qdisc *sch,
-						  struct fabric_credit_gate *g,
-						  struct sk_buff *(*pick)(struct Qdisc *))
+static __always_inline struct sk_buff *
+fabric_gate_dequeue(struct Qdisc *sch, struct fabric_credit_gate *g,
+		    struct sk_buff *(*pick)(struct Qdisc *))
 {
 	struct sk_buff *skb;
 
-	if (unlikely(g->skb || g->link))
-		return fabric_gate_dequeue_slow(sch, g, pick);
 	if (!sch->q.qlen)
 		return NULL;
+	if (unlikely(g->skb || g->link))
+		return fabric_gate_dequeue_slow(sch, g, pick);
 	skb = pick(sch);
 	if (skb)
 		qdisc_bstats_update(sch, skb);
