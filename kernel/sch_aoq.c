@@ -85,6 +85,12 @@ struct aoq_class {
 struct aoq_qdisc {
 	struct tcf_proto __rcu *filter_list;
 	struct tcf_block *block;
+	/*
+	 * The filters' answer for the frame being enqueued, here rather
+	 * than on the stack for the reason given for sent below; the
+	 * enqueue holds the qdisc lock.
+	 */
+	struct tcf_result filter_res;
 	struct Qdisc_class_hash clhash;
 	struct aoq_class *lanes[TC_AOQ_MAX_LANES];
 	struct qdisc_watchdog watchdog;
@@ -175,7 +181,6 @@ aoq_classify(struct sk_buff *skb, struct Qdisc *sch, int *qerr)
 {
 	struct aoq_qdisc *q = qdisc_priv(sch);
 	struct aoq_class *cl;
-	struct tcf_result res;
 	struct tcf_proto *fl;
 	int result;
 
@@ -186,7 +191,7 @@ aoq_classify(struct sk_buff *skb, struct Qdisc *sch, int *qerr)
 			return cl;
 	}
 	fl = rcu_dereference_bh(q->filter_list);
-	result = fq_tcf_classify(skb, fl, &res);
+	result = fq_tcf_classify(skb, fl, &q->filter_res);
 	if (result >= 0) {
 #ifdef CONFIG_NET_CLS_ACT
 		switch (result) {
@@ -199,9 +204,9 @@ aoq_classify(struct sk_buff *skb, struct Qdisc *sch, int *qerr)
 			return NULL;
 		}
 #endif
-		cl = (struct aoq_class *)res.class;
+		cl = (struct aoq_class *)q->filter_res.class;
 		if (!cl)
-			cl = aoq_find_class(sch, res.classid);
+			cl = aoq_find_class(sch, q->filter_res.classid);
 		if (cl)
 			return cl;
 	}

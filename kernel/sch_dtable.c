@@ -72,6 +72,13 @@ struct dtable_class {
 struct dtable_sched {
 	struct tcf_proto __rcu *filter_list;
 	struct tcf_block *block;
+	/*
+	 * The filters' answer for the packet being enqueued.  Here, not on
+	 * the enqueue's stack: a local whose address escapes costs every
+	 * packet a stack canary, its zeroing and a realigned frame.  The
+	 * enqueue holds the qdisc lock, so one is enough.
+	 */
+	struct tcf_result filter_res;
 	u16 nclasses;
 	u8 prio2cls[TC_DTABLE_PRIO_BANDS];
 	struct dtable_class *classes;
@@ -158,14 +165,13 @@ dtable_classify(struct sk_buff *skb, struct Qdisc *sch, int *qerr)
 {
 	struct dtable_sched *q = qdisc_priv(sch);
 	u32 prio = skb->priority;
-	struct tcf_result res;
 	struct tcf_proto *fl;
 	int err;
 
 	*qerr = NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
 	if (TC_H_MAJ(prio) != sch->handle) {
 		fl = rcu_dereference_bh(q->filter_list);
-		err = fq_tcf_classify(skb, fl, &res);
+		err = fq_tcf_classify(skb, fl, &q->filter_res);
 #ifdef CONFIG_NET_CLS_ACT
 		switch (err) {
 		case TC_ACT_STOLEN:
@@ -179,7 +185,7 @@ dtable_classify(struct sk_buff *skb, struct Qdisc *sch, int *qerr)
 #endif
 		if (!fl || err < 0)
 			return &q->classes[q->prio2cls[prio & TC_PRIO_MAX]];
-		prio = res.classid;
+		prio = q->filter_res.classid;
 	}
 	/* a classid of ours: minors 1..nclasses; anything else the priomap's */
 	if (TC_H_MIN(prio) < 1 || TC_H_MIN(prio) > q->nclasses)
