@@ -699,10 +699,14 @@ static fq_always_inline int aoq_cycle_aoq(struct aoq_sched *s,
 	a = s->anchor;
 	if (a >= 0) {
 		tx = aoq_visit(s, a, ops, ctx);
-		if (tx == AOQ_TX_TAIL) {
+		/*
+		 * Its message is over: the lane goes back to the list if
+		 * units wait, else out (aoq_deactivate() drops the anchor
+		 * role then, with no search of the list it is not in).
+		 */
+		if (tx == AOQ_TX_TAIL && aoq_after_tail(s, a, ops, ctx)) {
 			s->anchor = -1;
-			if (aoq_after_tail(s, a, ops, ctx))
-				aoq_list_insert(s, a);
+			aoq_list_insert(s, a);
 		}
 		if (tx != AOQ_TX_NONE)
 			return a;
@@ -828,6 +832,22 @@ static inline int aoq_cycle_pbrr(struct aoq_sched *s,
 	return aoq_serve_anchor_rr(s, ops, ctx);
 }
 
+/* One cycle of the disciplines other than aoq. */
+static inline int aoq_cycle_unsorted(struct aoq_sched *s,
+				     const struct aoq_ops *ops, void *ctx)
+{
+	switch (s->mode) {
+	case AOQ_MODE_FBRR:
+		return aoq_cycle_fbrr(s, ops, ctx);
+	case AOQ_MODE_ARR:
+		return aoq_cycle_arr(s, ops, ctx);
+	case AOQ_MODE_PBRR:
+		return aoq_cycle_pbrr(s, ops, ctx);
+	default:
+		return aoq_cycle_aoq(s, ops, ctx);
+	}
+}
+
 /*
  * An anchor chosen in this cycle that keeps the role past it: its
  * progress is the time it was chosen, the cycle's.
@@ -855,20 +875,11 @@ static fq_always_inline int aoq_dequeue(struct aoq_sched *s, fq_u64 now,
 	if (!s->nactive)
 		return -1;
 	s->visited = 0;
-	switch (s->mode) {
-	case AOQ_MODE_FBRR:
-		lane = aoq_cycle_fbrr(s, ops, ctx);
-		break;
-	case AOQ_MODE_ARR:
-		lane = aoq_cycle_arr(s, ops, ctx);
-		break;
-	case AOQ_MODE_PBRR:
-		lane = aoq_cycle_pbrr(s, ops, ctx);
-		break;
-	default:
+	/* aoq first: a compare chain would test the others before it */
+	if (s->mode == AOQ_MODE_AOQ)
 		lane = aoq_cycle_aoq(s, ops, ctx);
-		break;
-	}
+	else
+		lane = aoq_cycle_unsorted(s, ops, ctx);
 	aoq_stamp_anchor(s, ops, ctx);
 	aoq_track_spread(s);
 	if (s->rf && s->visited)
