@@ -76,6 +76,7 @@ struct dt_class {
 	fq_u16 first;		/* its first table entry, DT_NO_ENTRY: none */
 	fq_u16 nent;		/* its table entries */
 	bool active;		/* has packets (dt_class_active / _idle) */
+	bool drained;		/* active, but our dequeue emptied it (lazy modes) */
 	/* where the walk was when the class went idle (dtable, rr) */
 	fq_u64 idle_walks;
 	fq_u32 idle_pos;
@@ -174,6 +175,32 @@ static inline void dt_fold_idle(struct dt_sched *s, struct dt_class *c)
 }
 
 /*
+ * Class @cls has no packet left: it loses its deficit and the link.
+ * Idempotent.  Inside dt_enter() / dt_leave() of the same class it is put
+ * off: dt_leave() decides from what the queue holds then.
+ */
+static inline void dt_class_idle(struct dt_sched *s, fq_u32 cls)
+{
+	struct dt_class *c;
+
+	if (cls >= s->ncls || (fq_s32)cls == s->asking)
+		return;
+	c = &s->cls[cls];
+	c->deficit = 0;
+	if (s->cur == (fq_s32)cls) {
+		s->cur = -1;
+		s->acc = 0;
+	}
+	if (!c->active)
+		return;
+	c->active = false;
+	c->drained = false;
+	c->idle_walks = s->walks;
+	c->idle_pos = s->pos;
+	dt_mark(s, c, false);
+}
+
+/*
  * Install @table (@n entries) on @s; its next links are (re)computed.
  * Queued packets stay where they are: the class being served gives what
  * it holds back as deficit, the walk restarts at the first entry, sbt
@@ -188,8 +215,17 @@ static inline void dt_set_table(struct dt_sched *s, struct dt_entry *table,
 	if (s->cur >= 0 && s->mode == DT_MODE_DTABLE)
 		s->cls[s->cur].deficit = s->acc;
 	if (s->table) {
-		for (i = 0; i < s->ncls; i++)
+		/*
+		 * A drained class is idle from here: the new walk (or sbt,
+		 * which drains eagerly) must not find it marked.  The walk
+		 * has not passed it since it drained, or it would be idle
+		 * already, so no pass is lost.
+		 */
+		for (i = 0; i < s->ncls; i++) {
+			if (s->cls[i].drained)
+				dt_class_idle(s, i);
 			dt_fold_idle(s, &s->cls[i]);
+		}
 	}
 	s->table = table;
 	s->n = n;
@@ -248,40 +284,17 @@ static inline void dt_init(struct dt_sched *s, struct dt_class *cls, fq_u32 ncls
 }
 
 /* Class @cls has packets now (idempotent: call after every enqueue). */
-static inline void dt_class_active(struct dt_sched *s, fq_u32 cls)
+static fq_always_inline void dt_class_active(struct dt_sched *s, fq_u32 cls)
 {
 	struct dt_class *c = &s->cls[cls];
 
-	if (c->active)
+	if (c->active) {
+		c->drained = false;
 		return;
+	}
 	dt_fold_idle(s, c);
 	c->active = true;
 	dt_mark(s, c, true);
-}
-
-/*
- * Class @cls has no packet left: it loses its deficit and the link.
- * Idempotent.  Inside dt_enter() / dt_leave() of the same class it is put
- * off: dt_leave() decides from what the queue holds then.
- */
-static inline void dt_class_idle(struct dt_sched *s, fq_u32 cls)
-{
-	struct dt_class *c;
-
-	if (cls >= s->ncls || (fq_s32)cls == s->asking)
-		return;
-	c = &s->cls[cls];
-	c->deficit = 0;
-	if (s->cur == (fq_s32)cls) {
-		s->cur = -1;
-		s->acc = 0;
-	}
-	if (!c->active)
-		return;
-	c->active = false;
-	c->idle_walks = s->walks;
-	c->idle_pos = s->pos;
-	dt_mark(s, c, false);
 }
 
 /*
@@ -306,13 +319,14 @@ static inline bool dt_drains_lazily(const struct dt_sched *s)
  * deficit and the link at once; in the lazy modes it stays active (its
  * bits set) until the walk finds it empty or a packet comes.
  */
-static inline void dt_class_drained(struct dt_sched *s, fq_u32 cls)
+static fq_always_inline void dt_class_drained(struct dt_sched *s, fq_u32 cls)
 {
 	if (!dt_drains_lazily(s)) {
 		dt_class_idle(s, cls);
 		return;
 	}
 	s->cls[cls].deficit = 0;
+	s->cls[cls].drained = true;
 	if (s->cur == (fq_s32)cls) {
 		s->cur = -1;
 		s->acc = 0;
@@ -324,12 +338,12 @@ static inline void dt_class_drained(struct dt_sched *s, fq_u32 cls)
  * the queue may report drops back through dt_class_idle().  @has_packets:
  * does the queue hold a packet afterwards (queued or held back)?
  */
-static inline void dt_enter(struct dt_sched *s, fq_u32 cls)
+static fq_always_inline void dt_enter(struct dt_sched *s, fq_u32 cls)
 {
 	s->asking = (fq_s32)cls;
 }
 
-static inline void dt_leave(struct dt_sched *s, fq_u32 cls, bool has_packets)
+static fq_always_inline void dt_leave(struct dt_sched *s, fq_u32 cls, bool has_packets)
 {
 	s->asking = -1;
 	if (has_packets)
@@ -342,7 +356,7 @@ static inline void dt_leave(struct dt_sched *s, fq_u32 cls, bool has_packets)
  * dt_leave() after our dequeue of class @cls's head: an empty class is
  * drained (dt_class_drained()), not idle.
  */
-static inline void dt_leave_dequeue(struct dt_sched *s, fq_u32 cls, bool has_packets)
+static fq_always_inline void dt_leave_dequeue(struct dt_sched *s, fq_u32 cls, bool has_packets)
 {
 	s->asking = -1;
 	if (has_packets)
@@ -352,7 +366,7 @@ static inline void dt_leave_dequeue(struct dt_sched *s, fq_u32 cls, bool has_pac
 }
 
 /* head() of class @cls, bracketed: its answer is what the state becomes */
-static inline int dt_ask(struct dt_sched *s, dt_head_fn head, void *ctx, fq_u32 cls)
+static fq_always_inline int dt_ask(struct dt_sched *s, dt_head_fn head, void *ctx, fq_u32 cls)
 {
 	int len;
 
@@ -381,7 +395,7 @@ static inline fq_u64 dt_class_skipped(const struct dt_sched *s, fq_u32 cls)
  * The first entry after @from, cyclically, whose class is active; -1 when
  * none is.  At most one look per 64 entries.
  */
-static inline int dt_next_active(const struct dt_sched *s, fq_u32 from)
+static fq_always_inline int dt_next_active(const struct dt_sched *s, fq_u32 from)
 {
 	fq_u32 words = (s->n + 63) / 64, i = from + 1 >= s->n ? 0 : from + 1, k;
 
@@ -480,7 +494,7 @@ static inline int dt_table_check(const struct dt_entry *table, fq_u32 n,
  * holds a full packet size, and is charged what the class holds, so no
  * packet waits forever.
  */
-static inline bool dt_fits(const struct dt_class *c, fq_u32 len, fq_u64 acc)
+static fq_always_inline bool dt_fits(const struct dt_class *c, fq_u32 len, fq_u64 acc)
 {
 	return len <= acc || (len > c->mtu && acc >= c->mtu && acc);
 }
@@ -669,7 +683,7 @@ static fq_always_inline int dt_pick(struct dt_sched *s, dt_head_fn head, void *c
 }
 
 /* The head of class @cls (just picked), @len bytes, has left. */
-static inline void dt_charge(struct dt_sched *s, fq_u32 cls, fq_u32 len)
+static fq_always_inline void dt_charge(struct dt_sched *s, fq_u32 cls, fq_u32 len)
 {
 	struct dt_class *c = &s->cls[cls];
 

@@ -787,16 +787,19 @@ UNIT_TEST(sbt_decides_as_algorithm_1)
 
 /*
  * The lazy drain changes no decision: the same random operations (pushes,
- * drops inside peeks and dequeues, held children, dequeues) run once with
- * drained classes made idle at once and once with them left for the walk,
- * and after every operation the pick, every class's visits, skips and
- * deficit, and the walk's position and counters are the same.  2000
- * rounds of 80 operations in each mode.
+ * drops inside peeks and dequeues, held children, dequeues, a new table
+ * in any mode, as "tc qdisc change" installs) run once with drained
+ * classes made idle at once and once with them left for the walk, and
+ * after every operation the pick, every class's visits, skips and
+ * deficit, and the walk's position and counters are the same, and the
+ * state is consistent (check_invariants()).  2000 rounds of 80
+ * operations, starting in each mode.
  */
 #define LAZY_ROUNDS	2000
 #define LAZY_OPS	80
 
 static fq_u64 lazy_log[2][LAZY_ROUNDS * LAZY_OPS];
+static int lazy_bad;
 
 static fq_u64 mix(fq_u64 h, fq_u64 v)
 {
@@ -822,29 +825,55 @@ static fq_u64 state_hash(int picked, int len)
 	return h;
 }
 
+/* a valid random table for @ncls classes in @mode, in @t; its length */
+static fq_u32 lazy_table(struct dt_entry *t, fq_u32 ncls, fq_u8 mode, fq_u32 *rnd)
+{
+	fq_u32 n, i, j, x;
+
+#define LRND(n) ((*rnd = *rnd * 1103515245u + 12345u) >> 8) % (n)
+	n = mode == DT_MODE_SBT ? ncls : ncls + LRND(2 * ncls + 1);
+	for (i = 0; i < n; i++) {
+		t[i].cls = i < ncls ? i : LRND(ncls);
+		t[i].weight = mode == DT_MODE_DTABLE ? 16 + LRND(32) :
+			      mode == DT_MODE_SBT ? 1 + LRND(4) : 1;
+	}
+	for (i = n - 1; i > 0; i--) {	/* shuffled: any class first */
+		j = LRND(i + 1);
+		x = t[i].cls;
+		t[i].cls = t[j].cls;
+		t[j].cls = x;
+	}
+#undef LRND
+	return n;
+}
+
 static int lazy_run(fq_u8 mode, bool eager, fq_u64 *log)
 {
-	static struct dt_entry t[24];
+	static struct dt_entry t[2][24];
 	fq_u32 rnd = 777 + mode, sent = 0;
-	int round, op, n_log = 0;
+	int round, op, n_log = 0, cur_t = 0;
 
 #define LRND(n) ((rnd = rnd * 1103515245u + 12345u) >> 8) % (n)
 	eager_drain = eager;
 	for (round = 0; round < LAZY_ROUNDS; round++) {
-		fq_u32 ncls = 2 + LRND(6), n = ncls + LRND(2 * ncls + 1), i, c;
+		fq_u32 ncls = 2 + LRND(6), n, c;
 
-		for (i = 0; i < n; i++) {
-			t[i].cls = i < ncls ? i : LRND(ncls);
-			t[i].weight = mode == DT_MODE_DTABLE ? 16 + LRND(32) :
-				      mode == DT_MODE_SBT ? 1 + LRND(4) : 1;
-		}
-		setup(t, n, ncls, mode, 64, 1000);
+		n = lazy_table(t[cur_t], ncls, mode, &rnd);
+		setup(t[cur_t], n, ncls, mode, 64, 1000);
 		memset(drop_on_dequeue, 0, sizeof(drop_on_dequeue));
 		for (op = 0; op < LAZY_OPS; op++) {
 			int picked = -2, l = 0;
 
 			c = LRND(ncls);
-			switch (LRND(8)) {
+			switch (LRND(9)) {
+			case 8: {
+				fq_u8 m = LRND(3);
+
+				cur_t = !cur_t;
+				n = lazy_table(t[cur_t], ncls, m, &rnd);
+				dt_set_table(&S, t[cur_t], n, m, 64);
+				break;
+			}
 			case 0:
 			case 1:
 			case 2:
@@ -865,6 +894,8 @@ static int lazy_run(fq_u8 mode, bool eager, fq_u64 *log)
 				break;
 			}
 			log[n_log++] = state_hash(picked, l);
+			if (!lazy_bad)
+				lazy_bad = check_invariants("lazy drain", round);
 		}
 	}
 #undef LRND
@@ -881,6 +912,7 @@ UNIT_TEST(lazy_drain_decides_as_the_eager_one)
 
 		EXPECT_EQ(lazy_run(mode, false, lazy_log[1]), sent);
 		EXPECT_TRUE(sent > 20000);	/* not vacuous */
+		EXPECT_EQ(lazy_bad, 0);
 		for (i = 0; i < LAZY_ROUNDS * LAZY_OPS; i++) {
 			if (lazy_log[0][i] != lazy_log[1][i]) {
 				UNIT_FAIL("mode %u: round %d operation %d differs",
