@@ -187,6 +187,7 @@ static inline void dt_class_idle(struct dt_sched *s, fq_u32 cls)
 		return;
 	c = &s->cls[cls];
 	c->deficit = 0;
+	c->drained = false;
 	if (s->cur == (fq_s32)cls) {
 		s->cur = -1;
 		s->acc = 0;
@@ -194,7 +195,6 @@ static inline void dt_class_idle(struct dt_sched *s, fq_u32 cls)
 	if (!c->active)
 		return;
 	c->active = false;
-	c->drained = false;
 	c->idle_walks = s->walks;
 	c->idle_pos = s->pos;
 	dt_mark(s, c, false);
@@ -317,11 +317,12 @@ static inline bool dt_drains_lazily(const struct dt_sched *s)
 /*
  * Our own dequeue emptied class @cls: like dt_class_idle(), it loses its
  * deficit and the link at once; in the lazy modes it stays active (its
- * bits set) until the walk finds it empty or a packet comes.
+ * bits set) until the walk finds it empty or a packet comes.  Only an
+ * active class is drained (one that is not has nothing to keep).
  */
 static fq_always_inline void dt_class_drained(struct dt_sched *s, fq_u32 cls)
 {
-	if (!dt_drains_lazily(s)) {
+	if (!dt_drains_lazily(s) || !s->cls[cls].active) {
 		dt_class_idle(s, cls);
 		return;
 	}

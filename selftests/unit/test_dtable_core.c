@@ -589,6 +589,11 @@ static int check_invariants(const char *where, int round)
 	for (c = 0; c < S.ncls; c++) {
 		bool has = F.head[c] != F.tail[c];
 
+		if (CLS[c].drained && (has || !CLS[c].active)) {
+			printf("#   round %d %s: class %u drained, active %d with %d packets\n",
+			       round, where, c, CLS[c].active, F.tail[c] - F.head[c]);
+			return 1;
+		}
 		if (CLS[c].active != has && (has || !dt_drains_lazily(&S))) {
 			printf("#   round %d %s: class %u active %d with %d packets\n",
 			       round, where, c, CLS[c].active, F.tail[c] - F.head[c]);
