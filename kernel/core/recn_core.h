@@ -109,7 +109,8 @@ struct recn_tell {
 	fq_u64 told;		/* upstream ports notified: they may hold SAQs */
 	fq_u64 fresh;		/* ... notified in this refresh period */
 	fq_u64 fresh_at;	/* when the period began */
-	fq_u64 xoff_at;		/* last Xoff sent */
+	fq_u64 xoff_at;		/* last Xoff sent to all */
+	fq_u64 xoff_again_at;	/* last Xoff sent again to one port */
 	bool xoff;		/* the told ports are stopped */
 };
 
@@ -260,8 +261,8 @@ static inline enum recn_cfg_err recn_cfg_check(const struct recn_cfg *c)
 
 /*
  * Defaults for a VC buffer of @buffer bytes and frames of up to @mtu
- * bytes: congestion at two full frames, Xoff at four, Xon at two; a 1 ms
- * lease refreshed every 250 us, idle lines freed after 2 ms.  Eight SAQs
+ * bytes: congestion at two full frames, Xoff at four, Xon at two; a
+ * 200 us lease refreshed every 50 us, idle lines freed after 1 ms.  Eight SAQs
  * stopped at four frames each, plus what is in flight, must leave room
  * for the detection queues: the buffer should hold 40 frames or more.
  */
@@ -271,9 +272,9 @@ static inline void recn_cfg_default(struct recn_cfg *c, fq_u32 mtu)
 	c->detect = 2 * mtu;
 	c->xoff = 4 * mtu;
 	c->xon = 2 * mtu;
-	c->lease_ns = 1000000;
-	c->refresh_ns = 250000;
-	c->idle_ns = 2000000;
+	c->lease_ns = 200000;
+	c->refresh_ns = 50000;
+	c->idle_ns = 1000000;
 }
 
 static inline void recn_init(struct recn_set *s, const struct recn_cfg *cfg)
@@ -339,15 +340,37 @@ typedef bool (*recn_ok_fn)(void *ctx, fq_u32 q);
 
 static inline int recn_next(const struct recn_set *s, fq_s32 last, recn_ok_fn ok, void *ctx)
 {
-	fq_u32 n = RECN_DETQS + s->cfg.nsaq, k, q;
+	fq_u32 n = RECN_DETQS + s->cfg.nsaq, i, pass;
 	fq_u32 start = last < 0 || (fq_u32)last + 1 >= n ? 0 : (fq_u32)last + 1;
+	fq_u64 det = s->busy, saq = 0;
 
-	for (k = 0; k < n; k++) {
-		q = start + k < n ? start + k : start + k - n;
-		if (q < RECN_DETQS ? !(s->busy >> q & 1) : !recn_saq_ready(s, q - RECN_DETQS))
-			continue;
-		if (!ok || ok(ctx, q))
-			return (int)q;
+	for (i = 0; i < s->cfg.nsaq; i++)
+		if (recn_saq_ready(s, i))
+			saq |= 1ULL << i;
+	/* the candidates from @start to the end, then from 0 to @start */
+	for (pass = 0; pass < 2; pass++) {
+		fq_u32 lo = pass ? 0 : start, hi = pass ? start : n;
+		fq_u64 d = lo < RECN_DETQS ? det & (~0ULL << lo) : 0;
+		fq_u64 a = saq & (lo > RECN_DETQS ? ~0ULL << (lo - RECN_DETQS) : ~0ULL);
+
+		if (hi <= RECN_DETQS) {
+			d &= hi == RECN_DETQS ? ~0ULL : (1ULL << hi) - 1;
+			a = 0;
+		} else {
+			a &= (1ULL << (hi - RECN_DETQS)) - 1;
+		}
+		for (; d; d &= d - 1) {
+			fq_u32 q = (fq_u32)__builtin_ctzll(d);
+
+			if (!ok || ok(ctx, q))
+				return (int)q;
+		}
+		for (; a; a &= a - 1) {
+			fq_u32 q = RECN_DETQS + (fq_u32)__builtin_ctzll(a);
+
+			if (!ok || ok(ctx, q))
+				return (int)q;
+		}
 	}
 	return -1;
 }
@@ -403,7 +426,21 @@ static inline void recn_tell_arrival(struct recn_set *s, struct recn_tell *t,
 	if (bytes >= s->cfg.xoff && !t->xoff && t->told) {
 		t->xoff = true;
 		t->xoff_at = now;
+		t->xoff_again_at = now;
 		recn_tell_all(s, t, pt, RECN_MSG_XOFF, send, ctx);
+	} else if (t->xoff && bytes >= s->cfg.xoff && from < RECN_UPSTREAM_MAX &&
+		   now - t->xoff_again_at >= s->cfg.refresh_ns / 8) {
+		/*
+		 * A stopped port still sends: its frames were on the way, or
+		 * the Xoff was lost.  Tell it again, at most every
+		 * refresh_ns / 8, rather than let it fill the buffer until
+		 * the next refresh.
+		 */
+		struct recn_msg m = { .kind = RECN_MSG_XOFF, .pt = *pt };
+
+		t->xoff_again_at = now;
+		send(ctx, from, &m);
+		s->st.xoff_tx++;
 	}
 }
 

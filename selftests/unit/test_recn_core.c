@@ -59,6 +59,17 @@ static fq_u32 route2(int a, int b)
 	return r;
 }
 
+/* xorshift64, fixed seed: every run the same */
+static unsigned long long rng_small = 0x9E3779B97F4A7C15ULL;
+
+static unsigned int rnd_small(unsigned int n)
+{
+	rng_small ^= rng_small << 13;
+	rng_small ^= rng_small >> 7;
+	rng_small ^= rng_small << 17;
+	return (unsigned int)(rng_small % n);
+}
+
 static struct recn_point pt_of(fq_u64 turns, fq_u8 len, fq_u8 sl)
 {
 	return (struct recn_point){ .turns = turns, .len = len, .sl = sl };
@@ -249,6 +260,34 @@ UNIT_TEST(root_xoff_and_xon_with_hysteresis)
 	EXPECT_EQ(log_count(&l, mark, RECN_MSG_XOFF, ~0u), 2);
 }
 
+/* A stopped port whose frames still come is told again, not every frame. */
+UNIT_TEST(xoff_again_to_a_port_that_still_sends)
+{
+	struct recn_cfg c = cfg_small();
+	struct recn_set s;
+	struct log l = { .n = 0 };
+	fq_u32 r = route2(3, -1), q = recn_detq_of(r);
+	fq_u64 gap = c.refresh_ns / 8;
+	unsigned int mark;
+	int i;
+
+	recn_init(&s, &c);
+	for (i = 0; i < 4; i++)
+		recn_arrive(&s, q, r, 0, 1000, 2, 0, log_send, &l);
+	ASSERT_EQ(log_count(&l, 0, RECN_MSG_XOFF, 2), 1);
+	mark = l.n;
+	/* what was on the way arrives at once: no repeat yet */
+	recn_arrive(&s, q, r, 0, 1000, 2, gap - 1, log_send, &l);
+	EXPECT_EQ(l.n, mark);
+	/* still coming a gap later: the Xoff was lost, say it again */
+	recn_arrive(&s, q, r, 0, 1000, 2, gap, log_send, &l);
+	recn_arrive(&s, q, r, 0, 1000, 2, gap + 1, log_send, &l);
+	EXPECT_EQ(log_count(&l, mark, RECN_MSG_XOFF, 2), 1);
+	recn_arrive(&s, q, r, 0, 1000, 2, 2 * gap, log_send, &l);
+	EXPECT_EQ(log_count(&l, mark, RECN_MSG_XOFF, 2), 2);
+	EXPECT_EQ(l.n, mark + 2);
+}
+
 /* ---- SAQs ---------------------------------------------------------------- */
 
 UNIT_TEST(saq_alloc_repeat_full_and_bad)
@@ -381,6 +420,59 @@ UNIT_TEST(round_robin_among_ready_queues)
 	EXPECT_EQ(recn_next(&s, q, NULL, NULL), -1);
 }
 
+/* recn_next() written plainly: one look at each queue after @last */
+static int next_plain(const struct recn_set *s, fq_s32 last, const fq_u64 *okmask)
+{
+	fq_u32 n = RECN_DETQS + s->cfg.nsaq, k, q;
+
+	for (k = 1; k <= n; k++) {
+		q = (fq_u32)(((fq_s64)last + k + n) % n);
+		if (q < RECN_DETQS ? !(s->busy >> q & 1) : !recn_saq_ready(s, q - RECN_DETQS))
+			continue;
+		if (okmask[q / 64] >> (q % 64) & 1)
+			return (int)q;
+	}
+	return -1;
+}
+
+static bool ok_by_mask(void *ctx, fq_u32 q)
+{
+	const fq_u64 *m = ctx;
+
+	return m[q / 64] >> (q % 64) & 1;
+}
+
+/* Random sets, random filters, every starting point: as the plain scan. */
+UNIT_TEST(next_finds_what_a_plain_scan_finds)
+{
+	struct recn_cfg c = cfg_small();
+	struct recn_set s;
+	int round, wrong = 0;
+
+	for (round = 0; round < 20000; round++) {
+		fq_u64 okmask[2];
+		fq_u32 i;
+		fq_s32 last;
+
+		c.nsaq = 1 + rnd_small(RECN_SAQ_MAX);
+		recn_init(&s, &c);
+		s.busy = (fq_u64)rnd_small(1u << 30) << 34 ^ rnd_small(1u << 30);
+		if (rnd_small(4) == 0)
+			s.busy &= (fq_u64)rnd_small(1u << 30);	/* sparse */
+		for (i = 0; i < c.nsaq; i++) {
+			s.saq[i].used = rnd_small(4) != 0;
+			s.saq[i].frames = rnd_small(3);
+			s.saq[i].stopped = rnd_small(5) == 0;
+		}
+		okmask[0] = rnd_small(3) ? ~0ULL : (fq_u64)rnd_small(1u << 30) << 30 ^ rnd_small(1u << 30);
+		okmask[1] = rnd_small(3) ? ~0ULL : rnd_small(1u << 16);
+		last = (fq_s32)rnd_small(RECN_DETQS + c.nsaq + 1) - 1;
+		if (recn_next(&s, last, ok_by_mask, okmask) != next_plain(&s, last, okmask))
+			wrong++;
+	}
+	EXPECT_EQ(wrong, 0);
+}
+
 UNIT_TEST(xoff_stops_a_saq_and_a_lost_xon_ends_with_the_lease)
 {
 	struct recn_cfg c = cfg_small();
@@ -494,16 +586,6 @@ UNIT_TEST(root_released_frees_and_renotifies)
 
 /* ---- a long random run -------------------------------------------------- */
 
-static unsigned long long rng = 88172645463325252ULL;
-
-static unsigned int rnd(unsigned int n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (unsigned int)(rng % n);
-}
-
 #define RUN_FRAMES 4096
 
 struct frame {
@@ -602,24 +684,24 @@ UNIT_TEST(random_run_keeps_order_and_counts)
 	for (q = 0; q < RECN_DETQS + RECN_SAQ_MAX; q++)
 		fq[q] = (struct fifo){ -1, -1 };
 	for (round = 0; made < RUN_FRAMES || left; round++) {
-		unsigned int op = rnd(10);
+		unsigned int op = rnd_small(10);
 
-		now += rnd(50000);
+		now += rnd_small(50000);
 		if (op < 4 && made < RUN_FRAMES) {
 			struct frame *f = &fr[made];
-			fq_u32 flow = rnd(24);
+			fq_u32 flow = rnd_small(24);
 			int saq;
 
 			/* flow f: out of port f % 3, then f / 3 % 4, SL f % 4 */
 			f->flow = flow;
 			f->route = route2((int)(flow % 3), (int)(flow / 3 % 4) - 1);
 			f->sl = (fq_u8)(flow % 4);
-			f->len = 64 + rnd(1436);
+			f->len = 64 + rnd_small(1436);
 			f->seq = next_seq[flow]++;
 			saq = recn_classify(&s, f->route, f->sl);
 			q = saq >= 0 ? RECN_Q_SAQ((fq_u32)saq) : recn_detq_of(f->route);
 			fifo_push(&fq[q], fr, made);
-			recn_arrive(&s, q, f->route, f->sl, f->len, rnd(4), now, log_send, &l);
+			recn_arrive(&s, q, f->route, f->sl, f->len, rnd_small(4), now, log_send, &l);
 			made++;
 			left++;
 		} else if (op < 7) {
@@ -635,15 +717,15 @@ UNIT_TEST(random_run_keeps_order_and_counts)
 			left--;
 		} else if (op < 9) {
 			struct recn_msg m;
-			fq_u32 flow = rnd(24);
+			fq_u32 flow = rnd_small(24);
 
-			m.kind = (fq_u8)(1 + rnd(5));	/* 5: no such kind */
+			m.kind = (fq_u8)(1 + rnd_small(5));	/* 5: no such kind */
 			m.pt = pt_of(flow % 3 + 1, 1, (fq_u8)(flow % 4));
-			if (rnd(2))
+			if (rnd_small(2))
 				m.pt = pt_of(m.pt.turns | (fq_u64)(flow / 3 % 4) << 6, 2, m.pt.sl);
-			if (!rnd(20))
-				m.pt.len = (fq_u8)rnd(9);	/* often malformed */
-			recn_receive(&s, &m, rnd(4), now, log_send, &l);
+			if (!rnd_small(20))
+				m.pt.len = (fq_u8)rnd_small(9);	/* often malformed */
+			recn_receive(&s, &m, rnd_small(4), now, log_send, &l);
 		} else {
 			recn_tick(&s, now, log_send, &l);
 		}

@@ -16,6 +16,7 @@
 #pragma weak qsim_cmd_lanes
 #pragma weak qsim_cmd_switch
 #pragma weak qsim_cmd_fbs
+#pragma weak qsim_cmd_recn
 
 static const struct qsim_cmd *const qsim_cmds[] = {
 	&qsim_cmd_port,
@@ -23,6 +24,7 @@ static const struct qsim_cmd *const qsim_cmds[] = {
 	&qsim_cmd_lanes,
 	&qsim_cmd_switch,
 	&qsim_cmd_fbs,
+	&qsim_cmd_recn,
 };
 
 static void qsim_usage(FILE *out)

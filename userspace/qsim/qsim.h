@@ -11,6 +11,8 @@
  *                     advanced / ideal)
  *   qsim fbs    ...   FBS slot schedules: drifting clocks held in step by
  *                     back-pressure
+ *   qsim recn   ...   RECN congestion isolation in a two-level lossless
+ *                     fabric (fifo / voq / recn)
  *
  * A subcommand gets argv with argv[0] set to its own name and returns the
  * process exit status.
@@ -34,6 +36,7 @@ extern const struct qsim_cmd qsim_cmd_table;
 extern const struct qsim_cmd qsim_cmd_lanes;
 extern const struct qsim_cmd qsim_cmd_switch;
 extern const struct qsim_cmd qsim_cmd_fbs;
+extern const struct qsim_cmd qsim_cmd_recn;
 
 /* flows.c: for the trace-driven subcommands */
 struct qsim_flow {
