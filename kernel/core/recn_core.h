@@ -321,14 +321,20 @@ static inline fq_u32 recn_departed(const struct recn_set *s, fq_s32 q)
 	return RECN_Q_IS_SAQ(q) ? s->saq[q - RECN_DETQS].departed : s->detq[q].departed;
 }
 
+/* Are frames of SAQ @i's point that came before it still queued elsewhere? */
+static inline bool recn_saq_waiting(const struct recn_set *s, fq_u32 i)
+{
+	const struct recn_saq *q = &s->saq[i];
+
+	return q->wait_q >= 0 && (fq_s32)(recn_departed(s, q->wait_q) - q->wait_seq) < 0;
+}
+
 /* May SAQ @i be served: frames, not stopped, nothing of its point ahead? */
 static inline bool recn_saq_ready(const struct recn_set *s, fq_u32 i)
 {
 	const struct recn_saq *q = &s->saq[i];
 
-	if (!q->used || !q->frames || q->stopped)
-		return false;
-	return q->wait_q < 0 || (fq_s32)(recn_departed(s, q->wait_q) - q->wait_seq) >= 0;
+	return q->used && q->frames && !q->stopped && !recn_saq_waiting(s, i);
 }
 
 /*
@@ -494,12 +500,19 @@ static inline void recn_saq_free(struct recn_set *s, fq_u32 i, recn_send_fn send
 {
 	struct recn_saq *q = &s->saq[i];
 	struct recn_msg m = { .kind = RECN_MSG_RELEASE, .pt = q->pt };
+	/*
+	 * It is empty: whoever waited for its frames to go waits now for
+	 * what it waited for itself, if anything.
+	 */
+	bool waiting = recn_saq_waiting(s, i);
 	fq_u32 j;
 
-	/* whoever waited for its frames to go has nothing left to wait for */
-	for (j = 0; j < RECN_SAQ_MAX; j++)
-		if (s->saq[j].wait_q == (fq_s32)RECN_Q_SAQ(i))
-			s->saq[j].wait_q = -1;
+	for (j = 0; j < RECN_SAQ_MAX; j++) {
+		if (s->saq[j].wait_q != (fq_s32)RECN_Q_SAQ(i))
+			continue;
+		s->saq[j].wait_q = waiting ? q->wait_q : -1;
+		s->saq[j].wait_seq = q->wait_seq;
+	}
 	*q = (struct recn_saq){ .wait_q = -1 };
 	s->st.saq_free++;
 	send(ctx, RECN_DOWNSTREAM, &m);
@@ -624,7 +637,11 @@ static inline void recn_saq_alloc(struct recn_set *s, const struct recn_point *p
 	}
 	q = &s->saq[free];
 	*q = (struct recn_saq){ .used = true, .pt = *pt, .empty_since = now };
-	if (before >= 0) {
+	if (before >= 0 && !s->saq[before].frames && recn_saq_waiting(s, (fq_u32)before)) {
+		/* it holds none of them yet: they are where it waits for */
+		q->wait_q = s->saq[before].wait_q;
+		q->wait_seq = s->saq[before].wait_seq;
+	} else if (before >= 0) {
 		q->wait_q = RECN_Q_SAQ(before);
 		q->wait_seq = s->saq[before].arrived;
 	} else {

@@ -389,6 +389,44 @@ UNIT_TEST(new_saq_waits_for_the_longest_prefix)
 	EXPECT_TRUE(recn_saq_ready(&s, 2));
 }
 
+/*
+ * A SAQ still waiting for its detection queue passes the wait on: to a
+ * longer SAQ made while it holds nothing, and to those waiting for it
+ * when it is freed.  (qsim recn found flows reordered without this.)
+ */
+UNIT_TEST(a_wait_passes_down_a_chain_of_saqs)
+{
+	unsigned int ports[2] = { 2, 1 };
+	struct recn_cfg c = cfg_small();
+	struct recn_set s;
+	struct log l = { .n = 0 };
+	struct recn_msg m = { .kind = RECN_MSG_NOTIFY, .pt = pt_of(3, 1, 0) };
+	fq_u32 r, d;
+	int round;
+
+	ASSERT_TRUE(fhc_route_build(ports, 2, &r));
+	d = recn_detq_of(r);
+	for (round = 0; round < 2; round++) {
+		recn_init(&s, &c);
+		recn_arrive(&s, d, r, 0, 100, RECN_NO_UPSTREAM, 0, log_send, &l);
+		recn_receive(&s, &m, 0, 0, log_send, &l);	/* S: [3], waits for d */
+		m.pt = pt_of(3 | 2 << 6, 2, 0);
+		recn_receive(&s, &m, 0, 0, log_send, &l);	/* P: [3, 2], S empty */
+		m.pt = pt_of(3, 1, 0);
+		ASSERT_EQ(recn_classify(&s, r, 0), 1);
+		recn_arrive(&s, RECN_Q_SAQ(1), r, 0, 100, RECN_NO_UPSTREAM, 0, log_send, &l);
+		if (round) {
+			/* S, empty and a leaf, is freed by time: P still waits */
+			recn_tick(&s, c.idle_ns, log_send, &l);
+			ASSERT_TRUE(!s.saq[0].used);
+		}
+		EXPECT_TRUE(!recn_saq_ready(&s, 1));
+		EXPECT_EQ(recn_next(&s, -1, NULL, NULL), (int)d);
+		recn_depart(&s, d, 100, 1, log_send, &l);
+		EXPECT_TRUE(recn_saq_ready(&s, 1));
+	}
+}
+
 UNIT_TEST(round_robin_among_ready_queues)
 {
 	struct recn_cfg c = cfg_small();
