@@ -12,6 +12,8 @@
 #                     instructions by kernel function, in build/profile/
 #   make demo [S=names] [LIVE=1]  the paper's architectures side by side, tables
 #                     and plots in build/demo/ (Documentation/demo.rst)
+#   make recn-demo    RECN in qsim (also part of make demo): a congestion
+#                     tree and the paper's sweep; build/recn-demo/
 #   make fbs-demo     FBS in the VM: empty slots against Eq. 3, corruption
 #                     without feedback; tables and plots in build/fbs-demo/
 #                     (Documentation/fbs.rst; NODES, DRIFT, PERIODS)
@@ -73,7 +75,7 @@ UNIT_TESTS := $(patsubst selftests/unit/%.c,$(B)/selftests/unit/%,$(wildcard sel
 VM_HELPERS := $(patsubst selftests/vm/%.c,$(B)/selftests/vm/%,$(wildcard selftests/vm/*.c))
 
 .PHONY: all modules userspace plugins selftests-build setup setup-if-needed \
-	check check-locked check-debug check-debug-locked bench bench-locked demo demo-locked fbs-demo fbs-demo-locked build-quiet \
+	check check-locked check-debug check-debug-locked bench bench-locked demo demo-locked recn-demo fbs-demo fbs-demo-locked build-quiet \
 	profile profile-locked \
 	install install-files \
 	clean help
@@ -211,8 +213,14 @@ demo: setup-if-needed
 	@mkdir -p $(B)
 	@flock $(B)/.check.lock $(MAKE) --no-print-directory demo-locked
 
+# S=recn, or no S: also the RECN measurements in qsim (scripts/recn-demo.sh)
 demo-locked: build-quiet
-	@scripts/demo.sh $(if $(LIVE),--live) $(S)
+	@$(if $(filter-out recn,$(S)),scripts/demo.sh $(if $(LIVE),--live) $(filter-out recn,$(S)),$(if $(S),true,scripts/demo.sh $(if $(LIVE),--live)))
+	@$(if $(or $(if $(S),,all),$(filter recn,$(S))),scripts/recn-demo.sh,true)
+
+# RECN in qsim alone: no VM (Documentation/recn.rst)
+recn-demo: $(B)/bin/qsim
+	@scripts/recn-demo.sh
 
 fbs-demo: setup-if-needed
 	@mkdir -p $(B)

@@ -35,13 +35,7 @@ sim() { "$QSIM" recn --leaves 2 --hosts 3 --spines 1 "$@"; }
 field() { awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }' <<< "$1"; }
 flow_rate() { field "$(grep "^flow $2 " <<< "$1")" rate_Bps; }
 
-awk 'BEGIN {
-	for (t = 0; t < 2000000; t += 2000) {
-		printf "%d 1 5 2000 4\n%d 3 5 2000 4\n%d 4 5 2000 4\n", t, t, t
-		if (t % 4000 == 0)
-			printf "%d 0 3 2000 5\n", t
-	}
-}' > "$T/tree"
+awk -f "$ROOT/scripts/recn-tree.awk" > "$T/tree"
 OFFERED=500000000	# host 0's rate
 
 window() { sim --warmup 500000 --until 2000000 "$@" "$T/tree"; }

@@ -1,0 +1,159 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# recn-report.sh DIR: the tables of scripts/recn-demo.sh's results (DIR/
+# tree.tsv, results.tsv, tree-saqs.dat) on stdout and in DIR/report.md,
+# with plots (PNG and SVG) when gnuplot is installed.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+DIR=${1:?usage: recn-report.sh DIR}
+[ -s "$DIR/results.tsv" ] && [ -s "$DIR/tree.tsv" ] || fq_die "$DIR: no results"
+# the loads measured, in order
+LOADS=$(awk -F'\t' 'NR > 1 { print $2 }' "$DIR/results.tsv" | sort -n -u | tr '\n' ' ')
+
+# best-effort throughput, accepted over offered (%), all four SLs or one
+be_table() {	# be_table SL|all
+	awk -F'\t' -v want="$1" -v order="$LOADS" 'NR > 1 && $3 >= 4 && (want == "all" || $3 == want) {
+			off[$2, $1] += $4; acc[$2, $1] += $5
+		}
+		END {
+			n = split(order, ls, " ")
+			for (i = 1; i <= n; i++) {
+				l = ls[i]
+				printf "%s", l
+				split("fifo voq recn", a, " ")
+				for (k = 1; k <= 3; k++)
+					printf "\t%.1f", off[l, a[k]] ? 100 * acc[l, a[k]] / off[l, a[k]] : 0
+				printf "\n"
+			}
+		}' "$DIR/results.tsv"
+}
+# QoS latency (us) of one SL: column 6 average, 7 maximum
+qos_table() {	# qos_table SL COLUMN
+	awk -F'\t' -v sl="$1" -v c="$2" -v order="$LOADS" 'NR > 1 && $3 == sl { v[$2, $1] = $c / 1000 }
+		END {
+			n = split(order, ls, " ")
+			for (i = 1; i <= n; i++) {
+				l = ls[i]
+				printf "%s\t%.1f\t%.1f\t%.1f\n", l, v[l, "fifo"], v[l, "voq"], v[l, "recn"]
+			}
+		}' "$DIR/results.tsv"
+}
+md_rows() { awk -F'\t' '{ printf "|"; for (i = 1; i <= NF; i++) printf " %s |", $i; printf "\n" }'; }
+
+be_table all > "$DIR/be-all.dat"
+for s in 4 5 6 7; do be_table $s > "$DIR/be-sl$s.dat"; done
+for s in 0 1 2 3; do
+	qos_table $s 6 > "$DIR/qos-avg-sl$s.dat"
+	qos_table $s 7 > "$DIR/qos-max-sl$s.dat"
+done
+
+plots=()
+if command -v gnuplot >/dev/null; then
+	gp=$DIR/recn.gp
+	plot_all() {
+		local ext=$1 s
+		echo "set grid"
+		echo "set key bottom left"
+		echo "set output '$DIR/recn-tree-saqs.$ext'"
+		echo "set title 'SAQs in use over the fabric: hot traffic offered from 0 to 2 ms, then drained from the hosts'"
+		echo "set xlabel 'time (us)'"
+		echo "set ylabel 'SAQs in use'"
+		echo "plot '$DIR/tree-saqs.dat' using 1:2 with steps title 'recn'"
+		echo "set key bottom left"
+		echo "set xlabel 'input load'"
+		echo "set output '$DIR/recn-be-throughput.$ext'"
+		echo "set title 'Best-effort SLs 4-7: accepted over offered traffic (Fig. 2)'"
+		echo "set ylabel 'accepted / offered (%)'"
+		echo "plot for [c=2:4] '$DIR/be-all.dat' using 1:c with linespoints title word('fifo voq recn', c - 1)"
+		echo "set output '$DIR/recn-be-sl.$ext'"
+		echo "set multiplot layout 2,2 title 'Accepted over offered traffic per best-effort SL (Fig. 3)'"
+		for s in 4 5 6 7; do
+			echo "set title 'SL $s'"
+			echo "plot for [c=2:4] '$DIR/be-sl$s.dat' using 1:c with linespoints title word('fifo voq recn', c - 1)"
+		done
+		echo "unset multiplot"
+		echo "set key top left"
+		echo "set ylabel 'latency (us)'"
+		for k in avg max; do
+			echo "set output '$DIR/recn-qos-latency-$k.$ext'"
+			echo "set multiplot layout 2,2 title 'QoS SLs 0-3: $k latency (Fig. $([ $k = avg ] && echo 4 || echo 5))'"
+			for s in 0 1 2 3; do
+				echo "set title 'SL $s'"
+				echo "plot for [c=2:4] '$DIR/qos-$k-sl$s.dat' using 1:c with linespoints title word('fifo voq recn', c - 1)"
+			done
+			echo "unset multiplot"
+		done
+	}
+	{
+		echo "set terminal pngcairo size 900,560 font ',10' noenhanced"
+		plot_all png
+		echo "set terminal svg size 900,560 dynamic font 'sans,11' noenhanced"
+		plot_all svg
+	} > "$gp"
+	if gnuplot "$gp" > "$DIR/gnuplot.log" 2>&1; then
+		plots=(recn-tree-saqs.png recn-be-throughput.png recn-be-sl.png
+		       recn-qos-latency-avg.png recn-qos-latency-max.png)
+	else
+		echo "recn-report: gnuplot failed, see ${DIR#"$FQ_ROOT"/}/gnuplot.log" >&2
+	fi
+else
+	echo "recn-report: gnuplot not found (make setup installs it): no plots" >&2
+fi
+
+{
+	echo "# RECN in qsim"
+	echo
+	echo "## A congestion tree"
+	echo
+	echo "Two leaves of three hosts under one spine, 1 GB/s links, 2000-byte frames:"
+	echo "hosts 1, 3 and 4 each send at the link's rate to host 5; host 0 sends 500"
+	echo "MB/s to host 3 over the spine link that carries host 1's hot frames."
+	echo "Throughput (B/s) and average latency (ns) from 0.5 to 2 ms."
+	echo
+	echo "| arch | flow | rate_Bps | lat_avg_ns |"
+	echo "| --- | --- | --- | --- |"
+	tail -n +2 "$DIR/tree.tsv" | md_rows
+	echo
+	echo "## The paper's experiment, scaled"
+	echo
+	echo "4 leaves of 4 hosts under 4 spines, 1 GB/s links, 16 KiB per VC per side,"
+	echo "8 SLs (0-3 on VC0, 4-7 on VC1), self-similar bursts (5 KB QoS, 30 KB best"
+	echo "effort), each SL a eighth of the input load."
+	echo
+	echo "### Best-effort SLs 4-7, accepted over offered (%)"
+	echo
+	echo "| load | fifo | voq | recn |"
+	echo "| --- | --- | --- | --- |"
+	md_rows < "$DIR/be-all.dat"
+	for s in 4 5 6 7; do
+		echo
+		echo "SL $s:"
+		echo
+		echo "| load | fifo | voq | recn |"
+		echo "| --- | --- | --- | --- |"
+		md_rows < "$DIR/be-sl$s.dat"
+	done
+	for k in avg max; do
+		echo
+		echo "### QoS SLs 0-3, $k latency (us)"
+		for s in 0 1 2 3; do
+			echo
+			echo "SL $s:"
+			echo
+			echo "| load | fifo | voq | recn |"
+			echo "| --- | --- | --- | --- |"
+			md_rows < "$DIR/qos-$k-sl$s.dat"
+		done
+	done
+	for p in "${plots[@]}"; do
+		echo
+		echo "![${p%.png}]($p)"
+	done
+} > "$DIR/report.md"
+echo "best-effort SLs 4-7, accepted/offered (%): load fifo voq recn"
+sed 's/^/  /' "$DIR/be-all.dat"
+echo "QoS SL 3 average latency (us): load fifo voq recn"
+sed 's/^/  /' "$DIR/qos-avg-sl3.dat"
+echo "# report: ${DIR#"$FQ_ROOT"/}/report.md"
