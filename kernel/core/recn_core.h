@@ -80,11 +80,12 @@ struct recn_point {
 	fq_u8 sl;
 };
 
+/* The kinds are those of the wire (FABRIC_CTRL_RECN, recn_wire.h). */
 enum recn_msg_kind {
-	RECN_MSG_NOTIFY = 1,	/* upstream: give the point a SAQ */
-	RECN_MSG_XOFF,		/* upstream: stop serving the point's SAQ */
-	RECN_MSG_XON,		/* upstream: serve it again */
-	RECN_MSG_RELEASE,	/* downstream: my SAQ for the point is gone */
+	RECN_MSG_NOTIFY = FABRIC_RECN_NOTIFY,	/* upstream: give the point a SAQ */
+	RECN_MSG_XOFF = FABRIC_RECN_XOFF,	/* upstream: stop serving its SAQ */
+	RECN_MSG_XON = FABRIC_RECN_XON,		/* upstream: serve it again */
+	RECN_MSG_RELEASE = FABRIC_RECN_RELEASE,	/* downstream: my SAQ for it is gone */
 };
 
 struct recn_msg {

@@ -65,6 +65,27 @@
 #define FABRIC_CTRL_F_QUIET	0x2	/* nothing sent on the VC lately */
 
 /*
+ * FABRIC_CTRL_RECN carries RECN messages (Documentation/recn.rst) to the
+ * other end of the link, 1 to FABRIC_CTRL_RECN_MAX of them:
+ *
+ *   0 type   1 messages (n)   2-3 0
+ *   4 + 12 * i: kind (FABRIC_RECN_*), VC, SL, digits (1 to 6),
+ *               the route digits to the congested point, 8 bytes
+ *
+ * A frame with anything else (another length, a nonzero reserved byte,
+ * an unknown kind, a VC above 1, a point no route can pass) is refused
+ * whole.  Receivers that do not run RECN refuse every one.
+ */
+#define FABRIC_CTRL_RECN	2
+#define FABRIC_CTRL_RECN_MAX	16
+#define FABRIC_CTRL_RECN_ENTRY	12
+#define FABRIC_CTRL_RECN_LEN(n)	(4 + FABRIC_CTRL_RECN_ENTRY * (n))
+#define FABRIC_RECN_NOTIFY	1	/* upstream: give the point a SAQ */
+#define FABRIC_RECN_XOFF	2	/* upstream: stop its SAQ */
+#define FABRIC_RECN_XON		3	/* upstream: serve it again */
+#define FABRIC_RECN_RELEASE	4	/* downstream: my SAQ for it is gone */
+
+/*
  * Host-to-host control: a fabric frame whose inner EtherType is
  * FABRIC_INNER_FBS_BOOT carries a message of the FBS bootstrap ring
  * (Documentation/fbs.rst) from one host's fbs qdisc to another host,
