@@ -5,8 +5,9 @@
 # rate, in bursts to one uniform destination (not itself): 5000 bytes on
 # the QoS SLs 0-3, 30000 on the best-effort SLs 4-7, as the paper.  A
 # burst's frames are all offered when it starts; their sizes are Pareto
-# (shape 1.1) bounded to 128..2048 bytes: many small frames and an
-# occasional large one.  Bursts start at exponential gaps whose mean
+# (shape 1.1) bounded to 128..2048 bytes (many small frames and an
+# occasional large one), the last cut to end the burst.  Bursts start at
+# exponential gaps whose mean
 # keeps the rate.  Prints "time_ns src dst len sl", unsorted.
 #
 # awk -v seed=N -v hosts=N -v load=0..1 -v bps=BYTES_PER_S -v dur=NS
@@ -23,6 +24,9 @@ BEGIN {
 				do d = int(rand() * hosts); while (d == h)
 				for (b = 0; b < burst; b += len) {
 					len = int(lo / (1 - rand() * c) ^ (1 / shape))
+					# the last frame ends the burst (64 bytes at least)
+					if (len > burst - b)
+						len = burst - b < 64 ? 64 : burst - b
 					printf "%d %d %d %d %d\n", t, h, d, len, s
 				}
 				t += -log(1 - rand()) * burst / rate

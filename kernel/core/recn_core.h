@@ -41,7 +41,9 @@
  *    freed, and it tells the place downstream it was notified by
  *    (RELEASE), which stops counting it.  A SAQ whose upstream never says
  *    so (a lost RELEASE) is freed after @idle_ns empty all the same; so is
- *    a root.  So a few SAQs follow congestion as it moves.
+ *    a root.  So a few SAQs follow congestion as it moves.  A place with
+ *    no SAQ free for a notification answers FULL, so the notifier does
+ *    not count on one there.
  *
  * A new SAQ waits until the frames of its point that came before it have
  * left the queue they went to (its detection queue or a shorter SAQ), so
@@ -66,7 +68,7 @@
 #define RECN_ROOT_MAX		16	/* (detection queue, SL) roots at once */
 #define RECN_UPSTREAM_MAX	64	/* upstream ports: bits of a u64 */
 #define RECN_POINT_MAX_LEN	(FHC_ROUTE_HOPS + 1)	/* five turns + the end */
-#define RECN_DOWNSTREAM		0xffu	/* recn_send_fn's @to for a RELEASE */
+#define RECN_DOWNSTREAM		0xffu	/* recn_send_fn's @to: RELEASE, FULL */
 #define RECN_NO_UPSTREAM	0xffu	/* recn_arrive()'s @from: none to tell */
 
 /* Queue numbers of a set: detection queues first, then SAQs. */
@@ -86,6 +88,7 @@ enum recn_msg_kind {
 	RECN_MSG_XOFF = FABRIC_RECN_XOFF,	/* upstream: stop serving its SAQ */
 	RECN_MSG_XON = FABRIC_RECN_XON,		/* upstream: serve it again */
 	RECN_MSG_RELEASE = FABRIC_RECN_RELEASE,	/* downstream: my SAQ for it is gone */
+	RECN_MSG_FULL = FABRIC_RECN_FULL,	/* downstream: no SAQ free for it */
 };
 
 struct recn_msg {
@@ -146,6 +149,7 @@ struct recn_stats {
 	fq_u64 notify_tx, notify_rx;
 	fq_u64 xoff_tx, xoff_rx, xon_tx, xon_rx;
 	fq_u64 release_tx, release_rx;
+	fq_u64 full_tx, full_rx;	/* notifications refused for want of a SAQ */
 	fq_u64 saq_alloc, saq_free, saq_idle_free, saq_full;
 	fq_u64 root_alloc, root_full;
 	fq_u64 lease_expired;
@@ -155,12 +159,23 @@ struct recn_stats {
 
 struct recn_set {
 	struct recn_cfg cfg;
+	fq_u8 up_digits;		/* what upstream sees in front: 1 at outputs */
 	fq_u64 busy;			/* detection queues with frames */
 	struct recn_detq detq[RECN_DETQS];
 	struct recn_root root[RECN_ROOT_MAX];
 	struct recn_saq saq[RECN_SAQ_MAX];
 	struct recn_stats st;
 };
+
+/*
+ * Has @span passed from @then to @now?  Signed, so that a @now a little
+ * behind @then (a clock read on another CPU before the caller's lock)
+ * reads as no time at all, not as ages.
+ */
+static inline bool recn_since(fq_u64 now, fq_u64 then, fq_u64 span)
+{
+	return (fq_s64)(now - then) >= (fq_s64)span;
+}
 
 /* ---- points ------------------------------------------------------------- */
 
@@ -285,6 +300,17 @@ static inline void recn_init(struct recn_set *s, const struct recn_cfg *cfg)
 	*s = (struct recn_set){ .cfg = *cfg };
 	for (i = 0; i < RECN_SAQ_MAX; i++)
 		s->saq[i].wait_q = -1;
+}
+
+/*
+ * An output side: the switch's inputs see its points with the output's
+ * digit in front, so it tells them only of points one digit shorter than
+ * the longest (a longer one could not be said upstream, and a port told
+ * of nothing would count as holding a SAQ).
+ */
+static inline void recn_set_output_side(struct recn_set *s)
+{
+	s->up_digits = 1;
 }
 
 /* ---- where a frame goes ------------------------------------------------- */
@@ -412,7 +438,7 @@ static inline void recn_tell_arrival(struct recn_set *s, struct recn_tell *t,
 				     const struct recn_point *pt, fq_u32 bytes,
 				     fq_u32 from, fq_u64 now, recn_send_fn send, void *ctx)
 {
-	if (bytes < s->cfg.detect)
+	if (bytes < s->cfg.detect || pt->len + s->up_digits > RECN_POINT_MAX_LEN)
 		return;
 	if (from < RECN_UPSTREAM_MAX && !(t->fresh >> from & 1)) {
 		struct recn_msg m = { .kind = RECN_MSG_NOTIFY, .pt = *pt };
@@ -436,7 +462,7 @@ static inline void recn_tell_arrival(struct recn_set *s, struct recn_tell *t,
 		t->xoff_again_at = now;
 		recn_tell_all(s, t, pt, RECN_MSG_XOFF, send, ctx);
 	} else if (t->xoff && bytes >= s->cfg.xoff && from < RECN_UPSTREAM_MAX &&
-		   now - t->xoff_again_at >= s->cfg.refresh_ns / 8) {
+		   recn_since(now, t->xoff_again_at, s->cfg.refresh_ns / 8)) {
 		/*
 		 * A stopped port still sends: its frames were on the way, or
 		 * the Xoff was lost.  Tell it again, at most every
@@ -501,19 +527,17 @@ static inline void recn_saq_free(struct recn_set *s, fq_u32 i, recn_send_fn send
 {
 	struct recn_saq *q = &s->saq[i];
 	struct recn_msg m = { .kind = RECN_MSG_RELEASE, .pt = q->pt };
-	/*
-	 * It is empty: whoever waited for its frames to go waits now for
-	 * what it waited for itself, if anything.
-	 */
-	bool waiting = recn_saq_waiting(s, i);
 	fq_u32 j;
 
-	for (j = 0; j < RECN_SAQ_MAX; j++) {
-		if (s->saq[j].wait_q != (fq_s32)RECN_Q_SAQ(i))
-			continue;
-		s->saq[j].wait_q = waiting ? q->wait_q : -1;
-		s->saq[j].wait_seq = q->wait_seq;
-	}
+	/*
+	 * Whoever waited for its frames has nothing left to wait for: they
+	 * have gone, and they could go only once its own wait was over (a
+	 * SAQ made behind it while it held none took over its wait instead:
+	 * recn_saq_alloc()).
+	 */
+	for (j = 0; j < RECN_SAQ_MAX; j++)
+		if (s->saq[j].wait_q == (fq_s32)RECN_Q_SAQ(i))
+			s->saq[j].wait_q = -1;
 	*q = (struct recn_saq){ .wait_q = -1 };
 	s->st.saq_free++;
 	send(ctx, RECN_DOWNSTREAM, &m);
@@ -570,6 +594,7 @@ static inline void recn_depart(struct recn_set *s, fq_u32 q, fq_u32 bytes, fq_u6
 		a->bytes -= bytes;
 		a->frames--;
 		a->departed++;
+		a->wait_q = -1;		/* it was served: nothing is ahead of it */
 		recn_tell_departure(s, &a->t, &a->pt, a->bytes, send, ctx);
 		if (!a->frames) {
 			a->empty_since = now;
@@ -613,8 +638,13 @@ static inline int recn_saq_find(const struct recn_set *s, const struct recn_poin
 	return -1;
 }
 
-/* A notification for @pt: give it a SAQ, behind what it holds already. */
-static inline void recn_saq_alloc(struct recn_set *s, const struct recn_point *pt, fq_u64 now)
+/*
+ * A notification for @pt: give it a SAQ, behind what it holds already.
+ * With none free, say so downstream (FULL), so that the notifier does not
+ * count on a SAQ here.
+ */
+static inline void recn_saq_alloc(struct recn_set *s, const struct recn_point *pt, fq_u64 now,
+				  recn_send_fn send, void *ctx)
 {
 	int i, free = -1, before = -1;
 	struct recn_saq *q;
@@ -633,11 +663,34 @@ static inline void recn_saq_alloc(struct recn_set *s, const struct recn_point *p
 		}
 	}
 	if (free < 0) {
+		struct recn_msg m = { .kind = RECN_MSG_FULL, .pt = *pt };
+
 		s->st.saq_full++;
+		send(ctx, RECN_DOWNSTREAM, &m);
+		s->st.full_tx++;
 		return;
 	}
 	q = &s->saq[free];
 	*q = (struct recn_saq){ .used = true, .pt = *pt, .empty_since = now };
+	if (pt->len == 1) {
+		/*
+		 * A root here of the same name (its detection queue and SL):
+		 * from now on the SAQ takes its frames, so it takes over
+		 * what the root told upstream too, or the root's Xon (as its
+		 * queue drains) would undo the SAQ's Xoff at the same ports.
+		 */
+		fq_u32 roots = s->detq[pt->turns].roots;
+
+		while (roots) {
+			fq_u32 j = (fq_u32)__builtin_ctz(roots);
+
+			roots &= roots - 1;
+			if (s->root[j].sl != pt->sl)
+				continue;
+			q->t = s->root[j].t;
+			recn_root_free(s, j);
+		}
+	}
 	if (before >= 0 && !s->saq[before].frames && recn_saq_waiting(s, (fq_u32)before)) {
 		/* it holds none of them yet: they are where it waits for */
 		q->wait_q = s->saq[before].wait_q;
@@ -652,24 +705,31 @@ static inline void recn_saq_alloc(struct recn_set *s, const struct recn_point *p
 	s->st.saq_alloc++;
 }
 
-/* Upstream port @from has no SAQ for @pt any more. */
+/*
+ * Upstream port @from has no SAQ for @pt any more (@full: it could not
+ * make one).  Only a port that was told counts: a RELEASE from any other
+ * is stale.  A port whose SAQ is gone is told again at its next frame if
+ * the point is still congested; one that had none free only after the
+ * refresh period (@fresh stays), so it is not asked at every frame.
+ */
 static inline void recn_release(struct recn_set *s, const struct recn_point *pt,
-				fq_u32 from, fq_u64 now, recn_send_fn send, void *ctx)
+				fq_u32 from, bool full, recn_send_fn send, void *ctx)
 {
 	fq_u64 bit = from < RECN_UPSTREAM_MAX ? 1ULL << from : 0;
 	int i = recn_saq_find(s, pt);
 	bool found = false;
 
-	if (i >= 0) {
+	if (i >= 0 && (s->saq[i].t.told & bit)) {
 		struct recn_saq *q = &s->saq[i];
 
 		found = true;
 		q->t.told &= ~bit;
-		q->t.fresh &= ~bit;
+		if (!full)
+			q->t.fresh &= ~bit;
 		if (!q->t.told && !q->frames)
 			recn_saq_free(s, (fq_u32)i, send, ctx);
 	}
-	if (pt->len == 1) {
+	if (pt->len == 1 && pt->turns < RECN_DETQS) {
 		fq_u32 roots = s->detq[pt->turns].roots;
 
 		while (roots) {
@@ -677,11 +737,12 @@ static inline void recn_release(struct recn_set *s, const struct recn_point *pt,
 			struct recn_root *r = &s->root[j];
 
 			roots &= roots - 1;
-			if (r->sl != pt->sl)
+			if (r->sl != pt->sl || !(r->t.told & bit))
 				continue;
 			found = true;
 			r->t.told &= ~bit;
-			r->t.fresh &= ~bit;
+			if (!full)
+				r->t.fresh &= ~bit;
 			if (!r->t.told && s->detq[r->detq].bytes < s->cfg.detect)
 				recn_root_free(s, j);
 		}
@@ -692,7 +753,7 @@ static inline void recn_release(struct recn_set *s, const struct recn_point *pt,
 
 /*
  * A message for this set: NOTIFY, XOFF and XON from downstream, RELEASE
- * from upstream port @from.  Anything that names no valid point is
+ * and FULL from upstream port @from.  Anything that names no valid point is
  * dropped and counted.
  */
 static inline void recn_receive(struct recn_set *s, const struct recn_msg *m, fq_u32 from,
@@ -707,7 +768,7 @@ static inline void recn_receive(struct recn_set *s, const struct recn_msg *m, fq
 	switch (m->kind) {
 	case RECN_MSG_NOTIFY:
 		s->st.notify_rx++;
-		recn_saq_alloc(s, &m->pt, now);
+		recn_saq_alloc(s, &m->pt, now, send, ctx);
 		return;
 	case RECN_MSG_XOFF:
 	case RECN_MSG_XON:
@@ -724,8 +785,12 @@ static inline void recn_receive(struct recn_set *s, const struct recn_msg *m, fq
 		s->saq[i].stop_until = now + s->cfg.lease_ns;
 		return;
 	case RECN_MSG_RELEASE:
-		s->st.release_rx++;
-		recn_release(s, &m->pt, from, now, send, ctx);
+	case RECN_MSG_FULL:
+		if (m->kind == RECN_MSG_RELEASE)
+			s->st.release_rx++;
+		else
+			s->st.full_rx++;
+		recn_release(s, &m->pt, from, m->kind == RECN_MSG_FULL, send, ctx);
 		return;
 	default:
 		s->st.bad_rx++;
@@ -743,11 +808,11 @@ static inline void recn_tell_tick(struct recn_set *s, struct recn_tell *t,
 				  const struct recn_point *pt, fq_u64 now,
 				  recn_send_fn send, void *ctx)
 {
-	if (t->xoff && now - t->xoff_at >= s->cfg.refresh_ns) {
+	if (t->xoff && recn_since(now, t->xoff_at, s->cfg.refresh_ns)) {
 		t->xoff_at = now;
 		recn_tell_all(s, t, pt, RECN_MSG_XOFF, send, ctx);
 	}
-	if (t->fresh && now - t->fresh_at >= s->cfg.refresh_ns)
+	if (t->fresh && recn_since(now, t->fresh_at, s->cfg.refresh_ns))
 		t->fresh = 0;
 }
 
@@ -765,14 +830,20 @@ static inline void recn_tick(struct recn_set *s, fq_u64 now, recn_send_fn send, 
 
 		if (!q->used)
 			continue;
-		if (q->stopped && (fq_s64)(now - q->stop_until) >= 0) {
+		if (q->stopped && recn_since(now, q->stop_until, 0)) {
 			q->stopped = false;
 			s->st.lease_expired++;
 		}
+		/*
+		 * A finished wait is forgotten: left standing, the queue it
+		 * names would make it look unfinished again once 2^31 more
+		 * frames had gone through (the counts wrap).
+		 */
+		if (q->wait_q >= 0 && !recn_saq_waiting(s, i))
+			q->wait_q = -1;
 		recn_tell_tick(s, &q->t, &q->pt, now, send, ctx);
-		if (!q->frames && now - q->empty_since >= s->cfg.idle_ns) {
-			if (q->t.xoff)
-				recn_tell_all(s, &q->t, &q->pt, RECN_MSG_XON, send, ctx);
+		/* its Xoff ended when it emptied: bytes <= xon */
+		if (!q->frames && recn_since(now, q->empty_since, s->cfg.idle_ns)) {
 			s->st.saq_idle_free++;
 			recn_saq_free(s, i, send, ctx);
 		}
@@ -786,11 +857,8 @@ static inline void recn_tick(struct recn_set *s, fq_u64 now, recn_send_fn send, 
 			continue;
 		pt = recn_root_point(r);
 		recn_tell_tick(s, &r->t, &pt, now, send, ctx);
-		if (!d->frames && now - d->empty_since >= s->cfg.idle_ns) {
-			if (r->t.xoff)
-				recn_tell_all(s, &r->t, &pt, RECN_MSG_XON, send, ctx);
+		if (!d->frames && recn_since(now, d->empty_since, s->cfg.idle_ns))
 			recn_root_free(s, i);
-		}
 	}
 }
 

@@ -87,7 +87,7 @@ static inline enum recn_wire_err recn_wire_parse(const fq_u8 *buf, fq_u32 len,
 		const fq_u8 *e = buf + FABRIC_CTRL_RECN_LEN(i);
 		struct recn_wire_msg *w = &msg[i];
 
-		if (e[0] < FABRIC_RECN_NOTIFY || e[0] > FABRIC_RECN_RELEASE)
+		if (e[0] < FABRIC_RECN_NOTIFY || e[0] > FABRIC_RECN_FULL)
 			return RECN_WIRE_KIND;
 		if (e[1] > FABRIC_VC_BESTEFFORT)
 			return RECN_WIRE_VC;

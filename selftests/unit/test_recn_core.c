@@ -308,6 +308,14 @@ UNIT_TEST(saq_alloc_repeat_full_and_bad)
 	EXPECT_EQ(s.st.saq_alloc, 3);
 	EXPECT_EQ(s.st.saq_full, 4);	/* each try of the two left out */
 	EXPECT_EQ(s.st.notify_rx, 10);
+	/* each refused one is answered with FULL downstream */
+	ASSERT_EQ(l.n, 4);
+	for (i = 0; i < 4; i++) {
+		EXPECT_EQ(l.e[i].to, RECN_DOWNSTREAM);
+		EXPECT_EQ(l.e[i].m.kind, RECN_MSG_FULL);
+		EXPECT_EQ(l.e[i].m.pt.turns, 4 + i / 2);
+	}
+	l.n = 0;
 	m.pt = pt_of(1 << 6, 2, 0);
 	recn_receive(&s, &m, 0, 0, log_send, &l);
 	m.pt = pt_of(1, 0, 0);
@@ -622,6 +630,204 @@ UNIT_TEST(root_released_frees_and_renotifies)
 	EXPECT_EQ(s.st.root_full, 40 - RECN_ROOT_MAX + 1);
 }
 
+/* ---- what the review found --------------------------------------------- */
+
+/*
+ * A SAQ that lives long (no leaf) keeps no finished wait: after 2^31 more
+ * frames through the queue it once waited for, the wrapped counts would
+ * make it look waiting again and never be served.
+ */
+UNIT_TEST(a_finished_wait_does_not_come_back)
+{
+	struct recn_cfg c = cfg_small();
+	struct recn_set s;
+	struct log l = { .n = 0 };
+	struct recn_msg m = { .kind = RECN_MSG_NOTIFY, .pt = pt_of(3, 1, 0) };
+	fq_u32 r = route2(2, -1), d = recn_detq_of(r);
+	int i;
+
+	recn_init(&s, &c);
+	recn_arrive(&s, d, r, 0, 1000, RECN_NO_UPSTREAM, 0, log_send, &l);
+	recn_receive(&s, &m, 0, 0, log_send, &l);
+	for (i = 0; i < 3; i++)		/* tells port 4: no leaf */
+		recn_arrive(&s, RECN_Q_SAQ(0), r, 0, 1000, 4, 0, log_send, &l);
+	recn_depart(&s, d, 1000, 0, log_send, &l);	/* its wait is over */
+	recn_tick(&s, 1, log_send, &l);
+	for (i = 0; i < 3; i++)
+		recn_depart(&s, RECN_Q_SAQ(0), 1000, 1, log_send, &l);
+	ASSERT_TRUE(s.saq[0].used);
+	/* 2^31 frames later (set, not sent: the counts are all it reads) */
+	s.detq[d].arrived += 0x80000000u;
+	s.detq[d].departed += 0x80000000u;
+	recn_arrive(&s, RECN_Q_SAQ(0), r, 0, 1000, 4, 2, log_send, &l);
+	EXPECT_TRUE(recn_saq_ready(&s, 0));
+}
+
+/* A tick whose clock reads a little behind the last event's frees nothing. */
+UNIT_TEST(a_clock_a_little_behind_frees_nothing)
+{
+	struct recn_cfg c = cfg_small();
+	struct recn_set s;
+	struct log l = { .n = 0 };
+	struct recn_msg m = { .kind = RECN_MSG_NOTIFY, .pt = pt_of(3, 1, 0) };
+	fq_u32 r = route2(2, -1);
+	int i;
+
+	recn_init(&s, &c);
+	recn_receive(&s, &m, 0, 1000000, log_send, &l);
+	for (i = 0; i < 3; i++)
+		recn_arrive(&s, RECN_Q_SAQ(0), r, 0, 1000, 4, 1000000, log_send, &l);
+	for (i = 0; i < 3; i++)
+		recn_depart(&s, RECN_Q_SAQ(0), 1000, 1000010, log_send, &l);
+	recn_tick(&s, 1000005, log_send, &l);
+	EXPECT_TRUE(s.saq[0].used);
+	recn_init(&s, &c);
+	recn_receive(&s, &m, 0, 2000, log_send, &l);
+	recn_tick(&s, 1999, log_send, &l);
+	EXPECT_TRUE(s.saq[0].used);
+	EXPECT_EQ(s.st.saq_idle_free, 0);
+}
+
+/*
+ * A root and a SAQ of one name (an output side: detection queue 4's root
+ * for SL 0, then a SAQ for [4] notified from downstream): the SAQ takes
+ * over the root's told ports, and the root's queue draining sends no Xon
+ * that would undo the SAQ's Xoff.
+ */
+UNIT_TEST(a_saq_takes_over_the_root_of_its_name)
+{
+	struct recn_cfg c = cfg_small();
+	struct recn_set s;
+	struct log l = { .n = 0 };
+	struct recn_msg m = { .kind = RECN_MSG_NOTIFY, .pt = pt_of(4, 1, 0) };
+	fq_u32 r = route2(3, -1), d = recn_detq_of(r);
+	unsigned int mark;
+	int i;
+
+	recn_init(&s, &c);
+	for (i = 0; i < 4; i++)
+		recn_arrive(&s, d, r, 0, 1000, 1, 0, log_send, &l);
+	ASSERT_EQ(log_count(&l, 0, RECN_MSG_XOFF, 1), 1);
+	recn_receive(&s, &m, 0, 0, log_send, &l);
+	ASSERT_EQ(recn_classify(&s, r, 0), 0);
+	EXPECT_EQ(s.detq[d].roots, 0);
+	EXPECT_EQ(s.saq[0].t.told, 1 << 1);
+	for (i = 0; i < 4; i++)
+		recn_arrive(&s, RECN_Q_SAQ(0), r, 0, 1000, 1, 1, log_send, &l);
+	mark = l.n;
+	for (i = 0; i < 2; i++)
+		recn_depart(&s, d, 1000, 2, log_send, &l);
+	EXPECT_EQ(log_count(&l, mark, RECN_MSG_XON, 1), 0);
+	/* the SAQ's own Xon, when it drains */
+	for (i = 0; i < 2; i++)
+		recn_depart(&s, d, 1000, 3, log_send, &l);
+	for (i = 0; i < 2; i++)
+		recn_depart(&s, RECN_Q_SAQ(0), 1000, 3, log_send, &l);
+	EXPECT_EQ(log_count(&l, mark, RECN_MSG_XON, 1), 1);
+}
+
+/*
+ * A port that could not give the point a SAQ answers FULL, so the
+ * notifier does not wait for a SAQ that is not there: it is a leaf again
+ * and freed when it empties.  It asks that port again only after its
+ * refresh period; a port whose SAQ went (RELEASE), at its next frame.
+ */
+UNIT_TEST(a_refused_notification_leaves_a_leaf)
+{
+	struct recn_cfg c = cfg_small();
+	struct recn_set up, s;
+	struct log l = { .n = 0 }, lu = { .n = 0 };
+	struct recn_msg m = { .kind = RECN_MSG_NOTIFY, .pt = pt_of(3, 1, 0) };
+	fq_u32 r = route2(2, -1);
+	int i;
+
+	c.nsaq = 1;
+	recn_init(&up, &c);
+	recn_receive(&up, &(struct recn_msg){ .kind = RECN_MSG_NOTIFY, .pt = pt_of(9, 1, 0) },
+		     0, 0, log_send, &lu);
+	recn_init(&s, &c);
+	recn_receive(&s, &m, 0, 0, log_send, &l);
+	for (i = 0; i < 2; i++)
+		recn_arrive(&s, RECN_Q_SAQ(0), r, 0, 1000, 0, 0, log_send, &l);
+	ASSERT_EQ(l.n, 1);
+	recn_receive(&up, &l.e[0].m, 0, 0, log_send, &lu);
+	EXPECT_EQ(up.st.saq_full, 1);
+	ASSERT_EQ(log_count(&lu, 0, RECN_MSG_FULL, RECN_DOWNSTREAM), 1);
+	recn_receive(&s, &lu.e[lu.n - 1].m, 0, 0, log_send, &l);
+	EXPECT_EQ(s.saq[0].t.told, 0);
+	for (i = 0; i < 2; i++)
+		recn_depart(&s, RECN_Q_SAQ(0), 1000, 1, log_send, &l);
+	EXPECT_TRUE(!s.saq[0].used);
+	/* and is not asked again at its next frame, only after a period */
+	recn_init(&s, &c);
+	recn_receive(&s, &m, 0, 0, log_send, &l);
+	l.n = 0;
+	for (i = 0; i < 2; i++)
+		recn_arrive(&s, RECN_Q_SAQ(0), r, 0, 1000, 0, 0, log_send, &l);
+	m.kind = RECN_MSG_FULL;
+	recn_receive(&s, &m, 0, 0, log_send, &l);
+	recn_arrive(&s, RECN_Q_SAQ(0), r, 0, 1000, 0, 1, log_send, &l);
+	EXPECT_EQ(log_count(&l, 0, RECN_MSG_NOTIFY, 0), 1);
+	recn_tick(&s, c.refresh_ns, log_send, &l);
+	recn_arrive(&s, RECN_Q_SAQ(0), r, 0, 1000, 0, c.refresh_ns, log_send, &l);
+	EXPECT_EQ(log_count(&l, 0, RECN_MSG_NOTIFY, 0), 2);
+	m.kind = RECN_MSG_RELEASE;
+	recn_receive(&s, &m, 0, c.refresh_ns, log_send, &l);
+	recn_arrive(&s, RECN_Q_SAQ(0), r, 0, 1000, 0, c.refresh_ns + 1, log_send, &l);
+	EXPECT_EQ(log_count(&l, 0, RECN_MSG_NOTIFY, 0), 3);
+	EXPECT_EQ(s.st.full_rx, 1);
+	EXPECT_EQ(s.st.release_rx, 1);
+}
+
+/* A RELEASE from a port never told is stale: it frees nothing. */
+UNIT_TEST(a_release_from_a_port_not_told_is_stale)
+{
+	struct recn_cfg c = cfg_small();
+	struct recn_set s;
+	struct log l = { .n = 0 };
+	struct recn_msg m = { .kind = RECN_MSG_NOTIFY, .pt = pt_of(3, 1, 0) };
+	fq_u32 r = route2(3, -1), d = recn_detq_of(r);
+	int i;
+
+	recn_init(&s, &c);
+	recn_receive(&s, &m, 0, 0, log_send, &l);
+	m.kind = RECN_MSG_RELEASE;
+	recn_receive(&s, &m, 200, 0, log_send, &l);
+	recn_receive(&s, &m, 5, 0, log_send, &l);
+	EXPECT_TRUE(s.saq[0].used);
+	EXPECT_EQ(s.st.stale_rx, 2);
+	EXPECT_EQ(l.n, 0);
+	/* a root's told port of another SL is not touched either */
+	for (i = 0; i < 2; i++)
+		recn_arrive(&s, d, r, 0, 1000, 0, 0, log_send, &l);
+	recn_arrive(&s, d, r, 1, 1000, 0, 0, log_send, &l);
+	for (i = 0; i < 3; i++)
+		recn_depart(&s, d, 1000, 1, log_send, &l);
+	m.pt = pt_of(d, 1, 1);
+	recn_receive(&s, &m, 0, 2, log_send, &l);
+	EXPECT_EQ(s.st.root_alloc, 2);
+	EXPECT_TRUE(s.root[0].used && s.root[0].sl == 0 && (s.root[0].t.told & 1));
+}
+
+/* A root whose queue still holds frames is not freed by time. */
+UNIT_TEST(a_root_with_frames_is_not_idle)
+{
+	struct recn_cfg c = cfg_small();
+	struct recn_set s;
+	struct log l = { .n = 0 };
+	fq_u32 r = route2(3, -1), d = recn_detq_of(r);
+	int i;
+
+	recn_init(&s, &c);
+	recn_arrive(&s, d, r, 0, 1000, 1, 0, log_send, &l);
+	recn_depart(&s, d, 1000, 0, log_send, &l);
+	for (i = 0; i < 3; i++)
+		recn_arrive(&s, d, r, 0, 1000, 1, 10, log_send, &l);
+	ASSERT_TRUE(s.root[0].used);
+	recn_tick(&s, c.idle_ns + 20, log_send, &l);
+	EXPECT_TRUE(s.root[0].used);
+}
+
 /* ---- a long random run -------------------------------------------------- */
 
 #define RUN_FRAMES 4096
@@ -757,7 +963,7 @@ UNIT_TEST(random_run_keeps_order_and_counts)
 			struct recn_msg m;
 			fq_u32 flow = rnd_small(24);
 
-			m.kind = (fq_u8)(1 + rnd_small(5));	/* 5: no such kind */
+			m.kind = (fq_u8)(1 + rnd_small(6));	/* 6: no such kind */
 			m.pt = pt_of(flow % 3 + 1, 1, (fq_u8)(flow % 4));
 			if (rnd_small(2))
 				m.pt = pt_of(m.pt.turns | (fq_u64)(flow / 3 % 4) << 6, 2, m.pt.sl);

@@ -23,7 +23,7 @@ static struct recn_wire_msg random_msg(void)
 	struct recn_wire_msg w = { .vc = (fq_u8)rnd(2) };
 	fq_u32 i, len = 1 + rnd(RECN_POINT_MAX_LEN), ends = rnd(len + 1);
 
-	w.m.kind = (fq_u8)(RECN_MSG_NOTIFY + rnd(4));
+	w.m.kind = (fq_u8)(RECN_MSG_NOTIFY + rnd(5));
 	w.m.pt.sl = (fq_u8)rnd(256);
 	w.m.pt.len = (fq_u8)len;
 	/* digits 1..63 up to @ends, 0 after (a route that ended) */
@@ -44,6 +44,7 @@ UNIT_TEST(kinds_are_the_wire_kinds)
 	EXPECT_EQ(RECN_MSG_XOFF, FABRIC_RECN_XOFF);
 	EXPECT_EQ(RECN_MSG_XON, FABRIC_RECN_XON);
 	EXPECT_EQ(RECN_MSG_RELEASE, FABRIC_RECN_RELEASE);
+	EXPECT_EQ(RECN_MSG_FULL, FABRIC_RECN_FULL);
 }
 
 UNIT_TEST(built_is_read_back_the_same)
@@ -97,7 +98,7 @@ UNIT_TEST(each_fault_is_named)
 	TRY(b[2] = 1, RECN_WIRE_RESERVED);
 	TRY(b[3] = 0x80, RECN_WIRE_RESERVED);
 	TRY(b[16] = 0, RECN_WIRE_KIND);
-	TRY(b[16] = FABRIC_RECN_RELEASE + 1, RECN_WIRE_KIND);
+	TRY(b[16] = FABRIC_RECN_FULL + 1, RECN_WIRE_KIND);
 	TRY(b[17] = 2, RECN_WIRE_VC);
 	TRY(b[19] = 0, RECN_WIRE_POINT);			/* no digit */
 	TRY(b[19] = RECN_POINT_MAX_LEN + 1, RECN_WIRE_POINT);

@@ -216,7 +216,7 @@ static int rq_main(int argc, char **argv)
 			*uint = (unsigned int)v;
 	}
 	if (recn_cfg_check(&p.recn) != RECN_CFG_OK) {
-		fprintf(stderr, "qsim recn: want xon < xoff, 0 < refresh < lease <= idle\n");
+		fprintf(stderr, "qsim recn: want xon < xoff, 0 < refresh < lease, idle >= refresh\n");
 		return 2;
 	}
 	if (optind < argc) {
@@ -264,6 +264,7 @@ static int rq_main(int argc, char **argv)
 	if (in != stdin)
 		fclose(in);
 	rn_net_free(&net);
+	p.step_ns = step;
 	if (rn_net_init(&net, &p, fr, nfr))
 		return 2;
 	net.deliver = rq_deliver;
@@ -285,6 +286,10 @@ static int rq_main(int argc, char **argv)
 			next_sample = now + sample;
 		}
 		if (!until && next == nfr && run.delivered == nfr)
+			break;
+		/* stuck: all offered, nothing delivered for 100 ms */
+		if (!until && next == nfr && now > (nfr ? fr[nfr - 1].offered : 0) + 100000000 &&
+		    now > run.last_at + 100000000)
 			break;
 	}
 	if (until)
@@ -321,11 +326,11 @@ static int rq_main(int argc, char **argv)
 	printf("recn saqs_max %u saq_max_bytes %u saq_alloc %" PRIu64 " saq_free %" PRIu64
 	       " saq_idle_free %" PRIu64 " saq_full %" PRIu64 " notify %" PRIu64
 	       " xoff %" PRIu64 " xon %" PRIu64 " release %" PRIu64
-	       " lease_expired %" PRIu64 " root_full %" PRIu64 " stale %" PRIu64
+	       " full %" PRIu64 " lease_expired %" PRIu64 " root_full %" PRIu64 " stale %" PRIu64
 	       " lost %" PRIu64 "\n", saqs_max, net.saq_max_bytes, (uint64_t)st.saq_alloc, (uint64_t)st.saq_free,
 	       (uint64_t)st.saq_idle_free, (uint64_t)st.saq_full, (uint64_t)st.notify_tx,
 	       (uint64_t)st.xoff_tx, (uint64_t)st.xon_tx, (uint64_t)st.release_tx,
-	       (uint64_t)st.lease_expired, (uint64_t)st.root_full, (uint64_t)st.stale_rx,
+	       (uint64_t)st.full_tx, (uint64_t)st.lease_expired, (uint64_t)st.root_full, (uint64_t)st.stale_rx,
 	       net.lost_msgs);
 	printf("run arch %s end_ns %" PRIu64 " offered %zu delivered %" PRIu64
 	       " left %" PRIu64 " reordered %" PRIu64 "\n", archs[p.arch], run.last_at, nfr,

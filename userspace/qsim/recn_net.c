@@ -190,6 +190,7 @@ int rn_net_init(struct rn_net *n, const struct rn_params *p, struct rn_frame *fr
 			for (v = 0; v < RN_VCS; v++) {
 				rn_qset_init(&pt->in[v], &p->recn);
 				rn_qset_init(&pt->out[v], &p->recn);
+				recn_set_output_side(&pt->out[v].rs);
 				pt->credit[v] = s >= L || k >= H ? p->in_buffer : 0;
 			}
 			rn_wire_init(&pt->tx);
@@ -297,11 +298,17 @@ static bool rn_ok_link(void *ctx, fq_u32 q)
 	return k->credit >= (int64_t)k->n->fr[k->qs->q[q].head].len;
 }
 
-/* A frame leaves on a link: it is across at the end of its transmission. */
+/*
+ * A frame leaves on a link: it is across at the end of its transmission.
+ * It starts when the link freed if that was within the last step (it was
+ * waiting for it), so the steps cost the link no time.
+ */
 static void rn_transmit(struct rn_net *n, struct rn_wire *tx, uint64_t *link_free,
 			int32_t i, uint64_t now)
 {
-	*link_free = now + rn_tx_ns(n, n->fr[i].len);
+	uint64_t start = *link_free + n->p.step_ns > now ? *link_free : now;
+
+	*link_free = start + rn_tx_ns(n, n->fr[i].len);
 	n->wire_at[i] = *link_free + n->p.latency_ns;
 	rn_fifo_push(n->fr, &tx->frames, i);
 }
@@ -476,10 +483,10 @@ static void rn_arrivals(struct rn_net *n, int sw, int idx, uint64_t now)
 				rn_receive(n, &n->host[to.idx].sl[c.m.pt.sl], &c.m, 0, -1, to.idx,
 					   RN_SIDE_HOST, now);
 		} else {
-			/* a RELEASE comes down into an input, the rest up into an output */
+			/* RELEASE and FULL come down into an input, the rest up into an output */
 			struct rn_port *pt = &n->sw[to.sw].port[to.idx];
 			unsigned int vc = rn_vc(n, c.m.pt.sl);
-			bool down = c.m.kind == RECN_MSG_RELEASE;
+			bool down = c.m.kind == RECN_MSG_RELEASE || c.m.kind == RECN_MSG_FULL;
 
 			rn_receive(n, down ? &pt->in[vc] : &pt->out[vc], &c.m, 0, to.sw, to.idx,
 				   down ? RN_SIDE_IN : RN_SIDE_OUT, now);

@@ -100,6 +100,7 @@ struct rn_params {
 	uint64_t rate;			/* bytes per second, every link */
 	unsigned int speedup;		/* the crossbar's rate over the links' */
 	uint64_t latency_ns;		/* per link, frames and control */
+	uint64_t step_ns;		/* the time step of rn_step() */
 	uint32_t in_buffer, out_buffer;	/* bytes per VC */
 	uint32_t loss_permille;		/* RECN messages lost on links */
 	uint64_t seed;

@@ -84,6 +84,7 @@
 #define FABRIC_RECN_XOFF	2	/* upstream: stop its SAQ */
 #define FABRIC_RECN_XON		3	/* upstream: serve it again */
 #define FABRIC_RECN_RELEASE	4	/* downstream: my SAQ for it is gone */
+#define FABRIC_RECN_FULL	5	/* downstream: no SAQ free for it */
 
 /*
  * Host-to-host control: a fabric frame whose inner EtherType is
