@@ -9,7 +9,9 @@
 #  - sweep: the paper's experiment scaled down, 8 SLs of self-similar
 #    traffic (scripts/recn-traffic.awk) on 4 leaves of 4 hosts under 4
 #    spines, at each input load: best-effort throughput (Figs. 2, 3) and
-#    QoS latency (Figs. 4, 5) for fifo, voq and recn;
+#    QoS latency (Figs. 4, 5) for fifo, voq and recn with two VCs, and
+#    voq8: VOQs with a VC per SL and the same buffer per side, a quarter
+#    of it per VC (the paper's "VOQ Switch");
 #  - results.tsv, report.md, and plots when gnuplot is installed.
 #
 # Environment: RECN_LOADS (input loads, default 0.2 0.4 0.6 0.7 0.8 0.9
@@ -23,7 +25,14 @@ QSIM=$FQ_BUILD/bin/qsim
 LOADS=${RECN_LOADS:-0.2 0.4 0.6 0.7 0.8 0.9 1.0}
 DUR=${RECN_DUR:-6000000}
 SEED=${RECN_SEED:-1}
-ARCHS="fifo voq recn"
+ARCHS="fifo voq voq8 recn"
+# qsim recn's options for each
+arch_opts() {
+	case $1 in
+	voq8) echo "--arch voq --vcs 8 --in-buffer 4096 --out-buffer 4096" ;;
+	*) echo "--arch $1" ;;
+	esac
+}
 TOPO="--leaves 4 --hosts 4 --spines 4"
 HOSTS=16
 RATE=1000000000
@@ -43,7 +52,7 @@ start=$(date +%s)
 # ---- the congestion tree --------------------------------------------------
 awk -f "$FQ_ROOT/scripts/recn-tree.awk" > "$OUT/tree.trace"
 printf 'arch\tflow\trate_Bps\tlat_avg_ns\n' > "$OUT/tree.tsv"
-for a in $ARCHS; do
+for a in fifo voq recn; do
 	"$QSIM" recn --arch $a --leaves 2 --hosts 3 --spines 1 --warmup 500000 --until 2000000 \
 		"$OUT/tree.trace" > "$OUT/tree-$a.out" || fq_die "qsim recn failed on the tree ($a)"
 	awk -v a=$a '$1 == "flow" { print a "\t" $2 "->" $3 "\t" $10 "\t" $12 }' \
@@ -65,7 +74,9 @@ for l in $LOADS; do
 		"$tr" > "$OUT/sweep-$l.offered"
 	for a in $ARCHS; do
 		o=$OUT/sweep-$l-$a.out
-		"$QSIM" recn --arch $a $TOPO --rate $RATE --warmup "$WARM" --until "$DUR" "$tr" > "$o" ||
+		# shellcheck disable=SC2046
+		"$QSIM" recn $(arch_opts $a) $TOPO --rate $RATE --warmup "$WARM" --until "$DUR" \
+			"$tr" > "$o" ||
 			fq_die "qsim recn failed (load $l, $a)"
 		awk -v a=$a -v l="$l" 'NR == FNR { off[$1] = $2; next }
 			$1 == "sl" { print a "\t" l "\t" $2 "\t" off[$2] "\t" $8 "\t" $10 "\t" $12 }' \

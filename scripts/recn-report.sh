@@ -22,8 +22,8 @@ be_table() {	# be_table SL|all
 			for (i = 1; i <= n; i++) {
 				l = ls[i]
 				printf "%s", l
-				split("fifo voq recn", a, " ")
-				for (k = 1; k <= 3; k++)
+				split("fifo voq voq8 recn", a, " ")
+				for (k = 1; k <= 4; k++)
 					printf "\t%.1f", off[l, a[k]] ? 100 * acc[l, a[k]] / off[l, a[k]] : 0
 				printf "\n"
 			}
@@ -36,7 +36,8 @@ qos_table() {	# qos_table SL COLUMN
 			n = split(order, ls, " ")
 			for (i = 1; i <= n; i++) {
 				l = ls[i]
-				printf "%s\t%.1f\t%.1f\t%.1f\n", l, v[l, "fifo"], v[l, "voq"], v[l, "recn"]
+				printf "%s\t%.1f\t%.1f\t%.1f\t%.1f\n", l, v[l, "fifo"], v[l, "voq"],
+				       v[l, "voq8"], v[l, "recn"]
 			}
 		}' "$DIR/results.tsv"
 }
@@ -66,12 +67,12 @@ if command -v gnuplot >/dev/null; then
 		echo "set output '$DIR/recn-be-throughput.$ext'"
 		echo "set title 'Best-effort SLs 4-7: accepted over offered traffic (Fig. 2)'"
 		echo "set ylabel 'accepted / offered (%)'"
-		echo "plot for [c=2:4] '$DIR/be-all.dat' using 1:c with linespoints title word('fifo voq recn', c - 1)"
+		echo "plot for [c=2:5] '$DIR/be-all.dat' using 1:c with linespoints title word('fifo voq voq8 recn', c - 1)"
 		echo "set output '$DIR/recn-be-sl.$ext'"
 		echo "set multiplot layout 2,2 title 'Accepted over offered traffic per best-effort SL (Fig. 3)'"
 		for s in 4 5 6 7; do
 			echo "set title 'SL $s'"
-			echo "plot for [c=2:4] '$DIR/be-sl$s.dat' using 1:c with linespoints title word('fifo voq recn', c - 1)"
+			echo "plot for [c=2:5] '$DIR/be-sl$s.dat' using 1:c with linespoints title word('fifo voq voq8 recn', c - 1)"
 		done
 		echo "unset multiplot"
 		echo "set key top left"
@@ -81,7 +82,7 @@ if command -v gnuplot >/dev/null; then
 			echo "set multiplot layout 2,2 title 'QoS SLs 0-3: $k latency (Fig. $([ $k = avg ] && echo 4 || echo 5))'"
 			for s in 0 1 2 3; do
 				echo "set title 'SL $s'"
-				echo "plot for [c=2:4] '$DIR/qos-$k-sl$s.dat' using 1:c with linespoints title word('fifo voq recn', c - 1)"
+				echo "plot for [c=2:5] '$DIR/qos-$k-sl$s.dat' using 1:c with linespoints title word('fifo voq voq8 recn', c - 1)"
 			done
 			echo "unset multiplot"
 		done
@@ -120,19 +121,20 @@ fi
 	echo
 	echo "4 leaves of 4 hosts under 4 spines, 1 GB/s links, 16 KiB per VC per side,"
 	echo "8 SLs (0-3 on VC0, 4-7 on VC1), self-similar bursts (5 KB QoS, 30 KB best"
-	echo "effort), each SL a eighth of the input load."
+	echo "effort), each SL a eighth of the input load.  voq8: a VC per SL at the"
+	echo "switches, 4 KiB each (the paper's VOQ Switch)."
 	echo
 	echo "### Best-effort SLs 4-7, accepted over offered (%)"
 	echo
-	echo "| load | fifo | voq | recn |"
-	echo "| --- | --- | --- | --- |"
+	echo "| load | fifo | voq | voq8 | recn |"
+	echo "| --- | --- | --- | --- | --- |"
 	md_rows < "$DIR/be-all.dat"
 	for s in 4 5 6 7; do
 		echo
 		echo "SL $s:"
 		echo
-		echo "| load | fifo | voq | recn |"
-		echo "| --- | --- | --- | --- |"
+		echo "| load | fifo | voq | voq8 | recn |"
+		echo "| --- | --- | --- | --- | --- |"
 		md_rows < "$DIR/be-sl$s.dat"
 	done
 	for k in avg max; do
@@ -142,8 +144,8 @@ fi
 			echo
 			echo "SL $s:"
 			echo
-			echo "| load | fifo | voq | recn |"
-			echo "| --- | --- | --- | --- |"
+			echo "| load | fifo | voq | voq8 | recn |"
+			echo "| --- | --- | --- | --- | --- |"
 			md_rows < "$DIR/qos-$k-sl$s.dat"
 		done
 	done
@@ -152,8 +154,8 @@ fi
 		echo "![${p%.png}]($p)"
 	done
 } > "$DIR/report.md"
-echo "best-effort SLs 4-7, accepted/offered (%): load fifo voq recn"
+echo "best-effort SLs 4-7, accepted/offered (%): load fifo voq voq8 recn"
 sed 's/^/  /' "$DIR/be-all.dat"
-echo "QoS SL 3 average latency (us): load fifo voq recn"
+echo "QoS SL 3 average latency (us): load fifo voq voq8 recn"
 sed 's/^/  /' "$DIR/qos-avg-sl3.dat"
 echo "# report: ${DIR#"$FQ_ROOT"/}/report.md"

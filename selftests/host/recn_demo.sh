@@ -16,9 +16,9 @@ expect() {
 RECN_OUT=$T/out RECN_LOADS="0.5 1.0" RECN_DUR=400000 "$ROOT/scripts/recn-demo.sh" > "$T/log" 2>&1
 expect "recn-demo exit status" $? 0
 tail -n 12 "$T/log"
-expect "sweep rows (2 loads, 3 archs, 8 SLs)" "$(tail -n +2 "$T/out/results.tsv" | wc -l)" 48
+expect "sweep rows (2 loads, 4 archs, 8 SLs)" "$(tail -n +2 "$T/out/results.tsv" | wc -l)" 64
 expect "rows with traffic offered and accepted" \
-	"$(awk -F'\t' 'NR > 1 && $4 > 0 && $5 > 0' "$T/out/results.tsv" | wc -l)" 48
+	"$(awk -F'\t' 'NR > 1 && $4 > 0 && $5 > 0' "$T/out/results.tsv" | wc -l)" 64
 expect "tree rows (3 archs, 4 flows)" "$(tail -n +2 "$T/out/tree.tsv" | wc -l)" 12
 expect "the innocent flow, fifo voq recn" \
 	"$(awk -F'\t' '$2 == "0->3" { printf "%s ", $3 }' "$T/out/tree.tsv")" \

@@ -39,7 +39,8 @@ static void rq_usage(FILE *out)
 	fprintf(out,
 		"usage: qsim recn [ --arch { fifo | voq | recn } ] [ --leaves N ] [ --hosts N ]\n"
 		"                 [ --spines N ] [ --rate BYTES_PER_S ] [ --speedup N ] [ --latency NS ]\n"
-		"                 [ --in-buffer BYTES ] [ --out-buffer BYTES ] [ --vc0-sls N ]\n"
+		"                 [ --in-buffer BYTES ] [ --out-buffer BYTES ] [ --vcs { 2 | 8 } ]\n"
+		"                 [ --vc0-sls N ]\n"
 		"                 [ --saqs N ] [ --detect BYTES ] [ --xoff BYTES ] [ --xon BYTES ]\n"
 		"                 [ --lease NS ] [ --refresh NS ] [ --idle NS ] [ --loss PERMILLE ]\n"
 		"                 [ --seed N ] [ --step NS ] [ --warmup NS ] [ --until NS ]\n"
@@ -48,8 +49,8 @@ static void rq_usage(FILE *out)
 		"  \"flow SRC DST SL frames N bytes N rate_Bps N lat_avg_ns N lat_max_ns N\" per\n"
 		"  flow, the same per SL (\"sl SL ...\"), \"recn ...\" counters, \"run ...\", and\n"
 		"  with --sample \"saqs TIME_NS N\" lines.  Defaults: recn, 1 leaf of 4 hosts,\n"
-		"  1000000000 B/s links, 100 ns delay, 16384-byte buffers per VC, SLs 0-3 on\n"
-		"  VC0, 8 SAQs, detect 2048, xoff 4096, xon 2048, lease 200000, refresh\n"
+		"  1000000000 B/s links, 100 ns delay, 16384-byte buffers per VC, 2 VCs with\n"
+		"  SLs 0-3 on VC0 (8: a VC per SL), 8 SAQs, detect 2048, xoff 4096, xon 2048, lease 200000, refresh\n"
 		"  50000, idle 1000000, step 10 ns, instant crossbar (--speedup 0).\n");
 }
 
@@ -123,6 +124,7 @@ static int rq_main(int argc, char **argv)
 		{ "in-buffer", required_argument, NULL, 'i' },
 		{ "out-buffer", required_argument, NULL, 'o' },
 		{ "vc0-sls", required_argument, NULL, 'v' },
+		{ "vcs", required_argument, NULL, 'V' },
 		{ "saqs", required_argument, NULL, 'n' },
 		{ "detect", required_argument, NULL, 'D' },
 		{ "xoff", required_argument, NULL, 'X' },
@@ -141,7 +143,7 @@ static int rq_main(int argc, char **argv)
 	};
 	static const char *const archs[] = { "fifo", "voq", "recn" };
 	struct rn_params p = {
-		.arch = RN_RECN, .leaves = 1, .hosts_per_leaf = 4, .spines = 0, .vc0_sls = 4,
+		.arch = RN_RECN, .leaves = 1, .hosts_per_leaf = 4, .spines = 0, .vc0_sls = 4, .vcs = 2,
 		.rate = 1000000000, .speedup = 0, .latency_ns = 100, .in_buffer = 16384, .out_buffer = 16384,
 		.seed = 1,
 		.recn = { .nsaq = RECN_SAQ_DEFAULT, .detect = 2048, .xoff = 4096, .xon = 2048,
@@ -184,6 +186,7 @@ static int rq_main(int argc, char **argv)
 		case 'i': u32 = &p.in_buffer; lo = 64; break;
 		case 'o': u32 = &p.out_buffer; lo = 64; break;
 		case 'v': uint = &p.vc0_sls; lo = 0; hi = RN_SLS; break;
+		case 'V': uint = &p.vcs; lo = 2; hi = RN_VCS_MAX; break;
 		case 'n': u32 = &p.recn.nsaq; hi = RECN_SAQ_MAX; break;
 		case 'D': u32 = &p.recn.detect; break;
 		case 'X': u32 = &p.recn.xoff; break;
@@ -214,6 +217,10 @@ static int rq_main(int argc, char **argv)
 			*u32 = (uint32_t)v;
 		else
 			*uint = (unsigned int)v;
+	}
+	if (p.vcs != 2 && p.vcs != RN_VCS_MAX) {
+		fprintf(stderr, "qsim recn: --vcs is 2 or %d\n", RN_VCS_MAX);
+		return 2;
 	}
 	if (recn_cfg_check(&p.recn) != RECN_CFG_OK) {
 		fprintf(stderr, "qsim recn: want xon < xoff, 0 < refresh < lease, idle >= refresh\n");

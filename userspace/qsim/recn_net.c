@@ -187,7 +187,7 @@ int rn_net_init(struct rn_net *n, const struct rn_params *p, struct rn_frame *fr
 		for (k = 0; k < x->nports; k++) {
 			struct rn_port *pt = &x->port[k];
 
-			for (v = 0; v < RN_VCS; v++) {
+			for (v = 0; v < n->p.vcs; v++) {
 				rn_qset_init(&pt->in[v], &p->recn);
 				rn_qset_init(&pt->out[v], &p->recn);
 				recn_set_output_side(&pt->out[v].rs);
@@ -199,12 +199,12 @@ int rn_net_init(struct rn_net *n, const struct rn_params *p, struct rn_frame *fr
 	for (h = 0; h < n->nhosts; h++) {
 		for (v = 0; v < RN_SLS; v++)
 			rn_qset_init(&n->host[h].sl[v], &p->recn);
-		for (v = 0; v < RN_VCS; v++)
+		for (v = 0; v < n->p.vcs; v++)
 			n->host[h].credit[v] = p->in_buffer;
 		rn_wire_init(&n->host[h].tx);
 		rn_link(n, (struct rn_end){ -1, (int)h }, (struct rn_end){ (int)(h / H), (int)(h % H) });
 		/* a host takes what comes at once: its leaf never waits for it */
-		for (v = 0; v < RN_VCS; v++)
+		for (v = 0; v < n->p.vcs; v++)
 			n->sw[h / H].port[h % H].credit[v] = INT64_MAX / 2;
 	}
 	for (l = 0; l < L && S; l++)
@@ -343,7 +343,7 @@ static void rn_port_send(struct rn_net *n, unsigned int s, unsigned int p, uint6
 
 	if (pt->link_free > now)
 		return;
-	for (vc = 0; vc < RN_VCS; vc++) {
+	for (vc = 0; vc < n->p.vcs; vc++) {
 		struct rn_ok k = { n, &pt->out[vc], pt->credit[vc] };
 		struct rn_where w = { n, (int)s, (int)p, RN_SIDE_OUT, vc, now };
 		int q = recn_next(&pt->out[vc].rs, pt->out[vc].last, rn_ok_link, &k);
@@ -423,7 +423,7 @@ static void rn_crossbar(struct rn_net *n, unsigned int s, uint64_t now)
 		if (op->xout_free > now)
 			continue;
 		/* instant crossing: as many frames as there is room for */
-		for (vc = 0; vc < RN_VCS; vc++) {
+		for (vc = 0; vc < n->p.vcs; vc++) {
 			for (j = op->rr_in; tried < x->nports; j = (j + 1) % x->nports) {
 				struct rn_port *ip = &x->port[j];
 				struct rn_xok ok = { n, &ip->in[vc], o };
@@ -518,7 +518,7 @@ void rn_tick(struct rn_net *n, uint64_t now)
 
 	for (s = 0; s < n->nsw; s++) {
 		for (p = 0; p < n->sw[s].nports; p++) {
-			for (v = 0; v < RN_VCS; v++) {
+			for (v = 0; v < n->p.vcs; v++) {
 				struct rn_where wi = { n, (int)s, (int)p, RN_SIDE_IN, v, now };
 				struct rn_where wo = { n, (int)s, (int)p, RN_SIDE_OUT, v, now };
 
@@ -561,7 +561,7 @@ unsigned int rn_saqs_in_use(const struct rn_net *n)
 
 	for (s = 0; s < n->nsw; s++)
 		for (p = 0; p < n->sw[s].nports; p++)
-			for (v = 0; v < RN_VCS; v++)
+			for (v = 0; v < n->p.vcs; v++)
 				k += rn_set_saqs(&n->sw[s].port[p].in[v].rs) +
 				     rn_set_saqs(&n->sw[s].port[p].out[v].rs);
 	for (s = 0; s < n->nhosts; s++)
@@ -577,7 +577,7 @@ void rn_stats_sum(const struct rn_net *n, struct recn_stats *sum)
 	memset(sum, 0, sizeof(*sum));
 	for (s = 0; s < n->nsw; s++)
 		for (p = 0; p < n->sw[s].nports; p++)
-			for (v = 0; v < RN_VCS; v++) {
+			for (v = 0; v < n->p.vcs; v++) {
 				rn_add_stats(sum, &n->sw[s].port[p].in[v].rs.st);
 				rn_add_stats(sum, &n->sw[s].port[p].out[v].rs.st);
 			}

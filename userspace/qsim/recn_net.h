@@ -14,7 +14,9 @@
  *   recn   detection queues at every side, SAQs, notifications, Xon/Xoff
  *
  * Hosts keep one set per SL (the paper's network interface: a VC per SL),
- * served in SL order, each with its SAQs in the recn architecture.
+ * served in SL order, each with its SAQs in the recn architecture.  With
+ * vcs 8 the switches have a VC per SL too, each strictly before the next
+ * (with voq: the paper's "VOQ Switch").
  */
 #ifndef QSIM_RECN_NET_H
 #define QSIM_RECN_NET_H
@@ -23,7 +25,7 @@
 
 #include "core/recn_core.h"
 
-#define RN_VCS		2
+#define RN_VCS_MAX	8	/* 2, or one per SL */
 #define RN_SLS		8
 #define RN_MAX_PORTS	64
 #define RN_NQ		(RECN_DETQS + RECN_SAQ_MAX)
@@ -73,12 +75,12 @@ struct rn_end {
 };
 
 struct rn_port {
-	struct rn_qset in[RN_VCS], out[RN_VCS];
+	struct rn_qset in[RN_VCS_MAX], out[RN_VCS_MAX];
 	struct rn_end peer;
 	struct rn_wire tx;		/* towards the peer */
 	uint64_t link_free, xin_free, xout_free;
 	unsigned int rr_in;		/* output: the input to ask first */
-	int64_t credit[RN_VCS];		/* bytes the peer's input has room for */
+	int64_t credit[RN_VCS_MAX];	/* bytes the peer's input has room for */
 };
 
 struct rn_switch {
@@ -91,12 +93,13 @@ struct rn_host {
 	struct rn_end peer;
 	struct rn_wire tx;
 	uint64_t link_free;
-	int64_t credit[RN_VCS];
+	int64_t credit[RN_VCS_MAX];
 };
 
 struct rn_params {
 	enum rn_arch arch;
 	unsigned int leaves, hosts_per_leaf, spines, vc0_sls;
+	unsigned int vcs;		/* 2, or 8: a VC per SL */
 	uint64_t rate;			/* bytes per second, every link */
 	unsigned int speedup;		/* the crossbar's rate over the links' */
 	uint64_t latency_ns;		/* per link, frames and control */
@@ -129,6 +132,8 @@ void rn_net_free(struct rn_net *n);
 uint32_t rn_route(const struct rn_net *n, unsigned int src, unsigned int dst);
 static inline unsigned int rn_vc(const struct rn_net *n, unsigned int sl)
 {
+	if (n->p.vcs == RN_VCS_MAX)
+		return sl < RN_VCS_MAX ? sl : RN_VCS_MAX - 1;
 	return sl < n->p.vc0_sls ? 0 : 1;
 }
 /* Frame @i is offered at its host now. */
