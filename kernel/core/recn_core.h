@@ -462,10 +462,11 @@ static inline void recn_tell_arrival(struct recn_set *s, struct recn_tell *t,
 		t->xoff_again_at = now;
 		recn_tell_all(s, t, pt, RECN_MSG_XOFF, send, ctx);
 	} else if (t->xoff && bytes >= s->cfg.xoff && from < RECN_UPSTREAM_MAX &&
+		   (t->told >> from & 1) &&
 		   recn_since(now, t->xoff_again_at, s->cfg.refresh_ns / 8)) {
 		/*
 		 * A stopped port still sends: its frames were on the way, or
-		 * the Xoff was lost.  Tell it again, at most every
+		 * the Xoff was lost (a port not told has no SAQ to stop).  Tell it again, at most every
 		 * refresh_ns / 8, rather than let it fill the buffer until
 		 * the next refresh.
 		 */

@@ -114,5 +114,9 @@ sim --saqs 17 < /dev/null > /dev/null 2>&1
 expect "17 SAQs refused" $? 2
 sim --arch voqs < /dev/null > /dev/null 2>&1
 expect "an unknown architecture refused" $? 2
+sim --vcs 8 --vc0-sls 2 < /dev/null > /dev/null 2>&1
+expect "--vc0-sls with a VC per SL refused" $? 2
+sim --vcs 4 < /dev/null > /dev/null 2>&1
+expect "--vcs 4 refused" $? 2
 
 exit $FAIL

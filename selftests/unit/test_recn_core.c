@@ -59,17 +59,6 @@ static fq_u32 route2(int a, int b)
 	return r;
 }
 
-/* xorshift64, fixed seed: every run the same */
-static unsigned long long rng_small = 0x9E3779B97F4A7C15ULL;
-
-static unsigned int rnd_small(unsigned int n)
-{
-	rng_small ^= rng_small << 13;
-	rng_small ^= rng_small >> 7;
-	rng_small ^= rng_small << 17;
-	return (unsigned int)(rng_small % n);
-}
-
 static struct recn_point pt_of(fq_u64 turns, fq_u8 len, fq_u8 sl)
 {
 	return (struct recn_point){ .turns = turns, .len = len, .sl = sl };
@@ -500,19 +489,19 @@ UNIT_TEST(next_finds_what_a_plain_scan_finds)
 		fq_u32 i;
 		fq_s32 last;
 
-		c.nsaq = 1 + rnd_small(RECN_SAQ_MAX);
+		c.nsaq = 1 + unit_rnd_below(RECN_SAQ_MAX);
 		recn_init(&s, &c);
-		s.busy = (fq_u64)rnd_small(1u << 30) << 34 ^ rnd_small(1u << 30);
-		if (rnd_small(4) == 0)
-			s.busy &= (fq_u64)rnd_small(1u << 30);	/* sparse */
+		s.busy = (fq_u64)unit_rnd_below(1u << 30) << 34 ^ unit_rnd_below(1u << 30);
+		if (unit_rnd_below(4) == 0)
+			s.busy &= (fq_u64)unit_rnd_below(1u << 30);	/* sparse */
 		for (i = 0; i < c.nsaq; i++) {
-			s.saq[i].used = rnd_small(4) != 0;
-			s.saq[i].frames = rnd_small(3);
-			s.saq[i].stopped = rnd_small(5) == 0;
+			s.saq[i].used = unit_rnd_below(4) != 0;
+			s.saq[i].frames = unit_rnd_below(3);
+			s.saq[i].stopped = unit_rnd_below(5) == 0;
 		}
-		okmask[0] = rnd_small(3) ? ~0ULL : (fq_u64)rnd_small(1u << 30) << 30 ^ rnd_small(1u << 30);
-		okmask[1] = rnd_small(3) ? ~0ULL : rnd_small(1u << 16);
-		last = (fq_s32)rnd_small(RECN_DETQS + c.nsaq + 1) - 1;
+		okmask[0] = unit_rnd_below(3) ? ~0ULL : (fq_u64)unit_rnd_below(1u << 30) << 30 ^ unit_rnd_below(1u << 30);
+		okmask[1] = unit_rnd_below(3) ? ~0ULL : unit_rnd_below(1u << 16);
+		last = (fq_s32)unit_rnd_below(RECN_DETQS + c.nsaq + 1) - 1;
 		if (recn_next(&s, last, ok_by_mask, okmask) != next_plain(&s, last, okmask))
 			wrong++;
 	}
@@ -928,24 +917,24 @@ UNIT_TEST(random_run_keeps_order_and_counts)
 	for (q = 0; q < RECN_DETQS + RECN_SAQ_MAX; q++)
 		fq[q] = (struct fifo){ -1, -1 };
 	for (round = 0; made < RUN_FRAMES || left; round++) {
-		unsigned int op = rnd_small(10);
+		unsigned int op = unit_rnd_below(10);
 
-		now += rnd_small(50000);
+		now += unit_rnd_below(50000);
 		if (op < 4 && made < RUN_FRAMES) {
 			struct frame *f = &fr[made];
-			fq_u32 flow = rnd_small(24);
+			fq_u32 flow = unit_rnd_below(24);
 			int saq;
 
 			/* flow f: out of port f % 3, then f / 3 % 4, SL f % 4 */
 			f->flow = flow;
 			f->route = route2((int)(flow % 3), (int)(flow / 3 % 4) - 1);
 			f->sl = (fq_u8)(flow % 4);
-			f->len = 64 + rnd_small(1436);
+			f->len = 64 + unit_rnd_below(1436);
 			f->seq = next_seq[flow]++;
 			saq = recn_classify(&s, f->route, f->sl);
 			q = saq >= 0 ? RECN_Q_SAQ((fq_u32)saq) : recn_detq_of(f->route);
 			fifo_push(&fq[q], fr, made);
-			recn_arrive(&s, q, f->route, f->sl, f->len, rnd_small(4), now, log_send, &l);
+			recn_arrive(&s, q, f->route, f->sl, f->len, unit_rnd_below(4), now, log_send, &l);
 			made++;
 			left++;
 		} else if (op < 7) {
@@ -961,15 +950,15 @@ UNIT_TEST(random_run_keeps_order_and_counts)
 			left--;
 		} else if (op < 9) {
 			struct recn_msg m;
-			fq_u32 flow = rnd_small(24);
+			fq_u32 flow = unit_rnd_below(24);
 
-			m.kind = (fq_u8)(1 + rnd_small(6));	/* 6: no such kind */
+			m.kind = (fq_u8)(1 + unit_rnd_below(6));	/* 6: no such kind */
 			m.pt = pt_of(flow % 3 + 1, 1, (fq_u8)(flow % 4));
-			if (rnd_small(2))
+			if (unit_rnd_below(2))
 				m.pt = pt_of(m.pt.turns | (fq_u64)(flow / 3 % 4) << 6, 2, m.pt.sl);
-			if (!rnd_small(20))
-				m.pt.len = (fq_u8)rnd_small(9);	/* often malformed */
-			recn_receive(&s, &m, rnd_small(4), now, log_send, &l);
+			if (!unit_rnd_below(20))
+				m.pt.len = (fq_u8)unit_rnd_below(9);	/* often malformed */
+			recn_receive(&s, &m, unit_rnd_below(4), now, log_send, &l);
 		} else {
 			recn_tick(&s, now, log_send, &l);
 		}

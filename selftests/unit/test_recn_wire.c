@@ -7,29 +7,19 @@
 #include "unit.h"
 #include "core/recn_wire.h"
 
-static unsigned long long rng = 0x2545F4914F6CDD1DULL;
-
-static unsigned int rnd(unsigned int n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (unsigned int)(rng % n);
-}
-
 /* A random valid message: a point of 1 to 6 digits, its end included. */
 static struct recn_wire_msg random_msg(void)
 {
-	struct recn_wire_msg w = { .vc = (fq_u8)rnd(2) };
-	fq_u32 i, len = 1 + rnd(RECN_POINT_MAX_LEN), ends = rnd(len + 1);
+	struct recn_wire_msg w = { .vc = (fq_u8)unit_rnd_below(2) };
+	fq_u32 i, len = 1 + unit_rnd_below(RECN_POINT_MAX_LEN), ends = unit_rnd_below(len + 1);
 
-	w.m.kind = (fq_u8)(RECN_MSG_NOTIFY + rnd(5));
-	w.m.pt.sl = (fq_u8)rnd(256);
+	w.m.kind = (fq_u8)(RECN_MSG_NOTIFY + unit_rnd_below(5));
+	w.m.pt.sl = (fq_u8)unit_rnd_below(256);
 	w.m.pt.len = (fq_u8)len;
 	/* digits 1..63 up to @ends, 0 after (a route that ended) */
 	for (i = 0; i < len; i++)
 		if (i < ends)
-			w.m.pt.turns |= (fq_u64)(1 + rnd(63)) << (6 * i);
+			w.m.pt.turns |= (fq_u64)(1 + unit_rnd_below(63)) << (6 * i);
 	return w;
 }
 
@@ -54,7 +44,7 @@ UNIT_TEST(built_is_read_back_the_same)
 	int round, bad = 0;
 
 	for (round = 0; round < 5000; round++) {
-		fq_u32 n = 1 + rnd(FABRIC_CTRL_RECN_MAX), got = 0, i, len;
+		fq_u32 n = 1 + unit_rnd_below(FABRIC_CTRL_RECN_MAX), got = 0, i, len;
 
 		for (i = 0; i < n; i++) {
 			in[i] = random_msg();
@@ -123,20 +113,20 @@ UNIT_TEST(random_bytes_are_refused_or_exact)
 		fq_u32 len, n = 0, i, k;
 
 		if (round % 2) {
-			len = rnd(sizeof(buf) + 1);
+			len = unit_rnd_below(sizeof(buf) + 1);
 			for (i = 0; i < len; i++)
-				buf[i] = (fq_u8)rnd(256);
-			if (len > 1 && rnd(2)) {
+				buf[i] = (fq_u8)unit_rnd_below(256);
+			if (len > 1 && unit_rnd_below(2)) {
 				buf[0] = FABRIC_CTRL_RECN;	/* get further in */
-				buf[1] = (fq_u8)(1 + rnd(FABRIC_CTRL_RECN_MAX));
+				buf[1] = (fq_u8)(1 + unit_rnd_below(FABRIC_CTRL_RECN_MAX));
 			}
 		} else {
-			n = 1 + rnd(4);
+			n = 1 + unit_rnd_below(4);
 			for (i = 0; i < n; i++)
 				in[i] = random_msg();
 			len = recn_wire_build(buf, in, n);
-			for (k = rnd(3); k; k--)
-				buf[rnd(len)] ^= (fq_u8)(1 << rnd(8));
+			for (k = unit_rnd_below(3); k; k--)
+				buf[unit_rnd_below(len)] ^= (fq_u8)(1 << unit_rnd_below(8));
 		}
 		if (recn_wire_parse(buf, len, out, &n) != RECN_WIRE_OK)
 			continue;

@@ -95,6 +95,12 @@ static inline uint64_t unit_rnd(void)
 	return unit_rnd_state;
 }
 
+/* Uniform enough in 0 .. @n - 1 for a test's choices (@n > 0). */
+static inline unsigned int unit_rnd_below(unsigned int n)
+{
+	return (unsigned int)(unit_rnd() % n);
+}
+
 static inline int unit_run(void)
 {
 	struct unit_test *t;

@@ -159,6 +159,7 @@ static int rq_main(int argc, char **argv)
 	char line[512];
 	FILE *in = stdin;
 	unsigned long lineno = 0;
+	bool vc0_given = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -185,7 +186,7 @@ static int rq_main(int argc, char **argv)
 		case 'x': uint = &p.speedup; lo = 0; hi = 16; break;
 		case 'i': u32 = &p.in_buffer; lo = 64; break;
 		case 'o': u32 = &p.out_buffer; lo = 64; break;
-		case 'v': uint = &p.vc0_sls; lo = 0; hi = RN_SLS; break;
+		case 'v': uint = &p.vc0_sls; lo = 0; hi = RN_SLS; vc0_given = true; break;
 		case 'V': uint = &p.vcs; lo = 2; hi = RN_VCS_MAX; break;
 		case 'n': u32 = &p.recn.nsaq; hi = RECN_SAQ_MAX; break;
 		case 'D': u32 = &p.recn.detect; break;
@@ -220,6 +221,11 @@ static int rq_main(int argc, char **argv)
 	}
 	if (p.vcs != 2 && p.vcs != RN_VCS_MAX) {
 		fprintf(stderr, "qsim recn: --vcs is 2 or %d\n", RN_VCS_MAX);
+		return 2;
+	}
+	if (vc0_given && p.vcs != 2) {
+		fprintf(stderr, "qsim recn: --vc0-sls splits two VCs; with --vcs %u each SL has its own\n",
+			p.vcs);
 		return 2;
 	}
 	if (recn_cfg_check(&p.recn) != RECN_CFG_OK) {

@@ -313,48 +313,51 @@ static void rn_transmit(struct rn_net *n, struct rn_wire *tx, uint64_t *link_fre
 	rn_fifo_push(n->fr, &tx->frames, i);
 }
 
+/*
+ * Send from @qs on a link (@tx, @link_free) if one of its queues has a
+ * head the peer has room for (*@credit): true if a frame went.
+ */
+static bool rn_link_send(struct rn_net *n, struct rn_qset *qs, int64_t *credit,
+			 struct rn_wire *tx, uint64_t *link_free, const struct rn_where *w)
+{
+	struct rn_ok k = { n, qs, *credit };
+	int q = recn_next(&qs->rs, qs->last, rn_ok_link, &k);
+	int32_t i;
+
+	if (q < 0)
+		return false;
+	i = rn_dequeue(n, qs, q, w);
+	*credit -= n->fr[i].len;
+	rn_transmit(n, tx, link_free, i, w->now);
+	return true;
+}
+
+/* A host's free link: its SLs in order. */
 static void rn_host_send(struct rn_net *n, unsigned int h, uint64_t now)
 {
 	struct rn_host *ho = &n->host[h];
 	unsigned int sl;
 
-	if (ho->link_free > now)
-		return;
-	for (sl = 0; sl < RN_SLS; sl++) {
+	for (sl = 0; sl < RN_SLS && ho->link_free <= now; sl++) {
 		unsigned int vc = rn_vc(n, sl);
-		struct rn_ok k = { n, &ho->sl[sl], ho->credit[vc] };
 		struct rn_where w = { n, -1, (int)h, RN_SIDE_HOST, vc, now };
-		int q = recn_next(&ho->sl[sl].rs, ho->sl[sl].last, rn_ok_link, &k);
-		int32_t i;
 
-		if (q < 0)
-			continue;
-		i = rn_dequeue(n, &ho->sl[sl], q, &w);
-		ho->credit[vc] -= n->fr[i].len;
-		rn_transmit(n, &ho->tx, &ho->link_free, i, now);
-		return;
+		if (rn_link_send(n, &ho->sl[sl], &ho->credit[vc], &ho->tx, &ho->link_free, &w))
+			return;
 	}
 }
 
+/* An output port's free link: its VCs in order. */
 static void rn_port_send(struct rn_net *n, unsigned int s, unsigned int p, uint64_t now)
 {
 	struct rn_port *pt = &n->sw[s].port[p];
 	unsigned int vc;
 
-	if (pt->link_free > now)
-		return;
-	for (vc = 0; vc < n->p.vcs; vc++) {
-		struct rn_ok k = { n, &pt->out[vc], pt->credit[vc] };
+	for (vc = 0; vc < n->p.vcs && pt->link_free <= now; vc++) {
 		struct rn_where w = { n, (int)s, (int)p, RN_SIDE_OUT, vc, now };
-		int q = recn_next(&pt->out[vc].rs, pt->out[vc].last, rn_ok_link, &k);
-		int32_t i;
 
-		if (q < 0)
-			continue;
-		i = rn_dequeue(n, &pt->out[vc], q, &w);
-		pt->credit[vc] -= n->fr[i].len;
-		rn_transmit(n, &pt->tx, &pt->link_free, i, now);
-		return;
+		if (rn_link_send(n, &pt->out[vc], &pt->credit[vc], &pt->tx, &pt->link_free, &w))
+			return;
 	}
 }
 
