@@ -167,6 +167,28 @@ struct recn_set {
 	struct recn_stats st;
 };
 
+/* Add @b's counters to @a's (a port's sets, a fabric's). */
+static inline void recn_stats_add(struct recn_stats *a, const struct recn_stats *b)
+{
+	const fq_u64 *pb = (const fq_u64 *)b;
+	fq_u64 *pa = (fq_u64 *)a;
+	fq_u32 i;
+
+	/* every field is a fq_u64 counter */
+	for (i = 0; i < sizeof(*a) / sizeof(fq_u64); i++)
+		pa[i] += pb[i];
+}
+
+/* SAQs in use in @s now. */
+static inline fq_u32 recn_saqs_used(const struct recn_set *s)
+{
+	fq_u32 i, k = 0;
+
+	for (i = 0; i < s->cfg.nsaq; i++)
+		k += s->saq[i].used;
+	return k;
+}
+
 /*
  * Has @span passed from @then to @now?  Signed, so that a @now a little
  * behind @then (a clock read on another CPU before the caller's lock)

@@ -18,7 +18,11 @@
  *  ideal     fully sorted by deadline, ties in arrival order: a
  *            red-black tree (rbq.h), so a frame costs O(log n) whatever
  *            its deadline (a sorted list cost a walk of the buffer per
- *            frame when deadlines fall, in softirq under the port lock).
+ *            frame when deadlines fall, in softirq under the port lock);
+ *  recn      (any VC, the switch's architecture "recn") a RECN set of
+ *            FIFOs, one per detection queue and SAQ, served in round
+ *            robin among those ready (vcsw_recn.h); the caller gives each
+ *            VC its set (vcsw_vc_attach_recn()).
  *
  * The appendix proves that takeover keeps L sorted, that L's tail holds the
  * largest deadline, that U never outlives L, and hence that no flow whose
@@ -39,41 +43,23 @@
 #define FQ_VCSW_PORT_H
 
 #include "core_types.h"
-#include "pheap.h"
-#include "rbq.h"
+#include "vcsw_list.h"
+#include "vcsw_recn.h"
 #include "edf_core.h"
 #include "../include/uapi/linux/vcsw.h"
 
-struct vcsw_node {
-	union {
-		struct {			/* fifo, takeover: a list */
-			struct vcsw_node	*next;
-			struct vcsw_node	*prev;
-		};
-		struct rbq_node		rb;	/* ideal: key deadline */
-	};
-	struct pheap_node	heap;		/* key: deadline */
-	fq_u64			deadline;
-	fq_u64			enq_ns;
-	fq_u32			len;
-	fq_u16			out;		/* output port (vcsw_xbar.h) */
-	fq_u8			vc;
-	bool			in_takeover;	/* in U (takeover mode) */
-	bool			timed;		/* deadline from a header */
-};
-
-/* A doubly linked FIFO of nodes. */
-struct vcsw_list {
-	struct vcsw_node	*head;
-	struct vcsw_node	*tail;
-	fq_u32			count;
-};
+/*
+ * A VC of architecture "recn" (vcsw_xbar.h): not one of the uapi's VC0
+ * disciplines, which IFLA_VCSW_VC0_MODE names.
+ */
+#define VCSW_MODE_RECN	(VCSW_MODE_MAX + 1)
 
 struct vcsw_vc {
 	struct vcsw_list	ordered;	/* the FIFO, or L */
 	struct vcsw_list	takeover;	/* U: takeover mode only */
 	struct rbq		sorted;		/* ideal mode only */
 	struct pheap		waiting;	/* every waiting node, by deadline */
+	struct vcsw_rq		*rq;		/* recn mode only: the caller's */
 	fq_u8			mode;		/* VCSW_MODE_* */
 	fq_u32			limit;		/* bytes */
 	fq_u32			backlog;	/* bytes */
@@ -92,58 +78,6 @@ enum vcsw_enq_result {
 	VCSW_ENQ_FULL,		/* over the VC's byte limit: caller frees it */
 };
 
-/* ---- lists ----------------------------------------------------------------- */
-
-static inline void vcsw_list_init(struct vcsw_list *l)
-{
-	l->head = NULL;
-	l->tail = NULL;
-	l->count = 0;
-}
-
-static inline void vcsw_list_insert_after(struct vcsw_list *l,
-					  struct vcsw_node *pos,
-					  struct vcsw_node *n)
-{
-	n->prev = pos;
-	n->next = pos ? pos->next : l->head;
-	if (n->next)
-		n->next->prev = n;
-	else
-		l->tail = n;
-	if (pos)
-		pos->next = n;
-	else
-		l->head = n;
-	l->count++;
-}
-
-static inline void vcsw_list_append(struct vcsw_list *l, struct vcsw_node *n)
-{
-	vcsw_list_insert_after(l, l->tail, n);
-}
-
-static inline void vcsw_list_unlink(struct vcsw_list *l, struct vcsw_node *n)
-{
-	if (n->prev)
-		n->prev->next = n->next;
-	else
-		l->head = n->next;
-	if (n->next)
-		n->next->prev = n->prev;
-	else
-		l->tail = n->prev;
-	n->next = NULL;
-	n->prev = NULL;
-	l->count--;
-}
-
-/* The node that embeds @r. */
-static inline struct vcsw_node *vcsw_node_of_rb(const struct rbq_node *r)
-{
-	return (struct vcsw_node *)((char *)r - offsetof(struct vcsw_node, rb));
-}
-
 /* ---- one VC ---------------------------------------------------------------- */
 
 static inline const char *vcsw_mode_name(unsigned int mode)
@@ -155,6 +89,8 @@ static inline const char *vcsw_mode_name(unsigned int mode)
 		return "takeover";
 	case VCSW_MODE_IDEAL:
 		return "ideal";
+	case VCSW_MODE_RECN:
+		return "recn";
 	default:
 		return "?";
 	}
@@ -166,7 +102,9 @@ static inline void vcsw_vc_init(struct vcsw_vc *v, fq_u8 mode, fq_u32 limit)
 	vcsw_list_init(&v->takeover);
 	rbq_init(&v->sorted);
 	pheap_init(&v->waiting);
-	v->mode = mode;
+	v->rq = NULL;
+	/* recn needs the caller's set: vcsw_vc_attach_recn() */
+	v->mode = mode == VCSW_MODE_RECN ? VCSW_MODE_FIFO : mode;
 	v->limit = limit;
 	v->backlog = 0;
 	{
@@ -178,7 +116,8 @@ static inline void vcsw_vc_init(struct vcsw_vc *v, fq_u8 mode, fq_u32 limit)
 
 static inline fq_u32 vcsw_vc_qlen(const struct vcsw_vc *v)
 {
-	return v->ordered.count + v->takeover.count + v->sorted.count;
+	return v->ordered.count + v->takeover.count + v->sorted.count +
+	       (v->mode == VCSW_MODE_RECN ? v->rq->frames : 0);
 }
 
 /* Put @n in the VC's structure, no accounting. */
@@ -203,6 +142,9 @@ static inline void vcsw_vc_link(struct vcsw_vc *v, struct vcsw_node *n)
 	case VCSW_MODE_IDEAL:
 		rbq_insert(&v->sorted, &n->rb, n->deadline);
 		break;
+	case VCSW_MODE_RECN:
+		vcsw_rq_link(v->rq, n);
+		break;
 	default:
 		vcsw_list_append(&v->ordered, n);
 		break;
@@ -226,6 +168,8 @@ static inline struct vcsw_node *vcsw_vc_pick(const struct vcsw_vc *v)
 
 		return r ? vcsw_node_of_rb(r) : NULL;
 	}
+	if (v->mode == VCSW_MODE_RECN)
+		return vcsw_rq_pick(v->rq, 0xffff);
 	if (!u)
 		return l;
 	if (!l || u->deadline < l->deadline)
@@ -233,11 +177,37 @@ static inline struct vcsw_node *vcsw_vc_pick(const struct vcsw_vc *v)
 	return l;
 }
 
+/*
+ * The node that leaves next for output @out: in recn mode the next ready
+ * queue whose head goes there (an input's request at the crossbar), in
+ * the others the head, wherever it goes (one FIFO per VC: head-of-line
+ * blocking).
+ */
+static inline struct vcsw_node *vcsw_vc_pick_for(const struct vcsw_vc *v, fq_u16 out)
+{
+	if (v->mode == VCSW_MODE_RECN)
+		return vcsw_rq_pick(v->rq, out);
+	return vcsw_vc_pick(v);
+}
+
+/*
+ * Any node, to empty the VC: the one that leaves next, except in recn
+ * mode, where frames of a stopped SAQ are never "next".
+ */
+static inline struct vcsw_node *vcsw_vc_first(const struct vcsw_vc *v)
+{
+	if (v->mode == VCSW_MODE_RECN)
+		return vcsw_rq_first(v->rq);
+	return vcsw_vc_pick(v);
+}
+
 /* Take @n out of the VC, no accounting. */
 static inline void vcsw_vc_unlink(struct vcsw_vc *v, struct vcsw_node *n)
 {
 	if (v->mode == VCSW_MODE_IDEAL)
 		rbq_erase(&v->sorted, &n->rb);
+	else if (v->mode == VCSW_MODE_RECN)
+		vcsw_rq_unlink(v->rq, n);
 	else
 		vcsw_list_unlink(n->in_takeover ? &v->takeover : &v->ordered, n);
 	pheap_remove(&v->waiting, &n->heap);
@@ -304,6 +274,8 @@ static inline void vcsw_vc_add(struct vcsw_vc *v, struct vcsw_node *n,
 			       fq_u64 now)
 {
 	n->enq_ns = now;
+	if (v->mode == VCSW_MODE_RECN)
+		v->rq->now = now;
 	vcsw_vc_link(v, n);
 	if (n->in_takeover)
 		v->st.takeovers++;
@@ -391,6 +363,8 @@ static inline void vcsw_vc_take(struct vcsw_vc *v, struct vcsw_node *n,
 {
 	struct pheap_node *min;
 
+	if (v->mode == VCSW_MODE_RECN)
+		v->rq->now = now;
 	vcsw_vc_unlink(v, n);
 	v->backlog -= n->len;
 	min = pheap_peek(&v->waiting);
@@ -442,8 +416,11 @@ static inline struct vcsw_node *vcsw_port_dequeue(struct vcsw_port *p,
 /* Remove any packet without accounting it (flush); NULL when empty. */
 static inline struct vcsw_node *vcsw_port_pop(struct vcsw_port *p)
 {
-	struct vcsw_node *n = vcsw_port_peek(p);
+	struct vcsw_node *n = NULL;
+	unsigned int vc;
 
+	for (vc = 0; vc < p->vcs && !n; vc++)
+		n = vcsw_vc_first(&p->vc[vc]);
 	if (n) {
 		vcsw_vc_unlink(&p->vc[n->vc], n);
 		p->vc[n->vc].backlog -= n->len;
@@ -463,8 +440,12 @@ static inline void vcsw_vc_set_mode(struct vcsw_vc *v, fq_u8 mode)
 
 	if (v->mode == mode)
 		return;
+	if (mode == VCSW_MODE_RECN && !v->rq)
+		mode = VCSW_MODE_FIFO;
+	if (v->mode == mode)
+		return;
 	vcsw_list_init(&tmp);
-	while ((n = vcsw_vc_pick(v))) {
+	while ((n = vcsw_vc_first(v))) {
 		vcsw_vc_unlink(v, n);
 		vcsw_list_append(&tmp, n);
 	}
@@ -473,6 +454,19 @@ static inline void vcsw_vc_set_mode(struct vcsw_vc *v, fq_u8 mode)
 		vcsw_list_unlink(&tmp, n);
 		vcsw_vc_link(v, n);
 	}
+}
+
+/*
+ * Give VC @v the RECN set @rq (vcsw_rq_init()ed, empty), and switch it to
+ * recn mode if @recn.  The set stays the VC's for later switches.
+ */
+static inline void vcsw_vc_attach_recn(struct vcsw_vc *v, struct vcsw_rq *rq, bool recn)
+{
+	if (v->mode == VCSW_MODE_RECN)
+		vcsw_vc_set_mode(v, VCSW_MODE_FIFO);
+	v->rq = rq;
+	if (recn)
+		vcsw_vc_set_mode(v, VCSW_MODE_RECN);
 }
 
 /* VC0 of port @p to another discipline, with packets waiting. */
@@ -494,6 +488,15 @@ static inline bool vcsw_vc_any(const struct vcsw_vc *v,
 		for (r = rbq_first(&v->sorted); r; r = rbq_next(r))
 			if (match(vcsw_node_of_rb(r), arg))
 				return true;
+		return false;
+	}
+	if (v->mode == VCSW_MODE_RECN) {
+		fq_u32 q;
+
+		for (q = 0; q < VCSW_RQ_QUEUES; q++)
+			for (n = v->rq->q[q].head; n; n = n->next)
+				if (match(n, arg))
+					return true;
 		return false;
 	}
 	for (n = v->ordered.head; n; n = n->next)
@@ -525,6 +528,25 @@ static inline fq_u32 vcsw_vc_remove(struct vcsw_vc *v,
 
 	if (!vcsw_vc_any(v, match, arg))
 		return 0;
+	if (v->mode == VCSW_MODE_RECN) {
+		/* out of their queues where they are: the others stay put */
+		fq_u32 q;
+
+		for (q = 0; q < VCSW_RQ_QUEUES; q++) {
+			struct vcsw_node *next;
+
+			for (n = v->rq->q[q].head; n; n = next) {
+				next = n->next;
+				if (!match(n, arg))
+					continue;
+				vcsw_vc_unlink(v, n);
+				v->backlog -= n->len;
+				vcsw_list_append(gone, n);
+				taken++;
+			}
+		}
+		return taken;
+	}
 	vcsw_list_init(&keep);
 	while ((n = vcsw_vc_pick(v))) {
 		vcsw_vc_unlink(v, n);

@@ -24,7 +24,13 @@
  *             by their heads, "analogous to a sorting algorithm" (3.2);
  *   advanced  VC0 is the ordered + take-over pair of the appendix, in
  *             the input and the output buffers, with the same crossbar;
- *   ideal     both VCs sorted by deadline everywhere (a heap): "Ideal".
+ *   ideal     both VCs sorted by deadline everywhere (a heap): "Ideal";
+ *   recn      every VC of every buffer a RECN set (vcsw_recn.h): FIFOs
+ *             per detection queue and SAQ; an input asks each output for
+ *             the next of its ready queues whose head goes there, and
+ *             the output serves the inputs in turn, as trad.  So a frame
+ *             for a full output holds up only its own queue: the RECN
+ *             paper's switch.
  *
  * VC0 is served strictly before VC1 at the crossbar (per output) as at
  * the outputs; with four VCs (vcsw_xport_set_vcs()) each VC strictly
@@ -54,6 +60,8 @@ static inline const char *vcsw_arch_name(unsigned int arch)
 		return "advanced";
 	case VCSW_ARCH_IDEAL:
 		return "ideal";
+	case VCSW_ARCH_RECN:
+		return "recn";
 	default:
 		return "?";
 	}
@@ -64,9 +72,17 @@ static inline fq_u8 vcsw_arch_vc_mode(unsigned int arch, unsigned int vc)
 {
 	if (arch == VCSW_ARCH_IDEAL)
 		return VCSW_MODE_IDEAL;
+	if (arch == VCSW_ARCH_RECN)
+		return VCSW_MODE_RECN;
 	if (arch == VCSW_ARCH_ADVANCED && vc == 0)
 		return VCSW_MODE_TAKEOVER;
 	return VCSW_MODE_FIFO;
+}
+
+/* Does the crossbar serve the inputs in turn, not by deadline? */
+static inline bool vcsw_arch_round_robin(unsigned int arch)
+{
+	return arch == VCSW_ARCH_TRAD || arch == VCSW_ARCH_RECN;
 }
 
 /* One port of the switch: its input buffers and its output port. */
@@ -95,7 +111,9 @@ static inline void vcsw_xport_init(struct vcsw_xport *x, unsigned int arch,
 		       out_limit, rate);
 	for (vc = 0; vc < VCSW_MAX_VCS; vc++) {
 		vcsw_vc_init(&x->in[vc], vcsw_arch_vc_mode(arch, vc), in_limit);
-		x->out.vc[vc].mode = vcsw_arch_vc_mode(arch, vc);
+		/* recn waits for its sets: vcsw_vc_attach_recn() */
+		if (vc)
+			vcsw_vc_init(&x->out.vc[vc], vcsw_arch_vc_mode(arch, vc), out_limit);
 		x->rr[vc] = 0;
 	}
 	x->wormhole = false;
@@ -155,17 +173,17 @@ static inline int vcsw_xbar_pick(struct vcsw_xport *const *ports,
 		struct vcsw_node *h;
 
 		i = (first + k) % n;
-		h = vcsw_vc_pick(&ports[i]->in[vc]);
+		h = vcsw_vc_pick_for(&ports[i]->in[vc], (fq_u16)o);
 		if (!h || h->out != o)
 			continue;
 		/* round robin: the first in turn; else the smallest deadline,
 		 * the first in turn on a tie */
-		if (!best || (arch != VCSW_ARCH_TRAD &&
+		if (!best || (!vcsw_arch_round_robin(arch) &&
 			      h->deadline < best->deadline)) {
 			best = h;
 			chosen = (int)i;
 		}
-		if (arch == VCSW_ARCH_TRAD)
+		if (vcsw_arch_round_robin(arch))
 			break;
 	}
 	if (!best || !vcsw_vc_has_room(&out->out.vc[vc], best->len))
@@ -189,7 +207,7 @@ static inline struct vcsw_node *vcsw_xbar_move(struct vcsw_xport *const *ports,
 					       fq_u64 now)
 {
 	struct vcsw_vc *v = &ports[i]->in[vc];
-	struct vcsw_node *h = vcsw_vc_pick(v);
+	struct vcsw_node *h = vcsw_vc_pick_for(v, (fq_u16)o);
 
 	vcsw_vc_take(v, h, now);
 	/* round robin goes on after the input just served */
@@ -297,6 +315,94 @@ static inline void vcsw_xport_set_arch(struct vcsw_xport *x, unsigned int arch)
 		vcsw_vc_set_mode(&x->in[vc], vcsw_arch_vc_mode(arch, vc));
 		vcsw_vc_set_mode(&x->out.vc[vc], vcsw_arch_vc_mode(arch, vc));
 	}
+}
+
+/* ---- RECN (arch recn) ------------------------------------------------------- */
+
+/* The RECN set of port @port's @side, VC @vc, or NULL (none, or not recn). */
+static inline struct vcsw_rq *vcsw_xbar_rq(struct vcsw_xport *const *ports, unsigned int n,
+					   fq_u32 port, enum vcsw_rq_side side, fq_u32 vc)
+{
+	struct vcsw_vc *v;
+
+	if (port >= n || vc >= VCSW_NUM_VCS)
+		return NULL;
+	v = side == VCSW_RQ_IN ? &ports[port]->in[vc] : &ports[port]->out.vc[vc];
+	return v->mode == VCSW_MODE_RECN ? v->rq : NULL;
+}
+
+/* Sends a message over port @port's link (the caller's way: a frame). */
+typedef void (*vcsw_recn_link_fn)(void *ctx, fq_u32 port, fq_u8 vc, const struct recn_msg *m);
+
+/*
+ * Deliver what the sets of @ports posted in @box at @now: to the other
+ * sets of the switch, which may post more (a FULL back, a RELEASE on),
+ * and to @link for the links.  At most 4 * VCSW_RQ_BOX messages; the
+ * rest is dropped (counted in the box), which RECN survives as any lost
+ * message.  Returns how many reached a set of the switch (they may have
+ * made a SAQ ready, or stopped one: the caller runs the crossbar again).
+ */
+static inline fq_u32 vcsw_xbar_recn_deliver(struct vcsw_xport *const *ports, unsigned int n,
+					    struct vcsw_rq_box *box, fq_u64 now,
+					    vcsw_recn_link_fn link, void *ctx)
+{
+	fq_u32 budget = 4 * VCSW_RQ_BOX, inside = 0;
+
+	while (box->count) {
+		struct vcsw_rq_note note = box->note[box->head];
+		enum vcsw_rq_side side;
+		struct vcsw_rq *rq;
+		struct recn_msg m;
+		fq_u32 port;
+
+		box->head = (box->head + 1) % VCSW_RQ_BOX;
+		box->count--;
+		if (!budget) {
+			/* on the sender's count, as a full box does */
+			rq = vcsw_xbar_rq(ports, n, note.port, (enum vcsw_rq_side)note.side,
+					  note.vc);
+			if (rq)
+				rq->dropped++;
+			box->dropped++;
+			continue;
+		}
+		budget--;
+		switch (vcsw_rq_dest_of(&note, &m, &port, &side)) {
+		case VCSW_RQ_TO_SET:
+			rq = vcsw_xbar_rq(ports, n, port, side, note.vc);
+			if (!rq)
+				break;
+			/* an output side knows its inputs by their index */
+			vcsw_rq_receive(rq, &m, note.port, now);
+			inside++;
+			break;
+		case VCSW_RQ_TO_LINK:
+			link(ctx, port, note.vc, &m);
+			break;
+		case VCSW_RQ_TO_NONE:
+			break;
+		}
+	}
+	return inside;
+}
+
+enum vcsw_recn_rx {
+	VCSW_RECN_RX_NONE,	/* no set there takes it (the port is not recn) */
+	VCSW_RECN_RX_TAKEN,
+	VCSW_RECN_RX_WOKE,	/* taken, and a stopped SAQ may go again */
+};
+
+/* A message from the far end of port @port's link, for VC @vc. */
+static inline enum vcsw_recn_rx vcsw_xbar_recn_receive(struct vcsw_xport *const *ports,
+						       unsigned int n, fq_u32 port, fq_u8 vc,
+						       const struct recn_msg *m, fq_u64 now)
+{
+	struct vcsw_rq *rq = vcsw_xbar_rq(ports, n, port, vcsw_rq_side_of_link_msg(m), vc);
+
+	if (!rq)
+		return VCSW_RECN_RX_NONE;
+	/* the input side's one upstream port is the link: bit 0 */
+	return vcsw_rq_receive(rq, m, 0, now) ? VCSW_RECN_RX_WOKE : VCSW_RECN_RX_TAKEN;
 }
 
 #endif /* FQ_VCSW_XBAR_H */

@@ -539,25 +539,6 @@ void rn_tick(struct rn_net *n, uint64_t now)
 	}
 }
 
-static unsigned int rn_set_saqs(const struct recn_set *rs)
-{
-	unsigned int i, k = 0;
-
-	for (i = 0; i < rs->cfg.nsaq; i++)
-		k += rs->saq[i].used;
-	return k;
-}
-
-static void rn_add_stats(struct recn_stats *a, const struct recn_stats *b)
-{
-	const fq_u64 *pb = (const fq_u64 *)b;
-	fq_u64 *pa = (fq_u64 *)a;
-	size_t i;
-
-	for (i = 0; i < sizeof(*a) / sizeof(fq_u64); i++)
-		pa[i] += pb[i];
-}
-
 unsigned int rn_saqs_in_use(const struct rn_net *n)
 {
 	unsigned int s, p, v, k = 0;
@@ -565,11 +546,11 @@ unsigned int rn_saqs_in_use(const struct rn_net *n)
 	for (s = 0; s < n->nsw; s++)
 		for (p = 0; p < n->sw[s].nports; p++)
 			for (v = 0; v < n->p.vcs; v++)
-				k += rn_set_saqs(&n->sw[s].port[p].in[v].rs) +
-				     rn_set_saqs(&n->sw[s].port[p].out[v].rs);
+				k += recn_saqs_used(&n->sw[s].port[p].in[v].rs) +
+				     recn_saqs_used(&n->sw[s].port[p].out[v].rs);
 	for (s = 0; s < n->nhosts; s++)
 		for (v = 0; v < RN_SLS; v++)
-			k += rn_set_saqs(&n->host[s].sl[v].rs);
+			k += recn_saqs_used(&n->host[s].sl[v].rs);
 	return k;
 }
 
@@ -581,11 +562,11 @@ void rn_stats_sum(const struct rn_net *n, struct recn_stats *sum)
 	for (s = 0; s < n->nsw; s++)
 		for (p = 0; p < n->sw[s].nports; p++)
 			for (v = 0; v < n->p.vcs; v++) {
-				rn_add_stats(sum, &n->sw[s].port[p].in[v].rs.st);
-				rn_add_stats(sum, &n->sw[s].port[p].out[v].rs.st);
+				recn_stats_add(sum, &n->sw[s].port[p].in[v].rs.st);
+				recn_stats_add(sum, &n->sw[s].port[p].out[v].rs.st);
 			}
 	for (s = 0; s < n->nhosts; s++)
 		for (v = 0; v < RN_SLS; v++)
-			rn_add_stats(sum, &n->host[s].sl[v].rs.st);
+			recn_stats_add(sum, &n->host[s].sl[v].rs.st);
 }
 

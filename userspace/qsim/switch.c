@@ -124,10 +124,11 @@ static int sw_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "a:r:i:o:v:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			for (arch = 0; arch < VCSW_ARCH_COUNT; arch++)
+			/* recn is a fabric's: "qsim recn" */
+			for (arch = 0; arch < VCSW_ARCH_RECN; arch++)
 				if (!strcmp(optarg, vcsw_arch_name(arch)))
 					break;
-			if (arch == VCSW_ARCH_COUNT) {
+			if (arch == VCSW_ARCH_RECN) {
 				fprintf(stderr, "qsim switch: unknown architecture \"%s\"\n",
 					optarg);
 				return 2;

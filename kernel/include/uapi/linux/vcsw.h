@@ -30,6 +30,7 @@ enum {
 	VCSW_ARCH_SIMPLE,	/* FIFOs, smallest head deadline: Simple 2 VCs */
 	VCSW_ARCH_ADVANCED,	/* VC0 ordered + take-over: Advanced 2 VCs */
 	VCSW_ARCH_IDEAL,	/* both VCs sorted by deadline: Ideal */
+	VCSW_ARCH_RECN,		/* FIFOs per detection queue and SAQ: RECN */
 	__VCSW_ARCH_MAX,
 };
 #define VCSW_ARCH_MAX (__VCSW_ARCH_MAX - 1)
@@ -77,6 +78,17 @@ enum {
 				 * to 4; changed only while the switch is down */
 	IFLA_VCSW_VC2_BUFFER,	/* u32: VC2 buffer per port, bytes */
 	IFLA_VCSW_VC3_BUFFER,	/* u32: VC3 buffer per port, bytes */
+	/*
+	 * RECN (arch recn, Documentation/recn.rst): changed only while the
+	 * switch is down; recn_cfg_check() must hold for them together
+	 */
+	IFLA_VCSW_RECN_SAQS,	/* u32: SAQs per set, 1 .. 16 (8) */
+	IFLA_VCSW_RECN_DETECT,	/* u32 bytes: a queue this full is congested (3072) */
+	IFLA_VCSW_RECN_XOFF,	/* u32 bytes: Xoff to the SAQs upstream (6144) */
+	IFLA_VCSW_RECN_XON,	/* u32 bytes: Xon again, below xoff (3072) */
+	IFLA_VCSW_RECN_LEASE,	/* u32 ns: an Xoff not repeated ends (200000) */
+	IFLA_VCSW_RECN_REFRESH,	/* u32 ns: repeat Xoffs, notifications (50000) */
+	IFLA_VCSW_RECN_IDLE,	/* u32 ns: free a line left idle (1000000) */
 	__IFLA_VCSW_MAX,
 };
 #define IFLA_VCSW_MAX (__IFLA_VCSW_MAX - 1)
@@ -116,6 +128,9 @@ enum {
 	IFLA_VCSW_PORT_VC3_IN_STATS,	/* struct vcsw_vc_stats of the input, read only */
 	IFLA_VCSW_PORT_VC2_CREDIT_STATS, /* struct vcsw_credit_vc_stats, read only */
 	IFLA_VCSW_PORT_VC3_CREDIT_STATS, /* struct vcsw_credit_vc_stats, read only */
+	IFLA_VCSW_PORT_RECN,		/* u8: 1 the link's far end runs RECN: tell it
+					 * of congestion, take its messages; 0 (default) */
+	IFLA_VCSW_PORT_RECN_STATS,	/* struct vcsw_recn_stats, read only (arch recn) */
 	__IFLA_VCSW_PORT_MAX,
 };
 #define IFLA_VCSW_PORT_MAX (__IFLA_VCSW_PORT_MAX - 1)
@@ -130,6 +145,29 @@ enum {
 	__VCSW_EXCEED_MAX,
 };
 #define VCSW_EXCEED_MAX (__VCSW_EXCEED_MAX - 1)
+
+/*
+ * RECN on one port (arch recn): its input and output sets of both VCs
+ * summed (struct recn_stats of kernel/core/recn_core.h), and the link's
+ * RECN frames.  Counters only grow, but @saqs, SAQs in use now.
+ */
+struct vcsw_recn_stats {
+	__u64	notify_tx, notify_rx;	/* congestion notifications */
+	__u64	xoff_tx, xoff_rx, xon_tx, xon_rx;
+	__u64	release_tx, release_rx;	/* a SAQ freed, told downstream */
+	__u64	full_tx, full_rx;	/* a notification found no SAQ free */
+	__u64	saq_alloc, saq_free;
+	__u64	saq_idle_free;		/* freed after idle, not by RELEASE */
+	__u64	saq_full;		/* notifications with no SAQ free */
+	__u64	root_alloc, root_full;
+	__u64	lease_expired;		/* an Xoff ended without an Xon */
+	__u64	stale_rx;		/* for a point with no line here */
+	__u64	bad_rx;			/* naming no point a route can pass */
+	__u64	saqs;			/* in use now, in the four sets */
+	__u64	frames_tx, frames_rx;	/* FABRIC_CTRL_RECN frames */
+	__u64	frames_refused;		/* malformed, or RECN off on the port */
+	__u64	msgs_dropped;		/* not sent: no room, no memory, link down */
+};
 
 /* Per VC of an output port.  Counters only grow. */
 struct vcsw_vc_stats {

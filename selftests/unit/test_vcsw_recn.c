@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of RECN in the soft switch (kernel/core/vcsw_recn.h and the
+ * recn parts of vcsw_port.h and vcsw_xbar.h), on a four-port switch as
+ * kernel/vcsw_main.c drives it: frames into input buffers, the crossbar,
+ * outputs sending, the box delivered after each step, link messages to a
+ * callback.  Hand-made cases (no head-of-line blocking, notification
+ * from an output to its inputs and over the link, Xoff and Xon, a lease
+ * that runs out, release), then random traffic with random link messages:
+ * nothing lost, no flow reordered, every SAQ freed at the end.
+ */
+#include "unit.h"
+#include "core/vcsw_xbar.h"
+
+#define NPORTS	4
+#define MAXF	4096
+#define LEN	1000
+
+struct frame {
+	struct vcsw_node node;
+	fq_u32 flow;
+	fq_u32 seq;
+	bool used;
+};
+
+static struct frame frames[MAXF];
+static struct vcsw_xport xp[NPORTS];
+static struct vcsw_xport *ports[NPORTS] = { &xp[0], &xp[1], &xp[2], &xp[3] };
+static struct vcsw_rq rq_in[NPORTS][VCSW_NUM_VCS], rq_out[NPORTS][VCSW_NUM_VCS];
+static struct vcsw_rq_box box;
+static struct recn_cfg cfg;
+static unsigned int cursor, arch;
+
+/* what went over the links */
+struct sent {
+	fq_u32 port;
+	fq_u8 vc;
+	struct recn_msg m;
+};
+static struct sent sent[4096];
+static unsigned int nsent;
+
+static void on_link(void *ctx, fq_u32 port, fq_u8 vc, const struct recn_msg *m)
+{
+	if (nsent < sizeof(sent) / sizeof(sent[0]))
+		sent[nsent++] = (struct sent){ port, vc, *m };
+}
+
+static void setup_arch(unsigned int a, fq_u32 in_limit, fq_u32 out_limit)
+{
+	unsigned int p, vc;
+
+	arch = a;
+	memset(frames, 0, sizeof(frames));
+	memset(&box, 0, sizeof(box));
+	nsent = 0;
+	cursor = 0;
+	recn_cfg_default(&cfg, LEN);
+	for (p = 0; p < NPORTS; p++) {
+		vcsw_xport_init(&xp[p], arch, in_limit, out_limit, 0);
+		for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+			vcsw_rq_init(&rq_in[p][vc], &cfg, &box, (fq_u16)p, VCSW_RQ_IN, (fq_u8)vc,
+				     true);
+			vcsw_rq_init(&rq_out[p][vc], &cfg, &box, (fq_u16)p, VCSW_RQ_OUT,
+				     (fq_u8)vc, true);
+			vcsw_vc_attach_recn(&xp[p].in[vc], &rq_in[p][vc], arch == VCSW_ARCH_RECN);
+			vcsw_vc_attach_recn(&xp[p].out.vc[vc], &rq_out[p][vc],
+					    arch == VCSW_ARCH_RECN);
+		}
+	}
+}
+
+static void setup(fq_u32 in_limit, fq_u32 out_limit)
+{
+	setup_arch(VCSW_ARCH_RECN, in_limit, out_limit);
+}
+
+/* A route out of port @a here, then port @b at the next switch (-1: none). */
+static fq_u32 route2(int a, int b)
+{
+	unsigned int hops[2] = { (unsigned int)a, (unsigned int)b };
+	fq_u32 r = 0;
+
+	if (!fhc_route_build(hops, b < 0 ? 1 : 2, &r))
+		abort();	/* the test's own mistake */
+	return r;
+}
+
+static struct frame *new_frame(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAXF; i++)
+		if (!frames[i].used) {
+			memset(&frames[i], 0, sizeof(frames[i]));
+			frames[i].used = true;
+			return &frames[i];
+		}
+	return NULL;
+}
+
+/* A frame at input @in for @route with @sl on @vc: VCSW_ENQ_*. */
+static int arrive(unsigned int in, fq_u32 route, fq_u8 sl, fq_u8 vc, fq_u64 now,
+		  fq_u32 flow, fq_u32 seq)
+{
+	struct frame *f = new_frame();
+	int r;
+
+	if (!f)
+		abort();	/* more frames queued than the test has */
+	f->node.len = LEN;
+	f->node.vc = vc;
+	f->node.sl = sl;
+	f->node.route = route;
+	f->node.out = (fq_u16)fhc_route_port(route);
+	f->node.from = (fq_u8)in;
+	f->node.deadline = now;
+	f->flow = flow;
+	f->seq = seq;
+	r = vcsw_xbar_arrive(ports, NPORTS, in, &f->node, now);
+	if (r != VCSW_ENQ_OK)
+		f->used = false;
+	return r;
+}
+
+/* Deliver the box and run the crossbar, as vcsw_recn_settle() does. */
+static void settle(fq_u64 now)
+{
+	unsigned int round;
+
+	vcsw_xbar_run(ports, NPORTS, arch, now, ~0u, &cursor);
+	for (round = 0; round < 8 && box.count; round++)
+		if (vcsw_xbar_recn_deliver(ports, NPORTS, &box, now, on_link, NULL))
+			vcsw_xbar_run(ports, NPORTS, arch, now, ~0u, &cursor);
+}
+
+/* Output @o sends one frame (NULL: none may go), and the box is settled. */
+static struct frame *send1(unsigned int o, fq_u64 now)
+{
+	struct vcsw_node *n = vcsw_port_dequeue(&xp[o].out, now);
+	struct frame *f;
+
+	if (!n)
+		return NULL;
+	f = (struct frame *)n;
+	f->used = false;
+	settle(now);
+	return f;
+}
+
+/* Tick every set; true if a lease ended somewhere. */
+static bool tick(fq_u64 now)
+{
+	unsigned int p, vc;
+	bool woke = false;
+
+	for (p = 0; p < NPORTS; p++)
+		for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+			vcsw_rq_tick(&rq_in[p][vc], now, &woke);
+			vcsw_rq_tick(&rq_out[p][vc], now, &woke);
+		}
+	settle(now);
+	return woke;
+}
+
+static int saq_of(const struct vcsw_rq *rq, fq_u64 turns, fq_u8 len, fq_u8 sl)
+{
+	struct recn_point pt = { turns, len, sl };
+
+	return recn_saq_find(&rq->set, &pt);
+}
+
+static unsigned int link_sent(fq_u32 port, fq_u8 kind)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < nsent; i++)
+		k += sent[i].port == port && sent[i].m.kind == kind;
+	return k;
+}
+
+/*
+ * Input 0 holds frames for output 1, which is full, then one for output
+ * 2: with recn the last crosses, with trad it waits behind the others.
+ */
+UNIT_TEST(no_head_of_line_blocking_behind_a_full_output)
+{
+	unsigned int a, k;
+
+	for (a = 0; a < 2; a++) {
+		setup_arch(a ? VCSW_ARCH_RECN : VCSW_ARCH_TRAD, 100 * LEN, 2 * LEN);
+		for (k = 0; k < 4; k++)
+			EXPECT_EQ(arrive(0, route2(1, -1), 4, 1, 0, 0, k), VCSW_ENQ_OK);
+		EXPECT_EQ(arrive(0, route2(2, -1), 4, 1, 0, 1, 0), VCSW_ENQ_OK);
+		settle(0);
+		EXPECT_EQ(vcsw_port_qlen(&xp[1].out), 2);
+		EXPECT_EQ(vcsw_port_qlen(&xp[2].out), a ? 1u : 0u);
+	}
+}
+
+/*
+ * Output 1's frames for the next switch's port 3 pile up: the root there
+ * notifies input 0, which sets a SAQ aside for the point "1, then 3" (as
+ * seen at the input: digits 2, 4) with the frames' SL.  The next frame of
+ * the point and SL goes to it, one of another SL does not; once it has
+ * crossed, the empty SAQ is freed and says so downstream.
+ */
+UNIT_TEST(congestion_at_an_output_makes_saqs_upstream)
+{
+	fq_u32 hot = route2(1, 3);
+	struct frame *a, *b;
+	unsigned int k;
+	int i;
+
+	setup(100 * LEN, 100 * LEN);
+	/* each crosses at once: the input never holds two, the output does */
+	for (k = 0; k < 2; k++) {
+		EXPECT_EQ(arrive(0, hot, 5, 1, 0, 0, k), VCSW_ENQ_OK);
+		settle(0);
+	}
+	/* output side: the root of detection queue 4 (port 3 + 1) with SL 5 */
+	EXPECT_EQ(rq_out[1][1].set.st.root_alloc, 1);
+	EXPECT_EQ(rq_out[1][1].set.st.notify_tx, 1);
+	i = saq_of(&rq_in[0][1], 2 | 4 << 6, 2, 5);
+	ASSERT_TRUE(i >= 0);
+	/* the CAM line holds the SL */
+	EXPECT_EQ(saq_of(&rq_in[0][1], 2 | 4 << 6, 2, 4), -1);
+	EXPECT_EQ(arrive(0, hot, 5, 1, 0, 0, 2), VCSW_ENQ_OK);
+	EXPECT_EQ(arrive(0, hot, 6, 1, 0, 1, 0), VCSW_ENQ_OK);
+	a = &frames[2];
+	b = &frames[3];
+	EXPECT_EQ(a->node.rq_q, RECN_Q_SAQ((fq_u32)i));
+	EXPECT_EQ(b->node.rq_q, 2);
+	settle(0);
+	EXPECT_EQ(vcsw_vc_qlen(&xp[1].out.vc[1]), 4);
+	/* empty, and nothing upstream holds a SAQ for it: freed, and told */
+	EXPECT_EQ(saq_of(&rq_in[0][1], 2 | 4 << 6, 2, 5), -1);
+	EXPECT_EQ(rq_in[0][1].set.st.saq_free, 1);
+	EXPECT_EQ(rq_out[1][1].set.st.release_rx, 1);
+	/* nothing went to the link: no queue of the input was congested */
+	EXPECT_EQ(link_sent(0, RECN_MSG_NOTIFY), 0);
+}
+
+/*
+ * Output 1 never sends: Xoff reaches input 0's SAQ, which stops; frames
+ * for output 2 still cross; the output drains below xon, and the SAQ's
+ * frames cross again.  The input's SAQ, congested itself, notifies the
+ * link's far end with the point as it sees it.
+ */
+UNIT_TEST(xoff_stops_a_saq_and_xon_restarts_it)
+{
+	fq_u32 hot = route2(1, 3);
+	unsigned int k, sent_out;
+	int i;
+
+	setup(100 * LEN, 100 * LEN);
+	for (k = 0; k < 12; k++) {
+		EXPECT_EQ(arrive(0, hot, 5, 1, 0, 0, k), VCSW_ENQ_OK);
+		settle(0);
+	}
+	i = saq_of(&rq_in[0][1], 2 | 4 << 6, 2, 5);
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(rq_out[1][1].set.st.xoff_tx >= 1);
+	EXPECT_TRUE(rq_in[0][1].set.saq[i].stopped);
+	/* the output holds what came before the Xoff, not all twelve */
+	EXPECT_TRUE(vcsw_vc_qlen(&xp[1].out.vc[1]) < 12);
+	EXPECT_TRUE(rq_in[0][1].set.saq[i].frames > 0);
+	EXPECT_TRUE(link_sent(0, RECN_MSG_NOTIFY) >= 1);
+	EXPECT_EQ(sent[0].m.pt.turns, 2 | 4 << 6);
+	EXPECT_EQ(sent[0].m.pt.len, 2);
+	EXPECT_EQ(sent[0].m.pt.sl, 5);
+	EXPECT_EQ(sent[0].vc, 1);
+	/* another output is not held up */
+	EXPECT_EQ(arrive(0, route2(2, -1), 5, 1, 0, 1, 0), VCSW_ENQ_OK);
+	settle(0);
+	EXPECT_EQ(vcsw_port_qlen(&xp[2].out), 1);
+	/* drain output 1: Xon lets the SAQ go, and every frame comes out in order */
+	for (k = 0, sent_out = 0; k < 100 && sent_out < 12; k++) {
+		struct frame *f = send1(1, 1000);
+
+		if (!f)
+			break;
+		EXPECT_EQ(f->seq, sent_out);
+		sent_out++;
+	}
+	EXPECT_EQ(sent_out, 12);
+	EXPECT_TRUE(rq_out[1][1].set.st.xon_tx >= 1);
+}
+
+/*
+ * The far end of port 1 notifies a point behind it: port 1's output side
+ * sets frames for it aside; Xoff from there stops them and not the
+ * others; the lease ends it when no Xon comes; the empty SAQ is freed
+ * and RELEASE goes back over the link.
+ */
+UNIT_TEST(link_notification_xoff_lease_and_release)
+{
+	struct recn_msg m = { RECN_MSG_NOTIFY, { 5, 1, 2 } };
+	fq_u32 far = route2(1, 4), near = route2(1, 0);
+	struct frame *f;
+	int i;
+
+	setup(100 * LEN, 100 * LEN);
+	EXPECT_EQ(vcsw_xbar_recn_receive(ports, NPORTS, 1, 1, &m, 0), VCSW_RECN_RX_TAKEN);
+	i = saq_of(&rq_out[1][1], 5, 1, 2);
+	ASSERT_TRUE(i >= 0);
+	m.kind = RECN_MSG_XOFF;
+	EXPECT_EQ(vcsw_xbar_recn_receive(ports, NPORTS, 1, 1, &m, 0), VCSW_RECN_RX_TAKEN);
+	/* a repeat changes nothing; an Xon wakes the SAQ, and says so */
+	EXPECT_EQ(vcsw_xbar_recn_receive(ports, NPORTS, 1, 1, &m, 0), VCSW_RECN_RX_TAKEN);
+	m.kind = RECN_MSG_XON;
+	EXPECT_EQ(vcsw_xbar_recn_receive(ports, NPORTS, 1, 1, &m, 0), VCSW_RECN_RX_WOKE);
+	EXPECT_TRUE(!rq_out[1][1].set.saq[i].stopped);
+	m.kind = RECN_MSG_XOFF;
+	EXPECT_EQ(vcsw_xbar_recn_receive(ports, NPORTS, 1, 1, &m, 0), VCSW_RECN_RX_TAKEN);
+	EXPECT_TRUE(rq_out[1][1].set.saq[i].stopped);
+	EXPECT_EQ(arrive(0, far, 2, 1, 0, 0, 0), VCSW_ENQ_OK);
+	EXPECT_EQ(arrive(0, near, 2, 1, 0, 1, 0), VCSW_ENQ_OK);
+	settle(0);
+	EXPECT_EQ(rq_out[1][1].set.saq[i].frames, 1);
+	f = send1(1, 10);
+	ASSERT_TRUE(f != NULL);
+	EXPECT_EQ(f->flow, 1);
+	EXPECT_TRUE(send1(1, 20) == NULL);
+	/* no Xon: the lease ends it, and the tick says so */
+	EXPECT_TRUE(!tick(cfg.lease_ns - 10));
+	EXPECT_TRUE(rq_out[1][1].set.saq[i].stopped);
+	EXPECT_TRUE(tick(cfg.lease_ns + 10));
+	EXPECT_TRUE(!rq_out[1][1].set.saq[i].stopped);
+	EXPECT_EQ(rq_out[1][1].set.st.lease_expired, 1);
+	f = send1(1, cfg.lease_ns + 20);
+	ASSERT_TRUE(f != NULL);
+	EXPECT_EQ(f->flow, 0);
+	/* empty and a leaf: freed, and the far end told */
+	EXPECT_EQ(saq_of(&rq_out[1][1], 5, 1, 2), -1);
+	EXPECT_EQ(link_sent(1, RECN_MSG_RELEASE), 1);
+	/* a message for a VC recn does not run, or a port past the end */
+	EXPECT_EQ(vcsw_xbar_recn_receive(ports, NPORTS, 1, 2, &m, 0), VCSW_RECN_RX_NONE);
+	EXPECT_EQ(vcsw_xbar_recn_receive(ports, NPORTS, NPORTS, 1, &m, 0), VCSW_RECN_RX_NONE);
+}
+
+/* Where posted messages go, and points rewritten on the way. */
+UNIT_TEST(messages_find_their_way)
+{
+	struct vcsw_rq_note n = { { RECN_MSG_NOTIFY, { 4, 1, 3 } }, 2, VCSW_RQ_OUT, 1, 1 };
+	enum vcsw_rq_side side;
+	struct recn_msg m;
+	fq_u32 port;
+
+	/* an output tells input 2: its own digit (1 + 1) in front */
+	EXPECT_EQ(vcsw_rq_dest_of(&n, &m, &port, &side), VCSW_RQ_TO_SET);
+	EXPECT_EQ(port, 2);
+	EXPECT_EQ(side, VCSW_RQ_IN);
+	EXPECT_EQ(m.pt.turns, 2 | 4 << 6);
+	EXPECT_EQ(m.pt.len, 2);
+	/* an input's RELEASE goes to the output the point names first */
+	n = (struct vcsw_rq_note){ { RECN_MSG_RELEASE, { 3 | 5 << 6, 2, 3 } },
+				   RECN_DOWNSTREAM, VCSW_RQ_IN, 1, 0 };
+	EXPECT_EQ(vcsw_rq_dest_of(&n, &m, &port, &side), VCSW_RQ_TO_SET);
+	EXPECT_EQ(port, 2);
+	EXPECT_EQ(side, VCSW_RQ_OUT);
+	EXPECT_EQ(m.pt.turns, 5);
+	EXPECT_EQ(m.pt.len, 1);
+	/* a point of one digit ends at the switch: nothing downstream */
+	n.m.pt = (struct recn_point){ 3, 1, 3 };
+	EXPECT_EQ(vcsw_rq_dest_of(&n, &m, &port, &side), VCSW_RQ_TO_NONE);
+	/* an input's notification goes over its link, unchanged */
+	n = (struct vcsw_rq_note){ { RECN_MSG_NOTIFY, { 3 | 5 << 6, 2, 3 } }, 0, VCSW_RQ_IN, 1, 3 };
+	EXPECT_EQ(vcsw_rq_dest_of(&n, &m, &port, &side), VCSW_RQ_TO_LINK);
+	EXPECT_EQ(port, 3);
+	EXPECT_EQ(m.pt.turns, 3 | 5 << 6);
+	/* so does an output's RELEASE */
+	n.side = VCSW_RQ_OUT;
+	n.to = RECN_DOWNSTREAM;
+	EXPECT_EQ(vcsw_rq_dest_of(&n, &m, &port, &side), VCSW_RQ_TO_LINK);
+	/* an output's point that would be too long upstream goes nowhere */
+	n = (struct vcsw_rq_note){ { RECN_MSG_NOTIFY, { 0x3fffffff, 6, 3 } }, 1, VCSW_RQ_OUT, 1, 1 };
+	EXPECT_EQ(vcsw_rq_dest_of(&n, &m, &port, &side), VCSW_RQ_TO_NONE);
+	EXPECT_EQ(vcsw_rq_side_of_link_msg(&(struct recn_msg){ RECN_MSG_FULL, { 1, 1, 0 } }),
+		  VCSW_RQ_IN);
+	EXPECT_EQ(vcsw_rq_side_of_link_msg(&(struct recn_msg){ RECN_MSG_XON, { 1, 1, 0 } }),
+		  VCSW_RQ_OUT);
+}
+
+/* A full box drops what is posted, and counts it on the set that posted. */
+UNIT_TEST(a_full_box_drops_and_counts)
+{
+	struct recn_msg m = { RECN_MSG_XON, { 1, 1, 0 } };
+	unsigned int k;
+
+	setup(100 * LEN, 100 * LEN);
+	for (k = 0; k < VCSW_RQ_BOX + 5; k++)
+		vcsw_rq_post(&rq_out[2][0], 1, &m);
+	EXPECT_EQ(box.count, VCSW_RQ_BOX);
+	EXPECT_EQ(box.dropped, 5);
+	EXPECT_EQ(rq_out[2][0].dropped, 5);
+	vcsw_xbar_recn_deliver(ports, NPORTS, &box, 0, on_link, NULL);
+	EXPECT_EQ(box.count, 0);
+	/* each reached input 1's set, which has no such SAQ: stale */
+	EXPECT_EQ(rq_in[1][0].set.st.stale_rx, VCSW_RQ_BOX);
+}
+
+/*
+ * Random traffic through the four ports: flows from each input over two
+ * hops with random SLs on both VCs; outputs that send at random speeds
+ * (one slow: congestion); random link messages, valid or not, from the
+ * far ends; ticks.  Nothing is lost or reordered, the sets' counts match
+ * the queues, and once the traffic ends and everything has drained, every
+ * SAQ and root is freed.
+ */
+#define RFLOWS	48
+UNIT_TEST(random_traffic_keeps_order_and_frees_everything)
+{
+	struct { fq_u32 in, route, next_seq, out_seq; fq_u8 sl, vc; } fl[RFLOWS];
+	fq_u64 now = 0, alloc = 0, freed = 0, queued_in = 0;
+	unsigned int step, i, p, vc, k, sent_total = 0, arrived_total = 0;
+
+	setup(16 * LEN, 24 * LEN);
+	for (i = 0; i < RFLOWS; i++) {
+		unsigned int a = unit_rnd_below(NPORTS), b;
+
+		do {
+			b = unit_rnd_below(NPORTS);
+		} while (b == a);
+		fl[i].in = a;
+		fl[i].route = route2((int)b, (int)unit_rnd_below(6) - 1);
+		fl[i].sl = (fq_u8)unit_rnd_below(8);
+		fl[i].vc = fl[i].sl < 4 ? 0 : 1;
+		fl[i].next_seq = fl[i].out_seq = 0;
+	}
+	for (step = 0; step < 60000; step++) {
+		bool traffic = step < 40000;
+
+		now += 200 + unit_rnd_below(400);
+		/* arrivals, only into room (the credits' promise) */
+		for (k = 0; traffic && k < 2; k++) {
+			unsigned int f = unit_rnd_below(RFLOWS);
+
+			if (!vcsw_vc_has_room(&xp[fl[f].in].in[fl[f].vc], LEN))
+				continue;
+			ASSERT_EQ(arrive(fl[f].in, fl[f].route, fl[f].sl, fl[f].vc, now, f,
+					 fl[f].next_seq), VCSW_ENQ_OK);
+			fl[f].next_seq++;
+			arrived_total++;
+		}
+		settle(now);
+		/* outputs send; output 3 at a quarter of the speed */
+		for (p = 0; p < NPORTS; p++) {
+			struct frame *f;
+
+			if (p == 3 && unit_rnd_below(4))
+				continue;
+			f = send1(p, now);
+			if (!f)
+				continue;
+			if (f->seq != fl[f->flow].out_seq)
+				UNIT_FAIL("flow %u: seq %u after %u", f->flow, f->seq,
+					  fl[f->flow].out_seq);
+			fl[f->flow].out_seq = f->seq + 1;
+			sent_total++;
+		}
+		/* the far ends say things, some of them nonsense */
+		if (!unit_rnd_below(8)) {
+			struct recn_msg m;
+
+			m.kind = (fq_u8)(1 + unit_rnd_below(6));
+			m.pt.len = (fq_u8)(1 + unit_rnd_below(3));
+			m.pt.turns = unit_rnd_below(8) |
+				     (fq_u64)unit_rnd_below(6) << 6 * unit_rnd_below(3);
+			m.pt.sl = (fq_u8)unit_rnd_below(9);
+			vcsw_xbar_recn_receive(ports, NPORTS, unit_rnd_below(NPORTS),
+					       (fq_u8)unit_rnd_below(2), &m, now);
+			settle(now);
+		}
+		if (!(step % 64))
+			tick(now);
+		/* the sets hold what the queues hold */
+		if (!(step % 1024)) {
+			for (p = 0; p < NPORTS; p++)
+				for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+					EXPECT_EQ(rq_in[p][vc].frames, vcsw_vc_qlen(&xp[p].in[vc]));
+					EXPECT_EQ(rq_out[p][vc].frames,
+						  vcsw_vc_qlen(&xp[p].out.vc[vc]));
+				}
+		}
+	}
+	/* drained, with time for the leases and idle lines to end */
+	for (step = 0; step < 20; step++) {
+		now += cfg.idle_ns;
+		tick(now);
+		for (p = 0; p < NPORTS; p++)
+			while (send1(p, now))
+				sent_total++;
+	}
+	EXPECT_EQ(sent_total, arrived_total);
+	for (p = 0; p < NPORTS; p++)
+		for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+			const struct vcsw_rq *s[2] = { &rq_in[p][vc], &rq_out[p][vc] };
+
+			for (k = 0; k < 2; k++) {
+				queued_in += s[k]->frames;
+				alloc += s[k]->set.st.saq_alloc;
+				freed += s[k]->set.st.saq_free;
+				EXPECT_EQ(recn_saqs_used(&s[k]->set), 0);
+				for (i = 0; i < RECN_ROOT_MAX; i++)
+					EXPECT_TRUE(!s[k]->set.root[i].used);
+			}
+		}
+	EXPECT_EQ(queued_in, 0);
+	EXPECT_EQ(alloc, freed);
+	/* the run did exercise RECN: lines made and Xoffs sent */
+	EXPECT_TRUE(alloc > 20);
+	printf("# %u frames, %llu SAQs allocated and freed, %u link messages, box dropped %llu\n",
+	       arrived_total, (unsigned long long)alloc, nsent,
+	       (unsigned long long)box.dropped);
+}
+
+int main(void)
+{
+	return unit_run();
+}
