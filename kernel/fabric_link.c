@@ -97,6 +97,40 @@ static struct fabric_link *fabric_link_find(const struct net_device *dev)
 /* ---- messages on the wire ------------------------------------------------ */
 
 /**
+ * fabric_link_msg_skb - a link message for @dev's wire, not yet sent
+ * @dev: the device
+ * @msg: fabric header and payload (core fcr_msg_build(), recn_wire_build())
+ * @len: their length
+ *
+ * For a caller that builds the frame under a lock it cannot send under
+ * (the soft switch's RECN messages); fabric_link_xmit_msg() builds and
+ * sends at once.  GFP_ATOMIC.  Returns the frame or NULL.
+ */
+struct sk_buff *fabric_link_msg_skb(struct net_device *dev, const u8 *msg, u32 len)
+{
+	struct sk_buff *skb;
+	struct ethhdr *eth;
+
+	skb = alloc_skb(LL_RESERVED_SPACE(dev) + ETH_HLEN + len +
+			dev->needed_tailroom, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, LL_RESERVED_SPACE(dev));
+	skb_reset_mac_header(skb);
+	eth = skb_put(skb, ETH_HLEN);
+	ether_addr_copy(eth->h_dest, fabric_link_group);
+	ether_addr_copy(eth->h_source, dev->dev_addr);
+	eth->h_proto = htons(ETH_P_FABRIC);
+	skb_set_network_header(skb, ETH_HLEN);
+	skb_put_data(skb, msg, len);
+	skb->protocol = htons(ETH_P_FABRIC);
+	skb->priority = TC_PRIO_CONTROL;
+	skb->dev = dev;
+	return skb;
+}
+EXPORT_SYMBOL_GPL(fabric_link_msg_skb);
+
+/**
  * fabric_link_xmit_msg - put a link message on @dev's wire
  * @dev: the device, up
  * @msg: fabric header and payload (core fcr_msg_build())
@@ -110,26 +144,13 @@ static struct fabric_link *fabric_link_find(const struct net_device *dev)
 int fabric_link_xmit_msg(struct net_device *dev, const u8 *msg, u32 len)
 {
 	struct sk_buff *skb;
-	struct ethhdr *eth;
 	int rc;
 
 	if (!netif_running(dev) || !netif_carrier_ok(dev))
 		return -ENETDOWN;
-	skb = alloc_skb(LL_RESERVED_SPACE(dev) + ETH_HLEN + len +
-			dev->needed_tailroom, GFP_ATOMIC);
+	skb = fabric_link_msg_skb(dev, msg, len);
 	if (!skb)
 		return -ENOMEM;
-	skb_reserve(skb, LL_RESERVED_SPACE(dev));
-	skb_reset_mac_header(skb);
-	eth = skb_put(skb, ETH_HLEN);
-	ether_addr_copy(eth->h_dest, fabric_link_group);
-	ether_addr_copy(eth->h_source, dev->dev_addr);
-	eth->h_proto = htons(ETH_P_FABRIC);
-	skb_set_network_header(skb, ETH_HLEN);
-	skb_put_data(skb, msg, len);
-	skb->protocol = htons(ETH_P_FABRIC);
-	skb->priority = TC_PRIO_CONTROL;
-	skb->dev = dev;
 	/* net_xmit_eval() evaluates its argument twice: never pass a call */
 	rc = dev_direct_xmit(skb, 0);
 	return net_xmit_eval(rc) ? -ENOBUFS : 0;

@@ -24,6 +24,7 @@ struct fabric_link;
 extern const u8 fabric_link_group[ETH_ALEN];
 
 int fabric_link_xmit_msg(struct net_device *dev, const u8 *msg, u32 len);
+struct sk_buff *fabric_link_msg_skb(struct net_device *dev, const u8 *msg, u32 len);
 bool fabric_link_is_msg(struct sk_buff *skb);
 
 /*

@@ -426,6 +426,22 @@ static void vcsw_xbar_go(struct vcsw *sw, u64 now, unsigned long *flush)
 	}
 }
 
+/*
+ * Arch recn: deliver what the sets posted (vcsw_recn.c), and run the
+ * crossbar again while that lets frames go (an Xon, a SAQ's wait over),
+ * a few rounds; what is left waits for the tick.  The switch's lock held.
+ */
+static void vcsw_recn_settle(struct vcsw *sw, u64 now, unsigned long *flush)
+{
+	unsigned int round;
+
+	for (round = 0; round < 4 && sw->recn_box.count; round++)
+		if (vcsw_recn_deliver(sw, now, flush) && sw->in_frames)
+			vcsw_xbar_go(sw, now, flush);
+	if (sw->recn_box.count)
+		vcsw_recn_arm(sw);
+}
+
 /* Flush the ports noted in @flush.  Under RCU, BHs off, no lock held. */
 static void vcsw_flush_ports(struct vcsw *sw, unsigned long *flush)
 {
@@ -437,6 +453,9 @@ static void vcsw_flush_ports(struct vcsw *sw, unsigned long *flush)
 
 		if (!p)
 			continue;
+		/* RECN messages first: they stop and start what follows */
+		if (!skb_queue_empty(&p->rp->txq))
+			vcsw_recn_flush(p);
 		spin_lock(&p->lock);
 		vcsw_slave_flush(p);
 	}
@@ -456,6 +475,31 @@ void vcsw_kick(struct vcsw *sw, struct vcsw_slave *p)
 	if (p)
 		vcsw_serve(p, now, flush);
 	vcsw_xbar_go(sw, now, flush);
+	vcsw_recn_settle(sw, now, flush);
+	spin_unlock(&sw->lock);
+	vcsw_flush_ports(sw, flush);
+}
+
+/*
+ * After the RECN tick: deliver what it posted and, if @serve (a lease
+ * ended: SAQs anywhere may go again), run the crossbar and serve every
+ * port.  Under RCU, BHs off.
+ */
+void vcsw_kick_all(struct vcsw *sw, bool serve)
+{
+	DECLARE_BITMAP(flush, VCSW_FLUSH_BITS);
+	u64 now = ktime_get_ns();
+	unsigned int i;
+
+	bitmap_zero(flush, VCSW_FLUSH_BITS);
+	spin_lock(&sw->lock);
+	if (serve) {
+		vcsw_xbar_go(sw, now, flush);
+		for (i = 0; i < sw->nslots; i++)
+			if (sw->slot_port[i] && vcsw_port_qlen(&sw->slots[i]->out))
+				vcsw_serve(sw->slot_port[i], now, flush);
+	}
+	vcsw_recn_settle(sw, now, flush);
 	spin_unlock(&sw->lock);
 	vcsw_flush_ports(sw, flush);
 }
@@ -506,7 +550,8 @@ static void vcsw_input_purge(struct vcsw *sw, struct vcsw_slave *p, bool count)
 		struct vcsw_vc *v = &p->x.in[vc];
 		struct vcsw_node *n;
 
-		while ((n = vcsw_vc_pick(v))) {
+		/* every frame, a stopped SAQ's too (arch recn) */
+		while ((n = vcsw_vc_first(v))) {
 			struct vcsw_ent *e = container_of(n, struct vcsw_ent, node);
 
 			vcsw_vc_unlink(v, n);
@@ -558,7 +603,7 @@ static void vcsw_slave_purge(struct vcsw_slave *p, bool count, bool inputs)
 
 /* A new entry for @skb, or NULL (counted on @out). */
 static struct vcsw_ent *vcsw_ent_new(struct vcsw_slave *out, struct sk_buff *skb,
-				     u64 deadline, u8 vc, bool timed)
+				     const struct vcsw_fwd *fw, u8 from)
 {
 	struct vcsw_ent *e;
 
@@ -579,11 +624,14 @@ static struct vcsw_ent *vcsw_ent_new(struct vcsw_slave *out, struct sk_buff *skb
 	memset(&e->node, 0, sizeof(e->node));
 	e->skb = skb;
 	e->charge.gen = 0;
-	e->node.deadline = deadline;
+	e->node.deadline = fw->deadline;
 	e->node.len = skb->len;
-	e->node.vc = vc;
-	e->node.timed = timed;
+	e->node.vc = fw->vc;
+	e->node.timed = fw->timed;
 	e->node.out = out->idx;
+	e->node.route = fw->route;
+	e->node.sl = fw->sl;
+	e->node.from = from;
 	return e;
 }
 
@@ -592,13 +640,14 @@ static struct vcsw_ent *vcsw_ent_new(struct vcsw_slave *out, struct sk_buff *skb
  * straight into @out's buffer (drop-tail), and send what may go.
  */
 void vcsw_forward_one(struct vcsw_slave *out, struct sk_buff *skb,
-		      u64 deadline, u8 vc, bool timed, u64 now)
+		      const struct vcsw_fwd *fw, u64 now)
 {
 	DECLARE_BITMAP(flush, VCSW_FLUSH_BITS);
 	struct vcsw *sw = out->sw;
 	struct vcsw_ent *e;
 
-	e = vcsw_ent_new(out, skb, deadline, vc, timed);
+	/* no input buffer, so no RECN set upstream of the output to tell */
+	e = vcsw_ent_new(out, skb, fw, RECN_NO_UPSTREAM);
 	if (unlikely(!e)) {
 		kfree_skb(skb);
 		return;
@@ -620,6 +669,7 @@ void vcsw_forward_one(struct vcsw_slave *out, struct sk_buff *skb,
 	vcsw_serve(out, now, flush);
 	if (sw->in_frames)
 		vcsw_xbar_go(sw, now, flush);
+	vcsw_recn_settle(sw, now, flush);
 	spin_unlock(&sw->lock);
 	vcsw_flush_ports(sw, flush);
 }
@@ -632,14 +682,14 @@ void vcsw_forward_one(struct vcsw_slave *out, struct sk_buff *skb,
  * was refused before) gives its credits back.
  */
 void vcsw_input_one(struct vcsw_slave *in, struct vcsw_slave *out,
-		    struct sk_buff *skb, u64 deadline, u8 vc, bool timed,
+		    struct sk_buff *skb, const struct vcsw_fwd *fw,
 		    u64 now, struct fcr_charge *c)
 {
 	DECLARE_BITMAP(flush, VCSW_FLUSH_BITS);
 	struct vcsw *sw = in->sw;
 	struct vcsw_ent *e;
 
-	e = vcsw_ent_new(out, skb, deadline, vc, timed);
+	e = vcsw_ent_new(out, skb, fw, (u8)in->idx);
 	if (unlikely(!e)) {
 		vcsw_credit_release(in, c);
 		kfree_skb(skb);
@@ -660,6 +710,7 @@ void vcsw_input_one(struct vcsw_slave *in, struct vcsw_slave *out,
 		goto refuse;
 	sw->in_frames++;
 	vcsw_xbar_go(sw, now, flush);
+	vcsw_recn_settle(sw, now, flush);
 	spin_unlock(&sw->lock);
 	vcsw_flush_ports(sw, flush);
 	return;
@@ -735,6 +786,9 @@ static int vcsw_add_slave(struct net_device *dev, struct net_device *sdev,
 		p->x.in[i].limit = vcsw_in_limit(p->cp.in_bytes, i);
 		p->x.out.vc[i].limit = sw->buffer[i];
 	}
+	err = vcsw_recn_port_alloc(sw, p);
+	if (err)
+		goto err_free;
 	atomic64_set(&p->cst_msgs_off, 0);
 	atomic64_set(&p->cst_tx_fail, 0);
 	fq_hrtimer_setup(&p->timer, vcsw_slave_timer, CLOCK_MONOTONIC,
@@ -779,6 +833,7 @@ err_handler:
 err_promisc:
 	dev_set_promiscuity(sdev, -1);
 err_free:
+	vcsw_recn_port_free(p);
 	kfree(p);
 	return err;
 }
@@ -874,6 +929,7 @@ static void vcsw_slave_remove(struct vcsw *sw, struct vcsw_slave *p)
 	 */
 	synchronize_net();
 	vcsw_slave_purge(p, true, false);
+	vcsw_recn_port_free(p);
 	dev_put(p->dev);
 	kfree(p);
 }
@@ -944,8 +1000,9 @@ static void vcsw_dev_uninit(struct net_device *dev)
 	cancel_delayed_work_sync(&sw->fdb_gc);
 	list_for_each_entry_safe(p, tmp, &sw->ports, list)
 		vcsw_slave_remove(sw, p);
-	/* no port is left to arm it */
+	/* no port is left to arm them */
 	hrtimer_cancel(&sw->xbar_timer);
+	hrtimer_cancel(&sw->recn_timer);
 	vcsw_fdb_flush_all(sw);
 	/* no reader left: ports are gone, with a grace period each */
 	vcsw_fdb_destroy(sw);
@@ -956,6 +1013,8 @@ static int vcsw_dev_open(struct net_device *dev)
 	struct vcsw *sw = netdev_priv(dev);
 
 	queue_delayed_work(system_long_wq, &sw->fdb_gc, VCSW_GC_MIN_DELAY);
+	/* RECN starts afresh: what its sets knew went with the frames */
+	vcsw_recn_reset(sw);
 	return 0;
 }
 
@@ -978,6 +1037,11 @@ int vcsw_dev_stop(struct net_device *dev)
 	}
 	/* nothing is left in an input for it to move */
 	hrtimer_cancel(&sw->xbar_timer);
+	/* nor a set to tick: the receive path and vcsw_recn_arm() are off */
+	hrtimer_cancel(&sw->recn_timer);
+	spin_lock_bh(&sw->lock);
+	sw->recn_ticking = false;
+	spin_unlock_bh(&sw->lock);
 	return 0;
 }
 
@@ -1020,6 +1084,9 @@ void vcsw_setup(struct net_device *dev)
 		sw->slots[i] = &vcsw_xport_none;
 	fq_hrtimer_setup(&sw->xbar_timer, vcsw_xbar_timer, CLOCK_MONOTONIC,
 			 HRTIMER_MODE_REL_PINNED_SOFT);
+	fq_hrtimer_setup(&sw->recn_timer, vcsw_recn_timer, CLOCK_MONOTONIC,
+			 HRTIMER_MODE_REL_SOFT);
+	vcsw_recn_defaults(&sw->recn_cfg);
 	sw->arch = VCSW_DEFAULT_ARCH;
 	sw->rate = 0;
 	for (i = 0; i < VCSW_MAX_VCS; i++)
@@ -1068,5 +1135,5 @@ static void __exit vcsw_module_exit(void)
 module_init(vcsw_module_init);
 module_exit(vcsw_module_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("Soft switch with two-VC deadline buffers, a crossbar and credit links (trad / simple / advanced / ideal)");
+MODULE_DESCRIPTION("Soft switch with two-VC deadline buffers, a crossbar and credit links (trad / simple / advanced / ideal / recn)");
 MODULE_ALIAS_RTNL_LINK("vcsw");

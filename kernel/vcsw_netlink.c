@@ -29,6 +29,30 @@ static struct netlink_range_validation vcsw_ageing_range = {
 	.max = 1000000,
 };
 
+/*
+ * RECN thresholds, bytes: no buffer is larger than 64m, so a threshold
+ * above that could never be reached.  detect and xoff of 0 would call
+ * every queue congested; xon 0 (Xon only once empty) is a choice.
+ */
+static struct netlink_range_validation vcsw_recn_bytes_range = {
+	.min = 1,
+	.max = 64 << 20,
+};
+
+static struct netlink_range_validation vcsw_recn_xon_range = {
+	.min = 0,
+	.max = 64 << 20,
+};
+
+/*
+ * RECN times, ns: the tick that keeps them runs at most every
+ * microsecond (vcsw_recn_arm()), so a shorter time could not be kept.
+ */
+static struct netlink_range_validation vcsw_recn_time_range = {
+	.min = 1000,
+	.max = U32_MAX,
+};
+
 static const struct nla_policy vcsw_policy[IFLA_VCSW_MAX + 1] = {
 	[IFLA_VCSW_VC0_MODE]	= NLA_POLICY_MAX(NLA_U8, VCSW_MODE_MAX),
 	[IFLA_VCSW_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U64, &vcsw_rate_range),
@@ -45,6 +69,13 @@ static const struct nla_policy vcsw_policy[IFLA_VCSW_MAX + 1] = {
 	[IFLA_VCSW_ARCH]	= NLA_POLICY_MAX(NLA_U8, VCSW_ARCH_MAX),
 	[IFLA_VCSW_WORMHOLE]	= NLA_POLICY_MAX(NLA_U8, 1),
 	[IFLA_VCSW_FLOOD] = NLA_POLICY_MAX(NLA_U8, 1),
+	[IFLA_VCSW_RECN_SAQS]	= NLA_POLICY_RANGE(NLA_U32, 1, RECN_SAQ_MAX),
+	[IFLA_VCSW_RECN_DETECT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_recn_bytes_range),
+	[IFLA_VCSW_RECN_XOFF]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_recn_bytes_range),
+	[IFLA_VCSW_RECN_XON]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_recn_xon_range),
+	[IFLA_VCSW_RECN_LEASE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_recn_time_range),
+	[IFLA_VCSW_RECN_REFRESH] = NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_recn_time_range),
+	[IFLA_VCSW_RECN_IDLE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &vcsw_recn_time_range),
 };
 
 static struct netlink_range_validation vcsw_unit_range = {
@@ -88,6 +119,8 @@ static const struct nla_policy vcsw_slave_policy[IFLA_VCSW_PORT_MAX + 1] = {
 	[IFLA_VCSW_PORT_VC3_IN_STATS]	= { .type = NLA_REJECT },
 	[IFLA_VCSW_PORT_VC2_CREDIT_STATS] = { .type = NLA_REJECT },
 	[IFLA_VCSW_PORT_VC3_CREDIT_STATS] = { .type = NLA_REJECT },
+	[IFLA_VCSW_PORT_RECN]		= NLA_POLICY_MAX(NLA_U8, 1),
+	[IFLA_VCSW_PORT_RECN_STATS]	= { .type = NLA_REJECT },
 };
 
 static int vcsw_validate(struct nlattr *tb[], struct nlattr *data[],
@@ -125,6 +158,174 @@ static u8 vcsw_arch_of_mode(u8 mode)
 	default:
 		return VCSW_ARCH_ADVANCED;
 	}
+}
+
+/* The architecture the switch has after a request. */
+static u8 vcsw_arch_of(const struct vcsw *sw, struct nlattr *data[])
+{
+	if (data[IFLA_VCSW_ARCH])
+		return nla_get_u8(data[IFLA_VCSW_ARCH]);
+	if (data[IFLA_VCSW_VC0_MODE])
+		return vcsw_arch_of_mode(nla_get_u8(data[IFLA_VCSW_VC0_MODE]));
+	return sw->arch;
+}
+
+/*
+ * The VC0 discipline the old attribute reports.  It has no name for
+ * recn (VCSW_MODE_RECN is the core's, not the uapi's): recn's queues are
+ * FIFOs, and an older ip then prints a name it knows.
+ */
+static u8 vcsw_vc0_mode_of(u8 arch)
+{
+	return arch == VCSW_ARCH_RECN ? VCSW_MODE_FIFO : vcsw_arch_vc_mode(arch, 0);
+}
+
+/* The RECN attributes and the fields of struct recn_cfg they set. */
+static const struct vcsw_recn_field {
+	int	attr;
+	size_t	off;
+	bool	ns;		/* a u64 time; else a u32 */
+} vcsw_recn_fields[] = {
+	{ IFLA_VCSW_RECN_SAQS,		offsetof(struct recn_cfg, nsaq),	false },
+	{ IFLA_VCSW_RECN_DETECT,	offsetof(struct recn_cfg, detect),	false },
+	{ IFLA_VCSW_RECN_XOFF,		offsetof(struct recn_cfg, xoff),	false },
+	{ IFLA_VCSW_RECN_XON,		offsetof(struct recn_cfg, xon),		false },
+	{ IFLA_VCSW_RECN_LEASE,		offsetof(struct recn_cfg, lease_ns),	true },
+	{ IFLA_VCSW_RECN_REFRESH,	offsetof(struct recn_cfg, refresh_ns),	true },
+	{ IFLA_VCSW_RECN_IDLE,		offsetof(struct recn_cfg, idle_ns),	true },
+};
+
+static u64 vcsw_recn_get(const struct recn_cfg *c, const struct vcsw_recn_field *f)
+{
+	const void *v = (const char *)c + f->off;
+
+	return f->ns ? *(const u64 *)v : *(const u32 *)v;
+}
+
+static void vcsw_recn_set(struct recn_cfg *c, const struct vcsw_recn_field *f, u32 val)
+{
+	void *v = (char *)c + f->off;
+
+	if (f->ns)
+		*(u64 *)v = val;
+	else
+		*(u32 *)v = val;
+}
+
+/*
+ * @c: the switch's RECN configuration with the request's values in it.
+ * Returns whether any of them differs from the switch's.
+ */
+static bool vcsw_recn_cfg_of(const struct vcsw *sw, struct nlattr *data[],
+			     struct recn_cfg *c)
+{
+	bool changed = false;
+	unsigned int i;
+
+	*c = sw->recn_cfg;
+	for (i = 0; i < ARRAY_SIZE(vcsw_recn_fields); i++) {
+		const struct vcsw_recn_field *f = &vcsw_recn_fields[i];
+
+		if (!data[f->attr])
+			continue;
+		vcsw_recn_set(c, f, nla_get_u32(data[f->attr]));
+		changed |= vcsw_recn_get(c, f) != vcsw_recn_get(&sw->recn_cfg, f);
+	}
+	return changed;
+}
+
+/*
+ * The thresholds and times hold together only as a whole, so the policy
+ * cannot check them: say which rule @c breaks, naming the attribute the
+ * request gave (or the other one of the pair, if it gave that).
+ */
+static int vcsw_recn_cfg_refuse(const struct recn_cfg *c, struct nlattr *data[],
+				struct netlink_ext_ack *extack)
+{
+	switch (recn_cfg_check(c)) {
+	case RECN_CFG_OK:
+		return 0;
+	case RECN_CFG_NSAQ:
+		NL_SET_ERR_MSG_ATTR(extack, data[IFLA_VCSW_RECN_SAQS],
+				    "recn_saqs must be 1 to " __stringify(RECN_SAQ_MAX));
+		break;
+	case RECN_CFG_DETECT:
+		NL_SET_ERR_MSG_ATTR(extack, data[IFLA_VCSW_RECN_DETECT],
+				    "recn_detect must not be 0");
+		break;
+	case RECN_CFG_XON:
+		NL_SET_ERR_MSG_ATTR(extack, data[IFLA_VCSW_RECN_XON] ?: data[IFLA_VCSW_RECN_XOFF],
+				    "recn_xon must be below recn_xoff");
+		break;
+	case RECN_CFG_REFRESH:
+		NL_SET_ERR_MSG_ATTR(extack,
+				    data[IFLA_VCSW_RECN_REFRESH] ?: data[IFLA_VCSW_RECN_LEASE],
+				    "recn_refresh must be below recn_lease");
+		break;
+	case RECN_CFG_IDLE:
+		NL_SET_ERR_MSG_ATTR(extack,
+				    data[IFLA_VCSW_RECN_IDLE] ?: data[IFLA_VCSW_RECN_REFRESH],
+				    "recn_idle must not be below recn_refresh");
+		break;
+	default:
+		NL_SET_ERR_MSG_MOD(extack, "invalid recn settings");
+		break;
+	}
+	return -EINVAL;
+}
+
+/*
+ * What the policy cannot see, because the switch's state decides it:
+ * checked before vcsw_apply() changes anything, so a refused request
+ * leaves the old configuration whole.  What the buffers are kept as
+ * (vcs, arch to or from recn, the RECN sets) changes only while the
+ * switch is down, when no frame waits in them.  RTNL held.
+ */
+static int vcsw_check(struct vcsw *sw, struct nlattr *data[],
+		      struct netlink_ext_ack *extack)
+{
+	struct nlattr *arch_attr = data[IFLA_VCSW_ARCH] ?: data[IFLA_VCSW_VC0_MODE];
+	bool running = netif_running(sw->dev);
+	u8 arch = vcsw_arch_of(sw, data);
+	bool recn_given = false;
+	struct recn_cfg c;
+	unsigned int i;
+	u8 vcs;
+
+	vcs = data[IFLA_VCSW_VCS] ? nla_get_u8(data[IFLA_VCSW_VCS]) : sw->vcs;
+	if (vcs != sw->vcs && running) {
+		NL_SET_ERR_MSG_ATTR(extack, data[IFLA_VCSW_VCS],
+				    "vcs changes only while the switch is down");
+		return -EBUSY;
+	}
+	if ((arch == VCSW_ARCH_RECN) != (sw->arch == VCSW_ARCH_RECN) && running) {
+		NL_SET_ERR_MSG_ATTR(extack, arch_attr,
+				    "arch recn is entered and left only while the switch is down");
+		return -EBUSY;
+	}
+	/* a port's RECN sets are those of VCs 0 and 1 (VCSW_RECN_VCS) */
+	if (arch == VCSW_ARCH_RECN && vcs != VCSW_NUM_VCS) {
+		NL_SET_ERR_MSG_ATTR(extack, data[IFLA_VCSW_VCS] ?: arch_attr,
+				    "arch recn runs two VCs");
+		return -EINVAL;
+	}
+	vcsw_recn_cfg_of(sw, data, &c);
+	for (i = 0; i < ARRAY_SIZE(vcsw_recn_fields); i++) {
+		struct nlattr *a = data[vcsw_recn_fields[i].attr];
+
+		if (!a)
+			continue;
+		recn_given = true;
+		/* the sets hold copies of the old values: only new, empty sets take others */
+		if (running && nla_get_u32(a) != vcsw_recn_get(&sw->recn_cfg, &vcsw_recn_fields[i])) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "recn settings change only while the switch is down");
+			return -EBUSY;
+		}
+	}
+	if (!recn_given && arch != VCSW_ARCH_RECN)
+		return 0;
+	return vcsw_recn_cfg_refuse(&c, data, extack);
 }
 
 /*
@@ -184,28 +385,40 @@ static void vcsw_set_vcs(struct vcsw *sw, u8 vcs)
 	spin_unlock_bh(&sw->lock);
 }
 
-/* Validated by the policy: apply it all, under RTNL, to every port. */
+/*
+ * Validated by the policy and vcsw_check(): apply it all, under RTNL, to
+ * every port.
+ */
 static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
 {
 	struct vcsw_slave *p;
-	u8 arch = sw->arch;
+	struct recn_cfg recn;
 	bool shrunk = false;
+	bool recn_reset;
 	unsigned int vc;
+	u8 arch;
 
 	if (!data)
 		return;
-	if (data[IFLA_VCSW_VC0_MODE])
-		arch = vcsw_arch_of_mode(nla_get_u8(data[IFLA_VCSW_VC0_MODE]));
-	if (data[IFLA_VCSW_ARCH])
-		arch = nla_get_u8(data[IFLA_VCSW_ARCH]);
+	arch = vcsw_arch_of(sw, data);
+	recn_reset = vcsw_recn_cfg_of(sw, data, &recn) ||
+		     (arch == VCSW_ARCH_RECN) != (sw->arch == VCSW_ARCH_RECN);
 	spin_lock_bh(&sw->lock);
 	sw->arch = arch;
+	sw->recn_cfg = recn;
 	if (data[IFLA_VCSW_WORMHOLE]) {
 		sw->wormhole = nla_get_u8(data[IFLA_VCSW_WORMHOLE]);
 		if (!sw->wormhole)
 			vcsw_wormhole_release(sw, 0, true);
 	}
 	spin_unlock_bh(&sw->lock);
+	/*
+	 * The sets hold a copy of the configuration and were made for the
+	 * old architecture: every port's sets start again (the switch is down,
+	 * vcsw_check(), so nothing waits in them)
+	 */
+	if (recn_reset)
+		vcsw_recn_reset(sw);
 	if (data[IFLA_VCSW_RATE])
 		WRITE_ONCE(sw->rate, nla_get_u64(data[IFLA_VCSW_RATE]));
 	for (vc = 0; vc < VCSW_MAX_VCS; vc++) {
@@ -263,7 +476,15 @@ static int vcsw_create(struct net *src_net, struct net_device *dev,
 		       struct nlattr *tb[], struct nlattr *data[],
 		       struct netlink_ext_ack *extack)
 {
-	vcsw_apply(netdev_priv(dev), data);
+	struct vcsw *sw = netdev_priv(dev);
+	int err;
+
+	if (data) {
+		err = vcsw_check(sw, data, extack);
+		if (err)
+			return err;
+	}
+	vcsw_apply(sw, data);
 	return register_netdevice(dev);
 }
 FQ_RTNL_NEWLINK(vcsw_newlink, vcsw_create)
@@ -272,12 +493,12 @@ static int vcsw_changelink(struct net_device *dev, struct nlattr *tb[],
 			   struct nlattr *data[], struct netlink_ext_ack *extack)
 {
 	struct vcsw *sw = netdev_priv(dev);
+	int err;
 
-	if (data && data[IFLA_VCSW_VCS] &&
-	    nla_get_u8(data[IFLA_VCSW_VCS]) != sw->vcs && netif_running(dev)) {
-		NL_SET_ERR_MSG_ATTR(extack, data[IFLA_VCSW_VCS],
-				    "vcs changes only while the switch is down");
-		return -EBUSY;
+	if (data) {
+		err = vcsw_check(sw, data, extack);
+		if (err)
+			return err;
 	}
 	vcsw_apply(sw, data);
 	return 0;
@@ -289,6 +510,8 @@ static size_t vcsw_get_size(const struct net_device *dev)
 	       nla_total_size_64bit(sizeof(u64)) +	/* RATE */
 	       /* VC0..VC3_BUFFER, FDB_MAX, AGEING, FDB_COUNT */
 	       7 * nla_total_size(sizeof(u32)) +
+	       /* RECN_SAQS .. RECN_IDLE */
+	       ARRAY_SIZE(vcsw_recn_fields) * nla_total_size(sizeof(u32)) +
 	       nla_total_size_64bit(sizeof(struct vcsw_stats)) +	/* STATS */
 	       nla_total_size(sizeof(u16));		/* GROUP_FWD_MASK */
 }
@@ -304,7 +527,7 @@ static int vcsw_fill_info(struct sk_buff *skb, const struct net_device *dev)
 	BUILD_BUG_ON(sizeof(st) != VCSW_SS_MAX * sizeof(u64));
 	for (i = 0; i < VCSW_SS_MAX; i++)
 		ctr[i] = atomic64_read(&sw->st[i]);
-	if (nla_put_u8(skb, IFLA_VCSW_VC0_MODE, vcsw_arch_vc_mode(sw->arch, 0)) ||
+	if (nla_put_u8(skb, IFLA_VCSW_VC0_MODE, vcsw_vc0_mode_of(sw->arch)) ||
 	    nla_put_u8(skb, IFLA_VCSW_ARCH, sw->arch) ||
 	    nla_put_u8(skb, IFLA_VCSW_WORMHOLE, sw->wormhole) ||
 	    nla_put_u8(skb, IFLA_VCSW_FLOOD, READ_ONCE(sw->flood)) ||
@@ -320,6 +543,15 @@ static int vcsw_fill_info(struct sk_buff *skb, const struct net_device *dev)
 	    nla_put_64bit(skb, IFLA_VCSW_STATS, sizeof(st), &st, IFLA_VCSW_PAD) ||
 	    nla_put_u16(skb, IFLA_VCSW_GROUP_FWD_MASK, sw->group_fwd_mask))
 		return -EMSGSIZE;
+	/*
+	 * Whatever the architecture, so the settings arch recn would start
+	 * with can be seen (and set) before; set only from these u32
+	 * attributes or the defaults, so the times fit
+	 */
+	for (i = 0; i < ARRAY_SIZE(vcsw_recn_fields); i++)
+		if (nla_put_u32(skb, vcsw_recn_fields[i].attr,
+				vcsw_recn_get(&sw->recn_cfg, &vcsw_recn_fields[i])))
+			return -EMSGSIZE;
 	/*
 	 * The message was sized with vcsw_get_size(); slab rounding usually
 	 * hides an attribute it forgot, until the day it does not.  Say so
@@ -414,6 +646,9 @@ static int vcsw_slave_changelink(struct net_device *dev,
 		WRITE_ONCE(p->trusted, nla_get_u8(data[IFLA_VCSW_PORT_TRUST]));
 	if (data[IFLA_VCSW_PORT_CREDITS] || data[IFLA_VCSW_PORT_CREDIT_UNIT] || sizes)
 		vcsw_credit_configure(p, credits, unit, cfg);
+	/* any time, in any architecture: it says what the far end is */
+	if (data[IFLA_VCSW_PORT_RECN])
+		vcsw_recn_set_peer(p, nla_get_u8(data[IFLA_VCSW_PORT_RECN]));
 	return 0;
 }
 
@@ -434,7 +669,9 @@ static size_t vcsw_get_slave_size(const struct net_device *dev,
 	       nla_total_size_64bit(sizeof(struct vcsw_credit_stats)) +
 	       /* VC2/3_CREDIT_STATS */
 	       2 * nla_total_size_64bit(sizeof(struct vcsw_credit_vc_stats)) +
-	       nla_total_size(sizeof(u32));			/* INDEX */
+	       nla_total_size(sizeof(u32)) +			/* INDEX */
+	       nla_total_size(sizeof(u8)) +			/* RECN */
+	       nla_total_size_64bit(sizeof(struct vcsw_recn_stats));
 }
 
 /*
@@ -486,6 +723,23 @@ static void vcsw_credit_read_stats(struct vcsw_slave *p, struct vcsw_credit_stat
 	cs->msgs_tx_fail = atomic64_read(&p->cst_tx_fail);
 }
 
+/*
+ * The port's RECN counters, while the switch runs arch recn (in the
+ * others the sets are idle and would show only zeros and old counts).
+ * A function of its own: vcsw_fill_slave_info()'s frame is large already.
+ */
+static noinline_for_stack int vcsw_fill_recn_stats(struct sk_buff *skb,
+						   struct vcsw_slave *p)
+{
+	struct vcsw_recn_stats rs;
+
+	if (p->sw->arch != VCSW_ARCH_RECN)
+		return 0;
+	vcsw_recn_read_stats(p, &rs);
+	return nla_put_64bit(skb, IFLA_VCSW_PORT_RECN_STATS, sizeof(rs), &rs,
+			     IFLA_VCSW_PORT_PAD);
+}
+
 static int vcsw_fill_slave_info(struct sk_buff *skb,
 				const struct net_device *dev,
 				const struct net_device *sdev)
@@ -528,7 +782,9 @@ static int vcsw_fill_slave_info(struct sk_buff *skb,
 	    nla_put_u32(skb, IFLA_VCSW_PORT_CREDIT_UNIT, p->credit_unit) ||
 	    nla_put_64bit(skb, IFLA_VCSW_PORT_CREDIT_STATS, sizeof(cs), &cs,
 			  IFLA_VCSW_PORT_PAD) ||
-	    nla_put_u32(skb, IFLA_VCSW_PORT_INDEX, p->idx))
+	    nla_put_u32(skb, IFLA_VCSW_PORT_INDEX, p->idx) ||
+	    nla_put_u8(skb, IFLA_VCSW_PORT_RECN, READ_ONCE(p->recn_peer)) ||
+	    vcsw_fill_recn_stats(skb, p))
 		return -EMSGSIZE;
 	for (i = 0; i < VCSW_MAX_VCS; i++) {
 		if (nla_put_u32(skb, vcsw_in_buffer_attr[i], p->cp.in_bytes[i]))

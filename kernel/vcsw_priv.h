@@ -35,6 +35,7 @@
 #include "core/vcsw_trust.h"
 #include "core/vcsw_vc_attrs.h"
 #include "core/vcsw_xbar.h"
+#include "core/recn_wire.h"
 #include "fabric_hdr.h"
 
 #define VCSW_DEFAULT_ARCH	VCSW_ARCH_ADVANCED
@@ -106,6 +107,26 @@ enum vcsw_sstat {
 
 struct vcsw;
 
+/*
+ * A port's RECN state (arch recn, vcsw_recn.c): the sets of its input
+ * and output buffers, VCs 0 and 1 (the switch's lock), and the messages
+ * for the link's far end waiting to go in one FABRIC_CTRL_RECN frame
+ * (the switch's lock), then built on @txq (its own lock).
+ */
+#define VCSW_RECN_VCS	VCSW_NUM_VCS
+#define VCSW_RECN_TXQ_MAX	16
+struct vcsw_recn_port {
+	struct vcsw_rq		in[VCSW_RECN_VCS];
+	struct vcsw_rq		out[VCSW_RECN_VCS];
+	/* under the switch's lock: staged by vcsw_recn_deliver() */
+	struct recn_wire_msg	tx[FABRIC_CTRL_RECN_MAX];
+	u32			ntx;
+	/* built, for the flush after the lock: at most VCSW_RECN_TXQ_MAX */
+	struct sk_buff_head	txq;
+	atomic64_t		frames_tx, frames_rx, frames_refused;
+	atomic64_t		msgs_dropped;
+};
+
 struct vcsw_slave {
 	struct list_head	list;		/* in vcsw->ports, RCU */
 	struct vcsw		*sw;
@@ -164,6 +185,10 @@ struct vcsw_slave {
 	atomic64_t		cst_msgs_off;
 	atomic64_t		cst_tx_fail;
 	struct hrtimer		ctimer;		/* the periodic link message */
+
+	/* RECN: @recn_peer written under RTNL, @rp allocated with the port */
+	bool			recn_peer;	/* the far end speaks RECN */
+	struct vcsw_recn_port	*rp;
 };
 
 struct vcsw_fdb {
@@ -218,6 +243,15 @@ struct vcsw {
 	unsigned int		cursor;
 	u32			in_frames;	/* frames in input buffers */
 	struct hrtimer		xbar_timer;	/* the rest of a run */
+
+	/*
+	 * RECN (arch recn): @recn_cfg written under RTNL while the switch
+	 * is down; the box, the tick under @lock
+	 */
+	struct recn_cfg		recn_cfg;
+	struct vcsw_rq_box	recn_box;
+	struct hrtimer		recn_timer;	/* recn_tick() of every set */
+	bool			recn_ticking;
 };
 
 
@@ -226,6 +260,15 @@ struct vcsw_ent {
 	struct vcsw_node	node;
 	struct sk_buff		*skb;
 	struct fcr_charge	charge;		/* in its input's books */
+};
+
+/* What the receive path decided of a frame, for its entry. */
+struct vcsw_fwd {
+	u64	deadline;
+	u32	route;		/* as this switch read it (RECN); 0: none */
+	u8	vc;
+	u8	sl;
+	bool	timed;
 };
 
 /* Carried from dequeue to transmission, outside the port lock. */
@@ -259,15 +302,30 @@ struct vcsw_slave *vcsw_slave_of_rtnl(const struct net_device *dev);
 void vcsw_wormhole_release(struct vcsw *sw, u64 now, bool force);
 void vcsw_kick(struct vcsw *sw, struct vcsw_slave *p);
 void vcsw_kick_bh(struct vcsw *sw, struct vcsw_slave *p);
+void vcsw_kick_all(struct vcsw *sw, bool serve);
 void vcsw_input_free(struct vcsw_slave *in, struct vcsw_list *gone,
 		     struct vcsw_slave *down);
 int vcsw_dev_stop(struct net_device *dev);
 void vcsw_setup(struct net_device *dev);
 void vcsw_forward_one(struct vcsw_slave *out, struct sk_buff *skb,
-		      u64 deadline, u8 vc, bool timed, u64 now);
+		      const struct vcsw_fwd *fw, u64 now);
 void vcsw_input_one(struct vcsw_slave *in, struct vcsw_slave *out,
-		    struct sk_buff *skb, u64 deadline, u8 vc, bool timed,
+		    struct sk_buff *skb, const struct vcsw_fwd *fw,
 		    u64 now, struct fcr_charge *c);
+
+/* vcsw_recn.c: RECN in the switch (arch recn) */
+#define VCSW_RECN_MTU	1536	/* the frame size the defaults assume */
+void vcsw_recn_defaults(struct recn_cfg *c);
+int vcsw_recn_port_alloc(struct vcsw *sw, struct vcsw_slave *p);
+void vcsw_recn_port_free(struct vcsw_slave *p);
+void vcsw_recn_reset(struct vcsw *sw);
+void vcsw_recn_set_peer(struct vcsw_slave *p, bool on);
+u32 vcsw_recn_deliver(struct vcsw *sw, u64 now, unsigned long *flush);
+void vcsw_recn_flush(struct vcsw_slave *p);
+void vcsw_recn_rcv(struct vcsw_slave *p, struct sk_buff *skb);
+void vcsw_recn_arm(struct vcsw *sw);
+enum hrtimer_restart vcsw_recn_timer(struct hrtimer *t);
+void vcsw_recn_read_stats(struct vcsw_slave *p, struct vcsw_recn_stats *st);
 
 /* vcsw_rx.c: the receive path */
 rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb);

@@ -69,8 +69,8 @@ static bool vcsw_read_header(struct sk_buff *skb, struct fhc_fields *f)
  */
 static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
 			 struct sk_buff *skb, const u8 *dst,
-			 struct vcsw_slave *routed, u64 deadline,
-			 u8 vc, bool timed, u64 now, struct fcr_charge *c)
+			 struct vcsw_slave *routed, const struct vcsw_fwd *fw,
+			 u64 now, struct fcr_charge *c)
 {
 	struct vcsw_slave *out = routed, *p, *last = NULL;
 
@@ -81,7 +81,7 @@ static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
 			out = READ_ONCE(f->port);
 	}
 	if (out && out != in && c->gen) {
-		vcsw_input_one(in, out, skb, deadline, vc, timed, now, c);
+		vcsw_input_one(in, out, skb, fw, now, c);
 		return;
 	}
 	vcsw_credit_release(in, c);
@@ -91,7 +91,7 @@ static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
 			consume_skb(skb);
 			return;
 		}
-		vcsw_forward_one(out, skb, deadline, vc, timed, now);
+		vcsw_forward_one(out, skb, fw, now);
 		return;
 	}
 
@@ -118,14 +118,14 @@ static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
 				vcsw_count(last, VCSW_PS_DROP_NOMEM);
 			} else {
 				vcsw_count(last, VCSW_PS_FLOODED);
-				vcsw_forward_one(last, c, deadline, vc, timed, now);
+				vcsw_forward_one(last, c, fw, now);
 			}
 		}
 		last = p;
 	}
 	if (last) {
 		vcsw_count(last, VCSW_PS_FLOODED);
-		vcsw_forward_one(last, skb, deadline, vc, timed, now);
+		vcsw_forward_one(last, skb, fw, now);
 	} else {
 		consume_skb(skb);
 	}
@@ -192,8 +192,9 @@ rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	struct vcsw_slave *in, *routed = NULL;
 	bool is_fabric, timed = false, rewrite = false;
 	struct fcr_charge ch = { 0 };
+	struct vcsw_fwd fw = { 0 };
 	struct fhc_fields f;
-	u64 now, deadline;
+	u64 now;
 	struct vcsw *sw;
 	u8 vc = FABRIC_VC_BESTEFFORT;
 
@@ -218,7 +219,11 @@ rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	is_fabric = eth_hdr(skb)->h_proto == htons(ETH_P_FABRIC);
 	/* link messages are not data: consumed here, whoever sent them */
 	if (is_fabric && fabric_link_is_msg(skb)) {
-		vcsw_link_msg(in, skb);
+		if (pskb_may_pull(skb, min_t(u32, skb->len, FABRIC_HDR_LEN + 1)) &&
+		    skb->len > FABRIC_HDR_LEN && skb->data[FABRIC_HDR_LEN] == FABRIC_CTRL_RECN)
+			vcsw_recn_rcv(in, skb);
+		else
+			vcsw_link_msg(in, skb);
 		return RX_HANDLER_CONSUMED;
 	}
 	now = ktime_get_ns();
@@ -277,7 +282,7 @@ rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 		goto drop;
 	}
 
-	deadline = now;
+	fw.deadline = now;
 	if (is_fabric) {
 		s64 ttd = f.ttd_ns;
 
@@ -310,6 +315,8 @@ rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 				vcsw_count(in, VCSW_PS_DROP_ROUTE);
 				goto drop;
 			}
+			/* RECN reads the route as it came: this switch's digit first */
+			fw.route = f.route;
 			f.route = fhc_route_next(f.route);
 			rewrite = true;
 			vcsw_count(in, VCSW_PS_RX_ROUTED);
@@ -318,7 +325,8 @@ rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 			vcsw_count(in, VCSW_PS_DROP_REWRITE);
 			goto drop;
 		}
-		deadline = vcsw_ingress_deadline(now, ttd);
+		fw.deadline = vcsw_ingress_deadline(now, ttd);
+		fw.sl = f.sl;
 		timed = true;
 	}
 	vcsw_fdb_learn(sw, in, src);
@@ -328,8 +336,10 @@ rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	skb_forward_csum(skb);
 	skb_clear_tstamp(skb);
 
+	fw.vc = vc;
+	fw.timed = timed;
 	if (likely(!skb_is_gso(skb))) {
-		vcsw_deliver(sw, in, skb, dst, routed, deadline, vc, timed, now, &ch);
+		vcsw_deliver(sw, in, skb, dst, routed, &fw, now, &ch);
 		return RX_HANDLER_CONSUMED;
 	}
 	/* no end that speaks credits sends GSO: its segments go as without */
@@ -360,7 +370,7 @@ rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 		struct fcr_charge none = { 0 };
 
 		skb_mark_not_on_list(skb);
-		vcsw_deliver(sw, in, skb, dst, routed, deadline, vc, timed, now, &none);
+		vcsw_deliver(sw, in, skb, dst, routed, &fw, now, &none);
 	}
 	return RX_HANDLER_CONSUMED;
 

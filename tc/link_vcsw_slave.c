@@ -5,6 +5,7 @@
  *	ip link set veth1 type vcsw_slave fdb_add 02:00:00:00:00:01
  *	ip link set veth1 type vcsw_slave trust off vc0_rate 10mbit
  *	ip link set veth1 type vcsw_slave credits on credit_unit 64 in_buffer 8k
+ *	ip link set veth1 type vcsw_slave recn on  (the far end is an arch recn vcsw)
  *	ip -d link show veth1          (port statistics, per VC)
  *
  * iproute2 6.1 prints a port's IFLA_INFO_SLAVE_DATA with the plugin of
@@ -28,6 +29,7 @@ static void vcsw_slave_explain(FILE *f)
 		"                      [ ttd_min TIME ] [ ttd_max TIME ]\n"
 		"                      [ credits { on | off } ] [ credit_unit BYTES ]\n"
 		"                      [ in_buffer SIZE ] [ vcN_in_buffer SIZE ]\n"
+		"                      [ recn { on | off } ]\n"
 		"  fdb_add    a static entry: frames to LLADDR leave by this port\n"
 		"  fdb_del    remove such a static entry\n"
 		"  fdb_flush  forget the addresses learned on this port\n"
@@ -43,7 +45,9 @@ static void vcsw_slave_explain(FILE *f)
 		"  in_buffer  every VC's input buffer advertised upstream, bytes (k, m), up\n"
 		"             to 64m, at least a full-size frame; 0: the default, 8k or two\n"
 		"             full-size frames if more\n"
-		"  vcN_in_buffer   VC N's input buffer, N 0 .. 3 (2 and 3: a switch of vcs 4)\n");
+		"  vcN_in_buffer   VC N's input buffer, N 0 .. 3 (2 and 3: a switch of vcs 4)\n"
+		"  recn       the far end of the link runs RECN (another vcsw of arch recn):\n"
+		"             tell it of congestion here, believe what it tells (off)\n");
 }
 
 
@@ -116,13 +120,18 @@ static int vcsw_slave_parse_opt(struct link_util *lu, int argc, char **argv,
 			addattr32(n, VCSW_MSG_MAX, !strcmp(what, "ttd_min") ?
 				  IFLA_VCSW_PORT_TTD_MIN : IFLA_VCSW_PORT_TTD_MAX,
 				  (__u32)ttd);
-		} else if (!strcmp(*argv, "credits")) {
+		} else if (!strcmp(*argv, "credits") || !strcmp(*argv, "recn")) {
+			const char *what = *argv;
+
 			if (argc < 2 || (strcmp(argv[1], "on") && strcmp(argv[1], "off"))) {
-				fprintf(stderr, "vcsw_slave: Illegal \"credits\": on or off\n");
+				fprintf(stderr, "vcsw_slave: Illegal \"%s\": on or off\n", what);
 				return -1;
 			}
 			argc--, argv++;
-			addattr8(n, VCSW_MSG_MAX, IFLA_VCSW_PORT_CREDITS, !strcmp(*argv, "on"));
+			addattr8(n, VCSW_MSG_MAX,
+				 !strcmp(what, "credits") ? IFLA_VCSW_PORT_CREDITS :
+							    IFLA_VCSW_PORT_RECN,
+				 !strcmp(*argv, "on"));
 		} else if (!strcmp(*argv, "credit_unit")) {
 			if (argc < 2 || get_u32(&v, argv[1], 0) || !v || v > 65535) {
 				fprintf(stderr, "vcsw_slave: Illegal \"credit_unit\": 1 .. 65535 bytes\n");
@@ -258,6 +267,47 @@ static void vcsw_slave_print_credits(struct rtattr *rta, struct rtattr *const *v
 	}
 }
 
+/*
+ * The port's RECN counters (the kernel sends them in arch recn only):
+ * both VCs and both sides of the port summed, and the link's RECN frames.
+ */
+static void vcsw_slave_print_recn(struct rtattr *rta)
+{
+	struct vcsw_recn_stats rs = { 0 };
+
+	if (!rta)
+		return;
+	memcpy(&rs, RTA_DATA(rta), RTA_PAYLOAD(rta) < sizeof(rs) ?
+	       RTA_PAYLOAD(rta) : sizeof(rs));
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, "%s", "\n    recn: ");
+	open_json_object("recn");
+	vcsw_print_u64("notify_tx", rs.notify_tx);
+	vcsw_print_u64("notify_rx", rs.notify_rx);
+	vcsw_print_u64("xoff_tx", rs.xoff_tx);
+	vcsw_print_u64("xoff_rx", rs.xoff_rx);
+	vcsw_print_u64("xon_tx", rs.xon_tx);
+	vcsw_print_u64("xon_rx", rs.xon_rx);
+	vcsw_print_u64("release_tx", rs.release_tx);
+	vcsw_print_u64("release_rx", rs.release_rx);
+	vcsw_print_u64("full_tx", rs.full_tx);
+	vcsw_print_u64("full_rx", rs.full_rx);
+	vcsw_print_u64("saq_alloc", rs.saq_alloc);
+	vcsw_print_u64("saq_free", rs.saq_free);
+	vcsw_print_u64("saq_idle_free", rs.saq_idle_free);
+	vcsw_print_u64("saq_full", rs.saq_full);
+	vcsw_print_u64("saqs", rs.saqs);
+	vcsw_print_u64("root_alloc", rs.root_alloc);
+	vcsw_print_u64("root_full", rs.root_full);
+	vcsw_print_u64("lease_expired", rs.lease_expired);
+	vcsw_print_u64("stale_rx", rs.stale_rx);
+	vcsw_print_u64("bad_rx", rs.bad_rx);
+	vcsw_print_u64("frames_tx", rs.frames_tx);
+	vcsw_print_u64("frames_rx", rs.frames_rx);
+	vcsw_print_u64("frames_refused", rs.frames_refused);
+	vcsw_print_u64("msgs_dropped", rs.msgs_dropped);
+	close_json_object();
+}
+
 static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 				 struct rtattr *tb[])
 {
@@ -321,6 +371,10 @@ static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 		snprintf(fmt, sizeof(fmt), "%s %%u ", name);
 		print_color_uint(PRINT_ANY, COLOR_NONE, name, fmt, *u32);
 	}
+	trust = vcsw_rta_data(tb[IFLA_VCSW_PORT_RECN], sizeof(*trust));
+	if (trust)
+		print_color_string(PRINT_ANY, COLOR_NONE, "recn", "recn %s ",
+				   *trust ? "on" : "off");
 	if (tb[IFLA_VCSW_PORT_STATS]) {
 		struct rtattr *rta = tb[IFLA_VCSW_PORT_STATS];
 
@@ -363,6 +417,7 @@ static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 		vcsw_slave_print_vc(name, tb[vcsw_in_stats_attr[vc]]);
 	}
 	vcsw_slave_print_credits(tb[IFLA_VCSW_PORT_CREDIT_STATS], credit_vc);
+	vcsw_slave_print_recn(tb[IFLA_VCSW_PORT_RECN_STATS]);
 }
 
 static void vcsw_slave_print_help(struct link_util *lu, int argc, char **argv,

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -150,7 +151,8 @@ static inline int vcsw_parse_ttd(int32_t *ns, const char *s)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s)
+	/* strtod() takes "nan", which no range check below would refuse */
+	if (errno || end == s || !isfinite(v))
 		return -1;
 	for (i = 0; *end && i < sizeof(units) / sizeof(units[0]); i++)
 		if (!strcmp(end, units[i].u))
@@ -163,6 +165,24 @@ static inline int vcsw_parse_ttd(int32_t *ns, const char *s)
 	if (v < -2147483648.0 || v > 2147483647.0)
 		return -1;
 	*ns = (int32_t)(v < 0 ? v - 0.5 : v + 0.5);
+	return 0;
+}
+
+/*
+ * TIME as ip's get_time64() reads it ("200us", "1.5ms", "2s"; a bare
+ * number is ns), not negative, within 32 bits.
+ */
+static inline int vcsw_parse_time(uint32_t *ns, const char *s)
+{
+	__s64 t;
+
+	/* get_time64() takes a sign, "inf" and "nan": want a number */
+	if (!((*s >= '0' && *s <= '9') || *s == '.'))
+		return -1;
+	/* too large a value comes back negative from get_time64() */
+	if (get_time64(&t, s) || t < 0 || t > UINT32_MAX)
+		return -1;
+	*ns = (uint32_t)t;
 	return 0;
 }
 
