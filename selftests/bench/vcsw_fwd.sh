@@ -29,7 +29,10 @@
 . ../vm/lib.sh
 . ./lib.sh
 
-ARCHS="trad simple advanced ideal"
+# recn against trad: RECN on and off (the same FIFOs and round robin
+# without its sets), on frames that take no part in it (no route: each
+# still pays the sets' queues, classification and round robin)
+ARCHS="trad simple advanced ideal recn"
 DST_MAC=02:00:00:00:00:02	# lib.sh's pg_config sends to this address
 
 if [[ ${1:-} != --in-netns ]]; then

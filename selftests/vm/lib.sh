@@ -554,6 +554,27 @@ json_u64()
 	echo "$1" | sed -n "s/.*\"$2\":\([0-9][0-9]*\).*/\1/p"
 }
 
+# host_rx_frames NS: fabric frames NS's eth0 passed up (0 before the first)
+host_rx_frames()
+{
+	local n
+
+	n=$(json_u64 "$(ns_exec "$1" fabric-stat -j eth0 2>/dev/null)" rx_frames)
+	echo "${n:-0}"
+}
+
+# root_qlen NS: packets waiting in the root qdisc of NS's eth0
+root_qlen()
+{
+	local j
+
+	j=$(ns_exec "$1" tc -s -j qdisc show dev eth0 root)
+	json_u64 "${j//[[:space:]]/}" qlen
+}
+
+# now_us: the clock in microseconds
+now_us() { echo "${EPOCHREALTIME/./}"; }
+
 # link_json NS DEV: DEV's `ip -j -d link show`, blanks removed, for
 # json_obj_u64 (one program per read of a port's counters).
 link_json()

@@ -45,18 +45,8 @@ N_CONGEST=2000			# H2's and H5's, at the whole rate: 4.2 s, beyond
 mac() { echo "02:00:00:49:00:0$1"; }
 pstat() { json_obj_u64 "$(link_json "$1" "$2")" "$3" "$4"; }
 # rx_frames H: fabric frames host H received (0 before the first)
-rx_frames() {
-	local n
-
-	n=$(json_u64 "$(ns_exec "H$1" fabric-stat -j eth0 2>/dev/null)" rx_frames)
-	echo "${n:-0}"
-}
-qbacklog() {
-	local j
-
-	j=$(ns_exec "H$1" tc -s -j qdisc show dev eth0 root)
-	json_u64 "${j//[[:space:]]/}" qlen
-}
+rx_frames() { host_rx_frames "H$1"; }
+qbacklog() { root_qlen "H$1"; }
 
 # Nothing waits in the switch or the hosts' qdiscs, nothing arrives.
 idle() {
@@ -82,8 +72,6 @@ flow() {
 		--dst-ip 10.49.0.$2 --dport 9 --vc 1 --flow $(($1 * 10 + $2)) \
 		--count "$3" --interval "$4" --payload "$PAYLOAD" > /dev/null
 }
-
-now_us() { echo "${EPOCHREALTIME/./}"; }
 
 # run CONGEST: H1's two flows, with H2 and H5 congesting s3 if CONGEST is
 # 1; sets DUR_US, the time from the start until H4 had all of H1's frames
