@@ -240,8 +240,7 @@ void vcsw_recn_rcv(struct vcsw_slave *p, struct sk_buff *skb)
 		goto refuse;
 	len = min_t(u32, skb->len, skb_headlen(skb)) - FABRIC_HDR_LEN;
 	/* the count says how long it is; the rest is padding */
-	if (len >= 2 && skb->data[FABRIC_HDR_LEN + 1] <= FABRIC_CTRL_RECN_MAX)
-		len = min_t(u32, len, FABRIC_CTRL_RECN_LEN(skb->data[FABRIC_HDR_LEN + 1]));
+	len = recn_wire_len(skb->data + FABRIC_HDR_LEN, len);
 	if (recn_wire_parse(skb->data + FABRIC_HDR_LEN, len, msg, &n) != RECN_WIRE_OK)
 		goto refuse;
 	atomic64_inc(&rp->frames_rx);

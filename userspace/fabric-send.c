@@ -32,6 +32,7 @@
 #include "../kernel/core/fabric_hdr_core.h"
 #include "frame_fuzz.h"
 #include "link_fuzz.h"
+#include "recn_fuzz.h"
 
 #define PROG "fabric-send"
 
@@ -78,6 +79,7 @@ struct fs_opts {
 	bool		fuzz;		/* random and mutated frames */
 	bool		fuzz_macs;	/* ... to random destinations too */
 	uint32_t	link_fuzz_unit;	/* forged link messages; 0: not */
+	bool		recn_fuzz;	/* forged RECN link frames */
 	unsigned long long seed;
 };
 
@@ -95,6 +97,7 @@ static void usage(FILE *f)
 		"                   [ --fuzz-macs ] [ --src-ip A ] [ --dst-ip B ]\n"
 		"       " PROG " -i DEV --link-fuzz UNIT [ --seed N ] [ --count N ]\n"
 		"                   [ --interval US ]\n"
+		"       " PROG " -i DEV --recn-fuzz [ --seed N ] [ --count N ] [ --interval US ]\n"
 		"       " PROG " -h | --help\n"
 		"Send Ethernet + fabric header + IPv4 + UDP frames on DEV, source MAC\n"
 		"DEV's own.  Defaults: --sport 49152 --ttd 1000000 (1 ms ahead) --vc 0\n"
@@ -132,7 +135,14 @@ static void usage(FILE *f)
 		"  link-fuzz seed=N sent=N peer_epoch=N received=N malformed=N unit=N\n"
 		"            stale=N\n"
 		"(peer_epoch 0: not heard).  Only for a link that neither pads nor\n"
-		"loses frames (a veth): the counts assume every byte arrives.\n",
+		"loses frames (a veth): the counts assume every byte arrives.\n"
+		"--recn-fuzz sends --count forged RECN link frames (recn.rst) to DEV's\n"
+		"peer, a vcsw port with recn on: valid ones for random points, padded\n"
+		"or not, and ones with a fault (a byte changed, cut short, a count, kind,\n"
+		"VC, point or reserved byte wrong).  It prints what the peer must make\n"
+		"of them: taken (frames_rx), refused (frames_refused), or other (no\n"
+		"RECN type: the credit path's):\n"
+		"  recn-fuzz seed=N sent=N taken=N refused=N other=N\n",
 		FS_SHORT_HDR_BYTES, FS_BOGUS_ETHERTYPE, FS_TRUNCATE_BY, ETH_P_FABRIC);
 }
 
@@ -185,7 +195,7 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 {
 	enum { O_DST_MAC = 256, O_SRC_IP, O_DST_IP, O_SPORT, O_DPORT, O_TTD,
 	       O_VC, O_SL, O_FLOW, O_SEQ, O_COUNT, O_INTERVAL, O_PAYLOAD,
-	       O_MALFORM, O_MESSAGE, O_FUZZ, O_FUZZ_MACS, O_SEED, O_LINK_FUZZ,
+	       O_MALFORM, O_MESSAGE, O_FUZZ, O_FUZZ_MACS, O_SEED, O_LINK_FUZZ, O_RECN_FUZZ,
 	       O_ROUTE };
 	static const struct option opts[] = {
 		{ "dev",	required_argument, NULL, 'i' },
@@ -208,6 +218,7 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 		{ "fuzz-macs",	no_argument,	   NULL, O_FUZZ_MACS },
 		{ "seed",	required_argument, NULL, O_SEED },
 		{ "link-fuzz",	required_argument, NULL, O_LINK_FUZZ },
+		{ "recn-fuzz",	no_argument,	   NULL, O_RECN_FUZZ },
 		{ "route",	required_argument, NULL, O_ROUTE },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -337,6 +348,9 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 				return fs_bad("link-fuzz", optarg);
 			o->link_fuzz_unit = (uint32_t)u;
 			break;
+		case O_RECN_FUZZ:
+			o->recn_fuzz = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -354,11 +368,12 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 		fprintf(stderr, PROG ": --fuzz-macs needs --fuzz\n");
 		return -1;
 	}
-	if (o->link_fuzz_unit && (o->fuzz || o->malform || o->message)) {
-		fprintf(stderr, PROG ": --link-fuzz goes alone\n");
+	if ((o->link_fuzz_unit || o->recn_fuzz) &&
+	    (o->fuzz || o->malform || o->message || (o->link_fuzz_unit && o->recn_fuzz))) {
+		fprintf(stderr, PROG ": --link-fuzz and --recn-fuzz go alone\n");
 		return -1;
 	}
-	if (o->link_fuzz_unit && o->dev) {
+	if ((o->link_fuzz_unit || o->recn_fuzz) && o->dev) {
 		/* sent to the link group, not to --dst-mac */
 		memcpy(o->dst_mac, "\x01\x80\xc2\x00\x00\x0e", ETH_ALEN);
 		return 0;
@@ -612,6 +627,40 @@ out:
 	return epoch;
 }
 
+/* --recn-fuzz: COUNT forged RECN frames, each counted as the peer takes it */
+static int fs_recn_fuzz(const struct fs_opts *o, int fd,
+			const struct sockaddr_ll *sll, const uint8_t *src_mac)
+{
+	static uint8_t frame[RF_FRAME_MAX];
+	unsigned long n[RF_NCLASSES] = { 0 }, i;
+	struct rf_state st;
+	enum rf_class cls;
+	size_t len;
+	int k;
+
+	rf_init(&st, o->seed, src_mac);
+	for (i = 0; i < o->count; i++) {
+		if (i && o->interval_us)
+			fs_sleep_us(o->interval_us);
+		len = rf_build(&st, frame, &cls);
+		while (sendto(fd, frame, len, 0, (const struct sockaddr *)sll,
+			      sizeof(*sll)) != (ssize_t)len) {
+			if (errno != ENOBUFS && errno != EAGAIN) {
+				fprintf(stderr, PROG ": %s: sending RECN frame %lu: %s\n",
+					o->dev, i + 1, strerror(errno));
+				return 1;
+			}
+			fs_sleep_us(100);
+		}
+		n[cls]++;
+	}
+	printf("recn-fuzz seed=%llu sent=%lu", o->seed, o->count);
+	for (k = 0; k < RF_NCLASSES; k++)
+		printf(" %s=%lu", rf_class_names[k], n[k]);
+	printf("\n");
+	return 0;
+}
+
 /* --link-fuzz: COUNT forged link messages, each counted as the peer takes it */
 static int fs_link_fuzz(const struct fs_opts *o, int fd,
 			const struct sockaddr_ll *sll, const uint8_t *src_mac)
@@ -673,9 +722,10 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		return 1;
 
-	if (o.fuzz || o.link_fuzz_unit) {
+	if (o.fuzz || o.link_fuzz_unit || o.recn_fuzz) {
 		int rc = o.fuzz ? fs_fuzz(&o, fd, &sll, src_mac) :
-				  fs_link_fuzz(&o, fd, &sll, src_mac);
+			 o.recn_fuzz ? fs_recn_fuzz(&o, fd, &sll, src_mac) :
+				       fs_link_fuzz(&o, fd, &sll, src_mac);
 
 		close(fd);
 		return rc;

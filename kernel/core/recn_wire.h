@@ -103,4 +103,19 @@ static inline enum recn_wire_err recn_wire_parse(const fq_u8 *buf, fq_u32 len,
 	return RECN_WIRE_OK;
 }
 
+/*
+ * How many of the @len bytes at @buf (after the fabric header) are the
+ * message, for recn_wire_parse(): what its count says, when there are at
+ * least that many (the rest is the Ethernet padding of a short frame,
+ * never looked at), else all of them (too short: refused).
+ */
+static inline fq_u32 recn_wire_len(const fq_u8 *buf, fq_u32 len)
+{
+	fq_u32 want = len >= 2 ? (fq_u32)FABRIC_CTRL_RECN_LEN(buf[1]) : 0;
+
+	if (len >= 2 && buf[1] <= FABRIC_CTRL_RECN_MAX && len > want)
+		return want;
+	return len;
+}
+
 #endif /* FQ_RECN_WIRE_H */

@@ -103,6 +103,34 @@ UNIT_TEST(each_fault_is_named)
  * messages that build back to exactly those bytes (nothing is read from
  * the frame that is not in what it means).
  */
+/*
+ * Bytes after the messages (the padding of a short Ethernet frame) are
+ * not the message: recn_wire_len() leaves them out, and never makes a
+ * short frame long enough or a count beyond the most acceptable.
+ */
+UNIT_TEST(padding_is_left_out)
+{
+	struct recn_wire_msg m[FABRIC_CTRL_RECN_MAX], out[FABRIC_CTRL_RECN_MAX];
+	fq_u8 buf[FABRIC_CTRL_RECN_LEN(FABRIC_CTRL_RECN_MAX) + 64] = { 0 };
+	fq_u32 len, n;
+
+	m[0] = (struct recn_wire_msg){ { FABRIC_RECN_XOFF, { 3 | 2 << 6, 2, 5 } }, 1 };
+	len = recn_wire_build(buf, m, 1);
+	EXPECT_EQ(recn_wire_len(buf, len), len);
+	/* padded to 46 bytes after the Ethernet header, less the fabric header */
+	EXPECT_EQ(recn_wire_len(buf, 26), len);
+	EXPECT_EQ(recn_wire_parse(buf, recn_wire_len(buf, 26), out, &n), RECN_WIRE_OK);
+	EXPECT_EQ(n, 1);
+	/* cut short: all of it, refused */
+	EXPECT_EQ(recn_wire_len(buf, len - 1), len - 1);
+	EXPECT_EQ(recn_wire_parse(buf, len - 1, out, &n), RECN_WIRE_LEN);
+	EXPECT_EQ(recn_wire_len(buf, 1), 1);
+	/* a count beyond the most: all of it, refused for the count */
+	buf[1] = FABRIC_CTRL_RECN_MAX + 1;
+	EXPECT_EQ(recn_wire_len(buf, sizeof(buf)), sizeof(buf));
+	EXPECT_EQ(recn_wire_parse(buf, sizeof(buf), out, &n), RECN_WIRE_COUNT);
+}
+
 UNIT_TEST(random_bytes_are_refused_or_exact)
 {
 	struct recn_wire_msg in[FABRIC_CTRL_RECN_MAX], out[FABRIC_CTRL_RECN_MAX];

@@ -259,4 +259,32 @@ for p in "A p3" "S p0" "S p1" "B p3"; do
 done
 log_test "lost RECN messages: every frame arrives, and every SAQ is freed after"
 
+# --- forged RECN frames -------------------------------------------------------------------
+# H2 plays a switch that speaks RECN to A's port p2 (no credits, no
+# qdisc on H2: the frames go straight out): valid frames for random
+# points, padded or not, and ones with a fault.  Each is taken or
+# refused whole, as the core's own parser says (fabric-send counts with
+# it); the switch lives on, and the SAQs the forger made are freed once
+# it stops.
+FUZZ=$(fq_param recn_fuzz_frames 20000)
+ns_run A ip link set p2 type vcsw_slave recn on || fatal "recn on A p2"
+rx0=$(pstat A p2 recn frames_rx); ref0=$(pstat A p2 recn frames_refused)
+out=$(ns_exec H2 fabric-send -i eth0 --recn-fuzz --seed "$(fq_param fuzz_seed 1)" --count "$FUZZ")
+check_err $? "fabric-send --recn-fuzz failed"
+log_info "$out"
+fz() { echo "$out" | sed -n "s/.* $1=\([0-9]*\).*/\1/p"; }
+fuzz_counted() {
+	[ $(( $(pstat A p2 recn frames_rx) + $(pstat A p2 recn frames_refused) - rx0 - ref0 )) \
+		-ge $(( $(fz taken) + $(fz refused) )) ]
+}
+wait_for 30 fuzz_counted
+check_eq "A p2: RECN frames taken" $((rx0 + $(fz taken))) "$(pstat A p2 recn frames_rx)"
+check_eq "A p2: RECN frames refused" $((ref0 + $(fz refused))) "$(pstat A p2 recn frames_refused)"
+saqs_freed() { [ "$(pstat A p2 recn saqs)" = 0 ]; }
+wait_for 10 saqs_freed
+check_err $? "A p2: $(pstat A p2 recn saqs) SAQs still in use after the forger stopped"
+ns_run A ip link set p2 type vcsw_slave recn off
+run 0
+log_test "forged RECN frames: each taken or refused whole, the switch unharmed"
+
 exit $EXIT_STATUS
