@@ -76,7 +76,12 @@
  * run and leaves the rest to the switch's timer.  A port's trust
  * settings and policer have a lock of their own, taken on that port's
  * receive path and, with BHs off, by configuration.  The table's lock
- * nests in none.
+ * nests in none.  Arch recn (vcsw_recn.c): the ports' RECN sets and the
+ * switch's box of their messages are under the switch's lock, delivered
+ * before it is let go; a port's built RECN frames wait on their own
+ * queue (its lock nests inside the switch's, and is taken alone by the
+ * flush that sends them); the RECN tick is an hrtimer (softirq mode)
+ * that takes the switch's lock.
  *
  * A port joins in the order of the bridge's br_add_if(): it is built,
  * its receive handler registered (frames it gets then are dropped, not
@@ -1031,17 +1036,21 @@ int vcsw_dev_stop(struct net_device *dev)
 	cancel_delayed_work_sync(&sw->fdb_gc);
 	/* receive handlers that saw the switch up are done after this */
 	synchronize_net();
+	/*
+	 * The RECN tick first: it serves every port, and would move frames
+	 * from inputs not yet purged into outputs already purged.  Nothing
+	 * starts it again (vcsw_recn_arm() looks at netif_running()).
+	 */
+	hrtimer_cancel(&sw->recn_timer);
+	spin_lock_bh(&sw->lock);
+	sw->recn_ticking = false;
+	spin_unlock_bh(&sw->lock);
 	list_for_each_entry(p, &sw->ports, list) {
 		vcsw_slave_purge(p, true, true);
 		vcsw_fdb_flush_port(sw, p, false);
 	}
 	/* nothing is left in an input for it to move */
 	hrtimer_cancel(&sw->xbar_timer);
-	/* nor a set to tick: the receive path and vcsw_recn_arm() are off */
-	hrtimer_cancel(&sw->recn_timer);
-	spin_lock_bh(&sw->lock);
-	sw->recn_ticking = false;
-	spin_unlock_bh(&sw->lock);
 	return 0;
 }
 

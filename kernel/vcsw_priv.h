@@ -123,6 +123,7 @@ struct vcsw_recn_port {
 	u32			ntx;
 	/* built, for the flush after the lock: at most VCSW_RECN_TXQ_MAX */
 	struct sk_buff_head	txq;
+	bool			sending;	/* one flush at a time: txq's lock */
 	atomic64_t		frames_tx, frames_rx, frames_refused;
 	atomic64_t		msgs_dropped;
 };

@@ -190,31 +190,52 @@ u32 vcsw_recn_deliver(struct vcsw *sw, u64 now, unsigned long *flush)
 }
 
 /*
- * Send @p's RECN frames, straight to the driver.  Under RCU, BHs off, no
- * lock held.
+ * Send @p's RECN frames, straight to the driver, in the order they were
+ * built: one context sends at a time (@sending, under the queue's lock),
+ * as vcsw_slave_flush() does for data, or an Xon built after an Xoff
+ * could reach the far end first and leave its SAQ stopped.  The others
+ * leave their frames to it; it sends until the queue is empty, a few
+ * rounds at most (the queue holds VCSW_RECN_TXQ_MAX), and what is left
+ * goes with the port's next flush.  Under RCU, BHs off, no lock held.
  */
 void vcsw_recn_flush(struct vcsw_slave *p)
 {
 	struct vcsw_recn_port *rp = p->rp;
+	struct sk_buff_head list;
+	unsigned int round;
+	unsigned long flags;
 	struct sk_buff *skb;
 
-	while ((skb = skb_dequeue(&rp->txq))) {
-		u32 n = skb->len >= ETH_HLEN + FABRIC_HDR_LEN + 2 ?
-			skb->data[ETH_HLEN + FABRIC_HDR_LEN + 1] : 1;
-		int rc;
-
-		if (!vcsw_slave_up(p)) {
-			atomic64_add(n, &rp->msgs_dropped);
-			kfree_skb(skb);
-			continue;
-		}
-		/* net_xmit_eval() evaluates its argument twice */
-		rc = dev_direct_xmit(skb, 0);
-		if (net_xmit_eval(rc))
-			atomic64_add(n, &rp->msgs_dropped);
-		else
-			atomic64_inc(&rp->frames_tx);
+	spin_lock_irqsave(&rp->txq.lock, flags);
+	if (rp->sending) {
+		spin_unlock_irqrestore(&rp->txq.lock, flags);
+		return;
 	}
+	rp->sending = true;
+	__skb_queue_head_init(&list);
+	for (round = 0; round < 4 && !skb_queue_empty(&rp->txq); round++) {
+		skb_queue_splice_tail_init(&rp->txq, &list);
+		spin_unlock_irqrestore(&rp->txq.lock, flags);
+		while ((skb = __skb_dequeue(&list))) {
+			u32 n = skb->data[ETH_HLEN + FABRIC_HDR_LEN + 1];	/* ours: whole */
+			int rc;
+
+			if (!vcsw_slave_up(p)) {
+				atomic64_add(n, &rp->msgs_dropped);
+				kfree_skb(skb);
+				continue;
+			}
+			/* net_xmit_eval() evaluates its argument twice */
+			rc = dev_direct_xmit(skb, 0);
+			if (net_xmit_eval(rc))
+				atomic64_add(n, &rp->msgs_dropped);
+			else
+				atomic64_inc(&rp->frames_tx);
+		}
+		spin_lock_irqsave(&rp->txq.lock, flags);
+	}
+	rp->sending = false;
+	spin_unlock_irqrestore(&rp->txq.lock, flags);
 }
 
 /*
@@ -247,10 +268,16 @@ void vcsw_recn_rcv(struct vcsw_slave *p, struct sk_buff *skb)
 	now = ktime_get_ns();
 	spin_lock(&sw->lock);
 	/* the port may have left its slot since the handler found it */
-	if (sw->slot_port[p->idx] == p && !p->dead)
+	if (sw->slot_port[p->idx] == p && !p->dead) {
 		for (i = 0; i < n; i++)
 			woke |= vcsw_xbar_recn_receive(sw->slots, sw->nslots, p->idx, msg[i].vc,
 						       &msg[i].m, now) == VCSW_RECN_RX_WOKE;
+		/*
+		 * A SAQ made or stopped here posts nothing, and only the tick
+		 * ends its lease or frees it: make sure it runs
+		 */
+		vcsw_recn_arm(sw);
+	}
 	post = sw->recn_box.count;
 	spin_unlock(&sw->lock);
 	consume_skb(skb);

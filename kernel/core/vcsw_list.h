@@ -33,6 +33,7 @@ struct vcsw_node {
 	fq_u8			from;		/* input port, or RECN_NO_UPSTREAM */
 	fq_u8			rq_q;		/* its queue in the set */
 	fq_u32			route;		/* as its input saw it; 0: none */
+	fq_u32			rq_seq;		/* frames its queue had taken before it */
 };
 
 /* A doubly linked FIFO of nodes. */

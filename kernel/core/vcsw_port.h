@@ -539,7 +539,8 @@ static inline fq_u32 vcsw_vc_remove(struct vcsw_vc *v,
 				next = n->next;
 				if (!match(n, arg))
 					continue;
-				vcsw_vc_unlink(v, n);
+				vcsw_rq_remove(v->rq, n);
+				pheap_remove(&v->waiting, &n->heap);
 				v->backlog -= n->len;
 				vcsw_list_append(gone, n);
 				taken++;

@@ -11,7 +11,8 @@
  * Where a frame waits:
  *  - at an input, the detection queue of the output it crosses to (its
  *    route's first digit; for a frame forwarded by MAC, the output's
- *    index + 1, and 63 for port 63, which no route can name);
+ *    index + 1, and 63 for port 63 as for port 62: no route can name
+ *    port 63, and the crossbar asks each queue's head where it goes);
  *  - at an output, the detection queue of the next switch's output (the
  *    route's next digit), 0 for a frame whose route ends at the next hop
  *    or that has no route;
@@ -137,6 +138,7 @@ static inline void vcsw_rq_link(struct vcsw_rq *rq, struct vcsw_node *n)
 
 	q = saq >= 0 ? RECN_Q_SAQ((fq_u32)saq) : vcsw_rq_detq(rq, n, route);
 	n->rq_q = (fq_u8)q;
+	n->rq_seq = RECN_Q_IS_SAQ(q) ? rq->set.saq[q - RECN_DETQS].arrived : rq->set.detq[q].arrived;
 	vcsw_list_append(&rq->q[q], n);
 	rq->frames++;
 	if (rq->side == VCSW_RQ_IN)
@@ -155,6 +157,34 @@ static inline void vcsw_rq_unlink(struct vcsw_rq *rq, struct vcsw_node *n)
 	rq->frames--;
 	rq->last = (fq_s32)q;
 	recn_depart(&rq->set, q, n->len, rq->now, vcsw_rq_post, rq);
+}
+
+/*
+ * Frame @n leaves the set from wherever it is in its queue: taken out,
+ * not served in turn (an input buffer whose output shrank).  Every SAQ
+ * waiting for the older frames of @n's queue must go on waiting for
+ * them: if @n is not one of them, its going is not theirs (the SAQ's
+ * count moves on with it).  And the SAQ @n leaves keeps its own wait,
+ * which recn_depart() would end as if it had been served.
+ */
+static inline void vcsw_rq_remove(struct vcsw_rq *rq, struct vcsw_node *n)
+{
+	fq_u32 q = n->rq_q, j;
+	struct recn_saq *own = RECN_Q_IS_SAQ(q) ? &rq->set.saq[q - RECN_DETQS] : NULL;
+	fq_s32 wait_q = own ? own->wait_q : -1;
+	fq_u32 wait_seq = own ? own->wait_seq : 0;
+
+	for (j = 0; j < RECN_SAQ_MAX; j++) {
+		struct recn_saq *a = &rq->set.saq[j];
+
+		if (a->used && a->wait_q == (fq_s32)q && (fq_s32)(n->rq_seq - a->wait_seq) >= 0)
+			a->wait_seq++;
+	}
+	vcsw_rq_unlink(rq, n);
+	if (own && own->used && wait_q >= 0) {
+		own->wait_q = wait_q;
+		own->wait_seq = wait_seq;
+	}
 }
 
 struct vcsw_rq_for {

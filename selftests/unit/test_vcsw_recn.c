@@ -99,16 +99,15 @@ static struct frame *new_frame(void)
 	return NULL;
 }
 
-/* A frame at input @in for @route with @sl on @vc: VCSW_ENQ_*. */
-static int arrive(unsigned int in, fq_u32 route, fq_u8 sl, fq_u8 vc, fq_u64 now,
-		  fq_u32 flow, fq_u32 seq)
+/* A frame of @len at input @in for @route with @sl on @vc; NULL if refused. */
+static struct frame *arrive_len(unsigned int in, fq_u32 route, fq_u8 sl, fq_u8 vc, fq_u32 len,
+				fq_u64 now, fq_u32 flow, fq_u32 seq)
 {
 	struct frame *f = new_frame();
-	int r;
 
 	if (!f)
 		abort();	/* more frames queued than the test has */
-	f->node.len = LEN;
+	f->node.len = len;
 	f->node.vc = vc;
 	f->node.sl = sl;
 	f->node.route = route;
@@ -117,10 +116,18 @@ static int arrive(unsigned int in, fq_u32 route, fq_u8 sl, fq_u8 vc, fq_u64 now,
 	f->node.deadline = now;
 	f->flow = flow;
 	f->seq = seq;
-	r = vcsw_xbar_arrive(ports, NPORTS, in, &f->node, now);
-	if (r != VCSW_ENQ_OK)
+	if (vcsw_xbar_arrive(ports, NPORTS, in, &f->node, now) != VCSW_ENQ_OK) {
 		f->used = false;
-	return r;
+		return NULL;
+	}
+	return f;
+}
+
+/* The same, LEN bytes long: VCSW_ENQ_*. */
+static int arrive(unsigned int in, fq_u32 route, fq_u8 sl, fq_u8 vc, fq_u64 now,
+		  fq_u32 flow, fq_u32 seq)
+{
+	return arrive_len(in, route, sl, vc, LEN, now, flow, seq) ? VCSW_ENQ_OK : VCSW_ENQ_FULL;
 }
 
 /* Deliver the box and run the crossbar, as vcsw_recn_settle() does. */
@@ -146,6 +153,36 @@ static struct frame *send1(unsigned int o, fq_u64 now)
 	f->used = false;
 	settle(now);
 	return f;
+}
+
+/*
+ * The set holds what its queues hold: frames and bytes per queue as the
+ * core counts them, all of them as the VC counts them.  0 if so.
+ */
+static int set_matches_queues(const struct vcsw_rq *rq, const struct vcsw_vc *v)
+{
+	fq_u32 q, frames = 0, bytes = 0;
+
+	for (q = 0; q < VCSW_RQ_QUEUES; q++) {
+		const struct vcsw_node *n;
+		fq_u32 f = 0, b = 0, want_f, want_b;
+
+		for (n = rq->q[q].head; n; n = n->next) {
+			f++;
+			b += n->len;
+			if (n->rq_q != q)
+				return 1;
+		}
+		if (f != rq->q[q].count)
+			return 2;
+		want_f = RECN_Q_IS_SAQ(q) ? rq->set.saq[q - RECN_DETQS].frames : rq->set.detq[q].frames;
+		want_b = RECN_Q_IS_SAQ(q) ? rq->set.saq[q - RECN_DETQS].bytes : rq->set.detq[q].bytes;
+		if (f != want_f || b != want_b)
+			return 3;
+		frames += f;
+		bytes += b;
+	}
+	return frames == rq->frames && bytes == v->backlog ? 0 : 4;
 }
 
 /* Tick every set; true if a lease ended somewhere. */
@@ -475,12 +512,12 @@ UNIT_TEST(random_traffic_keeps_order_and_frees_everything)
 		if (!(step % 64))
 			tick(now);
 		/* the sets hold what the queues hold */
-		if (!(step % 1024)) {
+		if (!(step % 256)) {
 			for (p = 0; p < NPORTS; p++)
 				for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
-					EXPECT_EQ(rq_in[p][vc].frames, vcsw_vc_qlen(&xp[p].in[vc]));
-					EXPECT_EQ(rq_out[p][vc].frames,
-						  vcsw_vc_qlen(&xp[p].out.vc[vc]));
+					EXPECT_EQ(set_matches_queues(&rq_in[p][vc], &xp[p].in[vc]), 0);
+					EXPECT_EQ(set_matches_queues(&rq_out[p][vc], &xp[p].out.vc[vc]),
+						  0);
 				}
 		}
 	}
@@ -513,6 +550,117 @@ UNIT_TEST(random_traffic_keeps_order_and_frees_everything)
 	printf("# %u frames, %llu SAQs allocated and freed, %u link messages, box dropped %llu\n",
 	       arrived_total, (unsigned long long)alloc, nsent,
 	       (unsigned long long)box.dropped);
+}
+
+/*
+ * An output buffer made smaller on a live switch (vcsw_xbar_remove_unfit())
+ * takes a frame out of the middle of an input's set: a SAQ that waits
+ * for its point's older frame in the detection queue must go on waiting.
+ * @variant 0: the frame taken is in the SAQ itself; 1: it is a frame of
+ * another point behind the older one in the detection queue.
+ */
+static void remove_unfit_case(int *unit_failed, int variant)
+{
+	fq_u32 hot = route2(1, 3), other = route2(1, 2);
+	struct recn_msg m = { RECN_MSG_NOTIFY, { 2 | 4 << 6, 2, 5 } };
+	struct vcsw_list gone;
+	fq_u32 order[8], n = 0, k;
+	struct frame *f;
+	int s;
+
+	setup(100 * LEN, 3 * LEN);
+	/* output 1 full, from input 2 (no route: forwarded by MAC) */
+	for (k = 0; k < 3; k++)
+		ASSERT_TRUE(arrive_len(2, route2(1, -1), 0, 1, LEN, 0, 9, k) != NULL);
+	settle(0);
+	ASSERT_EQ(vcsw_vc_qlen(&xp[1].out.vc[1]), 3);
+	/* flow 0: its first frame waits in input 0's detection queue of output 1 */
+	ASSERT_TRUE(arrive_len(0, hot, 5, 1, 500, 0, 0, 0) != NULL);
+	/* output 1 notifies input 0 of the point (1, then 3): a SAQ, behind it */
+	vcsw_rq_receive(&rq_in[0][1], &m, 1, 0);
+	s = saq_of(&rq_in[0][1], 2 | 4 << 6, 2, 5);
+	ASSERT_TRUE(s >= 0);
+	ASSERT_TRUE(recn_saq_waiting(&rq_in[0][1].set, (fq_u32)s));
+	if (variant == 0) {
+		/* flow 0's next frames go to the SAQ: a large one, then a small one */
+		ASSERT_TRUE(arrive_len(0, hot, 5, 1, 2500, 0, 0, 1) != NULL);
+		ASSERT_TRUE(arrive_len(0, hot, 5, 1, 500, 0, 0, 2) != NULL);
+	} else {
+		/* a large frame of another point behind it in the detection queue */
+		ASSERT_TRUE(arrive_len(0, other, 5, 1, 2500, 0, 1, 0) != NULL);
+		ASSERT_TRUE(arrive_len(0, hot, 5, 1, 500, 0, 0, 1) != NULL);
+	}
+	/* output 1's buffer made smaller: the 2500-byte frame can never cross */
+	xp[1].out.vc[1].limit = 2 * LEN;
+	vcsw_list_init(&gone);
+	EXPECT_EQ(vcsw_xbar_remove_unfit(ports, 0, 1, &gone), 1);
+	EXPECT_EQ(set_matches_queues(&rq_in[0][1], &xp[0].in[1]), 0);
+	/* the older frame is still in the detection queue: the SAQ still waits */
+	EXPECT_TRUE(recn_saq_waiting(&rq_in[0][1].set, (fq_u32)s));
+	/* a frame to output 3 crosses: the round robin moves past queue 2 */
+	ASSERT_TRUE(arrive_len(0, route2(3, -1), 0, 1, 500, 0, 7, 0) != NULL);
+	settle(0);
+	/* drain output 1: flow 0 in order */
+	for (k = 0; k < 20; k++) {
+		f = send1(1, 10 + k);
+		if (!f)
+			break;
+		if (f->flow == 0 && n < 8)
+			order[n++] = f->seq;
+	}
+	ASSERT_EQ(n, 2);
+	EXPECT_TRUE(order[0] < order[1]);
+}
+
+UNIT_TEST(taking_a_frame_out_keeps_a_saq_behind_older_frames)
+{
+	remove_unfit_case(unit_failed, 0);
+	remove_unfit_case(unit_failed, 1);
+}
+
+/*
+ * Emptying a VC (a port purged, the architecture changed) takes the
+ * frames of stopped SAQs too, and a set switched to fifo and back keeps
+ * every frame, each flow in order.
+ */
+UNIT_TEST(purge_and_mode_switch_take_every_frame)
+{
+	struct recn_msg m = { RECN_MSG_NOTIFY, { 5, 1, 2 } };
+	struct vcsw_node *nd;
+	fq_u32 k, last = 0, got = 0;
+	int i;
+
+	setup(100 * LEN, 100 * LEN);
+	vcsw_xbar_recn_receive(ports, NPORTS, 1, 1, &m, 0);
+	m.kind = RECN_MSG_XOFF;
+	vcsw_xbar_recn_receive(ports, NPORTS, 1, 1, &m, 0);
+	i = saq_of(&rq_out[1][1], 5, 1, 2);
+	ASSERT_TRUE(i >= 0);
+	for (k = 0; k < 6; k++) {
+		EXPECT_EQ(arrive(0, route2(1, k % 2 ? 4 : 0), 2, 1, 0, k % 2, k), VCSW_ENQ_OK);
+		settle(0);
+	}
+	EXPECT_EQ(rq_out[1][1].set.saq[i].frames, 3);
+	/* to fifo and back, with frames in a stopped SAQ */
+	vcsw_vc_set_mode(&xp[1].out.vc[1], VCSW_MODE_FIFO);
+	EXPECT_EQ(rq_out[1][1].frames, 0);
+	EXPECT_EQ(vcsw_vc_qlen(&xp[1].out.vc[1]), 6);
+	vcsw_vc_set_mode(&xp[1].out.vc[1], VCSW_MODE_RECN);
+	EXPECT_EQ(set_matches_queues(&rq_out[1][1], &xp[1].out.vc[1]), 0);
+	/* a purge takes them all, stopped or not */
+	while ((nd = vcsw_port_pop(&xp[1].out))) {
+		struct frame *f = (struct frame *)nd;
+
+		if (f->flow == 1) {
+			EXPECT_TRUE(!got || f->seq > last);
+			last = f->seq;
+			got++;
+		}
+		f->used = false;
+	}
+	EXPECT_EQ(got, 3);
+	EXPECT_EQ(vcsw_vc_qlen(&xp[1].out.vc[1]), 0);
+	EXPECT_EQ(set_matches_queues(&rq_out[1][1], &xp[1].out.vc[1]), 0);
 }
 
 int main(void)

@@ -27,9 +27,10 @@
 # architecture and boot (the deterministic VM: guest time counts
 # instructions).  Then: SAQs were made on every inter-switch port of the
 # branch, Xoff and Xon were sent, nothing was dropped anywhere, and once
-# the tree is gone every SAQ is freed again.  Last, RECN messages lost:
-# with RECN off at B's port the notifications from B are refused there
-# (recn off: not believed), leases run out, and the flow still arrives.
+# the tree is gone every SAQ is freed again.  Then RECN messages lost:
+# with S's port to B deaf to B for a second (recn off: refused, as if
+# lost), leases run out, and every frame still arrives.  Last, forged
+# RECN frames at a port: each taken or refused whole.
 . ./lib.sh
 
 require_cmd ip tc fabric-send fabric-stat
@@ -238,26 +239,33 @@ done
 check_eq "B p2: nothing dropped at the hot spot" 0 "$(pstat B p2 vc1 drops_full)"
 log_test "SAQs made along the branch, Xoff sent, all freed, nothing dropped"
 
-# --- notifications lost -------------------------------------------------------------------
-# S's port to B stops believing B: what B says is refused (lost), S's
-# output to B holds H1's frames with H0's again, and only A and B isolate.
-ns_run S ip link set p1 type vcsw_slave recn off
-r0=$(pstat S p1 recn frames_refused)
+# --- messages lost --------------------------------------------------------------------
+# A second into a run, S's port to B stops believing B for a second
+# (recn off): what B says (the Xoffs that renew leases, Xons,
+# notifications) is refused there, as if lost on the link, and S's SAQs
+# for B's congestion go again only when their leases run out.  Every
+# frame still arrives, and every SAQ is freed after.
+r0=$(pstat S p1 recn frames_refused); l0=$(pstat S p1 recn lease_expired)
+( sleep 1; ns_exec S ip link set p1 type vcsw_slave recn off
+  sleep 1; ns_exec S ip link set p1 type vcsw_slave recn on ) &
+deaf=$!
+bg_track $deaf
 run 1
-check_err $? "the flow did not arrive with S deaf to B"
-r1=$(pstat S p1 recn frames_refused)
+bg_wait $deaf
+check_err $? "could not turn S p1's RECN off and on"
+lost_share=$((recn_alone * 1000 / DUR_US))
+log_info "recn with S deaf to B for a second: $lost_share per mille"
+recn_log
+r1=$(pstat S p1 recn frames_refused); l1=$(pstat S p1 recn lease_expired)
 [ "$r1" -gt "$r0" ]
 check_err $? "S p1 refused no RECN frame from B while off ($r0 -> $r1)"
-ns_run S ip link set p1 type vcsw_slave recn on
-run 1
-lost_share=$((recn_alone * 1000 / DUR_US))
-log_info "recn with S listening again: $lost_share per mille"
-recn_log
+[ "$l1" -gt "$l0" ]
+check_err $? "no lease of S p1's ran out while B's Xoffs were lost ($l0 -> $l1)"
 for p in "A p3" "S p0" "S p1" "B p3"; do
 	set -- $p
 	check_eq "$1 $2: SAQs still in use after the lost messages" 0 "$(pstat $1 $2 recn saqs)"
 done
-log_test "lost RECN messages: every frame arrives, and every SAQ is freed after"
+log_test "lost RECN messages: leases run out, every frame arrives, every SAQ is freed"
 
 # --- forged RECN frames -------------------------------------------------------------------
 # H2 plays a switch that speaks RECN to A's port p2 (no credits, no
