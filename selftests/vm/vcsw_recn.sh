@@ -196,8 +196,12 @@ run 1
 recn_share=$((recn_alone * 1000 / DUR_US))
 log_info "recn: H0's flow took $((recn_alone / 1000)) ms alone, $((DUR_US / 1000)) ms beside" \
 	"the tree: $recn_share per mille of its rate"
-[ $((recn_share * 100)) -ge 90000 ]
-xfail_on_slow check_err $? "with RECN H0 kept only $recn_share per mille of its rate"
+# Seen: 902 to 1003 per mille in the boots of 6.1 and 6.12 it ran in, against
+# 596 to 624 in trad.  Part of what is missing is the sender's: its
+# relative sleeps run late on a busier CPU, and a congested fabric keeps
+# it busier.  So: most of the rate, and most of what trad loses won back.
+[ $((recn_share * 100)) -ge 85000 ] && [ $((recn_share - trad_share)) -ge 200 ]
+xfail_on_slow check_err $? "with RECN H0 kept only $recn_share per mille of its rate (trad: $trad_share)"
 log_test "arch recn: the flow keeps its rate beside the congestion tree"
 
 # what RECN did on each inter-switch port: in the log, for the note
