@@ -161,6 +161,7 @@ struct recn_set {
 	struct recn_cfg cfg;
 	fq_u8 up_digits;		/* what upstream sees in front: 1 at outputs */
 	fq_u64 busy;			/* detection queues with frames */
+	fq_u32 saq_used;		/* bit i: saq[i] is in use */
 	struct recn_detq detq[RECN_DETQS];
 	struct recn_root root[RECN_ROOT_MAX];
 	struct recn_saq saq[RECN_SAQ_MAX];
@@ -347,12 +348,17 @@ static inline int recn_classify(const struct recn_set *s, fq_u32 route, fq_u8 sl
 	int best = -1;
 	fq_u32 i;
 
+	fq_u32 left = s->saq_used;
+
 	if (!(route & FHC_ROUTE_ON))
 		return -1;
-	for (i = 0; i < s->cfg.nsaq; i++) {
-		const struct recn_saq *q = &s->saq[i];
+	/* the SAQs in use only: with no congestion, none (the common case) */
+	for (; left; left &= left - 1) {
+		const struct recn_saq *q;
 
-		if (q->used && recn_point_covers(&q->pt, route, sl) &&
+		i = (fq_u32)__builtin_ctz(left);
+		q = &s->saq[i];
+		if (recn_point_covers(&q->pt, route, sl) &&
 		    (best < 0 || q->pt.len > s->saq[best].pt.len))
 			best = (int)i;
 	}
@@ -393,15 +399,24 @@ static inline bool recn_saq_ready(const struct recn_set *s, fq_u32 i)
  */
 typedef bool (*recn_ok_fn)(void *ctx, fq_u32 q);
 
-static inline int recn_next(const struct recn_set *s, fq_s32 last, recn_ok_fn ok, void *ctx)
+/*
+ * recn_next() among the detection queues in @detmask and the SAQs in
+ * @saqmask only (a caller that knows which queues can serve it: an input
+ * asked for one output), in the same round-robin order.
+ */
+static inline int recn_next_among(const struct recn_set *s, fq_s32 last, fq_u64 detmask,
+				  fq_u32 saqmask, recn_ok_fn ok, void *ctx)
 {
 	fq_u32 n = RECN_DETQS + s->cfg.nsaq, i, pass;
 	fq_u32 start = last < 0 || (fq_u32)last + 1 >= n ? 0 : (fq_u32)last + 1;
-	fq_u64 det = s->busy, saq = 0;
+	fq_u64 det = s->busy & detmask, saq = 0;
+	fq_u32 used = s->saq_used & saqmask;
 
-	for (i = 0; i < s->cfg.nsaq; i++)
+	for (; used; used &= used - 1) {
+		i = (fq_u32)__builtin_ctz(used);
 		if (recn_saq_ready(s, i))
 			saq |= 1ULL << i;
+	}
 	/* the candidates from @start to the end, then from 0 to @start */
 	for (pass = 0; pass < 2; pass++) {
 		fq_u32 lo = pass ? 0 : start, hi = pass ? start : n;
@@ -428,6 +443,11 @@ static inline int recn_next(const struct recn_set *s, fq_s32 last, recn_ok_fn ok
 		}
 	}
 	return -1;
+}
+
+static inline int recn_next(const struct recn_set *s, fq_s32 last, recn_ok_fn ok, void *ctx)
+{
+	return recn_next_among(s, last, ~0ULL, ~0u, ok, ctx);
 }
 
 /* ---- telling upstream --------------------------------------------------- */
@@ -562,6 +582,7 @@ static inline void recn_saq_free(struct recn_set *s, fq_u32 i, recn_send_fn send
 		if (s->saq[j].wait_q == (fq_s32)RECN_Q_SAQ(i))
 			s->saq[j].wait_q = -1;
 	*q = (struct recn_saq){ .wait_q = -1 };
+	s->saq_used &= ~(1u << i);
 	s->st.saq_free++;
 	send(ctx, RECN_DOWNSTREAM, &m);
 	s->st.release_tx++;
@@ -695,6 +716,7 @@ static inline void recn_saq_alloc(struct recn_set *s, const struct recn_point *p
 	}
 	q = &s->saq[free];
 	*q = (struct recn_saq){ .used = true, .pt = *pt, .empty_since = now };
+	s->saq_used |= 1u << free;
 	if (pt->len == 1) {
 		/*
 		 * A root here of the same name (its detection queue and SL):

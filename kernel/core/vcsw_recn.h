@@ -209,8 +209,31 @@ static inline bool vcsw_rq_head_for(void *ctx, fq_u32 q)
 static inline struct vcsw_node *vcsw_rq_pick(const struct vcsw_rq *rq, fq_u32 out)
 {
 	struct vcsw_rq_for f = { rq, out };
-	int q = recn_next(&rq->set, rq->last, out < 0xffff ? vcsw_rq_head_for : NULL, &f);
+	fq_u64 detmask = ~0ULL;
+	fq_u32 saqmask = ~0u, left;
+	int q;
 
+	if (out < 0xffff && rq->side == VCSW_RQ_IN) {
+		/*
+		 * At an input only the output's own detection queue and the
+		 * SAQs whose point starts with its digit can hold a frame for
+		 * it: the crossbar asks every input for every output, and a
+		 * walk of the whole set each time cost more than the rest of
+		 * the frame's way through the switch
+		 */
+		fq_u32 d = out < RECN_DETQS - 1 ? out + 1 : RECN_DETQS - 1;
+
+		detmask = 1ULL << d;
+		saqmask = 0;
+		for (left = rq->set.saq_used; left; left &= left - 1) {
+			fq_u32 i = (fq_u32)__builtin_ctz(left);
+
+			if ((rq->set.saq[i].pt.turns & 63) == d)
+				saqmask |= 1u << i;
+		}
+	}
+	q = recn_next_among(&rq->set, rq->last, detmask, saqmask,
+			    out < 0xffff ? vcsw_rq_head_for : NULL, &f);
 	return q < 0 ? NULL : rq->q[q].head;
 }
 

@@ -496,6 +496,9 @@ UNIT_TEST(next_finds_what_a_plain_scan_finds)
 			s.busy &= (fq_u64)unit_rnd_below(1u << 30);	/* sparse */
 		for (i = 0; i < c.nsaq; i++) {
 			s.saq[i].used = unit_rnd_below(4) != 0;
+			/* the set keeps a mask of the SAQs in use */
+			if (s.saq[i].used)
+				s.saq_used |= 1u << i;
 			s.saq[i].frames = unit_rnd_below(3);
 			s.saq[i].stopped = unit_rnd_below(5) == 0;
 		}
@@ -504,6 +507,16 @@ UNIT_TEST(next_finds_what_a_plain_scan_finds)
 		last = (fq_s32)unit_rnd_below(RECN_DETQS + c.nsaq + 1) - 1;
 		if (recn_next(&s, last, ok_by_mask, okmask) != next_plain(&s, last, okmask))
 			wrong++;
+		/* among some queues only: as the scan with them alone allowed */
+		{
+			fq_u64 det = (fq_u64)unit_rnd_below(1u << 30) << 34 ^ unit_rnd_below(1u << 30);
+			fq_u32 saqs = unit_rnd_below(1u << 16);
+			fq_u64 both[2] = { okmask[0] & det, okmask[1] & ((fq_u64)saqs << 0) };
+
+			if (recn_next_among(&s, last, det, saqs, ok_by_mask, okmask) !=
+			    next_plain(&s, last, both))
+				wrong++;
+		}
 	}
 	EXPECT_EQ(wrong, 0);
 }
