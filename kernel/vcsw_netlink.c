@@ -724,17 +724,16 @@ static void vcsw_credit_read_stats(struct vcsw_slave *p, struct vcsw_credit_stat
 }
 
 /*
- * The port's RECN counters, while the switch runs arch recn (in the
- * others the sets are idle and would show only zeros and old counts).
- * A function of its own: vcsw_fill_slave_info()'s frame is large already.
+ * The port's RECN counters, in every architecture: RECN frames arrive
+ * and are refused (frames_refused) in any, and the sets' counters, kept
+ * in arch recn only, start again at 0 with the sets.  A function of its
+ * own: vcsw_fill_slave_info()'s frame is large already.
  */
 static noinline_for_stack int vcsw_fill_recn_stats(struct sk_buff *skb,
 						   struct vcsw_slave *p)
 {
 	struct vcsw_recn_stats rs;
 
-	if (p->sw->arch != VCSW_ARCH_RECN)
-		return 0;
 	vcsw_recn_read_stats(p, &rs);
 	return nla_put_64bit(skb, IFLA_VCSW_PORT_RECN_STATS, sizeof(rs), &rs,
 			     IFLA_VCSW_PORT_PAD);

@@ -29,7 +29,7 @@
 # branch, Xoff and Xon were sent, nothing was dropped anywhere, and once
 # the tree is gone every SAQ is freed again.  Then RECN messages lost:
 # with S's port to B deaf to B for a second (recn off: refused, as if
-# lost), leases run out, and every frame still arrives.  Last, forged
+# lost), every frame still arrives.  Last, forged
 # RECN frames at a port: each taken or refused whole.
 . ./lib.sh
 
@@ -246,9 +246,9 @@ log_test "SAQs made along the branch, Xoff sent, all freed, nothing dropped"
 # --- messages lost --------------------------------------------------------------------
 # A second into a run, S's port to B stops believing B for a second
 # (recn off): what B says (the Xoffs that renew leases, Xons,
-# notifications) is refused there, as if lost on the link, and S's SAQs
-# for B's congestion go again only when their leases run out.  Every
-# frame still arrives, and every SAQ is freed after.
+# notifications) is refused there, as if lost on the link: an Xon lost
+# leaves a SAQ of S's stopped until its lease runs out.  Every frame
+# still arrives, and every SAQ is freed after.
 r0=$(pstat S p1 recn frames_refused); l0=$(pstat S p1 recn lease_expired)
 ( sleep 1; ns_exec S ip link set p1 type vcsw_slave recn off
   sleep 1; ns_exec S ip link set p1 type vcsw_slave recn on ) &
@@ -263,13 +263,15 @@ recn_log
 r1=$(pstat S p1 recn frames_refused); l1=$(pstat S p1 recn lease_expired)
 [ "$r1" -gt "$r0" ]
 check_err $? "S p1 refused no RECN frame from B while off ($r0 -> $r1)"
-[ "$l1" -gt "$l0" ]
-check_err $? "no lease of S p1's ran out while B's Xoffs were lost ($l0 -> $l1)"
+# A lease runs out only if a SAQ was stopped when S went deaf, or B's
+# Xoff was among what was lost (seen: 0 or 1 of them): a figure, not a
+# check.  test_vcsw_recn and host/recn_qsim check leases that run out.
+log_info "S p1: $((l1 - l0)) leases ran out, $((r1 - r0)) RECN frames refused while deaf"
 for p in "A p3" "S p0" "S p1" "B p3"; do
 	set -- $p
 	check_eq "$1 $2: SAQs still in use after the lost messages" 0 "$(pstat $1 $2 recn saqs)"
 done
-log_test "lost RECN messages: leases run out, every frame arrives, every SAQ is freed"
+log_test "lost RECN messages: every frame arrives, every SAQ is freed"
 
 # --- forged RECN frames -------------------------------------------------------------------
 # H2 plays a switch that speaks RECN to A's port p2 (no credits, no

@@ -21,6 +21,7 @@ const char *const lf_class_names[LF_NCLASSES] = {
 	[LF_MALFORMED]	= "malformed",
 	[LF_UNIT]	= "unit",
 	[LF_STALE]	= "stale",
+	[LF_RECN]	= "recn",
 };
 
 static const uint8_t link_group[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e };
@@ -168,7 +169,9 @@ size_t lf_build(struct lf_state *s, uint8_t *buf, enum lf_class *cls)
 	}
 
 	fcr_msg_receive(&s->model, h, (fq_u32)(len - ETH_HDR), 0);
-	if (s->model.st.msgs_received != before.msgs_received)
+	if (len > ETH_HDR + FABRIC_HDR_LEN && p[0] == FABRIC_CTRL_RECN)
+		*cls = LF_RECN;		/* malformed to the model too */
+	else if (s->model.st.msgs_received != before.msgs_received)
 		*cls = LF_RECEIVED;
 	else if (s->model.st.msgs_unit != before.msgs_unit)
 		*cls = LF_UNIT;

@@ -24,6 +24,12 @@ enum lf_class {
 	LF_MALFORMED,		/* refused: short, type, VC count, epoch 0 */
 	LF_UNIT,		/* refused: another unit */
 	LF_STALE,		/* ignored: older than one taken */
+	/*
+	 * another type that happens to be FABRIC_CTRL_RECN: a host's
+	 * link refuses it as malformed, a vcsw port takes it for a RECN
+	 * frame (and, with recn off, refuses it as one: frames_refused)
+	 */
+	LF_RECN,
 	LF_NCLASSES,
 };
 

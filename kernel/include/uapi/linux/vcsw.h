@@ -130,7 +130,7 @@ enum {
 	IFLA_VCSW_PORT_VC3_CREDIT_STATS, /* struct vcsw_credit_vc_stats, read only */
 	IFLA_VCSW_PORT_RECN,		/* u8: 1 the link's far end runs RECN: tell it
 					 * of congestion, take its messages; 0 (default) */
-	IFLA_VCSW_PORT_RECN_STATS,	/* struct vcsw_recn_stats, read only (arch recn) */
+	IFLA_VCSW_PORT_RECN_STATS,	/* struct vcsw_recn_stats, read only */
 	__IFLA_VCSW_PORT_MAX,
 };
 #define IFLA_VCSW_PORT_MAX (__IFLA_VCSW_PORT_MAX - 1)
