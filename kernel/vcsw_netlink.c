@@ -472,27 +472,10 @@ static void vcsw_apply(struct vcsw *sw, struct nlattr *data[])
 		vcsw_inputs_drop_unfit(sw);
 }
 
-static int vcsw_create(struct net *src_net, struct net_device *dev,
-		       struct nlattr *tb[], struct nlattr *data[],
-		       struct netlink_ext_ack *extack)
+/* A request, checked whole (vcsw_check()) before any of it is applied. */
+static int vcsw_configure(struct vcsw *sw, struct nlattr *data[],
+			  struct netlink_ext_ack *extack)
 {
-	struct vcsw *sw = netdev_priv(dev);
-	int err;
-
-	if (data) {
-		err = vcsw_check(sw, data, extack);
-		if (err)
-			return err;
-	}
-	vcsw_apply(sw, data);
-	return register_netdevice(dev);
-}
-FQ_RTNL_NEWLINK(vcsw_newlink, vcsw_create)
-
-static int vcsw_changelink(struct net_device *dev, struct nlattr *tb[],
-			   struct nlattr *data[], struct netlink_ext_ack *extack)
-{
-	struct vcsw *sw = netdev_priv(dev);
 	int err;
 
 	if (data) {
@@ -502,6 +485,22 @@ static int vcsw_changelink(struct net_device *dev, struct nlattr *tb[],
 	}
 	vcsw_apply(sw, data);
 	return 0;
+}
+
+static int vcsw_create(struct net *src_net, struct net_device *dev,
+		       struct nlattr *tb[], struct nlattr *data[],
+		       struct netlink_ext_ack *extack)
+{
+	int err = vcsw_configure(netdev_priv(dev), data, extack);
+
+	return err ?: register_netdevice(dev);
+}
+FQ_RTNL_NEWLINK(vcsw_newlink, vcsw_create)
+
+static int vcsw_changelink(struct net_device *dev, struct nlattr *tb[],
+			   struct nlattr *data[], struct netlink_ext_ack *extack)
+{
+	return vcsw_configure(netdev_priv(dev), data, extack);
 }
 
 static size_t vcsw_get_size(const struct net_device *dev)
