@@ -40,7 +40,7 @@
 #include <linux/spinlock.h>
 
 #include "core/fabric_credit.h"
-#include "fabric_link.h"
+#include "fabric_link_priv.h"
 
 /*
  * What a host grants beyond what its peer reported sent: the peer
@@ -58,28 +58,6 @@ const u8 fabric_link_group[ETH_ALEN] __aligned(2) = {
 };
 EXPORT_SYMBOL_GPL(fabric_link_group);
 
-struct fabric_link {
-	struct hlist_node	node;		/* fabric_links, by device */
-	struct rcu_head		rcu;
-	struct net_device	*dev;
-	unsigned int		users;		/* under fabric_links_lock */
-
-	spinlock_t		lock;
-	bool			dead;		/* no more timer starts */
-	bool			carrier;	/* as last seen: restart when back */
-	struct fcr_link		books;
-	u32			prev_epoch;	/* the books' before these */
-	struct hrtimer		timer;
-	bool			stalled[FCR_MAX_VCS];	/* for @stalls */
-	bool			waiting;	/* a qdisc refused: wake it */
-	u64			heard_ns;	/* a peer's message last taken,
-						 * or our books started */
-	u64			stalls[FCR_MAX_VCS];
-	u64			grew_ns[FCR_MAX_VCS];	/* credits last grew */
-	u64			restarts;
-	u64			rate;		/* bytes/s, 0: not known */
-	atomic64_t		msgs_tx_fail;
-};
 
 static DEFINE_SPINLOCK(fabric_links_lock);
 static DEFINE_HASHTABLE(fabric_links, FABRIC_LINK_HASH_BITS);
@@ -249,6 +227,11 @@ bool fabric_link_rcv(struct net_device *dev, struct sk_buff *skb)
 	if (!l || !ether_addr_equal_unaligned(eth_hdr(skb)->h_dest,
 					      fabric_link_group))
 		goto out;
+	/* RECN's messages, for a link whose qdiscs run it (else malformed) */
+	if (pskb_may_pull(skb, FABRIC_HDR_LEN + 1) &&
+	    skb->data[FABRIC_HDR_LEN] == FABRIC_CTRL_RECN &&
+	    fabric_link_recn_rcv(l, skb))
+		return true;
 	spin_lock(&l->lock);
 	if (l->dead) {
 		spin_unlock(&l->lock);
@@ -542,6 +525,7 @@ EXPORT_SYMBOL_GPL(fabric_link_unit);
 
 static void fabric_link_free(struct fabric_link *l)
 {
+	fabric_link_recn_free(l);
 	spin_lock_bh(&l->lock);
 	l->dead = true;
 	spin_unlock_bh(&l->lock);

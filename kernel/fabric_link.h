@@ -14,6 +14,8 @@
 #include <net/sch_generic.h>
 
 #include "include/uapi/linux/fabric_hdr.h"
+#include "core/fabric_hdr_core.h"
+#include "core/recn_host.h"
 
 struct fabric_link;
 
@@ -124,6 +126,69 @@ fabric_gate_dequeue(struct Qdisc *sch, struct fabric_credit_gate *g,
 }
 /* the waiting packet, if any, dropped (reset, destroy, credits off) */
 void fabric_gate_purge(struct Qdisc *sch, struct fabric_credit_gate *g);
+
+/*
+ * RECN at the host (Documentation/recn.rst, "Hosts"; core/recn_host.h):
+ * the link keeps a RECN set per VC for the qdiscs that turn it on (edf's
+ * "recn on"), takes the switch's FABRIC_CTRL_RECN frames into them and
+ * answers.  The qdisc counts each frame in at enqueue, tagged
+ * (fabric_link_recn_arrive()), out when it leaves, whether sent or
+ * dropped (fabric_link_recn_depart()), and holds back the frames of SAQs
+ * that may not go (fabric_link_recn_ready()); the link runs the device's
+ * queues when one may go again.
+ */
+#define FABRIC_LINK_RECN_NONE	0xffffu		/* a frame no set counts */
+
+/*
+ * Turn RECN on for one more qdisc of the link (RTNL): the first one's
+ * settings hold for all, and another asking for others is refused.
+ */
+int fabric_link_recn_get(struct fabric_link *l, const struct recn_host_cfg *cfg,
+			 struct netlink_ext_ack *extack);
+/*
+ * New settings: only for a link one qdisc alone runs RECN on (asked
+ * first, RTNL), which counts no frame when it sets them (its tree lock).
+ */
+int fabric_link_recn_can_set(struct fabric_link *l, const struct recn_host_cfg *cfg,
+			     struct netlink_ext_ack *extack);
+void fabric_link_recn_set(struct fabric_link *l, const struct recn_host_cfg *cfg);
+/* ... and off; the qdisc has no frame counted.  RTNL. */
+void fabric_link_recn_put(struct fabric_link *l);
+/*
+ * Count @skb (data at its Ethernet header) in: the tag to give
+ * fabric_link_recn_depart().  @push: the fabric header the qdisc will
+ * push at dequeue (its VC and SL; a route of 0 is the host's route to
+ * the destination, as fabric_hdr_push() finds it), or NULL: the frame's
+ * own header, if it has one.
+ */
+u16 fabric_link_recn_arrive(struct fabric_link *l, const struct sk_buff *skb,
+			    const struct fhc_fields *push, u32 bytes);
+void fabric_link_recn_depart(struct fabric_link *l, u16 tag, u32 bytes);
+/*
+ * Bumped when the qdiscs must count their queued frames again with
+ * fabric_link_recn_retag() (new SAQs take the frames of their points
+ * already queued; RECN turned on or set anew).  Read without a lock.
+ */
+u32 fabric_link_recn_gen(const struct fabric_link *l);
+/* @skb's tag after counting it again (as fabric_link_recn_arrive()). */
+u16 fabric_link_recn_retag(struct fabric_link *l, const struct sk_buff *skb,
+			   const struct fhc_fields *push, u16 tag, u32 bytes);
+/* The VC of a tagged frame, and whether its SAQ's bit is in @ready. */
+static inline unsigned int fabric_link_recn_tag_vc(u16 tag)
+{
+	return tag >> 8;
+}
+static inline bool fabric_link_recn_tag_is_saq(u16 tag)
+{
+	return tag != FABRIC_LINK_RECN_NONE && RECN_Q_IS_SAQ(tag & 0xff);
+}
+static inline unsigned int fabric_link_recn_tag_saq(u16 tag)
+{
+	return (tag & 0xff) - RECN_DETQS;
+}
+/* SAQs of @vc whose frames may go now (bit i: SAQ i).  BHs off. */
+u32 fabric_link_recn_ready(struct fabric_link *l, unsigned int vc);
+void fabric_link_recn_read_stats(struct fabric_link *l, struct tc_fabric_recn_xstats *st);
 
 /* fabric_hdr_main.c's receive path and device events */
 bool fabric_link_rcv(struct net_device *dev, struct sk_buff *skb);

@@ -127,6 +127,29 @@ struct tc_fabric_credit_xstats {
 				 * since our books started if none since */
 };
 
+/*
+ * RECN at a host's end of a credit link (edf "recn on"; Documentation/
+ * recn.rst, "Hosts"), in the qdisc's xstats.  All zero with RECN off.
+ */
+struct tc_fabric_recn_xstats {
+	__u32	nsaq;		/* SAQs per VC; 0: RECN off */
+	__u32	saqs;		/* SAQs in use now, both VCs */
+	__u64	frames_rx;	/* FABRIC_CTRL_RECN frames taken */
+	__u64	frames_refused;	/* ... refused whole (malformed) */
+	__u64	frames_tx;	/* sent (RELEASE, FULL) */
+	__u64	msgs_dropped;	/* messages that could not be sent */
+	__u64	notify_rx;	/* notifications (a SAQ made, or FULL said) */
+	__u64	xoff_rx;
+	__u64	xon_rx;
+	__u64	release_tx;	/* SAQs freed: the switch was told */
+	__u64	full_tx;	/* notifications with no SAQ free */
+	__u64	saq_alloc;
+	__u64	saq_idle_free;	/* freed after the idle time, never used */
+	__u64	lease_expired;	/* Xoffs that ended without an Xon */
+	__u64	stale_rx;	/* for a point without a SAQ, or not for a host */
+	__u64	bad_rx;		/* naming no point */
+};
+
 struct fabric_hdr {
 	__u8	ver_vc_flags;
 	__u8	sl;
