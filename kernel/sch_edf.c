@@ -44,6 +44,7 @@
 #include <linux/ethtool.h>
 #include <linux/if_arp.h>
 #include <linux/if_ether.h>
+#include <linux/jhash.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -88,6 +89,8 @@ enum edf_flow_state {
 	EDF_FLOW_WAITING,	/* head waits for its eligible time */
 	EDF_FLOW_READY,		/* head in the ready heap of its VC, or the
 				 * qdisc's only packet (q->direct) */
+	EDF_FLOW_HELD,		/* recn on: head counted in a SAQ that may
+				 * not go; on q->recn_held[vc][saq] */
 };
 
 struct edf_class;
@@ -99,6 +102,18 @@ struct edf_flow {
 	struct list_head	cl_node;	/* cl->flows */
 	struct list_head	idle_node;	/* q->idle, by listed_since */
 	struct runheap_node	heap_node;
+	struct list_head	held_node;	/* EDF_FLOW_HELD */
+	struct list_head	recn_node;	/* q->recn_active: recn on, packets */
+	u8			held_vc;	/* ... on q->recn_held[held_vc] */
+	u8			held_saq;	/*     [held_saq] */
+	/*
+	 * recn on, a class without perflow: the frames of one destination
+	 * wait in a flow of their own, so that those of a congested one can
+	 * be held while the rest go; the class's own flow (@clock) still
+	 * gives their deadlines, flow id and sequence, so the order is the
+	 * class's as before.  NULL for every other flow.
+	 */
+	struct edf_flow		*clock;
 	struct sk_buff		*head;
 	struct sk_buff		*tail;
 	u32			qlen;
@@ -179,11 +194,22 @@ struct edf_sched {
 	struct tcf_proto __rcu	*filter_list;
 	struct tcf_block	*block;
 	struct tc_edf_qd_stats	xs;
+
+	/* RECN at the host (q->link's SAQs): see "RECN" below */
+	bool			recn;
+	struct recn_host_cfg	recn_cfg;
+	u32			recn_held_mask[RECN_HOST_VCS];	/* lists not empty */
+	u32			recn_held_flows;
+	struct list_head	recn_held[RECN_HOST_VCS][RECN_SAQ_MAX];
+	struct list_head	recn_active;	/* flows with packets */
+	u32			recn_gen;	/* the link's, when last counted */
 };
 
 struct edf_skb_cb {
 	u64	deadline;
 	u8	msg_flags;	/* FABRIC_HDR_F_HEAD / _TAIL */
+	u16	recn_tag;	/* where the link's RECN counts it, or
+				 * FABRIC_LINK_RECN_NONE */
 };
 
 static struct kmem_cache *edf_flow_cache __read_mostly;
@@ -242,6 +268,8 @@ static void edf_flow_init(struct edf_flow *f, struct edf_class *cl,
 {
 	RB_CLEAR_NODE(&f->hash_node);
 	INIT_LIST_HEAD(&f->idle_node);
+	INIT_LIST_HEAD(&f->held_node);
+	INIT_LIST_HEAD(&f->recn_node);
 	f->key = key;
 	f->cl = cl;
 	f->hash = hash;
@@ -439,6 +467,39 @@ static noinline struct edf_flow *edf_flow_create(struct edf_sched *q,
 	return f;
 }
 
+/*
+ * recn on, @cl without perflow: @skb's destination queue (see
+ * edf_flow.clock), keyed by where it goes: its destination address and
+ * the route its own fabric header names, if any.
+ */
+static noinline struct edf_flow *edf_recn_dest_flow(struct edf_sched *q,
+						    struct edf_class *cl,
+						    struct sk_buff *skb, u64 now)
+{
+	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
+	struct rb_node **link, *parent;
+	u32 dest[2] = { 0, 0 };
+	unsigned long key;
+	struct edf_flow *f;
+	__be32 route = 0;
+
+	if (skb_headlen(skb) >= ETH_HLEN) {
+		memcpy(dest, eth->h_dest, ETH_ALEN);
+		if (eth->h_proto == htons(ETH_P_FABRIC))
+			skb_copy_bits(skb, ETH_HLEN + offsetof(struct fabric_hdr, route),
+				      &route, sizeof(route));
+	}
+	key = jhash_3words(dest[0], dest[1], (__force u32)route, 0x7ec9);
+	f = edf_flow_search(edf_flow_bucket(q, key), key, cl, &link, &parent);
+	if (!f) {
+		f = edf_flow_create(q, cl, skb, key, now);
+		if (IS_ERR(f))
+			return f;
+	}
+	f->clock = &cl->shared;
+	return f;
+}
+
 static __always_inline struct edf_flow *edf_flow_lookup(struct edf_sched *q,
 							struct edf_class *cl,
 							struct sk_buff *skb,
@@ -449,8 +510,11 @@ static __always_inline struct edf_flow *edf_flow_lookup(struct edf_sched *q,
 	struct edf_flow *f;
 	unsigned long key;
 
-	if (!cl->perflow)
-		return &cl->shared;
+	if (!cl->perflow) {
+		if (likely(!q->recn))
+			return &cl->shared;
+		return edf_recn_dest_flow(q, cl, skb, now);
+	}
 
 	key = edf_flow_key(skb);
 	f = edf_flow_search(edf_flow_bucket(q, key), key, cl, &link, &parent);
@@ -471,6 +535,9 @@ static __always_inline struct edf_flow *edf_flow_lookup(struct edf_sched *q,
 }
 
 /* The heap a waiting or ready flow is in; not the direct one's (unplace). */
+static void edf_recn_unhold(struct edf_sched *q, struct edf_flow *f);
+static void edf_recn_depart(struct edf_sched *q, struct sk_buff *skb);
+
 static struct runheap *edf_flow_heap(struct edf_sched *q, struct edf_flow *f)
 {
 	if (f->state == EDF_FLOW_WAITING)
@@ -517,6 +584,8 @@ static __always_inline void edf_flow_unplace(struct edf_sched *q,
 {
 	if (f == q->direct)
 		q->direct = NULL;
+	else if (unlikely(f->state == EDF_FLOW_HELD))
+		edf_recn_unhold(q, f);
 	else
 		runheap_remove(edf_flow_heap(q, f), &f->heap_node);
 }
@@ -568,6 +637,8 @@ static __always_inline void edf_flow_went_idle(struct edf_sched *q,
 	f->state = EDF_FLOW_IDLE;
 	f->idle_since = now;
 	f->cl->active_flows--;
+	if (unlikely(q->recn))
+		list_del_init(&f->recn_node);
 	/*
 	 * A class's own flow is never collected: it costs nothing idle.
 	 * One still listed from an earlier idle time stays where it is.
@@ -590,6 +661,7 @@ static void edf_flow_purge(struct Qdisc *sch, struct edf_flow *f,
 	}
 	while (f->head) {
 		skb = edf_flow_take_head(f);
+		edf_recn_depart(q, skb);
 		cl->qlen--;
 		cl->backlog -= qdisc_pkt_len(skb);
 		sch->q.qlen--;
@@ -792,6 +864,222 @@ static __always_inline u64 edf_deadline(struct edf_sched *q, struct edf_flow *f,
 	return d;
 }
 
+/* ---- RECN at the host ----------------------------------------------- */
+
+/*
+ * With recn on (Documentation/recn.rst, "Hosts"), the link counts each
+ * frame in the SAQ or detection queue its route and SL go to, and a frame
+ * counted in a SAQ the switch behind the link stopped (Xoff), or that
+ * waits for older frames of its point, may not go.  The frames stay in
+ * their flows, in order; a flow whose head may not go is held: out of its
+ * ready heap, on the list of that SAQ, until the SAQ may go again (an Xon
+ * or the lease's end, after which the link runs our queue).  The VC's
+ * other flows go on meanwhile: that is the isolation.  The pick looks at
+ * the head's tag only, and asks the link (its lock) only about a head
+ * counted in a SAQ.
+ */
+
+static bool edf_gets_header(const struct edf_sched *q, const struct sk_buff *skb);
+
+struct edf_recn_look {
+	u32	ready[RECN_HOST_VCS];
+	u8	asked;		/* bit vc: ready[vc] is the link's answer */
+};
+
+static const struct fhc_fields *edf_recn_push(const struct edf_sched *q,
+					      const struct edf_class *cl,
+					      const struct sk_buff *skb,
+					      struct fhc_fields *push);
+
+static noinline u16 edf_recn_arrive(struct Qdisc *sch, struct edf_class *cl,
+				    struct sk_buff *skb, u32 len)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct fhc_fields push;
+
+	return fabric_link_recn_arrive(q->link, skb, edf_recn_push(q, cl, skb, &push), len);
+}
+
+/* @skb leaves the qdisc, sent or dropped: out of the link's count. */
+static void edf_recn_depart(struct edf_sched *q, struct sk_buff *skb)
+{
+	u16 tag = edf_skb_cb(skb)->recn_tag;
+
+	if (unlikely(tag != FABRIC_LINK_RECN_NONE) && q->link)
+		fabric_link_recn_depart(q->link, tag, qdisc_pkt_len(skb));
+}
+
+static bool edf_recn_may_go(struct edf_sched *q, struct edf_flow *f,
+			    struct edf_recn_look *k)
+{
+	u16 tag = edf_skb_cb(f->head)->recn_tag;
+	unsigned int vc;
+
+	if (!fabric_link_recn_tag_is_saq(tag))
+		return true;
+	vc = fabric_link_recn_tag_vc(tag);
+	if (!(k->asked & BIT(vc))) {
+		k->ready[vc] = fabric_link_recn_ready(q->link, vc);
+		k->asked |= BIT(vc);
+	}
+	return k->ready[vc] & BIT(fabric_link_recn_tag_saq(tag));
+}
+
+/* @f, at the root of its ready heap, waits for its head's SAQ. */
+static void edf_recn_hold(struct edf_sched *q, struct edf_flow *f)
+{
+	u16 tag = edf_skb_cb(f->head)->recn_tag;
+
+	runheap_remove(&q->ready[f->cl->vc], &f->heap_node);
+	f->state = EDF_FLOW_HELD;
+	f->held_vc = fabric_link_recn_tag_vc(tag);
+	f->held_saq = fabric_link_recn_tag_saq(tag);
+	list_add_tail(&f->held_node, &q->recn_held[f->held_vc][f->held_saq]);
+	q->recn_held_mask[f->held_vc] |= BIT(f->held_saq);
+	q->recn_held_flows++;
+	q->xs.recn_held++;
+}
+
+static void edf_recn_unhold(struct edf_sched *q, struct edf_flow *f)
+{
+	list_del_init(&f->held_node);
+	if (list_empty(&q->recn_held[f->held_vc][f->held_saq]))
+		q->recn_held_mask[f->held_vc] &= ~BIT(f->held_saq);
+	q->recn_held_flows--;
+}
+
+/* Flows held for SAQs that may go now go back where their heads belong. */
+static noinline void edf_recn_release(struct edf_sched *q, u64 now)
+{
+	struct edf_flow *f, *tmp;
+	unsigned int vc, i;
+	u32 go;
+
+	for (vc = 0; vc < RECN_HOST_VCS; vc++) {
+		if (!q->recn_held_mask[vc])
+			continue;
+		go = q->recn_held_mask[vc] & fabric_link_recn_ready(q->link, vc);
+		for (; go; go &= go - 1) {
+			i = __ffs(go);
+			list_for_each_entry_safe(f, tmp, &q->recn_held[vc][i], held_node) {
+				edf_recn_unhold(q, f);
+				edf_flow_place(q, f, now, false);
+			}
+		}
+	}
+}
+
+/* Every flow held goes back where its head belongs; the pick holds again. */
+static void edf_recn_release_all(struct edf_sched *q, u64 now)
+{
+	struct edf_flow *f, *tmp;
+	unsigned int vc, i;
+
+	for (vc = 0; vc < RECN_HOST_VCS; vc++)
+		for (; q->recn_held_mask[vc]; ) {
+			i = __ffs(q->recn_held_mask[vc]);
+			list_for_each_entry_safe(f, tmp, &q->recn_held[vc][i], held_node) {
+				edf_recn_unhold(q, f);
+				edf_flow_place(q, f, now, false);
+			}
+		}
+}
+
+/* What edf_push_ttd() will write, or NULL (edf_recn_arrive()). */
+static const struct fhc_fields *edf_recn_push(const struct edf_sched *q,
+					      const struct edf_class *cl,
+					      const struct sk_buff *skb,
+					      struct fhc_fields *push)
+{
+	if (!edf_gets_header(q, skb))
+		return NULL;
+	*push = (struct fhc_fields){
+		.vc = cl->vc,
+		.sl = TC_H_MIN(cl->common.classid) & 0xff,
+	};
+	return push;
+}
+
+/*
+ * The link made SAQs (or RECN went on): count every queued frame again,
+ * so the frames of a congested point already queued go to its SAQ (a
+ * sender's backlog would fill the switch's buffer otherwise), then let
+ * the pick hold flows anew.  O(frames queued), once per SAQ made.
+ */
+static noinline void edf_recn_retag_all(struct Qdisc *sch, u64 now)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	u32 gen = fabric_link_recn_gen(q->link);
+	struct fhc_fields push;
+	struct sk_buff *skb;
+	struct edf_flow *f;
+
+	list_for_each_entry(f, &q->recn_active, recn_node) {
+		for (skb = f->head; skb; skb = skb->next) {
+			struct edf_skb_cb *cb = edf_skb_cb(skb);
+
+			cb->recn_tag = fabric_link_recn_retag(q->link, skb,
+							      edf_recn_push(q, f->cl, skb, &push),
+							      cb->recn_tag, qdisc_pkt_len(skb));
+		}
+	}
+	q->recn_gen = gen;
+	edf_recn_release_all(q, now);
+}
+
+/* RECN goes off or anew: no frame stays counted in the link (commit). */
+static void edf_recn_untag_all(struct Qdisc *sch)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct edf_flow *f, *tmp;
+	struct sk_buff *skb;
+
+	list_for_each_entry_safe(f, tmp, &q->recn_active, recn_node) {
+		for (skb = f->head; skb; skb = skb->next) {
+			edf_recn_depart(q, skb);
+			edf_skb_cb(skb)->recn_tag = FABRIC_LINK_RECN_NONE;
+		}
+		list_del_init(&f->recn_node);
+	}
+	edf_recn_release_all(q, ktime_get_ns());
+}
+
+static void edf_recn_list_class(struct edf_sched *q, struct edf_class *cl)
+{
+	struct edf_flow *f;
+
+	list_for_each_entry(f, &cl->flows, cl_node)
+		if (f->head && list_empty(&f->recn_node))
+			list_add_tail(&f->recn_node, &q->recn_active);
+	if (cl->shared.head && list_empty(&cl->shared.recn_node))
+		list_add_tail(&cl->shared.recn_node, &q->recn_active);
+}
+
+/* RECN goes on: the flows with packets, for edf_recn_retag_all(). */
+static void edf_recn_list_active(struct Qdisc *sch)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct Qdisc_class_common *c;
+	unsigned int i;
+
+	for (i = 0; i < q->clhash.hashsize; i++)
+		hlist_for_each_entry(c, &q->clhash.hash[i], hnode)
+			edf_recn_list_class(q, container_of(c, struct edf_class, common));
+	edf_recn_list_class(q, &q->default_cl);
+}
+
+/* A held flow, for edf_drop_one() when nothing else is left. */
+static struct edf_flow *edf_recn_first_held(struct edf_sched *q)
+{
+	unsigned int vc;
+
+	for (vc = 0; vc < RECN_HOST_VCS; vc++)
+		if (q->recn_held_mask[vc])
+			return list_first_entry(&q->recn_held[vc][__ffs(q->recn_held_mask[vc])],
+						struct edf_flow, held_node);
+	return NULL;
+}
+
 /* ---- enqueue / dequeue ---------------------------------------------- */
 
 /*
@@ -846,14 +1134,20 @@ static __always_inline int edf_enqueue_one(struct sk_buff *skb, struct Qdisc *sc
 		return edf_drop(skb, sch, cl, TC_EDF_DROP_FLOW_LIMIT, to_free);
 
 	cb = edf_skb_cb(skb);
-	cb->deadline = edf_deadline(q, f, len, parts, txtime, now);
+	/* a destination queue's deadlines are its class's (edf_flow.clock) */
+	cb->deadline = edf_deadline(q, f->clock ? f->clock : f, len, parts, txtime, now);
 	cb->msg_flags = msg_flags;
+	cb->recn_tag = FABRIC_LINK_RECN_NONE;
+	if (unlikely(q->recn))
+		cb->recn_tag = edf_recn_arrive(sch, cl, skb, len);
 
 	edf_flow_add_skb(f, skb);
 	if (f->qlen == 1) {
 		/* it stays on q->idle, if it is there: edf_flow_gc() */
 		cl->active_flows++;
 		edf_flow_place(q, f, now, !sch->q.qlen && !q->link);
+		if (unlikely(q->recn))
+			list_add_tail(&f->recn_node, &q->recn_active);
 	}
 	cl->qlen++;
 	cl->backlog += len;
@@ -998,17 +1292,23 @@ static bool edf_take_credits(struct edf_sched *q, struct edf_flow *f,
  */
 static struct edf_flow *edf_pick_flow(struct edf_sched *q)
 {
+	struct edf_recn_look look = { .asked = 0 };
 	unsigned int vc, refused = 0;
 	struct runheap_node *n;
 	struct edf_flow *f;
 
 	for (vc = TC_EDF_VC_REGULATED; vc < q->vcs; vc++) {
-		n = runheap_peek(&q->ready[vc]);
-		if (!n)
-			continue;
-		f = container_of(n, struct edf_flow, heap_node);
-		if (!q->link || edf_take_credits(q, f, &refused))
-			return f;
+		while ((n = runheap_peek(&q->ready[vc]))) {
+			f = container_of(n, struct edf_flow, heap_node);
+			/* a head its SAQ holds back: the flow waits, the VC goes on */
+			if (unlikely(q->recn) && !edf_recn_may_go(q, f, &look)) {
+				edf_recn_hold(q, f);
+				continue;
+			}
+			if (!q->link || edf_take_credits(q, f, &refused))
+				return f;
+			break;
+		}
 	}
 	return NULL;
 }
@@ -1043,6 +1343,7 @@ static noinline void edf_push_ttd(struct Qdisc *sch, struct sk_buff *skb,
 			 struct edf_flow *f, u64 deadline, u8 msg_flags, u64 now)
 {
 	struct edf_sched *q = qdisc_priv(sch);
+	struct edf_flow *id = f->clock ? f->clock : f;	/* the class's, if its */
 	s64 ttd = deadline >= now ? (s64)min_t(u64, deadline - now, S32_MAX) :
 				    -(s64)min_t(u64, now - deadline, S32_MAX);
 	struct fhc_fields fields = {
@@ -1051,8 +1352,8 @@ static noinline void edf_push_ttd(struct Qdisc *sch, struct sk_buff *skb,
 		.tail = msg_flags & FABRIC_HDR_F_TAIL,
 		.sl = TC_H_MIN(f->cl->common.classid) & 0xff,
 		.ttd_ns = fhc_clamp_ttd(ttd),
-		.flow_id = f->hash,
-		.seq = f->seq,
+		.flow_id = id->hash,
+		.seq = id->seq,
 	};
 
 	if (unlikely(fabric_hdr_push(skb, &fields))) {
@@ -1060,7 +1361,7 @@ static noinline void edf_push_ttd(struct Qdisc *sch, struct sk_buff *skb,
 		return;
 	}
 	/* a GSO packet's segments take the numbers after its own */
-	f->seq += skb_is_gso(skb) ? max_t(u32, skb_shinfo(skb)->gso_segs, 1) : 1;
+	id->seq += skb_is_gso(skb) ? max_t(u32, skb_shinfo(skb)->gso_segs, 1) : 1;
 	q->xs.ttd_pushed++;
 }
 
@@ -1095,6 +1396,7 @@ static __always_inline struct sk_buff *edf_take(struct Qdisc *sch,
 	struct sk_buff *skb;
 
 	skb = edf_flow_take_head(f);
+	edf_recn_depart(q, skb);
 	if (!f->head) {
 		edf_flow_unplace(q, f);
 		edf_flow_went_idle(q, f, now);
@@ -1133,6 +1435,10 @@ static noinline struct sk_buff *edf_dequeue_busy(struct Qdisc *sch)
 	f = q->direct;
 	if (!f) {
 		edf_release_eligible(q, now);
+		if (unlikely(q->recn) && fabric_link_recn_gen(q->link) != q->recn_gen)
+			edf_recn_retag_all(sch, now);
+		if (unlikely(q->recn_held_flows))
+			edf_recn_release(q, now);
 		f = edf_pick_flow(q);
 	}
 	if (!f) {
@@ -1196,9 +1502,12 @@ static struct sk_buff *edf_drop_one(struct Qdisc *sch, u64 now)
 		n = runheap_peek(&q->waiting);
 	if (!n)
 		n = runheap_peek(&q->ready[TC_EDF_VC_REGULATED]);
-	if (!n)
+	if (n)
+		f = container_of(n, struct edf_flow, heap_node);
+	else if (q->recn_held_flows)
+		f = edf_recn_first_held(q);	/* held back for a SAQ: last */
+	else
 		return NULL;
-	f = container_of(n, struct edf_flow, heap_node);
 	q->xs.drops[TC_EDF_DROP_LIMIT]++;
 	f->cl->xs.drops[TC_EDF_DROP_LIMIT]++;
 	f->cl->qstats.drops++;
@@ -1227,6 +1536,12 @@ static struct netlink_range_validation edf_burst_range = {
 static struct netlink_range_validation edf_minor_range = {
 	.min = 0, .max = 0xffff,
 };
+static struct netlink_range_validation edf_recn_lease_range = {
+	.min = 4 * NSEC_PER_USEC, .max = 10 * NSEC_PER_SEC,
+};
+static struct netlink_range_validation edf_recn_idle_range = {
+	.min = NSEC_PER_USEC, .max = 60 * NSEC_PER_SEC,
+};
 
 static const struct nla_policy edf_policy[TCA_EDF_MAX + 1] = {
 	[TCA_EDF_RATE]		= { .type = NLA_U64 },
@@ -1241,6 +1556,10 @@ static const struct nla_policy edf_policy[TCA_EDF_MAX + 1] = {
 	[TCA_EDF_CREDITS]	= NLA_POLICY_MAX(NLA_U8, 1),
 	[TCA_EDF_CREDIT_UNIT]	= { .type = NLA_U32 },	/* range: fabric_link */
 	[TCA_EDF_VCS]		= NLA_POLICY_RANGE(NLA_U8, 2, __TC_EDF_VC_MAX),
+	[TCA_EDF_RECN]		= NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_EDF_RECN_SAQS]	= NLA_POLICY_RANGE(NLA_U8, 1, RECN_SAQ_MAX),
+	[TCA_EDF_RECN_LEASE]	= NLA_POLICY_FULL_RANGE(NLA_U64, &edf_recn_lease_range),
+	[TCA_EDF_RECN_IDLE]	= NLA_POLICY_FULL_RANGE(NLA_U64, &edf_recn_idle_range),
 };
 
 static const struct nla_policy edf_class_policy[TCA_EDF_CLASS_MAX + 1] = {
@@ -1300,6 +1619,86 @@ static int edf_check_vcs(struct Qdisc *sch, u8 vcs, const struct nlattr *attr,
 	return 0;
 }
 
+/*
+ * "recn" and its settings as asked: *@on and *@cfg, checked against the
+ * credits the qdisc will have (@credits) and its queue.
+ */
+static int edf_recn_parse(struct Qdisc *sch, struct nlattr **tb, bool credits,
+			  bool *on, struct recn_host_cfg *cfg,
+			  struct netlink_ext_ack *extack)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+
+	*on = tb[TCA_EDF_RECN] ? nla_get_u8(tb[TCA_EDF_RECN]) : q->recn;
+	*cfg = q->recn_cfg;
+	if (tb[TCA_EDF_RECN_SAQS])
+		cfg->nsaq = nla_get_u8(tb[TCA_EDF_RECN_SAQS]);
+	if (tb[TCA_EDF_RECN_LEASE])
+		cfg->lease_ns = nla_get_u64(tb[TCA_EDF_RECN_LEASE]);
+	if (tb[TCA_EDF_RECN_IDLE])
+		cfg->idle_ns = nla_get_u64(tb[TCA_EDF_RECN_IDLE]);
+	if (!*on) {
+		if (tb[TCA_EDF_RECN_SAQS] || tb[TCA_EDF_RECN_LEASE] || tb[TCA_EDF_RECN_IDLE]) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "recn_saqs, recn_lease and recn_idle need recn on");
+			return -EINVAL;
+		}
+		*cfg = q->recn_cfg;
+	} else if (!credits) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "recn needs credits on: RECN's messages come over the credit link");
+		return -EINVAL;
+	} else if (recn_host_cfg_check(cfg) == RECN_HOST_CFG_IDLE) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_EDF_RECN_IDLE],
+				    "recn_idle must be at least a quarter of recn_lease");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Turn the link's RECN on for @link (the qdisc's link after this
+ * change), or see that new settings may be given it (edf_recn_commit()
+ * gives them).  On failure nothing changed, but a link new to the qdisc
+ * is the caller's to put.
+ */
+static int edf_recn_prepare(struct edf_sched *q, struct fabric_link *link, bool on,
+			    const struct recn_host_cfg *cfg,
+			    struct netlink_ext_ack *extack)
+{
+	if (!on)
+		return 0;
+	if (!q->recn || link != q->link)
+		return fabric_link_recn_get(link, cfg, extack);
+	return fabric_link_recn_can_set(link, cfg, extack);
+}
+
+/*
+ * The change, under the tree lock, before q->link changes: frames
+ * counted where the old settings put them are taken out first, so that
+ * the link never counts a frame twice or one that is gone; frames queued
+ * when RECN goes on (or anew) are counted at the next dequeue.
+ */
+static void edf_recn_commit(struct Qdisc *sch, struct fabric_link *link, bool on,
+			    const struct recn_host_cfg *cfg)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	bool same = q->recn && on && link == q->link && recn_host_cfg_eq(cfg, &q->recn_cfg);
+
+	if (same)
+		return;
+	if (q->recn)
+		edf_recn_untag_all(sch);
+	if (q->recn && on)
+		fabric_link_recn_set(link, cfg);
+	q->recn = on;
+	q->recn_cfg = *cfg;
+	if (on) {
+		edf_recn_list_active(sch);
+		q->recn_gen = fabric_link_recn_gen(link) - 1;
+	}
+}
+
 static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 		      struct netlink_ext_ack *extack)
 {
@@ -1311,6 +1710,8 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 	struct fabric_link *link, *old_link;
 	struct sk_buff *skb;
 	u8 vcs = q->vcs;
+	struct recn_host_cfg recn_cfg;
+	bool recn, credits, old_recn;
 	u64 link_rate;
 	int err;
 
@@ -1354,10 +1755,20 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 		NL_SET_ERR_MSG_MOD(extack, "ttd needs an Ethernet device");
 		return -EOPNOTSUPP;
 	}
+	credits = tb[TCA_EDF_CREDITS] ? nla_get_u8(tb[TCA_EDF_CREDITS]) : !!q->link;
+	err = edf_recn_parse(sch, tb, credits, &recn, &recn_cfg, extack);
+	if (err)
+		return err;
 	link = fabric_link_configure(sch, q->link, tb[TCA_EDF_CREDITS],
 				     tb[TCA_EDF_CREDIT_UNIT], vcs, extack);
 	if (IS_ERR(link))
 		return PTR_ERR(link);
+	err = edf_recn_prepare(q, link, recn, &recn_cfg, extack);
+	if (err) {
+		if (link != q->link)
+			fabric_link_put(link);
+		return err;
+	}
 	/* drivers may sleep to tell their speed: ask before taking the lock */
 	link_rate = rate ? rate : edf_device_rate(qdisc_dev(sch));
 	if (link)
@@ -1366,6 +1777,8 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 	sch_tree_lock(sch);
 	/* the heaps see the new settings; the direct packet was outside */
 	edf_direct_spill(q);
+	old_recn = q->recn;
+	edf_recn_commit(sch, link, recn, &recn_cfg);
 	old_link = q->link;
 	q->link = link;
 	q->vcs = vcs;
@@ -1401,6 +1814,9 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 	if (dropped_pkts)
 		qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
 	sch_tree_unlock(sch);
+	/* no frame is counted there now (edf_recn_commit()) */
+	if (old_recn && !recn)
+		fabric_link_recn_put(old_link);
 	if (old_link && old_link != link)
 		fabric_link_put(old_link);
 	/* heads that waited for credits go now, if credits went off */
@@ -1422,6 +1838,10 @@ static int edf_init(struct Qdisc *sch, struct nlattr *opt,
 	q->horizon = EDF_DEFAULT_HORIZON_NS;
 	q->vcs = 2;
 	q->link_rate = edf_device_rate(qdisc_dev(sch));
+	recn_host_cfg_default(&q->recn_cfg);
+	for (i = 0; i < RECN_HOST_VCS * RECN_SAQ_MAX; i++)
+		INIT_LIST_HEAD(&q->recn_held[i / RECN_SAQ_MAX][i % RECN_SAQ_MAX]);
+	INIT_LIST_HEAD(&q->recn_active);
 	runheap_init(&q->waiting);
 	for (i = 0; i < __TC_EDF_VC_MAX; i++)
 		runheap_init(&q->ready[i]);
@@ -1520,6 +1940,9 @@ static void edf_destroy(struct Qdisc *sch)
 		edf_class_purge(sch, &q->default_cl);
 		kvfree(q->flows);
 	}
+	/* after the purges: no frame is counted in the link's SAQs */
+	if (q->recn)
+		fabric_link_recn_put(q->link);
 	if (q->link)
 		fabric_link_put(q->link);
 }
@@ -1545,7 +1968,12 @@ static int edf_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u8(skb, TCA_EDF_CREDITS, !!q->link) ||
 	    nla_put_u8(skb, TCA_EDF_VCS, q->vcs) ||
 	    (q->link && nla_put_u32(skb, TCA_EDF_CREDIT_UNIT,
-				    fabric_link_unit(q->link))))
+				    fabric_link_unit(q->link))) ||
+	    nla_put_u8(skb, TCA_EDF_RECN, q->recn) ||
+	    (q->recn &&
+	     (nla_put_u8(skb, TCA_EDF_RECN_SAQS, q->recn_cfg.nsaq) ||
+	      nla_put_u64_64bit(skb, TCA_EDF_RECN_LEASE, q->recn_cfg.lease_ns, TCA_EDF_PAD) ||
+	      nla_put_u64_64bit(skb, TCA_EDF_RECN_IDLE, q->recn_cfg.idle_ns, TCA_EDF_PAD))))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 
@@ -1571,7 +1999,10 @@ static int edf_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st = q->xs;
 	st.flows = q->nflows;
 	st.eligible_wait = q->waiting.count;
+	st.recn_held_flows = q->recn_held_flows;
 	sch_tree_unlock(sch);
+	if (q->recn)
+		fabric_link_recn_read_stats(q->link, &st.recn);
 	st.active_flows = active;
 	if (q->link) {
 		fabric_link_read_stats(q->link, &st.credits);

@@ -14,11 +14,13 @@
  *
  * On the wire rates are bytes/s, times nanoseconds, limits packets.
  * Only the options the user gave are sent; the kernel checks ranges and
- * says why it refuses (extack), we refuse what cannot be parsed.
+ * says why it refuses (extack), we refuse what cannot be parsed, and the
+ * ranges its policy would refuse without naming the option (vcs, recn_*).
  */
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,7 @@
 #include "tc_abi.h"
 #include "tc_credits.h"
 #include "tc_parse.h"
+#include "tc_recn.h"
 
 /* ---- usage ------------------------------------------------------------- */
 
@@ -43,6 +46,8 @@ static void edf_explain(void)
 		"               [ flow_limit PACKETS ] [ flows NUMBER ] [ ttd { on | off } ]\n"
 		"               [ horizon TIME ] [ default MINOR ] [ priomap P0 P1 ... P15 ]\n"
 		"               [ credits { on | off } ] [ credit_unit BYTES ] [ vcs { 2 | 3 | 4 } ]\n"
+		"               [ recn { on | off } ] [ recn_saqs N ] [ recn_lease TIME ]\n"
+		"               [ recn_idle TIME ]\n"
 		"       class ... edf { rate RATE | control | frame LATENCY | txtime }\n"
 		"               [ regulated | besteffort | vc N ] [ smooth | nosmooth ]\n"
 		"               [ perflow { on | off } ] [ burst SIZE ]\n"
@@ -59,6 +64,10 @@ static void edf_explain(void)
 		TC_CREDITS_USAGE
 		"  vcs          VCs the classes and the credit link use, each strictly\n"
 		"               before the next; 4: the paper's Traditional 4 VCs (2)\n"
+		"  recn         hold back what the switch stops (RECN); needs credits on (off)\n"
+		"  recn_saqs    recn on: set-aside queues (SAQs) per VC, 1 .. 16 (8)\n"
+		"  recn_lease   recn on: a stop (Xoff) not repeated ends after TIME (200us)\n"
+		"  recn_idle    recn on: a SAQ empty for TIME is freed, at least lease / 4 (1ms)\n"
 		"class:\n"
 		"  rate         deadlines at RATE; with besteffort: a weight\n"
 		"  control      deadlines at the link rate\n"
@@ -155,9 +164,26 @@ struct edf_qopt {
 	__u32		default_minor;
 	__u8		ttd;
 	__u8		vcs;
+	__u8		recn;
+	__u8		recn_saqs;
+	__u64		recn_lease;
+	__u64		recn_idle;
 	__u16		priomap[TC_EDF_PRIO_BANDS];
 	struct tc_credits_opt credits;
 };
+
+_Static_assert(TCA_EDF_MAX < 32, "edf_qopt.given has a bit per TCA_EDF_*");
+
+/* TIME, within [@min, @max] ns as the kernel's policy takes it; @range says so. */
+static int edf_get_time_in(__u64 *ns, const char *arg, const char *key,
+			   __u64 min, __u64 max, const char *range)
+{
+	if (tc_opt_time(ns, arg) || *ns < min || *ns > max) {
+		fprintf(stderr, "edf: Illegal \"%s\": %s\n", key, range);
+		return -1;
+	}
+	return 0;
+}
 
 /* "priomap P0 P1 ...": up to 16 classes; the priorities left out get 0. */
 static int edf_parse_priomap(struct edf_qopt *o, int *argc, char ***argv,
@@ -212,7 +238,15 @@ static int edf_put_qopt(struct nlmsghdr *n, const struct edf_qopt *o)
 		       sizeof(o->priomap))) ||
 	    ((g & (1U << TCA_EDF_VCS)) &&
 	     addattr8(n, TCA_BUF_MAX, TCA_EDF_VCS, o->vcs)) ||
-	    tc_credits_put(n, &o->credits, TCA_EDF_CREDITS, TCA_EDF_CREDIT_UNIT))
+	    tc_credits_put(n, &o->credits, TCA_EDF_CREDITS, TCA_EDF_CREDIT_UNIT) ||
+	    ((g & (1U << TCA_EDF_RECN)) &&
+	     addattr8(n, TCA_BUF_MAX, TCA_EDF_RECN, o->recn)) ||
+	    ((g & (1U << TCA_EDF_RECN_SAQS)) &&
+	     addattr8(n, TCA_BUF_MAX, TCA_EDF_RECN_SAQS, o->recn_saqs)) ||
+	    ((g & (1U << TCA_EDF_RECN_LEASE)) &&
+	     addattr64(n, TCA_BUF_MAX, TCA_EDF_RECN_LEASE, o->recn_lease)) ||
+	    ((g & (1U << TCA_EDF_RECN_IDLE)) &&
+	     addattr64(n, TCA_BUF_MAX, TCA_EDF_RECN_IDLE, o->recn_idle)))
 		return -1;
 	return addattr_nest_end(n, nest) < 0 ? -1 : 0;
 }
@@ -293,6 +327,39 @@ static int edf_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 				return -1;
 			}
 			o.vcs = vcs;
+		} else if (strcmp(key, "recn") == 0) {
+			if (tc_opt_once("edf", &o.given, TCA_EDF_RECN, key) ||
+			    tc_opt_next_arg(&argc, &argv))
+				return -1;
+			v = tc_opt_on_off(key, *argv);
+			if (v < 0)
+				return -1;
+			o.recn = v;
+		} else if (strcmp(key, "recn_saqs") == 0) {
+			__u32 saqs;
+
+			if (tc_opt_once("edf", &o.given, TCA_EDF_RECN_SAQS, key) ||
+			    tc_opt_next_arg(&argc, &argv))
+				return -1;
+			if (get_u32(&saqs, *argv, 10) || saqs < 1 ||
+			    saqs > TC_RECN_SAQS_MAX) {
+				fprintf(stderr, "edf: Illegal \"recn_saqs\": 1 .. %d\n",
+					TC_RECN_SAQS_MAX);
+				return -1;
+			}
+			o.recn_saqs = saqs;
+		} else if (strcmp(key, "recn_lease") == 0) {
+			if (tc_opt_once("edf", &o.given, TCA_EDF_RECN_LEASE, key) ||
+			    tc_opt_next_arg(&argc, &argv) ||
+			    edf_get_time_in(&o.recn_lease, *argv, key, TC_RECN_LEASE_MIN,
+					    TC_RECN_LEASE_MAX, "4us .. 10s"))
+				return -1;
+		} else if (strcmp(key, "recn_idle") == 0) {
+			if (tc_opt_once("edf", &o.given, TCA_EDF_RECN_IDLE, key) ||
+			    tc_opt_next_arg(&argc, &argv) ||
+			    edf_get_time_in(&o.recn_idle, *argv, key, TC_RECN_IDLE_MIN,
+					    TC_RECN_IDLE_MAX, "1us .. 60s"))
+				return -1;
 		} else if ((err = tc_credits_parse("edf", &o.credits, key,
 						   &argc, &argv))) {
 			if (err < 0)
@@ -563,6 +630,28 @@ static void edf_print_priomap(const struct rtattr *rta)
 	close_json_array(PRINT_JSON, NULL);
 }
 
+/*
+ * "recn on recn_saqs 8 recn_lease 200us recn_idle 1ms " or "recn off ";
+ * JSON "recn": true/false and, when on, the three others (times in ns).
+ * As credit_unit, the kernel sends the settings only while RECN is on.
+ */
+static void edf_print_recn(struct rtattr **tb, bool on)
+{
+	__u64 v64;
+	__u8 v8;
+
+	print_color_on_off(PRINT_ANY, COLOR_NONE, "recn", "recn %s ", on);
+	if (!on)
+		return;
+	if (edf_attr_u8(tb[TCA_EDF_RECN_SAQS], &v8))
+		print_color_uint(PRINT_ANY, COLOR_NONE, "recn_saqs",
+				 "recn_saqs %u ", v8);
+	if (edf_attr_u64(tb[TCA_EDF_RECN_LEASE], &v64))
+		edf_print_time("recn_lease", "recn_lease %s ", v64);
+	if (edf_attr_u64(tb[TCA_EDF_RECN_IDLE], &v64))
+		edf_print_time("recn_idle", "recn_idle %s ", v64);
+}
+
 static int edf_print_qopt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_EDF_MAX + 1];
@@ -599,6 +688,8 @@ static int edf_print_qopt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	tc_credits_print_opt(tb[TCA_EDF_CREDITS], tb[TCA_EDF_CREDIT_UNIT]);
 	if (edf_attr_u8(tb[TCA_EDF_VCS], &v8))
 		print_color_uint(PRINT_ANY, COLOR_NONE, "vcs", "vcs %u ", v8);
+	if (edf_attr_u8(tb[TCA_EDF_RECN], &v8))
+		edf_print_recn(tb, v8);
 	return 0;
 }
 
@@ -658,17 +749,24 @@ static int edf_print_copt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
  * and print_class(), 6.1 and later), and sch_edf always dumps options,
  * so the hook that printed options last tells us; print_xstats uses
  * that answer once.  Without it (no options in the message) the size
- * decides: the struct whose size is nearer to the payload's, a tie
- * going to the qdisc.  Either way at most sizeof the struct is copied
- * into a zeroed one, so a kernel with fewer or more fields still prints.
+ * decides: a payload nearer to the class struct's size than to
+ * EDF_QD_STATS_MIN is a class's, a tie going to the qdisc.  That is the
+ * qdisc statistics up to txtime_late (136 bytes), the least a module
+ * with today's class statistics (128 bytes) sends: the qdisc's grew
+ * since to 264 bytes (credits, four VCs) and 400 (RECN), and measured
+ * against 400 an older module's 216 or 256 would go to the class.
+ * Either way at most sizeof the struct is copied into a zeroed one, so
+ * a kernel with fewer or more fields still prints.
  */
-_Static_assert(sizeof(struct tc_edf_class_stats) != sizeof(struct tc_edf_qd_stats),
+#define EDF_QD_STATS_MIN	offsetof(struct tc_edf_qd_stats, credits)
+
+_Static_assert(EDF_QD_STATS_MIN > sizeof(struct tc_edf_class_stats),
 	       "without options, q_edf tells class from qdisc statistics by size");
 
 static bool edf_xstats_are_class(size_t len)
 {
 	size_t cl = sizeof(struct tc_edf_class_stats);
-	size_t qd = sizeof(struct tc_edf_qd_stats);
+	size_t qd = EDF_QD_STATS_MIN;
 	size_t d_cl = len > cl ? len - cl : cl - len;
 	size_t d_qd = len > qd ? len - qd : qd - len;
 
@@ -716,7 +814,8 @@ static void edf_print_drops_lateness(const __u64 *drops, __u64 misses,
 	print_nl();
 }
 
-static void edf_print_qd_stats(const struct tc_edf_qd_stats *st)
+/* @recn: the kernel sent RECN's figures (a module before them did not) */
+static void edf_print_qd_stats(const struct tc_edf_qd_stats *st, bool recn)
 {
 	edf_print_drops_lateness(st->drops, st->deadline_misses,
 				 st->max_lateness_ns, st->held, st->txtime_late);
@@ -738,6 +837,8 @@ static void edf_print_qd_stats(const struct tc_edf_qd_stats *st)
 	edf_print_counter("direct_spills", "direct_spills", st->direct_spills);
 	tc_credits_print_xstats_vcs(&st->credits, st->credit_vcs,
 				    st->credit_tx_credits_hi, st->credit_stalls_hi);
+	if (recn)
+		tc_recn_print_xstats(&st->recn, st->recn_held_flows, st->recn_held);
 }
 
 /*
@@ -790,7 +891,7 @@ static int edf_print_xstats(struct qdisc_util *qu, FILE *f,
 		struct tc_edf_qd_stats st = {};
 
 		memcpy(&st, RTA_DATA(xstats), len < sizeof(st) ? len : sizeof(st));
-		edf_print_qd_stats(&st);
+		edf_print_qd_stats(&st, len >= sizeof(st));
 	}
 	return 0;
 }

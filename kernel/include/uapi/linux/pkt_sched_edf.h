@@ -31,6 +31,11 @@ enum {
 	TCA_EDF_CREDIT_UNIT,	/* u32: bytes per credit, 1..65535 (64) */
 	TCA_EDF_VCS,		/* u8: VCs the classes and the credit link use,
 				 * 2 (default) .. 4 */
+	TCA_EDF_RECN,		/* u8: RECN at the host: hold back frames the
+				 * switch stops (needs credits; recn.rst) */
+	TCA_EDF_RECN_SAQS,	/* u8: SAQs per VC, 1..16 (8) */
+	TCA_EDF_RECN_LEASE,	/* u64: ns an Xoff holds unless repeated (200 us) */
+	TCA_EDF_RECN_IDLE,	/* u64: ns a SAQ stays empty before it is freed (1 ms) */
 	__TCA_EDF_MAX,
 };
 #define TCA_EDF_MAX (__TCA_EDF_MAX - 1)
@@ -129,6 +134,11 @@ struct tc_edf_qd_stats {
 	__u64	credit_stalls_hi[2];
 	__u64	direct_spills;	/* packets queued alone, then put in a heap
 				 * when another came before they left */
+	/* recn on: the link's SAQs, and the flows held back for them */
+	struct tc_fabric_recn_xstats recn;
+	__u64	recn_held;	/* times a flow was held behind a SAQ */
+	__u32	recn_held_flows; /* flows held now */
+	__u32	pad_recn;
 };
 
 #endif /* _UAPI_LINUX_PKT_SCHED_EDF_H */
