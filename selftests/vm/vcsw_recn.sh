@@ -29,8 +29,9 @@
 # branch, Xoff and Xon were sent, nothing was dropped anywhere, and once
 # the tree is gone every SAQ is freed again.  Then RECN messages lost:
 # with S's port to B deaf to B for a second (recn off: refused, as if
-# lost), every frame still arrives.  Last, forged
-# RECN frames at a port: each taken or refused whole.
+# lost), every frame still arrives.  Then forged RECN frames at a port:
+# each taken or refused whole.  Last, RECN at a host: H1's edf holds its
+# hot frames back when A tells it to, and its innocent flow keeps its rate.
 . ./lib.sh
 
 require_cmd ip tc fabric-send fabric-stat
@@ -300,5 +301,108 @@ check_err $? "A p2: $(pstat A p2 recn saqs) SAQs still in use after the forger s
 ns_run A ip link set p2 type vcsw_slave recn off
 run 0
 log_test "forged RECN frames: each taken or refused whole, the switch unharmed"
+
+# --- RECN at the host -------------------------------------------------------------------
+# H1 sends two flows: its hot one to H5, and an innocent one to H2, on
+# A only (A p2), at half the rate.  Both wait in H1's edf qdisc, in its
+# default class (one deadline clock, perflow off: one queue in arrival
+# order), and share its credit link to A.  Without RECN at the host,
+# H1's hot frames fill A's input buffer from H1 (they leave it at the
+# hot spot's third), and the innocent frames wait behind the hot backlog
+# in H1's queue.  With "recn on" in H1's edf and at A p1, A tells H1 of
+# the congested point its hot frames pass; H1 gives it a SAQ, queues
+# each destination's frames apart (still by the class's clock), and
+# holds the hot ones back while A says Xoff: the innocent frames go at
+# their rate.
+R_H1_H2=$((ON | 3))			# A p2
+# run_host HOT: H1's innocent flow, beside the tree if HOT is 1; DUR_US
+# as run's
+run_host() {
+	local hot=$1 pids=() p h2_0 t0
+
+	h2_0=$(rx_frames 2)
+	t0=$(now_us)
+	if [ "$hot" = 1 ]; then
+		flow 1 5 $R_H1_H5 $N_HOT $INTERVAL &
+		pids+=($!); bg_track $!
+		for p in 3 4; do
+			flow $p 5 $R_B_H5 $N_HOT $INTERVAL &
+			pids+=($!); bg_track $!
+		done
+	fi
+	flow 1 2 $R_H1_H2 $N0 $((2 * INTERVAL)) &
+	pids+=($!); bg_track $!
+	while [ "$(rx_frames 2)" -lt $((h2_0 + N0)) ]; do
+		(( $(now_us) - t0 < 120000000 )) || break
+		sleep 0.02
+	done
+	DUR_US=$(( $(now_us) - t0 ))
+	check_eq "H2 received every frame H1 sent it" $((h2_0 + N0)) "$(rx_frames 2)"
+	for p in "${pids[@]}"; do
+		bg_wait "$p" || fatal "fabric-send"
+	done
+	wait_for 120 settled
+	check_err $? "the fabric did not drain"
+}
+qjson() { ns_exec H1 tc -s -j qdisc show dev eth0 root | tr -d ' \n'; }
+hstat() { json_obj_u64 "$(qjson)" recn "$1"; }
+
+run_host 0
+off_alone=$DUR_US
+run_host 1
+off_share=$((off_alone * 1000 / DUR_US))
+log_info "host recn off: H1's innocent flow took $((off_alone / 1000)) ms alone," \
+	"$((DUR_US / 1000)) ms beside its own hot flow: $off_share per mille"
+
+# leases and idle times scaled to these links, as the switches' are
+ns_run H1 tc qdisc change dev eth0 root edf recn on recn_lease 8ms recn_idle 40ms ||
+	fatal "recn on in H1's edf"
+ns_run A ip link set p1 type vcsw_slave recn on || fatal "recn on A p1"
+[[ $(ns_exec H1 tc -j qdisc show dev eth0 root) == *'"recn":true'* ]]
+check_err $? "H1's edf does not show recn on"
+run_host 0
+on_alone=$DUR_US
+run_host 1
+on_share=$((on_alone * 1000 / DUR_US))
+log_info "host recn on: H1's innocent flow took $((on_alone / 1000)) ms alone," \
+	"$((DUR_US / 1000)) ms beside its own hot flow: $on_share per mille"
+j=$(qjson)
+line=
+for k in saqs saq_alloc notify_rx xoff_rx xon_rx release_tx full_tx lease_expired \
+	 saq_idle_free stale_rx frames_rx frames_refused frames_tx msgs_dropped; do
+	line+=" $k $(json_obj_u64 "$j" recn $k)"
+done
+log_info "H1's edf:$line held $(json_obj_u64 "$j" recn held)"
+# Seen on 6.1: 280 per mille off, 982 on.
+[ $((on_share * 100)) -ge 85000 ] && [ $((on_share - off_share)) -ge 300 ]
+xfail_on_slow check_err $? "with RECN at H1 its innocent flow kept $on_share per mille (off: $off_share)"
+log_test "RECN at the host: a host's innocent flow keeps its rate beside its own hot flow"
+
+for k in notify_rx xoff_rx xon_rx saq_alloc release_tx; do
+	v=$(hstat $k)
+	[ "${v:-0}" -gt 0 ]
+	check_err $? "H1's edf: recn $k is ${v:-none}"
+done
+v=$(hstat held)
+[ "${v:-0}" -gt 0 ]
+check_err $? "H1's edf held no flow back for a SAQ"
+check_eq "H1's edf: RECN frames refused" 0 "$(hstat frames_refused)"
+check_eq "H1's edf: flows still held after the tree" 0 "$(hstat held_flows)"
+saqs_gone() { [ "$(hstat saqs)" = 0 ] && [ "$(pstat A p1 recn saqs)" = 0 ]; }
+wait_for 10 saqs_gone
+check_err $? "SAQs still in use after the tree: H1 $(hstat saqs), A p1 $(pstat A p1 recn saqs)"
+check_eq "A p1: RECN frames refused" 0 "$(pstat A p1 recn frames_refused)"
+v=$(pstat A p1 recn release_rx)
+[ "${v:-0}" -gt 0 ]
+check_err $? "A p1 heard no RELEASE from H1"
+check_eq "A p1: nothing dropped in its input buffer" 0 "$(pstat A p1 in_vc1 drops_full)"
+log_test "H1 made SAQs when told, held its hot flow on Xoff, freed them after"
+
+# recn off again (the qdisc is empty, as it must be)
+ns_run H1 tc qdisc change dev eth0 root edf recn off || fatal "recn off in H1's edf"
+ns_run A ip link set p1 type vcsw_slave recn off
+[[ $(ns_exec H1 tc -j qdisc show dev eth0 root) == *'"recn":false'* ]]
+check_err $? "H1's edf does not show recn off"
+log_test "RECN at the host turned off again"
 
 exit $EXIT_STATUS
