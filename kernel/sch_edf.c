@@ -83,6 +83,7 @@
 #define EDF_MAX_BURST		(64 << 20)	/* bytes, a class's token bucket */
 /* When neither the qdisc nor the device tells the link rate. */
 #define EDF_FALLBACK_LINK_RATE	(1000000000ULL / 8)
+#define EDF_RECN_RECOUNT_NS	(100 * NSEC_PER_USEC)	/* edf_recn_retag_due() */
 
 enum edf_flow_state {
 	EDF_FLOW_IDLE,		/* no packets; on q->idle unless shared */
@@ -203,6 +204,7 @@ struct edf_sched {
 	struct list_head	recn_held[RECN_HOST_VCS][RECN_SAQ_MAX];
 	struct list_head	recn_active;	/* flows with packets */
 	u32			recn_gen;	/* the link's, when last counted */
+	u64			recn_counted_ns;	/* ... and when */
 };
 
 struct edf_skb_cb {
@@ -1027,6 +1029,24 @@ static noinline void edf_recn_retag_all(struct Qdisc *sch, u64 now)
 	edf_recn_release_all(q, now);
 }
 
+/*
+ * Count again when the link made SAQs, at most every EDF_RECN_RECOUNT_NS:
+ * each count costs as many frames as are queued, and the switch decides
+ * how often SAQs are made (at most recn_saqs per recn_idle, once they
+ * are made and freed again).  Frames queued meanwhile are counted right
+ * at their enqueue; the older ones wait for the next count.
+ */
+static void edf_recn_retag_due(struct Qdisc *sch, u64 now)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+
+	if (fabric_link_recn_gen(q->link) == q->recn_gen ||
+	    now - q->recn_counted_ns < EDF_RECN_RECOUNT_NS)
+		return;
+	q->recn_counted_ns = now;
+	edf_recn_retag_all(sch, now);
+}
+
 /* RECN goes off or anew: no frame stays counted in the link (commit). */
 static void edf_recn_untag_all(struct Qdisc *sch)
 {
@@ -1435,8 +1455,8 @@ static noinline struct sk_buff *edf_dequeue_busy(struct Qdisc *sch)
 	f = q->direct;
 	if (!f) {
 		edf_release_eligible(q, now);
-		if (unlikely(q->recn) && fabric_link_recn_gen(q->link) != q->recn_gen)
-			edf_recn_retag_all(sch, now);
+		if (unlikely(q->recn))
+			edf_recn_retag_due(sch, now);
 		if (unlikely(q->recn_held_flows))
 			edf_recn_release(q, now);
 		f = edf_pick_flow(q);
@@ -1444,11 +1464,15 @@ static noinline struct sk_buff *edf_dequeue_busy(struct Qdisc *sch)
 	if (!f) {
 		/*
 		 * Only smoothed packets, none eligible yet, or heads waiting
-		 * for credits (the link wakes us when they come)
+		 * for credits (the link wakes us when they come), or for
+		 * their SAQ (so does the link), or for a count that is due
 		 */
 		n = runheap_peek(&q->waiting);
 		if (n)
 			qdisc_watchdog_schedule_ns(&q->watchdog, runheap_key(n));
+		if (unlikely(q->recn) && fabric_link_recn_gen(q->link) != q->recn_gen)
+			qdisc_watchdog_schedule_ns(&q->watchdog,
+						   q->recn_counted_ns + EDF_RECN_RECOUNT_NS);
 		return NULL;
 	}
 
@@ -1696,6 +1720,7 @@ static void edf_recn_commit(struct Qdisc *sch, struct fabric_link *link, bool on
 	if (on) {
 		edf_recn_list_active(sch);
 		q->recn_gen = fabric_link_recn_gen(link) - 1;
+		q->recn_counted_ns = 0;
 	}
 }
 

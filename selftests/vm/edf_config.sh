@@ -181,4 +181,64 @@ log_test "class delete refused while filters point to it"
 accept "delete qdisc" qdisc del dev dummy0 root
 log_test "qdisc delete with classes"
 
+# --- RECN at the host ---------------------------------------------------------------
+# (dummy0 is an Ethernet device: credits on takes its end of a link,
+# whose peer never speaks; nothing is sent here)
+accept "add edf for recn" qdisc add dev dummy0 root handle 1: edf
+check_eq "default recn" false "$(opt_field recn)"
+reject "recn without credits" "recn needs credits on" $Q recn on
+reject "recn settings with recn off" "need recn on" $Q credits on recn_saqs 4
+reject "recn_saqs 0" "Illegal \"recn_saqs\"" $Q credits on recn on recn_saqs 0
+reject "recn_saqs 17" "Illegal \"recn_saqs\"" $Q credits on recn on recn_saqs 17
+reject "recn_lease 3us" "Illegal \"recn_lease\"" $Q credits on recn on recn_lease 3us
+reject "recn_lease 11s" "Illegal \"recn_lease\"" $Q credits on recn on recn_lease 11s
+reject "recn_idle 61s" "Illegal \"recn_idle\"" $Q credits on recn on recn_idle 61s
+reject "recn_idle below a quarter lease" "at least a quarter of recn_lease" \
+	$Q credits on recn on recn_lease 8ms recn_idle 1999us
+check_eq "recn still off after the refusals" false "$(opt_field recn)"
+accept "recn on, defaults" $Q credits on recn on
+check_eq "recn" true "$(opt_field recn)"
+check_eq "default recn_saqs" 8 "$(opt_field recn_saqs)"
+check_eq "default recn_lease" 200000 "$(opt_field recn_lease)"
+check_eq "default recn_idle" 1000000 "$(opt_field recn_idle)"
+accept "recn bounds" qdisc change dev dummy0 root edf recn_saqs 16 recn_lease 10s \
+	recn_idle 60s
+check_eq "recn_saqs 16" 16 "$(opt_field recn_saqs)"
+check_eq "recn_lease 10s" 10000000000 "$(opt_field recn_lease)"
+accept "recn smallest" qdisc change dev dummy0 root edf recn_saqs 1 recn_lease 4us \
+	recn_idle 1us
+check_eq "recn_idle 1us" 1000 "$(opt_field recn_idle)"
+reject "credits off under recn" "recn needs credits on" qdisc change dev dummy0 root edf credits off
+check_eq "credits still on" true "$(opt_field credits)"
+tcq -s -j qdisc show dev dummy0 | tr -d ' \n' | grep_quiet '"recn":{"nsaq":1,"saqs":0,'
+check_err $? "tc -s -j: no recn statistics object with nsaq 1"
+tcq -s qdisc show dev dummy0 | grep_quiet "recn: nsaq 1 saqs 0 held_flows 0 held 0"
+check_err $? "tc -s: no recn line"
+accept "recn off" qdisc change dev dummy0 root edf recn off
+check_eq "recn off" false "$(opt_field recn)"
+[ -z "$(opt_field recn_saqs)" ]
+check_err $? "recn_saqs dumped with recn off"
+accept "recn and credits off together" qdisc change dev dummy0 root edf recn on
+accept "then both off" qdisc change dev dummy0 root edf recn off credits off
+accept "delete qdisc" qdisc del dev dummy0 root
+log_test "recn: needs credits, bounds of its settings, extack messages, tc -j"
+
+# the children of mq share the device's RECN: the same settings, or none
+ns_run C ip link add veth0 numtxqueues 2 type veth peer name veth1 || fatal "veth"
+ns_run C ip link set veth0 up
+accept "mq" qdisc add dev veth0 root handle 1: mq
+accept "edf on queue 1, recn" qdisc add dev veth0 parent 1:1 handle 10: edf credits on \
+	recn on recn_saqs 4
+reject "queue 2, other settings" "already runs with other" \
+	qdisc add dev veth0 parent 1:2 handle 20: edf credits on recn on recn_saqs 5
+accept "queue 2, same settings" qdisc add dev veth0 parent 1:2 handle 20: edf credits on \
+	recn on recn_saqs 4
+reject "new settings while shared" "share its RECN" \
+	qdisc change dev veth0 parent 1:1 handle 10: edf recn_saqs 6
+accept "queue 2 off" qdisc change dev veth0 parent 1:2 handle 20: edf recn off
+accept "then queue 1 alone may change" qdisc change dev veth0 parent 1:1 handle 10: edf \
+	recn_saqs 6
+accept "delete mq" qdisc del dev veth0 root
+log_test "recn: the children of mq share one RECN"
+
 exit $EXIT_STATUS
