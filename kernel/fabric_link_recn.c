@@ -194,8 +194,10 @@ EXPORT_SYMBOL_GPL(fabric_link_recn_can_set);
 void fabric_link_recn_set(struct fabric_link *l, const struct recn_host_cfg *cfg)
 {
 	struct fabric_link_recn *r = l->recn;
+	struct recn_wire_msg out[RECN_HOST_OUT_MAX];
 	struct recn_stats st[RECN_HOST_VCS];
 	unsigned int vc;
+	u32 n;
 
 	ASSERT_RTNL();
 	if (recn_host_cfg_eq(&r->cfg, cfg))
@@ -203,25 +205,42 @@ void fabric_link_recn_set(struct fabric_link *l, const struct recn_host_cfg *cfg
 	spin_lock_bh(&l->lock);
 	for (vc = 0; vc < RECN_HOST_VCS; vc++)
 		st[vc] = r->h.set[vc].st;
+	n = recn_host_take_out(&r->h, out);
 	r->cfg = *cfg;
 	recn_host_init(&r->h, cfg);
 	for (vc = 0; vc < RECN_HOST_VCS; vc++)
 		r->h.set[vc].st = st[vc];
+	/* what the old SAQs had to say still goes, with the tick */
+	memcpy(r->h.out, out, n * sizeof(out[0]));
+	r->h.nout = n;
+	if (n)
+		fabric_link_recn_arm(r, true);
 	WRITE_ONCE(l->recn_gen, l->recn_gen + 1);
 	spin_unlock_bh(&l->lock);
 }
 EXPORT_SYMBOL_GPL(fabric_link_recn_set);
 
-/* Take @l's RECN state away and free it.  RTNL. */
+/*
+ * Take @l's RECN state away and free it; what it still had to say (the
+ * RELEASEs of SAQs the qdiscs just emptied) goes first.  RTNL.
+ */
 static void fabric_link_recn_drop(struct fabric_link *l)
 {
 	struct fabric_link_recn *r = l->recn;
+	struct recn_wire_msg out[RECN_HOST_OUT_MAX];
+	u32 n;
 
 	spin_lock_bh(&l->lock);
 	l->recn = NULL;
+	n = recn_host_take_out(&r->h, out);
 	spin_unlock_bh(&l->lock);
 	/* waits for a running tick, which saw it was no longer ours */
 	hrtimer_cancel(&r->timer);
+	if (n) {
+		local_bh_disable();
+		fabric_link_recn_send(r, out, n);
+		local_bh_enable();
+	}
 	kvfree(r);
 }
 
@@ -230,8 +249,9 @@ static void fabric_link_recn_drop(struct fabric_link *l)
  * @l: its link
  *
  * The qdisc has no frame counted in (it was empty, or purged).  The last
- * one frees the SAQs: the switch behind the link frees its side when the
- * idle time passes, or at once when it hears FULL.  RTNL.
+ * one frees the SAQs; the RELEASEs of those the qdisc emptied go out
+ * first, and the switch frees the rest of its side after its idle time.
+ * RTNL.
  */
 void fabric_link_recn_put(struct fabric_link *l)
 {

@@ -83,7 +83,8 @@
 #define EDF_MAX_BURST		(64 << 20)	/* bytes, a class's token bucket */
 /* When neither the qdisc nor the device tells the link rate. */
 #define EDF_FALLBACK_LINK_RATE	(1000000000ULL / 8)
-#define EDF_RECN_RECOUNT_NS	(100 * NSEC_PER_USEC)	/* edf_recn_retag_due() */
+#define EDF_RECN_RECOUNT_NS	(100 * NSEC_PER_USEC)	/* edf_recn_recount() */
+#define EDF_RECN_RECOUNT_BUDGET	4096	/* frames one count looks at */
 
 enum edf_flow_state {
 	EDF_FLOW_IDLE,		/* no packets; on q->idle unless shared */
@@ -203,8 +204,11 @@ struct edf_sched {
 	u32			recn_held_flows;
 	struct list_head	recn_held[RECN_HOST_VCS][RECN_SAQ_MAX];
 	struct list_head	recn_active;	/* flows with packets */
+	u32			recn_active_n;
 	u32			recn_gen;	/* the link's, when last counted */
-	u64			recn_counted_ns;	/* ... and when */
+	u32			recn_pass_gen;	/* ... of the count under way */
+	u32			recn_left;	/* its flows not yet looked at */
+	u64			recn_next_ns;	/* no count before this */
 };
 
 struct edf_skb_cb {
@@ -480,18 +484,19 @@ static noinline struct edf_flow *edf_recn_dest_flow(struct edf_sched *q,
 {
 	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
 	struct rb_node **link, *parent;
-	u32 dest[2] = { 0, 0 };
+	u32 dest[2] = { 0, 0 }, hdr[5] = { 0 };
 	unsigned long key;
 	struct edf_flow *f;
-	__be32 route = 0;
 
 	if (skb_headlen(skb) >= ETH_HLEN) {
 		memcpy(dest, eth->h_dest, ETH_ALEN);
-		if (eth->h_proto == htons(ETH_P_FABRIC))
-			skb_copy_bits(skb, ETH_HLEN + offsetof(struct fabric_hdr, route),
-				      &route, sizeof(route));
+		/* its own header's VC, SL and route; not the message flags */
+		if (eth->h_proto == htons(ETH_P_FABRIC) &&
+		    !skb_copy_bits(skb, ETH_HLEN, hdr, FABRIC_HDR_LEN))
+			hdr[0] &= htonl(0xfcff0000 & ~((FABRIC_HDR_F_HEAD | FABRIC_HDR_F_TAIL) << 24));
 	}
-	key = jhash_3words(dest[0], dest[1], (__force u32)route, 0x7ec9);
+	dest[1] ^= hdr[0];
+	key = jhash_3words(dest[0], dest[1], hdr[4], 0x7ec9);
 	f = edf_flow_search(edf_flow_bucket(q, key), key, cl, &link, &parent);
 	if (!f) {
 		f = edf_flow_create(q, cl, skb, key, now);
@@ -639,8 +644,10 @@ static __always_inline void edf_flow_went_idle(struct edf_sched *q,
 	f->state = EDF_FLOW_IDLE;
 	f->idle_since = now;
 	f->cl->active_flows--;
-	if (unlikely(q->recn))
+	if (unlikely(q->recn) && !list_empty(&f->recn_node)) {
 		list_del_init(&f->recn_node);
+		q->recn_active_n--;
+	}
 	/*
 	 * A class's own flow is never collected: it costs nothing idle.
 	 * One still listed from an earlier idle time stays where it is.
@@ -1003,48 +1010,69 @@ static const struct fhc_fields *edf_recn_push(const struct edf_sched *q,
 }
 
 /*
- * The link made SAQs (or RECN went on): count every queued frame again,
+ * The link made SAQs (or RECN went on): count the queued frames again,
  * so the frames of a congested point already queued go to its SAQ (a
  * sender's backlog would fill the switch's buffer otherwise), then let
- * the pick hold flows anew.  O(frames queued), once per SAQ made.
+ * the pick hold flows anew.  A count costs as many frames as are queued
+ * and the switch decides how often SAQs are made, so it is bounded: it
+ * looks at EDF_RECN_RECOUNT_BUDGET frames at most, going on where it
+ * stopped (each flow looked at goes to the tail of q->recn_active) until
+ * every flow that had packets when it began was looked at, and the next
+ * one comes no sooner than EDF_RECN_RECOUNT_NS or four times what this
+ * one took.  Frames queued meanwhile are counted right at their enqueue.
+ * A flow longer than the budget is counted only in part (the rest stays
+ * where it was counted, and only goes unheld).
  */
-static noinline void edf_recn_retag_all(struct Qdisc *sch, u64 now)
+static noinline void edf_recn_recount(struct Qdisc *sch, u64 now)
 {
 	struct edf_sched *q = qdisc_priv(sch);
 	u32 gen = fabric_link_recn_gen(q->link);
+	unsigned int budget = EDF_RECN_RECOUNT_BUDGET;
 	struct fhc_fields push;
 	struct sk_buff *skb;
 	struct edf_flow *f;
+	u64 end;
 
-	list_for_each_entry(f, &q->recn_active, recn_node) {
-		for (skb = f->head; skb; skb = skb->next) {
+	if (gen != q->recn_pass_gen) {
+		q->recn_pass_gen = gen;
+		q->recn_left = q->recn_active_n;
+	}
+	while (q->recn_left && !list_empty(&q->recn_active)) {
+		f = list_first_entry(&q->recn_active, struct edf_flow, recn_node);
+		/* a flow that would not fit: later, unless it is the first */
+		if (f->qlen > budget && budget < EDF_RECN_RECOUNT_BUDGET)
+			break;
+		for (skb = f->head; skb && budget; skb = skb->next, budget--) {
 			struct edf_skb_cb *cb = edf_skb_cb(skb);
 
 			cb->recn_tag = fabric_link_recn_retag(q->link, skb,
 							      edf_recn_push(q, f->cl, skb, &push),
 							      cb->recn_tag, qdisc_pkt_len(skb));
 		}
+		list_move_tail(&f->recn_node, &q->recn_active);
+		q->recn_left--;
+		if (!budget)
+			break;
 	}
-	q->recn_gen = gen;
+	if (!q->recn_left || list_empty(&q->recn_active))
+		q->recn_gen = gen;
+	end = ktime_get_ns();
+	q->recn_next_ns = end + max_t(u64, EDF_RECN_RECOUNT_NS, 4 * (end - now));
 	edf_recn_release_all(q, now);
 }
 
-/*
- * Count again when the link made SAQs, at most every EDF_RECN_RECOUNT_NS:
- * each count costs as many frames as are queued, and the switch decides
- * how often SAQs are made (at most recn_saqs per recn_idle, once they
- * are made and freed again).  Frames queued meanwhile are counted right
- * at their enqueue; the older ones wait for the next count.
- */
-static void edf_recn_retag_due(struct Qdisc *sch, u64 now)
+/* Count everything queued again at the next dequeue (a new pass). */
+static void edf_recn_recount_soon(struct edf_sched *q, struct fabric_link *link)
 {
-	struct edf_sched *q = qdisc_priv(sch);
+	q->recn_gen = fabric_link_recn_gen(link) - 1;
+	q->recn_pass_gen = q->recn_gen;
+	q->recn_next_ns = 0;
+}
 
-	if (fabric_link_recn_gen(q->link) == q->recn_gen ||
-	    now - q->recn_counted_ns < EDF_RECN_RECOUNT_NS)
-		return;
-	q->recn_counted_ns = now;
-	edf_recn_retag_all(sch, now);
+/* Is a count due (edf_recn_recount())? */
+static bool edf_recn_recount_due(const struct edf_sched *q)
+{
+	return fabric_link_recn_gen(q->link) != q->recn_gen;
 }
 
 /* RECN goes off or anew: no frame stays counted in the link (commit). */
@@ -1061,6 +1089,7 @@ static void edf_recn_untag_all(struct Qdisc *sch)
 		}
 		list_del_init(&f->recn_node);
 	}
+	q->recn_active_n = 0;
 	edf_recn_release_all(q, ktime_get_ns());
 }
 
@@ -1069,10 +1098,14 @@ static void edf_recn_list_class(struct edf_sched *q, struct edf_class *cl)
 	struct edf_flow *f;
 
 	list_for_each_entry(f, &cl->flows, cl_node)
-		if (f->head && list_empty(&f->recn_node))
+		if (f->head && list_empty(&f->recn_node)) {
 			list_add_tail(&f->recn_node, &q->recn_active);
-	if (cl->shared.head && list_empty(&cl->shared.recn_node))
+			q->recn_active_n++;
+		}
+	if (cl->shared.head && list_empty(&cl->shared.recn_node)) {
 		list_add_tail(&cl->shared.recn_node, &q->recn_active);
+		q->recn_active_n++;
+	}
 }
 
 /* RECN goes on: the flows with packets, for edf_recn_retag_all(). */
@@ -1166,8 +1199,10 @@ static __always_inline int edf_enqueue_one(struct sk_buff *skb, struct Qdisc *sc
 		/* it stays on q->idle, if it is there: edf_flow_gc() */
 		cl->active_flows++;
 		edf_flow_place(q, f, now, !sch->q.qlen && !q->link);
-		if (unlikely(q->recn))
+		if (unlikely(q->recn)) {
 			list_add_tail(&f->recn_node, &q->recn_active);
+			q->recn_active_n++;
+		}
 	}
 	cl->qlen++;
 	cl->backlog += len;
@@ -1455,8 +1490,8 @@ static noinline struct sk_buff *edf_dequeue_busy(struct Qdisc *sch)
 	f = q->direct;
 	if (!f) {
 		edf_release_eligible(q, now);
-		if (unlikely(q->recn))
-			edf_recn_retag_due(sch, now);
+		if (unlikely(q->recn) && edf_recn_recount_due(q) && now >= q->recn_next_ns)
+			edf_recn_recount(sch, now);
 		if (unlikely(q->recn_held_flows))
 			edf_recn_release(q, now);
 		f = edf_pick_flow(q);
@@ -1467,12 +1502,15 @@ static noinline struct sk_buff *edf_dequeue_busy(struct Qdisc *sch)
 		 * for credits (the link wakes us when they come), or for
 		 * their SAQ (so does the link), or for a count that is due
 		 */
+		u64 wake = U64_MAX;
+
 		n = runheap_peek(&q->waiting);
 		if (n)
-			qdisc_watchdog_schedule_ns(&q->watchdog, runheap_key(n));
-		if (unlikely(q->recn) && fabric_link_recn_gen(q->link) != q->recn_gen)
-			qdisc_watchdog_schedule_ns(&q->watchdog,
-						   q->recn_counted_ns + EDF_RECN_RECOUNT_NS);
+			wake = runheap_key(n);
+		if (unlikely(q->recn) && edf_recn_recount_due(q))
+			wake = min(wake, q->recn_next_ns);
+		if (wake != U64_MAX)
+			qdisc_watchdog_schedule_ns(&q->watchdog, wake);
 		return NULL;
 	}
 
@@ -1563,8 +1601,13 @@ static struct netlink_range_validation edf_minor_range = {
 static struct netlink_range_validation edf_recn_lease_range = {
 	.min = 4 * NSEC_PER_USEC, .max = 10 * NSEC_PER_SEC,
 };
+/*
+ * A new SAQ counts as empty until the qdisc counts its queue again
+ * (edf_recn_recount(): at least 100 us apart), and an empty one is freed
+ * after recn_idle: at least 1 ms, so that it lives to take its frames.
+ */
 static struct netlink_range_validation edf_recn_idle_range = {
-	.min = NSEC_PER_USEC, .max = 60 * NSEC_PER_SEC,
+	.min = NSEC_PER_MSEC, .max = 60 * NSEC_PER_SEC,
 };
 
 static const struct nla_policy edf_policy[TCA_EDF_MAX + 1] = {
@@ -1719,8 +1762,7 @@ static void edf_recn_commit(struct Qdisc *sch, struct fabric_link *link, bool on
 	q->recn_cfg = *cfg;
 	if (on) {
 		edf_recn_list_active(sch);
-		q->recn_gen = fabric_link_recn_gen(link) - 1;
-		q->recn_counted_ns = 0;
+		edf_recn_recount_soon(q, link);
 	}
 }
 
@@ -1784,15 +1826,30 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 	err = edf_recn_parse(sch, tb, credits, &recn, &recn_cfg, extack);
 	if (err)
 		return err;
+	/*
+	 * With a link already, RECN is readied first: a new credit unit or
+	 * VC count restarts the link's books at once, so that goes last of
+	 * what may fail (fabric_link_configure())
+	 */
+	if (q->link) {
+		err = edf_recn_prepare(q, q->link, recn, &recn_cfg, extack);
+		if (err)
+			return err;
+	}
 	link = fabric_link_configure(sch, q->link, tb[TCA_EDF_CREDITS],
 				     tb[TCA_EDF_CREDIT_UNIT], vcs, extack);
-	if (IS_ERR(link))
+	if (IS_ERR(link)) {
+		if (q->link && recn && !q->recn)
+			fabric_link_recn_put(q->link);
 		return PTR_ERR(link);
-	err = edf_recn_prepare(q, link, recn, &recn_cfg, extack);
-	if (err) {
-		if (link != q->link)
-			fabric_link_put(link);
-		return err;
+	}
+	if (!q->link) {
+		err = edf_recn_prepare(q, link, recn, &recn_cfg, extack);
+		if (err) {
+			if (link)
+				fabric_link_put(link);
+			return err;
+		}
 	}
 	/* drivers may sleep to tell their speed: ask before taking the lock */
 	link_rate = rate ? rate : edf_device_rate(qdisc_dev(sch));
@@ -1817,8 +1874,14 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 	q->flow_limit = flow_limit;
 	if (tb[TCA_EDF_MAX_FLOWS])
 		q->max_flows = nla_get_u32(tb[TCA_EDF_MAX_FLOWS]);
-	if (tb[TCA_EDF_TTD])
-		q->ttd = nla_get_u8(tb[TCA_EDF_TTD]);
+	if (tb[TCA_EDF_TTD]) {
+		bool ttd = nla_get_u8(tb[TCA_EDF_TTD]);
+
+		/* the VC, SL and route a frame counts under change with it */
+		if (q->recn && ttd != q->ttd)
+			edf_recn_recount_soon(q, q->link);
+		q->ttd = ttd;
+	}
 	if (tb[TCA_EDF_DEFAULT])
 		q->default_minor = nla_get_u32(tb[TCA_EDF_DEFAULT]);
 	if (tb[TCA_EDF_PRIOMAP])

@@ -358,7 +358,7 @@ static int edf_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			if (tc_opt_once("edf", &o.given, TCA_EDF_RECN_IDLE, key) ||
 			    tc_opt_next_arg(&argc, &argv) ||
 			    edf_get_time_in(&o.recn_idle, *argv, key, TC_RECN_IDLE_MIN,
-					    TC_RECN_IDLE_MAX, "1us .. 60s"))
+					    TC_RECN_IDLE_MAX, "1ms .. 60s"))
 				return -1;
 		} else if ((err = tc_credits_parse("edf", &o.credits, key,
 						   &argc, &argv))) {

@@ -24,7 +24,7 @@
 #define TC_RECN_SAQS_MAX	RECN_SAQ_MAX
 #define TC_RECN_LEASE_MIN	4000ULL			/* 4 us */
 #define TC_RECN_LEASE_MAX	10000000000ULL		/* 10 s */
-#define TC_RECN_IDLE_MIN	1000ULL			/* 1 us */
+#define TC_RECN_IDLE_MIN	1000000ULL		/* 1 ms */
 #define TC_RECN_IDLE_MAX	60000000000ULL		/* 60 s */
 
 static inline void tc_recn_print_counter(const char *key, __u64 v)

@@ -206,8 +206,9 @@ accept "recn bounds" qdisc change dev dummy0 root edf recn_saqs 16 recn_lease 10
 check_eq "recn_saqs 16" 16 "$(opt_field recn_saqs)"
 check_eq "recn_lease 10s" 10000000000 "$(opt_field recn_lease)"
 accept "recn smallest" qdisc change dev dummy0 root edf recn_saqs 1 recn_lease 4us \
-	recn_idle 1us
-check_eq "recn_idle 1us" 1000 "$(opt_field recn_idle)"
+	recn_idle 1ms
+check_eq "recn_idle 1ms" 1000000 "$(opt_field recn_idle)"
+reject "recn_idle 999us" "Illegal \"recn_idle\"" qdisc change dev dummy0 root edf recn_idle 999us
 reject "credits off under recn" "recn needs credits on" qdisc change dev dummy0 root edf credits off
 check_eq "credits still on" true "$(opt_field credits)"
 tcq -s -j qdisc show dev dummy0 | tr -d ' \n' | grep_quiet '"recn":{"nsaq":1,"saqs":0,'
