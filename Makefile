@@ -66,9 +66,10 @@ USER_LDLIBS := -Wl,--as-needed -lmnl -lm
 CORE_HEADERS := $(wildcard kernel/core/*.h kernel/include/uapi/linux/*.h)
 
 TOOLS := $(patsubst userspace/%.c,$(B)/bin/%,$(wildcard userspace/*.c)) $(B)/bin/qsim \
-	$(B)/bin/fabric-meter
+	$(B)/bin/fabric-meter $(B)/bin/fabric-replay
 QSIM_SOURCES := $(wildcard userspace/qsim/*.c)
 METER_SOURCES := $(wildcard userspace/fabric-meter/*.c)
+REPLAY_SOURCES := $(wildcard userspace/fabric-replay/*.c)
 TC_PLUGINS := $(patsubst tc/%.c,$(B)/tc/%.so,$(wildcard tc/q_*.c))
 IP_PLUGINS := $(patsubst tc/%.c,$(B)/tc/%.so,$(wildcard tc/link_*.c))
 UNIT_TESTS := $(patsubst selftests/unit/%.c,$(B)/selftests/unit/%,$(wildcard selftests/unit/test_*.c))
@@ -126,6 +127,12 @@ $(B)/bin/fabric-meter: $(METER_SOURCES) userspace/fabric-meter/fabric-meter.h $(
 		$(wildcard userspace/lib/*.h userspace/lib/*.c)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $(METER_SOURCES) $(wildcard userspace/lib/*.c) $(USER_LDLIBS)
+
+# fabric-replay: the RECN trace on live hosts (userspace/fabric-replay/fabric-replay.h)
+$(B)/bin/fabric-replay: $(REPLAY_SOURCES) userspace/fabric-replay/fabric-replay.h \
+		userspace/lib/recn_trace.c userspace/lib/recn_trace.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $(REPLAY_SOURCES) userspace/lib/recn_trace.c $(USER_LDLIBS)
 
 # host-side cost of the portable cores, counted with callgrind by make bench
 $(B)/bench/core_cost: selftests/bench/core_cost.c $(CORE_HEADERS)

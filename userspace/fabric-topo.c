@@ -35,7 +35,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: " PROG " --tree K,N [ --name NAME ] [ --link RATE ]\n"
-		"                   [ --arch { trad | simple | advanced | ideal } ]\n"
+		"                   [ --arch { trad | simple | advanced | ideal | recn } ]\n"
 		"                   [ --credits { on | off } ] [ --buffer SIZE ]\n"
 		"                   [ --in-buffer SIZE ] [ --vcs { 2 | 3 | 4 } ]\n"
 		"                   [ --mac MAC ] [ --net A.B ]\n"
@@ -53,8 +53,13 @@ static void usage(FILE *f)
 		"  --name       prefix of the namespaces, 1 to 32 of [A-Za-z0-9_.-] (ft)\n"
 		"  --link       every link's rate, emulated by the switches' ports and\n"
 		"               paced by the hosts' edf; RATE as 100mbit, 1g (none)\n"
-		"  --arch       the switches' architecture, vcsw's arch (advanced)\n"
-		"  --credits    per-VC credit flow control on every link (on)\n"
+		"  --arch       the switches' architecture, vcsw's arch (advanced); recn:\n"
+		"               RECN on every port and host edf too (recn.rst), its\n"
+		"               times from --link: Xoffs repeated every 1514-byte\n"
+		"               frame's time, leases of 4 and idle SAQs freed after\n"
+		"               20 (at least 1 ms at the hosts); the defaults without\n"
+		"  --credits    per-VC credit flow control on every link (on; recn\n"
+		"               needs it)\n"
 		"  --buffer     each output VC buffer of a switch port, bytes, k or m,\n"
 		"               2048 .. 64m (vcsw's default)\n"
 		"  --in-buffer  each input buffer a switch port advertises, with\n"
@@ -86,6 +91,43 @@ struct topo {
 	unsigned int	net[2];
 	bool		machines;	/* NICs, a script per machine */
 };
+
+/* RECN's times in ns (--arch recn), 0: the defaults of vcsw and edf. */
+struct recn_times {
+	uint64_t	refresh;
+	uint64_t	lease;
+	uint64_t	idle;
+};
+
+/* edf refuses a recn_idle under 1 ms (edf.rst, "RECN at the host"). */
+#define TOPO_EDF_RECN_IDLE_MIN	((uint64_t)1000000)
+
+/*
+ * RECN's times scale with the link: a switch notices a point drain, and
+ * an Xoff crosses a link, at the pace of frames, so with --link they
+ * count full 1514-byte frames' times (the defaults suit 1 Gbit/s and up
+ * and would expire leases between two frames of a slow link).
+ */
+static struct recn_times recn_times(const struct topo *o)
+{
+	struct recn_times r = { 0 };
+	uint64_t frame_ns;
+
+	if (!o->link_bps)
+		return r;
+	frame_ns = 1514ULL * 8 * 1000000000ULL / o->link_bps;
+	if (frame_ns < 1000)
+		frame_ns = 1000;	/* vcsw's least: 1 us */
+	r.refresh = frame_ns;
+	r.lease = 4 * frame_ns;
+	r.idle = 20 * frame_ns;
+	return r;
+}
+
+static bool is_recn(const struct topo *o)
+{
+	return !strcmp(o->arch, "recn");
+}
 
 /* Where the commands go: stdout, or the shell that runs them. */
 static FILE *out;
@@ -182,8 +224,9 @@ static void emit_switch(const struct topo *o, unsigned int sw)
 {
 	unsigned int stage = sw / o->t.per_stage, p, nports;
 	char nsb[64], dev[16], rate[40] = "", buffer[40] = "", in_buffer[40] = "";
-	char vcs[16] = "";
+	char vcs[16] = "", recn[96] = "";
 	const char *ns = sw_ns(o, sw, nsb, sizeof(nsb));
+	struct recn_times rt = recn_times(o);
 
 	/* the top stage's up ports are not wired */
 	nports = stage + 1 < o->t.n ? 2 * o->t.k : o->t.k;
@@ -197,6 +240,12 @@ static void emit_switch(const struct topo *o, unsigned int sw)
 	/* only when asked: the script of a two-VC fabric stays as it was */
 	if (o->vcs != 2)
 		snprintf(vcs, sizeof(vcs), " vcs %u", o->vcs);
+	/* set while the switch is down, as vcsw wants */
+	if (is_recn(o) && rt.refresh)
+		snprintf(recn, sizeof(recn),
+			 " recn_refresh %" PRIu64 "us recn_lease %" PRIu64
+			 "us recn_idle %" PRIu64 "us", rt.refresh / 1000,
+			 rt.lease / 1000, rt.idle / 1000);
 	/*
 	 * a looped fabric would carry a router solicitation for ever: IPv6
 	 * off on every port before any is up
@@ -214,8 +263,8 @@ static void emit_switch(const struct topo *o, unsigned int sw)
 	 * broadcast, a host's bad route table) is dropped, not flooded round
 	 * the fabric's loops
 	 */
-	fprintf(out, "link add sw0 type vcsw arch %s%s%s%s flood off\n", o->arch,
-		vcs, rate, buffer);
+	fprintf(out, "link add sw0 type vcsw arch %s%s%s%s%s flood off\n", o->arch,
+		vcs, rate, buffer, recn);
 	for (p = 0; p < nports; p++) {
 		port_dev_batch(o, p, dev, sizeof(dev));
 		/* in port order: the port's index is the number routes name */
@@ -223,6 +272,8 @@ static void emit_switch(const struct topo *o, unsigned int sw)
 		if (o->credits)
 			fprintf(out, "link set %s type vcsw_slave credits on%s\n",
 				dev, in_buffer);
+		if (is_recn(o))
+			fprintf(out, "link set %s type vcsw_slave recn on\n", dev);
 	}
 	fprintf(out, "link set sw0 up\n");
 	for (p = 0; p < nports; p++)
@@ -260,6 +311,8 @@ static void emit_host(const struct topo *o, unsigned int h)
 	const char *dev = host_dev(o);
 	char nsb[64], addr[20], mac[18], route[FT_MAX_HOPS * 4], rate[40] = "";
 	const char *ns = host_ns(o, h, nsb, sizeof(nsb));
+	struct recn_times rt = recn_times(o);
+	char recn[80] = "";
 	unsigned int b;
 
 	ft_host_mac(o->mac, h, mac, sizeof(mac));
@@ -273,9 +326,16 @@ static void emit_host(const struct topo *o, unsigned int h)
 	ns_cmd("ip", ns, "addr add %s/16 dev %s", addr, dev);
 	if (o->link_bps)
 		snprintf(rate, sizeof(rate), " rate %" PRIu64 "bit", o->link_bps);
-	ns_cmd("tc", ns, "qdisc replace dev %s root handle 1: edf ttd on%s%s%s",
+	if (is_recn(o) && rt.lease)
+		snprintf(recn, sizeof(recn), " recn on recn_lease %" PRIu64
+			 "us recn_idle %" PRIu64 "us", rt.lease / 1000,
+			 (rt.idle > TOPO_EDF_RECN_IDLE_MIN ? rt.idle :
+			  TOPO_EDF_RECN_IDLE_MIN) / 1000);
+	else if (is_recn(o))
+		snprintf(recn, sizeof(recn), " recn on");
+	ns_cmd("tc", ns, "qdisc replace dev %s root handle 1: edf ttd on%s%s%s%s",
 	       dev, rate, o->credits ? " credits on" : "",
-	       o->vcs != 2 ? (o->vcs == 3 ? " vcs 3" : " vcs 4") : "");
+	       o->vcs != 2 ? (o->vcs == 3 ? " vcs 3" : " vcs 4") : "", recn);
 	ns_cmd("ip", ns, "link set %s up", dev);
 	/* one process for all neighbours and one for all routes */
 	ip_batch(ns);
@@ -535,8 +595,9 @@ static int parse_options(int argc, char **argv, struct topo *o)
 			break;
 		case 'a':
 			if (strcmp(optarg, "trad") && strcmp(optarg, "simple") &&
-			    strcmp(optarg, "advanced") && strcmp(optarg, "ideal")) {
-				fprintf(stderr, PROG ": --arch: trad, simple, advanced or ideal\n");
+			    strcmp(optarg, "advanced") && strcmp(optarg, "ideal") &&
+			    strcmp(optarg, "recn")) {
+				fprintf(stderr, PROG ": --arch: trad, simple, advanced, ideal or recn\n");
 				return -1;
 			}
 			o->arch = optarg;
@@ -590,6 +651,14 @@ static int parse_options(int argc, char **argv, struct topo *o)
 	if (mac_arg && !ft_parse_mac_base(&o->t, mac_arg, o->mac)) {
 		fprintf(stderr, PROG ": --mac: want a unicast address with room for %u hosts in its low three bytes\n",
 			o->t.hosts);
+		return -1;
+	}
+	if (is_recn(o) && !o->credits) {
+		fprintf(stderr, PROG ": --arch recn: RECN's messages ride the credit links: not with --credits off\n");
+		return -1;
+	}
+	if (is_recn(o) && o->vcs != 2) {
+		fprintf(stderr, PROG ": --arch recn runs two VCs: not with --vcs %u\n", o->vcs);
 		return -1;
 	}
 	if (o->in_buffer && !o->credits) {

@@ -133,6 +133,23 @@ grep -q 'credits' "$work/s" && fail "credits off still names credits"
 [ "$(grep -c '^tc -n fab_2-h[0-3] qdisc replace dev eth0 root handle 1: edf ttd on credits on vcs 4$' "$work/s")" = 4 ] ||
 	fail "vcs 4: hosts: $(grep ' qdisc ' "$work/s" | head -1)"
 "$TOPO" --tree 2,2 script | grep -q ' vcs ' && fail "vcs 2 named in the script"
+# arch recn: every port and host runs RECN, its times from the link's
+# (a 1514-byte frame at 2 Mbit/s: 6056 us; leases 4, idle 20 of them)
+"$TOPO" --tree 2,2 --name fab_3 --link 2mbit --arch recn script > "$work/s" || fail "arch recn"
+[ "$(grep -c '^link add sw0 type vcsw arch recn rate 2000000bit recn_refresh 6056us recn_lease 24224us recn_idle 121120us flood off$' "$work/s")" = 4 ] ||
+	fail "recn: switches: $(grep 'type vcsw ' "$work/s" | head -1)"
+[ "$(grep -c '^link set p[0-3] type vcsw_slave recn on$' "$work/s")" = 12 ] ||
+	fail "recn: not on every port ($(grep -c 'recn on$' "$work/s") lines)"
+[ "$(grep -c '^tc -n fab_3-h[0-3] qdisc replace dev eth0 root handle 1: edf ttd on rate 2000000bit credits on recn on recn_lease 24224us recn_idle 121120us$' "$work/s")" = 4 ] ||
+	fail "recn: hosts: $(grep ' qdisc ' "$work/s" | head -1)"
+# a fast link: the hosts' idle time no shorter than edf takes (1 ms)
+"$TOPO" --tree 2,2 --link 10gbit --arch recn script | grep -q ' edf .* recn on recn_lease 4us recn_idle 1000us$' ||
+	fail "recn at 10 Gbit/s: $("$TOPO" --tree 2,2 --link 10gbit --arch recn script | grep ' qdisc ' | head -1)"
+# no link rate: vcsw's and edf's own defaults
+"$TOPO" --tree 2,2 --arch recn script > "$work/s" || fail "arch recn without --link"
+grep -q 'recn_' "$work/s" && fail "recn without --link names times: $(grep -m1 recn_ "$work/s")"
+grep -q ' edf ttd on credits on recn on$' "$work/s" || fail "recn without --link: host"
+"$TOPO" --tree 2,2 --arch advanced script | grep -q recn && fail "advanced names recn"
 
 # bad input: exit 2, a message, nothing written to stdout
 for args in "" "--tree 1,2 script" "--tree 2,0 script" "--tree 2,4 script" "--tree 2 script" \
@@ -144,7 +161,8 @@ for args in "" "--tree 1,2 script" "--tree 2,0 script" "--tree 2,4 script" "--tr
 	    "--tree 2,2 --in-buffer 8k --credits off script" "--tree 2,2 --mac 03:00:00:00:00:00 script" \
 	    "--tree 2,2 --mac 02:00:00:ff:ff:fe script" "--tree 2,2 --net 127.0 script" \
 	    "--tree 2,2 --net 10.256 script" "--tree 2,2 --net 10 script" "--tree 2,2 --bogus script" \
-	    "--tree 2,2 --vcs 1 script" "--tree 2,2 --vcs 5 script" "--tree 2,2 --vcs 4x script"; do
+	    "--tree 2,2 --vcs 1 script" "--tree 2,2 --vcs 5 script" "--tree 2,2 --vcs 4x script" \
+	    "--tree 2,2 --arch recn --credits off script" "--tree 2,2 --arch recn --vcs 4 script"; do
 	eval "\"$TOPO\" $args" > "$work/out" 2> "$work/err"
 	rc=$?
 	[ $rc = 2 ] || fail "exit $rc for: $args"
