@@ -12,8 +12,9 @@
 #                     instructions by kernel function, in build/profile/
 #   make demo [S=names] [LIVE=1]  the paper's architectures side by side, tables
 #                     and plots in build/demo/ (Documentation/demo.rst)
-#   make recn-demo    RECN in qsim (also part of make demo): a congestion
-#                     tree and the paper's sweep; build/recn-demo/
+#   make recn-demo [VM=1]  RECN in qsim (also part of make demo): a congestion
+#                     tree and the paper's sweep; build/recn-demo/; VM=1 (and
+#                     make demo): the sweep in the VM too
 #   make fbs-demo     FBS in the VM: empty slots against Eq. 3, corruption
 #                     without feedback; tables and plots in build/fbs-demo/
 #                     (Documentation/fbs.rst; NODES, DRIFT, PERIODS)
@@ -76,7 +77,7 @@ UNIT_TESTS := $(patsubst selftests/unit/%.c,$(B)/selftests/unit/%,$(wildcard sel
 VM_HELPERS := $(patsubst selftests/vm/%.c,$(B)/selftests/vm/%,$(wildcard selftests/vm/*.c))
 
 .PHONY: all modules userspace plugins selftests-build setup setup-if-needed \
-	check check-locked check-debug check-debug-locked bench bench-locked demo demo-locked recn-demo fbs-demo fbs-demo-locked build-quiet \
+	check check-locked check-debug check-debug-locked bench bench-locked demo demo-locked recn-demo recn-demo-locked fbs-demo fbs-demo-locked build-quiet \
 	profile profile-locked \
 	install install-files \
 	clean help
@@ -223,11 +224,20 @@ demo: setup-if-needed
 # S=recn, or no S: also the RECN measurements in qsim (scripts/recn-demo.sh)
 demo-locked: build-quiet
 	@$(if $(filter-out recn,$(S)),scripts/demo.sh $(if $(LIVE),--live) $(filter-out recn,$(S)),$(if $(S),true,scripts/demo.sh $(if $(LIVE),--live)))
-	@$(if $(or $(if $(S),,all),$(filter recn,$(S))),scripts/recn-demo.sh,true)
+	@$(if $(or $(if $(S),,all),$(filter recn,$(S))),scripts/recn-demo.sh $(if $(LIVE),,--vm),true)
 
-# RECN in qsim alone: no VM (Documentation/recn.rst)
+# RECN in qsim alone: no VM (Documentation/recn.rst); VM=1: also in the VM
+ifeq ($(VM),)
 recn-demo: $(B)/bin/qsim
 	@scripts/recn-demo.sh
+else
+recn-demo: setup-if-needed
+	@mkdir -p $(B)
+	@flock $(B)/.check.lock $(MAKE) --no-print-directory recn-demo-locked
+endif
+
+recn-demo-locked: build-quiet
+	@scripts/recn-demo.sh --vm
 
 fbs-demo: setup-if-needed
 	@mkdir -p $(B)

@@ -159,6 +159,10 @@ fi
 if [ -n "${FQ_FBS_DEMO_ENV:-}" ]; then
 	printf '%s\n' "$FQ_FBS_DEMO_ENV" > "$STAGE/etc/fabric-qos/fbs-demo.env"
 fi
+# make demo's RECN sweep: its settings and traces for selftests/demo/recn.sh
+if [ -n "${FQ_RECN_DEMO_DIR:-}" ]; then
+	cp -r "$FQ_RECN_DEMO_DIR" "$STAGE/etc/fabric-qos/recn-demo"
+fi
 # make profile: the case selftests/bench/profile_case.sh measures
 if [ -n "${FQ_PROFILE_CASE:-}" ]; then
 	printf '%s\n' "$FQ_PROFILE_CASE" > "$STAGE/etc/fabric-qos/profile.env"

@@ -12,13 +12,25 @@
 #    QoS latency (Figs. 4, 5) for fifo, voq and recn with two VCs, and
 #    voq8: VOQs with a VC per SL and the same buffer per side, a quarter
 #    of it per VC (the paper's "VOQ Switch");
+#  - with --vm (make demo; make recn-demo VM=1): the same experiment on
+#    vcsw switches and edf hosts in the deterministic VM
+#    (selftests/demo/recn.sh), the lossless switch (trad) against RECN,
+#    into vm/ and vm-results.tsv;
 #  - results.tsv, report.md, and plots when gnuplot is installed.
 #
 # Environment: RECN_LOADS (input loads, default 0.2 0.4 0.6 0.7 0.8 0.9
 # 1.0), RECN_DUR (ns of traffic, 6000000; the first quarter is warm-up),
-# RECN_SEED (1), RECN_OUT (the directory, build/recn-demo).
+# RECN_SEED (1), RECN_OUT (the directory, build/recn-demo); in the VM:
+# RECN_VM_LOADS (0.2 0.4 0.6 0.8 1.0), RECN_VM_DUR (8000000000 ns),
+# RECN_VM_LINK (2mbit); V=1 shows the VM console live.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+VM=0
+if [ "${1:-}" = --vm ]; then
+	VM=1
+	shift
+fi
+[ $# = 0 ] || fq_die "usage: recn-demo.sh [--vm]"
 
 OUT=${RECN_OUT:-$FQ_BUILD/recn-demo}
 QSIM=$FQ_BUILD/bin/qsim
@@ -84,5 +96,11 @@ for l in $LOADS; do
 	done
 	rm -f "$tr"
 done
+echo "# recn-demo: qsim $(( $(date +%s) - start ))s"
+
+# ---- the sweep in the VM ---------------------------------------------------------
+if [ $VM = 1 ]; then
+	"$FQ_ROOT/scripts/recn-demo-vm.sh" "$OUT" "$SEED" || fq_die "the RECN sweep in the VM failed"
+fi
 echo "# recn-demo: $(( $(date +%s) - start ))s, results in ${OUT#"$FQ_ROOT"/}/"
 "$FQ_ROOT/scripts/recn-report.sh" "$OUT"

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # recn-report.sh DIR: the tables of scripts/recn-demo.sh's results (DIR/
-# tree.tsv, results.tsv, tree-saqs.dat) on stdout and in DIR/report.md,
-# with plots (PNG and SVG) when gnuplot is installed.
+# tree.tsv, results.tsv, tree-saqs.dat, and vm-results.tsv with vm/recn/
+# when the VM's sweep ran) on stdout and in DIR/report.md, with plots (PNG
+# and SVG) when gnuplot is installed.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -42,6 +43,43 @@ qos_table() {	# qos_table SL COLUMN
 		}' "$DIR/results.tsv"
 }
 md_rows() { awk -F'\t' '{ printf "|"; for (i = 1; i <= NF; i++) printf " %s |", $i; printf "\n" }'; }
+
+# The VM's sweep (scripts/recn-demo-vm.sh), when it ran: the same tables,
+# the lossless switch (trad) against recn
+VMR=$DIR/vm-results.tsv
+[ -s "$VMR" ] && [ "$(wc -l < "$VMR")" -gt 1 ] || VMR=
+VM_LOADS=
+[ -z "$VMR" ] || VM_LOADS=$(awk -F'\t' 'NR > 1 { print $2 }' "$VMR" | sort -n -u | tr '\n' ' ')
+vm_be_table() {	# vm_be_table SL|all
+	awk -F'\t' -v want="$1" -v order="$VM_LOADS" 'NR > 1 && $3 >= 4 && (want == "all" || $3 == want) {
+			off[$2, $1] += $4; acc[$2, $1] += $5
+		}
+		END {
+			n = split(order, ls, " ")
+			for (i = 1; i <= n; i++) {
+				l = ls[i]
+				printf "%s\t%.1f\t%.1f\n", l,
+				       off[l, "trad"] ? 100 * acc[l, "trad"] / off[l, "trad"] : 0,
+				       off[l, "recn"] ? 100 * acc[l, "recn"] / off[l, "recn"] : 0
+			}
+		}' "$VMR"
+}
+vm_qos_table() {	# vm_qos_table SL COLUMN (ms)
+	awk -F'\t' -v sl="$1" -v c="$2" -v order="$VM_LOADS" 'NR > 1 && $3 == sl { v[$2, $1] = $c / 1e6 }
+		END {
+			n = split(order, ls, " ")
+			for (i = 1; i <= n; i++)
+				printf "%s\t%.2f\t%.2f\n", ls[i], v[ls[i], "trad"], v[ls[i], "recn"]
+		}' "$VMR"
+}
+if [ -n "$VMR" ]; then
+	vm_be_table all > "$DIR/vm-be-all.dat"
+	for s in 4 5 6 7; do vm_be_table $s > "$DIR/vm-be-sl$s.dat"; done
+	for s in 0 1 2 3; do
+		vm_qos_table $s 6 > "$DIR/vm-qos-avg-sl$s.dat"
+		vm_qos_table $s 7 > "$DIR/vm-qos-max-sl$s.dat"
+	done
+fi
 
 be_table all > "$DIR/be-all.dat"
 for s in 4 5 6 7; do be_table $s > "$DIR/be-sl$s.dat"; done
@@ -86,6 +124,29 @@ if command -v gnuplot >/dev/null; then
 			done
 			echo "unset multiplot"
 		done
+		[ -n "$VMR" ] || return 0
+		echo "set key bottom left"
+		echo "set ylabel 'accepted / offered (%)'"
+		echo "set output '$DIR/recn-vm-be.$ext'"
+		echo "set multiplot layout 2,3 title 'In the VM: best-effort accepted over offered, all SLs 4-7 and each (Figs. 2, 3)'"
+		echo "set title 'SLs 4-7'"
+		echo "plot for [c=2:3] '$DIR/vm-be-all.dat' using 1:c with linespoints title word('trad recn', c - 1)"
+		for s in 4 5 6 7; do
+			echo "set title 'SL $s'"
+			echo "plot for [c=2:3] '$DIR/vm-be-sl$s.dat' using 1:c with linespoints title word('trad recn', c - 1)"
+		done
+		echo "unset multiplot"
+		echo "set key top left"
+		echo "set ylabel 'latency (ms)'"
+		for k in avg max; do
+			echo "set output '$DIR/recn-vm-qos-$k.$ext'"
+			echo "set multiplot layout 2,2 title 'In the VM: QoS SLs 0-3, $k latency (Fig. $([ $k = avg ] && echo 4 || echo 5))'"
+			for s in 0 1 2 3; do
+				echo "set title 'SL $s'"
+				echo "plot for [c=2:3] '$DIR/vm-qos-$k-sl$s.dat' using 1:c with linespoints title word('trad recn', c - 1)"
+			done
+			echo "unset multiplot"
+		done
 	}
 	{
 		echo "set terminal pngcairo size 900,560 font ',10' noenhanced"
@@ -96,6 +157,7 @@ if command -v gnuplot >/dev/null; then
 	if gnuplot "$gp" > "$DIR/gnuplot.log" 2>&1; then
 		plots=(recn-tree-saqs.png recn-be-throughput.png recn-be-sl.png
 		       recn-qos-latency-avg.png recn-qos-latency-max.png)
+		[ -z "$VMR" ] || plots+=(recn-vm-be.png recn-vm-qos-avg.png recn-vm-qos-max.png)
 	else
 		echo "recn-report: gnuplot failed, see ${DIR#"$FQ_ROOT"/}/gnuplot.log" >&2
 	fi
@@ -149,6 +211,54 @@ fi
 			md_rows < "$DIR/qos-$k-sl$s.dat"
 		done
 	done
+	if [ -n "$VMR" ]; then
+		echo
+		echo "## The same experiment in the VM"
+		echo
+		echo "vcsw switches and edf hosts in the deterministic VM (selftests/demo/recn.sh):"
+		echo "$(awk -F'\t' '$1 == "tree" { t = $2 } $1 == "link" { l = $2 } $1 == "buffer" { b = $2 }
+			$1 == "dur_ns" { d = $2 / 1e9 } $1 == "warmup_ns" { w = $2 / 1e9 }
+			END { printf "a %s tree of switches, %s links, %s per VC per side, %g s of traffic measured after %g s", t, l, b, d, w }' \
+			"$DIR/vm/recn/setup.tsv" 2>/dev/null);"
+		echo "trad is the lossless switch without RECN, recn runs RECN at every port and host."
+		echo
+		echo "### Best-effort SLs 4-7, accepted over offered (%)"
+		echo
+		echo "| load | trad | recn |"
+		echo "| --- | --- | --- |"
+		md_rows < "$DIR/vm-be-all.dat"
+		for s in 4 5 6 7; do
+			echo
+			echo "SL $s:"
+			echo
+			echo "| load | trad | recn |"
+			echo "| --- | --- | --- |"
+			md_rows < "$DIR/vm-be-sl$s.dat"
+		done
+		for k in avg max; do
+			echo
+			echo "### QoS SLs 0-3, $k latency (ms)"
+			for s in 0 1 2 3; do
+				echo
+				echo "SL $s:"
+				echo
+				echo "| load | trad | recn |"
+				echo "| --- | --- | --- |"
+				md_rows < "$DIR/vm-qos-$k-sl$s.dat"
+			done
+		done
+		if [ -s "$DIR/vm/recn/runs.tsv" ]; then
+			echo
+			echo "### Each run"
+			echo
+			echo "CPU busy in the VM, frames sent, how late the latest left, host qdisc drops,"
+			echo "SAQs allocated and freed and Xoffs sent over all switch ports:"
+			echo
+			head -n 1 "$DIR/vm/recn/runs.tsv" | md_rows
+			head -n 1 "$DIR/vm/recn/runs.tsv" | awk -F'\t' '{ printf "|"; for (i = 1; i <= NF; i++) printf " --- |"; printf "\n" }'
+			tail -n +2 "$DIR/vm/recn/runs.tsv" | md_rows
+		fi
+	fi
 	for p in "${plots[@]}"; do
 		echo
 		echo "![${p%.png}]($p)"
@@ -158,4 +268,10 @@ echo "best-effort SLs 4-7, accepted/offered (%): load fifo voq voq8 recn"
 sed 's/^/  /' "$DIR/be-all.dat"
 echo "QoS SL 3 average latency (us): load fifo voq voq8 recn"
 sed 's/^/  /' "$DIR/qos-avg-sl3.dat"
+if [ -n "$VMR" ]; then
+	echo "in the VM, best-effort SLs 4-7, accepted/offered (%): load trad recn"
+	sed 's/^/  /' "$DIR/vm-be-all.dat"
+	echo "in the VM, QoS SL 3 average latency (ms): load trad recn"
+	sed 's/^/  /' "$DIR/vm-qos-avg-sl3.dat"
+fi
 echo "# report: ${DIR#"$FQ_ROOT"/}/report.md"

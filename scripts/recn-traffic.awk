@@ -11,9 +11,12 @@
 # keeps the rate.  Prints "time_ns src dst len sl", unsorted.
 #
 # awk -v seed=N -v hosts=N -v load=0..1 -v bps=BYTES_PER_S -v dur=NS
+#     [-v hi=BYTES]  (the largest frame, 2048; the VM's: what its MTU takes)
 BEGIN {
 	srand(seed)
-	shape = 1.1; lo = 128; hi = 2048
+	shape = 1.1; lo = 128
+	if (!hi)
+		hi = 2048
 	c = 1 - (lo / hi) ^ shape
 	for (h = 0; h < hosts; h++) {
 		for (s = 0; s < 8; s++) {

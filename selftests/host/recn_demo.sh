@@ -4,7 +4,9 @@
 #
 # scripts/recn-demo.sh, small: two loads of 0.4 ms of traffic.  Every
 # architecture and SL has its row, the report has its tables, the tree's
-# innocent flow is isolated only by recn; bad settings are refused.
+# innocent flow is isolated only by recn; the report's tables of the VM's
+# sweep (from rows made up here: the VM's own run is make demo's); bad
+# settings are refused.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 [ -x "$ROOT/build/bin/qsim" ] || { echo "SKIP: qsim not built"; exit 4; }
 T=$(mktemp -d)
@@ -31,6 +33,42 @@ done
 if command -v gnuplot > /dev/null; then
 	expect "plots" "$(ls "$T/out"/recn-*.png | wc -l)" 5
 fi
+# the VM's sweep in the report: rows made up here, trad accepting half of
+# what was offered, recn all of it; latency 2 ms and 1 ms (SL s: + s ms)
+{
+	printf 'arch\tload\tsl\toffered_Bps\taccepted_Bps\tlat_avg_ns\tlat_max_ns\n'
+	for a in trad recn; do
+		for l in 0.5 1.0; do
+			for s in 0 1 2 3 4 5 6 7; do
+				[ $a = trad ] && acc=500 lat=2000000 || acc=1000 lat=1000000
+				printf '%s\t%s\t%d\t1000\t%d\t%d\t%d\n' $a $l $s $acc $((lat + s * 1000000)) \
+					$((4 * lat))
+			done
+		done
+	done
+} > "$T/out/vm-results.tsv"
+mkdir -p "$T/out/vm/recn"
+printf 'tree\t4,2\nlink\t2mbit\nbuffer\t16k\ndur_ns\t8000000000\nwarmup_ns\t2000000000\n' \
+	> "$T/out/vm/recn/setup.tsv"
+printf 'arch\tload\tcpu_busy_pct\nrecn\t0.5\t42\n' > "$T/out/vm/recn/runs.tsv"
+"$ROOT/scripts/recn-report.sh" "$T/out" > "$T/log2" 2>&1
+expect "recn-report with the VM's rows" $? 0
+expect "VM best effort, accepted (%): load trad recn" "$(tr '\t\n' ' ;' < "$T/out/vm-be-all.dat")" \
+	"0.5 50.0 100.0;1.0 50.0 100.0;"
+expect "VM SL 3 average latency (ms): load trad recn" "$(tr '\t\n' ' ;' < "$T/out/vm-qos-avg-sl3.dat")" \
+	"0.5 5.00 4.00;1.0 5.00 4.00;"
+expect "VM SL 0 maximum latency (ms)" "$(head -n 1 "$T/out/vm-qos-max-sl0.dat" | tr '\t' ' ')" "0.5 8.00 4.00"
+for t in "The same experiment in the VM" "a 4,2 tree of switches, 2mbit links, 16k per VC per side, 8 s of traffic measured after 2 s" \
+	"| recn | 0.5 | 42 |"; do
+	expect "report.md has \"$t\"" "$(grep -cF "$t" "$T/out/report.md")" 1
+done
+if command -v gnuplot > /dev/null; then
+	expect "plots with the VM's" "$(ls "$T/out"/recn-*.png | wc -l)" 8
+fi
+for bad in "RECN_VM_LOADS=1.5" "RECN_VM_DUR=10" "RECN_VM_LINK=fast"; do
+	env "$bad" "$ROOT/scripts/recn-demo-vm.sh" "$T/badvm" 1 > /dev/null 2>&1
+	expect "$bad refused before any VM" "$?:$(ls "$T/badvm" 2>/dev/null | wc -l)" "1:0"
+done
 RECN_OUT=$T/bad RECN_LOADS="1.5" "$ROOT/scripts/recn-demo.sh" > /dev/null 2>&1
 expect "load 1.5 refused" $? 1
 RECN_OUT=$T/bad RECN_DUR=10 "$ROOT/scripts/recn-demo.sh" > /dev/null 2>&1

@@ -21,6 +21,9 @@
 
 #include "qsim.h"
 #include "recn_net.h"
+#include "recn_trace.h"
+
+_Static_assert(RT_SLS == RN_SLS, "a trace line's SL is one of the simulator's");
 
 struct rq_flow {
 	uint32_t src, dst;
@@ -242,35 +245,37 @@ static int rq_main(int argc, char **argv)
 	if (rn_net_init(&net, &p, NULL, 0))
 		return 2;
 	while (fgets(line, sizeof(line), in)) {
-		unsigned long long t, src, dst, len, sl_in;
-		char *s;
+		struct rt_frame f;
 		int fi;
 
 		lineno++;
-		s = qsim_trace_data(line);
-		if (!s)
+		switch (rt_parse_line(line, &f)) {
+		case RT_BLANK:
 			continue;
-		if (sscanf(s, "%llu %llu %llu %llu %llu", &t, &src, &dst, &len, &sl_in) != 5 ||
-		    src >= net.nhosts || dst >= net.nhosts || src == dst || !len ||
-		    len > p.in_buffer || len > p.out_buffer || sl_in >= RN_SLS) {
+		case RT_FRAME:
+			if (f.src < net.nhosts && f.dst < net.nhosts && f.len <= p.in_buffer &&
+			    f.len <= p.out_buffer)
+				break;
+			/* fall through */
+		case RT_BAD:
 			fprintf(stderr, "qsim recn: line %lu: want \"time_ns src dst len sl\", hosts 0..%u apart, len 1..the buffers, sl 0..%d\n",
 				lineno, net.nhosts - 1, RN_SLS - 1);
 			return 1;
 		}
-		if (nfr && t < fr[nfr - 1].offered) {
+		if (nfr && f.t_ns < fr[nfr - 1].offered) {
 			fprintf(stderr, "qsim recn: line %lu: time goes backwards\n", lineno);
 			return 1;
 		}
-		fi = rq_flow_index(&run, &fcap, (uint32_t)src, (uint32_t)dst, (uint8_t)sl_in);
+		fi = rq_flow_index(&run, &fcap, f.src, f.dst, f.sl);
 		if (fi < 0 || qsim_reserve((void **)&fr, &cap, nfr, sizeof(*fr))) {
 			fprintf(stderr, "qsim recn: out of memory\n");
 			return 1;
 		}
 		fr[nfr] = (struct rn_frame){
-			.offered = t, .len = (uint32_t)len, .src = (uint32_t)src,
-			.dst = (uint32_t)dst, .sl = (uint8_t)sl_in, .flow = (uint32_t)fi,
+			.offered = f.t_ns, .len = f.len, .src = f.src,
+			.dst = f.dst, .sl = f.sl, .flow = (uint32_t)fi,
 			.seq = run.flows[fi].last_seq++,
-			.route = rn_route(&net, (unsigned int)src, (unsigned int)dst),
+			.route = rn_route(&net, f.src, f.dst),
 		};
 		nfr++;
 	}
