@@ -30,7 +30,8 @@ BEGIN {
 					# the last frame ends the burst (64 bytes at least)
 					if (len > burst - b)
 						len = burst - b < 64 ? 64 : burst - b
-					printf "%d %d %d %d %d\n", t, h, d, len, s
+					# %.0f: mawk's %d stops at 2^31 - 1 (2.1 s of ns)
+					printf "%.0f %d %d %d %d\n", int(t), h, d, len, s
 				}
 				t += -log(1 - rand()) * burst / rate
 			}

@@ -106,7 +106,7 @@ drained() {
 
 # build ARCH: the fabric and each host's classes
 build() {
-	local h s
+	local h s j
 
 	FABRIC_TOPO_SHELL=bash fabric-topo --tree "$TREE" --name "$NS_PREFIX" --link "$LINK" \
 		--arch "$1" --buffer "$BUFFER" --in-buffer "$BUFFER" build > "$TMP_DIR/topo.log" 2>&1 ||
@@ -123,8 +123,12 @@ build() {
 			done
 		} | ns_exec h$h tc -batch - || fatal "host $h's classes"
 	done
-	[[ $(ns_exec h0 tc -j qdisc show dev eth0 root) == *'"limit":200000'* ]] ||
-		fatal "host 0's edf did not take the limit: $(ns_exec h0 tc qdisc show dev eth0 root)"
+	# the change kept what fabric-topo set
+	j=$(ns_exec h0 tc -j qdisc show dev eth0 root)
+	j=${j//[[:space:]]/}
+	[[ $j == *'"limit":200000'* && $j == *'"ttd":true'* &&
+	   ( $1 != recn || $j == *'"recn":true'* ) ]] ||
+		fatal "host 0's edf: $(ns_exec h0 tc qdisc show dev eth0 root)"
 }
 
 destroy() {
