@@ -5,9 +5,12 @@
 # deterministic VM (selftests/demo/recn.sh), for scripts/recn-demo.sh
 # --vm.  Makes the traces here, with the generator qsim's sweep uses
 # (scripts/recn-traffic.awk: 16 hosts, 8 SLs, self-similar bursts) at the
-# VM's link rate, split per host; boots the VM; writes OUT/vm/ (the VM's
-# files, console.log) and OUT/vm-results.tsv (arch load sl offered_Bps
-# accepted_Bps lat_avg_ns lat_max_ns, as results.tsv).
+# VM's link rate, split per host; replays each in qsim too, fifo and recn
+# with the VM's rate, buffers, thresholds and times (qsim-fifo,
+# qsim-recn: the model against the kernel on the same frames); boots the
+# VM; writes OUT/vm/ (the VM's files, console.log) and
+# OUT/vm-results.tsv (arch load sl offered_Bps accepted_Bps lat_avg_ns
+# lat_max_ns, as results.tsv).
 #
 # Environment: RECN_VM_LOADS (0.2 0.4 0.6 0.8 1.0), RECN_VM_DUR (ns of
 # traffic, 8000000000; the first quarter warm-up), RECN_VM_LINK (2mbit).
@@ -55,6 +58,28 @@ for l in $LOADS; do
 		> "$VOUT/offered-$l"
 done
 printf 'LOADS="%s"\nDUR=%s\nTREE=%s\nLINK=%s\nBUFFER=16k\n' "$LOADS" "$DUR" "$TREE" "$LINK" > "$IN/env"
+
+# qsim on the same frames: vcsw's thresholds (3072, 6144, 3072 bytes),
+# 16 KiB per VC per side, RECN's times as fabric-topo sets them (a
+# 1514-byte frame's time T: refresh T, lease 4 T, idle 20 T), steps of
+# 2.5 bytes
+QSIM=$FQ_BUILD/bin/qsim
+[ -x "$QSIM" ] || fq_die "$QSIM not built (make)"
+frame_ns=$((1514 * 8 * 1000000000 / (bps * 8)))
+for l in $LOADS; do
+	cat "$IN/trace-$l-h"* | sort -n -k1,1 -s > "$VOUT/all.trace"
+	for a in fifo recn; do
+		"$QSIM" recn --arch $a --leaves 4 --hosts 4 --spines 4 --rate "$bps" \
+			--in-buffer 16384 --out-buffer 16384 --detect 3072 --xoff 6144 --xon 3072 \
+			--refresh $frame_ns --lease $((4 * frame_ns)) --idle $((20 * frame_ns)) \
+			--step $((2500000000 / bps)) --warmup "$WARM" --until "$DUR" "$VOUT/all.trace" \
+			> "$VOUT/qsim-$a-$l.out" || fq_die "qsim recn failed on the VM's trace ($a, load $l)"
+		awk -v a=qsim-$a -v l="$l" 'NR == FNR { off[$1] = $2; next }
+			$1 == "sl" { printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a, l, $2, off[$2], $8, $10, $12 }' \
+			"$VOUT/offered-$l" "$VOUT/qsim-$a-$l.out" >> "$OUT/vm-results.tsv"
+	done
+done
+rm -f "$VOUT/all.trace"
 
 nloads=$(wc -w <<< "$LOADS")
 # guest seconds: per load and architecture the start margin (1 s + 0.3 s

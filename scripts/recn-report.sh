@@ -45,7 +45,8 @@ qos_table() {	# qos_table SL COLUMN
 md_rows() { awk -F'\t' '{ printf "|"; for (i = 1; i <= NF; i++) printf " %s |", $i; printf "\n" }'; }
 
 # The VM's sweep (scripts/recn-demo-vm.sh), when it ran: the same tables,
-# the lossless switch (trad) against recn
+# the lossless switch (trad) against recn, and qsim's fifo and recn on
+# the same frames
 VMR=$DIR/vm-results.tsv
 [ -s "$VMR" ] && [ "$(wc -l < "$VMR")" -gt 1 ] || VMR=
 VM_LOADS=
@@ -58,9 +59,11 @@ vm_be_table() {	# vm_be_table SL|all
 			n = split(order, ls, " ")
 			for (i = 1; i <= n; i++) {
 				l = ls[i]
-				printf "%s\t%.1f\t%.1f\n", l,
-				       off[l, "trad"] ? 100 * acc[l, "trad"] / off[l, "trad"] : 0,
-				       off[l, "recn"] ? 100 * acc[l, "recn"] / off[l, "recn"] : 0
+				printf "%s", l
+				split("trad recn qsim-fifo qsim-recn", a, " ")
+				for (k = 1; k <= 4; k++)
+					printf "\t%.1f", off[l, a[k]] ? 100 * acc[l, a[k]] / off[l, a[k]] : 0
+				printf "\n"
 			}
 		}' "$VMR"
 }
@@ -69,7 +72,8 @@ vm_qos_table() {	# vm_qos_table SL COLUMN (ms)
 		END {
 			n = split(order, ls, " ")
 			for (i = 1; i <= n; i++)
-				printf "%s\t%.2f\t%.2f\n", ls[i], v[ls[i], "trad"], v[ls[i], "recn"]
+				printf "%s\t%.2f\t%.2f\t%.2f\t%.2f\n", ls[i], v[ls[i], "trad"], v[ls[i], "recn"],
+				       v[ls[i], "qsim-fifo"], v[ls[i], "qsim-recn"]
 		}' "$VMR"
 }
 if [ -n "$VMR" ]; then
@@ -130,10 +134,10 @@ if command -v gnuplot >/dev/null; then
 		echo "set output '$DIR/recn-vm-be.$ext'"
 		echo "set multiplot layout 2,3 title 'In the VM: best-effort accepted over offered, all SLs 4-7 and each (Figs. 2, 3)'"
 		echo "set title 'SLs 4-7'"
-		echo "plot for [c=2:3] '$DIR/vm-be-all.dat' using 1:c with linespoints title word('trad recn', c - 1)"
+		echo "plot for [c=2:5] '$DIR/vm-be-all.dat' using 1:c with linespoints title word('trad recn qsim-fifo qsim-recn', c - 1)"
 		for s in 4 5 6 7; do
 			echo "set title 'SL $s'"
-			echo "plot for [c=2:3] '$DIR/vm-be-sl$s.dat' using 1:c with linespoints title word('trad recn', c - 1)"
+			echo "plot for [c=2:5] '$DIR/vm-be-sl$s.dat' using 1:c with linespoints title word('trad recn qsim-fifo qsim-recn', c - 1)"
 		done
 		echo "unset multiplot"
 		echo "set key top left"
@@ -143,7 +147,7 @@ if command -v gnuplot >/dev/null; then
 			echo "set multiplot layout 2,2 title 'In the VM: QoS SLs 0-3, $k latency (Fig. $([ $k = avg ] && echo 4 || echo 5))'"
 			for s in 0 1 2 3; do
 				echo "set title 'SL $s'"
-				echo "plot for [c=2:3] '$DIR/vm-qos-$k-sl$s.dat' using 1:c with linespoints title word('trad recn', c - 1)"
+				echo "plot for [c=2:5] '$DIR/vm-qos-$k-sl$s.dat' using 1:c with linespoints title word('trad recn qsim-fifo qsim-recn', c - 1)"
 			done
 			echo "unset multiplot"
 		done
@@ -220,19 +224,20 @@ fi
 			$1 == "dur_ns" { d = $2 / 1e9 } $1 == "warmup_ns" { w = $2 / 1e9 }
 			END { printf "a %s tree of switches, %s links, %s per VC per side, %g s of traffic measured after %g s", t, l, b, d, w }' \
 			"$DIR/vm/recn/setup.tsv" 2>/dev/null);"
-		echo "trad is the lossless switch without RECN, recn runs RECN at every port and host."
+		echo "trad is the lossless switch without RECN, recn runs RECN at every port and host;"
+		echo "qsim-fifo and qsim-recn are qsim on the same frames with the VM's settings."
 		echo
 		echo "### Best-effort SLs 4-7, accepted over offered (%)"
 		echo
-		echo "| load | trad | recn |"
-		echo "| --- | --- | --- |"
+		echo "| load | trad | recn | qsim-fifo | qsim-recn |"
+		echo "| --- | --- | --- | --- | --- |"
 		md_rows < "$DIR/vm-be-all.dat"
 		for s in 4 5 6 7; do
 			echo
 			echo "SL $s:"
 			echo
-			echo "| load | trad | recn |"
-			echo "| --- | --- | --- |"
+			echo "| load | trad | recn | qsim-fifo | qsim-recn |"
+			echo "| --- | --- | --- | --- | --- |"
 			md_rows < "$DIR/vm-be-sl$s.dat"
 		done
 		for k in avg max; do
@@ -242,8 +247,8 @@ fi
 				echo
 				echo "SL $s:"
 				echo
-				echo "| load | trad | recn |"
-				echo "| --- | --- | --- |"
+				echo "| load | trad | recn | qsim-fifo | qsim-recn |"
+				echo "| --- | --- | --- | --- | --- |"
 				md_rows < "$DIR/vm-qos-$k-sl$s.dat"
 			done
 		done
@@ -269,9 +274,9 @@ sed 's/^/  /' "$DIR/be-all.dat"
 echo "QoS SL 3 average latency (us): load fifo voq voq8 recn"
 sed 's/^/  /' "$DIR/qos-avg-sl3.dat"
 if [ -n "$VMR" ]; then
-	echo "in the VM, best-effort SLs 4-7, accepted/offered (%): load trad recn"
+	echo "in the VM, best-effort SLs 4-7, accepted/offered (%): load trad recn qsim-fifo qsim-recn"
 	sed 's/^/  /' "$DIR/vm-be-all.dat"
-	echo "in the VM, QoS SL 3 average latency (ms): load trad recn"
+	echo "in the VM, QoS SL 3 average latency (ms): load trad recn qsim-fifo qsim-recn"
 	sed 's/^/  /' "$DIR/vm-qos-avg-sl3.dat"
 fi
 echo "# report: ${DIR#"$FQ_ROOT"/}/report.md"

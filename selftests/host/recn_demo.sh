@@ -41,13 +41,19 @@ if command -v gnuplot > /dev/null; then
 	expect "plots" "$(ls "$T/out"/recn-*.png | wc -l)" 5
 fi
 # the VM's sweep in the report: rows made up here, trad accepting half of
-# what was offered, recn all of it; latency 2 ms and 1 ms (SL s: + s ms)
+# what was offered, recn all of it, qsim's fifo a quarter, its recn three;
+# latency 2, 1, 3 and 4 ms (SL s: + s ms)
 {
 	printf 'arch\tload\tsl\toffered_Bps\taccepted_Bps\tlat_avg_ns\tlat_max_ns\n'
-	for a in trad recn; do
+	for a in trad recn qsim-fifo qsim-recn; do
+		case $a in
+		trad) acc=500 lat=2000000 ;;
+		recn) acc=1000 lat=1000000 ;;
+		qsim-fifo) acc=250 lat=3000000 ;;
+		qsim-recn) acc=750 lat=4000000 ;;
+		esac
 		for l in 0.5 1.0; do
 			for s in 0 1 2 3 4 5 6 7; do
-				[ $a = trad ] && acc=500 lat=2000000 || acc=1000 lat=1000000
 				printf '%s\t%s\t%d\t1000\t%d\t%d\t%d\n' $a $l $s $acc $((lat + s * 1000000)) \
 					$((4 * lat))
 			done
@@ -60,11 +66,12 @@ printf 'tree\t4,2\nlink\t2mbit\nbuffer\t16k\ndur_ns\t8000000000\nwarmup_ns\t2000
 printf 'arch\tload\tcpu_busy_pct\nrecn\t0.5\t42\n' > "$T/out/vm/recn/runs.tsv"
 "$ROOT/scripts/recn-report.sh" "$T/out" > "$T/log2" 2>&1
 expect "recn-report with the VM's rows" $? 0
-expect "VM best effort, accepted (%): load trad recn" "$(tr '\t\n' ' ;' < "$T/out/vm-be-all.dat")" \
-	"0.5 50.0 100.0;1.0 50.0 100.0;"
-expect "VM SL 3 average latency (ms): load trad recn" "$(tr '\t\n' ' ;' < "$T/out/vm-qos-avg-sl3.dat")" \
-	"0.5 5.00 4.00;1.0 5.00 4.00;"
-expect "VM SL 0 maximum latency (ms)" "$(head -n 1 "$T/out/vm-qos-max-sl0.dat" | tr '\t' ' ')" "0.5 8.00 4.00"
+expect "VM best effort, accepted (%): load trad recn qsim-fifo qsim-recn" \
+	"$(tr '\t\n' ' ;' < "$T/out/vm-be-all.dat")" "0.5 50.0 100.0 25.0 75.0;1.0 50.0 100.0 25.0 75.0;"
+expect "VM SL 3 average latency (ms): load trad recn qsim-fifo qsim-recn" \
+	"$(tr '\t\n' ' ;' < "$T/out/vm-qos-avg-sl3.dat")" "0.5 5.00 4.00 6.00 7.00;1.0 5.00 4.00 6.00 7.00;"
+expect "VM SL 0 maximum latency (ms)" "$(head -n 1 "$T/out/vm-qos-max-sl0.dat" | tr '\t' ' ')" \
+	"0.5 8.00 4.00 12.00 16.00"
 for t in "The same experiment in the VM" "a 4,2 tree of switches, 2mbit links, 16k per VC per side, 8 s of traffic measured after 2 s" \
 	"| recn | 0.5 | 42 |"; do
 	expect "report.md has \"$t\"" "$(grep -cF "$t" "$T/out/report.md")" 1
