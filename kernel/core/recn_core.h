@@ -160,6 +160,15 @@ struct recn_stats {
 struct recn_set {
 	struct recn_cfg cfg;
 	fq_u8 up_digits;		/* what upstream sees in front: 1 at outputs */
+	/*
+	 * A source's set (a host's, recn_host.h): where the frames come
+	 * from, so an emptied SAQ is kept until idle_ns, not freed at once.
+	 * Freed at once, a SAQ that an Xon let drain would be gone when the
+	 * flow's next frame came, which then went unheld into the switch's
+	 * buffer until the switch said so again: a churn of notifications,
+	 * new SAQs and counts, one for each Xon.
+	 */
+	bool source;
 	fq_u64 busy;			/* detection queues with frames */
 	fq_u32 saq_used;		/* bit i: saq[i] is in use */
 	struct recn_detq detq[RECN_DETQS];
@@ -642,7 +651,7 @@ static inline void recn_depart(struct recn_set *s, fq_u32 q, fq_u32 bytes, fq_u6
 		recn_tell_departure(s, &a->t, &a->pt, a->bytes, send, ctx);
 		if (!a->frames) {
 			a->empty_since = now;
-			if (!a->t.told)
+			if (!a->t.told && !s->source)
 				recn_saq_free(s, i, send, ctx);
 		}
 	} else {

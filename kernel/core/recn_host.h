@@ -121,8 +121,10 @@ static inline void recn_host_init(struct recn_host *h, const struct recn_host_cf
 	h->nout = 0;
 	h->out_dropped = 0;
 	h->gen = 0;
-	for (vc = 0; vc < RECN_HOST_VCS; vc++)
+	for (vc = 0; vc < RECN_HOST_VCS; vc++) {
 		recn_init(&h->set[vc], &cfg);
+		h->set[vc].source = true;
+	}
 }
 
 struct recn_host_ctx {

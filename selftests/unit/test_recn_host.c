@@ -118,13 +118,26 @@ UNIT_TEST(notify_xoff_xon_release)
 	/* Xon: it may go, and the caller is told to run the qdisc */
 	EXPECT_TRUE(rx1(&h, wmsg(RECN_MSG_XON, 1, 3, 1, 4), 5));
 	EXPECT_TRUE(recn_host_may_go(&h, 1, q));
-	/* a second frame of the point, then both leave: freed, RELEASE said */
+	/* a second frame of the point, then both leave: the SAQ stays */
 	q2 = recn_host_arrive(&h, 1, hot, 4, 1000, 6);
 	EXPECT_EQ(q2, q);
 	recn_host_depart(&h, 1, q, 1000, 7);
+	recn_host_depart(&h, 1, q2, 1000, 8);
 	EXPECT_EQ(recn_host_saqs(&h), 1);
 	EXPECT_EQ(h.nout, 0);
-	recn_host_depart(&h, 1, q2, 1000, 8);
+	/* so the point's next frame is still set aside, and an Xoff holds
+	 * it with no new notification (freed at once, it would have gone
+	 * unheld into the switch's buffer) */
+	q = recn_host_arrive(&h, 1, hot, 4, 1000, 9);
+	EXPECT_EQ(q, q2);
+	EXPECT_TRUE(!rx1(&h, wmsg(RECN_MSG_XOFF, 1, 3, 1, 4), 10));
+	EXPECT_TRUE(!recn_host_may_go(&h, 1, q));
+	EXPECT_TRUE(rx1(&h, wmsg(RECN_MSG_XON, 1, 3, 1, 4), 11));
+	recn_host_depart(&h, 1, q, 1000, 12);
+	/* empty for less than recn_idle: kept; then freed, RELEASE said */
+	EXPECT_TRUE(recn_host_tick(&h, 12 + c.idle_ns - 1, &woke));
+	EXPECT_EQ(recn_host_saqs(&h), 1);
+	EXPECT_TRUE(!recn_host_tick(&h, 12 + c.idle_ns, &woke));
 	EXPECT_EQ(recn_host_saqs(&h), 0);
 	ASSERT_EQ(recn_host_take_out(&h, out), 1);
 	EXPECT_EQ(out[0].m.kind, RECN_MSG_RELEASE);
@@ -133,12 +146,14 @@ UNIT_TEST(notify_xoff_xon_release)
 	EXPECT_EQ(out[0].m.pt.sl, 4);
 	EXPECT_EQ(h.nout, 0);
 	/* no SAQ left: the tick has nothing to do */
-	EXPECT_TRUE(!recn_host_tick(&h, 9, &woke));
+	EXPECT_TRUE(!recn_host_tick(&h, 13 + c.idle_ns, &woke));
 	EXPECT_TRUE(!woke);
 	EXPECT_EQ(h.set[1].st.notify_rx, 2);
-	EXPECT_EQ(h.set[1].st.xoff_rx, 1);
-	EXPECT_EQ(h.set[1].st.xon_rx, 1);
+	EXPECT_EQ(h.set[1].st.xoff_rx, 2);
+	EXPECT_EQ(h.set[1].st.xon_rx, 2);
 	EXPECT_EQ(h.set[1].st.release_tx, 1);
+	EXPECT_EQ(h.set[1].st.saq_alloc, 1);
+	EXPECT_EQ(h.set[1].st.saq_idle_free, 1);
 }
 
 /* Frames queued before the SAQ was made move into it; others stay. */
@@ -149,6 +164,7 @@ UNIT_TEST(a_new_saq_takes_the_queued_frames)
 	fq_u32 hot = route2(2, 1), cold = route2(3, -1), q[6], i;
 	struct recn_set *s;
 	struct recn_host h;
+	bool woke;
 
 	recn_host_init(&h, &c);
 	s = &h.set[1];
@@ -170,12 +186,16 @@ UNIT_TEST(a_new_saq_takes_the_queued_frames)
 	for (i = 0; i < 6; i++)
 		EXPECT_EQ(recn_host_retag(&h, 1, q[i], i % 2 ? cold : hot, 4, 1000, 12), q[i]);
 	/* a longer point takes the hot frames from the shorter one; the
-	 * shorter, empty, is freed and says so */
+	 * shorter, empty, is freed after recn_idle and says so */
 	rx1(&h, wmsg(RECN_MSG_NOTIFY, 1, 3 | 2 << 6, 2, 4), 13);
 	for (i = 0; i < 6; i += 2)
 		q[i] = recn_host_retag(&h, 1, q[i], hot, 4, 1000, 14);
 	EXPECT_EQ(s->saq[1].frames, 3);
+	EXPECT_TRUE(s->saq[0].used);
+	EXPECT_EQ(recn_host_take_out(&h, out), 0);
+	recn_host_tick(&h, 14 + c.idle_ns, &woke);
 	EXPECT_TRUE(!s->saq[0].used);
+	EXPECT_TRUE(s->saq[1].used);
 	EXPECT_EQ(recn_host_take_out(&h, out), 1);
 	EXPECT_EQ(out[0].m.kind, RECN_MSG_RELEASE);
 	EXPECT_EQ(out[0].m.pt.len, 1);
