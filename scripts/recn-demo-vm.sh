@@ -13,7 +13,7 @@
 # lat_max_ns, as results.tsv).
 #
 # Environment: RECN_VM_LOADS (0.2 0.4 0.6 0.8 1.0), RECN_VM_DUR (ns of
-# traffic, 8000000000; the first quarter warm-up), RECN_VM_LINK (2mbit).
+# traffic, 8000000000; the first quarter warm-up), RECN_VM_LINK (1mbit).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 # guest time must follow instructions: never the debug kernels' boot
@@ -24,7 +24,7 @@ SEED=${2:?usage: recn-demo-vm.sh OUT SEED}
 KIND=deterministic
 LOADS=${RECN_VM_LOADS:-0.2 0.4 0.6 0.8 1.0}
 DUR=${RECN_VM_DUR:-8000000000}
-LINK=${RECN_VM_LINK:-2mbit}
+LINK=${RECN_VM_LINK:-1mbit}
 TREE=4,2
 HOSTS=16
 # the largest frame the hosts' 1500-byte MTU takes: 1400 bytes of UDP
@@ -35,7 +35,7 @@ for l in $LOADS; do
 done
 [[ $DUR =~ ^[0-9]+$ ]] && [ "$DUR" -ge 1000000000 ] && [ "$DUR" -le 60000000000 ] ||
 	fq_die "RECN_VM_DUR: '$DUR': want 1000000000 to 60000000000 ns"
-[[ $LINK =~ ^[0-9]+[km]bit$ ]] || fq_die "RECN_VM_LINK: '$LINK': want e.g. 2mbit"
+[[ $LINK =~ ^[0-9]+[km]bit$ ]] || fq_die "RECN_VM_LINK: '$LINK': want e.g. 1mbit"
 bps=$(awk -v r="$LINK" 'BEGIN { m = r ~ /mbit$/ ? 1e6 : 1e3; sub(/[km]bit$/, "", r); printf "%d", r * m / 8 }')
 WARM=$((DUR / 4))
 

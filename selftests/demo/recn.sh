@@ -7,7 +7,7 @@
 #
 # A k-ary n-tree of vcsw switches (fabric-topo, TREE, 4,2: 4 leaves of 4
 # hosts under 4 spines, qsim's sweep's shape) on lossless credit links of
-# LINK (2mbit), BUFFER (16k) per VC per side, once with arch trad (the
+# LINK (1mbit), BUFFER (16k) per VC per side, once with arch trad (the
 # lossless switch, two VCs, no RECN) and once with arch recn (RECN on
 # every port and in every host's edf).  Each host's edf has a class per
 # SL: 1:100 .. 1:103 control, regulated (VC0), 1:104 .. 1:107 best effort
@@ -33,7 +33,7 @@ IN=/etc/fabric-qos/recn-demo
 LOADS=${LOADS:-0.2 0.4 0.6 0.8 1.0}
 DUR=${DUR:-8000000000}
 TREE=${TREE:-4,2}
-LINK=${LINK:-2mbit}
+LINK=${LINK:-1mbit}
 BUFFER=${BUFFER:-16k}
 WARM=$((DUR / 4))
 K=${TREE%,*}
@@ -79,7 +79,7 @@ recn_sums() {
 	for s in $(switches); do
 		ns_exec "s$s" ip -j -d link show master sw0
 	done | tr -d '[:space:]' | grep -oE '"(saq_alloc|saq_free|xoff_tx)":[0-9]+' |
-		awk -F'[":]+' '{ v[$2] += $3 } END { printf "%d %d %d\n", v["saq_alloc"], v["saq_free"], v["xoff_tx"] }'
+		awk -F'[":]+' '{ v[$2] += $3 } END { printf "%.0f %.0f %.0f\n", v["saq_alloc"], v["saq_free"], v["xoff_tx"] }'
 }
 # host_drops: packets the hosts' qdiscs dropped, summed
 host_drops() {
@@ -116,10 +116,10 @@ build() {
 			# a burst of one SL is a hundred frames: room for many
 			echo "qdisc change dev eth0 root handle 1: edf limit 200000 flow_limit 20000"
 			for s in 0 1 2 3; do
-				echo "class add dev eth0 parent 1: classid 1:10$s control perflow off"
+				echo "class add dev eth0 parent 1: classid 1:10$s edf control perflow off"
 			done
 			for s in 4 5 6 7; do
-				echo "class add dev eth0 parent 1: classid 1:10$s rate $LINK besteffort"
+				echo "class add dev eth0 parent 1: classid 1:10$s edf rate $LINK besteffort"
 			done
 		} | ns_exec h$h tc -batch - || fatal "host $h's classes"
 	done
@@ -132,12 +132,13 @@ build() {
 }
 
 destroy() {
-	fabric-topo --tree "$TREE" --name "$NS_PREFIX" destroy > /dev/null 2>&1
+	FABRIC_TOPO_SHELL=bash fabric-topo --tree "$TREE" --name "$NS_PREFIX" destroy > "$TMP_DIR/topo.log" 2>&1 ||
+		fatal "fabric-topo destroy: $(tail -n 3 "$TMP_DIR/topo.log")"
 }
 
 # run ARCH LOAD
 run() {
-	local arch=$1 load=$2 h n e g start c0 c1 pids=() sent=0 errs=0 lag=0 out=0 bad=0
+	local arch=$1 load=$2 h n e g start c0 c1 pids=() sent=0 errs=0 lag=0 out=0 bad=0 lags
 	local a0=0 f0=0 x0=0 a1=0 f1=0 x1=0 d0 d1
 
 	[ "$arch" = recn ] && read -r a0 f0 x0 <<< "$(recn_sums)"
@@ -167,11 +168,13 @@ run() {
 	cat "$TMP_DIR"/r* | awk -v a=$arch -v l=$load -v w=$((DUR - WARM)) '
 		$1 == "sl" { f[$2] += $4; b[$2] += $6; ls[$2] += $8 * $4; if ($10 > m[$2]) m[$2] = $10 }
 		END { for (s = 0; s < 8; s++)
-			printf "%s\t%s\t%d\t%d\t%d\t%.0f\t%.0f\t%d\n", a, l, s, f[s], b[s],
+			printf "%s\t%s\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\n", a, l, s, f[s], b[s],
 				b[s] * 1e9 / w, f[s] ? ls[s] / f[s] : 0, m[s] }' >> "$OUT/vm.tsv"
+	lags=
 	for ((h = 0; h < HOSTS; h++)); do
 		read -r _ _ n _ _ _ e _ g < "$TMP_DIR/s$h"
 		sent=$((sent + n)); errs=$((errs + e)); ((g > lag)) && lag=$g
+		lags+=" $((g / 1000000))"
 		out=$((out + $(awk '$1 == "sl" { o += $12 } END { print o + 0 }' "$TMP_DIR/r$h")))
 		bad=$((bad + $(awk '$1 == "bad" { print $2 }' "$TMP_DIR/r$h")))
 	done
@@ -184,9 +187,10 @@ run() {
 	echo "$c0 $c1" | awk -v a=$arch -v l=$load -v s=$sent -v e=$errs -v g=$lag -v d=$((d1 - d0)) \
 		-v o=$out -v bd=$bad -v sa=$((a1 - a0)) -v sf=$((f1 - f0)) -v x=$((x1 - x0)) '
 		{ b = $3 - $1; i = $4 - $2
-		  printf "%s\t%s\t%.0f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", a, l,
+		  printf "%s\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\n", a, l,
 			 b + i ? 100 * b / (b + i) : 0, s, e, g, d, o, bd, sa, sf, x }' >> "$OUT/runs.tsv"
 	log_info "$(tail -n 1 "$OUT/runs.tsv")"
+	log_info "$arch $load: each sender's lag (ms):$lags"
 	rm -f "$TMP_DIR"/[rs]*
 }
 
