@@ -148,8 +148,7 @@ else
 		*) echo "not ok $n # $rest"; failed=1 ;;
 		esac
 	done < "$OUT/summary.txt"
-	if grep -Eh -A12 "$FQ_BAD_LOG" "$OUT/console.log" "$OUT/kernel.log" 2>/dev/null | head -n 40 | grep .; then
-		echo "not ok kernel-log # WARNING/BUG/Oops in the kernel log"
+	if fq_demo_kernel_log_bad "$OUT"; then
 		failed=1
 	elif ! grep -q '^# FQ-VM-DONE' "$OUT/results.ktap"; then
 		echo "not ok vm # the VM did not finish (qemu exit $vm_rc)"

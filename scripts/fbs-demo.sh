@@ -49,8 +49,7 @@ vm_rc=$?
 echo "# $KIND VM ran $(( $(date +%s) - start ))s (qemu exit $vm_rc), console: ${OUT#"$FQ_ROOT"/}/console.log"
 fq_demo_files "$OUT/results.ktap" "$OUT"
 failed=0
-if grep -Eh -A12 "$FQ_BAD_LOG" "$OUT/console.log" "$OUT/kernel.log" 2>/dev/null | head -n 40 | grep .; then
-	echo "not ok kernel-log # WARNING/BUG/Oops in the kernel log"
+if fq_demo_kernel_log_bad "$OUT"; then
 	failed=1
 fi
 if ! grep -q '^fbs ok' "$OUT/summary.txt" 2>/dev/null || [ ! -s "$OUT/fbs/threshold.tsv" ]; then

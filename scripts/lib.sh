@@ -82,6 +82,15 @@ fq_multiarch() {
 # A kernel log line that fails a VM run.
 FQ_BAD_LOG='WARNING:|BUG:|Oops|general protection|Kernel panic|kernel BUG|UBSAN:|KASAN:|refcount_t:|unreferenced object|detected stall|hung_task|soft lockup'
 
+# fq_demo_kernel_log_bad DIR: whether a demo's VM logged a line that fails
+# a run (DIR/console.log, DIR/kernel.log of fq_demo_files); prints the
+# first of them and a "not ok kernel-log" line if so
+fq_demo_kernel_log_bad() {
+	grep -Eh -A12 "$FQ_BAD_LOG" "$1/console.log" "$1/kernel.log" 2>/dev/null | head -n 40 | grep . ||
+		return 1
+	echo "not ok kernel-log # WARNING/BUG/Oops in the kernel log"
+}
+
 # fq_console_died_booting CONSOLE: whether the VM's kernel died while it
 # booted, before the first test began ("fabric-qos: [1/N] ..."): no
 # module of ours is loaded before that, so what killed it was the

@@ -98,8 +98,7 @@ vm_rc=$?
 echo "# $KIND VM ran $(( $(date +%s) - start ))s (qemu exit $vm_rc), console: ${VOUT#"$FQ_ROOT"/}/console.log"
 fq_demo_files "$VOUT/results.ktap" "$VOUT"
 failed=0
-if grep -Eh -A12 "$FQ_BAD_LOG" "$VOUT/console.log" "$VOUT/kernel.log" 2>/dev/null | head -n 40 | grep .; then
-	echo "not ok kernel-log # WARNING/BUG/Oops in the kernel log"
+if fq_demo_kernel_log_bad "$VOUT"; then
 	failed=1
 fi
 if ! grep -q '^recn ok' "$VOUT/summary.txt" 2>/dev/null || [ ! -s "$VOUT/recn/vm.tsv" ]; then

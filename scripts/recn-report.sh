@@ -10,38 +10,44 @@ set -uo pipefail
 
 DIR=${1:?usage: recn-report.sh DIR}
 [ -s "$DIR/results.tsv" ] && [ -s "$DIR/tree.tsv" ] || fq_die "$DIR: no results"
-# the loads measured, in order
-LOADS=$(awk -F'\t' 'NR > 1 { print $2 }' "$DIR/results.tsv" | sort -n -u | tr '\n' ' ')
-
-# best-effort throughput, accepted over offered (%), all four SLs or one
-be_table() {	# be_table SL|all
-	awk -F'\t' -v want="$1" -v order="$LOADS" 'NR > 1 && $3 >= 4 && (want == "all" || $3 == want) {
+QSIM_ARCHS="fifo voq voq8 recn"
+# best-effort throughput, accepted over offered (%), all four SLs or one,
+# per architecture of ARCHS (a column each), from FILE (results.tsv's)
+be_table() {	# be_table FILE "ARCHS" SL|all
+	awk -F'\t' -v archs="$2" -v want="$3" -v order="$(table_loads "$1")" \
+		'NR > 1 && $3 >= 4 && (want == "all" || $3 == want) {
 			off[$2, $1] += $4; acc[$2, $1] += $5
 		}
 		END {
 			n = split(order, ls, " ")
+			na = split(archs, a, " ")
 			for (i = 1; i <= n; i++) {
 				l = ls[i]
 				printf "%s", l
-				split("fifo voq voq8 recn", a, " ")
-				for (k = 1; k <= 4; k++)
+				for (k = 1; k <= na; k++)
 					printf "\t%.1f", off[l, a[k]] ? 100 * acc[l, a[k]] / off[l, a[k]] : 0
 				printf "\n"
 			}
-		}' "$DIR/results.tsv"
+		}' "$1"
 }
-# QoS latency (us) of one SL: column 6 average, 7 maximum
-qos_table() {	# qos_table SL COLUMN
-	awk -F'\t' -v sl="$1" -v c="$2" -v order="$LOADS" 'NR > 1 && $3 == sl { v[$2, $1] = $c / 1000 }
+# QoS latency of one SL (column 6 average, 7 maximum) in us (DIV 1000,
+# FMT %.1f) or ms (1000000, %.2f), per architecture of ARCHS
+qos_table() {	# qos_table FILE "ARCHS" SL COLUMN DIV FMT
+	awk -F'\t' -v archs="$2" -v sl="$3" -v c="$4" -v div="$5" -v fmt="$6" \
+		-v order="$(table_loads "$1")" 'NR > 1 && $3 == sl { v[$2, $1] = $c / div }
 		END {
 			n = split(order, ls, " ")
+			na = split(archs, a, " ")
 			for (i = 1; i <= n; i++) {
-				l = ls[i]
-				printf "%s\t%.1f\t%.1f\t%.1f\t%.1f\n", l, v[l, "fifo"], v[l, "voq"],
-				       v[l, "voq8"], v[l, "recn"]
+				printf "%s", ls[i]
+				for (k = 1; k <= na; k++)
+					printf "\t" fmt, v[ls[i], a[k]]
+				printf "\n"
 			}
-		}' "$DIR/results.tsv"
+		}' "$1"
 }
+# the loads of FILE, in order
+table_loads() { awk -F'\t' 'NR > 1 { print $2 }' "$1" | sort -n -u | tr '\n' ' '; }
 md_rows() { awk -F'\t' '{ printf "|"; for (i = 1; i <= NF; i++) printf " %s |", $i; printf "\n" }'; }
 
 # The VM's sweep (scripts/recn-demo-vm.sh), when it ran: the same tables,
@@ -49,47 +55,22 @@ md_rows() { awk -F'\t' '{ printf "|"; for (i = 1; i <= NF; i++) printf " %s |", 
 # the same frames
 VMR=$DIR/vm-results.tsv
 [ -s "$VMR" ] && [ "$(wc -l < "$VMR")" -gt 1 ] || VMR=
-VM_LOADS=
-[ -z "$VMR" ] || VM_LOADS=$(awk -F'\t' 'NR > 1 { print $2 }' "$VMR" | sort -n -u | tr '\n' ' ')
-vm_be_table() {	# vm_be_table SL|all
-	awk -F'\t' -v want="$1" -v order="$VM_LOADS" 'NR > 1 && $3 >= 4 && (want == "all" || $3 == want) {
-			off[$2, $1] += $4; acc[$2, $1] += $5
-		}
-		END {
-			n = split(order, ls, " ")
-			for (i = 1; i <= n; i++) {
-				l = ls[i]
-				printf "%s", l
-				split("trad recn qsim-fifo qsim-recn", a, " ")
-				for (k = 1; k <= 4; k++)
-					printf "\t%.1f", off[l, a[k]] ? 100 * acc[l, a[k]] / off[l, a[k]] : 0
-				printf "\n"
-			}
-		}' "$VMR"
-}
-vm_qos_table() {	# vm_qos_table SL COLUMN (ms)
-	awk -F'\t' -v sl="$1" -v c="$2" -v order="$VM_LOADS" 'NR > 1 && $3 == sl { v[$2, $1] = $c / 1e6 }
-		END {
-			n = split(order, ls, " ")
-			for (i = 1; i <= n; i++)
-				printf "%s\t%.2f\t%.2f\t%.2f\t%.2f\n", ls[i], v[ls[i], "trad"], v[ls[i], "recn"],
-				       v[ls[i], "qsim-fifo"], v[ls[i], "qsim-recn"]
-		}' "$VMR"
-}
+VM_ARCHS="trad recn qsim-fifo qsim-recn"
 if [ -n "$VMR" ]; then
-	vm_be_table all > "$DIR/vm-be-all.dat"
-	for s in 4 5 6 7; do vm_be_table $s > "$DIR/vm-be-sl$s.dat"; done
+	be_table "$VMR" "$VM_ARCHS" all > "$DIR/vm-be-all.dat"
+	for s in 4 5 6 7; do be_table "$VMR" "$VM_ARCHS" $s > "$DIR/vm-be-sl$s.dat"; done
 	for s in 0 1 2 3; do
-		vm_qos_table $s 6 > "$DIR/vm-qos-avg-sl$s.dat"
-		vm_qos_table $s 7 > "$DIR/vm-qos-max-sl$s.dat"
+		qos_table "$VMR" "$VM_ARCHS" $s 6 1000000 %.2f > "$DIR/vm-qos-avg-sl$s.dat"
+		qos_table "$VMR" "$VM_ARCHS" $s 7 1000000 %.2f > "$DIR/vm-qos-max-sl$s.dat"
 	done
 fi
 
-be_table all > "$DIR/be-all.dat"
-for s in 4 5 6 7; do be_table $s > "$DIR/be-sl$s.dat"; done
+R=$DIR/results.tsv
+be_table "$R" "$QSIM_ARCHS" all > "$DIR/be-all.dat"
+for s in 4 5 6 7; do be_table "$R" "$QSIM_ARCHS" $s > "$DIR/be-sl$s.dat"; done
 for s in 0 1 2 3; do
-	qos_table $s 6 > "$DIR/qos-avg-sl$s.dat"
-	qos_table $s 7 > "$DIR/qos-max-sl$s.dat"
+	qos_table "$R" "$QSIM_ARCHS" $s 6 1000 %.1f > "$DIR/qos-avg-sl$s.dat"
+	qos_table "$R" "$QSIM_ARCHS" $s 7 1000 %.1f > "$DIR/qos-max-sl$s.dat"
 done
 
 plots=()

@@ -83,6 +83,13 @@ for bad in "RECN_VM_LOADS=1.5" "RECN_VM_DUR=10" "RECN_VM_LINK=fast"; do
 	env "$bad" "$ROOT/scripts/recn-demo-vm.sh" "$T/badvm" 1 > /dev/null 2>&1
 	expect "$bad refused before any VM" "$?:$(ls "$T/badvm" 2>/dev/null | wc -l)" "1:0"
 done
+# a demo VM's log that fails the run, and one that does not
+mkdir -p "$T/klog"
+printf 'fabric-qos: [1/1] demo/recn\n' > "$T/klog/console.log"
+expect "a clean console passes" "$(bash -c '. "$1/scripts/lib.sh"; fq_demo_kernel_log_bad "$2"; echo $?' - "$ROOT" "$T/klog")" 1
+printf '[ 12.3] WARNING: CPU: 0 PID: 1 at net/core/dev.c:1 x\n' > "$T/klog/kernel.log"
+expect "a WARNING in kernel.log fails" \
+	"$(bash -c '. "$1/scripts/lib.sh"; fq_demo_kernel_log_bad "$2" | grep -c "not ok kernel-log\|WARNING"' - "$ROOT" "$T/klog")" 2
 RECN_OUT=$T/bad RECN_LOADS="1.5" "$ROOT/scripts/recn-demo.sh" > /dev/null 2>&1
 expect "load 1.5 refused" $? 1
 RECN_OUT=$T/bad RECN_DUR=10 "$ROOT/scripts/recn-demo.sh" > /dev/null 2>&1

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_util.h"
 #include "fabric-replay.h"
 #include "recn_trace.h"
 
@@ -43,21 +44,6 @@ static void usage(FILE *f)
 		"         frame to its arrival (the kernel's receive timestamp)\n"
 		"  now    prints CLOCK_REALTIME in ns, for --start\n",
 		RT_FRAME_MIN);
-}
-
-static int parse_u64(const char *s, uint64_t max, uint64_t *v)
-{
-	unsigned long long x;
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || *end || x > max)
-		return -1;
-	*v = x;
-	return 0;
 }
 
 static int parse_class(const char *s, uint32_t *prio)
@@ -119,28 +105,28 @@ int main(int argc, char **argv)
 			so.trace = optarg;
 			break;
 		case 'H':
-			if (parse_u64(optarg, 65535, &v))
+			if (!parse_u64(optarg, 10, 65535, &v))
 				return bad("--host: want 0 .. 65535");
 			so.host = (uint32_t)v;
 			have_host = true;
 			break;
 		case 's':
-			if (parse_u64(optarg, UINT64_MAX / 2, &start))
+			if (!parse_u64(optarg, 10, UINT64_MAX / 2, &start))
 				return bad("--start: want ns of CLOCK_REALTIME (fabric-replay now)");
 			have_start = true;
 			break;
 		case 'u':
-			if (parse_u64(optarg, 1000000000000ULL, &until) || !until)
+			if (!parse_u64(optarg, 10, 1000000000000ULL, &until) || !until)
 				return bad("--until: want 1 .. 10^12 ns");
 			have_until = true;
 			break;
 		case 'w':
-			if (parse_u64(optarg, 1000000000000ULL, &warmup))
+			if (!parse_u64(optarg, 10, 1000000000000ULL, &warmup))
 				return bad("--warmup: want 0 .. 10^12 ns");
 			have_warmup = true;
 			break;
 		case 'l':
-			if (parse_u64(optarg, 60000000000ULL, &linger))
+			if (!parse_u64(optarg, 10, 60000000000ULL, &linger))
 				return bad("--linger: want 0 .. 60 s in ns");
 			have_linger = true;
 			break;
@@ -153,7 +139,7 @@ int main(int argc, char **argv)
 			have_net = true;
 			break;
 		case 'p':
-			if (parse_u64(optarg, 65535, &v) || !v)
+			if (!parse_u64(optarg, 10, 65535, &v) || !v)
 				return bad("--port: want 1 .. 65535");
 			so.port = (uint16_t)v;
 			break;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "recn_trace.h"
 
 enum rt_parse rt_parse_line(const char *line, struct rt_frame *f)
@@ -26,19 +27,6 @@ enum rt_parse rt_parse_line(const char *line, struct rt_frame *f)
 	*f = (struct rt_frame){ .t_ns = t, .src = (uint32_t)src, .dst = (uint32_t)dst,
 				.len = (uint32_t)len, .sl = (uint8_t)sl };
 	return RT_FRAME;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
 /* magic, src, seq, offered (8), len, sl, 3 bytes zero; big-endian */

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 60
+#
+# fabric-replay without a fabric: its command line refuses what it must,
+# and, in a network namespace of its own (where unshare can make one),
+# a sender and a receiver on loopback count each SL's frames, bytes and
+# the window as recn.rst says.  The fabric itself is make demo's
+# (selftests/demo/recn.sh).
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+FR=$ROOT/build/bin/fabric-replay
+[ -x "$FR" ] || { echo "FAIL: $FR not built"; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# refused ARGS... REASON: exit 2, REASON in the message
+refused() {
+	local reason=${*: -1} rc
+
+	"$FR" "${@:1:$#-1}" > /dev/null 2> "$work/err"
+	rc=$?
+	[ $rc = 2 ] || fail "fabric-replay ${*:1:$#-1}: exit $rc, want 2"
+	grep -q -- "$reason" "$work/err" || fail "fabric-replay ${*:1:$#-1}: no \"$reason\": $(cat "$work/err")"
+}
+refused bogus 'want send, recv or now'
+refused send --host 1 --start 1 "are needed"
+refused send --trace - --host 65533 --start 1 "a /16 holds hosts"
+refused send --trace - --host -1 --start 1 "want 0 .. 65535"
+refused send --trace - --host 1 --start 1 --warmup 5 "the receiver's"
+refused send --trace - --host 1 --start 1 --class-base 0:100 "MAJ 1 .. ffff"
+refused send --trace - --host 1 --start 1 --class-base 1:fffa "MIN 0 .. fff8"
+refused send --trace - --host 1 --start 1 --net 127.0 "unicast /16"
+refused recv --start 1 --warmup 5 --until 5 "below --until"
+refused recv --start 1 --warmup 0 --until 0 "want 1 .. 10^12"
+refused recv --start 1 --warmup 0 --until 5 --host 1 "the sender's"
+refused recv --start 1 --warmup 0 --until 5 --net 10.1 "the sender's"
+refused recv --start 1 --warmup 0 --until 5 --port 0 "want 1 .. 65535"
+refused now --port 5 "no options"
+"$FR" --help | grep -q "fabric-replay now" || fail "--help names no now"
+# a bad trace line stops the sender with its line number
+printf '# c\n0 0 1 100 0\n5 0 1 100 9\n' > "$work/bad.trace"
+"$FR" send --trace "$work/bad.trace" --host 0 --start 1 > /dev/null 2> "$work/err"
+[ $? = 1 ] && grep -q "bad.trace:3:" "$work/err" || fail "bad trace line: $(cat "$work/err")"
+
+# on loopback: host 0 sends to host 1 (10.59.0.2, an address of lo here)
+if unshare -n true 2> /dev/null; then
+	# SL s: frames of 100 + s bytes, s + 1 of them; one for SL 7 after
+	# the window (600 ms), and one of 10 bytes (sent as the probe's 70,
+	# counted as the trace's 10); host 1's own line is not host 0's
+	{
+		for s in 0 1 2 3 4 5 6; do
+			for ((i = 0; i <= s; i++)); do echo "$((100000000 + i * 1000000)) 0 1 $((100 + s)) $s"; done
+		done
+		echo "150000000 0 1 10 7"
+		echo "150000000 1 0 500 7"
+		echo "900000000 0 1 1000 7"
+	} > "$work/t"
+	unshare -n bash -c '
+		ip link set lo up && ip addr add 10.59.0.1/32 dev lo && ip addr add 10.59.0.2/32 dev lo || exit 9
+		start=$(( $("$1" now) + 300000000 ))
+		"$1" recv --start $start --warmup 50000000 --until 600000000 --linger 500000000 > "$2/rx" &
+		"$1" send --trace "$2/t" --host 0 --start $start > "$2/tx"
+		wait' - "$FR" "$work"
+	rc=$?
+	[ $rc = 0 ] || fail "the loopback run failed ($rc)"
+	want="sent frames 30 bytes 3922 errors 0"	# 2912 in SLs 0-6, 10 + 1000 in SL 7
+	[[ $(cat "$work/tx") == "$want"* ]] || fail "sender: $(cat "$work/tx"), want $want ..."
+	for s in 0 1 2 3 4 5 6; do
+		grep -q "^sl $s frames $((s + 1)) bytes $(((s + 1) * (100 + s))) lat_avg_ns [0-9]* lat_max_ns [0-9]* outside 0$" "$work/rx" ||
+			fail "SL $s: $(grep "^sl $s " "$work/rx")"
+	done
+	grep -q "^sl 7 frames 1 bytes 10 .* outside 1$" "$work/rx" || fail "SL 7: $(grep '^sl 7 ' "$work/rx")"
+	grep -q "^bad 0$" "$work/rx" || fail "bad: $(grep '^bad' "$work/rx")"
+	# latency: sent at its time, received at once on loopback
+	awk '$1 == "sl" && $2 < 7 && ($8 <= 0 || $10 > 100000000) { exit 1 }' "$work/rx" ||
+		fail "latencies out of (0, 100 ms]: $(grep '^sl' "$work/rx")"
+else
+	echo "# no network namespace here (unshare -n): the loopback run is left out"
+fi
+
+[ $fails = 0 ] || exit 1
+echo "ok: fabric-replay refuses bad input and counts each SL's frames in its window"
