@@ -13,7 +13,7 @@
 # lat_max_ns, as results.tsv).
 #
 # Environment: RECN_VM_LOADS (0.2 0.4 0.6 0.8 1.0), RECN_VM_DUR (ns of
-# traffic, 8000000000; the first quarter warm-up), RECN_VM_LINK (1mbit).
+# traffic, 16000000000; the first quarter warm-up), RECN_VM_LINK (500kbit).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 # guest time must follow instructions: never the debug kernels' boot
@@ -23,8 +23,8 @@ OUT=${1:?usage: recn-demo-vm.sh OUT SEED}
 SEED=${2:?usage: recn-demo-vm.sh OUT SEED}
 KIND=deterministic
 LOADS=${RECN_VM_LOADS:-0.2 0.4 0.6 0.8 1.0}
-DUR=${RECN_VM_DUR:-8000000000}
-LINK=${RECN_VM_LINK:-1mbit}
+DUR=${RECN_VM_DUR:-16000000000}
+LINK=${RECN_VM_LINK:-500kbit}
 TREE=4,2
 HOSTS=16
 # the largest frame the hosts' 1500-byte MTU takes: 1400 bytes of UDP

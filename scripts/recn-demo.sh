@@ -21,8 +21,8 @@
 # Environment: RECN_LOADS (input loads, default 0.2 0.4 0.6 0.7 0.8 0.9
 # 1.0), RECN_DUR (ns of traffic, 6000000; the first quarter is warm-up),
 # RECN_SEED (1), RECN_OUT (the directory, build/recn-demo); in the VM:
-# RECN_VM_LOADS (0.2 0.4 0.6 0.8 1.0), RECN_VM_DUR (8000000000 ns),
-# RECN_VM_LINK (1mbit); V=1 shows the VM console live.
+# RECN_VM_LOADS (0.2 0.4 0.6 0.8 1.0), RECN_VM_DUR (16000000000 ns),
+# RECN_VM_LINK (500kbit); V=1 shows the VM console live.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 VM=0

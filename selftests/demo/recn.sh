@@ -7,7 +7,7 @@
 #
 # A k-ary n-tree of vcsw switches (fabric-topo, TREE, 4,2: 4 leaves of 4
 # hosts under 4 spines, qsim's sweep's shape) on lossless credit links of
-# LINK (1mbit), BUFFER (16k) per VC per side, once with arch trad (the
+# LINK (500kbit), BUFFER (16k) per VC per side, once with arch trad (the
 # lossless switch, two VCs, no RECN) and once with arch recn (RECN on
 # every port and in every host's edf).  Each host's edf has a class per
 # SL: 1:100 .. 1:103 control, regulated (VC0), 1:104 .. 1:107 best effort
@@ -31,9 +31,9 @@ TEST_NAME=recn-demo
 IN=/etc/fabric-qos/recn-demo
 [ -r $IN/env ] && . $IN/env
 LOADS=${LOADS:-0.2 0.4 0.6 0.8 1.0}
-DUR=${DUR:-8000000000}
+DUR=${DUR:-16000000000}
 TREE=${TREE:-4,2}
-LINK=${LINK:-1mbit}
+LINK=${LINK:-500kbit}
 BUFFER=${BUFFER:-16k}
 WARM=$((DUR / 4))
 K=${TREE%,*}
