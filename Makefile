@@ -131,7 +131,7 @@ $(B)/bin/fabric-meter: $(METER_SOURCES) userspace/fabric-meter/fabric-meter.h $(
 
 # fabric-replay: the RECN trace on live hosts (userspace/fabric-replay/fabric-replay.h)
 $(B)/bin/fabric-replay: $(REPLAY_SOURCES) userspace/fabric-replay/fabric-replay.h \
-		userspace/lib/recn_trace.c userspace/lib/recn_trace.h
+		userspace/lib/recn_trace.c userspace/lib/recn_trace.h userspace/lib/cli_util.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $(REPLAY_SOURCES) userspace/lib/recn_trace.c $(USER_LDLIBS)
 
@@ -227,7 +227,7 @@ demo-locked: build-quiet
 	@$(if $(or $(if $(S),,all),$(filter recn,$(S))),scripts/recn-demo.sh $(if $(LIVE),,--vm),true)
 
 # RECN in qsim alone: no VM (Documentation/recn.rst); VM=1: also in the VM
-ifeq ($(VM),)
+ifneq ($(VM),1)
 recn-demo: $(B)/bin/qsim
 	@scripts/recn-demo.sh
 else

@@ -36,7 +36,10 @@ done
 [[ $DUR =~ ^[0-9]+$ ]] && [ "$DUR" -ge 1000000000 ] && [ "$DUR" -le 60000000000 ] ||
 	fq_die "RECN_VM_DUR: '$DUR': want 1000000000 to 60000000000 ns"
 [[ $LINK =~ ^[0-9]+[km]bit$ ]] || fq_die "RECN_VM_LINK: '$LINK': want e.g. 1mbit"
-bps=$(awk -v r="$LINK" 'BEGIN { m = r ~ /mbit$/ ? 1e6 : 1e3; sub(/[km]bit$/, "", r); printf "%d", r * m / 8 }')
+bps=$(awk -v r="$LINK" 'BEGIN { m = r ~ /mbit$/ ? 1e6 : 1e3; sub(/[km]bit$/, "", r); printf "%.0f", r * m / 8 }')
+# what the VM's CPU keeps up with (recn.rst), and fabric-topo's least
+[ "$bps" -ge 12500 ] && [ "$bps" -le 1250000 ] ||
+	fq_die "RECN_VM_LINK: '$LINK': want 100kbit to 10mbit"
 WARM=$((DUR / 4))
 
 VOUT=$OUT/vm
@@ -54,7 +57,7 @@ for l in $LOADS; do
 	done
 	# what each SL offered in the measured window, bytes per second
 	cat "$IN/trace-$l-h"* | awk -v w="$WARM" -v d="$DUR" '$1 >= w && $1 < d { b[$5] += $4 }
-		END { for (s = 0; s < 8; s++) printf "%d %d\n", s, b[s] * 1e9 / (d - w) }' \
+		END { for (s = 0; s < 8; s++) printf "%d %.0f\n", s, b[s] * 1e9 / (d - w) }' \
 		> "$VOUT/offered-$l"
 done
 printf 'LOADS="%s"\nDUR=%s\nTREE=%s\nLINK=%s\nBUFFER=16k\n' "$LOADS" "$DUR" "$TREE" "$LINK" > "$IN/env"
@@ -83,9 +86,10 @@ rm -f "$VOUT/all.trace"
 
 nloads=$(wc -w <<< "$LOADS")
 # guest seconds: per load and architecture the start margin (1 s + 0.3 s
-# a host), the traffic, a second of linger and one of drain; two builds;
-# the boot
-guest=$((60 + 2 * 40 + 2 * nloads * (DUR / 1000000000 + 1 + HOSTS * 3 / 10 + 4)))
+# a host), the traffic, a second of linger, the drain (up to 30 s, its
+# polls about a second each) and the counters (a few seconds); two
+# builds; the boot
+guest=$((60 + 2 * 40 + 2 * nloads * (DUR / 1000000000 + 2 + HOSTS * 3 / 10 + 40)))
 echo "demo/recn $guest /opt/fabric-qos/selftests/demo/recn.sh" > "$VOUT/list"
 FQ_RECN_DEMO_DIR=$IN "$FQ_ROOT/scripts/mkinitramfs.sh" "$VOUT/initrd.gz" "$VOUT/list" \
 	> "$VOUT/initramfs.log" 2>&1 ||

@@ -82,7 +82,7 @@ for l in $LOADS; do
 		-f "$FQ_ROOT/scripts/recn-traffic.awk" | sort -n -k1,1 -s > "$tr"
 	# what each SL offered in the measured window, in bytes per second
 	awk -v w="$WARM" -v d="$DUR" '$1 >= w && $1 < d { b[$5] += $4 }
-		END { for (s = 0; s < 8; s++) printf "%d %d\n", s, b[s] * 1e9 / (d - w) }' \
+		END { for (s = 0; s < 8; s++) printf "%d %.0f\n", s, b[s] * 1e9 / (d - w) }' \
 		"$tr" > "$OUT/sweep-$l.offered"
 	for a in $ARCHS; do
 		o=$OUT/sweep-$l-$a.out

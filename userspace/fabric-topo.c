@@ -58,6 +58,8 @@ static void usage(FILE *f)
 		"               times from --link: Xoffs repeated every 1514-byte\n"
 		"               frame's time, leases of 4 and idle SAQs freed after\n"
 		"               20 (at least 1 ms at the hosts); the defaults without\n"
+		"               --link; a link under 57 kbit/s makes times vcsw\n"
+		"               cannot hold and is refused\n"
 		"  --credits    per-VC credit flow control on every link (on; recn\n"
 		"               needs it)\n"
 		"  --buffer     each output VC buffer of a switch port, bytes, k or m,\n"
@@ -655,6 +657,13 @@ static int parse_options(int argc, char **argv, struct topo *o)
 	}
 	if (is_recn(o) && !o->credits) {
 		fprintf(stderr, PROG ": --arch recn: RECN's messages ride the credit links: not with --credits off\n");
+		return -1;
+	}
+	/* vcsw holds RECN's times in 32 bits of ns: recn_idle, 20 frames */
+	if (is_recn(o) && o->link_bps && recn_times(o).idle > UINT32_MAX) {
+		fprintf(stderr, PROG ": --arch recn: --link %" PRIu64 "bit makes recn_idle %" PRIu64
+			" ns, more than vcsw's 2^32 - 1: want 57kbit or faster\n",
+			o->link_bps, recn_times(o).idle);
 		return -1;
 	}
 	if (is_recn(o) && o->vcs != 2) {

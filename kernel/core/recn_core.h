@@ -39,7 +39,8 @@
  *    ends with the lease and a lost Xoff is sent again;
  *  - a SAQ that empties while no upstream SAQ depends on it (a leaf) is
  *    freed, and it tells the place downstream it was notified by
- *    (RELEASE), which stops counting it.  A SAQ whose upstream never says
+ *    (RELEASE), which stops counting it; at a source (a host: struct
+ *    recn_set's source) only after @idle_ns empty.  A SAQ whose upstream never says
  *    so (a lost RELEASE) is freed after @idle_ns empty all the same; so is
  *    a root.  So a few SAQs follow congestion as it moves.  A place with
  *    no SAQ free for a notification answers FULL, so the notifier does

@@ -21,6 +21,7 @@
 #   vm.tsv    arch load sl frames bytes accepted_Bps lat_avg_ns lat_max_ns
 #   runs.tsv  arch load cpu_busy_pct sent send_errors lag_max_ns
 #             host_drops outside bad saq_alloc saq_free xoff_tx
+#             (bad: datagrams without a probe and an earlier run's frames)
 #   setup.tsv the settings
 # Input: /etc/fabric-qos/recn-demo/ (env: LOADS, DUR, TREE, LINK, BUFFER;
 # the traces).
@@ -151,9 +152,20 @@ run() {
 			--linger 1000000000 > "$TMP_DIR/r$h" 2>&1
 		pids+=($BG_PID)
 	done
+	# every receiver must listen before the clock starts
+	listening() {
+		local h
+
+		for ((h = 0; h < HOSTS; h++)); do
+			grep -q '^listening$' "$TMP_DIR/r$h" || return 1
+		done
+	}
+	wait_for 60 listening || fatal "$arch load $load: receivers not listening"
+	(( $(fabric-replay now) < start - HOSTS * 100000000 )) ||
+		fatal "$arch load $load: the receivers took the senders' time to start"
 	for ((h = 0; h < HOSTS; h++)); do
 		ns_bg h$h fabric-replay send --trace "$IN/trace-$load-h$h" --host $h --start $start \
-			--until $DUR > "$TMP_DIR/s$h" 2>&1
+			--until $DUR > "$TMP_DIR/s$h" 2> "$TMP_DIR/e$h"
 		pids+=($BG_PID)
 	done
 	# the CPU's load over the measured window
@@ -162,7 +174,7 @@ run() {
 	sleep_until $((start + DUR))
 	c1=$(cpu_ticks)
 	for h in "${pids[@]}"; do
-		bg_wait "$h" || fatal "fabric-replay failed ($arch, load $load): $(cat "$TMP_DIR"/[rs]* | grep -v '^sl\|^sent\|^bad\|^listening' | head -3)"
+		bg_wait "$h" || fatal "fabric-replay failed ($arch, load $load): $(cat "$TMP_DIR"/[rse]* | grep -v '^sl\|^sent\|^bad\|^stale\|^listening' | head -3)"
 	done
 	# the window's frames, per SL over every receiver
 	cat "$TMP_DIR"/r* | awk -v a=$arch -v l=$load -v w=$((DUR - WARM)) '
@@ -172,11 +184,11 @@ run() {
 				b[s] * 1e9 / w, f[s] ? ls[s] / f[s] : 0, m[s] }' >> "$OUT/vm.tsv"
 	lags=
 	for ((h = 0; h < HOSTS; h++)); do
-		read -r _ _ n _ _ _ e _ g < "$TMP_DIR/s$h"
+		read -r _ _ n _ _ _ e _ g <<< "$(grep '^sent ' "$TMP_DIR/s$h")"
 		sent=$((sent + n)); errs=$((errs + e)); ((g > lag)) && lag=$g
 		lags+=" $((g / 1000000))"
 		out=$((out + $(awk '$1 == "sl" { o += $12 } END { print o + 0 }' "$TMP_DIR/r$h")))
-		bad=$((bad + $(awk '$1 == "bad" { print $2 }' "$TMP_DIR/r$h")))
+		bad=$((bad + $(awk '$1 == "bad" || $1 == "stale" { b += $2 } END { print b + 0 }' "$TMP_DIR/r$h")))
 	done
 	wait_for 120 drained || log_info "$arch load $load: host queues not drained after 120 s"
 	d1=$(host_drops)
@@ -191,7 +203,9 @@ run() {
 			 b + i ? 100 * b / (b + i) : 0, s, e, g, d, o, bd, sa, sf, x }' >> "$OUT/runs.tsv"
 	log_info "$(tail -n 1 "$OUT/runs.tsv")"
 	log_info "$arch $load: each sender's lag (ms):$lags"
-	rm -f "$TMP_DIR"/[rs]*
+	# a sender that fell a second behind its trace measured the VM
+	((lag < 1000000000)) || fatal "$arch load $load: a sender fell $((lag / 1000000)) ms behind"
+	rm -f "$TMP_DIR"/[rse]*
 }
 
 for l in $LOADS; do

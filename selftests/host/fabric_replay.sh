@@ -61,8 +61,14 @@ if unshare -n true 2> /dev/null; then
 		ip link set lo up && ip addr add 10.59.0.1/32 dev lo && ip addr add 10.59.0.2/32 dev lo || exit 9
 		start=$(( $("$1" now) + 300000000 ))
 		"$1" recv --start $start --warmup 50000000 --until 600000000 --linger 500000000 > "$2/rx" &
-		"$1" send --trace "$2/t" --host 0 --start $start > "$2/tx"
-		wait' - "$FR" "$work"
+		rx=$!
+		for ((i = 0; i < 100; i++)); do
+			grep -q "^listening$" "$2/rx" && break
+			sleep 0.01
+		done
+		(( $("$1" now) < start )) || exit 8	# too slow to start: the window is gone
+		"$1" send --trace "$2/t" --host 0 --start $start > "$2/tx" || exit 7
+		wait $rx' - "$FR" "$work"
 	rc=$?
 	[ $rc = 0 ] || fail "the loopback run failed ($rc)"
 	want="sent frames 30 bytes 3922 errors 0"	# 2912 in SLs 0-6, 10 + 1000 in SL 7
@@ -73,6 +79,7 @@ if unshare -n true 2> /dev/null; then
 	done
 	grep -q "^sl 7 frames 1 bytes 10 .* outside 1$" "$work/rx" || fail "SL 7: $(grep '^sl 7 ' "$work/rx")"
 	grep -q "^bad 0$" "$work/rx" || fail "bad: $(grep '^bad' "$work/rx")"
+	grep -q "^stale 0$" "$work/rx" || fail "stale: $(grep '^stale' "$work/rx")"
 	# latency: sent at its time, received at once on loopback
 	awk '$1 == "sl" && $2 < 7 && ($8 <= 0 || $10 > 100000000) { exit 1 }' "$work/rx" ||
 		fail "latencies out of (0, 100 ms]: $(grep '^sl' "$work/rx")"

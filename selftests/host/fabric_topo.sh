@@ -150,6 +150,9 @@ grep -q 'credits' "$work/s" && fail "credits off still names credits"
 grep -q 'recn_' "$work/s" && fail "recn without --link names times: $(grep -m1 recn_ "$work/s")"
 grep -q ' edf ttd on credits on recn on$' "$work/s" || fail "recn without --link: host"
 "$TOPO" --tree 2,2 --arch advanced script | grep -q recn && fail "advanced names recn"
+# the slowest link vcsw's 32-bit times take: 20 frames of 1514 bytes < 2^32 ns
+"$TOPO" --tree 2,2 --arch recn --link 57k script | grep -q 'recn_idle 4249824us' ||
+	fail "recn at 57 kbit/s: $("$TOPO" --tree 2,2 --arch recn --link 57k script 2>&1 | grep -m1 'recn_idle\|fabric-topo')"
 
 # bad input: exit 2, a message, nothing written to stdout
 for args in "" "--tree 1,2 script" "--tree 2,0 script" "--tree 2,4 script" "--tree 2 script" \
@@ -162,7 +165,8 @@ for args in "" "--tree 1,2 script" "--tree 2,0 script" "--tree 2,4 script" "--tr
 	    "--tree 2,2 --mac 02:00:00:ff:ff:fe script" "--tree 2,2 --net 127.0 script" \
 	    "--tree 2,2 --net 10.256 script" "--tree 2,2 --net 10 script" "--tree 2,2 --bogus script" \
 	    "--tree 2,2 --vcs 1 script" "--tree 2,2 --vcs 5 script" "--tree 2,2 --vcs 4x script" \
-	    "--tree 2,2 --arch recn --credits off script" "--tree 2,2 --arch recn --vcs 4 script"; do
+	    "--tree 2,2 --arch recn --credits off script" "--tree 2,2 --arch recn --vcs 4 script" \
+	    "--tree 2,2 --arch recn --link 56k script"; do
 	eval "\"$TOPO\" $args" > "$work/out" 2> "$work/err"
 	rc=$?
 	[ $rc = 2 ] || fail "exit $rc for: $args"

@@ -33,6 +33,7 @@ struct fr_send_opts {
 
 struct fr_recv_opts {
 	uint16_t	port;
+	uint64_t	start_ns;	/* frames offered before it are stale */
 	uint64_t	lo_ns;		/* the window, CLOCK_REALTIME */
 	uint64_t	hi_ns;
 	uint64_t	linger_ns;	/* listen on past hi_ns, for the outside count */

@@ -33,13 +33,14 @@ static void usage(FILE *f)
 		"         1:107, whose minors give the fabric header's SL).  Frames\n"
 		"         offered at --until ns or later are not sent.  Prints\n"
 		"           sent frames N bytes N errors N lag_max_ns N\n"
-		"         (errors: datagrams the kernel refused; lag: how late the\n"
-		"         latest frame left against its time)\n"
-		"  recv   listens on --port; counts per SL the frames that arrive from\n"
-		"         --start + --warmup to --start + --until ns, listens --linger ns\n"
-		"         longer (1 s) and prints per SL\n"
+		"         (errors: datagrams the kernel refused, the qdisc's drops\n"
+		"         included; lag: how late the latest frame left against its time)\n"
+		"  recv   listens on --port (printing \"listening\" once it does); counts\n"
+		"         per SL the frames that arrive from --start + --warmup to --start\n"
+		"         + --until ns, listens --linger ns longer (1 s) and prints per SL\n"
 		"           sl S frames N bytes N lat_avg_ns N lat_max_ns N outside N\n"
-		"         then \"bad N\" (datagrams without a probe); bytes are the\n"
+		"         then \"bad N\" (datagrams without a probe) and \"stale N\"\n"
+		"         (frames offered before --start: an earlier run's); bytes are the\n"
 		"         trace's lengths, latency from the time the trace offered the\n"
 		"         frame to its arrival (the kernel's receive timestamp)\n"
 		"  now    prints CLOCK_REALTIME in ns, for --start\n",
@@ -186,6 +187,7 @@ int main(int argc, char **argv)
 			return bad("recv: --warmup must be below --until");
 		if (so.trace || have_host || have_net || have_class)
 			return bad("recv: --trace, --host, --net and --class-base are the sender's");
+		ro.start_ns = start;
 		ro.lo_ns = start + warmup;
 		ro.hi_ns = start + until;
 		return fr_recv(&ro);

@@ -40,7 +40,7 @@ int fr_recv(const struct fr_recv_opts *o)
 {
 	struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons(o->port),
 				    .sin_addr.s_addr = htonl(INADDR_ANY) };
-	struct rt_window w = { .lo = o->lo_ns, .hi = o->hi_ns };
+	struct rt_window w = { .start = o->start_ns, .lo = o->lo_ns, .hi = o->hi_ns };
 	uint64_t end = o->hi_ns + o->linger_ns, now;
 	static uint8_t buf[65536];
 	char ctl[CMSG_SPACE(sizeof(struct timespec))];
@@ -60,7 +60,7 @@ int fr_recv(const struct fr_recv_opts *o)
 		close(fd);
 		return 1;
 	}
-	/* ready: the script starts the senders once every receiver says so */
+	/* ready: a script can wait for this before the senders start */
 	printf("listening\n");
 	fflush(stdout);
 	while ((now = fr_now_ns()) < end) {
@@ -91,6 +91,6 @@ int fr_recv(const struct fr_recv_opts *o)
 		       " lat_max_ns %" PRIu64 " outside %" PRIu64 "\n", s, st->frames, st->bytes,
 		       st->frames ? st->lat_sum_ns / st->frames : 0, st->lat_max_ns, st->outside);
 	}
-	printf("bad %" PRIu64 "\n", w.bad);
+	printf("bad %" PRIu64 "\nstale %" PRIu64 "\n", w.bad, w.stale);
 	return 0;
 }

@@ -43,7 +43,7 @@ static void sleep_until(uint64_t t)
 
 static int open_sockets(const struct fr_send_opts *o, int *fd)
 {
-	int s, buf = FR_SNDBUF;
+	int s, buf = FR_SNDBUF, one = 1;
 
 	for (s = 0; s < RT_SLS; s++) {
 		int prio = (int)(o->prio_base + (uint32_t)s);
@@ -57,6 +57,14 @@ static int open_sockets(const struct fr_send_opts *o, int *fd)
 		if (setsockopt(fd[s], SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof(buf)) &&
 		    setsockopt(fd[s], SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf)))
 			perror(PROG ": SO_SNDBUF");
+		/*
+		 * without it UDP hides the qdisc's drops (ENOBUFS) and every
+		 * send "works": errors would not count them
+		 */
+		if (setsockopt(fd[s], IPPROTO_IP, IP_RECVERR, &one, sizeof(one))) {
+			perror(PROG ": IP_RECVERR");
+			return -1;
+		}
 		/* a class id needs CAP_NET_ADMIN */
 		if (setsockopt(fd[s], SOL_SOCKET, SO_PRIORITY, &prio, sizeof(prio))) {
 			fprintf(stderr, PROG ": SO_PRIORITY %x:%x: %s\n", (unsigned int)prio >> 16,

@@ -21,7 +21,7 @@ enum rt_parse rt_parse_line(const char *line, struct rt_frame *f)
 		if ((*c < '0' || *c > '9') && *c != ' ' && *c != '\t')
 			return RT_BAD;
 	if (sscanf(s, "%llu %llu %llu %llu %llu %n", &t, &src, &dst, &len, &sl, &end) != 5 ||
-	    end < 0 || (s[end] && s[end] != '\n') || src > UINT32_MAX ||
+	    end < 0 || (s[end] && s[end] != '\n') || t > RT_TIME_MAX || src > UINT32_MAX ||
 	    dst > UINT32_MAX || src == dst || !len || len > UINT32_MAX || sl >= RT_SLS)
 		return RT_BAD;
 	*f = (struct rt_frame){ .t_ns = t, .src = (uint32_t)src, .dst = (uint32_t)dst,
@@ -65,6 +65,10 @@ void rt_account(struct rt_window *w, const struct rt_probe *p, uint64_t rx_ns)
 	struct rt_sl_stats *s = &w->sl[p->sl];
 	uint64_t lat;
 
+	if (p->offered_ns < w->start) {
+		w->stale++;
+		return;
+	}
 	if (rx_ns < w->lo || rx_ns >= w->hi) {
 		s->outside++;
 		return;

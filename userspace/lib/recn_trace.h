@@ -24,6 +24,8 @@
 #include <stdint.h>
 
 #define RT_SLS		8
+/* a trace's latest time, 2^62 ns (146 years): start + time cannot wrap */
+#define RT_TIME_MAX	(1ULL << 62)
 /* Ethernet + IPv4 + UDP: what a frame's len holds besides the payload. */
 #define RT_FRAME_OVERHEAD	(14 + 20 + 8)
 #define RT_PROBE_LEN	28
@@ -42,7 +44,8 @@ struct rt_frame {
 enum rt_parse {
 	RT_FRAME,	/* a frame */
 	RT_BLANK,	/* blank or a comment */
-	RT_BAD,		/* not "time src dst len sl" with sl < 8, src != dst */
+	RT_BAD,		/* not "time src dst len sl" with sl < 8, src != dst,
+			   time at most RT_TIME_MAX */
 };
 
 enum rt_parse rt_parse_line(const char *line, struct rt_frame *f);
@@ -73,10 +76,12 @@ struct rt_sl_stats {
 };
 
 struct rt_window {
+	uint64_t	start;		/* the run's: frames offered before are stale */
 	uint64_t	lo;
 	uint64_t	hi;
 	struct rt_sl_stats sl[RT_SLS];
 	uint64_t	bad;		/* datagrams without a valid probe */
+	uint64_t	stale;		/* an earlier run's frames, not counted */
 };
 
 /* Counts the frame of probe @p, arrived at @rx_ns. */

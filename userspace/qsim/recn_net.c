@@ -197,8 +197,11 @@ int rn_net_init(struct rn_net *n, const struct rn_params *p, struct rn_frame *fr
 		}
 	}
 	for (h = 0; h < n->nhosts; h++) {
-		for (v = 0; v < RN_SLS; v++)
+		for (v = 0; v < RN_SLS; v++) {
 			rn_qset_init(&n->host[h].sl[v], &p->recn);
+			/* as the kernel's hosts (recn_host_init): sources */
+			n->host[h].sl[v].rs.source = true;
+		}
 		for (v = 0; v < n->p.vcs; v++)
 			n->host[h].credit[v] = p->in_buffer;
 		rn_wire_init(&n->host[h].tx);
