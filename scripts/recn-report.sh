@@ -49,6 +49,32 @@ qos_table() {	# qos_table FILE "ARCHS" SL COLUMN DIV FMT
 # the loads of FILE, in order
 table_loads() { awk -F'\t' 'NR > 1 { print $2 }' "$1" | sort -n -u | tr '\n' ' '; }
 md_rows() { awk -F'\t' '{ printf "|"; for (i = 1; i <= NF; i++) printf " %s |", $i; printf "\n" }'; }
+# md_table "ARCHS" FILE: a markdown table, a column per architecture
+md_table() {
+	echo "| load | ${1// / | } |"
+	echo "|$(for a in load $1; do printf ' --- |'; done)"
+	md_rows < "$2"
+}
+# sweep_tables PREFIX "ARCHS" UNIT: the best-effort and QoS tables of the
+# PREFIX*.dat files (qsim's "", the VM's vm-)
+sweep_tables() {
+	local s k
+
+	echo "### Best-effort SLs 4-7, accepted over offered (%)"
+	echo
+	md_table "$2" "$DIR/${1}be-all.dat"
+	for s in 4 5 6 7; do
+		printf '\nSL %s:\n\n' $s
+		md_table "$2" "$DIR/${1}be-sl$s.dat"
+	done
+	for k in avg max; do
+		printf '\n### QoS SLs 0-3, %s latency (%s)\n' $k "$3"
+		for s in 0 1 2 3; do
+			printf '\nSL %s:\n\n' $s
+			md_table "$2" "$DIR/${1}qos-$k-sl$s.dat"
+		done
+	done
+}
 
 # The VM's sweep (scripts/recn-demo-vm.sh), when it ran: the same tables,
 # the lossless switch (trad) against recn, and qsim's fifo and recn on
@@ -171,31 +197,7 @@ fi
 	echo "effort), each SL a eighth of the input load.  voq8: a VC per SL at the"
 	echo "switches, 4 KiB each (the paper's VOQ Switch)."
 	echo
-	echo "### Best-effort SLs 4-7, accepted over offered (%)"
-	echo
-	echo "| load | fifo | voq | voq8 | recn |"
-	echo "| --- | --- | --- | --- | --- |"
-	md_rows < "$DIR/be-all.dat"
-	for s in 4 5 6 7; do
-		echo
-		echo "SL $s:"
-		echo
-		echo "| load | fifo | voq | voq8 | recn |"
-		echo "| --- | --- | --- | --- | --- |"
-		md_rows < "$DIR/be-sl$s.dat"
-	done
-	for k in avg max; do
-		echo
-		echo "### QoS SLs 0-3, $k latency (us)"
-		for s in 0 1 2 3; do
-			echo
-			echo "SL $s:"
-			echo
-			echo "| load | fifo | voq | voq8 | recn |"
-			echo "| --- | --- | --- | --- | --- |"
-			md_rows < "$DIR/qos-$k-sl$s.dat"
-		done
-	done
+	sweep_tables "" "$QSIM_ARCHS" us
 	if [ -n "$VMR" ]; then
 		echo
 		echo "## The same experiment in the VM"
@@ -208,31 +210,7 @@ fi
 		echo "trad is the lossless switch without RECN, recn runs RECN at every port and host;"
 		echo "qsim-fifo and qsim-recn are qsim on the same frames with the VM's settings."
 		echo
-		echo "### Best-effort SLs 4-7, accepted over offered (%)"
-		echo
-		echo "| load | trad | recn | qsim-fifo | qsim-recn |"
-		echo "| --- | --- | --- | --- | --- |"
-		md_rows < "$DIR/vm-be-all.dat"
-		for s in 4 5 6 7; do
-			echo
-			echo "SL $s:"
-			echo
-			echo "| load | trad | recn | qsim-fifo | qsim-recn |"
-			echo "| --- | --- | --- | --- | --- |"
-			md_rows < "$DIR/vm-be-sl$s.dat"
-		done
-		for k in avg max; do
-			echo
-			echo "### QoS SLs 0-3, $k latency (ms)"
-			for s in 0 1 2 3; do
-				echo
-				echo "SL $s:"
-				echo
-				echo "| load | trad | recn | qsim-fifo | qsim-recn |"
-				echo "| --- | --- | --- | --- | --- |"
-				md_rows < "$DIR/vm-qos-$k-sl$s.dat"
-			done
-		done
+		sweep_tables vm- "$VM_ARCHS" ms
 		if [ -s "$DIR/vm/recn/runs.tsv" ]; then
 			echo
 			echo "### Each run"
