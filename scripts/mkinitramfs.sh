@@ -38,7 +38,7 @@ INTREE_MODULES="
 # skipped when this machine lacks them.
 PROGRAMS="/usr/sbin/ip /usr/sbin/tc /usr/sbin/bridge /usr/bin/kmod /usr/bin/bash
 	/usr/bin/timeout /usr/bin/env /usr/bin/nice /usr/bin/nohup /usr/bin/xargs"
-OPTIONAL_PROGRAMS="/usr/sbin/ethtool /usr/bin/taskset"
+OPTIONAL_PROGRAMS="/usr/sbin/ethtool /usr/bin/taskset /usr/bin/chrt"
 # Busybox applets we do not link: the real tools take these names.  The
 # ones that run other commands must be real too: busybox's would run its
 # own "ip" applet rather than /usr/sbin/ip.
