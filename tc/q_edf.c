@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * q_edf.c	tc plugin for the edf qdisc (kernel/sch_edf.c).
+ * q_edf.c	tc plugin for the edf qdisc (kernel/sch_edf_*.c).
  *
  * Turns "tc qdisc ... edf ..." and "tc class ... edf ..." into the
  * netlink attributes of uapi/linux/pkt_sched_edf.h, and prints options

@@ -16,7 +16,7 @@
 #include "../kernel/core/recn_core.h"
 
 /*
- * The ranges of the kernel's policy (sch_edf.c), checked in the plugin
+ * The ranges of the kernel's policy (sch_edf_config.c), checked in the plugin
  * too so that a bad value is named with its option; that recn_idle is at
  * least a quarter of recn_lease the kernel checks, as it knows the lease
  * a change keeps.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Deadline arithmetic of the edf qdisc (paper: edf-deadline-qos-two-vcs,
- * section 3.1), shared by sch_edf.c, the unit tests and the simulator.
+ * section 3.1), shared by sch_edf_main.c, the unit tests and the simulator.
  *
  * Times are nanoseconds on one local clock (the kernel's monotonic
  * clock); rates are bytes per second.  Every function saturates instead

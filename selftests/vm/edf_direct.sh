@@ -4,7 +4,7 @@
 # vm: deterministic
 #
 # A packet that finds edf empty waits in no heap (the direct packet,
-# sch_edf.c); the next packet queued must first put it in its heap, or
+# sch_edf_main.c); the next packet queued must first put it in its heap, or
 # the direct packet would leave before packets with earlier deadlines or
 # of a higher VC.  The qdisc paces at 8 kbit/s, so after the first packet
 # leaves the next departure is half a second away: the second packet sent
