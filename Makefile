@@ -67,10 +67,11 @@ USER_LDLIBS := -Wl,--as-needed -lmnl -lm
 CORE_HEADERS := $(wildcard kernel/core/*.h kernel/include/uapi/linux/*.h)
 
 TOOLS := $(patsubst userspace/%.c,$(B)/bin/%,$(wildcard userspace/*.c)) $(B)/bin/qsim \
-	$(B)/bin/fabric-meter $(B)/bin/fabric-replay
+	$(B)/bin/fabric-meter $(B)/bin/fabric-replay $(B)/bin/fabric-send
 QSIM_SOURCES := $(wildcard userspace/qsim/*.c)
 METER_SOURCES := $(wildcard userspace/fabric-meter/*.c)
 REPLAY_SOURCES := $(wildcard userspace/fabric-replay/*.c)
+SEND_SOURCES := $(wildcard userspace/fabric-send/*.c)
 TC_PLUGINS := $(patsubst tc/%.c,$(B)/tc/%.so,$(wildcard tc/q_*.c))
 IP_PLUGINS := $(patsubst tc/%.c,$(B)/tc/%.so,$(wildcard tc/link_*.c))
 UNIT_TESTS := $(patsubst selftests/unit/%.c,$(B)/selftests/unit/%,$(wildcard selftests/unit/test_*.c))
@@ -128,6 +129,12 @@ $(B)/bin/fabric-meter: $(METER_SOURCES) userspace/fabric-meter/fabric-meter.h $(
 		$(wildcard userspace/lib/*.h userspace/lib/*.c)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $(METER_SOURCES) $(wildcard userspace/lib/*.c) $(USER_LDLIBS)
+
+# fabric-send: one file per job (userspace/fabric-send/fabric-send.h)
+$(B)/bin/fabric-send: $(SEND_SOURCES) userspace/fabric-send/fabric-send.h $(CORE_HEADERS) \
+		$(wildcard userspace/lib/*.h userspace/lib/*.c)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $(SEND_SOURCES) $(wildcard userspace/lib/*.c) $(USER_LDLIBS)
 
 # fabric-replay: the RECN trace on live hosts (userspace/fabric-replay/fabric-replay.h)
 $(B)/bin/fabric-replay: $(REPLAY_SOURCES) userspace/fabric-replay/fabric-replay.h \
