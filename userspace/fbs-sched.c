@@ -662,7 +662,7 @@ static bool time_word(const char *s)
 }
 
 /* a base MAC with room for 64 nodes in its low three bytes */
-static bool parse_mac(const char *s, fq_u8 *mac)
+static bool parse_base_mac(const char *s, fq_u8 *mac)
 {
 	return parse_unicast_mac(s, mac) &&
 	       (mac[3] << 16 | mac[4] << 8 | mac[5]) + FBS_MAX_NODES <= 0xffffff;
@@ -775,7 +775,7 @@ static int cmd_tc(int argc, char **argv)
 			dev = optarg;
 			break;
 		case 'm':
-			if (!parse_mac(optarg, mac)) {
+			if (!parse_base_mac(optarg, mac)) {
 				fprintf(stderr, PROG ": --mac: \"%s\": want a unicast MAC with room for %d nodes in its low three bytes\n",
 					optarg, FBS_MAX_NODES);
 				return 2;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fabric-send.h"
+#include "../lib/cli_util.h"
 
 static void usage(FILE *f)
 {
@@ -93,33 +94,6 @@ static bool fs_parse_s64(const char *s, long long min, long long max,
 	return !errno && end != s && !*end && *v >= min && *v <= max;
 }
 
-static bool fs_parse_u64(const char *s, unsigned long long max,
-			 unsigned long long *v)
-{
-	char *end;
-
-	/* strtoull quietly negates "-1" */
-	if (*s == '-')
-		return false;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return !errno && end != s && !*end && *v <= max;
-}
-
-static bool fs_parse_mac(const char *s, uint8_t *mac)
-{
-	unsigned int b[ETH_ALEN];
-	char tail;
-	int i;
-
-	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
-		   &b[4], &b[5], &tail) != ETH_ALEN)
-		return false;
-	for (i = 0; i < ETH_ALEN; i++)
-		mac[i] = (uint8_t)b[i];
-	return true;
-}
-
 static int fs_bad(const char *opt, const char *val)
 {
 	fprintf(stderr, PROG ": Illegal \"%s\" value \"%s\"\n", opt, val);
@@ -158,7 +132,7 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long long u;
+	uint64_t u;
 	long long s;
 	int c;
 
@@ -175,7 +149,7 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 			o->dev = optarg;
 			break;
 		case O_DST_MAC:
-			if (!fs_parse_mac(optarg, o->dst_mac))
+			if (!parse_mac(optarg, o->dst_mac))
 				return fs_bad("dst-mac", optarg);
 			o->have_dst_mac = true;
 			break;
@@ -190,12 +164,12 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 			o->have_dst_ip = true;
 			break;
 		case O_SPORT:
-			if (!fs_parse_u64(optarg, 65535, &u))
+			if (!parse_u64(optarg, 0, 65535, &u))
 				return fs_bad("sport", optarg);
 			o->sport = (uint16_t)u;
 			break;
 		case O_DPORT:
-			if (!fs_parse_u64(optarg, 65535, &u))
+			if (!parse_u64(optarg, 0, 65535, &u))
 				return fs_bad("dport", optarg);
 			o->dport = (uint16_t)u;
 			o->have_dport = true;
@@ -206,37 +180,37 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 			o->hdr.ttd_ns = (int32_t)s;
 			break;
 		case O_VC:
-			if (!fs_parse_u64(optarg, FABRIC_HDR_VC_MASK, &u))
+			if (!parse_u64(optarg, 0, FABRIC_HDR_VC_MASK, &u))
 				return fs_bad("vc", optarg);
 			o->hdr.vc = (uint8_t)u;
 			break;
 		case O_SL:
-			if (!fs_parse_u64(optarg, 255, &u))
+			if (!parse_u64(optarg, 0, 255, &u))
 				return fs_bad("sl", optarg);
 			o->hdr.sl = (uint8_t)u;
 			break;
 		case O_FLOW:
-			if (!fs_parse_u64(optarg, UINT32_MAX, &u))
+			if (!parse_u64(optarg, 0, UINT32_MAX, &u))
 				return fs_bad("flow", optarg);
 			o->hdr.flow_id = (uint32_t)u;
 			break;
 		case O_SEQ:
-			if (!fs_parse_u64(optarg, UINT32_MAX, &u))
+			if (!parse_u64(optarg, 0, UINT32_MAX, &u))
 				return fs_bad("seq", optarg);
 			o->hdr.seq = (uint32_t)u;
 			break;
 		case O_ROUTE:
-			if (!fs_parse_u64(optarg, UINT32_MAX, &u))
+			if (!parse_u64(optarg, 0, UINT32_MAX, &u))
 				return fs_bad("route", optarg);
 			o->hdr.route = (uint32_t)u;
 			break;
 		case O_COUNT:
-			if (!fs_parse_u64(optarg, ULONG_MAX, &u))
+			if (!parse_u64(optarg, 0, ULONG_MAX, &u))
 				return fs_bad("count", optarg);
 			o->count = (unsigned long)u;
 			break;
 		case O_INTERVAL:
-			if (!fs_parse_u64(optarg, 60000000, &u))
+			if (!parse_u64(optarg, 0, 60000000, &u))
 				return fs_bad("interval", optarg);
 			o->interval_us = (unsigned long)u;
 			break;
@@ -249,7 +223,7 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 			o->payload = optarg;
 			break;
 		case O_MESSAGE:
-			if (!fs_parse_u64(optarg, ULONG_MAX, &u) || !u)
+			if (!parse_u64(optarg, 0, ULONG_MAX, &u) || !u)
 				return fs_bad("message", optarg);
 			o->message = (unsigned long)u;
 			break;
@@ -274,12 +248,12 @@ static int fs_parse(int argc, char **argv, struct fs_opts *o)
 			o->fuzz_macs = true;
 			break;
 		case O_SEED:
-			if (!fs_parse_u64(optarg, ULLONG_MAX, &u))
+			if (!parse_u64(optarg, 0, ULLONG_MAX, &u))
 				return fs_bad("seed", optarg);
 			o->seed = u;
 			break;
 		case O_LINK_FUZZ:
-			if (!fs_parse_u64(optarg, 65535, &u) || !u)
+			if (!parse_u64(optarg, 0, 65535, &u) || !u)
 				return fs_bad("link-fuzz", optarg);
 			o->link_fuzz_unit = (uint32_t)u;
 			break;

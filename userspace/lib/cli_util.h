@@ -36,17 +36,28 @@ static inline bool parse_u64(const char *s, int base, uint64_t max, uint64_t *v)
 	return true;
 }
 
-/* "02:00:00:00:00:01": six hex bytes, a unicast address; false if not. */
-static inline bool parse_unicast_mac(const char *s, uint8_t *mac)
+/* "02:00:00:00:00:01": six hex bytes, any address; false if not. */
+static inline bool parse_mac(const char *s, uint8_t *mac)
 {
 	unsigned int b[6], i;
 	char extra;
 
 	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4],
-		   &b[5], &extra) != 6 || (b[0] & 1))
+		   &b[5], &extra) != 6)
 		return false;
 	for (i = 0; i < 6; i++)
 		mac[i] = (uint8_t)b[i];
+	return true;
+}
+
+/* The same, and a unicast address (the group bit clear). */
+static inline bool parse_unicast_mac(const char *s, uint8_t *mac)
+{
+	uint8_t m[6];
+
+	if (!parse_mac(s, m) || (m[0] & 1))
+		return false;
+	memcpy(mac, m, 6);
 	return true;
 }
 
