@@ -69,36 +69,48 @@ enum edf_flow_state {
 
 struct edf_class;
 
+/*
+ * One flow's state.  Flows are made and freed as fast as new ones come,
+ * and every byte of one is zeroed when it is allocated (init_on_alloc is
+ * on in Debian's kernels), so it is kept to three cache lines
+ * (EDF_FLOW_MAX_SIZE): fields never in use at the same time share
+ * storage.
+ */
+#define EDF_FLOW_MAX_SIZE	192
 struct edf_flow {
 	struct rb_node		hash_node;	/* q->flows[], if per flow */
 	unsigned long		key;
 	struct edf_class	*cl;
 	struct list_head	cl_node;	/* cl->flows */
 	struct list_head	idle_node;	/* q->idle, by listed_since */
-	struct runheap_node	heap_node;
-	struct list_head	held_node;	/* EDF_FLOW_HELD */
+	union {
+		/* EDF_FLOW_WAITING, EDF_FLOW_READY (not q->direct) */
+		struct runheap_node	heap_node;
+		/* EDF_FLOW_HELD: in no heap, on q->recn_held[held_vc][held_saq] */
+		struct list_head	held_node;
+	};
 	struct list_head	recn_node;	/* q->recn_active: recn on, packets */
-	u8			held_vc;	/* ... on q->recn_held[held_vc] */
-	u8			held_saq;	/*     [held_saq] */
-	/*
-	 * recn on, a class without perflow: the frames of one destination
-	 * wait in a flow of their own, so that those of a congested one can
-	 * be held while the rest go; the class's own flow (@clock) still
-	 * gives their deadlines, flow id and sequence, so the order is the
-	 * class's as before.  NULL for every other flow.
-	 */
-	struct edf_flow		*clock;
 	struct sk_buff		*head;
 	struct sk_buff		*tail;
 	u32			qlen;
 	u32			hash;		/* flow id in the fabric header */
 	u32			seq;
+	u32			socket_hash;	/* of the socket a flow is keyed by */
 	u8			state;
 	bool			shared;		/* the class's own flow */
+	/*
+	 * recn on, a class without perflow: the frames of one destination
+	 * wait in a flow of their own, so that those of a congested one can
+	 * be held while the rest go; the class's own flow (edf_flow_clock())
+	 * still gives their deadlines, flow id and sequence, so the order is
+	 * the class's as before.
+	 */
+	bool			dest;
+	u8			held_vc;
+	u8			held_saq;
 	u64			last_deadline;
 	u64			idle_since;	/* when it last emptied */
 	u64			listed_since;	/* when it went on q->idle */
-	u32			socket_hash;	/* of the socket a flow is keyed by */
 };
 
 struct edf_class {
@@ -201,6 +213,12 @@ static inline struct edf_skb_cb *edf_skb_cb(struct sk_buff *skb)
 {
 	qdisc_cb_private_validate(skb, sizeof(struct edf_skb_cb));
 	return (struct edf_skb_cb *)qdisc_skb_cb(skb)->data;
+}
+
+/* The flow whose clock, id and sequence @f's packets take (edf_flow.dest). */
+static __always_inline struct edf_flow *edf_flow_clock(struct edf_flow *f)
+{
+	return unlikely(f->dest) ? &f->cl->shared : f;
 }
 
 /*

@@ -849,6 +849,7 @@ static int __init edf_module_init(void)
 {
 	int err;
 
+	BUILD_BUG_ON(sizeof(struct edf_flow) > EDF_FLOW_MAX_SIZE);
 	edf_flow_cache = kmem_cache_create("edf_flow", sizeof(struct edf_flow),
 					   0, SLAB_HWCACHE_ALIGN, NULL);
 	if (!edf_flow_cache)

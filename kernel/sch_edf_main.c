@@ -76,7 +76,6 @@ static void edf_flow_init(struct edf_flow *f, struct edf_class *cl,
 {
 	RB_CLEAR_NODE(&f->hash_node);
 	INIT_LIST_HEAD(&f->idle_node);
-	INIT_LIST_HEAD(&f->held_node);
 	INIT_LIST_HEAD(&f->recn_node);
 	f->key = key;
 	f->cl = cl;
@@ -277,7 +276,7 @@ static noinline struct edf_flow *edf_flow_create(struct edf_sched *q,
 
 /*
  * recn on, @cl without perflow: @skb's destination queue (see
- * edf_flow.clock), keyed by where it goes: its destination address and
+ * edf_flow.dest), keyed by where it goes: its destination address and
  * the route its own fabric header names, if any.
  */
 static noinline struct edf_flow *edf_recn_dest_flow(struct edf_sched *q,
@@ -305,7 +304,7 @@ static noinline struct edf_flow *edf_recn_dest_flow(struct edf_sched *q,
 		if (IS_ERR(f))
 			return f;
 	}
-	f->clock = &cl->shared;
+	f->dest = true;
 	return f;
 }
 
@@ -694,8 +693,8 @@ static __always_inline int edf_enqueue_one(struct sk_buff *skb, struct Qdisc *sc
 		return edf_drop(skb, sch, cl, TC_EDF_DROP_FLOW_LIMIT, to_free);
 
 	cb = edf_skb_cb(skb);
-	/* a destination queue's deadlines are its class's (edf_flow.clock) */
-	cb->deadline = edf_deadline(q, f->clock ? f->clock : f, len, parts, txtime, now);
+	/* a destination queue's deadlines are its class's (edf_flow.dest) */
+	cb->deadline = edf_deadline(q, edf_flow_clock(f), len, parts, txtime, now);
 	cb->msg_flags = msg_flags;
 	cb->recn_tag = FABRIC_LINK_RECN_NONE;
 	if (unlikely(q->recn))
@@ -905,7 +904,7 @@ static noinline void edf_push_ttd(struct Qdisc *sch, struct sk_buff *skb,
 			 struct edf_flow *f, u64 deadline, u8 msg_flags, u64 now)
 {
 	struct edf_sched *q = qdisc_priv(sch);
-	struct edf_flow *id = f->clock ? f->clock : f;	/* the class's, if its */
+	struct edf_flow *id = edf_flow_clock(f);
 	s64 ttd = deadline >= now ? (s64)min_t(u64, deadline - now, S32_MAX) :
 				    -(s64)min_t(u64, now - deadline, S32_MAX);
 	struct fhc_fields fields = {
@@ -997,10 +996,13 @@ static noinline struct sk_buff *edf_dequeue_busy(struct Qdisc *sch)
 	f = q->direct;
 	if (!f) {
 		edf_release_eligible(q, now);
-		if (unlikely(q->recn) && edf_recn_recount_due(q) && now >= q->recn_next_ns)
-			edf_recn_recount(sch, now);
-		if (unlikely(q->recn_held_flows))
-			edf_recn_release(q, now);
+		/* flows are held only while recn is on (edf_recn_untag_all) */
+		if (unlikely(q->recn)) {
+			if (edf_recn_recount_due(q) && now >= q->recn_next_ns)
+				edf_recn_recount(sch, now);
+			if (q->recn_held_flows)
+				edf_recn_release(q, now);
+		}
 		f = edf_pick_flow(q);
 	}
 	if (!f) {
