@@ -238,15 +238,6 @@ static inline u64 edf_class_eligibility(const struct edf_sched *q,
 	return cl->burst ? cl->burst_ns : q->eligibility;
 }
 
-/* @skb leaves the qdisc, sent or dropped: out of the link's count. */
-static __always_inline void edf_recn_depart(struct edf_sched *q, struct sk_buff *skb)
-{
-	u16 tag = edf_skb_cb(skb)->recn_tag;
-
-	if (unlikely(tag != FABRIC_LINK_RECN_NONE) && q->link)
-		fabric_link_recn_depart(q->link, tag, qdisc_pkt_len(skb));
-}
-
 /*
  * Put a flow with packets where its head packet belongs; @direct: the
  * head is the only packet queued and may leave at once (credits off), so
@@ -295,8 +286,9 @@ struct sk_buff *edf_dequeue(struct Qdisc *sch);
 struct sk_buff *edf_drop_one(struct Qdisc *sch, u64 now);
 
 /* sch_edf_recn.c */
-u16 edf_recn_arrive(struct Qdisc *sch, struct edf_class *cl,
-		    struct sk_buff *skb, u32 len);
+void edf_recn_arrive(struct Qdisc *sch, struct edf_class *cl,
+		     struct edf_flow *f, struct sk_buff *skb, u32 len);
+void edf_recn_took(struct edf_sched *q, struct edf_flow *f, struct sk_buff *skb);
 bool edf_recn_may_go(struct edf_sched *q, struct edf_flow *f,
 		     struct edf_recn_look *k);
 void edf_recn_hold(struct edf_sched *q, struct edf_flow *f);

@@ -308,10 +308,15 @@ static noinline struct edf_flow *edf_recn_dest_flow(struct edf_sched *q,
 	return f;
 }
 
+/*
+ * @skb's flow, and in *@clock the flow whose clock gives its deadline
+ * (edf_flow_clock(), known here without a look at the flow).
+ */
 static __always_inline struct edf_flow *edf_flow_lookup(struct edf_sched *q,
 							struct edf_class *cl,
 							struct sk_buff *skb,
-							u64 now)
+							u64 now,
+							struct edf_flow **clock)
 {
 	struct rb_node **link, *parent;
 	struct sock *sk = skb->sk;
@@ -319,6 +324,7 @@ static __always_inline struct edf_flow *edf_flow_lookup(struct edf_sched *q,
 	unsigned long key;
 
 	if (!cl->perflow) {
+		*clock = &cl->shared;
 		if (likely(!q->recn))
 			return &cl->shared;
 		return edf_recn_dest_flow(q, cl, skb, now);
@@ -326,8 +332,12 @@ static __always_inline struct edf_flow *edf_flow_lookup(struct edf_sched *q,
 
 	key = edf_flow_key(skb);
 	f = edf_flow_search(edf_flow_bucket(q, key), key, cl, &link, &parent);
-	if (!f)
-		return edf_flow_create(q, cl, skb, key, now);
+	if (!f) {
+		f = edf_flow_create(q, cl, skb, key, now);
+		*clock = f;
+		return f;
+	}
+	*clock = f;
 	/*
 	 * A closed socket's memory is soon reused by a new one: a new
 	 * connection starts a new flow.  (The old one has no packets left:
@@ -410,10 +420,6 @@ static __always_inline void edf_flow_went_idle(struct edf_sched *q,
 	f->state = EDF_FLOW_IDLE;
 	f->idle_since = now;
 	f->cl->active_flows--;
-	if (unlikely(q->recn) && !list_empty(&f->recn_node)) {
-		list_del_init(&f->recn_node);
-		q->recn_active_n--;
-	}
 	/*
 	 * A class's own flow is never collected: it costs nothing idle.
 	 * One still listed from an earlier idle time stays where it is.
@@ -436,7 +442,8 @@ void edf_flow_purge(struct Qdisc *sch, struct edf_flow *f,
 	}
 	while (f->head) {
 		skb = edf_flow_take_head(f);
-		edf_recn_depart(q, skb);
+		if (unlikely(q->recn))
+			edf_recn_took(q, f, skb);
 		cl->qlen--;
 		cl->backlog -= qdisc_pkt_len(skb);
 		sch->q.qlen--;
@@ -673,8 +680,8 @@ static __always_inline int edf_enqueue_one(struct sk_buff *skb, struct Qdisc *sc
 			   u64 txtime, u64 now, struct sk_buff **to_free)
 {
 	struct edf_sched *q = qdisc_priv(sch);
+	struct edf_flow *f, *clock;
 	struct edf_skb_cb *cb;
-	struct edf_flow *f;
 	u32 len = qdisc_pkt_len(skb);
 
 	if (unlikely(sch->q.qlen >= q->limit))
@@ -685,7 +692,7 @@ static __always_inline int edf_enqueue_one(struct sk_buff *skb, struct Qdisc *sc
 	if (q->ttd && unlikely(edf_too_big_for_ttd(sch, skb)))
 		return edf_drop(skb, sch, cl, TC_EDF_DROP_OVERSIZE, to_free);
 
-	f = edf_flow_lookup(q, cl, skb, now);
+	f = edf_flow_lookup(q, cl, skb, now, &clock);
 	if (IS_ERR(f))
 		return edf_drop(skb, sch, cl, PTR_ERR(f) == -ENOSPC ?
 				TC_EDF_DROP_FLOWS : TC_EDF_DROP_NOMEM, to_free);
@@ -694,22 +701,19 @@ static __always_inline int edf_enqueue_one(struct sk_buff *skb, struct Qdisc *sc
 
 	cb = edf_skb_cb(skb);
 	/* a destination queue's deadlines are its class's (edf_flow.dest) */
-	cb->deadline = edf_deadline(q, edf_flow_clock(f), len, parts, txtime, now);
+	cb->deadline = edf_deadline(q, clock, len, parts, txtime, now);
 	cb->msg_flags = msg_flags;
+	/* recn off as well: RECN going on reads it in every frame queued */
 	cb->recn_tag = FABRIC_LINK_RECN_NONE;
-	if (unlikely(q->recn))
-		cb->recn_tag = edf_recn_arrive(sch, cl, skb, len);
 
 	edf_flow_add_skb(f, skb);
 	if (f->qlen == 1) {
 		/* it stays on q->idle, if it is there: edf_flow_gc() */
 		cl->active_flows++;
 		edf_flow_place(q, f, now, !sch->q.qlen && !q->link);
-		if (unlikely(q->recn)) {
-			list_add_tail(&f->recn_node, &q->recn_active);
-			q->recn_active_n++;
-		}
 	}
+	if (unlikely(q->recn))
+		edf_recn_arrive(sch, cl, f, skb, len);
 	cl->qlen++;
 	cl->backlog += len;
 	sch->q.qlen++;
@@ -823,25 +827,29 @@ bool edf_gets_header(const struct edf_sched *q, const struct sk_buff *skb)
 	       fhc_inner_probe_len(ntohs(((const struct ethhdr *)skb->data)->h_proto));
 }
 
+#define EDF_CREDITS_TAKEN	BIT(31)	/* edf_take_credits(): @f may go */
+
 /*
  * Credits on: take the link's credits for @f's head as it will leave:
  * with the header (its class's VC, 20 bytes more) if it gets one, else
  * on its own header's VC, VC1 without one.  @refused: wire VCs already
  * refused in this dequeue; nothing overtakes a refused head on them.
+ * Returns EDF_CREDITS_TAKEN, or @refused with the head's wire VC added.
+ * (By value: a pointer to the caller's local would cost the dequeue a
+ * stack canary per packet, credits on or off.)
  */
-static bool edf_take_credits(struct edf_sched *q, struct edf_flow *f,
-			     unsigned int *refused)
+static unsigned int edf_take_credits(struct edf_sched *q, struct edf_flow *f,
+				     unsigned int refused)
 {
 	struct sk_buff *skb = f->head;
 	bool hdr = edf_gets_header(q, skb);
 	unsigned int vc = hdr ? f->cl->vc : fabric_link_skb_vc(skb);
 
-	if (*refused & BIT(vc))
-		return false;
+	if (refused & BIT(vc))
+		return refused;
 	if (fabric_link_take(q->link, vc, skb->len + (hdr ? FABRIC_HDR_LEN : 0)))
-		return true;
-	*refused |= BIT(vc);
-	return false;
+		return EDF_CREDITS_TAKEN;
+	return refused | BIT(vc);
 }
 
 /*
@@ -851,7 +859,8 @@ static bool edf_take_credits(struct edf_sched *q, struct edf_flow *f,
  * on the wire's VC1), while the other wire VC may go: NULL when neither
  * can, and the link's next credits run us again.
  */
-static struct edf_flow *edf_pick_flow(struct edf_sched *q)
+static __always_inline struct edf_flow *edf_pick_flow(struct edf_sched *q,
+						      const bool recn)
 {
 	struct edf_recn_look look = { .asked = 0 };
 	unsigned int vc, refused = 0;
@@ -862,16 +871,36 @@ static struct edf_flow *edf_pick_flow(struct edf_sched *q)
 		while ((n = runheap_peek(&q->ready[vc]))) {
 			f = container_of(n, struct edf_flow, heap_node);
 			/* a head its SAQ holds back: the flow waits, the VC goes on */
-			if (unlikely(q->recn) && !edf_recn_may_go(q, f, &look)) {
+			if (recn && !edf_recn_may_go(q, f, &look)) {
 				edf_recn_hold(q, f);
 				continue;
 			}
-			if (!q->link || edf_take_credits(q, f, &refused))
+			if (!q->link)
+				return f;
+			refused = edf_take_credits(q, f, refused);
+			if (refused == EDF_CREDITS_TAKEN)
 				return f;
 			break;
 		}
 	}
 	return NULL;
+}
+
+/*
+ * recn on: a count of the queue if one is due, the flows whose SAQs may
+ * go back, then the pick.  Out of line, so that the common path keeps
+ * its registers.  Flows are held only while recn is on
+ * (edf_recn_untag_all()).
+ */
+static noinline struct edf_flow *edf_pick_flow_recn(struct Qdisc *sch, u64 now)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+
+	if (edf_recn_recount_due(q) && now >= q->recn_next_ns)
+		edf_recn_recount(sch, now);
+	if (q->recn_held_flows)
+		edf_recn_release(q, now);
+	return edf_pick_flow(q, true);
 }
 
 static void edf_account_departure(struct edf_sched *q, struct edf_class *cl,
@@ -957,7 +986,9 @@ static __always_inline struct sk_buff *edf_take(struct Qdisc *sch,
 	struct sk_buff *skb;
 
 	skb = edf_flow_take_head(f);
-	edf_recn_depart(q, skb);
+	/* out of line: the common path keeps its registers */
+	if (unlikely(q->recn))
+		edf_recn_took(q, f, skb);
 	if (!f->head) {
 		edf_flow_unplace(q, f);
 		edf_flow_went_idle(q, f, now);
@@ -996,14 +1027,10 @@ static noinline struct sk_buff *edf_dequeue_busy(struct Qdisc *sch)
 	f = q->direct;
 	if (!f) {
 		edf_release_eligible(q, now);
-		/* flows are held only while recn is on (edf_recn_untag_all) */
-		if (unlikely(q->recn)) {
-			if (edf_recn_recount_due(q) && now >= q->recn_next_ns)
-				edf_recn_recount(sch, now);
-			if (q->recn_held_flows)
-				edf_recn_release(q, now);
-		}
-		f = edf_pick_flow(q);
+		if (likely(!q->recn))
+			f = edf_pick_flow(q, false);
+		else
+			f = edf_pick_flow_recn(sch, now);
 	}
 	if (!f) {
 		/*

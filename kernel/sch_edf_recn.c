@@ -24,13 +24,19 @@ static const struct fhc_fields *edf_recn_push(const struct edf_sched *q,
 					      const struct sk_buff *skb,
 					      struct fhc_fields *push);
 
-u16 edf_recn_arrive(struct Qdisc *sch, struct edf_class *cl,
-		    struct sk_buff *skb, u32 len)
+/* @skb, of @cl, was queued in @f: the link counts it, @f is active. */
+void edf_recn_arrive(struct Qdisc *sch, struct edf_class *cl,
+		     struct edf_flow *f, struct sk_buff *skb, u32 len)
 {
 	struct edf_sched *q = qdisc_priv(sch);
 	struct fhc_fields push;
 
-	return fabric_link_recn_arrive(q->link, skb, edf_recn_push(q, cl, skb, &push), len);
+	edf_skb_cb(skb)->recn_tag =
+		fabric_link_recn_arrive(q->link, skb, edf_recn_push(q, cl, skb, &push), len);
+	if (f->qlen == 1) {
+		list_add_tail(&f->recn_node, &q->recn_active);
+		q->recn_active_n++;
+	}
 }
 
 bool edf_recn_may_go(struct edf_sched *q, struct edf_flow *f,
@@ -47,6 +53,28 @@ bool edf_recn_may_go(struct edf_sched *q, struct edf_flow *f,
 		k->asked |= BIT(vc);
 	}
 	return k->ready[vc] & BIT(fabric_link_recn_tag_saq(tag));
+}
+
+/* @skb leaves the qdisc, sent or dropped: out of the link's count. */
+static void edf_recn_depart(struct edf_sched *q, struct sk_buff *skb)
+{
+	u16 tag = edf_skb_cb(skb)->recn_tag;
+
+	if (unlikely(tag != FABRIC_LINK_RECN_NONE) && q->link)
+		fabric_link_recn_depart(q->link, tag, qdisc_pkt_len(skb));
+}
+
+/*
+ * @skb, @f's head, left the qdisc (sent or dropped): out of the link's
+ * count, and an emptied @f out of the active flows.
+ */
+void edf_recn_took(struct edf_sched *q, struct edf_flow *f, struct sk_buff *skb)
+{
+	edf_recn_depart(q, skb);
+	if (!f->head && !list_empty(&f->recn_node)) {
+		list_del_init(&f->recn_node);
+		q->recn_active_n--;
+	}
 }
 
 /* @f, at the root of its ready heap, waits for its head's SAQ. */
