@@ -48,14 +48,22 @@ struct kmem_cache *edf_flow_cache __read_mostly;
 /*
  * Flows allocated and not yet freed, by every edf qdisc: with no edf qdisc
  * left it must read 0, which a leak test can check exactly (the slab cache
- * may be merged with others, and memory figures are coarse).  One atomic
- * per flow created or freed, next to a slab allocation or free.
+ * may be merged with others, and memory figures are coarse).  Per cpu:
+ * under mq an edf per queue makes and frees flows on each queue's cpu,
+ * and one shared counter would move its cache line between them at every
+ * flow.  A cpu's own count goes negative when it frees flows another
+ * made; only the sum means anything.
  */
-static atomic_long_t edf_flows_allocated = ATOMIC_LONG_INIT(0);
+static DEFINE_PER_CPU(long, edf_flows_allocated);
 
 static int edf_flows_allocated_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%ld\n", atomic_long_read(&edf_flows_allocated));
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(edf_flows_allocated, cpu);
+	return sysfs_emit(buf, "%ld\n", sum);
 }
 
 static const struct kernel_param_ops edf_flows_allocated_ops = {
@@ -100,7 +108,7 @@ void edf_flow_free(struct edf_sched *q, struct edf_flow *f)
 	q->nflows--;
 	q->xs.flows_collected++;
 	kmem_cache_free(edf_flow_cache, f);
-	atomic_long_dec(&edf_flows_allocated);
+	this_cpu_dec(edf_flows_allocated);
 }
 
 /*
@@ -260,7 +268,7 @@ static noinline struct edf_flow *edf_flow_create(struct edf_sched *q,
 	f = kmem_cache_zalloc(edf_flow_cache, GFP_ATOMIC | __GFP_NOWARN);
 	if (unlikely(!f))
 		return ERR_PTR(-ENOMEM);
-	atomic_long_inc(&edf_flows_allocated);
+	this_cpu_inc(edf_flows_allocated);
 	edf_flow_init(f, cl, key, skb_get_hash(skb), false);
 	if (sk && sk_fullsock(sk))
 		f->socket_hash = sk->sk_hash;
