@@ -81,6 +81,29 @@ for k in rx_frames:valid drop_short:short drop_version:version \
 done
 log_test "host receive path: every fuzzed frame passed up or dropped with its reason"
 
+# A seed gives the same frames when the device's queue is full now and
+# then: fabric-send sends a refused frame again rather than build another
+# (it built another, so the classes it counted moved with the host's
+# speed).  A tbf that lets 64 KB through and then queues 4 KB refuses
+# frames at once; the counts must be those of the run on the plain veth.
+FULL_FRAMES=600
+plain=$(ns_exec A fabric-send -i veth0 --dst-mac $MAC_B --src-ip 10.51.0.1 \
+	--dst-ip 10.51.0.2 --fuzz --seed $((SEED + 7)) --count $FULL_FRAMES)
+check_err $? "fabric-send --fuzz failed"
+ns_run A tc qdisc add dev veth0 root handle 1: tbf rate 4mbit burst 64kb limit 4kb ||
+	fatal "cannot add the tbf"
+full=$(ns_exec A fabric-send -i veth0 --dst-mac $MAC_B --src-ip 10.51.0.1 \
+	--dst-ip 10.51.0.2 --fuzz --seed $((SEED + 7)) --count $FULL_FRAMES)
+check_err $? "fabric-send --fuzz through the tbf failed"
+tbf_drops=$(ns_exec A tc -s qdisc show dev veth0 | sed -n 's/.*dropped \([0-9]*\),.*/\1/p' | head -n1)
+ns_run A tc qdisc del dev veth0 root
+log_info "plain: $plain"
+log_info "tbf ($tbf_drops refused): $full"
+[ "${tbf_drops:-0}" -gt 0 ]
+check_err $? "the tbf refused no frame: the queue was never full"
+check_eq "a seed's frames with the queue full at times" "$plain" "$full"
+log_test "fabric-send --fuzz: a full queue does not change the frames of a seed"
+
 # --- a switch port -------------------------------------------------------------------
 fuzz_switch 02:00:00:51:00:04
 
