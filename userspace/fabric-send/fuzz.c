@@ -44,19 +44,27 @@ int fs_fuzz(const struct fs_opts *o, int fd, const struct sockaddr_ll *sll,
 		if (i && o->interval_us)
 			fs_sleep_us(o->interval_us);
 		len = ff_build(&rng, &p, frame, &cls);
-		if (sendto(fd, frame, len, 0, (const struct sockaddr *)sll,
-			   sizeof(*sll)) == (ssize_t)len) {
-			n[cls]++;
-			sent++;
-		} else if (errno == EMSGSIZE || errno == EINVAL) {
-			refused++;	/* past the MTU, or too short for the device */
-		} else if (errno == ENOBUFS || errno == EAGAIN) {
-			i--;		/* the device queue is full: send it again */
+		for (;;) {
+			if (sendto(fd, frame, len, 0, (const struct sockaddr *)sll,
+				   sizeof(*sll)) == (ssize_t)len) {
+				n[cls]++;
+				sent++;
+				break;
+			}
+			if (errno == EMSGSIZE || errno == EINVAL) {
+				refused++;	/* past the MTU, or too short for the device */
+				break;
+			}
+			if (errno != ENOBUFS && errno != EAGAIN) {
+				fprintf(stderr, PROG ": %s: sending fuzz frame %lu: %s\n",
+					o->dev, i + 1, strerror(errno));
+				return 1;
+			}
+			/*
+			 * The device queue is full: this frame again, so that
+			 * the frames follow from the seed alone
+			 */
 			fs_sleep_us(100);
-		} else {
-			fprintf(stderr, PROG ": %s: sending fuzz frame %lu: %s\n",
-				o->dev, i + 1, strerror(errno));
-			return 1;
 		}
 	}
 	printf("fuzz seed=%llu sent=%lu refused=%lu", o->seed, sent, refused);
