@@ -113,6 +113,8 @@ pg_run()
 {
 	pg_config "$@"
 	pg pgctrl start
+	# the start may return before the run (../vm/pktgen-wait.sh)
+	sh "$PKTGEN_WAIT" || fatal "pktgen: the run gave no result"
 }
 
 pg_config()

@@ -279,63 +279,33 @@ ns_bg()
 # to start two programs per command, each costly under TCG).  After a
 # command to a device, its "Result:" line must say OK; at the first that
 # does not, the shell says which and exits 1.  "pgctrl=start" returns when
-# every device's run has ended, which needs a device to have been written
-# to since its last run (its Result is then a command's until the run
-# ends).
-#
-# pktgen's own start does not promise that: it flags the run, sleeps
-# 125 ms and returns at once if the thread has not taken the run by then,
-# which its thread, polling every 100 ms, can miss when the host does not
-# run the VM for a moment.  A test then went on to configure the next run
-# while this one went, and its restart cut this one short (edf_flows:
-# 991,569 of 1,048,544 packets sent).  So the shell waits for the
-# result, up to 10 minutes (a test's timeout comes first).
+# every device's run has ended (pktgen-wait.sh: pktgen's own start does
+# not promise it, and a test that went on while a run still went cut it
+# short: edf_flows sent 991,569 of 1,048,544 packets).
+PKTGEN_WAIT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/pktgen-wait.sh
 pktgen()
 {
 	local ns=$1; shift
 
+	# $0 of the shell: pktgen-wait.sh
 	ns_exec "$ns" sh -c '
-		result() {	# FILE: its "Result:" line in r
-			r=
-			while read -r l; do
-				case $l in Result:*) r=$l ;; esac
-			done < "$1"
-		}
-		# ran FILE: its Result is a run'"'"'s ("OK: <usec>(c..."), not
-		# a command'"'"'s ("OK: count=...")
-		ran() {
-			result "$1"
-			case $r in "Result: OK: "[0-9]*) return 0 ;; esac
-			return 1
-		}
-		# wait_runs: every device shows a run'"'"'s result
-		wait_runs() {
-			for d in /proc/net/pktgen/*; do
-				case ${d##*/} in kpktgend_*|pgctrl) continue ;; esac
-				n=0
-				until ran "$d"; do
-					n=$((n + 1))
-					[ $n -le 6000 ] || {
-						echo "pktgen: ${d##*/}: no run result: $r" >&2
-						exit 1
-					}
-					sleep 0.1
-				done
-			done
-		}
 		for a; do
 			f=${a%%=*} c=${a#*=}
 			echo "$c" > "/proc/net/pktgen/$f" ||
 				{ echo "pktgen: $f: $c: refused" >&2; exit 1; }
 			case $f in
-			pgctrl) [ "$c" = start ] && wait_runs; continue ;;
+			pgctrl) [ "$c" = start ] && { sh "$0" || exit 1; }
+				continue ;;
 			kpktgend_*) continue ;;
 			esac
-			result "/proc/net/pktgen/$f"
+			r=
+			while read -r l; do
+				case $l in Result:*) r=$l ;; esac
+			done < "/proc/net/pktgen/$f"
 			case $r in "Result: OK"*) ;; *)
 				echo "pktgen: $f: $c: $r" >&2; exit 1 ;;
 			esac
-		done' pktgen "$@"
+		done' "$PKTGEN_WAIT" "$@"
 }
 
 # Track a background job started otherwise (a loop in a subshell).
