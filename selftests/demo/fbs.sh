@@ -197,19 +197,15 @@ lat_run() {
 	sleep 0.3
 	fbs_boot
 	sleep 0.5
-	for i in $FBS_HOSTS; do t0[i]=$(fbs_lat_hist $i); done
+	# read with no process started (fbs_lib.sh)
+	for i in $FBS_HOSTS; do fbs_lat_read $i; t0[i]=$FBS_LAT_LINE; done
 	sleep "$LAT_SECONDS"
-	for i in $FBS_HOSTS; do t1[i]=$(fbs_lat_hist $i); done
+	for i in $FBS_HOSTS; do fbs_lat_read $i; t1[i]=$FBS_LAT_LINE; done
 	stop
-	# the window's counts and sum of latencies, added over the receivers,
-	# then the largest latency since the qdiscs began (a maximum does not
-	# subtract)
 	win=$(for i in $FBS_HOSTS; do
 		echo "0 ${t0[i]}"
 		echo "1 ${t1[i]}"
-	done | awk '{ s = $1 ? 1 : -1; for (i = 2; i < NF; i++) d[i] += s * $i
-		      if ($1 && $NF > mx) mx = $NF; nf = NF }
-		END { for (i = 2; i < nf; i++) printf "%.0f ", d[i]; printf "%.0f\n", mx }')
+	done | fbs_lat_window)
 	read -r frames mean max_us p50 p99 top _ <<< "$(fbs_lat_summary <<< "$win")"
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$LAT_NODES" "$frames" "$mean" \
 		"$p50" "$p99" "$top" "$max_us" >> "$OUT/latency.tsv"

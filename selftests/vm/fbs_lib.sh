@@ -13,12 +13,16 @@
 #   fbs_send I J RATE             ... from host I to host J only
 #   fbs_traffic_stop              stop it and wait for the queues to drain
 #   fbs_boot                      fbs-boot's ring on every host at once
-#   fbs_xs I KEY...               host I's counters KEY... (FBS_V), no process
+#   fbs_xq I / fbs_xget KEY...    host I's qdisc (FBS_J), no process; its
+#                                 counters KEY... (FBS_V)
+#   fbs_xs I KEY...               the two at once
 #   fbs_snap                      every host's counters (F, IN, EARLY, ...)
 #   fbs_window SECONDS            their change over a window (dF, dIN, ...)
-#   fbs_lat I                     host I's arrival latencies (FBS_LAT_*)
-#   fbs_lat_hist I                ... as 64 counts, their sum and the largest
+#   fbs_lat_read I                host I's arrival latencies, no process:
+#                                 64 counts, their sum and the largest
+#   fbs_lat_window                ... over a window (of two such lines)
 #   fbs_lat_summary [QUARTERS]    ... summed up (of one such line)
+#   fbs_lat QUARTERS LINE         ... in FBS_LAT_*
 
 require_module sch_fbs
 require_module vcsw
@@ -175,26 +179,42 @@ fbs_readers()
 	done
 }
 
-# fbs_xs I KEY...: host I's qdisc counters KEY..., in the array FBS_V
-# (read before the link's own statistics, "credits", which come last),
-# with no process started: by host I's reader, and bash's own matching
-fbs_xs()
+# fbs_xq I: host I's root qdisc as JSON, up to the link's own
+# statistics ("credits", which come last), in FBS_J; read by host I's
+# reader, with no process started
+fbs_xq()
 {
-	local i=$1 j k
+	local j
 
-	shift
+	FBS_XI=$1
 	# not "root": tc -batch remembers it, and refuses it the second time
-	echo "qdisc show dev eth0" >&"${FBS_RQ[i]}"
-	IFS= read -r -t 60 j <&"${FBS_RA[i]}" || fatal "V$i's tc reader did not answer"
+	echo "qdisc show dev eth0" >&"${FBS_RQ[$1]}"
+	IFS= read -r -t 60 j <&"${FBS_RA[$1]}" || fatal "V$1's tc reader did not answer"
 	# the root qdisc, which comes first
 	j=${j%%\},\{\"kind\":*}
-	j=${j%\"credits\":\{*}
+	FBS_J=${j%\"credits\":\{*}
+}
+
+# fbs_xget KEY...: those counters of FBS_J, in FBS_V, by bash's own
+# matching
+fbs_xget()
+{
+	local k
+
 	FBS_V=()
 	for k in "$@"; do
 		# the last one, as the options come first ("slot" is in both)
-		[[ $j =~ .*\"$k\":([0-9]+) ]] || fatal "V$i: no $k in $j"
+		[[ $FBS_J =~ .*\"$k\":([0-9]+) ]] || fatal "V$FBS_XI: no $k in $FBS_J"
 		FBS_V+=("${BASH_REMATCH[1]}")
 	done
+}
+
+# fbs_xs I KEY...: host I's qdisc counters KEY..., in FBS_V
+fbs_xs()
+{
+	fbs_xq "$1"
+	shift
+	fbs_xget "$@"
 }
 
 # fbs_snap: every host's judged frames and stalls, in the arrays F, IN,
@@ -231,15 +251,30 @@ fbs_window()
 	done
 }
 
-# fbs_lat_hist I: host I's arrival latencies since its qdisc began
+# fbs_lat_read I: host I's arrival latencies since its qdisc began
 # (verify on: from each frame's slot start at its sender to its last byte
-# here) on one line: the 64 quarter-slot counts of rx_lat_hist, then
-# rx_lat_sum_ns and rx_lat_max_ns
-fbs_lat_hist()
+# here) on one line, in FBS_LAT_LINE: the 64 quarter-slot counts of
+# rx_lat_hist, then rx_lat_sum_ns and rx_lat_max_ns.  Read as fbs_xs
+# reads, with no process started, so that a window can be read while
+# traffic flows.
+fbs_lat_read()
 {
-	ns_exec V$1 tc -s -j qdisc show dev eth0 root | tr -d ' \n' |
-		sed -n 's/.*"rx_lat_sum_ns":\([0-9]*\),"rx_lat_max_ns":\([0-9]*\),"rx_lat_hist":\[\([0-9,]*\)\].*/\3 \1 \2/p' |
-		tr ',' ' '
+	fbs_xq "$1"
+	[[ $FBS_J =~ \"rx_lat_sum_ns\":([0-9]+),\"rx_lat_max_ns\":([0-9]+),\"rx_lat_hist\":\[([0-9,]*)\] ]] ||
+		fatal "V$1: no arrival latencies in $FBS_J"
+	FBS_LAT_LINE="${BASH_REMATCH[3]//,/ } ${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"
+}
+
+# fbs_lat_window: of lines "0 LINE" and "1 LINE" on stdin, LINEs of
+# fbs_lat_read at a window's start (0) and end (1), of one receiver or
+# more: one such line of the window, its counts and sum of latencies
+# added over the receivers, then the largest latency at the end (since
+# the qdiscs began: a maximum does not subtract)
+fbs_lat_window()
+{
+	awk '{ s = $1 ? 1 : -1; for (i = 2; i < NF; i++) d[i] += s * $i
+	       if ($1 && $NF > mx) mx = $NF; nf = NF }
+	     END { for (i = 2; i < nf; i++) printf "%.0f ", d[i]; printf "%.0f\n", mx }'
 }
 
 # fbs_lat_summary [QUARTERS]: of such a line on stdin, the frames, the
@@ -267,11 +302,11 @@ fbs_lat_summary()
 	}'
 }
 
-# fbs_lat I [QUARTERS]: fbs_lat_summary of host I, in FBS_LAT_N,
-# FBS_LAT_MEAN_US, FBS_LAT_MAX_US, FBS_LAT_P50_Q, FBS_LAT_P99_Q,
-# FBS_LAT_MAX_Q and FBS_LAT_OVER
+# fbs_lat QUARTERS LINE: fbs_lat_summary of LINE (fbs_lat_read's or
+# fbs_lat_window's), in FBS_LAT_N, FBS_LAT_MEAN_US, FBS_LAT_MAX_US,
+# FBS_LAT_P50_Q, FBS_LAT_P99_Q, FBS_LAT_MAX_Q and FBS_LAT_OVER
 fbs_lat()
 {
 	read -r FBS_LAT_N FBS_LAT_MEAN_US FBS_LAT_MAX_US FBS_LAT_P50_Q FBS_LAT_P99_Q \
-		FBS_LAT_MAX_Q FBS_LAT_OVER <<< "$(fbs_lat_hist "$1" | fbs_lat_summary "${2:-64}")"
+		FBS_LAT_MAX_Q FBS_LAT_OVER <<< "$(fbs_lat_summary "$1" <<< "$2")"
 }
