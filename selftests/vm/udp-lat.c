@@ -155,7 +155,8 @@ static void usage(FILE *f)
 "  --frame-interval US    one frame every US microseconds (with --frame-bytes)\n"
 "  --gso                  send each frame in one sendmsg with UDP_SEGMENT\n"
 "  --no-retry             count a datagram refused by a full or dropping qdisc\n"
-"                         (ENOBUFS) in blocked= and errors= and go on, instead\n"
+"                         (ENOBUFS) in blocked=, dropped= and errors= and go\n"
+"                         on, instead\n"
 "                         of retrying it\n"
 "  --txtime-frame US      with --frame-bytes, without --gso: give each part\n"
 "                         the SO_TXTIME deadline max(previous, now) + US / parts,\n"
@@ -164,7 +165,10 @@ static void usage(FILE *f)
 "                         negative: already late)\n"
 "\n"
 "A datagram refused with ENOBUFS or EAGAIN (full qdisc or socket buffer) is\n"
-"retried after 100 us; each refusal counts in blocked=.\n"
+"retried after 100 us; each refusal counts in blocked=.  A refusal with ENOBUFS\n"
+"means the qdisc dropped what was sent: its datagrams (with --gso, the segments\n"
+"the kernel cut it into) count in dropped=, so sent= + dropped= is what reached\n"
+"the qdisc.\n"
 "\n"
 "Output (stdout):\n"
 "  recv, per stream:  stream=ID packets=N bytes=N lost=N bad=N lat_mean_us=X\n"
@@ -173,7 +177,7 @@ static void usage(FILE *f)
 "    frame_p50_us=X frame_p90_us=X frame_p99_us=X frame_p999_us=X\n"
 "    frame_max_us=X frames_in_window=N]\n"
 "  then:              total packets=N bytes=N bad=N\n"
-"  send:              sent=N bytes=N blocked=N errors=N duration_s=X\n"
+"  send:              sent=N bytes=N blocked=N dropped=N errors=N duration_s=X\n"
 "  bytes are UDP payload bytes.  lost = highest seq + 1 - packets.  bad on a\n"
 "  stream line counts datagrams of that stream with an inconsistent header;\n"
 "  on the total line also those without our magic.  bps_active is over the\n"
@@ -1038,6 +1042,7 @@ struct sender {
 	struct sstream st[MAX_STREAMS];
 	uint8_t *buf;
 	uint64_t sent, bytes, blocked, errors;
+	uint64_t dropped;	/* datagrams the qdisc dropped (ENOBUFS) */
 	int64_t deadline;	/* 0: none */
 	int64_t last_progress;
 	int64_t last_retry;	/* of the refused sends since the last progress */
@@ -1122,6 +1127,13 @@ static enum xmit_res xmit(struct sender *sn, struct sstream *s, size_t len,
 		if (errno != EAGAIN && errno != ENOBUFS)
 			break;
 		sn->blocked++;
+		/*
+		 * ENOBUFS: the qdisc took the datagram and dropped it.  A GSO
+		 * send is refused only if every one of its segments was
+		 * (a qdisc that queues some returns success).
+		 */
+		if (errno == ENOBUFS)
+			sn->dropped += gso_size ? (len + gso_size - 1) / gso_size : 1;
 		if (sn->cfg->no_retry)
 			break;
 		now = now_ns();
@@ -1693,8 +1705,9 @@ static int cmd_send(int argc, char **argv)
 	if (ret)
 		return ret;
 
-	printf("sent=%" PRIu64 " bytes=%" PRIu64 " blocked=%" PRIu64 " errors=%" PRIu64
-	       " duration_s=%.3f\n", sn.sent, sn.bytes, sn.blocked, sn.errors,
+	printf("sent=%" PRIu64 " bytes=%" PRIu64 " blocked=%" PRIu64 " dropped=%" PRIu64
+	       " errors=%" PRIu64 " duration_s=%.3f\n", sn.sent, sn.bytes, sn.blocked,
+	       sn.dropped, sn.errors,
 	       (double)(end - start) / NSEC_PER_SEC);
 	fflush(stdout);
 	if (!sn.sent) {

@@ -358,12 +358,15 @@ ns_run H4 ip neigh add 10.48.0.1 lladdr $H1_MAC dev eth0 nud permanent
 gso0=$(json_u64 "$(qdisc_json H1)" gso_segmented); sent0=$(qsent H1); gdrops0=$(qdrops H1)
 in0=$(pstat S s1 port rx_packets)
 # udp-lat counts the datagrams it sent (a send refused by an ICMP
-# unreachable from H4, which has no listener, is not among them)
+# unreachable from H4, which has no listener, is not among them), and
+# apart those of the sends a qdisc refused (ENOBUFS: edf dropped every
+# segment, and udp-lat sent the frame again)
 ns_run H1 udp-lat send --dst 10.48.0.4 --port 9000 --size 1000 \
 	--frame-bytes 20000 --frame-interval 50000 --gso --count 20 \
 	> "$TMP_DIR/gso.out" 2>/dev/null || fatal "udp-lat send"
 segs=$(sed -n 's/^sent=\([0-9]*\) .*/\1/p' "$TMP_DIR/gso.out")
 [ "${segs:-0}" -ge 200 ] || fatal "udp-lat sent ${segs:-nothing}: $(cat "$TMP_DIR/gso.out")"
+refused=$(sed -n 's/.* dropped=\([0-9]*\) .*/\1/p' "$TMP_DIR/gso.out")
 wait_for 30 settled
 check_err $? "the path did not drain after the GSO sends"
 # the stack may hand some over cut already (seen: 19 of 20 on 6.1): what
@@ -377,9 +380,12 @@ log_info "GSO packets segmented by edf: $segmented of 20"
 # sender's pacing and the switch's meet on this kernel (a debug kernel
 # sends in bursts): what edf drops, it counts
 sent=$(($(qsent H1) - sent0)); dropped=$(($(qdrops H1) - gdrops0))
-log_info "GSO segments: $segs sent by udp-lat, $sent left edf, $dropped dropped there"
+log_info "GSO segments: $segs sent by udp-lat and $refused in sends refused," \
+	"$sent left edf, $dropped dropped there"
+# the debug kernel's bursts once dropped a whole packet: 340 sent, 20
+# refused, 263 left and 97 dropped (2026-12-01)
 check_eq "every segment udp-lat sent left H1's qdisc or was counted dropped there" \
-	"$segs" "$((sent + dropped))"
+	"$((segs + refused))" "$((sent + dropped))"
 check_eq "... and what left reached S" "$sent" "$(($(pstat S s1 port rx_packets) - in0))"
 switch_lossless "gso"
 log_test "GSO packets cross a credit link as their segments"
