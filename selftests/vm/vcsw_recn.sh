@@ -156,11 +156,17 @@ for s in A S B; do
 	done
 done
 # credits on every link a sender or a switch sends on; input buffers of
-# 32 KB: room for the SAQs' Xoff level (6 KB) and the rest
+# 32 KB: room for the SAQs' Xoff level (6 KB) and the rest.  The hosts'
+# links run at the switches' rate, as every link of the paper's fabric
+# does (edf's rate paces them).  An unpaced veth sent a host's whole
+# credit window at each Xon, before the switch's next Xoff could reach
+# it: A's input buffer from H1 then held nothing but H1's hot frames,
+# and H1's innocent flow waited for credits until they had crossed the
+# tree, 1.7 s in 4 of 30 runs of the host section (2026-12-01).
 for h in $SENDERS; do
 	ns_exec H$h sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
-	ns_run H$h tc qdisc add dev eth0 root handle 1: edf limit 10000 flow_limit 10000 \
-		credits on || fatal "edf H$h"
+	ns_run H$h tc qdisc add dev eth0 root handle 1: edf rate $RATE limit 10000 \
+		flow_limit 10000 credits on || fatal "edf H$h"
 done
 for p in "A p0" "A p1" "B p0" "B p1" "A p3" "S p0" "S p1" "B p3"; do
 	ns_run ${p% *} ip link set ${p#* } type vcsw_slave credits on in_buffer 32k ||
