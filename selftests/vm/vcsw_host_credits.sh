@@ -367,6 +367,7 @@ ns_run H1 udp-lat send --dst 10.48.0.4 --port 9000 --size 1000 \
 segs=$(sed -n 's/^sent=\([0-9]*\) .*/\1/p' "$TMP_DIR/gso.out")
 [ "${segs:-0}" -ge 200 ] || fatal "udp-lat sent ${segs:-nothing}: $(cat "$TMP_DIR/gso.out")"
 refused=$(sed -n 's/.* dropped=\([0-9]*\) .*/\1/p' "$TMP_DIR/gso.out")
+[ -n "$refused" ] || fatal "udp-lat printed no dropped=: $(cat "$TMP_DIR/gso.out")"
 wait_for 30 settled
 check_err $? "the path did not drain after the GSO sends"
 # the stack may hand some over cut already (seen: 19 of 20 on 6.1): what
