@@ -400,6 +400,18 @@ static fq_always_inline int dt_next_active(const struct dt_sched *s, fq_u32 from
 {
 	fq_u32 words = (s->n + 63) / 64, i = from + 1 >= s->n ? 0 : from + 1, k;
 
+	/*
+	 * A table of one word (most are: one entry per class, a few
+	 * classes) needs no loop: the bits at or after i, else the first.
+	 * No bit at or beyond n is ever set.
+	 */
+	if (s->n <= 64) {
+		fq_u64 all = s->emask[0], m = all & (~0ULL << i);
+
+		if (m)
+			return __builtin_ctzll(m);
+		return all ? __builtin_ctzll(all) : -1;
+	}
 	for (k = 0; k <= words; k++) {
 		fq_u32 w = i / 64;
 		fq_u64 m = s->emask[w] & (~0ULL << (i % 64));
@@ -570,64 +582,146 @@ static fq_always_inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, 
 	return -1;
 }
 
-/* Algorithm 1 with the reset and the lone-active-class exception. */
+/*
+ * sbt's scan: the marked entries once around from the one served last
+ * (it keeps the link while it has weight), in table order, a word of the
+ * bitmap at a time: the bits of the word being scanned are taken as the
+ * scan enters it, each entry's bit cleared as it is passed, so the lap
+ * ends when the words run out, with no distance to keep.  An entry's
+ * ask can change only its own bit, which the lap has already taken, so
+ * this sees the bitmap a scan of the live one would.
+ */
+struct dt_lap {
+	fq_u64 bits;		/* marked entries of word w not passed yet */
+	fq_u32 w;		/* the word being scanned */
+	fq_u32 turned;		/* words entered after the first */
+};
+
+/*
+ * Returned by value and assigned at its declaration: a lap declared
+ * first and filled in later is zeroed on the stack before each pick by
+ * kernels built to zero every local (CONFIG_INIT_STACK_ALL_ZERO, as
+ * Debian's are).  It is kept small, the rest read from @s when a word
+ * ends, so that it stays in registers across the head() calls.
+ */
+static fq_always_inline struct dt_lap dt_lap_start(const struct dt_sched *s)
+{
+	return (struct dt_lap){
+		.bits = s->emask[s->pos / 64] & (~0ULL << (s->pos % 64)),
+		.w = s->pos / 64,
+		.turned = 0,
+	};
+}
+
+/* the next marked entry of the lap, -1 when it is over */
+static fq_always_inline int dt_lap_next(const struct dt_sched *s, struct dt_lap *l)
+{
+	fq_u32 words = (s->n + 63) / 64;
+	int p;
+
+	while (!l->bits) {
+		if (l->turned == words)
+			return -1;
+		l->turned++;
+		l->w = l->w + 1 == words ? 0 : l->w + 1;
+		l->bits = s->emask[l->w];
+		if (l->turned == words)	/* back where it began: the bits before pos */
+			l->bits &= (1ULL << (s->pos % 64)) - 1;
+	}
+	p = (int)(l->w * 64 + __builtin_ctzll(l->bits));
+	l->bits &= l->bits - 1;
+	return p;
+}
+
+/*
+ * sbt: no class with weight left can send.  How many of those without
+ * any can (their heads asked in scan order, up to @need of them), and in
+ * @last the entry of the last that can.  Only the end of a round asks
+ * them: a class out of weight cannot be picked before then, so asking
+ * it at every pass, as the scan used to, was a peek per packet thrown
+ * away (with weights of one, the class just served is the first the
+ * scan meets).
+ */
+static fq_always_inline fq_u32 dt_sbt_senders(struct dt_sched *s, dt_head_fn head,
+					      void *ctx, fq_u32 need, int *last)
+{
+	struct dt_lap lap = dt_lap_start(s);
+	fq_u32 found = 0;
+	int p;
+
+	while ((p = dt_lap_next(s, &lap)) >= 0) {
+		fq_u32 cls = s->table[p].cls;
+
+		if (s->cls[cls].left || dt_ask(s, head, ctx, cls) < 0)
+			continue;
+		*last = p;
+		if (++found == need)
+			break;
+	}
+	return found;
+}
+
+/*
+ * Algorithm 1 with the reset and the lone-active-class exception.  Every
+ * active entry the scan passes is visited; a class out of weight is
+ * passed without asking for its head (dt_sbt_senders()).  When no class
+ * has weight left (the round is over; only at the first pass, since a
+ * reset gives every class some), the scan would pass every active entry,
+ * one per class, and ask none: those visits are counted class by class,
+ * with the reset when it follows, without walking.
+ */
 static fq_always_inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, void *ctx)
 {
-	fq_u32 i, active, last_active = 0, off;
-	int pass, p, next, len;
+	fq_u32 i, senders;
+	int pass, p, last = 0;
+	bool round_over;
 
 	s->free_ride = false;
 	for (pass = 0; pass < 2; pass++) {
-		active = 0;
-		/*
-		 * The scan starts at the entry served last (it keeps the link
-		 * while it has weight) and goes once around, over the entries
-		 * of active classes only.
-		 */
-		p = dt_next_active(s, s->pos ? s->pos - 1 : s->n - 1);
-		off = p < 0 ? s->n : ((fq_u32)p + s->n - s->pos) % s->n;
-		while (off < s->n) {
-			const struct dt_entry *e = &s->table[p];
-			struct dt_class *c = &s->cls[e->cls];
+		struct dt_lap lap = dt_lap_start(s);
 
-			c->visited++;
-			len = dt_ask(s, head, ctx, e->cls);
-			if (len >= 0) {
-				active++;
-				last_active = p;
-				if (c->left) {
-					if ((fq_u32)p < s->pos)
-						s->walks++;
-					s->pos = p;
-					s->cur = e->cls;
-					return s->cur;
-				}
+		round_over = !s->sbt_left;
+		while (!round_over && (p = dt_lap_next(s, &lap)) >= 0) {
+			fq_u32 cls = s->table[p].cls;
+
+			s->cls[cls].visited++;
+			if (s->cls[cls].left && dt_ask(s, head, ctx, cls) >= 0) {
+				if ((fq_u32)p < s->pos)
+					s->walks++;
+				s->pos = p;
+				s->cur = cls;
+				return s->cur;
 			}
-			c->skipped++;
-			next = dt_next_active(s, p);
-			if (next < 0)
-				break;
-			off += next > p ? (fq_u32)(next - p) : (fq_u32)next + s->n - (fq_u32)p;
-			p = next;
+			s->cls[s->table[p].cls].skipped++;
 		}
-		if (!active)
-			break;
 		/*
-		 * Every active class is out of weight.  A lone one may go on
-		 * (its idle peers keep what they have); otherwise, and when
-		 * nobody has weight left, restore the table.
+		 * Every class that can send is out of weight.  A lone one may
+		 * go on (its idle peers keep what they have); otherwise, and
+		 * when nobody has weight left, restore the table.  With none
+		 * left anywhere, one sender is enough to know.
 		 */
-		if (active == 1 && s->sbt_left) {
+		senders = dt_sbt_senders(s, head, ctx, round_over ? 1 : 2, &last);
+		if (senders == 1 && !round_over) {
 			s->lone_sends++;
 			s->free_ride = true;
-			if (last_active < s->pos)
+			if ((fq_u32)last < s->pos)
 				s->walks++;
-			s->pos = last_active;
-			s->cur = s->table[last_active].cls;
+			s->pos = last;
+			s->cur = s->table[last].cls;
 			return s->cur;
 		}
-		for (i = 0; i < s->ncls; i++)
-			s->cls[i].left = s->cls[i].sbt_weight;
+		for (i = 0; i < s->ncls; i++) {
+			struct dt_class *c = &s->cls[i];
+
+			if (round_over) {
+				c->visited += c->active;
+				c->skipped += c->active;
+			}
+			if (senders)
+				c->left = c->sbt_weight;
+		}
+		if (!senders)
+			break;
 		s->sbt_left = s->sbt_total;
 		s->resets++;
 	}

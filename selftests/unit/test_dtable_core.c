@@ -690,13 +690,44 @@ UNIT_TEST(random_children_keep_the_state_consistent)
  * as unable to send; the core walks its bitmap of active entries and
  * keeps the weight left as a running sum.  Its picks must be the
  * reference's.  Random pushes, held children and dequeues, 3000 rounds
- * of 80 operations on fresh tables.
+ * of 80 operations on fresh tables of up to 8 classes, and every eighth
+ * round 800 operations on one of 60 to 256 (a bitmap of several words).
+ *
+ * The reference also counts the statistics as they are defined: every
+ * entry of a class with packets the scan passes is visited (and skipped,
+ * unless it sends), and an idle class's entry is visited and skipped
+ * each time the walk's position moves over it.  The core passes classes
+ * out of weight without asking them and counts a whole lap of them at
+ * once when the round is over: its counts must still be these.
  */
 struct sbt_ref {
 	fq_u32 left[DT_MAX_CLASSES];
 	fq_u32 pos;
 	bool free_ride;
+	fq_u64 visited[DT_MAX_CLASSES];
+	fq_u64 skipped[DT_MAX_CLASSES];
 };
+
+static bool sbt_ref_has_packets(fq_u32 c)
+{
+	return F.head[c] != F.tail[c];
+}
+
+/* the walk moves from r->pos to @to: the idle classes it passes */
+static void sbt_ref_move(struct sbt_ref *r, const struct dt_entry *t, fq_u32 n,
+			 fq_u32 to)
+{
+	fq_u32 p = r->pos;
+
+	while (p != to) {
+		p = (p + 1) % n;
+		if (!sbt_ref_has_packets(t[p].cls)) {
+			r->visited[t[p].cls]++;
+			r->skipped[t[p].cls]++;
+		}
+	}
+	r->pos = to;
+}
 
 static int sbt_ref_pick(struct sbt_ref *r, const struct dt_entry *t, fq_u32 n,
 			fq_u32 ncls)
@@ -711,14 +742,18 @@ static int sbt_ref_pick(struct sbt_ref *r, const struct dt_entry *t, fq_u32 n,
 			fq_u32 p = (r->pos + k) % n;
 
 			c = t[p].cls;
-			if (F.head[c] == F.tail[c] || F.held[c])
+			if (!sbt_ref_has_packets(c))
 				continue;
-			active++;
-			last = (int)p;
-			if (r->left[c]) {
-				r->pos = p;
-				return (int)c;
+			r->visited[c]++;
+			if (!F.held[c]) {
+				active++;
+				last = (int)p;
+				if (r->left[c]) {
+					sbt_ref_move(r, t, n, p);
+					return (int)c;
+				}
 			}
+			r->skipped[c]++;
 		}
 		if (!active)
 			return -1;
@@ -726,7 +761,7 @@ static int sbt_ref_pick(struct sbt_ref *r, const struct dt_entry *t, fq_u32 n,
 			sum += r->left[c];
 		if (active == 1 && sum) {
 			r->free_ride = true;
-			r->pos = (fq_u32)last;
+			sbt_ref_move(r, t, n, (fq_u32)last);
 			return (int)t[last].cls;
 		}
 		for (k = 0; k < n; k++)
@@ -740,9 +775,12 @@ UNIT_TEST(sbt_decides_as_algorithm_1)
 	static struct dt_entry t[DT_MAX_CLASSES];
 	struct sbt_ref r;
 	int round, op, l, mismatches = 0, picks = 0;
+	fq_u64 visits = 0;
 
 	for (round = 0; round < 3000 && !mismatches; round++) {
-		fq_u32 ncls = 2 + pick_rnd(7), i, c;
+		bool big = round % 8 == 7;
+		fq_u32 ncls = big ? 60 + pick_rnd(DT_MAX_CLASSES - 59) : 2 + pick_rnd(7);
+		fq_u32 i, c;
 
 		/* one entry per class, in a random order */
 		for (i = 0; i < ncls; i++)
@@ -759,7 +797,7 @@ UNIT_TEST(sbt_decides_as_algorithm_1)
 			r.left[t[i].cls] = t[i].weight;
 		}
 		setup(t, ncls, ncls, DT_MODE_SBT, 1, 1000);
-		for (op = 0; op < 80 && !mismatches; op++) {
+		for (op = 0; op < (big ? 800 : 80) && !mismatches; op++) {
 			int want, got;
 
 			c = pick_rnd(ncls);
@@ -783,11 +821,24 @@ UNIT_TEST(sbt_decides_as_algorithm_1)
 							    round, op, got, want);
 				break;
 			}
+			for (i = 0; i < ncls && !mismatches; i++) {
+				if (dt_class_visited(&S, i) != r.visited[i] ||
+				    dt_class_skipped(&S, i) != r.skipped[i])
+					mismatches = printf("#   round %d op %d: class %u visited %llu skipped %llu, expected %llu %llu\n",
+							    round, op, i,
+							    (unsigned long long)dt_class_visited(&S, i),
+							    (unsigned long long)dt_class_skipped(&S, i),
+							    (unsigned long long)r.visited[i],
+							    (unsigned long long)r.skipped[i]);
+			}
 		}
+		for (i = 0; i < ncls; i++)
+			visits += r.visited[i];
 	}
 	EXPECT_EQ(mismatches, 0);
 	EXPECT_EQ(sbt_left_errors, 0);
 	EXPECT_TRUE(picks > 50000);	/* not vacuous */
+	EXPECT_TRUE(visits > 50000);
 }
 
 /*
