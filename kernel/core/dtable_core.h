@@ -785,16 +785,7 @@ static fq_always_inline int dt_pick_mode(struct dt_sched *s, fq_u8 mode,
 
 static fq_always_inline int dt_pick(struct dt_sched *s, dt_head_fn head, void *ctx)
 {
-	if (!s->n)
-		return -1;
-	switch (s->mode) {
-	case DT_MODE_SBT:
-		return dt_pick_sbt(s, head, ctx);
-	case DT_MODE_RR:
-		return dt_pick_rr(s, head, ctx);
-	default:
-		return dt_pick_dtable(s, head, ctx);
-	}
+	return dt_pick_mode(s, s->mode, head, ctx);
 }
 
 /* The head of class @cls (just picked), @len bytes, has left. */
