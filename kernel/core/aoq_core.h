@@ -146,7 +146,14 @@ struct aoq_sched {
 	enum aoq_mode mode;
 	unsigned int nlanes;	/* lanes 0 .. nlanes - 1 exist */
 	int anchor;		/* -1: AnchorVLValid == FALSE */
-	unsigned int nlist;	/* aoq: ActiveList, anchor excluded, sorted by oc */
+	/*
+	 * aoq: the ActiveList, anchor excluded, sorted by oc: a ring of
+	 * nlist lanes from list[lhead] (aoq_list_at()), so that taking its
+	 * head, once per message, moves nothing (the array it was cost a
+	 * memmove per frame in the kernel).
+	 */
+	unsigned int nlist;
+	unsigned int lhead;
 	fq_u8 list[AOQ_MAX_LANES];
 	unsigned int rr;	/* round robin position (fbrr, arr strays) */
 	unsigned int rr_anchor;	/* next anchor candidate (arr, pbrr) */
@@ -283,25 +290,47 @@ static inline fq_u64 aoq_lane_count(const struct aoq_sched *s,
 	return s->vcount;
 }
 
+#define AOQ_LIST_MASK	(AOQ_MAX_LANES - 1)
+#if AOQ_MAX_LANES & AOQ_LIST_MASK
+#error "the ActiveList ring needs AOQ_MAX_LANES a power of two"
+#endif
+
+/* The lane at position @pos of the ActiveList (0: the head). */
+static fq_always_inline unsigned int aoq_list_at(const struct aoq_sched *s,
+						 unsigned int pos)
+{
+	return s->list[(s->lhead + pos) & AOQ_LIST_MASK];
+}
+
+static fq_always_inline void aoq_list_put(struct aoq_sched *s, unsigned int pos,
+					  unsigned int lane)
+{
+	s->list[(s->lhead + pos) & AOQ_LIST_MASK] = (fq_u8)lane;
+}
+
 /* The sorted ActiveList: ties keep arrival order. */
 static inline void aoq_list_insert(struct aoq_sched *s, unsigned int lane)
 {
 	fq_u64 oc = s->lane[lane].oc;
 	unsigned int pos = s->nlist;
 
-	while (pos > 0 && aoq_oc_before(oc, s->lane[s->list[pos - 1]].oc)) {
-		s->list[pos] = s->list[pos - 1];
+	while (pos > 0 && aoq_oc_before(oc, s->lane[aoq_list_at(s, pos - 1)].oc)) {
+		aoq_list_put(s, pos, aoq_list_at(s, pos - 1));
 		pos--;
 	}
-	s->list[pos] = (fq_u8)lane;
+	aoq_list_put(s, pos, lane);
 	s->nlist++;
 }
 
 static inline void aoq_list_remove_at(struct aoq_sched *s, unsigned int pos)
 {
 	s->nlist--;
+	if (!pos) {
+		s->lhead = (s->lhead + 1) & AOQ_LIST_MASK;
+		return;
+	}
 	for (; pos < s->nlist; pos++)
-		s->list[pos] = s->list[pos + 1];
+		aoq_list_put(s, pos, aoq_list_at(s, pos + 1));
 }
 
 static inline void aoq_list_remove(struct aoq_sched *s, unsigned int lane)
@@ -309,7 +338,7 @@ static inline void aoq_list_remove(struct aoq_sched *s, unsigned int lane)
 	unsigned int pos;
 
 	for (pos = 0; pos < s->nlist; pos++)
-		if (s->list[pos] == lane) {
+		if (aoq_list_at(s, pos) == lane) {
 			aoq_list_remove_at(s, pos);
 			return;
 		}
@@ -322,15 +351,14 @@ static inline void aoq_list_remove(struct aoq_sched *s, unsigned int lane)
  */
 static inline void aoq_list_sort(struct aoq_sched *s)
 {
-	unsigned int i, j;
-	fq_u8 lane;
+	unsigned int i, j, lane;
 
 	for (i = 1; i < s->nlist; i++) {
-		lane = s->list[i];
+		lane = aoq_list_at(s, i);
 		for (j = i; j > 0 &&
-		     aoq_oc_before(s->lane[lane].oc, s->lane[s->list[j - 1]].oc); j--)
-			s->list[j] = s->list[j - 1];
-		s->list[j] = lane;
+		     aoq_oc_before(s->lane[lane].oc, s->lane[aoq_list_at(s, j - 1)].oc); j--)
+			aoq_list_put(s, j, aoq_list_at(s, j - 1));
+		aoq_list_put(s, j, lane);
 	}
 }
 
@@ -657,8 +685,8 @@ static inline void aoq_track_spread(struct aoq_sched *s)
 
 	if (!aoq_mode_is_sorted(s) || s->nactive < 2 || !s->nlist)
 		return;
-	lo = s->lane[s->list[0]].oc;
-	hi = s->lane[s->list[s->nlist - 1]].oc;
+	lo = s->lane[aoq_list_at(s, 0)].oc;
+	hi = s->lane[aoq_list_at(s, s->nlist - 1)].oc;
 	if (s->anchor >= 0) {
 		d = s->lane[s->anchor].oc;
 		if (aoq_oc_before(d, lo))
@@ -684,7 +712,7 @@ static fq_always_inline int aoq_cycle_aoq(struct aoq_sched *s,
 		aoq_lane_check(s, s->anchor, ops, ctx);
 	/* SelectAnchorVL: the head of the list, the lane owed the most */
 	while (s->anchor < 0 && s->nlist) {
-		a = s->list[0];
+		a = aoq_list_at(s, 0);
 		aoq_list_remove_at(s, 0);
 		s->anchor = a;
 		s->anchor_fresh = true;
@@ -697,10 +725,10 @@ static fq_always_inline int aoq_cycle_aoq(struct aoq_sched *s,
 	 */
 	if (s->anchor >= 0 || s->nlist) {
 		fq_u64 v = s->anchor >= 0 ? s->lane[s->anchor].oc :
-					     s->lane[s->list[0]].oc;
+					     s->lane[aoq_list_at(s, 0)].oc;
 
-		if (s->nlist && aoq_oc_before(s->lane[s->list[0]].oc, v))
-			v = s->lane[s->list[0]].oc;
+		if (s->nlist && aoq_oc_before(s->lane[aoq_list_at(s, 0)].oc, v))
+			v = s->lane[aoq_list_at(s, 0)].oc;
 		if (aoq_oc_before(s->vcount, v))
 			s->vcount = v;
 		aoq_recheck_leads(s);
@@ -731,7 +759,7 @@ static fq_always_inline int aoq_cycle_aoq(struct aoq_sched *s,
 	/* ServeFromActiveList: in increasing count until one sends */
 	pos = 0;
 	while (pos < s->nlist) {
-		unsigned int lane = s->list[pos];
+		unsigned int lane = aoq_list_at(s, pos);
 
 		if (!aoq_lane_check(s, lane, ops, ctx))
 			continue;	/* removed: pos now holds the next one */

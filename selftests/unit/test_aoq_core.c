@@ -213,7 +213,7 @@ UNIT_TEST(new_lane_gets_virtual_count)
 	aoq_lane_arrive(&s, 2);
 	EXPECT_EQ(s.lane[2].oc, s.vcount);
 	/* it sorts after lanes with a smaller count, not to the front by credit */
-	EXPECT_TRUE(s.lane[2].oc >= s.lane[s.list[0]].oc);
+	EXPECT_TRUE(s.lane[2].oc >= s.lane[aoq_list_at(&s, 0)].oc);
 }
 
 /* An anchor stalled longer than the stall time is given up, counted. */
@@ -639,7 +639,7 @@ UNIT_TEST(mode_change_keeps_lanes)
 /*
  * The scheduler's own bookkeeping is consistent: the ActiveList holds
  * each active lane at most once, never the anchor, and together with the
- * anchor it is every active lane (mode aoq).
+ * anchor it is every active lane, in order of their counts (mode aoq).
  */
 static int t_lists_ok(const struct aoq_sched *s)
 {
@@ -650,16 +650,127 @@ static int t_lists_ok(const struct aoq_sched *s)
 	if (nact != s->nactive || s->nlist > AOQ_MAX_LANES)
 		return 0;
 	for (i = 0; i < s->nlist; i++) {
-		if (!s->lane[s->list[i]].active || (int)s->list[i] == s->anchor)
+		if (!s->lane[aoq_list_at(s, i)].active || (int)aoq_list_at(s, i) == s->anchor)
 			return 0;
 		for (j = i + 1; j < s->nlist; j++)
-			if (s->list[i] == s->list[j])
+			if (aoq_list_at(s, i) == aoq_list_at(s, j))
 				return 0;
 	}
 	if (s->mode == AOQ_MODE_AOQ &&
 	    s->nlist + (s->anchor >= 0) != s->nactive)
 		return 0;
+	for (i = 1; s->mode == AOQ_MODE_AOQ && i < s->nlist; i++)
+		if (aoq_oc_before(s->lane[aoq_list_at(s, i)].oc,
+				  s->lane[aoq_list_at(s, i - 1)].oc))
+			return 0;
 	return 1;
+}
+
+/*
+ * The ActiveList is a ring (aoq_list_at()): taking its head moves its
+ * start, removing a lane elsewhere closes the gap.  Random arrivals of
+ * messages of one to three frames, held children, class delete and
+ * re-add, weight and mode changes, on 2 to 64 lanes, with the ring's
+ * start wrapping some 240 times: after every operation the list holds
+ * every active lane but the anchor once, in order of their counts.
+ */
+struct t_ring {
+	unsigned int q[AOQ_MAX_LANES];		/* frames queued */
+	unsigned int msg_left[AOQ_MAX_LANES];	/* frames to the tail */
+	bool held[AOQ_MAX_LANES];
+	fq_u32 rnd;
+};
+
+static fq_u32 t_ring_rnd(struct t_ring *r, fq_u32 n)
+{
+	r->rnd = r->rnd * 1103515245u + 12345u;
+	return (r->rnd >> 8) % n;
+}
+
+static enum aoq_tx t_ring_send(void *ctx, unsigned int lane)
+{
+	struct t_ring *r = ctx;
+
+	if (!r->q[lane] || r->held[lane])
+		return AOQ_TX_NONE;
+	r->q[lane]--;
+	if (!r->msg_left[lane])
+		r->msg_left[lane] = 1 + t_ring_rnd(r, 3);
+	/* the last frame queued ends its message: no lane waits for more */
+	if (--r->msg_left[lane] && r->q[lane])
+		return AOQ_TX_UNIT;
+	r->msg_left[lane] = 0;
+	return AOQ_TX_TAIL;
+}
+
+static bool t_ring_backlogged(void *ctx, unsigned int lane)
+{
+	struct t_ring *r = ctx;
+
+	return r->q[lane] > 0;
+}
+
+static const struct aoq_ops t_ring_ops = {
+	.send = t_ring_send,
+	.backlogged = t_ring_backlogged,
+};
+
+UNIT_TEST(active_list_ring_stays_consistent)
+{
+	static struct aoq_sched s;
+	static struct t_ring r;
+	unsigned int round, step, lane, nlanes, prev_head, wraps = 0, sent = 0;
+	int bad = 0;
+	fq_u64 now = 1;
+
+	memset(&r, 0, sizeof(r));
+	r.rnd = 4242;
+	for (round = 0; round < 40 && !bad; round++) {
+		nlanes = 2 + t_ring_rnd(&r, AOQ_MAX_LANES - 1);
+		memset(r.q, 0, sizeof(r.q));
+		memset(r.msg_left, 0, sizeof(r.msg_left));
+		memset(r.held, 0, sizeof(r.held));
+		aoq_init(&s, AOQ_MODE_AOQ, nlanes);
+		for (step = 0; step < 10000 && !bad; step++) {
+			lane = t_ring_rnd(&r, nlanes);
+			prev_head = s.lhead;
+			switch (t_ring_rnd(&r, 40)) {
+			case 0 ... 9:
+				r.q[lane] += 1 + t_ring_rnd(&r, 3);
+				aoq_lane_arrive(&s, lane);
+				break;
+			case 10 ... 11:
+				r.held[lane] = !r.held[lane];
+				break;
+			case 12:
+				r.q[lane] = 0;
+				r.msg_left[lane] = 0;
+				aoq_lane_reset(&s, lane, 1 + t_ring_rnd(&r, 4));
+				break;
+			case 13:
+				aoq_set_weight(&s, lane, 1 + t_ring_rnd(&r, 8));
+				break;
+			case 14:
+				if (!t_ring_rnd(&r, 20))
+					aoq_set_mode(&s, t_ring_rnd(&r, 2) ? AOQ_MODE_AOQ :
+						     (enum aoq_mode)t_ring_rnd(&r, AOQ_MODE_COUNT));
+				break;
+			default:
+				sent += aoq_dequeue(&s, now++, &t_ring_ops, &r) >= 0;
+				break;
+			}
+			wraps += s.lhead < prev_head;
+			if (!t_lists_ok(&s)) {
+				UNIT_FAIL("round %u step %u: the ActiveList is inconsistent",
+					  round, step);
+				bad = 1;
+			}
+		}
+	}
+	EXPECT_EQ(bad, 0);
+	printf("#   %u wraps of the ring, %u frames sent\n", wraps, sent);
+	EXPECT_TRUE(wraps > 100);	/* the ring's start went round */
+	EXPECT_TRUE(sent > 50000);
 }
 
 /* Two lanes of one-frame messages; lane 1 can be held (a tbf child). */
