@@ -268,7 +268,7 @@ static int dtable_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 /*
  * sbt's pick is a function of its own: inlined beside the other two, its
  * scan took registers from their allocation, and the dtable mode's
- * dequeue cost 10 instructions per packet more for it (make profile).
+ * dequeue cost 12 instructions per packet more for it (make profile).
  */
 static noinline int dtable_pick_sbt(struct dtable_sched *q)
 {
