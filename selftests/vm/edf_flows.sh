@@ -192,6 +192,7 @@ ns_run F tc qdisc add dev dummy0 root handle 1: edf default 1 || fatal "edf"
 ns_run F tc class add dev dummy0 parent 1: classid 1:1 edf rate 10gbit || fatal "1:1"
 pg_setup
 pktgen F "dummy0=udp_src_min 60000" "dummy0=udp_src_max 60000"
+t_first=$(now_us)
 run_pktgen 1 10.12.201.1
 pg_setup
 run_pktgen $OLD 10.12.200.1
@@ -201,6 +202,7 @@ created=$(qd_stat flows_created)
 [ "${created:-0}" -ge $((OLD - 9)) ] && [ "$created" -le $((OLD + 1)) ]
 check_err $? "flows made for one packet each and the sender's: $created"
 pktgen F "dummy0=udp_src_min 60000" "dummy0=udp_src_max 60000" "dummy0=delay 1000000"
+t_run=$(now_us)
 run_pktgen 3000 10.12.201.1
 collected=$(qd_stat flows_collected)
 flows=$(qd_stat flows)
@@ -211,10 +213,21 @@ log_info "after 3000 packets of the sender, 1 ms apart: created $created_end," \
 check_eq "flows collected" $((created_end - 1)) "$collected"
 check_eq "flows kept: the sender's" 1 "$flows"
 # The premise: the sender's flow, listed first, was the same all along.
-# A kernel many times slower takes longer than the grace period between
-# the sender's first packet and its run (the 1000 in between, pktgen's
-# set-up), collects it rightly and makes it again, listed last.
-xfail_on_slow check_eq "flows made during the sender's run" "$created" "$created_end"
+# A VM that is slow, or starved by the host, can take longer than the
+# grace period between the sender's first packet and its run (the 1000
+# in between, pktgen's set-up), collect it rightly and make it again,
+# listed last: the CI saw this with the host busy.  The gap is measured;
+# within half the grace (the other half left for pktgen's start) the flow
+# must have been kept, beyond it made again at most once.
+gap_ms=$(((t_run - t_first) / 1000))
+if ((gap_ms < 500)); then
+	xfail_on_slow check_eq "flows made during the sender's run" "$created" "$created_end"
+else
+	log_info "the sender's run began ${gap_ms} ms after its first packet:" \
+		"its flow may rightly have been collected and made again"
+	[ "$((created_end - created))" -le 1 ]
+	check_err $? "flows made during the sender's run: $((created_end - created))"
+fi
 log_test "idle flows are collected while a flow listed before them keeps sending"
 
 pktgen F "kpktgend_0=rem_device_all"
