@@ -218,7 +218,11 @@ check_eq "flows kept: the sender's" 1 "$flows"
 # in between, pktgen's set-up), collect it rightly and make it again,
 # listed last: the CI saw this with the host busy.  The gap is measured;
 # within half the grace (the other half left for pktgen's start) the flow
-# must have been kept, beyond it made again at most once.
+# must have been kept, beyond it made again at most once.  In TCG the gap
+# is about 840 ms even on an idle host (some eight programs start in
+# it), so the premise is asserted only on faster machines: fewer
+# programs between the sender's first packet and its run would let it
+# be asserted everywhere.
 gap_ms=$(((t_run - t_first) / 1000))
 if ((gap_ms < 500)); then
 	xfail_on_slow check_eq "flows made during the sender's run" "$created" "$created_end"
