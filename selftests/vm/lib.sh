@@ -281,7 +281,9 @@ ns_bg()
 # does not, the shell says which and exits 1.  "pgctrl=start" returns when
 # every device's run has ended (pktgen-wait.sh: pktgen's own start does
 # not promise it, and a test that went on while a run still went cut it
-# short: edf_flows sent 991,569 of 1,048,544 packets).
+# short: edf_flows sent 991,569 of 1,048,544 packets).  "sh=COMMAND"
+# runs COMMAND in that shell at that point instead (to read a count
+# between two runs without starting another shell in the namespace).
 PKTGEN_WAIT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/pktgen-wait.sh
 pktgen()
 {
@@ -291,6 +293,7 @@ pktgen()
 	ns_exec "$ns" sh -c '
 		for a; do
 			f=${a%%=*} c=${a#*=}
+			[ "$f" = sh ] && { eval "$c" || exit 1; continue; }
 			echo "$c" > "/proc/net/pktgen/$f" ||
 				{ echo "pktgen: $f: $c: refused" >&2; exit 1; }
 			case $f in
