@@ -93,6 +93,14 @@ struct aoq_qdisc {
 	struct tcf_result filter_res;
 	struct Qdisc_class_hash clhash;
 	struct aoq_class *lanes[TC_AOQ_MAX_LANES];
+	/*
+	 * Each lane's child, for the core's questions of every frame (is
+	 * the lane backlogged, its next frame), so that they need not ask
+	 * for the class first: &noop_qdisc, with nothing ever queued, for a
+	 * lane with no class.  Set with lanes[] and the class's child,
+	 * under the tree lock (aoq_set_lane_child()).
+	 */
+	struct Qdisc *lane_child[TC_AOQ_MAX_LANES];
 	struct qdisc_watchdog watchdog;
 	u32 default_minor;
 	u8 segment;
@@ -110,25 +118,30 @@ struct aoq_qdisc {
 
 /* ---- the core's view of the lanes ----------------------------------- */
 
+static void aoq_set_lane_child(struct aoq_qdisc *q, unsigned int lane,
+			       struct aoq_class *cl)
+{
+	q->lane_child[lane] = cl ? cl->qdisc : &noop_qdisc;
+}
+
 /* @ctx: the struct aoq_qdisc */
 static bool aoq_lane_backlogged(void *ctx, unsigned int lane)
 {
 	struct aoq_qdisc *q = ctx;
-	struct aoq_class *cl = q->lanes[lane];
 
-	return cl && cl->qdisc->q.qlen > 0;
+	return q->lane_child[lane]->q.qlen > 0;
 }
 
 /* inlined into the cycles (through the constant ops): once per frame */
 static __always_inline enum aoq_tx aoq_lane_send(void *ctx, unsigned int lane)
 {
 	struct aoq_qdisc *q = ctx;
-	struct aoq_class *cl = q->lanes[lane];
+	struct Qdisc *child = q->lane_child[lane];
 	struct sk_buff *skb;
 
-	if (!cl || !cl->qdisc->q.qlen)
+	if (!child->q.qlen)
 		return AOQ_TX_NONE;
-	skb = cl->qdisc->dequeue(cl->qdisc);
+	skb = child->dequeue(child);
 	if (!skb)
 		return AOQ_TX_NONE;	/* held back by the child: unused */
 	q->sent = skb;
@@ -381,7 +394,11 @@ static __always_inline struct sk_buff *aoq_pick(struct Qdisc *sch)
 	/* the qdisc's own bstats: when it leaves (fabric_gate_dequeue()) */
 	qdisc_qstats_backlog_dec(sch, skb);
 	sch->q.qlen--;
-	if (!sch->q.qlen)
+	/*
+	 * With no lane left the cycle has just ended the busy period
+	 * (aoq_dequeue()): the sweep would change nothing.
+	 */
+	if (!sch->q.qlen && q->core.nactive)
 		aoq_sweep(&q->core, q->core.now, &aoq_lane_ops, q);	/* the cycle's */
 	return skb;
 }
@@ -482,9 +499,12 @@ static int aoq_qdisc_init(struct Qdisc *sch, struct nlattr *opt,
 			  struct netlink_ext_ack *extack)
 {
 	struct aoq_qdisc *q = qdisc_priv(sch);
+	unsigned int i;
 	int err;
 
 	aoq_init(&q->core, AOQ_MODE_AOQ, 0);
+	for (i = 0; i < TC_AOQ_MAX_LANES; i++)
+		aoq_set_lane_child(q, i, NULL);
 	q->core.stall = AOQ_DEFAULT_STALL_NS;
 	q->core.msg_limit = AOQ_DEFAULT_MESSAGE_LIMIT;
 	q->segment = 1;
@@ -576,7 +596,7 @@ static int aoq_qdisc_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 
 	sch_tree_lock(sch);
 	st = q->xs;
-	st.max_spread = q->core.max_spread;
+	st.max_spread = aoq_max_spread(&q->core);
 	st.busy_periods = q->core.busy_periods;
 	st.active_lanes = q->core.nactive;
 	st.anchor = q->core.anchor >= 0 ? q->core.anchor + 1 : -1;
@@ -671,6 +691,7 @@ static int aoq_class_change(struct Qdisc *sch, u32 classid, u32 parentid,
 	sch_tree_lock(sch);
 	qdisc_class_hash_insert(&q->clhash, &cl->common);
 	q->lanes[cl->lane] = cl;
+	aoq_set_lane_child(q, cl->lane, cl);
 	/*
 	 * A new lane starts with clean counters, through the core: the lane
 	 * may have been deleted a moment ago in the middle of a busy period
@@ -700,6 +721,7 @@ static int aoq_class_delete(struct Qdisc *sch, unsigned long arg,
 	qdisc_purge_queue(cl->qdisc);
 	aoq_lane_remove(&q->core, cl->lane);
 	q->lanes[cl->lane] = NULL;
+	aoq_set_lane_child(q, cl->lane, NULL);
 	qdisc_class_hash_remove(&q->clhash, &cl->common);
 	sch_tree_unlock(sch);
 	aoq_destroy_class(cl);
@@ -729,6 +751,7 @@ static int aoq_class_graft(struct Qdisc *sch, unsigned long arg,
 	sch_tree_lock(sch);
 	*old = cl->qdisc;
 	cl->qdisc = new;
+	aoq_set_lane_child(q, cl->lane, cl);
 	qdisc_purge_queue(*old);
 	aoq_lane_remove(&q->core, cl->lane);
 	sch_tree_unlock(sch);

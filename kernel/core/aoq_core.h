@@ -172,7 +172,7 @@ struct aoq_sched {
 	fq_u64 vcount_checked;	/* VirtualCount when the leads were last checked */
 	fq_u64 stall;		/* give up a message after this long without progress; 0: never */
 	fq_u32 msg_limit;	/* end a message after this many units; 0: never */
-	fq_u64 max_spread;	/* mode aoq: largest oc difference between active lanes, in opportunities */
+	fq_u64 max_spread_oc;	/* mode aoq: largest oc difference between active lanes (aoq_max_spread()) */
 	fq_u64 max_msg_opps;	/* M: most opportunities one message took, any lane */
 	fq_u64 busy_periods;	/* busy periods ended */
 	fq_u64 abandoned;	/* messages given up, all lanes, lanes since deleted too */
@@ -677,13 +677,16 @@ static inline int aoq_next_active(const struct aoq_sched *s, unsigned int from)
 /*
  * Lemma 2's quantity, mode aoq only: the list is sorted, so its ends and
  * the anchor hold the extremes.  The other disciplines keep no
- * VirtualCount and their counts mean nothing to fairness.
+ * VirtualCount and their counts mean nothing to fairness; they keep no
+ * list either (nlist stays 0), which the test below relies on.  Kept in count units, divided when read: the largest
+ * quotient is the quotient of the largest, and a division per frame cost
+ * the cycle more than the comparison.
  */
 static inline void aoq_track_spread(struct aoq_sched *s)
 {
 	fq_u64 lo, hi, d;
 
-	if (!aoq_mode_is_sorted(s) || s->nactive < 2 || !s->nlist)
+	if (s->nactive < 2 || !s->nlist)
 		return;
 	lo = s->lane[aoq_list_at(s, 0)].oc;
 	hi = s->lane[aoq_list_at(s, s->nlist - 1)].oc;
@@ -694,9 +697,15 @@ static inline void aoq_track_spread(struct aoq_sched *s)
 		if (aoq_oc_before(hi, d))
 			hi = d;
 	}
-	d = fq_div64(hi - lo, AOQ_OC_UNIT);
-	if (d > s->max_spread)
-		s->max_spread = d;
+	d = hi - lo;
+	if (d > s->max_spread_oc)
+		s->max_spread_oc = d;
+}
+
+/* The largest spread so far, in opportunities. */
+static inline fq_u64 aoq_max_spread(const struct aoq_sched *s)
+{
+	return fq_div64(s->max_spread_oc, AOQ_OC_UNIT);
 }
 
 /* Figs. 2-5: one cycle of AOQ. */

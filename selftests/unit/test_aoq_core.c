@@ -469,7 +469,7 @@ static fq_u64 t_random_trace(struct aoq_sched *s, struct t_model *m,
 		return ~(fq_u64)0;
 	}
 	*mout = m->m;
-	*spread = s->max_spread;
+	*spread = aoq_max_spread(s);
 	return rf;
 }
 
@@ -559,7 +559,7 @@ UNIT_TEST(arr_unfair_with_variable_sizes)
 		t_add_pkt(&m, 1, 1, 0, 0);
 	}
 	t_run(&s, &m, 2000);
-	EXPECT_TRUE(s.max_spread <= 100);
+	EXPECT_TRUE(aoq_max_spread(&s) <= 100);
 }
 
 static void weighted_run(const fq_u32 *w, unsigned int n, bool blocking,
@@ -921,12 +921,12 @@ UNIT_TEST(counts_across_wrap_stay_fair)
 			aoq_dequeue(&s, now, &t_pm_ops, &p);
 		d = p.used[0] > p.used[1] ? p.used[0] - p.used[1] :
 					    p.used[1] - p.used[0];
-		if (d > 20 || s.max_spread > 10)
+		if (d > 20 || aoq_max_spread(&s) > 10)
 			UNIT_FAIL("%llu opportunities before the wrap: lanes got %llu and %llu, spread %llu",
 				  (unsigned long long)before[k],
 				  (unsigned long long)p.used[0],
 				  (unsigned long long)p.used[1],
-				  (unsigned long long)s.max_spread);
+				  (unsigned long long)aoq_max_spread(&s));
 		EXPECT_TRUE(t_lists_ok(&s));
 	}
 }
@@ -1009,7 +1009,7 @@ UNIT_TEST(message_limit_counts_units)
 		EXPECT_TRUE(s.lane[1].used >= 1300);
 		/* every unit used its opportunity: M is the bound */
 		EXPECT_EQ(s.max_msg_opps, limits[k]);
-		EXPECT_TRUE(s.max_spread <= s.max_msg_opps);
+		EXPECT_TRUE(aoq_max_spread(&s) <= s.max_msg_opps);
 	}
 }
 

@@ -173,7 +173,7 @@ static void lanes_run(struct lanes_sim *s, struct aoq_sched *sch)
 		}
 		aoq_dequeue(sch, s->now, &lanes_ops, s);
 	}
-	s->max_spread = sch->max_spread;
+	s->max_spread = aoq_max_spread(sch);
 	s->max_rf = sch->rf ? sch->rf->max / AOQ_OC_UNIT : 0;
 	s->max_m = sch->max_msg_opps;
 }
