@@ -730,13 +730,16 @@ static fq_always_inline int aoq_cycle_aoq(struct aoq_sched *s,
 	}
 	/*
 	 * VirtualCount = min(OC(anchor), OC(head)).  It never goes back:
-	 * every active lane's count is at least VirtualCount.
+	 * every active lane's count is at least VirtualCount.  An anchor
+	 * chosen in this cycle was the head of the sorted list, so the
+	 * head now counts no less and is not asked.
 	 */
 	if (s->anchor >= 0 || s->nlist) {
 		fq_u64 v = s->anchor >= 0 ? s->lane[s->anchor].oc :
 					     s->lane[aoq_list_at(s, 0)].oc;
 
-		if (s->nlist && aoq_oc_before(s->lane[aoq_list_at(s, 0)].oc, v))
+		if (s->nlist && s->anchor >= 0 && !s->anchor_fresh &&
+		    aoq_oc_before(s->lane[aoq_list_at(s, 0)].oc, v))
 			v = s->lane[aoq_list_at(s, 0)].oc;
 		if (aoq_oc_before(s->vcount, v))
 			s->vcount = v;
