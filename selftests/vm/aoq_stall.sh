@@ -132,8 +132,10 @@ for mode in aoq pbrr; do
 	wait_for 10 lane_frames_at_least 2:1 300
 	check_err $? "$mode: the endless sender's frames do not go: $(lane_stat 2:1 frames)"
 	check_eq "$mode: lane 2:1 busy" true "$(lane_stat 2:1 busy)"
+	# a queue builds only while the sender outpaces 200 kbit/s, which a
+	# slow kernel's sender need not (check-debug saw all 4000 go first)
 	wait_for 5 lane_queued_at_least 2:1 150
-	check_err $? "$mode: lane 2:1 does not fill up: $(ns_exec A tc -s class show dev veth0 classid 2:1)"
+	xfail_on_slow check_err $? "$mode: lane 2:1 does not fill up: $(ns_exec A tc -s class show dev veth0 classid 2:1)"
 	ns_run A udp-lat send --dst 10.18.0.2 --port 9000 --count 5 \
 		--size 200 --prio 2:2 >/dev/null
 	check_err $? "udp-lat send failed"
