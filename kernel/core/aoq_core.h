@@ -678,9 +678,10 @@ static inline int aoq_next_active(const struct aoq_sched *s, unsigned int from)
  * Lemma 2's quantity, mode aoq only: the list is sorted, so its ends and
  * the anchor hold the extremes.  The other disciplines keep no
  * VirtualCount and their counts mean nothing to fairness; they keep no
- * list either (nlist stays 0), which the test below relies on.  Kept in count units, divided when read: the largest
- * quotient is the quotient of the largest, and a division per frame cost
- * the cycle more than the comparison.
+ * list either (nlist stays 0), which the test below relies on.  Kept in
+ * count units, divided when read: the largest quotient is the quotient
+ * of the largest, and a division per frame cost the cycle more than the
+ * comparison.
  */
 static inline void aoq_track_spread(struct aoq_sched *s)
 {
