@@ -659,6 +659,9 @@ static int t_lists_ok(const struct aoq_sched *s)
 	if (s->mode == AOQ_MODE_AOQ &&
 	    s->nlist + (s->anchor >= 0) != s->nactive)
 		return 0;
+	/* the other modes keep no list: aoq_track_spread() relies on it */
+	if (s->mode != AOQ_MODE_AOQ && s->nlist)
+		return 0;
 	for (i = 1; s->mode == AOQ_MODE_AOQ && i < s->nlist; i++)
 		if (aoq_oc_before(s->lane[aoq_list_at(s, i)].oc,
 				  s->lane[aoq_list_at(s, i - 1)].oc))
