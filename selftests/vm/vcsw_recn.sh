@@ -99,8 +99,8 @@ run() {
 	flow 0 3 $R_H0_H3 $N0 $((2 * INTERVAL)) &
 	pids+=($!); bg_track $!
 	while [ "$(rx_frames 3)" -lt $((h3_0 + N0)) ]; do
-		(( $(now_us) - t0 < 120000000 )) || break
-		sleep 0.02
+		(( ${EPOCHREALTIME/./} - t0 < 120000000 )) || break
+		nap 0.02
 	done
 	DUR_US=$(( $(now_us) - t0 ))
 	check_eq "H3 received every frame H0 sent it" $((h3_0 + N0)) "$(rx_frames 3)"
@@ -339,8 +339,8 @@ run_host() {
 	flow 1 2 $R_H1_H2 $N0 $((2 * INTERVAL)) &
 	pids+=($!); bg_track $!
 	while [ "$(rx_frames 2)" -lt $((h2_0 + N0)) ]; do
-		(( $(now_us) - t0 < 120000000 )) || break
-		sleep 0.02
+		(( ${EPOCHREALTIME/./} - t0 < 120000000 )) || break
+		nap 0.02
 	done
 	DUR_US=$(( $(now_us) - t0 ))
 	check_eq "H2 received every frame H1 sent it" $((h2_0 + N0)) "$(rx_frames 2)"
