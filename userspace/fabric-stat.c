@@ -3,7 +3,10 @@
  * fabric-stat: print the fabric header receive statistics the fabric_hdr
  * module keeps per network namespace and device, read through its generic
  * netlink family.  Without a device it dumps every device of the current
- * namespace that has received fabric frames.
+ * namespace that has received fabric frames.  With --wait-rx it first
+ * waits until the device has received that many frames: a script's wait
+ * for its traffic, polled here rather than by starting this program
+ * again and again (in a slow VM each start cost more than the traffic).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -58,10 +61,15 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: " PROG " [ -j | --json ] [ DEV ]\n"
+		"       " PROG " [ -j | --json ] --wait-rx FRAMES [ --timeout SECONDS ] DEV\n"
 		"       " PROG " -h | --help\n"
 		"Print the fabric header receive statistics of DEV, or of every\n"
 		"device of the current network namespace that received fabric\n"
-		"frames.  Needs the fabric_hdr module.\n");
+		"frames.  Needs the fabric_hdr module.\n"
+		"--wait-rx FRAMES   first wait until DEV's rx_frames is at least\n"
+		"                   FRAMES (checked every 10 ms); exit 1 if that\n"
+		"                   takes longer than --timeout SECONDS (default 60,\n"
+		"                   at most 86400; fractions allowed)\n");
 }
 
 /* ---- netlink plumbing ---------------------------------------------------- */
@@ -234,21 +242,138 @@ static int fs_get_stats(struct fg_sock *s, uint16_t family, const char *dev,
 	return 0;
 }
 
+/* ---- waiting for frames ---------------------------------------------------- */
+
+static int fs_rx_frames_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct fg_sock *s = data;
+	struct fs_dev d;
+
+	memset(&d, 0, sizeof(d));
+	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), fs_stats_attr_cb,
+			   &d) < 0)
+		return MNL_CB_ERROR;
+	*(uint64_t *)s->priv = d.val[FABRIC_A_RX_FRAMES];
+	return MNL_CB_OK;
+}
+
+static double fs_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/*
+ * Poll DEV's rx_frames every 10 ms until it reaches @want; a device that
+ * has received nothing yet (ENOENT) counts 0.  Returns 0 when reached, 1
+ * on timeout, -1 on an error (said on stderr).
+ */
+static int fs_wait_rx(struct fg_sock *s, const char *dev, uint64_t want,
+		      double timeout_s)
+{
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+	double deadline = fs_now() + timeout_s;
+	unsigned int ifindex;
+	char buf[256];
+	uint64_t rx;
+
+	ifindex = if_nametoindex(dev);
+	if (!ifindex) {
+		fprintf(stderr, PROG ": %s: no such device in this network namespace\n",
+			dev);
+		return -1;
+	}
+	for (;;) {
+		struct nlmsghdr *nlh = fg_msg(s, buf, s->family, NLM_F_ACK,
+					      FABRIC_CMD_GET_STATS,
+					      FABRIC_GENL_VERSION);
+
+		mnl_attr_put_u32(nlh, FABRIC_A_IFINDEX, ifindex);
+		rx = 0;
+		if (fg_talk(s, nlh, fs_rx_frames_cb, &rx) < 0 && s->err != ENOENT) {
+			fprintf(stderr, PROG ": %s: reading statistics: %s\n",
+				dev, fg_strerror(s));
+			return -1;
+		}
+		if (rx >= want)
+			return 0;
+		if (fs_now() >= deadline) {
+			fprintf(stderr, PROG ": %s: %" PRIu64 " of %" PRIu64
+				" frames after %g s\n", dev, rx, want, timeout_s);
+			return 1;
+		}
+		nanosleep(&tick, NULL);
+	}
+}
+
+/* "N" or "N.M" seconds, above 0 and at most a day */
+static bool fs_parse_seconds(const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	if (!*arg || !strchr("0123456789.", *arg))
+		return false;
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || *end || !(v > 0) || v > 86400)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool fs_parse_u64(const char *arg, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!*arg || !strchr("0123456789", *arg))
+		return false;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "wait-rx", required_argument, NULL, 'w' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool json = false, wait = false, timeout_set = false;
+	double timeout_s = 60;
+	uint64_t want = 0;
 	struct fg_sock s;
-	bool json = false;
 	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
+			break;
+		case 'w':
+			if (!fs_parse_u64(optarg, &want)) {
+				fprintf(stderr, PROG ": --wait-rx: \"%s\" is not a count of frames\n",
+					optarg);
+				return 1;
+			}
+			wait = true;
+			break;
+		case 't':
+			if (!fs_parse_seconds(optarg, &timeout_s)) {
+				fprintf(stderr, PROG ": --timeout: \"%s\" is not a number of seconds above 0 and at most 86400\n",
+					optarg);
+				return 1;
+			}
+			timeout_set = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -265,9 +390,23 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	if (wait && optind >= argc) {
+		fprintf(stderr, PROG ": --wait-rx needs a device\n");
+		return 1;
+	}
+	if (timeout_set && !wait) {
+		fprintf(stderr, PROG ": --timeout is only for --wait-rx\n");
+		return 1;
+	}
+
 	if (fg_open(&s, PROG) < 0)
 		return 1;
-	ret = fs_get_stats(&s, s.family, optind < argc ? argv[optind] : NULL, json);
+	ret = 0;
+	if (wait)
+		ret = fs_wait_rx(&s, argv[optind], want, timeout_s);
+	/* after a timeout too: the counts say how far the traffic got */
+	if (ret >= 0 && fs_get_stats(&s, s.family, optind < argc ? argv[optind] : NULL, json))
+		ret = -1;
 	fg_close(&s);
 	return ret ? 1 : 0;
 }

@@ -207,6 +207,53 @@ test_per_netns()
 	log_test "statistics are per namespace and per device"
 }
 
+# --wait-rx: returns at once when the count is there, waits for a frame
+# still to come, and on a timeout fails, says how far it got and still
+# prints the counts; a device that has had nothing counts 0.
+test_wait_rx()
+{
+	local out err rc pid have t0 waited
+
+	have=$(json_u64 "$(stats_json)" rx_frames)
+	out=$(ns_exec B fabric-stat -j --wait-rx "$have" vb)
+	check_err $? "--wait-rx $have with $have frames there failed"
+	check_eq "--wait-rx prints the counts" "$have" "$(json_u64 "$out" rx_frames)"
+
+	t0=${EPOCHREALTIME/./}
+	out=$(ns_exec B fabric-stat -j --wait-rx $((have + 1)) --timeout 0.3 vb 2> "$TMP_DIR/wait.err")
+	rc=$?
+	waited=$(( ${EPOCHREALTIME/./} - t0 ))
+	err=$(< "$TMP_DIR/wait.err")
+	check_eq "--wait-rx on a timeout: exit code" 1 "$rc"
+	[[ $err == *"$have of $((have + 1)) frames after 0.3 s"* ]]
+	check_err $? "--wait-rx on a timeout said: $err"
+	check_eq "--wait-rx on a timeout prints the counts" "$have" "$(json_u64 "$out" rx_frames)"
+	((waited >= 300000))
+	check_err $? "--timeout 0.3 gave up after $waited us"
+
+	err=$(ns_exec A fabric-stat --wait-rx 1 --timeout 0.1 va 2>&1)
+	check_fail $? "--wait-rx 1 on a device without frames succeeded"
+	[[ $err == *"0 of 1 frames"* ]]
+	check_err $? "--wait-rx on a device without frames said: $err"
+
+	ns_exec B fabric-stat --wait-rx $((have + 1)) --timeout 60 vb > "$TMP_DIR/wait.out" 2>&1 &
+	pid=$!
+	send --ttd 2000000 --flow 7 --seq 1 --payload wait
+	wait "$pid"
+	check_err $? "--wait-rx for a frame sent meanwhile: $(< "$TMP_DIR/wait.out")"
+
+	for bad in "--wait-rx -1 vb" "--wait-rx 1x vb" "--wait-rx 1" "--timeout 1 vb" \
+		   "--wait-rx 1 --timeout 0 vb" "--wait-rx 1 --timeout 86401 vb" \
+		   "--wait-rx 1 --timeout nan vb"; do
+		# shellcheck disable=SC2086 # the words of $bad are the arguments
+		err=$(ns_exec B fabric-stat $bad 2>&1)
+		check_fail $? "fabric-stat $bad succeeded"
+		[[ $err == "fabric-stat: --"* ]]
+		check_err $? "fabric-stat $bad said: $err"
+	done
+	log_test "--wait-rx: waits for the count, fails on its timeout, bad input refused"
+}
+
 # Moving vb away unregisters it from B: its entry must go with it.
 test_dev_leaves()
 {
@@ -243,6 +290,7 @@ test_valid
 test_late
 test_malformed
 test_per_netns
+test_wait_rx
 test_dev_leaves
 test_teardown
 exit $EXIT_STATUS
