@@ -6,7 +6,10 @@
 # from modules.dep), and our modules, plugins, tools and tests installed
 # by `make install` into the image.
 #
-# Usage: scripts/mkinitramfs.sh OUT.cpio.gz TESTLIST
+# Usage: scripts/mkinitramfs.sh OUT.cpio.gz|OUT.cpio TESTLIST
+#   OUT ending in .cpio: not compressed (make check: in TCG the guest's
+#             inflate of the image cost some 5 s of every boot, more than
+#             the host's copy of the larger file)
 #   TESTLIST: lines "name timeout_s path", the VM tests (or benchmarks,
 #             selftests/bench) to run, in order; "-" for none, when the
 #             list comes in an archive of its own after this one
@@ -170,4 +173,8 @@ fi
 install -m 755 "$FQ_ROOT/scripts/vm-init" "$STAGE/init"
 install -m 644 "$FQ_ROOT/scripts/vm-report.sh" "$STAGE/etc/fabric-qos/vm-report.sh"
 
-( cd "$STAGE" && find . -print0 | cpio --null -o -H newc --quiet ) | gzip -1 > "$OUT"
+if [[ $OUT == *.cpio ]]; then
+	( cd "$STAGE" && find . -print0 | cpio --null -o -H newc --quiet ) > "$OUT"
+else
+	( cd "$STAGE" && find . -print0 | cpio --null -o -H newc --quiet ) | gzip -1 > "$OUT"
+fi
