@@ -15,6 +15,7 @@
 #   ns_bg NAME CMD...                         same in the background; pid in
 #                                             $BG_PID, killed by cleanup
 #   wait_for SECONDS CMD...                   poll CMD until it succeeds
+#   nap SECONDS                               sleep, no program started
 #   xfail_on_slow CHECK...                    a timing check: an expected
 #                                             failure on a debug kernel
 #   veth_create NS1 DEV1 ADDR1 NS2 DEV2 ADDR2 MAC2
