@@ -173,8 +173,6 @@ fi
 install -m 755 "$FQ_ROOT/scripts/vm-init" "$STAGE/init"
 install -m 644 "$FQ_ROOT/scripts/vm-report.sh" "$STAGE/etc/fabric-qos/vm-report.sh"
 
-if [[ $OUT == *.cpio ]]; then
-	( cd "$STAGE" && find . -print0 | cpio --null -o -H newc --quiet ) > "$OUT"
-else
-	( cd "$STAGE" && find . -print0 | cpio --null -o -H newc --quiet ) | gzip -1 > "$OUT"
-fi
+compress=(gzip -1)
+[[ $OUT == *.cpio ]] && compress=(cat)
+( cd "$STAGE" && find . -print0 | cpio --null -o -H newc --quiet ) | "${compress[@]}" > "$OUT"

@@ -197,6 +197,17 @@ static int fs_stats_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* DEV's ifindex, or 0 after saying on stderr that there is no such device */
+static unsigned int fs_ifindex(const char *dev)
+{
+	unsigned int ifindex = if_nametoindex(dev);
+
+	if (!ifindex)
+		fprintf(stderr, PROG ": %s: no such device in this network namespace\n",
+			dev);
+	return ifindex;
+}
+
 static int fs_get_stats(struct fg_sock *s, uint16_t family, const char *dev,
 			bool json)
 {
@@ -207,12 +218,9 @@ static int fs_get_stats(struct fg_sock *s, uint16_t family, const char *dev,
 	int ret;
 
 	if (dev) {
-		ifindex = if_nametoindex(dev);
-		if (!ifindex) {
-			fprintf(stderr, PROG ": %s: no such device in this network namespace\n",
-				dev);
+		ifindex = fs_ifindex(dev);
+		if (!ifindex)
 			return -1;
-		}
 	}
 	nlh = fg_msg(s, buf, family, dev ? NLM_F_ACK : NLM_F_DUMP,
 		     FABRIC_CMD_GET_STATS, FABRIC_GENL_VERSION);
@@ -279,12 +287,9 @@ static int fs_wait_rx(struct fg_sock *s, const char *dev, uint64_t want,
 	char buf[256];
 	uint64_t rx;
 
-	ifindex = if_nametoindex(dev);
-	if (!ifindex) {
-		fprintf(stderr, PROG ": %s: no such device in this network namespace\n",
-			dev);
+	ifindex = fs_ifindex(dev);
+	if (!ifindex)
 		return -1;
-	}
 	for (;;) {
 		struct nlmsghdr *nlh = fg_msg(s, buf, s->family, NLM_F_ACK,
 					      FABRIC_CMD_GET_STATS,
@@ -339,6 +344,13 @@ static bool fs_parse_u64(const char *arg, uint64_t *out)
 	return true;
 }
 
+/* Say that --OPT's ARG is not WHAT; the exit code of a usage error. */
+static int fs_bad(const char *opt, const char *arg, const char *what)
+{
+	fprintf(stderr, PROG ": --%s: \"%s\" is not %s\n", opt, arg, what);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -360,19 +372,14 @@ int main(int argc, char **argv)
 			json = true;
 			break;
 		case 'w':
-			if (!fs_parse_u64(optarg, &want)) {
-				fprintf(stderr, PROG ": --wait-rx: \"%s\" is not a count of frames\n",
-					optarg);
-				return 1;
-			}
+			if (!fs_parse_u64(optarg, &want))
+				return fs_bad("wait-rx", optarg, "a count of frames");
 			wait = true;
 			break;
 		case 't':
-			if (!fs_parse_seconds(optarg, &timeout_s)) {
-				fprintf(stderr, PROG ": --timeout: \"%s\" is not a number of seconds above 0 and at most 86400\n",
-					optarg);
-				return 1;
-			}
+			if (!fs_parse_seconds(optarg, &timeout_s))
+				return fs_bad("timeout", optarg,
+					      "a number of seconds above 0 and at most 86400");
 			timeout_set = true;
 			break;
 		case 'h':

@@ -602,10 +602,11 @@ json_u64()
 # host_rx_frames NS: fabric frames NS's eth0 passed up (0 before the first)
 host_rx_frames()
 {
-	local j re='^.*"rx_frames":([0-9]+)'
+	local j
 
 	j=$(ns_exec "$1" fabric-stat -j eth0 2>/dev/null)
-	[[ $j =~ $re ]] && echo "${BASH_REMATCH[1]}" || echo 0
+	[[ $j == *'"rx_frames":'* ]] || j='"rx_frames":0'
+	json_u64 "$j" rx_frames
 }
 
 # root_qlen NS: packets waiting in the root qdisc of NS's eth0
