@@ -275,9 +275,9 @@ static noinline int dtable_pick_sbt(struct dtable_sched *q)
 	return dt_pick_mode(&q->core, DT_MODE_SBT, dtable_head, q);
 }
 
-static __always_inline int dtable_pick_class(struct dtable_sched *q)
+static __always_inline int dtable_pick_class(struct dtable_sched *q, u8 mode)
 {
-	switch (q->core.mode) {
+	switch (mode) {
 	case DT_MODE_SBT:
 		return dtable_pick_sbt(q);
 	case DT_MODE_RR:
@@ -287,7 +287,8 @@ static __always_inline int dtable_pick_class(struct dtable_sched *q)
 	}
 }
 
-static __always_inline struct sk_buff *dtable_pick(struct Qdisc *sch)
+/* dtable_pick() compiled for one @mode, the table's */
+static __always_inline struct sk_buff *dtable_pick_mode(struct Qdisc *sch, u8 mode)
 {
 	struct dtable_sched *q = qdisc_priv(sch);
 	struct dtable_class *cl;
@@ -304,23 +305,37 @@ static __always_inline struct sk_buff *dtable_pick(struct Qdisc *sch)
 	for (tries = 0; tries <= q->nclasses; tries++) {
 		if (!sch->q.qlen)
 			return NULL;
-		c = dtable_pick_class(q);
+		c = dtable_pick_class(q, mode);
 		if (c < 0)
 			return NULL;	/* only held-back children: their timers call us */
 		cl = &q->classes[c];
 		dt_enter(&q->core, c);
 		skb = qdisc_dequeue_peeked(cl->qdisc);
-		if (likely(skb))
-			dt_charge(&q->core, c, qdisc_pkt_len(skb));
-		dt_leave_dequeue(&q->core, c, cl->qdisc->q.qlen != 0);
 		if (likely(skb)) {
+			dt_sent_mode(&q->core, mode, c, qdisc_pkt_len(skb),
+				     cl->qdisc->q.qlen != 0);
 			/* bstats when it leaves: fabric_gate_dequeue() */
 			qdisc_qstats_backlog_dec(sch, skb);
 			sch->q.qlen--;
 			return skb;
 		}
+		dt_leave_dequeue(&q->core, c, cl->qdisc->q.qlen != 0);
 	}
 	return NULL;
+}
+
+static __always_inline struct sk_buff *dtable_pick(struct Qdisc *sch)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+
+	switch (q->core.mode) {
+	case DT_MODE_SBT:
+		return dtable_pick_mode(sch, DT_MODE_SBT);
+	case DT_MODE_RR:
+		return dtable_pick_mode(sch, DT_MODE_RR);
+	default:
+		return dtable_pick_mode(sch, DT_MODE_DTABLE);
+	}
 }
 
 /* The packet the table picked goes when the link has credits (if on). */

@@ -98,7 +98,7 @@ struct dt_sched {
 	fq_u32 ncls;
 
 	fq_u32 pos;		/* entry being served or last visited */
-	fq_s32 cur;		/* class being served, -1 for none */
+	fq_s32 cur;		/* dtable: class being served, -1 for none */
 	fq_s32 asking;		/* class inside dt_enter() / dt_leave(), or -1 */
 	fq_u64 acc;		/* dtable: accumulated weight of cur, bytes */
 	bool free_ride;		/* sbt: this pick is the lone-class exception */
@@ -366,14 +366,25 @@ static fq_always_inline void dt_leave_dequeue(struct dt_sched *s, fq_u32 cls, bo
 		dt_class_drained(s, cls);
 }
 
-/* head() of class @cls, bracketed: its answer is what the state becomes */
+/*
+ * head() of class @cls, bracketed: its answer is what the state becomes.
+ * Only the picks ask, and only an active class (a marked entry's, or
+ * dtable's cur).  One that answers with a packet, queued or held, got it
+ * through dt_class_active(), which cleared drained: a drained class's
+ * packets were gone.  So such an answer leaves the state as it is, and
+ * only an empty one changes it; dt_leave()'s dt_class_active() would be
+ * a load, a test and a store per ask for nothing (the random children
+ * test checks that no drained class holds a packet).
+ */
 static fq_always_inline int dt_ask(struct dt_sched *s, dt_head_fn head, void *ctx, fq_u32 cls)
 {
 	int len;
 
 	dt_enter(s, cls);
 	len = head(ctx, cls);
-	dt_leave(s, cls, len != DT_IDLE);
+	s->asking = -1;
+	if (len == DT_IDLE)
+		dt_class_idle(s, cls);
 	return len;
 }
 
@@ -689,8 +700,7 @@ static fq_always_inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, voi
 				if ((fq_u32)p < s->pos)
 					s->walks++;
 				s->pos = p;
-				s->cur = cls;
-				return s->cur;
+				return (int)cls;
 			}
 			s->cls[s->table[p].cls].skipped++;
 		}
@@ -707,8 +717,7 @@ static fq_always_inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, voi
 			if ((fq_u32)last < s->pos)
 				s->walks++;
 			s->pos = last;
-			s->cur = s->table[last].cls;
-			return s->cur;
+			return s->table[last].cls;
 		}
 		for (i = 0; i < s->ncls; i++) {
 			struct dt_class *c = &s->cls[i];
@@ -725,7 +734,6 @@ static fq_always_inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, voi
 		s->sbt_left = s->sbt_total;
 		s->resets++;
 	}
-	s->cur = -1;
 	s->empty_scans++;
 	return -1;
 }
@@ -751,14 +759,11 @@ static fq_always_inline int dt_pick_rr(struct dt_sched *s, dt_head_fn head, void
 			s->walks++;
 		s->pos = p;
 		c->visited++;
-		if (len >= 0) {
-			s->cur = e->cls;
-			return s->cur;
-		}
+		if (len >= 0)
+			return e->cls;
 		c->skipped++;
 		i++;
 	}
-	s->cur = -1;
 	s->empty_scans++;
 	return -1;
 }
@@ -788,17 +793,21 @@ static fq_always_inline int dt_pick(struct dt_sched *s, dt_head_fn head, void *c
 	return dt_pick_mode(s, s->mode, head, ctx);
 }
 
-/* The head of class @cls (just picked), @len bytes, has left. */
-static fq_always_inline void dt_charge(struct dt_sched *s, fq_u32 cls, fq_u32 len)
+/*
+ * The head of class @cls, just picked in @mode (s->mode), @len bytes, has
+ * left.  In dtable mode the class picked is cur (dt_pick_dtable() returns
+ * no other), and it pays from what it holds.
+ */
+static fq_always_inline void dt_charge_mode(struct dt_sched *s, fq_u8 mode,
+					    fq_u32 cls, fq_u32 len)
 {
 	struct dt_class *c = &s->cls[cls];
 
 	c->packets++;
 	c->bytes += len;
-	switch (s->mode) {
+	switch (mode) {
 	case DT_MODE_DTABLE:
-		if ((fq_s32)cls == s->cur)
-			s->acc -= len < s->acc ? len : s->acc;
+		s->acc -= len < s->acc ? len : s->acc;
 		break;
 	case DT_MODE_SBT:
 		if (!s->free_ride && c->left) {
@@ -810,6 +819,51 @@ static fq_always_inline void dt_charge(struct dt_sched *s, fq_u32 cls, fq_u32 le
 	default:
 		break;
 	}
+}
+
+static fq_always_inline void dt_charge(struct dt_sched *s, fq_u32 cls, fq_u32 len)
+{
+	dt_charge_mode(s, s->mode, cls, len);
+}
+
+/*
+ * Our dequeue of the head of class @cls, just picked in @mode (s->mode),
+ * gave a packet of @len bytes: dt_charge() and dt_leave_dequeue() in one.
+ * @has_packets: does the class's queue hold a packet now?  What the pick
+ * left known is not looked at again: the class is active and not drained
+ * (dt_ask()), an idle notice from inside the dequeue was put off by
+ * dt_enter(), and in dtable mode the class is cur.  So a class that
+ * still holds a packet needs nothing more, and one that is empty now is
+ * drained without the tests of dt_class_drained() (sbt: made idle).
+ */
+static fq_always_inline void dt_sent_mode(struct dt_sched *s, fq_u8 mode, fq_u32 cls,
+					  fq_u32 len, bool has_packets)
+{
+	struct dt_class *c = &s->cls[cls];
+
+	s->asking = -1;
+	dt_charge_mode(s, mode, cls, len);
+	if (has_packets)
+		return;
+	switch (mode) {
+	case DT_MODE_SBT:
+		dt_class_idle(s, cls);
+		return;
+	case DT_MODE_DTABLE:
+		s->cur = -1;
+		s->acc = 0;
+		break;
+	default:
+		break;
+	}
+	c->deficit = 0;
+	c->drained = true;
+}
+
+static fq_always_inline void dt_sent(struct dt_sched *s, fq_u32 cls, fq_u32 len,
+				     bool has_packets)
+{
+	dt_sent_mode(s, s->mode, cls, len, has_packets);
 }
 
 /* A class's deficit as statistics show it (the served one holds acc). */

@@ -338,9 +338,7 @@ static unsigned int dtb_dequeue(fq_u64 now)
 	if (c < 0)
 		return 0;
 	len = ring_pop(c);
-	dt_charge(&dtb, c, len);
-	if (!rings[c].count)
-		dt_class_drained(&dtb, c);
+	dt_sent(&dtb, c, len, rings[c].count != 0);
 	return len;
 }
 

@@ -527,11 +527,12 @@ static int step_bracketed(struct dt_sched *s, struct fake *f, int *len)
 		f->dropped++;
 		dt_class_idle(s, c);		/* notified from inside */
 	}
-	dt_charge(s, c, *len);
-	if (eager_drain)
+	if (eager_drain) {
+		dt_charge(s, c, *len);
 		dt_leave(s, c, f->head[c] != f->tail[c]);
-	else
-		dt_leave_dequeue(s, c, f->head[c] != f->tail[c]);
+	} else {
+		dt_sent(s, c, *len, f->head[c] != f->tail[c]);
+	}
 	return c;
 }
 
@@ -580,6 +581,13 @@ static int check_invariants(const char *where, int round)
 
 	if (S.cur < -1 || S.cur >= (fq_s32)S.ncls || S.asking != -1) {
 		printf("#   round %d %s: cur %d asking %d\n", round, where, S.cur, S.asking);
+		return 1;
+	}
+	/* dt_ask() and dt_sent() take dtable's cur as active, not drained */
+	if (S.cur >= 0 && (S.mode != DT_MODE_DTABLE || !CLS[S.cur].active ||
+			   CLS[S.cur].drained)) {
+		printf("#   round %d %s: mode %u cur %d active %d drained %d\n", round,
+		       where, S.mode, S.cur, CLS[S.cur].active, CLS[S.cur].drained);
 		return 1;
 	}
 	/*

@@ -294,9 +294,7 @@ static int ts_run(void)
 			c->count--;
 			backlog--;
 			tx = (uint64_t)p.len * TS_NS / ts.rate;
-			dt_charge(sp, k, p.len);
-			if (!c->count)
-				dt_class_drained(sp, k);
+			dt_sent(sp, k, p.len, c->count != 0);
 			link_free += tx;
 			total_bytes += p.len;
 			total_pkts++;
