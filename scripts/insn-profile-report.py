@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """Read make profile's counts (scripts/profile.sh): guest instructions per
 packet by kernel function, the difference of two profiles by function, or
-one function's instructions by source line.
+one function's instructions by source line or one by one (the
+instructions run at least once per 20 packets, in address order).
 
   insn-profile-report.py symbols PREFIX [TOP]
   insn-profile-report.py diff PREFIX_A PREFIX_B [TOP]
   insn-profile-report.py lines PREFIX MODULE.ko FUNCTION
+  insn-profile-report.py insns PREFIX MODULE.ko FUNCTION
 
 PREFIX is build/profile/TAG: PREFIX.counts (hex address, count),
 PREFIX.kallsyms (the guest's text symbols) and PREFIX.packets.  "lines"
@@ -112,6 +114,29 @@ def lines(prefix, ko, func):
     print('%7.1f  total' % sum(per_line.values()))
 
 
+def insns(prefix, ko, func):
+    p = Profile(prefix)
+    base = p.start_of(func)
+    dis = subprocess.run(['objdump', '-d', '--no-show-raw-insn',
+                          '--disassemble=' + func, ko],
+                         capture_output=True, text=True, check=True).stdout
+    start, total = None, 0.0
+    print('# %s in %s: guest instructions per packet, one by one'
+          % (func, prefix))
+    for line in dis.splitlines():
+        m = re.match(r'^([0-9a-f]+) <(.*)>:', line)
+        if m:
+            start = int(m.group(1), 16)
+            continue
+        m = re.match(r'^\s+([0-9a-f]+):\s*(.*)$', line)
+        if m and start is not None:
+            v = p.counts.get(base + int(m.group(1), 16) - start, 0) / p.packets
+            total += v
+            if v >= 0.05:
+                print('%7.2f  %s  %s' % (v, m.group(1), m.group(2)))
+    print('%7.1f  total' % total)
+
+
 def main(argv):
     if len(argv) >= 3 and argv[1] == 'symbols':
         symbols(argv[2], *[int(x) for x in argv[3:4]])
@@ -119,6 +144,8 @@ def main(argv):
         diff(argv[2], argv[3], *[int(x) for x in argv[4:5]])
     elif len(argv) == 5 and argv[1] == 'lines':
         lines(argv[2], argv[3], argv[4])
+    elif len(argv) == 5 and argv[1] == 'insns':
+        insns(argv[2], argv[3], argv[4])
     else:
         sys.exit(__doc__)
 
