@@ -160,8 +160,13 @@ static __always_inline int dtable_head(void *ctx, u32 c)
 
 /* ---- enqueue / dequeue ---------------------------------------------------- */
 
-static __always_inline struct dtable_class *
-dtable_classify(struct sk_buff *skb, struct Qdisc *sch, int *qerr)
+/*
+ * The class (0..nclasses - 1) of @skb, or -1 to drop it (*qerr says how).
+ * An index, not the class: the scheduler core wants one, and the
+ * pointer's difference cost a division's worth of instructions.
+ */
+static __always_inline int dtable_classify(struct sk_buff *skb, struct Qdisc *sch,
+					   int *qerr)
 {
 	struct dtable_sched *q = qdisc_priv(sch);
 	u32 prio = skb->priority;
@@ -180,17 +185,17 @@ dtable_classify(struct sk_buff *skb, struct Qdisc *sch, int *qerr)
 			*qerr = NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
 			fallthrough;
 		case TC_ACT_SHOT:
-			return NULL;
+			return -1;
 		}
 #endif
 		if (!fl || err < 0)
-			return &q->classes[q->prio2cls[prio & TC_PRIO_MAX]];
+			return q->prio2cls[prio & TC_PRIO_MAX];
 		prio = q->filter_res.classid;
 	}
 	/* a classid of ours: minors 1..nclasses; anything else the priomap's */
 	if (TC_H_MIN(prio) < 1 || TC_H_MIN(prio) > q->nclasses)
-		return &q->classes[q->prio2cls[0]];
-	return &q->classes[TC_H_MIN(prio) - 1];
+		return q->prio2cls[0];
+	return TC_H_MIN(prio) - 1;
 }
 
 /*
@@ -204,15 +209,16 @@ static __always_inline int dtable_enqueue_one(struct sk_buff *skb,
 	unsigned int len = qdisc_pkt_len(skb);
 	struct dtable_sched *q = qdisc_priv(sch);
 	struct dtable_class *cl;
-	int err;
+	int err, c;
 
-	cl = dtable_classify(skb, sch, &err);
-	if (unlikely(!cl)) {
+	c = dtable_classify(skb, sch, &err);
+	if (unlikely(c < 0)) {
 		if (err & __NET_XMIT_BYPASS)
 			qdisc_qstats_drop(sch);
 		__qdisc_drop(skb, to_free);
 		return err;
 	}
+	cl = &q->classes[c];
 	err = qdisc_enqueue(skb, cl->qdisc, to_free);
 	if (unlikely(err != NET_XMIT_SUCCESS)) {
 		if (net_xmit_drop_count(err)) {
@@ -221,10 +227,10 @@ static __always_inline int dtable_enqueue_one(struct sk_buff *skb,
 		}
 		/* NET_XMIT_CN: this one or another went, the child may hold more */
 		if (cl->qdisc->q.qlen)
-			dt_class_active(&q->core, cl - q->classes);
+			dt_class_active(&q->core, c);
 		return err;
 	}
-	dt_class_active(&q->core, cl - q->classes);
+	dt_class_active(&q->core, c);
 	sch->qstats.backlog += len;
 	sch->q.qlen++;
 	return NET_XMIT_SUCCESS;
@@ -301,10 +307,10 @@ static __always_inline struct sk_buff *dtable_pick_mode(struct Qdisc *sch, u8 mo
 	 * send: pick again rather than return NULL while other classes
 	 * wait, since nothing would call us before the next enqueue.  A
 	 * child that keeps doing so is given up on after one try per class.
+	 * The first try needs no look at our queue length: our callers
+	 * (fabric_gate_dequeue()) have looked.
 	 */
-	for (tries = 0; tries <= q->nclasses; tries++) {
-		if (!sch->q.qlen)
-			return NULL;
+	for (tries = 0; ; tries++) {
 		c = dtable_pick_class(q, mode);
 		if (c < 0)
 			return NULL;	/* only held-back children: their timers call us */
@@ -320,22 +326,21 @@ static __always_inline struct sk_buff *dtable_pick_mode(struct Qdisc *sch, u8 mo
 			return skb;
 		}
 		dt_leave_dequeue(&q->core, c, cl->qdisc->q.qlen != 0);
+		if (tries >= q->nclasses || !sch->q.qlen)
+			return NULL;
 	}
-	return NULL;
 }
 
 static __always_inline struct sk_buff *dtable_pick(struct Qdisc *sch)
 {
 	struct dtable_sched *q = qdisc_priv(sch);
 
-	switch (q->core.mode) {
-	case DT_MODE_SBT:
-		return dtable_pick_mode(sch, DT_MODE_SBT);
-	case DT_MODE_RR:
-		return dtable_pick_mode(sch, DT_MODE_RR);
-	default:
+	/* in this order: sbt's scan costs the most anyway (make profile) */
+	if (likely(q->core.mode == DT_MODE_DTABLE))
 		return dtable_pick_mode(sch, DT_MODE_DTABLE);
-	}
+	if (q->core.mode == DT_MODE_RR)
+		return dtable_pick_mode(sch, DT_MODE_RR);
+	return dtable_pick_mode(sch, DT_MODE_SBT);
 }
 
 /* The packet the table picked goes when the link has credits (if on). */
@@ -903,6 +908,8 @@ static struct Qdisc_ops dtable_qdisc_ops __read_mostly = {
 
 static int __init dtable_module_init(void)
 {
+	/* the picks index the core's classes with a shift (dtable_core.h) */
+	BUILD_BUG_ON(!is_power_of_2(sizeof(struct dt_class)));
 	return register_qdisc(&dtable_qdisc_ops);
 }
 

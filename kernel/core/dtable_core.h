@@ -61,6 +61,9 @@ enum dt_mode {
 #define DT_HELD		(-2)	/* packets queued, none may leave now */
 
 #define DT_NO_ENTRY	0xffff
+#if DT_MAX_ENTRIES > DT_NO_ENTRY
+#error "table positions are kept in 16 bits"
+#endif
 
 struct dt_entry {
 	fq_u16 cls;
@@ -68,18 +71,21 @@ struct dt_entry {
 	fq_u32 weight;		/* dtable: credits; sbt: packets; rr: unused */
 };
 
+/*
+ * 64 bytes, so that the picks find a class with a shift: sbt's weight is
+ * its one entry's (dt_sbt_weight()), and a position fits 16 bits.
+ */
 struct dt_class {
 	fq_u64 deficit;		/* dtable: bytes owed to the class */
 	fq_u32 mtu;		/* largest packet the weights are sized for */
 	fq_u32 left;		/* sbt: packets left in this round */
-	fq_u32 sbt_weight;	/* sbt: weight restored on reset */
 	fq_u16 first;		/* its first table entry, DT_NO_ENTRY: none */
 	fq_u16 nent;		/* its table entries */
 	bool active;		/* has packets (dt_class_active / _idle) */
 	bool drained;		/* active, but our dequeue emptied it (lazy modes) */
 	/* where the walk was when the class went idle (dtable, rr) */
+	fq_u16 idle_pos;
 	fq_u64 idle_walks;
-	fq_u32 idle_pos;
 	/* statistics, only grow */
 	fq_u64 packets;
 	fq_u64 bytes;
@@ -122,6 +128,15 @@ struct dt_sched {
 };
 
 typedef int (*dt_head_fn)(void *ctx, fq_u32 cls);
+
+/*
+ * sbt's weight of class @c, restored at each reset: sbt takes one entry
+ * per class (dt_table_check()).  Only read in sbt mode.
+ */
+static inline fq_u32 dt_sbt_weight(const struct dt_sched *s, const struct dt_class *c)
+{
+	return c->first == DT_NO_ENTRY ? 0 : s->table[c->first].weight;
+}
 
 /* Set or clear the walk bits of class @c's entries. */
 static inline void dt_mark(struct dt_sched *s, const struct dt_class *c, bool on)
@@ -196,7 +211,7 @@ static inline void dt_class_idle(struct dt_sched *s, fq_u32 cls)
 		return;
 	c->active = false;
 	c->idle_walks = s->walks;
-	c->idle_pos = s->pos;
+	c->idle_pos = (fq_u16)s->pos;
 	dt_mark(s, c, false);
 }
 
@@ -237,7 +252,6 @@ static inline void dt_set_table(struct dt_sched *s, struct dt_entry *table,
 	/* the first walk starts at entry 0 (sbt scans from pos itself) */
 	s->pos = mode == DT_MODE_SBT ? 0 : n - 1;
 	for (i = 0; i < s->ncls; i++) {
-		s->cls[i].sbt_weight = 0;
 		s->cls[i].first = DT_NO_ENTRY;
 		s->cls[i].nent = 0;
 	}
@@ -251,7 +265,6 @@ static inline void dt_set_table(struct dt_sched *s, struct dt_entry *table,
 		table[i].next = c->first;
 		c->first = (fq_u16)i;
 		c->nent++;
-		c->sbt_weight += table[i].weight;
 		s->sbt_total += table[i].weight;
 		/* walks an entry needs before its class's largest packet fits */
 		r = w ? (fq_u32)fq_div64(c->mtu + w - 1, w) : 1;
@@ -264,9 +277,9 @@ static inline void dt_set_table(struct dt_sched *s, struct dt_entry *table,
 	for (i = 0; i < s->ncls; i++) {
 		struct dt_class *c = &s->cls[i];
 
-		c->left = c->sbt_weight;
+		c->left = dt_sbt_weight(s, c);
 		c->idle_walks = s->walks;
-		c->idle_pos = s->pos;
+		c->idle_pos = (fq_u16)s->pos;
 		if (c->active)
 			dt_mark(s, c, true);
 	}
@@ -409,20 +422,23 @@ static inline fq_u64 dt_class_skipped(const struct dt_sched *s, fq_u32 cls)
  */
 static fq_always_inline int dt_next_active(const struct dt_sched *s, fq_u32 from)
 {
-	fq_u32 words = (s->n + 63) / 64, i = from + 1 >= s->n ? 0 : from + 1, k;
+	fq_u32 words, i, k;
 
 	/*
 	 * A table of one word (most are: one entry per class, a few
-	 * classes) needs no loop: the bits at or after i, else the first.
-	 * No bit at or beyond n is ever set.
+	 * classes) needs no loop: the bits after @from, else the first.
+	 * No bit at or beyond n is ever set, so @from + 1 needs no wrap
+	 * (shifted twice: by 64 at once would be undefined).
 	 */
 	if (s->n <= 64) {
-		fq_u64 all = s->emask[0], m = all & (~0ULL << i);
+		fq_u64 all = s->emask[0], m = all & ((~0ULL << from) << 1);
 
 		if (m)
 			return __builtin_ctzll(m);
 		return all ? __builtin_ctzll(all) : -1;
 	}
+	words = (s->n + 63) / 64;
+	i = from + 1 >= s->n ? 0 : from + 1;
 	for (k = 0; k <= words; k++) {
 		fq_u32 w = i / 64;
 		fq_u64 m = s->emask[w] & (~0ULL << (i % 64));
@@ -539,7 +555,7 @@ static fq_always_inline bool dt_fits(const struct dt_class *c, fq_u32 len, fq_u6
 /* Algorithm 2: the class to send from, or -1. */
 static fq_always_inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, void *ctx)
 {
-	fq_u64 visits, max_visits = (fq_u64)s->n * s->rounds;
+	fq_u64 visits, max_visits;
 	int len;
 
 	if (s->cur >= 0) {
@@ -557,6 +573,8 @@ static fq_always_inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, 
 			s->acc = 0;
 		}
 	}
+	/* not before: the class being served usually goes on */
+	max_visits = (fq_u64)s->n * s->rounds;
 	for (visits = 0; visits < max_visits; ) {
 		const struct dt_entry *e;
 		struct dt_class *c;
@@ -727,7 +745,7 @@ static fq_always_inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, voi
 				c->skipped += c->active;
 			}
 			if (senders)
-				c->left = c->sbt_weight;
+				c->left = dt_sbt_weight(s, c);
 		}
 		if (!senders)
 			break;
@@ -776,8 +794,7 @@ static fq_always_inline int dt_pick_rr(struct dt_sched *s, dt_head_fn head, void
 static fq_always_inline int dt_pick_mode(struct dt_sched *s, fq_u8 mode,
 					 dt_head_fn head, void *ctx)
 {
-	if (!s->n)
-		return -1;
+	/* s->n >= 1: dt_table_check() refuses an empty table */
 	switch (mode) {
 	case DT_MODE_SBT:
 		return dt_pick_sbt(s, head, ctx);
@@ -842,19 +859,18 @@ static fq_always_inline void dt_sent_mode(struct dt_sched *s, fq_u8 mode, fq_u32
 	struct dt_class *c = &s->cls[cls];
 
 	s->asking = -1;
-	dt_charge_mode(s, mode, cls, len);
-	if (has_packets)
+	if (has_packets || mode == DT_MODE_SBT) {
+		dt_charge_mode(s, mode, cls, len);
+		if (!has_packets)
+			dt_class_idle(s, cls);
 		return;
-	switch (mode) {
-	case DT_MODE_SBT:
-		dt_class_idle(s, cls);
-		return;
-	case DT_MODE_DTABLE:
+	}
+	/* drained (dt_drains_lazily()): no charge, dtable's remainder goes */
+	c->packets++;
+	c->bytes += len;
+	if (mode == DT_MODE_DTABLE) {
 		s->cur = -1;
 		s->acc = 0;
-		break;
-	default:
-		break;
 	}
 	c->deficit = 0;
 	c->drained = true;
