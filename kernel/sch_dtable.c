@@ -38,7 +38,7 @@
  * about the class it is asking; a child may also report itself empty
  * while it still holds the packet it is about to hand over.  So every
  * call into a child is bracketed (dt_ask() inside the core's picks,
- * dt_enter() / dt_leave_dequeue() around our dequeue): a notify for that
+ * dt_enter() / dt_sent_mode() around our dequeue): a notify for that
  * class is put off, and afterwards a class whose child holds a packet is
  * active.  One our dequeue emptied may stay marked until the walk finds
  * it empty (dtable and rr; dt_class_drained()).  qlen_notify is
