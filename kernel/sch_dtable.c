@@ -293,42 +293,69 @@ static __always_inline int dtable_pick_class(struct dtable_sched *q, u8 mode)
 	}
 }
 
-/* dtable_pick() compiled for one @mode, the table's */
-static __always_inline struct sk_buff *dtable_pick_mode(struct Qdisc *sch, u8 mode)
+/*
+ * One pick and dequeue in @mode (the table's): the packet; NULL when the
+ * table found no class that may send (only held-back children: their
+ * timers call us); ERR_PTR(-EAGAIN) when the child picked gave nothing
+ * after all.
+ */
+static __always_inline struct sk_buff *dtable_try(struct Qdisc *sch, u8 mode)
 {
 	struct dtable_sched *q = qdisc_priv(sch);
 	struct dtable_class *cl;
 	struct sk_buff *skb;
-	u32 tries;
 	int c;
 
-	/*
-	 * A child that drops what its peek showed leaves us with nothing to
-	 * send: pick again rather than return NULL while other classes
-	 * wait, since nothing would call us before the next enqueue.  A
-	 * child that keeps doing so is given up on after one try per class.
-	 * The first try needs no look at our queue length: our callers
-	 * (fabric_gate_dequeue()) have looked.
-	 */
-	for (tries = 0; ; tries++) {
-		c = dtable_pick_class(q, mode);
-		if (c < 0)
-			return NULL;	/* only held-back children: their timers call us */
-		cl = &q->classes[c];
-		dt_enter(&q->core, c);
-		skb = qdisc_dequeue_peeked(cl->qdisc);
-		if (likely(skb)) {
-			dt_sent_mode(&q->core, mode, c, qdisc_pkt_len(skb),
-				     cl->qdisc->q.qlen != 0);
-			/* bstats when it leaves: fabric_gate_dequeue() */
-			qdisc_qstats_backlog_dec(sch, skb);
-			sch->q.qlen--;
-			return skb;
-		}
-		dt_leave_dequeue(&q->core, c, cl->qdisc->q.qlen != 0);
-		if (tries >= q->nclasses || !sch->q.qlen)
-			return NULL;
+	c = dtable_pick_class(q, mode);
+	if (c < 0)
+		return NULL;
+	cl = &q->classes[c];
+	dt_enter(&q->core, c);
+	skb = qdisc_dequeue_peeked(cl->qdisc);
+	if (likely(skb)) {
+		dt_sent_mode(&q->core, mode, c, qdisc_pkt_len(skb),
+			     cl->qdisc->q.qlen != 0);
+		/* bstats when it leaves: fabric_gate_dequeue() */
+		qdisc_qstats_backlog_dec(sch, skb);
+		sch->q.qlen--;
+		return skb;
 	}
+	dt_leave_dequeue(&q->core, c, cl->qdisc->q.qlen != 0);
+	return ERR_PTR(-EAGAIN);
+}
+
+/*
+ * A child that drops what its peek showed leaves us with nothing to
+ * send: pick again rather than return NULL while other classes wait,
+ * since nothing would call us before the next enqueue.  A child that
+ * keeps doing so is given up on after one try per class.  Out of line,
+ * so that the common path keeps no count of tries.
+ */
+static noinline struct sk_buff *dtable_try_again(struct Qdisc *sch, u8 mode)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+	struct sk_buff *skb;
+	u32 tries;
+
+	for (tries = 0; tries < q->nclasses && sch->q.qlen; tries++) {
+		skb = dtable_try(sch, mode);
+		if (!IS_ERR(skb))
+			return skb;
+	}
+	return NULL;
+}
+
+/*
+ * dtable_pick() compiled for one @mode.  The first try needs no look at
+ * our queue length: our callers (fabric_gate_dequeue()) have looked.
+ */
+static __always_inline struct sk_buff *dtable_pick_mode(struct Qdisc *sch, u8 mode)
+{
+	struct sk_buff *skb = dtable_try(sch, mode);
+
+	if (likely(!IS_ERR(skb)))
+		return skb;
+	return dtable_try_again(sch, mode);
 }
 
 static __always_inline struct sk_buff *dtable_pick(struct Qdisc *sch)
