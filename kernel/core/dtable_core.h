@@ -552,29 +552,49 @@ static fq_always_inline bool dt_fits(const struct dt_class *c, fq_u32 len, fq_u6
  * the moment it emptied: the lazy drain changes no decision and no count.
  */
 
-/* Algorithm 2: the class to send from, or -1. */
-static fq_always_inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, void *ctx)
+/* The class being served, @c, gives up the link and keeps what it holds. */
+static fq_always_inline void dt_cur_release(struct dt_sched *s, struct dt_class *c)
 {
-	fq_u64 visits, max_visits;
+	c->deficit = s->acc;
+	s->cur = -1;
+	s->acc = 0;
+}
+
+/*
+ * Algorithm 2, first half: the class being served (cur) goes on while
+ * its head fits what it holds; otherwise it keeps the remainder and
+ * gives up the link.  The class, or -1 when the walk must find one.
+ */
+static fq_always_inline int dt_pick_cur(struct dt_sched *s, dt_head_fn head, void *ctx)
+{
+	fq_u32 cls;
+	struct dt_class *c;
 	int len;
 
-	if (s->cur >= 0) {
-		fq_u32 cls = (fq_u32)s->cur;
-		struct dt_class *c = &s->cls[cls];
+	if (s->cur < 0)
+		return -1;
+	cls = (fq_u32)s->cur;
+	c = &s->cls[cls];
+	len = dt_ask(s, head, ctx, cls);
+	if (len >= 0 && dt_fits(c, len, s->acc))
+		return (int)cls;
+	/* idle: dt_ask() cleared the deficit and cur; held or too long: the
+	 * remainder is kept */
+	if (s->cur >= 0)
+		dt_cur_release(s, c);
+	return -1;
+}
 
-		len = dt_ask(s, head, ctx, cls);
-		if (len >= 0 && dt_fits(c, len, s->acc))
-			return (int)cls;
-		/* idle: dt_ask() cleared the deficit and cur; held or too
-		 * long: the remainder is kept */
-		if (s->cur >= 0) {
-			c->deficit = s->acc;
-			s->cur = -1;
-			s->acc = 0;
-		}
-	}
-	/* not before: the class being served usually goes on */
-	max_visits = (fq_u64)s->n * s->rounds;
+/*
+ * Algorithm 2, second half, with no class being served: the walk from
+ * pos to the next class whose head fits its deficit plus its entry's
+ * credit; that class becomes cur.  The class, or -1.
+ */
+static fq_always_inline int dt_walk_dtable(struct dt_sched *s, dt_head_fn head, void *ctx)
+{
+	fq_u64 visits, max_visits = (fq_u64)s->n * s->rounds;
+	int len;
+
 	for (visits = 0; visits < max_visits; ) {
 		const struct dt_entry *e;
 		struct dt_class *c;
@@ -609,6 +629,50 @@ static fq_always_inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, 
 	}
 	s->empty_scans++;
 	return -1;
+}
+
+/*
+ * dt_pick_cur() for a caller that keeps a path of its own for the class
+ * being served (cur >= 0), with dt_walk_dtable() and dt_pick() beside it:
+ *
+ * - the length of cur's head when it fits what the class holds: the
+ *   bracket stays open (dt_enter()) for the caller's dequeue of that
+ *   head, which dt_sent_mode() or dt_leave_dequeue() closes;
+ * - DT_CUR_RELEASED when the head is longer than that: cur gave up the
+ *   link, keeping its remainder, and the walk comes next;
+ * - -1 for anything else (no head, or one that goes by dt_fits()'s rule
+ *   for long packets), with nothing changed, for dt_pick() to decide by
+ *   asking again: an idle notice from the child during this ask was put
+ *   off, and asked again, the child answers that it is empty.
+ *
+ * @head may answer any negative value for "no head now".
+ */
+#define DT_CUR_RELEASED	(-3)
+
+static fq_always_inline int dt_cur_ready(struct dt_sched *s, dt_head_fn head, void *ctx)
+{
+	fq_u32 cls = (fq_u32)s->cur;
+	struct dt_class *c;
+	int len;
+
+	dt_enter(s, cls);
+	len = head(ctx, cls);
+	if (len >= 0 && (fq_u64)len <= s->acc)
+		return len;
+	s->asking = -1;
+	c = &s->cls[cls];
+	if (len < 0 || dt_fits(c, len, s->acc))
+		return -1;
+	dt_cur_release(s, c);
+	return DT_CUR_RELEASED;
+}
+
+/* Algorithm 2: the class to send from, or -1. */
+static fq_always_inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, void *ctx)
+{
+	int cls = dt_pick_cur(s, head, ctx);
+
+	return cls >= 0 ? cls : dt_walk_dtable(s, head, ctx);
 }
 
 /*
