@@ -141,36 +141,38 @@ static struct dtable_class *dtable_class_from_arg(struct Qdisc *sch, unsigned lo
 }
 
 /*
- * Head callback of the core: the length of class @c's next packet.
- * Inlined into the picks: it runs at least once per packet.
+ * The length of the packet at the head of class @c's queue, peeked, or
+ * DT_HELD / DT_IDLE when the queue shows none.  Lengths are clamped to
+ * the core's int: the stack's cannot pass INT_MAX (a size table's is an
+ * int kept at least 1), but a negative one would read as an answer.
  */
-static __always_inline int dtable_head(void *ctx, u32 c)
+static __always_inline int dtable_peek_len(struct dtable_sched *q, u32 c)
 {
-	struct dtable_sched *q = ctx;
 	struct Qdisc *child = q->classes[c].qdisc;
-	struct sk_buff *skb;
+	struct sk_buff *skb = child->ops->peek(child);
 
-	if (!child->q.qlen)
-		return DT_IDLE;
-	skb = child->ops->peek(child);
 	if (!skb)
 		return child->q.qlen ? DT_HELD : DT_IDLE;
 	return min_t(unsigned int, qdisc_pkt_len(skb), INT_MAX);
 }
 
 /*
- * dtable_head() for the class being served (dt_cur_ready()): its queue
- * is seldom empty, so the peek comes without a look at its length, and a
- * length past INT_MAX reads negative, which dt_cur_ready() leaves to the
- * pick (whose dtable_head() clamps it).
+ * Head callback of the core's picks, inlined into them: the walks ask
+ * classes our dequeue emptied (they drain lazily), which need no call.
  */
-static __always_inline int dtable_head_cur(void *ctx, u32 c)
+static __always_inline int dtable_head(void *ctx, u32 c)
 {
 	struct dtable_sched *q = ctx;
-	struct Qdisc *child = q->classes[c].qdisc;
-	struct sk_buff *skb = child->ops->peek(child);
 
-	return skb ? (int)qdisc_pkt_len(skb) : DT_HELD;
+	if (!q->classes[c].qdisc->q.qlen)
+		return DT_IDLE;
+	return dtable_peek_len(q, c);
+}
+
+/* ... and of dt_cur_ready(): the class being served is seldom empty */
+static __always_inline int dtable_head_cur(void *ctx, u32 c)
+{
+	return dtable_peek_len(ctx, c);
 }
 
 /* ---- enqueue / dequeue ---------------------------------------------------- */
@@ -361,8 +363,9 @@ static __always_inline struct sk_buff *dtable_try(struct Qdisc *sch, u8 mode)
  * A child that drops what its peek showed leaves us with nothing to
  * send: pick again rather than return NULL while other classes wait,
  * since nothing would call us before the next enqueue.  A child that
- * keeps doing so is given up on after one try per class.  Out of line,
- * so that the common path keeps no count of tries.
+ * keeps doing so is given up on after one try per class here, after
+ * the one or two before (the case's own dequeue, dtable_dequeue_any()'s
+ * first).  Out of line, so that the common path keeps no count of tries.
  */
 static noinline struct sk_buff *dtable_try_again(struct Qdisc *sch, u8 mode)
 {
@@ -464,8 +467,9 @@ static noinline struct sk_buff *dtable_dequeue_sbt(struct Qdisc *sch)
  * The packet the table picks goes when the link has credits (if on).
  * Here, the common case of backlogged classes in dtable mode: the class
  * being served goes on while its head fits what it holds, with neither
- * the walk nor anything of the other modes.  A head too long for what
- * it holds passes the link on (dtable_dequeue_walk()); anything else is
+ * the walk nor anything of the other modes.  A class whose head is too
+ * long for what it holds, or whose queue is empty, passes the link on
+ * (dtable_dequeue_walk()); anything else (held back, a long packet) is
  * left to dtable_dequeue_any(), whose pick asks cur's head again.
  */
 static struct sk_buff *dtable_qdisc_dequeue(struct Qdisc *sch)

@@ -638,14 +638,14 @@ static fq_always_inline int dt_walk_dtable(struct dt_sched *s, dt_head_fn head, 
  * - the length of cur's head when it fits what the class holds: the
  *   bracket stays open (dt_enter()) for the caller's dequeue of that
  *   head, which dt_sent_mode() or dt_leave_dequeue() closes;
- * - DT_CUR_RELEASED when the head is longer than that: cur gave up the
- *   link, keeping its remainder, and the walk comes next;
- * - -1 for anything else (no head, or one that goes by dt_fits()'s rule
- *   for long packets), with nothing changed, for dt_pick() to decide by
- *   asking again: an idle notice from the child during this ask was put
- *   off, and asked again, the child answers that it is empty.
- *
- * @head may answer any negative value for "no head now".
+ * - DT_CUR_RELEASED when cur gave up the link, the walk to come next
+ *   (dt_walk_dtable(), whether or not anything is queued, as in
+ *   dt_pick_dtable()): its head is longer than what it holds (it keeps
+ *   the remainder), or its queue is empty (it is idle now, as dt_ask()
+ *   makes it);
+ * - -1 when its queue holds packets but none may leave now, or the head
+ *   goes by dt_fits()'s rule for long packets: nothing changed, for
+ *   dt_pick() to decide by asking again.
  */
 #define DT_CUR_RELEASED	(-3)
 
@@ -660,6 +660,10 @@ static fq_always_inline int dt_cur_ready(struct dt_sched *s, dt_head_fn head, vo
 	if (len >= 0 && (fq_u64)len <= s->acc)
 		return len;
 	s->asking = -1;
+	if (len == DT_IDLE) {
+		dt_class_idle(s, cls);
+		return DT_CUR_RELEASED;
+	}
 	c = &s->cls[cls];
 	if (len < 0 || dt_fits(c, len, s->acc))
 		return -1;

@@ -521,6 +521,17 @@ static bool eager_drain;
 static bool cur_fast;
 static int cur_fast_taken, cur_fast_released, cur_fast_declined;
 
+/* does any child hold a packet (the qdisc's queue length, as a test)? */
+static bool fake_queued(const struct fake *f)
+{
+	fq_u32 c;
+
+	for (c = 0; c < DT_MAX_CLASSES; c++)
+		if (f->head[c] != f->tail[c])
+			return true;
+	return false;
+}
+
 static int step_bracketed(struct dt_sched *s, struct fake *f, int *len)
 {
 	int c = -1, ready = -1;
@@ -531,6 +542,9 @@ static int step_bracketed(struct dt_sched *s, struct fake *f, int *len)
 		cur_fast_taken += ready >= 0;
 		cur_fast_released += ready == DT_CUR_RELEASED;
 		cur_fast_declined += ready == -1;
+		/* dtable_dequeue_any() looks at the queue before its pick */
+		if (ready == -1 && !fake_queued(f))
+			return -1;
 	}
 	if (ready < 0) {
 		if (cur_fast && s->mode == DT_MODE_DTABLE && s->cur < 0)
@@ -555,6 +569,57 @@ static int step_bracketed(struct dt_sched *s, struct fake *f, int *len)
 		dt_sent(s, c, *len, f->head[c] != f->tail[c]);
 	}
 	return c;
+}
+
+/*
+ * The class being served empties itself while asked (its child drops
+ * what it held and says so from inside the ask): it goes idle, losing
+ * the link and what it held, and the walk follows, as in dt_pick(), in
+ * sch_dtable's split dequeue too, where nothing else would ask again
+ * (the queue is empty).  Then each of two classes gets a packet: the
+ * walk, not the old served class's leftover, decides the order.
+ */
+static void served_class_empties(bool fast, int *order)
+{
+	static struct dt_entry t[] = { { .cls = 0, .weight = 4 }, { .cls = 1, .weight = 4 } };
+	int l, i;
+
+	setup(t, 2, 2, DT_MODE_DTABLE, 100, 150);
+	cur_fast = fast;
+	fake_push(&F, 0, 100);
+	fake_push(&F, 0, 100);
+	fake_push(&F, 0, 100);
+	order[0] = step_bracketed(&S, &F, &l);	/* 0, holding 300 */
+	F.drop_on_peek[0] = 2;
+	order[1] = step_bracketed(&S, &F, &l);	/* drops both: nothing */
+	order[2] = S.cur;
+	order[3] = CLS[0].active;
+	order[4] = (int)dt_class_deficit(&S, 0);
+	fake_push(&F, 1, 100);
+	fake_push(&F, 0, 100);
+	for (i = 5; i < 8; i++)
+		order[i] = step_bracketed(&S, &F, &l);
+	order[8] = (int)S.empty_scans;
+	cur_fast = false;
+}
+
+UNIT_TEST(served_class_that_empties_while_asked_goes_idle)
+{
+	int slow[9], fast[9], i;
+
+	served_class_empties(false, slow);
+	served_class_empties(true, fast);
+	EXPECT_EQ(slow[0], 0);
+	EXPECT_EQ(slow[1], -1);
+	EXPECT_EQ(slow[2], -1);		/* no class served */
+	EXPECT_EQ(slow[3], 0);		/* idle */
+	EXPECT_EQ(slow[4], 0);		/* what it held is gone */
+	EXPECT_EQ(slow[5], 1);		/* the walk goes on from class 0 */
+	EXPECT_EQ(slow[6], 0);
+	EXPECT_EQ(slow[7], -1);
+	EXPECT_EQ(F.dropped, 2);
+	for (i = 0; i < 9; i++)
+		EXPECT_EQ(fast[i], slow[i]);
 }
 
 UNIT_TEST(drop_in_dequeue_leaves_a_holding_class_active)
