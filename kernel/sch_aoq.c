@@ -903,6 +903,8 @@ static struct Qdisc_ops aoq_qdisc_ops __read_mostly = {
 
 static int __init aoq_module_init(void)
 {
+	/* a lane found with a shift (struct aoq_lane's padding) */
+	BUILD_BUG_ON(sizeof(struct aoq_lane) != 128);
 	return register_qdisc(&aoq_qdisc_ops);
 }
 
