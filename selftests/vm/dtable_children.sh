@@ -48,6 +48,7 @@ qlen_backlog() {
 }
 
 is_empty() { [ "$(qlen_backlog "$1" "$2")" = "0 0" ]; }
+holds_packets() { ! is_empty dtable 1:; }
 
 # every queue of the tree: the root, dtable and each of its classes
 tree_is_empty() {
@@ -216,9 +217,17 @@ storm() {
 	pids+=($BG_PID)
 	ns_bg A udp-lat send --dst $DST --port 9506 --size 600 --interval 2000 --duration $STORM --prio 1:5 > /dev/null
 	pids+=($BG_PID)
-	# surgery and mode changes until the senders are done
-	while kill -0 "${pids[0]}" 2>/dev/null; do
-		is_empty dtable 1: || queued=$((queued + 1))
+	# surgery and mode changes until the senders are done.  The first
+	# round waits for a queue: how many rounds fit into the senders'
+	# second depends on the kernel's speed (37-39 on the distribution
+	# kernel, 1-3 under KASAN), so counting on a later round to meet one
+	# would make the check below a test of the machine's speed.
+	while [ "$rounds" = 0 ] || kill -0 "${pids[0]}" 2>/dev/null; do
+		if [ "$rounds" = 0 ]; then
+			wait_for 5 holds_packets && queued=1
+		else
+			holds_packets && queued=$((queued + 1))
+		fi
 		surgery "$mode" "${MODES[rounds % 3]}" ||
 			check_err 1 "$mode: surgery or mode change refused"
 		rounds=$((rounds + 1))
