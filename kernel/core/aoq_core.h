@@ -521,10 +521,12 @@ static inline void aoq_recheck_leads(struct aoq_sched *s)
 /* A message ended (tail, forced tail, or given up): M bookkeeping. */
 static inline void aoq_message_end(struct aoq_sched *s, struct aoq_lane *l)
 {
-	if (l->msg_opps > l->max_msg_opps)
+	/* s->max_msg_opps >= every lane's: a lane's own max is the test */
+	if (l->msg_opps > l->max_msg_opps) {
 		l->max_msg_opps = l->msg_opps;
-	if (l->msg_opps > s->max_msg_opps)
-		s->max_msg_opps = l->msg_opps;
+		if (l->msg_opps > s->max_msg_opps)
+			s->max_msg_opps = l->msg_opps;
+	}
 	l->msg_opps = 0;
 	l->msg_units = 0;
 	l->busy = false;
@@ -634,10 +636,12 @@ static fq_always_inline enum aoq_tx aoq_visit(struct aoq_sched *s, unsigned int 
 	enum aoq_tx tx = ops->send(ctx, lane);
 
 	l->oc += l->inc;
-	l->wopp += l->inc;
 	l->offered++;
 	l->msg_opps++;
-	s->visited |= aoq_bit(lane);
+	if (aoq_measures_rf(s)) {	/* relative fairness's own counts */
+		l->wopp += l->inc;
+		s->visited |= aoq_bit(lane);
+	}
 	if (tx == AOQ_TX_NONE)
 		return tx;
 	l->used++;
@@ -715,12 +719,66 @@ static inline fq_u64 aoq_max_spread(const struct aoq_sched *s)
 	return fq_div64(s->max_spread_oc, AOQ_OC_UNIT);
 }
 
+/* ServeFromActiveList: in increasing count until one sends */
+static fq_always_inline int aoq_serve_list(struct aoq_sched *s,
+					   const struct aoq_ops *ops, void *ctx)
+{
+	unsigned int pos = 0;
+	enum aoq_tx tx;
+
+	while (pos < s->nlist) {
+		unsigned int lane = aoq_list_at(s, pos);
+
+		if (!aoq_lane_check(s, lane, ops, ctx))
+			continue;	/* removed: pos now holds the next one */
+		tx = aoq_visit(s, lane, ops, ctx);
+		if (tx == AOQ_TX_NONE) {
+			pos++;
+			continue;
+		}
+		if (tx == AOQ_TX_TAIL && !ops->backlogged(ctx, lane))
+			aoq_deactivate(s, lane);
+		aoq_list_sort(s);
+		return lane;
+	}
+	/* nobody could send; every visited lane still grew */
+	aoq_list_sort(s);
+	return -1;
+}
+
+/*
+ * The rest of a cycle after the anchor @a was offered its opportunity
+ * and did @tx.  Its message is over: the lane goes back to the list if
+ * units wait, else out (aoq_deactivate() drops the anchor role then,
+ * with no search of the list it is not in).  It sent nothing: the list
+ * is served.
+ */
+static fq_always_inline int aoq_after_anchor_visit(struct aoq_sched *s,
+						   unsigned int a, enum aoq_tx tx,
+						   const struct aoq_ops *ops,
+						   void *ctx)
+{
+	if (tx == AOQ_TX_TAIL && aoq_after_tail(s, a, ops, ctx)) {
+		s->anchor = -1;
+		aoq_list_insert(s, a);
+	}
+	if (tx != AOQ_TX_NONE)
+		return (int)a;
+	return aoq_serve_list(s, ops, ctx);
+}
+
+/* VirtualCount moves on to @v if it is ahead (it never goes back). */
+static fq_always_inline void aoq_vcount_advance(struct aoq_sched *s, fq_u64 v)
+{
+	if (aoq_oc_before(s->vcount, v))
+		s->vcount = v;
+	aoq_recheck_leads(s);
+}
+
 /* Figs. 2-5: one cycle of AOQ. */
 static fq_always_inline int aoq_cycle_aoq(struct aoq_sched *s,
 				const struct aoq_ops *ops, void *ctx)
 {
-	unsigned int pos;
-	enum aoq_tx tx;
 	int a;
 
 	/* a stalled anchor gives up first, so another can be chosen now */
@@ -748,9 +806,7 @@ static fq_always_inline int aoq_cycle_aoq(struct aoq_sched *s,
 		if (s->nlist && s->anchor >= 0 && !s->anchor_fresh &&
 		    aoq_oc_before(s->lane[aoq_list_at(s, 0)].oc, v))
 			v = s->lane[aoq_list_at(s, 0)].oc;
-		if (aoq_oc_before(s->vcount, v))
-			s->vcount = v;
-		aoq_recheck_leads(s);
+		aoq_vcount_advance(s, v);
 	}
 
 	/*
@@ -760,41 +816,9 @@ static fq_always_inline int aoq_cycle_aoq(struct aoq_sched *s,
 	 * so it is not asked again.
 	 */
 	a = s->anchor;
-	if (a >= 0) {
-		tx = aoq_visit(s, a, ops, ctx);
-		/*
-		 * Its message is over: the lane goes back to the list if
-		 * units wait, else out (aoq_deactivate() drops the anchor
-		 * role then, with no search of the list it is not in).
-		 */
-		if (tx == AOQ_TX_TAIL && aoq_after_tail(s, a, ops, ctx)) {
-			s->anchor = -1;
-			aoq_list_insert(s, a);
-		}
-		if (tx != AOQ_TX_NONE)
-			return a;
-	}
-
-	/* ServeFromActiveList: in increasing count until one sends */
-	pos = 0;
-	while (pos < s->nlist) {
-		unsigned int lane = aoq_list_at(s, pos);
-
-		if (!aoq_lane_check(s, lane, ops, ctx))
-			continue;	/* removed: pos now holds the next one */
-		tx = aoq_visit(s, lane, ops, ctx);
-		if (tx == AOQ_TX_NONE) {
-			pos++;
-			continue;
-		}
-		if (tx == AOQ_TX_TAIL && !ops->backlogged(ctx, lane))
-			aoq_deactivate(s, lane);
-		aoq_list_sort(s);
-		return lane;
-	}
-	/* nobody could send; every visited lane still grew */
-	aoq_list_sort(s);
-	return -1;
+	if (a < 0)
+		return aoq_serve_list(s, ops, ctx);
+	return aoq_after_anchor_visit(s, a, aoq_visit(s, a, ops, ctx), ops, ctx);
 }
 
 /* FBRR: one unit per visit, lanes in turn. */
@@ -923,13 +947,21 @@ static inline void aoq_stamp_anchor(struct aoq_sched *s,
 	s->anchor_fresh = false;
 }
 
-/*
- * One scheduling cycle at time @now (cycles in the simulator, ns in the
- * qdisc; AOQ_NOW_LAZY: ask ops->now() if needed): at most one unit is
- * sent.  Returns the lane that sent, or -1.
- */
-static fq_always_inline int aoq_dequeue(struct aoq_sched *s, fq_u64 now,
-			      const struct aoq_ops *ops, void *ctx)
+/* The end of every cycle: the anchor's stamp, the statistics, Fig. 6. */
+static fq_always_inline void aoq_cycle_end(struct aoq_sched *s, fq_u64 act0,
+					   const struct aoq_ops *ops, void *ctx)
+{
+	aoq_stamp_anchor(s, ops, ctx);
+	aoq_track_spread(s);
+	if (aoq_measures_rf(s) && s->visited)
+		aoq_rf_update(s, s->visited, act0);
+	aoq_end_busy_period(s);
+}
+
+/* aoq_dequeue() for every cycle, the common one of aoq_cycle_common() too */
+static fq_always_inline int aoq_dequeue_general(struct aoq_sched *s, fq_u64 now,
+						const struct aoq_ops *ops,
+						void *ctx)
 {
 	fq_u64 act0 = s->active_mask;
 	int lane;
@@ -943,12 +975,109 @@ static fq_always_inline int aoq_dequeue(struct aoq_sched *s, fq_u64 now,
 		lane = aoq_cycle_aoq(s, ops, ctx);
 	else
 		lane = aoq_cycle_unsorted(s, ops, ctx);
-	aoq_stamp_anchor(s, ops, ctx);
-	aoq_track_spread(s);
-	if (s->rf && s->visited)
-		aoq_rf_update(s, s->visited, act0);
-	aoq_end_busy_period(s);
+	aoq_cycle_end(s, act0, ops, ctx);
 	return lane;
+}
+
+/* aoq_cycle_common(): not the common cycle, nothing changed */
+#define AOQ_NOT_COMMON	(-2)
+
+/*
+ * The rest of a common cycle whose anchor did not send the tail of its
+ * message and go back to the end of the list: what aoq_cycle_aoq() does
+ * after the anchor's visit, with the anchor chosen in the cycle.
+ */
+static fq_noinline_rare int aoq_common_rest(struct aoq_sched *s,
+					    unsigned int h, enum aoq_tx tx,
+					    const struct aoq_ops *ops,
+					    void *ctx)
+{
+	int lane;
+
+	s->anchor = (int)h;
+	s->anchor_fresh = true;
+	lane = aoq_after_anchor_visit(s, h, tx, ops, ctx);
+	aoq_cycle_end(s, 0, ops, ctx);
+	return lane;
+}
+
+/*
+ * The common cycle of mode aoq, the cycle of every message of one frame:
+ * there is no anchor, so the head of the ActiveList becomes it, sends
+ * the tail of its message and loses the role in the same cycle, going
+ * back to the end of the list, its count now the largest (the lanes are
+ * backlogged), or out (the qdisc is uncongested).  The same decisions as aoq_dequeue_general() (the
+ * unit test common_cycle_decides_as_the_general holds the two to the
+ * same state after every cycle), with what the case makes known left
+ * out: the anchor is fresh, so neither a stall nor the head's count is
+ * asked, and the role need not be written; the lane goes to the end of
+ * the list, so the spread is its count against the head's.  Relative
+ * fairness is not measured on this path (aoq_measures_rf()).
+ *
+ * Returns the lane, or AOQ_NOT_COMMON with nothing changed, after which
+ * the caller runs aoq_dequeue_general().  The time is as for aoq_dequeue().
+ */
+static fq_always_inline int aoq_cycle_common(struct aoq_sched *s, fq_u64 now,
+					     const struct aoq_ops *ops,
+					     void *ctx)
+{
+	struct aoq_lane *l;
+	unsigned int h, n;
+	fq_u64 spread;
+	enum aoq_tx tx;
+
+	if (s->mode != AOQ_MODE_AOQ || s->anchor >= 0 || !s->nlist ||
+	    aoq_measures_rf(s))
+		return AOQ_NOT_COMMON;
+	h = aoq_list_at(s, 0);
+	l = &s->lane[h];
+	/* aoq_lane_check() of a fresh anchor: no stall is looked for */
+	if (!l->busy && !ops->backlogged(ctx, h))
+		return AOQ_NOT_COMMON;
+	s->now = now;
+	aoq_list_remove_at(s, 0);
+	aoq_vcount_advance(s, l->oc);
+	tx = aoq_visit(s, h, ops, ctx);
+	if (tx != AOQ_TX_TAIL)
+		return aoq_common_rest(s, h, tx, ops, ctx);
+	if (!ops->backlogged(ctx, h)) {
+		/* out: aoq_deactivate() of the anchor, no search of the list */
+		s->anchor = (int)h;
+		aoq_deactivate(s, h);
+		aoq_track_spread(s);
+		aoq_end_busy_period(s);
+		return (int)h;
+	}
+	n = s->nlist;
+	if (!n) {	/* the only lane active: no spread */
+		aoq_list_put(s, 0, h);
+		s->nlist = 1;
+		return (int)h;
+	}
+	if (aoq_oc_before(l->oc, s->lane[aoq_list_at(s, n - 1)].oc))
+		return aoq_common_rest(s, h, tx, ops, ctx);
+	aoq_list_put(s, n, h);
+	s->nlist = n + 1;
+	/* aoq_track_spread() with no anchor and the lane last */
+	spread = l->oc - s->lane[aoq_list_at(s, 0)].oc;
+	if (spread > s->max_spread_oc)
+		s->max_spread_oc = spread;
+	return (int)h;
+}
+
+/*
+ * One scheduling cycle at time @now (cycles in the simulator, ns in the
+ * qdisc; AOQ_NOW_LAZY: ask ops->now() if needed): at most one unit is
+ * sent.  Returns the lane that sent, or -1.
+ */
+static fq_always_inline int aoq_dequeue(struct aoq_sched *s, fq_u64 now,
+					const struct aoq_ops *ops, void *ctx)
+{
+	int lane = aoq_cycle_common(s, now, ops, ctx);
+
+	if (lane != AOQ_NOT_COMMON)
+		return lane;
+	return aoq_dequeue_general(s, now, ops, ctx);
 }
 
 /*

@@ -27,6 +27,12 @@
 #define fq_always_inline inline __attribute__((always_inline))
 #endif
 
+/*
+ * For the rare rest of a per-packet path, so that its registers are not
+ * saved on the common path's entry.
+ */
+#define fq_noinline_rare __attribute__((__noinline__, __cold__, __unused__))
+
 #ifdef __KERNEL__
 typedef u8 fq_u8;
 typedef u16 fq_u16;

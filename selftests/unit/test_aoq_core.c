@@ -1251,6 +1251,161 @@ UNIT_TEST(lazy_clock_decides_as_the_given_one)
 	EXPECT_TRUE(reads_multi > 0);
 }
 
+/*
+ * aoq_cycle_common() against aoq_dequeue_general(): random lanes of
+ * random weights (so that a lane sent back to the list is not always
+ * the last), messages of one unit mostly and of several, bubbles,
+ * blocked lanes, dying senders, sweeps, lanes reset and mode changes.
+ * Two runs of each trace, one through aoq_dequeue() (the common cycle
+ * where it applies) and one through aoq_dequeue_general() alone, must
+ * leave the scheduler in the same state, byte for byte, after every
+ * cycle, and send the same lanes.  The fast run counts how each cycle
+ * went: not the common one, the common one with the lane back to the
+ * list or out, or the common one finished by aoq_common_rest().
+ */
+#define COMMON_CYCLES	300
+
+static unsigned int common_not, common_fast, common_out, common_rest, common_drops;
+
+static fq_u64 t_hash(const void *p, size_t n, fq_u64 h)
+{
+	const unsigned char *b = p;
+	fq_u64 w;
+
+	for (; n >= 8; n -= 8, b += 8) {
+		memcpy(&w, b, 8);
+		h = (h ^ w) * 1099511628211ULL;
+	}
+	while (n--)
+		h = (h ^ *b++) * 1099511628211ULL;
+	return h;
+}
+
+/* the scheduler's state: its fields and the lanes in use, every byte */
+static fq_u64 t_hash_sched(const struct aoq_sched *s, fq_u64 h)
+{
+	return t_hash(s, offsetof(struct aoq_sched, lane) +
+		      s->nlanes * sizeof(s->lane[0]), h);
+}
+
+static fq_u64 common_trace(fq_u32 seed, bool fast)
+{
+	static struct t_model m;
+	struct aoq_sched s;
+	fq_u64 h = 14695981039346656037ULL;
+	unsigned int i, k, j, maxsz;
+	bool lazy, weighted;
+
+	lazy_rnd = seed;
+	memset(&m, 0, sizeof(m));
+	m.nlanes = 2 + lazy_rand(T_LANES - 1);
+	maxsz = lazy_rand(3) ? 1 : 2 + lazy_rand(10);
+	lazy = lazy_rand(2);
+	weighted = !lazy_rand(3);
+	aoq_init(&s, AOQ_MODE_AOQ, m.nlanes);
+	s.stall = lazy_rand(4) ? 5 + lazy_rand(30) : 0;
+	s.msg_limit = lazy_rand(2) ? 0 : 1 + lazy_rand(12);
+	for (i = 0; i < m.nlanes; i++) {
+		unsigned int at = lazy_rand(20);
+
+		if (weighted && lazy_rand(2))
+			aoq_set_weight(&s, i, 1 + lazy_rand(16));
+		for (k = 0; k < T_PKTS / 2 + lazy_rand(T_PKTS / 2); k++) {
+			struct t_pkt *p = &m.lane[i].pkt[m.lane[i].npkts++];
+
+			p->size = 1 + lazy_rand(maxsz);
+			for (j = 0; j < p->size; j++) {
+				p->arrive[j] = at;
+				if (!lazy_rand(8))
+					at += 1 + lazy_rand(20);	/* a bubble */
+			}
+			if (maxsz > 1 && !lazy_rand(10))	/* the sender dies */
+				p->arrive[lazy_rand(p->size)] = 1000000;
+			/* about one unit per cycle from all lanes together */
+			at += lazy_rand(2 * m.nlanes);
+		}
+	}
+	for (m.now = 1; m.now <= COMMON_CYCLES; m.now++) {
+		fq_u64 now = lazy ? AOQ_NOW_LAZY : m.now;
+		const struct aoq_ops *ops = lazy ? &t_lazy_ops : &t_ops;
+		int lane;
+
+		for (i = 0; i < m.nlanes; i++) {
+			/* blocked now and then, for a few cycles */
+			if (!lazy_rand(m.lane[i].blocked ? 4 : 128))
+				m.lane[i].blocked = !m.lane[i].blocked;
+			/*
+			 * a child drops what waits: the lane may sit in the
+			 * list with nothing to send, found on its next visit
+			 */
+			if (!lazy_rand(16) && m.lane[i].head < m.lane[i].npkts &&
+			    !m.lane[i].pkt[m.lane[i].head].sent &&
+			    t_arrived(&m.lane[i], m.now)) {
+				m.lane[i].head++;
+				common_drops++;
+			}
+			if (t_backlogged(&m, i))
+				aoq_lane_arrive(&s, i);
+		}
+		if (!lazy_rand(200)) {		/* a lane deleted and added */
+			i = lazy_rand(m.nlanes);
+			aoq_lane_reset(&s, i, 1 + lazy_rand(16));
+		}
+		if (!lazy_rand(300)) {		/* to another mode and back */
+			aoq_set_mode(&s, (enum aoq_mode)(1 + lazy_rand(3)));
+			aoq_dequeue_general(&s, now, ops, &m);
+			aoq_set_mode(&s, AOQ_MODE_AOQ);
+		}
+		if (!fast) {
+			lane = aoq_dequeue_general(&s, now, ops, &m);
+		} else {
+			int head = s.nlist ? (int)aoq_list_at(&s, 0) : -1;
+
+			lane = aoq_cycle_common(&s, now, ops, &m);
+			if (lane == AOQ_NOT_COMMON) {
+				common_not++;
+				lane = aoq_dequeue_general(&s, now, ops, &m);
+			} else if (lane >= 0 && lane == head && !s.lane[lane].active) {
+				common_out++;
+			} else if (lane >= 0 && s.anchor < 0 && s.nlist &&
+				   aoq_list_at(&s, s.nlist - 1) == (unsigned int)lane) {
+				common_fast++;
+			} else {
+				common_rest++;
+			}
+		}
+		h = t_hash(&lane, sizeof(lane), h);
+		h = t_hash_sched(&s, h);
+		if (!lazy_rand(16)) {
+			aoq_sweep(&s, now, ops, &m);
+			h = t_hash_sched(&s, h);
+		}
+	}
+	return h;
+}
+
+UNIT_TEST(common_cycle_decides_as_the_general)
+{
+	unsigned int trace;
+
+	for (trace = 0; trace < 3000; trace++) {
+		fq_u32 seed = 7000 + trace;
+
+		if (common_trace(seed, false) != common_trace(seed, true)) {
+			UNIT_FAIL("trace %u: the common cycle decided otherwise", trace);
+			return;
+		}
+	}
+	printf("#   cycles: %u not the common one; common: %u back to the list, %u out, %u finished by aoq_common_rest(); %u drops\n",
+	       common_not, common_fast, common_out, common_rest, common_drops / 2);
+	/* every way through was taken, many times */
+	EXPECT_TRUE(common_fast > 50000);
+	EXPECT_TRUE(common_out > 10000);
+	EXPECT_TRUE(common_rest > 10000);
+	EXPECT_TRUE(common_not > 10000);
+	EXPECT_TRUE(common_drops / 2 > 10000);
+}
+
 int main(void)
 {
 	return unit_run();
