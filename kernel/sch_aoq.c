@@ -369,6 +369,15 @@ static void aoq_arm_watchdog(struct aoq_qdisc *q)
 					   q->core.stall + 1);
 }
 
+/*
+ * Every cycle but the common one (aoq_cycle_common()), out of line: the
+ * common cycle's function then saves no registers for this one's needs.
+ */
+static noinline int aoq_cycle_general(struct aoq_qdisc *q)
+{
+	return aoq_dequeue_general(&q->core, AOQ_NOW_LAZY, &aoq_lane_ops, q);
+}
+
 static __always_inline struct sk_buff *aoq_pick(struct Qdisc *sch)
 {
 	struct aoq_qdisc *q = qdisc_priv(sch);
@@ -379,7 +388,9 @@ static __always_inline struct sk_buff *aoq_pick(struct Qdisc *sch)
 	if (!sch->q.qlen)
 		return NULL;
 	q->sent = NULL;
-	lane = aoq_dequeue(&q->core, AOQ_NOW_LAZY, &aoq_lane_ops, q);
+	lane = aoq_cycle_common(&q->core, AOQ_NOW_LAZY, &aoq_lane_ops, q);
+	if (unlikely(lane == AOQ_NOT_COMMON))
+		lane = aoq_cycle_general(q);
 	skb = q->sent;
 	if (lane < 0 || !skb) {
 		if (sch->q.qlen) {
