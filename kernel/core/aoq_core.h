@@ -767,12 +767,17 @@ static fq_always_inline int aoq_after_anchor_visit(struct aoq_sched *s,
 	return aoq_serve_list(s, ops, ctx);
 }
 
-/* VirtualCount moves on to @v if it is ahead (it never goes back). */
+/*
+ * VirtualCount moves on to @v if it is ahead (it never goes back).  Only
+ * a move can bring it AOQ_OC_RECHECK past the last check of the leads:
+ * nothing else changes the two (the end of a busy period zeroes both).
+ */
 static fq_always_inline void aoq_vcount_advance(struct aoq_sched *s, fq_u64 v)
 {
-	if (aoq_oc_before(s->vcount, v))
+	if (aoq_oc_before(s->vcount, v)) {
 		s->vcount = v;
-	aoq_recheck_leads(s);
+		aoq_recheck_leads(s);
+	}
 }
 
 /* Figs. 2-5: one cycle of AOQ. */
@@ -1026,8 +1031,8 @@ static fq_always_inline int aoq_cycle_common(struct aoq_sched *s, fq_u64 now,
 	fq_u64 spread;
 	enum aoq_tx tx;
 
-	if (s->mode != AOQ_MODE_AOQ || s->anchor >= 0 || !s->nlist ||
-	    aoq_measures_rf(s))
+	/* only mode aoq keeps a list (aoq_set_mode()): nlist says the mode */
+	if (!s->nlist || s->anchor >= 0 || aoq_measures_rf(s))
 		return AOQ_NOT_COMMON;
 	h = aoq_list_at(s, 0);
 	l = &s->lane[h];
