@@ -27,7 +27,8 @@
  *
  * Children may drop (a full pfifo, codel at dequeue) or hold packets back
  * (tbf, netem).  The scheduler asks a child for its head with ->peek()
- * and takes exactly that packet with qdisc_dequeue_peeked(); a held child
+ * and takes exactly that packet with qdisc_dequeue_peeked() (rr, which
+ * needs no length to decide, takes the head at once); a held child
  * is passed over with its deficit kept; when a child empties, at our
  * dequeue or by its own drops (qlen_notify), its class loses its deficit
  * and the link.
@@ -85,6 +86,11 @@ struct dtable_sched {
 	struct dt_class *core_cls;
 	struct dt_entry *table;
 	struct dt_sched core;
+	/*
+	 * The packet dtable_take_head() took for dtable_dequeue_rr(), from
+	 * the ask to the return of the pick: NULL at any other time.
+	 */
+	struct sk_buff *taken;
 	u64 table_changes;
 	struct fabric_credit_gate gate;		/* credits on */
 };
@@ -167,6 +173,30 @@ static __always_inline int dtable_head(void *ctx, u32 c)
 	if (!q->classes[c].qdisc->q.qlen)
 		return DT_IDLE;
 	return dtable_peek_len(q, c);
+}
+
+/*
+ * Head callback of rr's own dequeue (credits off): rr sends one packet
+ * per visit whatever its length, and a pick that finds one ends there
+ * (dt_pick_rr()), so the head is taken rather than peeked, one call
+ * into the child per packet instead of a peek and a dequeue.  The packet
+ * waits in q->taken for the caller of the pick.  Taken inside the ask's
+ * bracket, like the dequeue it replaces inside dt_enter().
+ */
+static __always_inline int dtable_take_head(void *ctx, u32 c)
+{
+	struct dtable_sched *q = ctx;
+	struct Qdisc *child = q->classes[c].qdisc;
+	struct sk_buff *skb;
+
+	if (!child->q.qlen)
+		return DT_IDLE;
+	/* a packet another path peeked first comes first */
+	skb = qdisc_dequeue_peeked(child);
+	if (!skb)
+		return child->q.qlen ? DT_HELD : DT_IDLE;
+	q->taken = skb;
+	return min_t(unsigned int, qdisc_pkt_len(skb), INT_MAX);
 }
 
 /* ... and of dt_cur_ready(): the class being served is seldom empty */
@@ -453,9 +483,24 @@ static noinline struct sk_buff *dtable_dequeue_walk(struct Qdisc *sch)
 	return dtable_dequeue_mode(sch, DT_MODE_DTABLE);
 }
 
+/* Credits off, a packet queued, mode rr: the pick takes the packet. */
 static noinline struct sk_buff *dtable_dequeue_rr(struct Qdisc *sch)
 {
-	return dtable_dequeue_mode(sch, DT_MODE_RR);
+	struct dtable_sched *q = qdisc_priv(sch);
+	struct sk_buff *skb;
+	int c;
+
+	c = dt_pick_mode(&q->core, DT_MODE_RR, dtable_take_head, q);
+	if (c < 0)
+		return NULL;	/* only held-back children: their timers call us */
+	skb = q->taken;
+	q->taken = NULL;
+	dt_sent_mode(&q->core, DT_MODE_RR, c, qdisc_pkt_len(skb),
+		     q->classes[c].qdisc->q.qlen != 0);
+	qdisc_qstats_backlog_dec(sch, skb);
+	sch->q.qlen--;
+	qdisc_bstats_update(sch, skb);
+	return skb;
 }
 
 static noinline struct sk_buff *dtable_dequeue_sbt(struct Qdisc *sch)
