@@ -110,7 +110,12 @@ struct aoq_ops {
 struct aoq_lane {
 	fq_u64 oc;		/* opportunity count, AOQ_OC_UNIT / weight per visit */
 	fq_u64 inc;		/* AOQ_OC_UNIT / weight */
-	fq_u64 wopp;		/* opportunities offered, in oc units; never rebased */
+	/*
+	 * Opportunities offered, in oc units, never rebased; counted only
+	 * while relative fairness is measured (aoq_measures_rf()), so a
+	 * struct aoq_rf must be attached before the first cycle.
+	 */
+	fq_u64 wopp;
 	/*
 	 * Time of the last unit sent or of anchoring: a stall is looked
 	 * for only in a lane that is busy (a unit of its message went) or
@@ -1011,13 +1016,15 @@ static fq_noinline_rare int aoq_common_rest(struct aoq_sched *s,
  * there is no anchor, so the head of the ActiveList becomes it, sends
  * the tail of its message and loses the role in the same cycle, going
  * back to the end of the list, its count now the largest (the lanes are
- * backlogged), or out (the qdisc is uncongested).  The same decisions as aoq_dequeue_general() (the
- * unit test common_cycle_decides_as_the_general holds the two to the
- * same state after every cycle), with what the case makes known left
- * out: the anchor is fresh, so neither a stall nor the head's count is
- * asked, and the role need not be written; the lane goes to the end of
- * the list, so the spread is its count against the head's.  Relative
- * fairness is not measured on this path (aoq_measures_rf()).
+ * backlogged), or out (the qdisc is uncongested).  The same decisions
+ * as aoq_dequeue_general() (the unit test
+ * common_cycle_decides_as_the_general holds the two to the same state
+ * after every cycle), with what the case makes known left out: the
+ * anchor is fresh, so neither a stall nor the head's count is asked,
+ * and the role need not be written; the lane goes to the end of the
+ * list, so the spread is its count against the head's.  Relative
+ * fairness is not measured on this path (aoq_measures_rf()), so the
+ * tests that measure it (Theorem 1's traces, qsim) never take it.
  *
  * Returns the lane, or AOQ_NOT_COMMON with nothing changed, after which
  * the caller runs aoq_dequeue_general().  The time is as for aoq_dequeue().

@@ -28,8 +28,9 @@
 #endif
 
 /*
- * For the rare rest of a per-packet path, so that its registers are not
- * saved on the common path's entry.
+ * For the less common rest of a per-packet path, so that its registers
+ * are not saved on the common path's entry (and its code is laid out
+ * away from it).
  */
 #define fq_noinline_rare __attribute__((__noinline__, __cold__, __unused__))
 

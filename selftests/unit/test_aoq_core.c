@@ -1255,17 +1255,19 @@ UNIT_TEST(lazy_clock_decides_as_the_given_one)
  * aoq_cycle_common() against aoq_dequeue_general(): random lanes of
  * random weights (so that a lane sent back to the list is not always
  * the last), messages of one unit mostly and of several, bubbles,
- * blocked lanes, dying senders, sweeps, lanes reset and mode changes.
- * Two runs of each trace, one through aoq_dequeue() (the common cycle
- * where it applies) and one through aoq_dequeue_general() alone, must
- * leave the scheduler in the same state, byte for byte, after every
- * cycle, and send the same lanes.  The fast run counts how each cycle
+ * blocked lanes, dying senders, sweeps, lanes reset and mode changes,
+ * half of them with counts that wrap.  Two runs of each trace, one
+ * through aoq_dequeue() (the common cycle where it applies) and one
+ * through aoq_dequeue_general() alone, must leave the scheduler in the
+ * same state, byte for byte, after every cycle, and send the same
+ * lanes.  The fast run counts how each cycle
  * went: not the common one, the common one with the lane back to the
  * list or out, or the common one finished by aoq_common_rest().
  */
 #define COMMON_CYCLES	300
 
-static unsigned int common_not, common_fast, common_out, common_rest, common_drops;
+static unsigned int common_not, common_fast, common_out, common_rest;
+static unsigned int common_drops;
 
 static fq_u64 t_hash(const void *p, size_t n, fq_u64 h)
 {
@@ -1303,6 +1305,14 @@ static fq_u64 common_trace(fq_u32 seed, bool fast)
 	lazy = lazy_rand(2);
 	weighted = !lazy_rand(3);
 	aoq_init(&s, AOQ_MODE_AOQ, m.nlanes);
+	/*
+	 * Half the traces start a few opportunities below the wrap of the
+	 * counts, so that the lane's place at the end of the list is found
+	 * across it (aoq_oc_before(), not <)
+	 */
+	if (lazy_rand(2))
+		s.vcount = s.vcount_checked = (fq_u64)0 -
+			(1 + lazy_rand(8)) * AOQ_OC_UNIT / (1 + lazy_rand(4));
 	s.stall = lazy_rand(4) ? 5 + lazy_rand(30) : 0;
 	s.msg_limit = lazy_rand(2) ? 0 : 1 + lazy_rand(12);
 	for (i = 0; i < m.nlanes; i++) {
