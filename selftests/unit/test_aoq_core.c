@@ -1132,6 +1132,30 @@ static unsigned int lazy_rand(unsigned int n)
 }
 
 /*
+ * One packet of up to @maxsz units into lane @i of @m, its units from
+ * cycle @at with a bubble of up to @bubble cycles before one in
+ * @bubble_odds of them; a sender that dies mid-packet now and then.
+ * Returns the cycle after its last unit.
+ */
+static unsigned int t_random_pkt(struct t_model *m, unsigned int i,
+				 unsigned int maxsz, unsigned int at,
+				 unsigned int bubble_odds, unsigned int bubble)
+{
+	struct t_pkt *p = &m->lane[i].pkt[m->lane[i].npkts++];
+	unsigned int j;
+
+	p->size = 1 + lazy_rand(maxsz);
+	for (j = 0; j < p->size; j++) {
+		p->arrive[j] = at;
+		if (!lazy_rand(bubble_odds))
+			at += 1 + lazy_rand(bubble);	/* a bubble */
+	}
+	if (maxsz > 1 && !lazy_rand(10))	/* the sender dies */
+		p->arrive[lazy_rand(p->size)] = 1000000;
+	return at;
+}
+
+/*
  * One trace, messages of up to @maxsz units (1: no blocking, no dying
  * sender either); @log gets values per cycle and per lane, returns their
  * number.
@@ -1141,7 +1165,7 @@ static unsigned int lazy_trace(enum aoq_mode mode, fq_u32 seed, bool lazy,
 {
 	static struct t_model m;
 	struct aoq_sched s;
-	unsigned int i, k, j, n = 0, anchor_at = 0;
+	unsigned int i, k, n = 0, anchor_at = 0;
 
 	lazy_rnd = seed;
 	memset(&m, 0, sizeof(m));
@@ -1153,16 +1177,7 @@ static unsigned int lazy_trace(enum aoq_mode mode, fq_u32 seed, bool lazy,
 		unsigned int at = lazy_rand(20);
 
 		for (k = 0; k < 1 + lazy_rand(6); k++) {
-			struct t_pkt *p = &m.lane[i].pkt[m.lane[i].npkts++];
-
-			p->size = 1 + lazy_rand(maxsz);
-			for (j = 0; j < p->size; j++) {
-				p->arrive[j] = at;
-				if (!lazy_rand(4))
-					at += 1 + lazy_rand(40);	/* a bubble */
-			}
-			if (maxsz > 1 && !lazy_rand(10))	/* the sender dies */
-				p->arrive[lazy_rand(p->size)] = 1000000;
+			at = t_random_pkt(&m, i, maxsz, at, 4, 40);
 			at += lazy_rand(30);
 		}
 	}
@@ -1295,7 +1310,7 @@ static fq_u64 common_trace(fq_u32 seed, bool fast)
 	static struct t_model m;
 	struct aoq_sched s;
 	fq_u64 h = 14695981039346656037ULL;
-	unsigned int i, k, j, maxsz;
+	unsigned int i, k, maxsz;
 	bool lazy, weighted;
 
 	lazy_rnd = seed;
@@ -1320,18 +1335,9 @@ static fq_u64 common_trace(fq_u32 seed, bool fast)
 
 		if (weighted && lazy_rand(2))
 			aoq_set_weight(&s, i, 1 + lazy_rand(16));
+		/* about one unit per cycle from all lanes together */
 		for (k = 0; k < T_PKTS / 2 + lazy_rand(T_PKTS / 2); k++) {
-			struct t_pkt *p = &m.lane[i].pkt[m.lane[i].npkts++];
-
-			p->size = 1 + lazy_rand(maxsz);
-			for (j = 0; j < p->size; j++) {
-				p->arrive[j] = at;
-				if (!lazy_rand(8))
-					at += 1 + lazy_rand(20);	/* a bubble */
-			}
-			if (maxsz > 1 && !lazy_rand(10))	/* the sender dies */
-				p->arrive[lazy_rand(p->size)] = 1000000;
-			/* about one unit per cycle from all lanes together */
+			at = t_random_pkt(&m, i, maxsz, at, 8, 20);
 			at += lazy_rand(2 * m.nlanes);
 		}
 	}
