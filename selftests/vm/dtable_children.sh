@@ -26,6 +26,11 @@
 #    senders stop every queue drains to qlen 0 / backlog 0, and then a
 #    lone packet into each class leaves without any traffic after it.
 #
+# 3. A plugged child (sch_plug, blocked) beside an open one: the open
+#    class's packets leave, the plugged ones stay until the plug is
+#    released, which no timer of the child's does: tc's change schedules
+#    the device queue.
+#
 #   [ns A] veth0: tbf 10: -> dtable 1: ------------------> veth1 [ns B]
 #     10.24.0.1/24   1:1 netem 11: -> tbf 111: (burst 1000)   10.24.0.2/24
 #                    1:2 pfifo | codel | fq_codel ...          udp-lat recv
@@ -249,6 +254,57 @@ storm() {
 
 for mode in "${MODES[@]}"; do
 	storm $mode
+done
+
+# ---- 3. a child held back until tc releases it --------------------------------
+# sch_plug, blocked, holds its packets (its peek, qdisc_peek_dequeued() on
+# 6.1 and 6.12, shows none: rr, which takes the head instead of peeking
+# it, learns the same from the dequeue).  Packets into the other class
+# must leave all the same, and the plugged ones once the plug is
+# released: no timer of the child's calls dequeue, tc's change schedules
+# the device queue.
+plugged() {
+	local mode=$1 n=5 rpid
+	ns_exec A tc qdisc del dev veth0 root 2>/dev/null
+	ns_run A tc qdisc add dev veth0 root handle 10: tbf rate 100mbit burst 64k limit 1000000 &&
+	ns_run A tc qdisc add dev veth0 parent 10:1 handle 1: dtable classes 2 mtu 1500 &&
+	ns_run A tc qdisc replace dev veth0 parent 1:1 handle 11: plug limit 100000 &&
+	set_mode "$mode" 2 || fatal "$mode: setting up"
+
+	ns_exec A udp-lat send --dst $DST --port 9700 --count $n --size 600 --prio 1:1 > /dev/null ||
+		check_err 1 "$mode: sending into the plugged class"
+	ns_bg B udp-lat recv --port 9701 --count $n --duration 20 \
+		--ready "$TMP_DIR/plug-$mode.ready" > /dev/null
+	rpid=$BG_PID
+	wait_for 10 test -e "$TMP_DIR/plug-$mode.ready" || fatal "receiver did not start"
+	# one at a time, each into a tree that holds the plugged ones
+	for k in $(seq $n); do
+		ns_exec A udp-lat send --dst $DST --port 9701 --count 1 --size 600 --prio 1:2 > /dev/null ||
+			check_err 1 "$mode: sending into the open class"
+	done
+	wait_for 10 lone_sent_open $n
+	check_err $? "$mode: the open class sent $(class_sent 1:2) of $n beside a plugged one"
+	bg_wait $rpid
+	check_err $? "$mode: packets of the open class did not arrive beside a plugged one"
+	check_eq "$mode: the plugged class still holds its packets" "$n 0" \
+		"$(qlen_backlog plug 11: | cut -d' ' -f1) $(class_sent 1:1)"
+
+	ns_bg B udp-lat recv --port 9700 --count $n --duration 20 \
+		--ready "$TMP_DIR/unplug-$mode.ready" > /dev/null
+	rpid=$BG_PID
+	wait_for 10 test -e "$TMP_DIR/unplug-$mode.ready" || fatal "receiver did not start"
+	ns_run A tc qdisc change dev veth0 parent 1:1 handle 11: plug release_indefinite
+	bg_wait $rpid
+	check_err $? "$mode: the plugged class's packets did not arrive after its release"
+	wait_for 10 tree_is_empty
+	check_err $? "$mode: released, but dtable $(qlen_backlog dtable 1:)"
+	log_test "$mode: a plugged child beside an open one"
+}
+
+lone_sent_open() { [ "$(class_sent 1:2)" = "$1" ]; }
+
+for mode in "${MODES[@]}"; do
+	plugged $mode
 done
 
 ns_run A tc qdisc del dev veth0 root
