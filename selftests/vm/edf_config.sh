@@ -9,7 +9,7 @@
 #   [ns C] dummy0 (root qdisc edf 1:)
 . ./lib.sh
 
-require_cmd tc
+require_cmd tc udp-lat
 require_module sch_edf
 ns_create C
 ns_run C ip link add dummy0 type dummy || fatal "no dummy device"
@@ -223,6 +223,57 @@ accept "recn and credits off together" qdisc change dev dummy0 root edf recn on
 accept "then both off" qdisc change dev dummy0 root edf recn off credits off
 accept "delete qdisc" qdisc del dev dummy0 root
 log_test "recn: needs credits, bounds of its settings, extack messages, tc -j"
+
+# RECN turned on and off while frames wait.  With credits on and a peer
+# that never speaks, every frame waits in edf.  Going on lists the flows
+# with frames, which the next dequeue counts into the link's RECN and
+# tags; going off takes every tagged frame out again.  Hundreds of turns
+# while a sender adds frames (each enqueue runs a dequeue, which counts),
+# then: nothing held, and once credits go off every frame leaves, none
+# lost, with nothing sent after to run the queue.
+# (exact counts: no IPv6 chatter of dummy0's among the frames; 6.12 sent one)
+ns_exec C sysctl -qw net.ipv6.conf.dummy0.disable_ipv6=1
+ns_run C ip addr add 10.78.0.1/24 dev dummy0 || fatal "address"
+edf_sent() {
+	tcq -s qdisc show dev dummy0 | sed -n 's/^ *Sent [0-9]* bytes \([0-9]*\) pkt (dropped \([0-9]*\).*/\1 \2/p' | head -n1
+}
+edf_qlen() {
+	tcq -s qdisc show dev dummy0 | sed -n 's/^ *backlog [0-9]*b \([0-9]*\)p.*/\1/p' | head -n1
+}
+edf_empty() { [ "$(edf_qlen)" = 0 ]; }
+accept "edf, credits on, for recn turns" qdisc add dev dummy0 root handle 1: edf credits on
+# (the default class is one flow, whose flow_limit is 100: 91 frames in all)
+send_held() {	# COUNT
+	ns_exec C udp-lat send --dst 10.78.0.2 --port 9800 --count "$1" --size 200 > /dev/null
+}
+send_held 40 || check_err 1 "sending the first frames"
+check_eq "frames waiting for credits" 40 "$(edf_qlen)"
+# 50 more over 1.5 s, while the turns go on
+ns_bg C udp-lat send --dst 10.78.0.2 --port 9800 --count 50 --interval 30000 \
+	--size 200 > /dev/null
+sender=$BG_PID
+turns=0
+while [ $turns -lt 300 ] || kill -0 $sender 2>/dev/null; do
+	for i in $(seq 50); do
+		echo "qdisc change dev dummy0 root handle 1: edf recn on"
+		echo "qdisc change dev dummy0 root handle 1: edf recn off"
+	done | tcq -batch - || check_err 1 "a turn of recn refused"
+	turns=$((turns + 50))
+done
+bg_wait $sender
+check_err $? "the sender during the turns failed"
+log_info "$turns turns of recn on and off while frames waited"
+accept "recn on with every frame waiting" qdisc change dev dummy0 root handle 1: edf recn on
+send_held 1 || check_err 1 "sending the frame that counts the queue"
+tcq -s qdisc show dev dummy0 | grep_quiet "held_flows 0 held 0"
+check_err $? "recn holds frames though no switch spoke: $(tcq -s qdisc show dev dummy0 | grep recn:)"
+check_eq "frames waiting after the turns" 91 "$(edf_qlen)"
+accept "recn off, credits off" qdisc change dev dummy0 root handle 1: edf recn off credits off
+wait_for 10 edf_empty
+check_err $? "frames still waiting after credits off: $(edf_qlen)"
+check_eq "every frame sent, none dropped" "91 0" "$(edf_sent)"
+accept "delete qdisc" qdisc del dev dummy0 root
+log_test "recn: turned on and off while frames wait, none lost"
 
 # the children of mq share the device's RECN: the same settings, or none
 ns_run C ip link add veth0 numtxqueues 2 type veth peer name veth1 || fatal "veth"
