@@ -8,10 +8,10 @@
 # kbuild's BTF path), and makes every module dkms.conf names.  One
 # kernel: make check builds the modules for every VM kernel anyway, and a
 # second dkms build (55 s of CPU) held up the second lane of VMs, which
-# waits for the host tests (scripts/check.sh).  "dkms build", not install: the source
-# and dkms trees are temporary directories (--sourcetree, --dkmstree), so
-# nothing is installed on this machine (dkms keeps its module signing key
-# in /var/lib/dkms, as for any build).
+# waits for the host tests (scripts/check.sh).  "dkms build", not
+# install: the source and dkms trees are temporary directories
+# (--sourcetree, --dkmstree), so nothing is installed on this machine
+# (dkms keeps its module signing key in /var/lib/dkms, as for any build).
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/scripts/lib.sh"
 command -v dkms > /dev/null || { echo "SKIP: dkms not installed (make setup installs it)"; exit 4; }
