@@ -69,8 +69,10 @@ class_sent() {
 	ns_exec A tc -s class show dev veth0 classid "$1" |
 		sed -n 's/^ *Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p' | head -n1
 }
-# lone_left CLASS N: CLASS's child has sent N packets, and the tree is empty
-lone_left() { [ "$(class_sent "$1")" = "$2" ] && tree_is_empty; }
+# class_sent_is CLASS N: CLASS's child has sent N packets
+class_sent_is() { [ "$(class_sent "$1")" = "$2" ]; }
+# lone_left CLASS N: that, and the tree is empty
+lone_left() { class_sent_is "$1" "$2" && tree_is_empty; }
 
 # lone_packet CLASS PORT: one datagram into CLASS with nothing after it
 # must leave the tree and arrive (a class marked idle while its child
@@ -264,7 +266,7 @@ done
 # released: no timer of the child's calls dequeue, tc's change schedules
 # the device queue.
 plugged() {
-	local mode=$1 n=5 rpid
+	local mode=$1 n=5 rpid k
 	ns_exec A tc qdisc del dev veth0 root 2>/dev/null
 	ns_run A tc qdisc add dev veth0 root handle 10: tbf rate 100mbit burst 64k limit 1000000 &&
 	ns_run A tc qdisc add dev veth0 parent 10:1 handle 1: dtable classes 2 mtu 1500 &&
@@ -282,7 +284,7 @@ plugged() {
 		ns_exec A udp-lat send --dst $DST --port 9701 --count 1 --size 600 --prio 1:2 > /dev/null ||
 			check_err 1 "$mode: sending into the open class"
 	done
-	wait_for 10 lone_sent_open $n
+	wait_for 10 class_sent_is 1:2 $n
 	check_err $? "$mode: the open class sent $(class_sent 1:2) of $n beside a plugged one"
 	bg_wait $rpid
 	check_err $? "$mode: packets of the open class did not arrive beside a plugged one"
@@ -300,8 +302,6 @@ plugged() {
 	check_err $? "$mode: released, but dtable $(qlen_backlog dtable 1:)"
 	log_test "$mode: a plugged child beside an open one"
 }
-
-lone_sent_open() { [ "$(class_sent 1:2)" = "$1" ]; }
 
 for mode in "${MODES[@]}"; do
 	plugged $mode
