@@ -16,6 +16,11 @@
  * Intrusive, as the heap: no allocation.  Ties leave in no particular
  * order between the two parts; within the run they leave in order of
  * insertion.
+ *
+ * A node in the run links through the heap node's next and prev, and
+ * marks its membership in child, which only the heap uses: no flag of its
+ * own, so that a node is the heap node's 32 bytes (edf keeps one per
+ * flow, and every byte of a flow is zeroed when a flow is made).
  */
 #ifndef FQ_RUNHEAP_H
 #define FQ_RUNHEAP_H
@@ -24,9 +29,18 @@
 
 struct runheap_node {
 	/* first: the heap's roots convert back by a cast */
-	struct pheap_node hn;	/* key; in the run, next and prev link it */
-	bool in_run;
+	struct pheap_node hn;	/* key; in the run, next and prev link it
+				 * and child is RUNHEAP_IN_RUN */
 };
+
+/* hn.child of a node in the run: never a node's address */
+#define RUNHEAP_IN_RUN	((struct pheap_node *)1UL)
+
+/* Whether @n, in a runheap, is in its run (else in its heap). */
+static fq_always_inline bool runheap_in_run(const struct runheap_node *n)
+{
+	return n->hn.child == RUNHEAP_IN_RUN;
+}
 
 struct runheap {
 	struct pheap heap;
@@ -78,8 +92,7 @@ static fq_always_inline void runheap_unlink(struct runheap *h,
 		next->hn.prev = n->hn.prev;
 	else
 		h->run_tail = prev;
-	n->hn.next = n->hn.prev = NULL;
-	n->in_run = false;
+	n->hn.child = n->hn.next = n->hn.prev = NULL;
 }
 
 static fq_always_inline void runheap_insert(struct runheap *h,
@@ -92,7 +105,6 @@ static fq_always_inline void runheap_insert(struct runheap *h,
 		struct pheap_node *before = t->hn.prev;
 
 		if (before && key < before->key) {
-			n->in_run = false;
 			pheap_insert(&h->heap, &n->hn, key);
 			return;
 		}
@@ -105,9 +117,8 @@ static fq_always_inline void runheap_insert(struct runheap *h,
 		pheap_insert(&h->heap, &t->hn, t->hn.key);
 		t = h->run_tail;
 	}
-	n->in_run = true;
 	n->hn.key = key;
-	n->hn.child = NULL;
+	n->hn.child = RUNHEAP_IN_RUN;
 	n->hn.next = NULL;
 	n->hn.prev = t ? &t->hn : NULL;
 	if (t)
@@ -122,7 +133,7 @@ static fq_always_inline void runheap_remove(struct runheap *h,
 					   struct runheap_node *n)
 {
 	h->count--;
-	if (n->in_run)
+	if (runheap_in_run(n))
 		runheap_unlink(h, n);
 	else
 		pheap_remove(&h->heap, &n->hn);
@@ -140,7 +151,7 @@ static fq_always_inline void runheap_requeue(struct runheap *h,
 {
 	struct runheap_node *t = h->run_tail;
 
-	if (n->in_run && key >= n->hn.key) {
+	if (runheap_in_run(n) && key >= n->hn.key) {
 		if (n == t) {
 			n->hn.key = key;
 			return;

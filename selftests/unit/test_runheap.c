@@ -58,7 +58,7 @@ static int run_length_if_sorted(const struct runheap *h)
 	int len = 0;
 
 	for (; n; prev = n, n = (const struct runheap_node *)n->hn.next, len++)
-		if (!n->in_run || (const struct runheap_node *)n->hn.prev != prev ||
+		if (!runheap_in_run(n) || (const struct runheap_node *)n->hn.prev != prev ||
 		    (prev && n->hn.key < prev->hn.key))
 			return -1;
 	return prev == h->run_tail ? len : -1;
@@ -96,7 +96,7 @@ UNIT_TEST(random_insert_remove_pop_matches_reference)
 		} else if (live && op >= 6) {
 			struct runheap_node *n = runheap_peek(&h);
 
-			if (n->in_run)
+			if (runheap_in_run(n))
 				from_run++;
 			else
 				from_heap++;
@@ -106,8 +106,18 @@ UNIT_TEST(random_insert_remove_pop_matches_reference)
 			live--;
 		}
 		if (step % 1000 == 0) {
+			int marked = 0, j;
+
 			EXPECT_EQ(h.count, live);
 			EXPECT_EQ(h.count, h.heap.count + run_length_if_sorted(&h));
+			/* the run's mark is on the run's nodes and on no other */
+			for (j = 0; j < N; j++) {
+				if (!runheap_in_run(&nodes[j]))
+					continue;
+				EXPECT_TRUE(in_queue[j]);
+				marked++;
+			}
+			EXPECT_EQ(marked, run_length_if_sorted(&h));
 			if (live)
 				EXPECT_EQ(runheap_key(runheap_peek(&h)), ref_min());
 			else
@@ -186,7 +196,7 @@ static int flows_round(int rates, bool requeue, int *heap_inserts)
 			runheap_remove(&h, n);
 			runheap_insert(&h, n, deadline[i]);
 		}
-		*heap_inserts += !n->in_run;
+		*heap_inserts += !runheap_in_run(n);
 	}
 	return h.count == 1000 && run_length_if_sorted(&h) >= 0 ? disorder : -1;
 }
@@ -217,7 +227,7 @@ UNIT_TEST(remove_from_the_run_head_middle_tail)
 	runheap_insert(&h, &b, 2);
 	runheap_insert(&h, &c, 3);
 	runheap_insert(&h, &d, 0);	/* behind the run: the heap */
-	EXPECT_TRUE(d.in_run == false);
+	EXPECT_TRUE(!runheap_in_run(&d));
 	EXPECT_TRUE(runheap_peek(&h) == &d);
 	runheap_remove(&h, &b);		/* middle */
 	runheap_remove(&h, &d);		/* the heap's only node */
@@ -231,7 +241,7 @@ UNIT_TEST(remove_from_the_run_head_middle_tail)
 	EXPECT_TRUE(runheap_is_empty(&h));
 	EXPECT_EQ(h.count, 0);
 	runheap_insert(&h, &b, 9);	/* a new run after the last emptied */
-	EXPECT_TRUE(b.in_run);
+	EXPECT_TRUE(runheap_in_run(&b));
 	EXPECT_TRUE(runheap_pop(&h) == &b);
 }
 
@@ -245,11 +255,11 @@ UNIT_TEST(a_tail_far_ahead_moves_to_the_heap)
 	runheap_insert(&h, &a, 1);
 	runheap_insert(&h, &far, 1000);
 	runheap_insert(&h, &b, 5);
-	EXPECT_TRUE(!far.in_run && a.in_run && b.in_run);
+	EXPECT_TRUE(!runheap_in_run(&far) && runheap_in_run(&a) && runheap_in_run(&b));
 	runheap_insert(&h, &c, 6);
-	EXPECT_TRUE(c.in_run && h.run_tail == &c);
+	EXPECT_TRUE(runheap_in_run(&c) && h.run_tail == &c);
 	runheap_insert(&h, &behind, 3);	/* below the last two: the heap */
-	EXPECT_TRUE(!behind.in_run && h.run_tail == &c);
+	EXPECT_TRUE(!runheap_in_run(&behind) && h.run_tail == &c);
 	EXPECT_EQ(h.heap.count, 2);
 	EXPECT_TRUE(runheap_pop(&h) == &a);
 	EXPECT_TRUE(runheap_pop(&h) == &behind);
@@ -275,17 +285,17 @@ UNIT_TEST(requeue_in_place_at_the_tail_and_from_head_to_tail)
 	EXPECT_EQ(run_length_if_sorted(&h), 2);
 	runheap_requeue(&h, &c, 3);
 	runheap_requeue(&h, &c, 10);		/* the tail */
-	EXPECT_TRUE(h.run_tail == &c && c.in_run && c.hn.key == 10);
+	EXPECT_TRUE(h.run_tail == &c && runheap_in_run(&c) && c.hn.key == 10);
 	runheap_requeue(&h, &a, 12);		/* head after the tail */
-	EXPECT_TRUE(h.run_head == &b && h.run_tail == &a && a.in_run);
+	EXPECT_TRUE(h.run_head == &b && h.run_tail == &a && runheap_in_run(&a));
 	EXPECT_EQ(run_length_if_sorted(&h), 3);
 	/* head, before the tail: out and in, and the tail gives way */
 	runheap_requeue(&h, &b, 11);
-	EXPECT_TRUE(h.run_head == &c && h.run_tail == &b && !a.in_run);
+	EXPECT_TRUE(h.run_head == &c && h.run_tail == &b && !runheap_in_run(&a));
 	EXPECT_EQ(run_length_if_sorted(&h), 2);
 	runheap_insert(&h, &d, 0);		/* the heap */
 	runheap_requeue(&h, &d, 20);		/* out of the heap, to the run */
-	EXPECT_TRUE(d.in_run && h.run_tail == &d && h.heap.count == 1);
+	EXPECT_TRUE(runheap_in_run(&d) && h.run_tail == &d && h.heap.count == 1);
 	EXPECT_EQ(h.count, 4);
 	EXPECT_TRUE(runheap_pop(&h) == &c);
 	EXPECT_TRUE(runheap_pop(&h) == &b);
