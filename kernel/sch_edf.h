@@ -72,16 +72,22 @@ struct edf_class;
 /*
  * One flow's state.  Flows are made and freed as fast as new ones come,
  * and every byte of one is zeroed when it is allocated (init_on_alloc is
- * on in Debian's kernels), so it is kept to three cache lines
- * (EDF_FLOW_MAX_SIZE): fields never in use at the same time share
- * storage.
+ * on in Debian's kernels), so it is kept small (EDF_FLOW_MAX_SIZE):
+ * fields never in use at the same time share storage, a flow is on no
+ * list of its class's (edf_purge_flows()), and its idle times are 32-bit
+ * stamps (edf_stamp()).
+ *
+ * The table's search reads hash_node and key alone until the key
+ * matches: they are the first 32 bytes, and flows are 32-byte aligned
+ * (edf_module_init()), so each flow the search passes costs it one cache
+ * line.
  */
-#define EDF_FLOW_MAX_SIZE	192
+#define EDF_FLOW_MAX_SIZE	160
+#define EDF_FLOW_ALIGN		32
 struct edf_flow {
 	struct rb_node		hash_node;	/* q->flows[], if per flow */
 	unsigned long		key;
 	struct edf_class	*cl;
-	struct list_head	cl_node;	/* cl->flows */
 	struct list_head	idle_node;	/* q->idle, by listed_since */
 	union {
 		/* EDF_FLOW_WAITING, EDF_FLOW_READY (not q->direct) */
@@ -96,6 +102,8 @@ struct edf_flow {
 	u32			hash;		/* flow id in the fabric header */
 	u32			seq;
 	u32			socket_hash;	/* of the socket a flow is keyed by */
+	u32			idle_since;	/* when it last emptied (edf_stamp) */
+	u32			listed_since;	/* when it went on q->idle (edf_stamp) */
 	u8			state;
 	bool			shared;		/* the class's own flow */
 	/*
@@ -109,8 +117,6 @@ struct edf_flow {
 	u8			held_vc;
 	u8			held_saq;
 	u64			last_deadline;
-	u64			idle_since;	/* when it last emptied */
-	u64			listed_since;	/* when it went on q->idle */
 };
 
 struct edf_class {
@@ -130,8 +136,7 @@ struct edf_class {
 	u64			rate;		/* bytes/s, 0 for control: link */
 	u64			latency;	/* frame mode, ns */
 	struct edf_flow		shared;		/* used when !perflow */
-	struct list_head	flows;
-	u32			nflows;
+	u32			nflows;		/* in q->flows (edf_purge_flows()) */
 	u32			active_flows;
 	u32			qlen;
 	u32			filter_cnt;
@@ -278,6 +283,7 @@ void edf_resolve_bands(struct Qdisc *sch);
 void edf_flow_free(struct edf_sched *q, struct edf_flow *f);
 void edf_flow_purge(struct Qdisc *sch, struct edf_flow *f,
 		    struct sk_buff **to_free);
+void edf_purge_flows(struct Qdisc *sch, struct edf_class *cl, bool drop);
 void edf_direct_spill(struct edf_sched *q);
 bool edf_gets_header(const struct edf_sched *q, const struct sk_buff *skb);
 int edf_enqueue(struct sk_buff *skb, struct Qdisc *sch,

@@ -102,7 +102,6 @@ void edf_flow_free(struct edf_sched *q, struct edf_flow *f)
 		return;
 	}
 	rb_erase(&f->hash_node, edf_flow_bucket(q, f->key));
-	list_del(&f->cl_node);
 	f->cl->nflows--;
 	f->cl->xs.flows_collected++;
 	q->nflows--;
@@ -129,15 +128,38 @@ void edf_flow_free(struct edf_sched *q, struct edf_flow *f)
  * period.  So each entry is looked at once per grace period at most, and
  * an idle flow goes between one and two grace periods after it emptied.
  */
+
+/*
+ * A flow's idle times are stamps of 2^EDF_STAMP_SHIFT ns (about a
+ * millisecond) in 32 bits, 8 bytes of the flow instead of 16.  Only
+ * their differences are read, against a grace of a second; they wrap
+ * after 52 days, when a flow idle that long may look recent once and
+ * wait one more grace period.  The grace in stamps is rounded up and one
+ * more, so that a flow is kept EDF_FLOW_GRACE_NS at least.
+ */
+#define EDF_STAMP_SHIFT		20
+#define EDF_FLOW_GRACE_STAMPS	\
+	(DIV_ROUND_UP_ULL(EDF_FLOW_GRACE_NS, 1ULL << EDF_STAMP_SHIFT) + 1)
+
+static u32 edf_stamp(u64 ns)
+{
+	return (u32)(ns >> EDF_STAMP_SHIFT);
+}
+
+/* Whether a grace period has passed since the stamp @since. */
+static bool edf_stamp_aged(u32 since, u64 now)
+{
+	return edf_stamp(now) - since >= EDF_FLOW_GRACE_STAMPS;
+}
+
 static bool edf_flow_is_collectable(const struct edf_flow *f, u64 now)
 {
-	return f->last_deadline <= now &&
-	       now - f->idle_since >= EDF_FLOW_GRACE_NS;
+	return f->last_deadline <= now && edf_stamp_aged(f->idle_since, now);
 }
 
 static void edf_flow_list_idle(struct edf_sched *q, struct edf_flow *f, u64 now)
 {
-	f->listed_since = now;
+	f->listed_since = edf_stamp(now);
 	list_add_tail(&f->idle_node, &q->idle);
 }
 
@@ -149,7 +171,7 @@ static bool edf_flow_gc_due(const struct edf_sched *q, u64 now)
 	if (list_empty(&q->idle))
 		return false;
 	f = list_first_entry(&q->idle, struct edf_flow, idle_node);
-	return now - f->listed_since >= EDF_FLOW_GRACE_NS;
+	return edf_stamp_aged(f->listed_since, now);
 }
 
 static void edf_flow_gc(struct edf_sched *q, u64 now)
@@ -159,7 +181,7 @@ static void edf_flow_gc(struct edf_sched *q, u64 now)
 
 	list_for_each_entry_safe(f, tmp, &q->idle, idle_node) {
 		/* in listing order: the first listed too recently ends the look */
-		if (++n > EDF_GC_BATCH || now - f->listed_since < EDF_FLOW_GRACE_NS)
+		if (++n > EDF_GC_BATCH || !edf_stamp_aged(f->listed_since, now))
 			break;
 		if (f->state != EDF_FLOW_IDLE) {
 			list_del_init(&f->idle_node);
@@ -238,16 +260,18 @@ edf_flow_search(struct rb_root *root, unsigned long key, struct edf_class *cl,
 }
 
 /*
- * A new flow for @skb, which has none in @cl: out of line, as a flow is
- * made once for many packets.
+ * A new flow for @skb, which has none in @cl, where the search that
+ * found none ended (@p, @parent): out of line, as a flow is made once
+ * for many packets.
  */
 static noinline struct edf_flow *edf_flow_create(struct edf_sched *q,
 						 struct edf_class *cl,
 						 struct sk_buff *skb,
-						 unsigned long key, u64 now)
+						 unsigned long key, u64 now,
+						 struct rb_node **p,
+						 struct rb_node *parent)
 {
 	struct rb_root *root = edf_flow_bucket(q, key);
-	struct rb_node **p, *parent;
 	struct sock *sk = skb->sk;
 	struct edf_flow *f;
 
@@ -256,14 +280,13 @@ static noinline struct edf_flow *edf_flow_create(struct edf_sched *q,
 		/* still full: collect the flow that has been idle longest */
 		if (q->nflows >= q->max_flows && !edf_flow_evict(q))
 			return ERR_PTR(-ENOSPC);
+		/*
+		 * Where it goes now: the collection may have changed the
+		 * tree.  (It only frees flows, so the search still finds
+		 * none.)
+		 */
+		edf_flow_search(root, key, cl, &p, &parent);
 	}
-	/*
-	 * Where it goes: the collection may have changed the tree.  (It
-	 * only frees flows, so the search still finds none.)
-	 */
-	f = edf_flow_search(root, key, cl, &p, &parent);
-	if (unlikely(f))
-		return f;
 
 	f = kmem_cache_zalloc(edf_flow_cache, GFP_ATOMIC | __GFP_NOWARN);
 	if (unlikely(!f))
@@ -274,7 +297,6 @@ static noinline struct edf_flow *edf_flow_create(struct edf_sched *q,
 		f->socket_hash = sk->sk_hash;
 	rb_link_node(&f->hash_node, parent, p);
 	rb_insert_color(&f->hash_node, root);
-	list_add_tail(&f->cl_node, &cl->flows);
 	cl->nflows++;
 	cl->xs.flows_created++;
 	q->nflows++;
@@ -308,7 +330,7 @@ static noinline struct edf_flow *edf_recn_dest_flow(struct edf_sched *q,
 	key = jhash_3words(dest[0], dest[1], hdr[4], 0x7ec9);
 	f = edf_flow_search(edf_flow_bucket(q, key), key, cl, &link, &parent);
 	if (!f) {
-		f = edf_flow_create(q, cl, skb, key, now);
+		f = edf_flow_create(q, cl, skb, key, now, link, parent);
 		if (IS_ERR(f))
 			return f;
 	}
@@ -341,7 +363,7 @@ static __always_inline struct edf_flow *edf_flow_lookup(struct edf_sched *q,
 	key = edf_flow_key(skb);
 	f = edf_flow_search(edf_flow_bucket(q, key), key, cl, &link, &parent);
 	if (!f) {
-		f = edf_flow_create(q, cl, skb, key, now);
+		f = edf_flow_create(q, cl, skb, key, now, link, parent);
 		*clock = f;
 		return f;
 	}
@@ -426,7 +448,7 @@ static __always_inline void edf_flow_went_idle(struct edf_sched *q,
 					       struct edf_flow *f, u64 now)
 {
 	f->state = EDF_FLOW_IDLE;
-	f->idle_since = now;
+	f->idle_since = edf_stamp(now);
 	f->cl->active_flows--;
 	/*
 	 * A class's own flow is never collected: it costs nothing idle.
@@ -460,6 +482,39 @@ void edf_flow_purge(struct Qdisc *sch, struct edf_flow *f,
 			__qdisc_drop(skb, to_free);
 		else
 			rtnl_kfree_skbs(skb, skb);
+	}
+}
+
+/*
+ * Forget the flows in the table of class @cl, or of every class if @cl
+ * is NULL, their packets dropped first if @drop (else they have none);
+ * not the classes' own flows (shared).  Flows are found by hash alone,
+ * so this walks the whole table: only a class's deletion or change of
+ * perflow, a reset and teardown ask for it, all under the tree lock,
+ * where a list of each class's flows would cost every new flow 16 bytes
+ * and a list insertion.  (fq walks all its flows at a reset too.)  The
+ * caller fixes the tree's backlog.
+ */
+void edf_purge_flows(struct Qdisc *sch, struct edf_class *cl, bool drop)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct rb_node *n, *next;
+	struct edf_flow *f;
+	unsigned int i;
+
+	if (!q->flows)
+		return;
+	for (i = 0; i < (1U << EDF_FLOW_BUCKETS_LOG); i++) {
+		/* the erase leaves the order of the nodes after @n as it was */
+		for (n = rb_first(&q->flows[i]); n; n = next) {
+			next = rb_next(n);
+			f = rb_entry(n, struct edf_flow, hash_node);
+			if (cl && f->cl != cl)
+				continue;
+			if (drop)
+				edf_flow_purge(sch, f, NULL);
+			edf_flow_free(q, f);
+		}
 	}
 }
 
@@ -501,7 +556,6 @@ void edf_resolve_bands(struct Qdisc *sch)
 void edf_class_init(struct edf_class *cl, u32 classid)
 {
 	cl->common.classid = classid;
-	INIT_LIST_HEAD(&cl->flows);
 	gnet_stats_basic_sync_init(&cl->bstats);
 	edf_flow_init(&cl->shared, cl, 0, 0, true);
 }

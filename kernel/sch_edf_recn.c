@@ -236,32 +236,34 @@ void edf_recn_untag_all(struct Qdisc *sch)
 	edf_recn_release_all(q, ktime_get_ns());
 }
 
-static void edf_recn_list_class(struct edf_sched *q, struct edf_class *cl)
+static void edf_recn_list_flow(struct edf_sched *q, struct edf_flow *f)
 {
-	struct edf_flow *f;
-
-	list_for_each_entry(f, &cl->flows, cl_node)
-		if (f->head && list_empty(&f->recn_node)) {
-			list_add_tail(&f->recn_node, &q->recn_active);
-			q->recn_active_n++;
-		}
-	if (cl->shared.head && list_empty(&cl->shared.recn_node)) {
-		list_add_tail(&cl->shared.recn_node, &q->recn_active);
+	if (f->head && list_empty(&f->recn_node)) {
+		list_add_tail(&f->recn_node, &q->recn_active);
 		q->recn_active_n++;
 	}
 }
 
-/* RECN goes on: the flows with packets, for edf_recn_retag_all(). */
+/*
+ * RECN goes on: the flows with packets, for edf_recn_retag_all(): those
+ * of the table (a walk of it, as edf_purge_flows()), then the classes'
+ * own.
+ */
 void edf_recn_list_active(struct Qdisc *sch)
 {
 	struct edf_sched *q = qdisc_priv(sch);
 	struct Qdisc_class_common *c;
+	struct rb_node *n;
 	unsigned int i;
 
+	for (i = 0; i < (1U << EDF_FLOW_BUCKETS_LOG); i++)
+		for (n = rb_first(&q->flows[i]); n; n = rb_next(n))
+			edf_recn_list_flow(q, rb_entry(n, struct edf_flow, hash_node));
 	for (i = 0; i < q->clhash.hashsize; i++)
 		hlist_for_each_entry(c, &q->clhash.hash[i], hnode)
-			edf_recn_list_class(q, container_of(c, struct edf_class, common));
-	edf_recn_list_class(q, &q->default_cl);
+			edf_recn_list_flow(q, &container_of(c, struct edf_class,
+							    common)->shared);
+	edf_recn_list_flow(q, &q->default_cl.shared);
 }
 
 /* A held flow, for edf_drop_one() when nothing else is left. */

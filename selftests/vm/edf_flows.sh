@@ -146,6 +146,74 @@ check_err $? "flows allocated: $(flows_allocated) after delete, $alloc_before be
 log_info "MemAvailable after delete: $(mem_avail) kB, $mem_before kB before"
 log_test "deleting the qdisc frees every flow"
 
+# --- a class's flows go with it -------------------------------------------------
+# Flows are kept by hash alone, on no list of their class's: deleting a
+# class, turning its perflow off and a reset (the device going down) walk
+# the table for the flows they must free, and must free those and no
+# others.  Three classes get 3000 flows each (skb->priority names the
+# class), so every bucket of the table holds flows of several classes.
+# With no traffic between two reads nothing else changes the counts.
+CL_FLOWS=3000
+# the flows of class CLASSID (tc's "class show" has no JSON in bookworm's
+# iproute2; "drops:" has a "flows" too)
+cl_flows() {	# CLASSID
+	ns_exec F tc -s class show dev dummy0 classid "$1" |
+		sed -n 's/^ *flows \([0-9]*\) active .*/\1/p'
+}
+ns_run F tc qdisc add dev dummy0 root handle 1: edf flows 100000 default 1 || fatal "edf"
+for c in 1 2 3; do
+	ns_run F tc class add dev dummy0 parent 1: classid 1:$c edf \
+		frame ${DEADLINE_S}s perflow on || fatal "1:$c"
+done
+alloc0=$(flows_allocated)
+t0=$(now_us)
+pg_setup
+for c in 1 2 3; do
+	pktgen F "dummy0=skb_priority $((0x10000 + c))" "dummy0=count $CL_FLOWS" \
+		"dummy0=dst_min 10.12.210.$c" "dummy0=dst_max 10.12.210.$c" pgctrl=start
+	check_err $? "pktgen run to class 1:$c failed"
+done
+pktgen F "dummy0=skb_priority 0" || check_err 1 "pktgen: priority 0"
+for c in 1 2 3; do
+	check_eq "class 1:$c flows" $CL_FLOWS "$(cl_flows 1:$c)"
+done
+check_eq "flows allocated with three classes" $((alloc0 + 3 * CL_FLOWS)) "$(flows_allocated)"
+
+ns_run F tc class del dev dummy0 classid 1:2
+check_err $? "deleting class 1:2"
+check_eq "flows allocated after deleting 1:2" $((alloc0 + 2 * CL_FLOWS)) "$(flows_allocated)"
+check_eq "qdisc flows after deleting 1:2" $((2 * CL_FLOWS)) "$(qd_stat flows)"
+check_eq "class 1:1 flows after deleting 1:2" $CL_FLOWS "$(cl_flows 1:1)"
+check_eq "class 1:3 flows after deleting 1:2" $CL_FLOWS "$(cl_flows 1:3)"
+
+ns_run F tc class change dev dummy0 classid 1:3 edf frame ${DEADLINE_S}s perflow off
+check_err $? "turning 1:3's perflow off"
+check_eq "flows allocated after 1:3's perflow off" $((alloc0 + CL_FLOWS)) "$(flows_allocated)"
+check_eq "class 1:3 flows with perflow off" 0 "$(cl_flows 1:3)"
+check_eq "class 1:1 flows after 1:3's perflow off" $CL_FLOWS "$(cl_flows 1:1)"
+
+# The table the walks erased from still finds 1:1's flows: the same
+# tuples again make none (unless their deadlines passed meanwhile, on a
+# host that took 10 s to get here, and they were collected).
+created=$(qd_stat flows_created)
+pktgen F "dummy0=skb_priority $((0x10001))" "dummy0=count $CL_FLOWS" \
+	"dummy0=dst_min 10.12.210.1" "dummy0=dst_max 10.12.210.1" pgctrl=start
+check_err $? "pktgen run to class 1:1 again failed"
+pktgen F "dummy0=skb_priority 0" || check_err 1 "pktgen: priority 0"
+if (($(now_us) - t0 < DEADLINE_S * 1000000)); then
+	check_eq "flows created by 1:1's tuples again" "$created" "$(qd_stat flows_created)"
+else
+	log_info "over ${DEADLINE_S} s since the first flows: their deadlines passed, not checked"
+fi
+
+ns_run F ip link set dummy0 down
+check_eq "flows allocated after a reset" "$alloc0" "$(flows_allocated)"
+check_eq "qdisc flows after a reset" 0 "$(qd_stat flows)"
+check_eq "class 1:1 flows after a reset" 0 "$(cl_flows 1:1)"
+ns_run F ip link set dummy0 up
+ns_run F tc qdisc del dev dummy0 root
+log_test "a class's deletion, perflow off and a reset free the flows they must"
+
 # --- bounded --------------------------------------------------------------------
 # The default bound is 65536 flows.
 ns_run F tc qdisc add dev dummy0 root handle 1: edf default 1 || fatal "edf"
