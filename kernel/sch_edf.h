@@ -179,6 +179,12 @@ struct edf_sched {
 	struct rb_root		*flows;		/* EDF_FLOW_BUCKETS buckets */
 	struct list_head	idle;
 	u32			nflows;
+	/*
+	 * No entry of q->idle is due for a look before this (U64_MAX: none
+	 * listed): the dequeue's test of whether the collector has work
+	 * is one load (edf_flow_gc_due()).
+	 */
+	u64			gc_due_ns;
 
 	struct edf_class	default_cl;	/* unclassified traffic */
 	struct Qdisc_class_hash	clhash;

@@ -360,6 +360,7 @@ static int edf_init(struct Qdisc *sch, struct nlattr *opt,
 	for (i = 0; i < __TC_EDF_VC_MAX; i++)
 		runheap_init(&q->ready[i]);
 	INIT_LIST_HEAD(&q->idle);
+	q->gc_due_ns = U64_MAX;
 	qdisc_watchdog_init(&q->watchdog, sch);
 
 	edf_class_init(&q->default_cl, 0);

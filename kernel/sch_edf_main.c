@@ -157,21 +157,42 @@ static bool edf_flow_is_collectable(const struct edf_flow *f, u64 now)
 	return f->last_deadline <= now && edf_stamp_aged(f->idle_since, now);
 }
 
+/*
+ * When an entry stamped @since, at or before @now, is first aged: the
+ * start of the stamp a grace period after it, or @now if it is aged.
+ */
+static u64 edf_stamp_due_ns(u32 since, u64 now)
+{
+	u32 age = edf_stamp(now) - since;
+
+	if (age >= EDF_FLOW_GRACE_STAMPS)
+		return now;
+	return ((now >> EDF_STAMP_SHIFT) + EDF_FLOW_GRACE_STAMPS - age)
+		<< EDF_STAMP_SHIFT;
+}
+
 static void edf_flow_list_idle(struct edf_sched *q, struct edf_flow *f, u64 now)
 {
 	f->listed_since = edf_stamp(now);
+	/*
+	 * The first entry sets when the collector is due; one listed
+	 * behind others is due no earlier than they are.
+	 */
+	if (list_empty(&q->idle))
+		q->gc_due_ns = edf_stamp_due_ns(f->listed_since, now);
 	list_add_tail(&f->idle_node, &q->idle);
 }
 
-/* Whether the entry listed first has been listed a grace period. */
+/*
+ * Whether the entry listed first may have been listed a grace period:
+ * one load per packet.  q->gc_due_ns is never later than that entry's
+ * due time: entries that leave q->idle elsewhere (freed, evicted,
+ * purged) do not move it, which only makes the next collection look at
+ * the new first entry and find it not due yet.
+ */
 static bool edf_flow_gc_due(const struct edf_sched *q, u64 now)
 {
-	const struct edf_flow *f;
-
-	if (list_empty(&q->idle))
-		return false;
-	f = list_first_entry(&q->idle, struct edf_flow, idle_node);
-	return edf_stamp_aged(f->listed_since, now);
+	return now >= q->gc_due_ns;
 }
 
 static void edf_flow_gc(struct edf_sched *q, u64 now)
@@ -192,6 +213,13 @@ static void edf_flow_gc(struct edf_sched *q, u64 now)
 			list_del(&f->idle_node);
 			edf_flow_list_idle(q, f, now);
 		}
+	}
+	/* @now when the batch left entries that are due */
+	if (list_empty(&q->idle)) {
+		q->gc_due_ns = U64_MAX;
+	} else {
+		f = list_first_entry(&q->idle, struct edf_flow, idle_node);
+		q->gc_due_ns = edf_stamp_due_ns(f->listed_since, now);
 	}
 }
 
