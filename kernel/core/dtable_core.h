@@ -690,9 +690,22 @@ static fq_always_inline int dt_pick_dtable(struct dt_sched *s, dt_head_fn head, 
  */
 struct dt_lap {
 	fq_u64 bits;		/* marked entries of word w not passed yet */
-	fq_u32 w;		/* the word being scanned */
+	fq_u32 w;		/* the word being scanned; one word: pos */
 	fq_u32 turned;		/* words entered after the first */
 };
+
+/*
+ * A table of one word (n <= 64: sbt takes one entry per class, and most
+ * tables have a few classes) is scanned rotated: bit k of the word
+ * turned right by pos is entry (pos + k) mod 64, so the bits from low to
+ * high are the entries in scan order, pos first, and the lap is a count
+ * of trailing zeros per entry with no word to turn to (bits n..63 are
+ * never set).  The picks are compiled for each shape (dt_pick_sbt()).
+ */
+static fq_always_inline fq_u64 dt_ror64(fq_u64 x, fq_u32 r)
+{
+	return (x >> r) | (x << ((64 - r) & 63));
+}
 
 /*
  * Returned by value and assigned at its declaration: a lap declared
@@ -701,8 +714,15 @@ struct dt_lap {
  * Debian's are).  It is kept small, the rest read from @s when a word
  * ends, so that it stays in registers across the head() calls.
  */
-static fq_always_inline struct dt_lap dt_lap_start(const struct dt_sched *s)
+static fq_always_inline struct dt_lap dt_lap_start(const struct dt_sched *s,
+						  bool one_word)
 {
+	if (one_word)
+		return (struct dt_lap){
+			.bits = dt_ror64(s->emask[0], s->pos),
+			.w = s->pos,
+			.turned = 0,
+		};
 	return (struct dt_lap){
 		.bits = s->emask[s->pos / 64] & (~0ULL << (s->pos % 64)),
 		.w = s->pos / 64,
@@ -711,11 +731,19 @@ static fq_always_inline struct dt_lap dt_lap_start(const struct dt_sched *s)
 }
 
 /* the next marked entry of the lap, -1 when it is over */
-static fq_always_inline int dt_lap_next(const struct dt_sched *s, struct dt_lap *l)
+static fq_always_inline int dt_lap_next(const struct dt_sched *s, struct dt_lap *l,
+					bool one_word)
 {
 	fq_u32 words = (s->n + 63) / 64;
 	int p;
 
+	if (one_word) {
+		if (!l->bits)
+			return -1;
+		p = (int)((l->w + (fq_u32)__builtin_ctzll(l->bits)) % 64);
+		l->bits &= l->bits - 1;
+		return p;
+	}
 	while (!l->bits) {
 		if (l->turned == words)
 			return -1;
@@ -740,13 +768,14 @@ static fq_always_inline int dt_lap_next(const struct dt_sched *s, struct dt_lap 
  * scan meets).
  */
 static fq_always_inline fq_u32 dt_sbt_senders(struct dt_sched *s, dt_head_fn head,
-					      void *ctx, fq_u32 need, int *last)
+					      void *ctx, fq_u32 need, int *last,
+					      bool one_word)
 {
-	struct dt_lap lap = dt_lap_start(s);
+	struct dt_lap lap = dt_lap_start(s, one_word);
 	fq_u32 found = 0;
 	int p;
 
-	while ((p = dt_lap_next(s, &lap)) >= 0) {
+	while ((p = dt_lap_next(s, &lap, one_word)) >= 0) {
 		fq_u32 cls = s->table[p].cls;
 
 		if (s->cls[cls].left || dt_ask(s, head, ctx, cls) < 0)
@@ -767,7 +796,8 @@ static fq_always_inline fq_u32 dt_sbt_senders(struct dt_sched *s, dt_head_fn hea
  * one per class, and ask none: those visits are counted class by class,
  * with the reset when it follows, without walking.
  */
-static fq_always_inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, void *ctx)
+static fq_always_inline int dt_pick_sbt_laps(struct dt_sched *s, dt_head_fn head,
+					     void *ctx, bool one_word)
 {
 	fq_u32 i, senders;
 	int pass, p, last = 0;
@@ -775,10 +805,10 @@ static fq_always_inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, voi
 
 	s->free_ride = false;
 	for (pass = 0; pass < 2; pass++) {
-		struct dt_lap lap = dt_lap_start(s);
+		struct dt_lap lap = dt_lap_start(s, one_word);
 
 		round_over = !s->sbt_left;
-		while (!round_over && (p = dt_lap_next(s, &lap)) >= 0) {
+		while (!round_over && (p = dt_lap_next(s, &lap, one_word)) >= 0) {
 			fq_u32 cls = s->table[p].cls;
 
 			s->cls[cls].visited++;
@@ -796,7 +826,8 @@ static fq_always_inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, voi
 		 * when nobody has weight left, restore the table.  With none
 		 * left anywhere, one sender is enough to know.
 		 */
-		senders = dt_sbt_senders(s, head, ctx, round_over ? 1 : 2, &last);
+		senders = dt_sbt_senders(s, head, ctx, round_over ? 1 : 2, &last,
+					 one_word);
 		if (senders == 1 && !round_over) {
 			s->lone_sends++;
 			s->free_ride = true;
@@ -822,6 +853,14 @@ static fq_always_inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, voi
 	}
 	s->empty_scans++;
 	return -1;
+}
+
+/* Algorithm 1 for either shape of table (dt_ror64()). */
+static fq_always_inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, void *ctx)
+{
+	if (s->n <= 64)
+		return dt_pick_sbt_laps(s, head, ctx, true);
+	return dt_pick_sbt_laps(s, head, ctx, false);
 }
 
 /* Round robin: the next active entry, one packet each. */
