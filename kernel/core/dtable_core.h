@@ -788,6 +788,34 @@ static fq_always_inline fq_u32 dt_sbt_senders(struct dt_sched *s, dt_head_fn hea
 }
 
 /*
+ * After a reset at the end of a round: the scan again from pos would
+ * visit the entries up to @last, the first whose class can send, and
+ * serve it.  dt_sbt_senders() has just asked every one of them (none
+ * had weight left), so they are counted as the scan would count them
+ * and not asked again: those before @last as passed over (one that
+ * answered empty is idle and not in the lap), @last as served.
+ */
+static fq_always_inline int dt_sbt_first_sender(struct dt_sched *s, int last,
+						bool one_word)
+{
+	struct dt_lap lap = dt_lap_start(s, one_word);
+	int p;
+
+	while ((p = dt_lap_next(s, &lap, one_word)) >= 0) {
+		struct dt_class *c = &s->cls[s->table[p].cls];
+
+		c->visited++;
+		if (p == last)
+			break;
+		c->skipped++;
+	}
+	if ((fq_u32)last < s->pos)
+		s->walks++;
+	s->pos = last;
+	return s->table[last].cls;
+}
+
+/*
  * Algorithm 1 with the reset and the lone-active-class exception.  Every
  * active entry the scan passes is visited; a class out of weight is
  * passed without asking for its head (dt_sbt_senders()).  When no class
@@ -850,6 +878,8 @@ static fq_always_inline int dt_pick_sbt_laps(struct dt_sched *s, dt_head_fn head
 			break;
 		s->sbt_left = s->sbt_total;
 		s->resets++;
+		if (round_over)
+			return dt_sbt_first_sender(s, last, one_word);
 	}
 	s->empty_scans++;
 	return -1;
