@@ -20,9 +20,12 @@
 #define EDF_RATE_MAX		50000000000ULL		/* bytes/s */
 #define EDF_LEN_MAX		65536U
 
+/* a + b, or EDF_TIME_MAX when that does not fit (an add and a move) */
 static inline fq_u64 edf_add_sat(fq_u64 a, fq_u64 b)
 {
-	return a > EDF_TIME_MAX - b ? EDF_TIME_MAX : a + b;
+	fq_u64 sum;
+
+	return __builtin_add_overflow(a, b, &sum) ? EDF_TIME_MAX : sum;
 }
 
 static inline fq_u64 edf_max(fq_u64 a, fq_u64 b)
