@@ -788,6 +788,18 @@ static fq_always_inline fq_u32 dt_sbt_senders(struct dt_sched *s, dt_head_fn hea
 }
 
 /*
+ * sbt serves entry @p: the scan stays there while its class has weight
+ * (a scan that went past the table's end to reach it made a walk).
+ */
+static fq_always_inline int dt_sbt_serve(struct dt_sched *s, int p)
+{
+	if ((fq_u32)p < s->pos)
+		s->walks++;
+	s->pos = p;
+	return s->table[p].cls;
+}
+
+/*
  * After a reset at the end of a round: the scan again from pos would
  * visit the entries up to @last, the first whose class can send, and
  * serve it.  dt_sbt_senders() has just asked every one of them (none
@@ -809,10 +821,7 @@ static fq_always_inline int dt_sbt_first_sender(struct dt_sched *s, int last,
 			break;
 		c->skipped++;
 	}
-	if ((fq_u32)last < s->pos)
-		s->walks++;
-	s->pos = last;
-	return s->table[last].cls;
+	return dt_sbt_serve(s, last);
 }
 
 /*
@@ -840,12 +849,8 @@ static fq_always_inline int dt_pick_sbt_laps(struct dt_sched *s, dt_head_fn head
 			fq_u32 cls = s->table[p].cls;
 
 			s->cls[cls].visited++;
-			if (s->cls[cls].left && dt_ask(s, head, ctx, cls) >= 0) {
-				if ((fq_u32)p < s->pos)
-					s->walks++;
-				s->pos = p;
-				return (int)cls;
-			}
+			if (s->cls[cls].left && dt_ask(s, head, ctx, cls) >= 0)
+				return dt_sbt_serve(s, p);
 			s->cls[s->table[p].cls].skipped++;
 		}
 		/*
@@ -859,10 +864,7 @@ static fq_always_inline int dt_pick_sbt_laps(struct dt_sched *s, dt_head_fn head
 		if (senders == 1 && !round_over) {
 			s->lone_sends++;
 			s->free_ride = true;
-			if ((fq_u32)last < s->pos)
-				s->walks++;
-			s->pos = last;
-			return s->table[last].cls;
+			return dt_sbt_serve(s, last);
 		}
 		for (i = 0; i < s->ncls; i++) {
 			struct dt_class *c = &s->cls[i];
