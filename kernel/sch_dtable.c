@@ -371,6 +371,18 @@ static __always_inline struct sk_buff *dtable_take_entered(struct Qdisc *sch, u8
 }
 
 /*
+ * The head of class @c, just picked in @mode, leaves: the packet, or
+ * NULL when the child gave nothing after all.
+ */
+static __always_inline struct sk_buff *dtable_take(struct Qdisc *sch, u8 mode, int c)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+
+	dt_enter(&q->core, c);
+	return dtable_take_entered(sch, mode, c);
+}
+
+/*
  * One pick and dequeue in @mode (the table's): the packet; NULL when the
  * table found no class that may send (only held-back children: their
  * timers call us); ERR_PTR(-EAGAIN) when the child picked gave nothing
@@ -384,8 +396,7 @@ static __always_inline struct sk_buff *dtable_try(struct Qdisc *sch, u8 mode)
 
 	if (c < 0)
 		return NULL;
-	dt_enter(&q->core, c);
-	skb = dtable_take_entered(sch, mode, c);
+	skb = dtable_take(sch, mode, c);
 	return skb ?: ERR_PTR(-EAGAIN);
 }
 
@@ -454,48 +465,34 @@ static noinline struct sk_buff *dtable_dequeue_any(struct Qdisc *sch)
 	return fabric_gate_dequeue(sch, &q->gate, dtable_pick);
 }
 
-/*
- * Credits off, a packet queued, in @mode; in dtable mode no class being
- * served (so the pick is the walk).
- */
-static __always_inline struct sk_buff *dtable_dequeue_mode(struct Qdisc *sch, u8 mode)
+/* Credits off, a packet queued, mode dtable, no class being served. */
+static noinline struct sk_buff *dtable_dequeue_walk(struct Qdisc *sch)
 {
 	struct dtable_sched *q = qdisc_priv(sch);
 	struct sk_buff *skb;
 	int c;
 
-	if (mode == DT_MODE_DTABLE)
-		c = dt_walk_dtable(&q->core, dtable_head, q);
-	else	/* sbt's scan inlined too: this function is sbt's alone */
-		c = dt_pick_mode(&q->core, mode, dtable_head, q);
+	c = dt_walk_dtable(&q->core, dtable_head, q);
 	if (c < 0)
 		return NULL;	/* only held-back children: their timers call us */
-	dt_enter(&q->core, c);
-	skb = dtable_take_entered(sch, mode, c);
+	skb = dtable_take(sch, DT_MODE_DTABLE, c);
 	if (unlikely(!skb))
 		return dtable_dequeue_any(sch);
 	qdisc_bstats_update(sch, skb);
 	return skb;
 }
 
-static noinline struct sk_buff *dtable_dequeue_walk(struct Qdisc *sch)
-{
-	return dtable_dequeue_mode(sch, DT_MODE_DTABLE);
-}
-
-/* Credits off, a packet queued, mode rr: the pick takes the packet. */
-static noinline struct sk_buff *dtable_dequeue_rr(struct Qdisc *sch)
+/*
+ * The packet dtable_take_head() took for class @c, which a pick in @mode
+ * has just returned, leaves.
+ */
+static __always_inline struct sk_buff *dtable_sent_taken(struct Qdisc *sch, u8 mode, int c)
 {
 	struct dtable_sched *q = qdisc_priv(sch);
-	struct sk_buff *skb;
-	int c;
+	struct sk_buff *skb = q->taken;
 
-	c = dt_pick_mode(&q->core, DT_MODE_RR, dtable_take_head, q);
-	if (c < 0)
-		return NULL;	/* only held-back children: their timers call us */
-	skb = q->taken;
 	q->taken = NULL;
-	dt_sent_mode(&q->core, DT_MODE_RR, c, qdisc_pkt_len(skb),
+	dt_sent_mode(&q->core, mode, c, qdisc_pkt_len(skb),
 		     q->classes[c].qdisc->q.qlen != 0);
 	qdisc_qstats_backlog_dec(sch, skb);
 	sch->q.qlen--;
@@ -503,9 +500,39 @@ static noinline struct sk_buff *dtable_dequeue_rr(struct Qdisc *sch)
 	return skb;
 }
 
+/* Credits off, a packet queued, mode rr: the pick takes the packet. */
+static noinline struct sk_buff *dtable_dequeue_rr(struct Qdisc *sch)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+	int c;
+
+	c = dt_pick_mode(&q->core, DT_MODE_RR, dtable_take_head, q);
+	if (c < 0)
+		return NULL;	/* only held-back children: their timers call us */
+	return dtable_sent_taken(sch, DT_MODE_RR, c);
+}
+
+/*
+ * Credits off, a packet queued, mode sbt: the pick takes the packet too
+ * (weights count packets), except the lone class's, which it only peeks
+ * (dt_pick_sbt_take()).
+ */
 static noinline struct sk_buff *dtable_dequeue_sbt(struct Qdisc *sch)
 {
-	return dtable_dequeue_mode(sch, DT_MODE_SBT);
+	struct dtable_sched *q = qdisc_priv(sch);
+	struct sk_buff *skb;
+	int c;
+
+	c = dt_pick_sbt_take(&q->core, dtable_take_head, dtable_head, q);
+	if (c < 0)
+		return NULL;	/* only held-back children: their timers call us */
+	if (likely(q->taken))
+		return dtable_sent_taken(sch, DT_MODE_SBT, c);
+	skb = dtable_take(sch, DT_MODE_SBT, c);
+	if (unlikely(!skb))
+		return dtable_dequeue_any(sch);
+	qdisc_bstats_update(sch, skb);
+	return skb;
 }
 
 /*

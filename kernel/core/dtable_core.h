@@ -832,9 +832,15 @@ static fq_always_inline int dt_sbt_first_sender(struct dt_sched *s, int last,
  * reset gives every class some), the scan would pass every active entry,
  * one per class, and ask none: those visits are counted class by class,
  * with the reset when it follows, without walking.
+ *
+ * sbt's weights count packets, so a class that answers with a packet is
+ * served whatever its length, and @head may take the packet it answers
+ * for (dt_pick_sbt_take()).  All but one ask: the lone-class test asks
+ * for two senders and serves at most one, so it asks with @peek, which
+ * must leave the packet where it is.
  */
 static fq_always_inline int dt_pick_sbt_laps(struct dt_sched *s, dt_head_fn head,
-					     void *ctx, bool one_word)
+					     dt_head_fn peek, void *ctx, bool one_word)
 {
 	fq_u32 i, senders;
 	int pass, p, last = 0;
@@ -847,10 +853,16 @@ static fq_always_inline int dt_pick_sbt_laps(struct dt_sched *s, dt_head_fn head
 		round_over = !s->sbt_left;
 		while (!round_over && (p = dt_lap_next(s, &lap, one_word)) >= 0) {
 			fq_u32 cls = s->table[p].cls;
+			struct dt_class *c = &s->cls[cls];
 
-			s->cls[cls].visited++;
-			if (s->cls[cls].left && dt_ask(s, head, ctx, cls) >= 0)
+			c->visited++;
+			if (!c->left) {
+				c->skipped++;
+				continue;
+			}
+			if (dt_ask(s, head, ctx, cls) >= 0)
 				return dt_sbt_serve(s, p);
+			/* looked up again: nothing is kept across the ask */
 			s->cls[s->table[p].cls].skipped++;
 		}
 		/*
@@ -859,8 +871,9 @@ static fq_always_inline int dt_pick_sbt_laps(struct dt_sched *s, dt_head_fn head
 		 * when nobody has weight left, restore the table.  With none
 		 * left anywhere, one sender is enough to know.
 		 */
-		senders = dt_sbt_senders(s, head, ctx, round_over ? 1 : 2, &last,
-					 one_word);
+		senders = round_over ?
+			  dt_sbt_senders(s, head, ctx, 1, &last, one_word) :
+			  dt_sbt_senders(s, peek, ctx, 2, &last, one_word);
 		if (senders == 1 && !round_over) {
 			s->lone_sends++;
 			s->free_ride = true;
@@ -887,12 +900,24 @@ static fq_always_inline int dt_pick_sbt_laps(struct dt_sched *s, dt_head_fn head
 	return -1;
 }
 
-/* Algorithm 1 for either shape of table (dt_ror64()). */
-static fq_always_inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, void *ctx)
+/*
+ * Algorithm 1 for either shape of table (dt_ror64()), for a caller whose
+ * @take answers for a class's head by taking it: the class returned is
+ * the one whose packet @take took, except after the lone-class test,
+ * whose sender was only asked through @peek (the caller then takes its
+ * head itself).  Taking saves a peek per packet.
+ */
+static fq_always_inline int dt_pick_sbt_take(struct dt_sched *s, dt_head_fn take,
+					     dt_head_fn peek, void *ctx)
 {
 	if (s->n <= 64)
-		return dt_pick_sbt_laps(s, head, ctx, true);
-	return dt_pick_sbt_laps(s, head, ctx, false);
+		return dt_pick_sbt_laps(s, take, peek, ctx, true);
+	return dt_pick_sbt_laps(s, take, peek, ctx, false);
+}
+
+static fq_always_inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, void *ctx)
+{
+	return dt_pick_sbt_take(s, head, head, ctx);
 }
 
 /* Round robin: the next active entry, one packet each. */
