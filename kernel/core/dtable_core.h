@@ -138,17 +138,30 @@ static inline fq_u32 dt_sbt_weight(const struct dt_sched *s, const struct dt_cla
 	return c->first == DT_NO_ENTRY ? 0 : s->table[c->first].weight;
 }
 
-/* Set or clear the walk bits of class @c's entries. */
+/* Set or clear the walk bit of entry @e. */
+static fq_always_inline void dt_mark_entry(struct dt_sched *s, fq_u32 e, bool on)
+{
+	if (on)
+		s->emask[e / 64] |= 1ULL << (e % 64);
+	else
+		s->emask[e / 64] &= ~(1ULL << (e % 64));
+}
+
+/*
+ * Set or clear the walk bits of class @c's entries.  A class of one
+ * entry (every class of sbt's, which marks and clears at every wake-up
+ * and drain) needs no walk of its list.
+ */
 static inline void dt_mark(struct dt_sched *s, const struct dt_class *c, bool on)
 {
 	fq_u32 e;
 
-	for (e = c->first; e != DT_NO_ENTRY; e = s->table[e].next) {
-		if (on)
-			s->emask[e / 64] |= 1ULL << (e % 64);
-		else
-			s->emask[e / 64] &= ~(1ULL << (e % 64));
+	if (c->nent == 1) {
+		dt_mark_entry(s, c->first, on);
+		return;
 	}
+	for (e = c->first; e != DT_NO_ENTRY; e = s->table[e].next)
+		dt_mark_entry(s, e, on);
 }
 
 /*
@@ -159,8 +172,12 @@ static inline void dt_mark(struct dt_sched *s, const struct dt_class *c, bool on
  */
 static inline fq_u64 dt_idle_passes(const struct dt_sched *s, const struct dt_class *c)
 {
-	fq_u64 passes = (fq_u64)c->nent * (s->walks - c->idle_walks);
+	fq_u64 passes = s->walks - c->idle_walks;
 	fq_u32 e;
+
+	if (c->nent == 1)	/* as dt_mark() */
+		return passes + (c->first <= s->pos) - (c->first <= c->idle_pos);
+	passes *= c->nent;
 
 	for (e = c->first; e != DT_NO_ENTRY; e = s->table[e].next)
 		passes += (e <= s->pos) - (e <= c->idle_pos);
@@ -189,6 +206,15 @@ static inline void dt_fold_idle(struct dt_sched *s, struct dt_class *c)
 	}
 }
 
+/* Active class @c leaves the walk, which counts its passes from here. */
+static fq_always_inline void dt_unmark_idle(struct dt_sched *s, struct dt_class *c)
+{
+	c->active = false;
+	c->idle_walks = s->walks;
+	c->idle_pos = (fq_u16)s->pos;
+	dt_mark(s, c, false);
+}
+
 /*
  * Class @cls has no packet left: it loses its deficit and the link.
  * Idempotent.  Inside dt_enter() / dt_leave() of the same class it is put
@@ -207,12 +233,8 @@ static inline void dt_class_idle(struct dt_sched *s, fq_u32 cls)
 		s->cur = -1;
 		s->acc = 0;
 	}
-	if (!c->active)
-		return;
-	c->active = false;
-	c->idle_walks = s->walks;
-	c->idle_pos = (fq_u16)s->pos;
-	dt_mark(s, c, false);
+	if (c->active)
+		dt_unmark_idle(s, c);
 }
 
 /*
@@ -1025,8 +1047,14 @@ static fq_always_inline void dt_sent_mode(struct dt_sched *s, fq_u8 mode, fq_u32
 	s->asking = -1;
 	if (has_packets || mode == DT_MODE_SBT) {
 		dt_charge_mode(s, mode, cls, len);
-		if (!has_packets)
-			dt_class_idle(s, cls);
+		/*
+		 * sbt: dt_class_idle() without its tests: the class is valid
+		 * and active, sbt drains none lazily and serves no cur.
+		 */
+		if (!has_packets) {
+			c->deficit = 0;	/* what dtable mode left, if it ran */
+			dt_unmark_idle(s, c);
+		}
 		return;
 	}
 	/* drained (dt_drains_lazily()): no charge, dtable's remainder goes */
