@@ -866,8 +866,7 @@ int edf_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		struct sk_buff **to_free)
 {
 	struct edf_class *cl;
-	u64 now = ktime_get_ns();
-	u64 txtime;
+	u64 now, txtime;
 
 	cl = edf_classify(skb, sch);
 	if (unlikely(IS_ERR(cl))) {
@@ -877,6 +876,16 @@ int edf_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		qdisc_qstats_drop(sch);
 		return NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
 	}
+	/*
+	 * A perflow class keys a forwarded packet by its hash (edf_flow_key()),
+	 * which may be a call into the flow dissector: made here, before the
+	 * clock is read, while only four values are live across it, the
+	 * lookup only reads it (make profile: four values spilled and
+	 * reloaded around the call there).
+	 */
+	if (cl->perflow)
+		skb_get_hash(skb);
+	now = ktime_get_ns();
 	/* rate and control classes do not read it: no look at the socket */
 	txtime = edf_class_takes_txtime(cl) ? edf_skb_txtime(skb) : 0;
 	if (edf_must_segment(sch, cl, skb))
