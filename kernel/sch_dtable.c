@@ -87,8 +87,9 @@ struct dtable_sched {
 	struct dt_entry *table;
 	struct dt_sched core;
 	/*
-	 * The packet dtable_take_head() took for dtable_dequeue_rr(), from
-	 * the ask to the return of the pick: NULL at any other time.
+	 * The packet dtable_take_head() took for dtable_dequeue_rr() or
+	 * dtable_dequeue_sbt(), from the ask to the return of the pick:
+	 * NULL at any other time.
 	 */
 	struct sk_buff *taken;
 	u64 table_changes;
@@ -176,12 +177,13 @@ static __always_inline int dtable_head(void *ctx, u32 c)
 }
 
 /*
- * Head callback of rr's own dequeue (credits off): rr sends one packet
- * per visit whatever its length, and a pick that finds one ends there
- * (dt_pick_rr()), so the head is taken rather than peeked, one call
- * into the child per packet instead of a peek and a dequeue.  The packet
- * waits in q->taken for the caller of the pick.  Taken inside the ask's
- * bracket, like the dequeue it replaces inside dt_enter().
+ * Head callback of rr's and sbt's own dequeues (credits off): they send
+ * one packet per visit whatever its length, and a pick that finds one
+ * ends there (dt_pick_rr(), dt_pick_sbt_take()), so the head is taken
+ * rather than peeked, one call into the child per packet instead of a
+ * peek and a dequeue.  The packet waits in q->taken for the caller of
+ * the pick.  Taken inside the ask's bracket, like the dequeue it
+ * replaces inside dt_enter().
  */
 static __always_inline int dtable_take_head(void *ctx, u32 c)
 {
