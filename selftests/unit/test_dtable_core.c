@@ -533,6 +533,23 @@ static bool fake_queued(const struct fake *f)
 }
 
 /*
+ * The child of class @c hands over its head (its length), then drops
+ * drop_on_dequeue[c] more, telling the parent from inside the call.
+ */
+static int fake_dequeue_head(struct dt_sched *s, struct fake *f, fq_u32 c)
+{
+	int len = f->len[c][f->head[c]++];
+
+	while (drop_on_dequeue[c] > 0 && f->head[c] != f->tail[c]) {
+		drop_on_dequeue[c]--;
+		f->head[c]++;
+		f->dropped++;
+		dt_class_idle(s, c);		/* notified from inside */
+	}
+	return len;
+}
+
+/*
  * sch_dtable's own dequeues in rr and sbt take the head inside the ask
  * (dtable_take_head()): the child dequeues as it is asked, dropping what
  * it drops then.  A pick may take one packet, of the class it returns.
@@ -551,13 +568,7 @@ static int fake_take(void *ctx, fq_u32 c)
 	taken_cls = (int)c;
 	taken_len = len;
 	takes++;
-	f->head[c]++;
-	while (drop_on_dequeue[c] > 0 && f->head[c] != f->tail[c]) {
-		drop_on_dequeue[c]--;
-		f->head[c]++;
-		f->dropped++;
-		dt_class_idle(&S, c);		/* notified from inside */
-	}
+	fake_dequeue_head(&S, f, c);
 	return len;
 }
 
@@ -609,13 +620,7 @@ static int step_bracketed(struct dt_sched *s, struct fake *f, int *len)
 			return -1;
 		dt_enter(s, c);
 	}
-	*len = f->len[c][f->head[c]++];
-	while (drop_on_dequeue[c] > 0 && f->head[c] != f->tail[c]) {
-		drop_on_dequeue[c]--;
-		f->head[c]++;
-		f->dropped++;
-		dt_class_idle(s, c);		/* notified from inside */
-	}
+	*len = fake_dequeue_head(s, f, c);
 	if (eager_drain) {
 		dt_charge(s, c, *len);
 		dt_leave(s, c, f->head[c] != f->tail[c]);
