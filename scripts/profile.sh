@@ -26,6 +26,11 @@ read -r CASE PATHNAME FLOWS CLASSES PACKETS <<< "${1:-}"
 	fq_die 'usage: make profile P="CASE PATH FLOWS CLASSES [PACKETS]" [TAG=NAME]'
 [[ $FLOWS =~ ^[0-9]+$ && $CLASSES =~ ^[0-9]+$ && ${PACKETS:=200000} =~ ^[0-9]+$ ]] ||
 	fq_die "FLOWS, CLASSES and PACKETS are numbers"
+# refused here rather than after the VM's boot
+. "$FQ_ROOT/selftests/bench/cases.sh"
+bench_case_has_path "$CASE" "$PATHNAME" ||
+	fq_die "no benchmark case '$CASE' measured '$PATHNAME' in selftests/bench/cases.sh" \
+		"(PATH: uncongested or backlogged; baselines and mq: uncongested only)"
 TAG=${2:-$CASE-$PATHNAME-$FLOWS-$CLASSES}
 OUT=$FQ_BUILD/profile
 mkdir -p "$OUT"

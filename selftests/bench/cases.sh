@@ -241,6 +241,29 @@ MQ_DEV=mq0
 MQ_QUEUES=4
 MQ_CLASSES=4
 
+# bench_case_dev CASE: the device CASE runs on
+bench_case_dev()
+{
+	if [[ ${BENCH_FAMILY[$1]:-} == mq* ]]; then
+		echo "$MQ_DEV"
+	else
+		echo dummy0
+	fi
+}
+
+# bench_case_has_path CASE PATH: is CASE measured on PATH (uncongested or
+# backlogged)?  A baseline is measured uncongested only, and so is mq: it is
+# a root qdisc, so no tbf above it can park a backlog.
+bench_case_has_path()
+{
+	case $2 in
+	uncongested) [[ ${BENCH_FAMILY[$1]+set} ]] ;;
+	backlogged) [[ ${BENCH_FAMILY[$1]+set} && ${BENCH_FAMILY[$1]} != baseline &&
+		       ${BENCH_FAMILY[$1]} != mq* ]] ;;
+	*) return 1 ;;
+	esac
+}
+
 # mq_tree INNER DEV PARENT HANDLE CLASSES
 mq_tree()
 {

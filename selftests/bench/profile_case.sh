@@ -27,10 +27,9 @@ fi
 TMP_DIR=$2	# the outer run's; it removes it
 
 bench_netns_setup
-DEV=dummy0
-[[ ${BENCH_FAMILY[$P_CASE]+set} ]] || fatal "no benchmark case $P_CASE"
-[[ $P_PATH == uncongested || $P_PATH == backlogged ]] ||
-	fatal "path $P_PATH: uncongested or backlogged"
+bench_case_has_path "$P_CASE" "$P_PATH" ||
+	fatal "no benchmark case $P_CASE measured $P_PATH"
+DEV=$(bench_case_dev "$P_CASE")
 tx0=$(dev_tx_packets)
 "measure_$P_PATH" "$P_CASE" "$P_FLOWS" "$P_CLASSES" || fatal "cannot measure $P_CASE"
 echo "profile packets=$(($(dev_tx_packets) - tx0))"

@@ -43,8 +43,7 @@ log_info "$BENCH_COUNT packets of 60 bytes per measurement, after a warm-up" \
 for cs in "${BENCH_CASES[@]}"; do
 	[[ $cs =~ $BENCH_CASES_RE ]] || continue
 	family=${BENCH_FAMILY[$cs]}
-	DEV=dummy0
-	[[ $family != mq* ]] || DEV=$MQ_DEV
+	DEV=$(bench_case_dev "$cs")
 	# a case that cannot be set up here (module missing) is skipped
 	if ! bench_setup "$cs" root 1 2>"$TMP_DIR/setup.err"; then
 		echo "bench skip case=$cs $(head -n1 "$TMP_DIR/setup.err")"
@@ -53,9 +52,7 @@ for cs in "${BENCH_CASES[@]}"; do
 	class_counts=$BENCH_CLASSES
 	[[ $family != mq-classes ]] || class_counts=$MQ_CLASSES
 	for path in $BENCH_PATHS; do
-		[[ $family == baseline && $path == backlogged ]] && continue
-		# mq is a root qdisc: no tbf above it can park a backlog
-		[[ $family == mq* && $path == backlogged ]] && continue
+		bench_case_has_path "$cs" "$path" || continue
 		# classful qdiscs by classes (their children are FIFOs, flows
 		# do not matter to them), the others by flows
 		if [[ $family != classes && $family != mq-classes ]]; then
