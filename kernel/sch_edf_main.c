@@ -739,18 +739,19 @@ static __always_inline u64 edf_deadline(struct edf_sched *q, struct edf_flow *f,
 /* ---- enqueue / dequeue ---------------------------------------------- */
 
 /*
- * With ttd on, a frame that could not carry the header is refused here;
- * a GSO packet kept whole, if its segments could not.
+ * Whether @skb with the header fits @dev's MTU: a GSO packet kept whole
+ * if its segments each would.  With ttd on, a frame that would not is
+ * refused at enqueue; one queued before ttd went on leaves without the
+ * header (edf_gets_header()).
  */
-static bool edf_too_big_for_ttd(const struct Qdisc *sch,
-				const struct sk_buff *skb)
+static bool edf_header_fits(const struct net_device *dev,
+			    const struct sk_buff *skb)
 {
-	const struct net_device *dev = qdisc_dev(sch);
 	unsigned int room = dev->mtu + dev->hard_header_len;
 
 	if (skb_is_gso(skb))
-		return !skb_gso_validate_mac_len(skb, room - FABRIC_HDR_LEN);
-	return skb->len + FABRIC_HDR_LEN > room;
+		return skb_gso_validate_mac_len(skb, room - FABRIC_HDR_LEN);
+	return skb->len + FABRIC_HDR_LEN <= room;
 }
 
 static int edf_drop(struct sk_buff *skb, struct Qdisc *sch,
@@ -779,7 +780,7 @@ static __always_inline int edf_enqueue_one(struct sk_buff *skb, struct Qdisc *sc
 	/* it was the only one: now it has company, in the heaps */
 	if (unlikely(q->direct))
 		edf_direct_spill(q);
-	if (q->ttd && unlikely(edf_too_big_for_ttd(sch, skb)))
+	if (q->ttd && unlikely(!edf_header_fits(qdisc_dev(sch), skb)))
 		return edf_drop(skb, sch, cl, TC_EDF_DROP_OVERSIZE, to_free);
 
 	f = edf_flow_lookup(q, cl, skb, now, &clock);
@@ -914,15 +915,17 @@ static void edf_release_eligible(struct edf_sched *q, u64 now)
  * Whether the push at dequeue (ttd on) will give @skb the header: what
  * fabric_hdr_push() refuses (a GSO packet queued before ttd went on, for
  * a device that would cut it in hardware; an inner type the fabric does
- * not carry) leaves without it.  Only memory can still fail it; then the
- * frame is shorter than counted and on VC1, which the receiver's quiet
+ * not carry) leaves without it, and so does a frame queued before ttd
+ * went on that the header would take over the MTU (edf_push_ttd() asks
+ * here first).  Only memory can still fail the push; then the frame is
+ * shorter than counted and on VC1, which the receiver's quiet
  * resynchronisation repairs.
  */
 bool edf_gets_header(const struct edf_sched *q, const struct sk_buff *skb)
 {
-	return q->ttd && skb_headlen(skb) >= ETH_HLEN &&
-	       (!skb_is_gso(skb) ||
-		(skb->dev && fabric_hdr_gso_whole_ok(skb->dev, skb))) &&
+	return q->ttd && skb_headlen(skb) >= ETH_HLEN && skb->dev &&
+	       edf_header_fits(skb->dev, skb) &&
+	       (!skb_is_gso(skb) || fabric_hdr_gso_whole_ok(skb->dev, skb)) &&
 	       fhc_inner_probe_len(ntohs(((const struct ethhdr *)skb->data)->h_proto));
 }
 
@@ -1021,12 +1024,12 @@ static void edf_account_departure(struct edf_sched *q, struct edf_class *cl,
 }
 
 /*
- * Push the fabric header.  Whatever can fail for a packet's size was
- * checked at enqueue (edf_enqueue_one), so a dequeue never drops: a parent
- * that peeks must not see packets vanish under it.  A packet that still
- * cannot carry the header (GSO queued before "ttd on" for a device that
- * segments in hardware, an inner type the fabric does not carry, no
- * memory) leaves without it and is counted.
+ * Push the fabric header.  A dequeue never drops: a parent that peeks
+ * must not see packets vanish under it.  A packet that cannot carry the
+ * header (queued before "ttd on": a frame the header would take over the
+ * MTU, or GSO for a device that segments in hardware; an inner type the
+ * fabric does not carry; no memory) leaves without it and is counted,
+ * as edf_take_credits() counted it (edf_gets_header()).
  */
 static noinline void edf_push_ttd(struct Qdisc *sch, struct sk_buff *skb,
 			 struct edf_flow *f, u64 deadline, u8 msg_flags, u64 now)
@@ -1045,7 +1048,7 @@ static noinline void edf_push_ttd(struct Qdisc *sch, struct sk_buff *skb,
 		.seq = id->seq,
 	};
 
-	if (unlikely(fabric_hdr_push(skb, &fields))) {
+	if (unlikely(!edf_gets_header(q, skb) || fabric_hdr_push(skb, &fields))) {
 		q->xs.ttd_skipped++;
 		return;
 	}

@@ -9,7 +9,8 @@
 # the 2 Mbit/s link cannot carry at the class's 20 Mbit/s reservation
 # arrives late by exactly what the qdisc counted as deadline misses, the
 # largest lateness following D(Pk) = D(P0) + k * len / rate.  Frames that
-# would exceed the MTU with the header are dropped and counted.
+# would exceed the MTU with the header are dropped and counted; those queued
+# before ttd went on leave without it.
 #
 #   [ns A] veth0 (edf rate 2mbit ttd on) ---> veth1 [ns B] fabric_hdr
 #     1:1 rate 20mbit (regulated)               udp-lat recv, fabric-stat
@@ -92,5 +93,25 @@ oversize=$(ns_exec A tc -s -j qdisc show dev veth0 | tr -d ' \n' |
 check_eq "oversize drops" 5 "$oversize"
 check_eq "frames received after oversize sends" "$before" "$(json_u64 "$(stat_b)" rx_frames)"
 log_test "frames too big for the MTU with the header are dropped and counted"
+
+# --- MTU, ttd turned on: full-size frames queued while it was off ---------------
+# At 1 kbit/s the first frame leaves and the next waits 12 s behind it; the
+# change to "ttd on" (and a fast rate) lets the four queued go at once.
+# They were checked against the MTU without the header: they leave
+# without it, counted, rather than 20 bytes over the MTU (which veth drops).
+ns_run A tc qdisc change dev veth0 root handle 1: edf rate 1kbit ttd off || fatal "ttd off"
+skipped=$(qstat ttd_skipped)
+pushed=$(qstat ttd_pushed)
+recv_start 5
+ns_run A udp-lat send --dst 10.11.0.2 --port 9200 --size 1472 --burst 5 --no-retry \
+	--prio 1:1 > /dev/null
+wait_for 10 test "$(qstat qlen)" = 4 ||
+	fatal "4 full-size frames should wait behind the first, qdisc holds $(qstat qlen)"
+ns_run A tc qdisc change dev veth0 root handle 1: edf rate 2mbit ttd on || fatal "ttd on"
+bg_wait "$RECV"
+check_err $? "receiver did not get the 5 full-size datagrams ($(grep -c . "$TMP_DIR/recv.out") lines)"
+check_eq "sent without the header" $((skipped + 4)) "$(qstat ttd_skipped)"
+check_eq "headers pushed" "$pushed" "$(qstat ttd_pushed)"
+log_test "full-size frames queued before ttd on leave without the header, counted"
 
 exit $EXIT_STATUS
