@@ -143,6 +143,8 @@ struct edf_class {
 	u64			backlog;
 	struct gnet_stats_basic_sync bstats;
 	struct gnet_stats_queue	qstats;
+	/* "tc class ... estimator": of bstats, NULL without one */
+	struct net_rate_estimator __rcu *rate_est;
 	struct tc_edf_class_stats xs;	/* counters kept in uapi shape */
 };
 

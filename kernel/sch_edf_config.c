@@ -427,6 +427,7 @@ static void edf_reset(struct Qdisc *sch)
 static void edf_destroy_class(struct Qdisc *sch, struct edf_class *cl)
 {
 	edf_class_purge_shared(sch, cl);
+	gen_kill_estimator(&cl->rate_est);
 	kfree(cl);
 }
 
@@ -657,6 +658,20 @@ static int edf_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 			return -ENOMEM;
 		edf_class_init(cl, classid);
 	}
+	/*
+	 * The estimator first, as the in-tree classful qdiscs do (it may
+	 * sleep): a change refused below keeps an existing class's new one
+	 */
+	if (tca[TCA_RATE]) {
+		err = gen_replace_estimator(&cl->bstats, NULL, &cl->rate_est,
+					    NULL, true, tca[TCA_RATE]);
+		if (err) {
+			NL_SET_ERR_MSG_MOD(extack, "invalid rate estimator");
+			if (new)
+				kfree(cl);
+			return err;
+		}
+	}
 
 	sch_tree_lock(sch);
 	/* under the lock: an enqueue on another cpu may just have filled it */
@@ -714,6 +729,7 @@ static int edf_delete_class(struct Qdisc *sch, unsigned long arg,
 	edf_resolve_bands(sch);
 	sch_tree_unlock(sch);
 
+	gen_kill_estimator(&cl->rate_est);
 	kfree(cl);
 	return 0;
 }
@@ -797,6 +813,7 @@ static int edf_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 	sch_tree_unlock(sch);
 
 	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||
+	    gnet_stats_copy_rate_est(d, &cl->rate_est) < 0 ||
 	    gnet_stats_copy_queue(d, NULL, &cl->qstats, st.qlen) < 0)
 		return -1;
 	return gnet_stats_copy_app(d, &st, sizeof(st));

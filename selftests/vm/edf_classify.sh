@@ -5,7 +5,7 @@
 # Classification order of edf: skb->priority naming a class, then tc
 # filters, then the priomap by skb->priority, then the "default" class,
 # then the built-in default class (counted as unclassified).  Exact
-# packet counts per class.
+# packet counts per class.  Rate estimators on classes.
 #
 #   [ns A] veth0 (edf 1:) -------------------------------> veth1 [ns B]
 #     1:1 control               <- SO_PRIORITY 1:1
@@ -92,5 +92,30 @@ ns_run A tc qdisc change dev veth0 root handle 1: edf default 0
 send 9304 0
 check_eq "unclassified after default 0" 20 "$(unclassified)"
 log_test "a deleted class's band falls back to default, and a new class takes it"
+
+# rate estimators on classes ("tc class add ... estimator"), as the
+# in-tree classful qdiscs keep them: tc -s shows the class's rate
+# class_rate CLASSID: the class's estimated rate line, "rate R Npps"
+class_rate() {
+	ns_exec A tc -s class show dev veth0 classid "$1" |
+		sed -n 's/^ *\(rate [^ ]* [0-9]*pps\).*/\1/p'
+}
+ns_run A tc class add dev veth0 parent 1: classid 1:4 estimator 250msec 1sec \
+	edf control || fatal "1:4 with an estimator"
+ns_exec A udp-lat send --dst 10.13.0.2 --port 9301 --prio 1:4 --count 400 \
+	--rate 200 > /dev/null
+rate=$(class_rate 1:4)
+log_info "1:4 after 2 s at 200 datagrams/s: $rate"
+[[ $rate =~ ^rate\ [1-9][0-9.]*[KM]?bit\ [1-9][0-9]*pps$ ]]
+check_err $? "1:4 shows no rate, or none measured: '$rate'"
+check_eq "1:1 without an estimator shows no rate" "" "$(class_rate 1:1)"
+ns_run A tc class change dev veth0 classid 1:4 estimator 500msec 2sec edf control
+check_err $? "a class's estimator replaced"
+ns_run A tc class change dev veth0 classid 1:1 estimator 500msec 2sec edf control
+check_err $? "an estimator added to a class"
+[[ $(class_rate 1:1) == rate* ]]
+check_err $? "1:1 shows no rate after its estimator came"
+ns_run A tc class del dev veth0 classid 1:4 || check_err 1 "a class with an estimator deleted"
+log_test "rate estimators on classes: tc -s shows the rate"
 
 exit $EXIT_STATUS
