@@ -639,6 +639,25 @@ static int edf_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 		return -EINVAL;
 	}
 
+	/*
+	 * A rate belongs to rate classes, a latency to frame classes: what
+	 * another mode would never read is refused, and a class that
+	 * changes mode drops the old mode's setting (it would still be
+	 * shown)
+	 */
+	if (tb[TCA_EDF_CLASS_RATE] && mode != TC_EDF_MODE_RATE) {
+		NL_SET_ERR_MSG_MOD(extack, "a rate applies to rate classes only");
+		return -EINVAL;
+	}
+	if (tb[TCA_EDF_CLASS_LATENCY] && mode != TC_EDF_MODE_FRAME) {
+		NL_SET_ERR_MSG_MOD(extack, "a frame latency applies to frame classes only");
+		return -EINVAL;
+	}
+	if (mode != TC_EDF_MODE_RATE)
+		rate = 0;
+	if (mode != TC_EDF_MODE_FRAME)
+		latency = 0;
+
 	if (mode == TC_EDF_MODE_RATE && !rate) {
 		NL_SET_ERR_MSG_MOD(extack, "rate mode needs a rate");
 		return -EINVAL;

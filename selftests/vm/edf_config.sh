@@ -169,6 +169,22 @@ class_has 1:3 "rate 300Mbit"
 class_has 1:3 "besteffort"
 log_test "class errors and changes"
 
+# a mode's own setting goes with it: a rate class made a frame class keeps
+# no rate (nothing would read it), and back again no latency
+accept "rate class 1:5" $C 1:5 edf rate 20mbit
+accept "1:5 to frame" class change dev dummy0 classid 1:5 edf frame 5ms
+class_has 1:5 "mode frame"
+class_has 1:5 "latency 5ms"
+class_line 1:5 | grep_quiet " rate "
+check_fail $? "frame class 1:5 still shows a rate: '$(class_line 1:5)'"
+accept "1:5 to control" class change dev dummy0 classid 1:5 edf control
+class_line 1:5 | grep_quiet " latency "
+check_fail $? "control class 1:5 still shows a latency: '$(class_line 1:5)'"
+accept "1:5 to rate" class change dev dummy0 classid 1:5 edf rate 30mbit
+class_has 1:5 "rate 30Mbit"
+accept "delete 1:5" class del dev dummy0 classid 1:5
+log_test "a class that changes mode keeps no setting of the old one"
+
 accept "filter to 1:3" filter add dev dummy0 parent 1: protocol ip prio 1 u32 \
 	match ip dport 5000 0xffff flowid 1:3
 reject "delete class with a filter" "filters still point" class del dev dummy0 classid 1:3
