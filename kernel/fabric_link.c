@@ -460,9 +460,9 @@ static int fabric_link_set_books(struct fabric_link *l, u32 unit,
  *
  * The link the qdisc should have, or an ERR_PTR() with nothing changed.
  * A new unit or count restarts @cur's books here, before the caller
- * commits: so callers call this last of what may fail.  The caller puts the link in
- * place under the tree lock and then, if it differs from @cur,
- * fabric_link_put(@cur).  Under RTNL.
+ * commits: so callers call this last of what may fail.  The caller asks
+ * fabric_link_may_start() under the tree lock, puts the link in place
+ * and then, if it differs from @cur, fabric_link_put(@cur).  Under RTNL.
  */
 struct fabric_link *fabric_link_configure(struct Qdisc *sch,
 					  struct fabric_link *cur,
@@ -500,13 +500,37 @@ struct fabric_link *fabric_link_configure(struct Qdisc *sch,
 	 * grant ever covers (with credits on, they are queued as segments)
 	 */
 	if (sch->q.qlen) {
-		NL_SET_ERR_MSG(extack,
-			       "turn credits on while the qdisc is empty: packets queued before may never fit a grant");
+		NL_SET_ERR_MSG(extack, FABRIC_LINK_BUSY_MSG);
 		return ERR_PTR(-EBUSY);
 	}
 	return fabric_link_get(qdisc_dev(sch), u, vcs, extack);
 }
 EXPORT_SYMBOL_GPL(fabric_link_configure);
+
+/**
+ * fabric_link_may_start - whether a qdisc may take up @link now
+ * @sch: the qdisc, its tree locked
+ * @cur: its link now, or NULL (credits off)
+ * @link: what fabric_link_configure() gave
+ * @extack: for the error
+ *
+ * fabric_link_configure() refuses credits on for a qdisc that holds
+ * packets, but it runs without the tree lock, and so does what the
+ * caller does after it: a whole GSO packet may come in before the
+ * caller puts the link in place, and would then wait for a grant no
+ * link gives.  So the caller asks again here, under the lock, before it
+ * commits anything; on -EBUSY it unlocks and puts @link.
+ */
+int fabric_link_may_start(struct Qdisc *sch, const struct fabric_link *cur,
+			  const struct fabric_link *link,
+			  struct netlink_ext_ack *extack)
+{
+	if (!link || cur || !sch->q.qlen)
+		return 0;
+	NL_SET_ERR_MSG(extack, FABRIC_LINK_BUSY_MSG);
+	return -EBUSY;
+}
+EXPORT_SYMBOL_GPL(fabric_link_may_start);
 
 void fabric_link_set_rate(struct fabric_link *l, u64 rate)
 {

@@ -41,12 +41,18 @@ struct fabric_link *fabric_link_get(struct net_device *dev, u32 unit,
 				    struct netlink_ext_ack *extack);
 void fabric_link_put(struct fabric_link *l);
 bool fabric_link_dev_has_link(const struct net_device *dev);
+/* refusal of credits on for a qdisc that holds packets */
+#define FABRIC_LINK_BUSY_MSG \
+	"turn credits on while the qdisc is empty: packets queued before may never fit a grant"
 struct fabric_link *fabric_link_configure(struct Qdisc *sch,
 					  struct fabric_link *cur,
 					  const struct nlattr *on,
 					  const struct nlattr *unit,
 					  unsigned int vcs,
 					  struct netlink_ext_ack *extack);
+int fabric_link_may_start(struct Qdisc *sch, const struct fabric_link *cur,
+			  const struct fabric_link *link,
+			  struct netlink_ext_ack *extack);
 u32 fabric_link_unit(const struct fabric_link *l);
 /*
  * The link's rate (bytes/s; 0: not known, the default), which sets how

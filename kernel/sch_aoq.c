@@ -485,6 +485,12 @@ static int aoq_qdisc_change(struct Qdisc *sch, struct nlattr *opt,
 		return PTR_ERR(link);
 
 	sch_tree_lock(sch);
+	err = fabric_link_may_start(sch, q->gate.link, link, extack);
+	if (err) {
+		sch_tree_unlock(sch);
+		fabric_link_put(link);
+		return err;
+	}
 	old_link = q->gate.link;
 	q->gate.link = link;
 	if (mode != q->core.mode)

@@ -770,6 +770,12 @@ static int dtable_qdisc_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 
 	sch_tree_lock(sch);
+	err = fabric_link_may_start(sch, q->gate.link, link, extack);
+	if (err) {
+		sch_tree_unlock(sch);
+		fabric_link_put(link);
+		goto out;
+	}
 	old = dtable_commit(sch, cfg);
 	q->table_changes++;
 	old_link = q->gate.link;

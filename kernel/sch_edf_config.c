@@ -283,6 +283,15 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 		fabric_link_set_rate(link, link_rate);
 
 	sch_tree_lock(sch);
+	err = fabric_link_may_start(sch, q->link, link, extack);
+	if (err) {
+		sch_tree_unlock(sch);
+		/* new to the qdisc: RECN, if readied, was readied on it */
+		if (recn)
+			fabric_link_recn_put(link);
+		fabric_link_put(link);
+		return err;
+	}
 	/* the heaps see the new settings; the direct packet was outside */
 	edf_direct_spill(q);
 	old_recn = q->recn;
