@@ -24,10 +24,11 @@
 # (fabric_link_may_start()), of three runs with 120 to 200 dtable turns
 # two let a whole GSO packet into dtable twice and one none; none ever
 # into edf or aoq.  A regression check that catches the race about two
-# times in three, then.  dtable takes ATTEMPTS turns (120), edf and aoq
-# a third as many, for the paths that refuse and unwind;
-# fq.credits_race_attempts on the kernel command line sets ATTEMPTS for
-# a longer run.  On the first kernel only: the race is in our modules'
+# times in three, then.  dtable takes up to ATTEMPTS turns (120) in 50
+# s, edf and aoq a third as many in 15 s, for the paths that refuse and
+# unwind (in make check, with the other VM beside it, dtable got through
+# 120 turns in over 200 s); fq.credits_race_attempts on the kernel
+# command line sets ATTEMPTS, and the budgets scale with it.  On the first kernel only: the race is in our modules'
 # change paths, the same code on every kernel, and the turns take a
 # minute or two.
 . ./lib.sh
@@ -75,20 +76,22 @@ root_queue_settled() {
 	done
 }
 
-# race NAME TURNS QDISC-ARGS...: TURNS turns for one qdisc, set up by the
-# caller
+# race NAME TURNS SECONDS QDISC-ARGS...: up to TURNS turns for one qdisc,
+# set up by the caller, stopping after SECONDS (a loaded machine takes
+# seconds a turn: the budget keeps make check's time, the turns vary)
 race() {
-	local name=$1 turns=$2 accepted=0 whole=0 i qlen backlog sender
+	local name=$1 turns=$2 budget=$3 accepted=0 whole=0 i qlen backlog sender
+	local start=$SECONDS
 
-	shift 2
+	shift 3
 	ns_bg A udp-lat send --dst 10.19.0.2 --port 9400 --size 1400 \
 		--frame-bytes 11200 --frame-interval 4000 --gso --no-retry \
 		--duration 3600 > /dev/null
 	sender=$BG_PID
-	for ((i = 0; i < turns; i++)); do
+	for ((i = 0; i < turns && SECONDS - start < budget; i++)); do
 		# from an empty queue, so that the turn is not refused outright
 		# however loaded the machine (the frames keep coming)
-		wait_for 2 root_queue_is_empty || continue
+		wait_for 1 root_queue_is_empty || continue
 		ns_exec A tc qdisc change dev veth0 root handle 1: "$@" credits on \
 			2>/dev/null || continue
 		accepted=$((accepted + 1))
@@ -110,29 +113,29 @@ race() {
 	done
 	kill "$sender" 2>/dev/null
 	wait "$sender" 2>/dev/null
-	log_info "$name: credits on accepted $accepted of $turns times"
+	log_info "$name: credits on accepted $accepted of $i times in $((SECONDS - start)) s"
 	# or the turns tested nothing
-	[[ $accepted -ge $((turns / 10)) ]]
-	check_err $? "$name: credits on accepted only $accepted of $turns times"
+	[[ $accepted -ge 3 ]]
+	check_err $? "$name: credits on accepted only $accepted of $i times"
 	check_eq "$name: turns that let a whole GSO packet in" 0 "$whole"
 	ns_run A tc qdisc del dev veth0 root || fatal "$name: delete"
 }
 
 ns_run A tc qdisc add dev veth0 root handle 1: edf rate 50mbit || fatal "edf"
-race edf $((ATTEMPTS / 3)) edf
+race edf $((ATTEMPTS / 3)) $((ATTEMPTS * 15 / 120)) edf
 log_test "edf: credits on never takes a whole GSO packet in"
 
 ns_run A tc qdisc add dev veth0 root handle 1: dtable classes 1 || fatal "dtable"
 ns_run A tc qdisc add dev veth0 parent 1:1 tbf rate 50mbit burst 12000 limit 1000000 ||
 	fatal "tbf under dtable"
-race dtable $ATTEMPTS dtable
+race dtable $ATTEMPTS $((ATTEMPTS * 50 / 120)) dtable
 log_test "dtable: credits on never takes a whole GSO packet in"
 
 ns_run A tc qdisc add dev veth0 root handle 1: aoq default 1 &&
 ns_run A tc class add dev veth0 parent 1: classid 1:1 aoq || fatal "aoq"
 ns_run A tc qdisc add dev veth0 parent 1:1 tbf rate 50mbit burst 12000 limit 1000000 ||
 	fatal "tbf under aoq"
-race aoq $((ATTEMPTS / 3)) aoq
+race aoq $((ATTEMPTS / 3)) $((ATTEMPTS * 15 / 120)) aoq
 log_test "aoq: credits on never takes a whole GSO packet in"
 
 exit $EXIT_STATUS
