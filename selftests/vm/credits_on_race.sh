@@ -24,13 +24,15 @@
 # (fabric_link_may_start()), of three runs with 120 to 200 dtable turns
 # two let a whole GSO packet into dtable twice and one none; none ever
 # into edf or aoq.  A regression check that catches the race about two
-# times in three, then.  dtable takes up to ATTEMPTS turns (120) in 50
-# s, edf and aoq a third as many in 15 s, for the paths that refuse and
-# unwind (in make check, with the other VM beside it, dtable got through
-# 120 turns in over 200 s); fq.credits_race_attempts on the kernel
-# command line sets ATTEMPTS, and the budgets scale with it.  On the first kernel only: the race is in our modules'
-# change paths, the same code on every kernel, and the turns take a
-# minute or two.
+# times in three, then (with as many turns as that; in make check the
+# budgets below may allow fewer).  dtable takes up to ATTEMPTS turns
+# (120) in 50 s, edf and aoq a third as many in 15 s, for the paths that
+# refuse and unwind: in make check, with the other VM beside it, a turn
+# can take seconds, and without budgets the test ran into its 300 s
+# timeout.  fq.credits_race_attempts on the kernel command line sets
+# ATTEMPTS, and the budgets scale with it.  On the first kernel only:
+# the race is in our modules' change paths, the same code on every
+# kernel.
 . ./lib.sh
 
 require_cmd tc udp-lat
