@@ -18,9 +18,10 @@
  * the frame sent in the slot was accepted downstream.  A node that is
  * ahead of the others finds its frame held in the switch and its credits
  * late by more than the link's own round trip; its next slot starts that
- * much later: the stall is the feedback that keeps all nodes at the pace
- * of the slowest.  The switch's input buffer must hold one frame, so that
- * "credits back" means "the frame left".  The link's round trip is learnt
+ * much later (half a slot at most while it is in step): the stall is the
+ * feedback that keeps all nodes at the pace of the slowest.  The switch's
+ * input buffer must hold one frame, so that "credits back" means "the
+ * frame left".  The link's round trip is learnt
  * (core fbs_feedback); "rate" times frames on the wire to tell it apart.
  * "drift" runs the clock fast or slow, to reproduce what namespaces
  * sharing one clock cannot show.
@@ -426,6 +427,16 @@ static bool fbs_catch_up(struct fbs_sched *q, u64 now)
 		if (!q->sent)
 			fbs_slot_unused(q, q->ex.slot, 1);
 		fbs_exec_advance(&q->ex, held);
+		/*
+		 * A push cut to half a slot (fbs_feedback_cap()) leaves the
+		 * credits back after the next slot began.  Waiting for them
+		 * there is the hold already answered, not back-pressure
+		 * anew (fbs_gated_ns()), or the next slot would be pushed
+		 * the rest of the way.  (Uncut, a push always starts the
+		 * next slot after the credits came back.)
+		 */
+		if (held && q->credits_back_ns > q->ex.slot_start)
+			q->credits_back_ns = q->ex.slot_start;
 		q->sent = false;
 		q->held = false;
 		q->refused_ns = 0;

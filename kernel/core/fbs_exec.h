@@ -143,6 +143,25 @@ static inline fq_u64 fbs_exec_advance(struct fbs_exec *e, fq_u64 held_ns)
  */
 #define FBS_FEEDBACK_WINDOW	64	/* frames per window of the minimum */
 
+/*
+ * The most one hold pushes the clock of a node in step (one whose frames
+ * came back within their slots lately): half a slot.  Feedback keeps
+ * nodes together only while none is half a slot or more off another (the
+ * paper's Eq. 1, section 4.4), so such a node held longer was not merely
+ * ahead of a slower one: its frame or its credits were delayed by
+ * something else, such as a millisecond in which the host's or the
+ * switch's work did not run.  Followed in full, such a hold put a host
+ * most of a slot behind the rest.  The hosts it then held were pushed as
+ * far in turn, one after another around the ring, and one boot in forty
+ * (vm/fbs_eight) ended with two neighbours a slot either side of the
+ * others, sending in each other's slots: conflict-free, so no feedback
+ * ever mended it.  Beyond the cap the node keeps to its clock, and the
+ * slots that end meanwhile pass unused (the caller's catch-up, as for a
+ * host not run).  A node whose link never brings credits back within a
+ * slot is not in step: its clock follows the link, hold by hold.
+ */
+#define FBS_FEEDBACK_MAX_PUSH_DIV	2
+
 struct fbs_feedback {
 	fq_u64 base[2];		/* least round trip, this window and the last */
 	fq_u32 seen;		/* frames in this window */
@@ -155,6 +174,21 @@ static inline void fbs_feedback_init(struct fbs_feedback *f, fq_u64 cap_ns)
 	f->base[0] = f->base[1] = ~(fq_u64)0;
 	f->seen = 0;
 	f->cap_ns = cap_ns;
+}
+
+/* Whether a frame's credits came back within its slot lately (two windows). */
+static inline bool fbs_feedback_in_step(const struct fbs_feedback *f)
+{
+	return f->base[0] != ~(fq_u64)0 || f->base[1] != ~(fq_u64)0;
+}
+
+/* @push, cut to half a slot of @e if the node is in step */
+static inline fq_u64 fbs_feedback_cap(const struct fbs_feedback *f, const struct fbs_exec *e,
+				      fq_u64 push)
+{
+	fq_u64 most = e->slot_ns / FBS_FEEDBACK_MAX_PUSH_DIV;
+
+	return push > most && fbs_feedback_in_step(f) ? most : push;
 }
 
 /*
@@ -174,7 +208,8 @@ static inline fq_u64 fbs_feedback_base(const struct fbs_feedback *f)
  * slot is to be pushed (for fbs_exec_advance()): 0 when nothing held the
  * frame; when something did, the hold and whatever the frame had already
  * lost before it went, since the slot is to start where the frame could
- * have.  @back before @sent: the credits never ran out, nothing held it.
+ * have, up to half a slot for a node in step (FBS_FEEDBACK_MAX_PUSH_DIV).
+ * @back before @sent: the credits never ran out, nothing held it.
  *
  * @gated_ns: how much of what the frame lost before it went (@sent after
  * the slot's start) it spent waiting for credits, the previous frame's
@@ -194,7 +229,7 @@ static inline fq_u64 fbs_feedback_held(struct fbs_feedback *f, const struct fbs_
 	if (gated_ns > late)
 		gated_ns = late;
 	if (back < sent + wire_ns)
-		return gated_ns > e->slot_ns / FBS_EXEC_JITTER_DIV ? late : 0;
+		return gated_ns > e->slot_ns / FBS_EXEC_JITTER_DIV ? fbs_feedback_cap(f, e, late) : 0;
 	trip = back - sent - wire_ns;
 	if (back <= fbs_exec_due(e)) {
 		if (trip < f->base[0])
@@ -209,7 +244,7 @@ static inline fq_u64 fbs_feedback_held(struct fbs_feedback *f, const struct fbs_
 	hold = trip > base ? trip - base : 0;
 	if (hold + gated_ns <= e->slot_ns / FBS_EXEC_JITTER_DIV)
 		return 0;
-	return hold + late;
+	return fbs_feedback_cap(f, e, hold + late);
 }
 
 /*

@@ -66,6 +66,8 @@ static int fbs_simulate(const struct fbs_sched *s, const int64_t *drift_ppb,
 	struct fbs_feedback fb[FBS_MAX_NODES];
 	uint64_t start[FBS_MAX_NODES], held[FBS_MAX_NODES], busy[FBS_MAX_NODES];
 	uint64_t credit_back[FBS_MAX_NODES];
+	/* credits waited for until then were a hold already answered */
+	uint64_t answered[FBS_MAX_NODES];
 	struct fbs_frame fr[FBS_MAX_NODES];
 	uint64_t k, total = periods * s->slots, frame_ns = ln->frame_ns;
 	uint32_t i, nf;
@@ -77,7 +79,7 @@ static int fbs_simulate(const struct fbs_sched *s, const int64_t *drift_ppb,
 		if (!fbs_exec_init(&e[i], ln->slot_ns, drift_ppb[i], s->slots, 0))
 			return -1;
 		fbs_feedback_init(&fb[i], ln->slot_ns - frame_ns);
-		busy[i] = credit_back[i] = 0;
+		busy[i] = credit_back[i] = answered[i] = 0;
 	}
 	for (k = 0; k < total; k++) {
 		uint32_t t = (uint32_t)(k % s->slots);
@@ -108,10 +110,16 @@ static int fbs_simulate(const struct fbs_sched *s, const int64_t *drift_ppb,
 			at = sent > busy[d] ? sent : busy[d];
 			busy[d] = at + frame_ns;
 			if (ln->feedback) {
-				/* all it lost before it went was the wait for credits */
+				/*
+				 * all it lost before it went was the wait for
+				 * credits, but for a wait already answered
+				 */
+				uint64_t from = answered[i] < sent ? answered[i] : sent;
+
+				from = from > start[i] ? from : start[i];
 				credit_back[i] = at + frame_ns + ln->credit_ns;
 				held[i] = fbs_feedback_held(&fb[i], &e[i], sent, credit_back[i],
-							    frame_ns, sent - start[i]);
+							    frame_ns, sent - from);
 			}
 			fr[nf].src = i;
 			fr[nf].dst = d;
@@ -120,8 +128,12 @@ static int fbs_simulate(const struct fbs_sched *s, const int64_t *drift_ppb,
 		}
 		if (hi - lo > r->max_skew_ns)
 			r->max_skew_ns = hi - lo;
-		for (i = 0; i < s->nodes; i++)
+		for (i = 0; i < s->nodes; i++) {
 			fbs_exec_advance(&e[i], held[i]);
+			/* a push cut to half a slot, as sch_fbs's catch-up */
+			if (held[i] && credit_back[i] > e[i].slot_start)
+				answered[i] = credit_back[i];
+		}
 		/* each frame against its receiver's window for this slot */
 		for (i = 0; i < nf; i++) {
 			uint64_t mid = fr[i].at + frame_ns / 2;
