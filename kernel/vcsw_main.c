@@ -1042,11 +1042,23 @@ int vcsw_dev_stop(struct net_device *dev)
 	 * starts it again (vcsw_recn_arm() looks at netif_running()).
 	 */
 	hrtimer_cancel(&sw->recn_timer);
+	/*
+	 * Every port's inputs, under one hold of the lock, before any
+	 * output: the crossbar also runs from the ports' link timers and
+	 * from link messages that grow credits, and between two ports'
+	 * purges it moved frames from an input not yet purged into an
+	 * output already purged.  They were sent while the switch was
+	 * down, or, after "vcs 2", stayed in VC 2 or 3 for good.  With the
+	 * inputs empty nothing reaches an output again: the receive path
+	 * drops while down.
+	 */
 	spin_lock_bh(&sw->lock);
 	sw->recn_ticking = false;
+	list_for_each_entry(p, &sw->ports, list)
+		vcsw_input_purge(sw, p, true);
 	spin_unlock_bh(&sw->lock);
 	list_for_each_entry(p, &sw->ports, list) {
-		vcsw_slave_purge(p, true, true);
+		vcsw_slave_purge(p, true, false);
 		vcsw_fdb_flush_port(sw, p, false);
 	}
 	/* nothing is left in an input for it to move */
