@@ -14,9 +14,9 @@
  * where D' is the flow's previous deadline.  A flow's deadlines never go
  * backwards, so its packets can wait in one FIFO and the scheduler only
  * needs the flows' head packets: queues over flows, not over packets.
- * Each is a sorted run in front of a pairing heap (core/runheap.h):
+ * Each is a sorted run in front of a red-black tree (core/runheap.h):
  * O(1) for a flow that comes back after every other, as flows of one
- * rate do, O(log active flows) for one out of order.
+ * rate do, O(log active flows) in the worst case for one out of order.
  *
  * Two virtual channels, or up to four ("vcs", the paper's Traditional 4
  * VCs), each strictly before the next.  Regulated classes (VC0) go

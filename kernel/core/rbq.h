@@ -14,28 +14,53 @@
  * equal key, so in-order position follows arrival among ties.  The
  * leftmost node (the next to leave) is cached, so peeking costs nothing.
  * Nodes live in the caller's packet descriptors; nothing here allocates.
- *
- * @compares counts the key comparisons made by inserts (one per level
- * descended), so tests can check the cost without a clock.
  */
 #ifndef FQ_RBQ_H
 #define FQ_RBQ_H
 
 #include "core_types.h"
 
+/*
+ * The colour is the low bit of the parent's address (nodes are at least
+ * pointer-aligned), so that a node is 32 bytes: runheap.h puts one in each
+ * of edf's flows, and every byte of a flow is zeroed when it is made.  A
+ * zeroed node is black with no parent.  Bit 1 is never set by the tree:
+ * runheap.h marks the nodes of its run with it.
+ */
 struct rbq_node {
 	struct rbq_node	*left;
 	struct rbq_node	*right;
-	struct rbq_node	*parent;
+	unsigned long	parent_red;	/* parent's address | RBQ_RED */
 	fq_u64		key;
-	bool		red;
 };
+
+#define RBQ_RED		1UL
+
+static fq_always_inline struct rbq_node *rbq_parent(const struct rbq_node *n)
+{
+	return (struct rbq_node *)(n->parent_red & ~RBQ_RED);
+}
+
+static fq_always_inline void rbq_set_parent(struct rbq_node *n,
+					    struct rbq_node *p)
+{
+	n->parent_red = (unsigned long)p | (n->parent_red & RBQ_RED);
+}
+
+static fq_always_inline bool rbq_is_red(const struct rbq_node *n)
+{
+	return n && (n->parent_red & RBQ_RED);
+}
+
+static fq_always_inline void rbq_set_red(struct rbq_node *n, bool red)
+{
+	n->parent_red = (n->parent_red & ~RBQ_RED) | (red ? RBQ_RED : 0);
+}
 
 struct rbq {
 	struct rbq_node	*root;
 	struct rbq_node	*first;		/* leftmost: smallest key, oldest tie */
 	fq_u32		count;
-	fq_u64		compares;	/* by inserts, since rbq_init() */
 };
 
 static inline void rbq_init(struct rbq *t)
@@ -43,7 +68,6 @@ static inline void rbq_init(struct rbq *t)
 	t->root = NULL;
 	t->first = NULL;
 	t->count = 0;
-	t->compares = 0;
 }
 
 static inline struct rbq_node *rbq_first(const struct rbq *t)
@@ -62,7 +86,7 @@ static inline struct rbq_node *rbq_next(const struct rbq_node *n)
 			n = n->left;
 		return (struct rbq_node *)n;
 	}
-	while ((p = n->parent) && n == p->right)
+	while ((p = rbq_parent(n)) && n == p->right)
 		n = p;
 	return (struct rbq_node *)p;
 }
@@ -85,11 +109,11 @@ static inline void rbq_rotate_left(struct rbq *t, struct rbq_node *x)
 
 	x->right = y->left;
 	if (y->left)
-		y->left->parent = x;
-	y->parent = x->parent;
-	rbq_replace_child(t, x->parent, x, y);
+		rbq_set_parent(y->left, x);
+	rbq_set_parent(y, rbq_parent(x));
+	rbq_replace_child(t, rbq_parent(x), x, y);
 	y->left = x;
-	x->parent = y;
+	rbq_set_parent(x, y);
 }
 
 static inline void rbq_rotate_right(struct rbq *t, struct rbq_node *x)
@@ -98,100 +122,104 @@ static inline void rbq_rotate_right(struct rbq *t, struct rbq_node *x)
 
 	x->left = y->right;
 	if (y->right)
-		y->right->parent = x;
-	y->parent = x->parent;
-	rbq_replace_child(t, x->parent, x, y);
+		rbq_set_parent(y->right, x);
+	rbq_set_parent(y, rbq_parent(x));
+	rbq_replace_child(t, rbq_parent(x), x, y);
 	y->right = x;
-	x->parent = y;
-}
-
-static inline bool rbq_is_red(const struct rbq_node *n)
-{
-	return n && n->red;
+	rbq_set_parent(x, y);
 }
 
 static inline void rbq_insert_fixup(struct rbq *t, struct rbq_node *z)
 {
 	struct rbq_node *p, *g, *u;
 
-	while ((p = z->parent) && p->red) {
-		g = p->parent;		/* p is red, so not the root */
+	while ((p = rbq_parent(z)) && rbq_is_red(p)) {
+		g = rbq_parent(p);		/* p is red, so not the root */
 		if (p == g->left) {
 			u = g->right;
 			if (rbq_is_red(u)) {
-				p->red = false;
-				u->red = false;
-				g->red = true;
+				rbq_set_red(p, false);
+				rbq_set_red(u, false);
+				rbq_set_red(g, true);
 				z = g;
 				continue;
 			}
 			if (z == p->right) {
 				rbq_rotate_left(t, p);
 				z = p;
-				p = z->parent;
+				p = rbq_parent(z);
 			}
-			p->red = false;
-			g->red = true;
+			rbq_set_red(p, false);
+			rbq_set_red(g, true);
 			rbq_rotate_right(t, g);
 		} else {
 			u = g->left;
 			if (rbq_is_red(u)) {
-				p->red = false;
-				u->red = false;
-				g->red = true;
+				rbq_set_red(p, false);
+				rbq_set_red(u, false);
+				rbq_set_red(g, true);
 				z = g;
 				continue;
 			}
 			if (z == p->left) {
 				rbq_rotate_right(t, p);
 				z = p;
-				p = z->parent;
+				p = rbq_parent(z);
 			}
-			p->red = false;
-			g->red = true;
+			rbq_set_red(p, false);
+			rbq_set_red(g, true);
 			rbq_rotate_left(t, g);
 		}
 	}
-	t->root->red = false;
+	rbq_set_red(t->root, false);
 }
 
-/* Queue @n with @key behind every node whose key is not larger. */
+/*
+ * Queue @n with @key behind every node whose key is not larger.  The
+ * descent keeps no flag of its own: @n is leftmost only if it went left at
+ * every level, which ends it under the old leftmost node.
+ */
 static inline void rbq_insert(struct rbq *t, struct rbq_node *n, fq_u64 key)
 {
 	struct rbq_node **link = &t->root, *parent = NULL;
-	bool leftmost = true;
-	fq_u32 depth = 0;
 
 	while (*link) {
 		parent = *link;
-		depth++;
-		if (key < parent->key) {
-			link = &parent->left;
-		} else {
-			link = &parent->right;
-			leftmost = false;
-		}
+		link = key < parent->key ? &parent->left : &parent->right;
 	}
-	t->compares += depth;
 	n->key = key;
 	n->left = NULL;
 	n->right = NULL;
-	n->parent = parent;
-	n->red = true;
+	n->parent_red = (unsigned long)parent | RBQ_RED;
 	*link = n;
-	if (leftmost)
+	if (!parent || (parent == t->first && link == &parent->left))
 		t->first = n;
 	t->count++;
 	rbq_insert_fixup(t, n);
+}
+
+/*
+ * The key comparisons an insert of @key would make now: one per level it
+ * descends, the way rbq_insert() goes.  Not on any fast path: tests check
+ * the tree's cost with it, without a clock.
+ */
+static inline fq_u32 rbq_insert_depth(const struct rbq *t, fq_u64 key)
+{
+	const struct rbq_node *n = t->root;
+	fq_u32 depth = 0;
+
+	for (; n; depth++)
+		n = key < n->key ? n->left : n->right;
+	return depth;
 }
 
 /* Put @v (possibly NULL) where @u is. */
 static inline void rbq_transplant(struct rbq *t, struct rbq_node *u,
 				  struct rbq_node *v)
 {
-	rbq_replace_child(t, u->parent, u, v);
+	rbq_replace_child(t, rbq_parent(u), u, v);
 	if (v)
-		v->parent = u->parent;
+		rbq_set_parent(v, rbq_parent(u));
 }
 
 /* @x (possibly NULL, child of @xp) is one black short: repair. */
@@ -204,57 +232,57 @@ static inline void rbq_erase_fixup(struct rbq *t, struct rbq_node *x,
 		/* x's sibling exists: its side is at least one black high */
 		if (x == xp->left) {
 			w = xp->right;
-			if (w->red) {
-				w->red = false;
-				xp->red = true;
+			if (rbq_is_red(w)) {
+				rbq_set_red(w, false);
+				rbq_set_red(xp, true);
 				rbq_rotate_left(t, xp);
 				w = xp->right;
 			}
 			if (!rbq_is_red(w->left) && !rbq_is_red(w->right)) {
-				w->red = true;
+				rbq_set_red(w, true);
 				x = xp;
-				xp = x->parent;
+				xp = rbq_parent(x);
 				continue;
 			}
 			if (!rbq_is_red(w->right)) {
-				w->left->red = false;
-				w->red = true;
+				rbq_set_red(w->left, false);
+				rbq_set_red(w, true);
 				rbq_rotate_right(t, w);
 				w = xp->right;
 			}
-			w->red = xp->red;
-			xp->red = false;
-			w->right->red = false;
+			rbq_set_red(w, rbq_is_red(xp));
+			rbq_set_red(xp, false);
+			rbq_set_red(w->right, false);
 			rbq_rotate_left(t, xp);
 		} else {
 			w = xp->left;
-			if (w->red) {
-				w->red = false;
-				xp->red = true;
+			if (rbq_is_red(w)) {
+				rbq_set_red(w, false);
+				rbq_set_red(xp, true);
 				rbq_rotate_right(t, xp);
 				w = xp->left;
 			}
 			if (!rbq_is_red(w->left) && !rbq_is_red(w->right)) {
-				w->red = true;
+				rbq_set_red(w, true);
 				x = xp;
-				xp = x->parent;
+				xp = rbq_parent(x);
 				continue;
 			}
 			if (!rbq_is_red(w->left)) {
-				w->right->red = false;
-				w->red = true;
+				rbq_set_red(w->right, false);
+				rbq_set_red(w, true);
 				rbq_rotate_left(t, w);
 				w = xp->left;
 			}
-			w->red = xp->red;
-			xp->red = false;
-			w->left->red = false;
+			rbq_set_red(w, rbq_is_red(xp));
+			rbq_set_red(xp, false);
+			rbq_set_red(w->left, false);
 			rbq_rotate_right(t, xp);
 		}
 		x = t->root;
 	}
 	if (x)
-		x->red = false;
+		rbq_set_red(x, false);
 }
 
 /* Take @n, which is in @t, out of it. */
@@ -268,32 +296,32 @@ static inline void rbq_erase(struct rbq *t, struct rbq_node *n)
 	if (!n->left || !n->right) {
 		/* at most one child: it takes n's place */
 		x = n->left ? n->left : n->right;
-		xp = n->parent;
-		removed_red = n->red;
+		xp = rbq_parent(n);
+		removed_red = rbq_is_red(n);
 		rbq_transplant(t, n, x);
 	} else {
 		/* two children: n's successor y moves into n's place */
 		y = n->right;
 		while (y->left)
 			y = y->left;
-		removed_red = y->red;
+		removed_red = rbq_is_red(y);
 		x = y->right;
-		if (y->parent == n) {
+		if (rbq_parent(y) == n) {
 			xp = y;
 		} else {
-			xp = y->parent;
+			xp = rbq_parent(y);
 			rbq_transplant(t, y, y->right);
 			y->right = n->right;
-			y->right->parent = y;
+			rbq_set_parent(y->right, y);
 		}
 		rbq_transplant(t, n, y);
 		y->left = n->left;
-		y->left->parent = y;
-		y->red = n->red;
+		rbq_set_parent(y->left, y);
+		rbq_set_red(y, rbq_is_red(n));
 	}
 	n->left = NULL;
 	n->right = NULL;
-	n->parent = NULL;
+	n->parent_red = 0;
 	t->count--;
 	if (!removed_red)
 		rbq_erase_fixup(t, x, xp);

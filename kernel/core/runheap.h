@@ -1,77 +1,92 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A min priority queue of 64-bit keys: a sorted run in front of a pairing
- * heap (pheap.h).
+ * A min priority queue of 64-bit keys: a sorted run in front of a
+ * red-black tree (rbq.h).
  *
  * A key at or above the run's last one joins the run's tail, in O(1); any
- * other goes into the heap.  The minimum is the smaller of the run's head
- * and the heap's root.  Deadline schedulers insert mostly in key order:
- * a flow that leaves the queue comes back with its next deadline, which
- * under a virtual clock at equal rates, or on a link that keeps up, is
- * above every other flow's.  Those then never touch the heap, whose
- * removal of the minimum costs O(log n) amortised, growing with the
- * number of flows; keys out of order (flows of different rates, SO_TXTIME)
- * still cost what the heap costs.
+ * other goes into the tree.  The minimum is the smaller of the run's head
+ * and the tree's first node.  Deadline schedulers insert mostly in key
+ * order: a flow that leaves the queue comes back with its next deadline,
+ * which under a virtual clock at equal rates, or on a link that keeps up,
+ * is above every other flow's.  Those then never touch the tree.  Keys out
+ * of order (flows of different rates, SO_TXTIME, a flow whose next packet
+ * came in among other flows' packets) cost the tree's O(log n) in the
+ * worst case, not only amortised: a pairing heap, which this used before,
+ * costs less to insert into but about three times as much per removal
+ * when most keys go through it, and can take O(n) in one removal after a
+ * burst of inserts (Documentation/benchmarks.rst, "edf: out of order").
  *
- * Intrusive, as the heap: no allocation.  Ties leave in no particular
- * order between the two parts; within the run they leave in order of
+ * Intrusive, as the tree: no allocation.  Ties leave in no particular
+ * order between the two parts; within each they leave in order of
  * insertion.
  *
- * A node in the run links through the heap node's next and prev, and
- * marks its membership in child, which only the heap uses: no flag of its
- * own, so that a node is the heap node's 32 bytes (edf keeps one per
- * flow, and every byte of a flow is zeroed when a flow is made).
+ * A node in the run links through the tree node's left (previous) and
+ * right (next), and marks its membership with RUNHEAP_IN_RUN in
+ * parent_red, a bit the tree never sets: no flag of its own, so that a
+ * node is the tree node's 32 bytes (edf keeps one per flow, and every
+ * byte of a flow is zeroed when a flow is made).
  */
 #ifndef FQ_RUNHEAP_H
 #define FQ_RUNHEAP_H
 
-#include "pheap.h"
+#include "rbq.h"
 
 struct runheap_node {
-	/* first: the heap's roots convert back by a cast */
-	struct pheap_node hn;	/* key; in the run, next and prev link it
-				 * and child is RUNHEAP_IN_RUN */
+	struct rbq_node rn;	/* key; in the run, left and right link it */
 };
 
-/* hn.child of a node in the run: never a node's address */
-#define RUNHEAP_IN_RUN	((struct pheap_node *)1UL)
+/* rn.parent_red of a node in the run: bit 1, never set by the tree */
+#define RUNHEAP_IN_RUN	2UL
 
-/* Whether @n, in a runheap, is in its run (else in its heap). */
+/* Whether @n, in a runheap, is in its run (else in its tree). */
 static fq_always_inline bool runheap_in_run(const struct runheap_node *n)
 {
-	return n->hn.child == RUNHEAP_IN_RUN;
+	return n->rn.parent_red == RUNHEAP_IN_RUN;
+}
+
+/* The run's neighbours of @n, which is in the run. */
+static fq_always_inline struct runheap_node *
+runheap_run_next(const struct runheap_node *n)
+{
+	return (struct runheap_node *)n->rn.right;
+}
+
+static fq_always_inline struct runheap_node *
+runheap_run_prev(const struct runheap_node *n)
+{
+	return (struct runheap_node *)n->rn.left;
 }
 
 struct runheap {
-	struct pheap heap;
+	struct rbq tree;
 	struct runheap_node *run_head, *run_tail;
-	fq_u32 count;		/* in the run and the heap */
+	fq_u32 count;		/* in the run and the tree */
 };
 
 static inline void runheap_init(struct runheap *h)
 {
-	pheap_init(&h->heap);
+	rbq_init(&h->tree);
 	h->run_head = h->run_tail = NULL;
 	h->count = 0;
 }
 
 static inline bool runheap_is_empty(const struct runheap *h)
 {
-	return !h->run_head && pheap_is_empty(&h->heap);
+	return !h->run_head && !rbq_first(&h->tree);
 }
 
 static inline fq_u64 runheap_key(const struct runheap_node *n)
 {
-	return n->hn.key;
+	return n->rn.key;
 }
 
 static fq_always_inline struct runheap_node *
 runheap_peek(const struct runheap *h)
 {
 	struct runheap_node *r = h->run_head;
-	struct pheap_node *p = pheap_peek(&h->heap);
+	struct rbq_node *p = rbq_first(&h->tree);
 
-	if (!p || (r && r->hn.key <= p->key))
+	if (!p || (r && r->rn.key <= p->key))
 		return r;
 	return (struct runheap_node *)p;
 }
@@ -80,19 +95,36 @@ runheap_peek(const struct runheap *h)
 static fq_always_inline void runheap_unlink(struct runheap *h,
 					   struct runheap_node *n)
 {
-	struct runheap_node *prev, *next;
+	struct runheap_node *prev = runheap_run_prev(n);
+	struct runheap_node *next = runheap_run_next(n);
 
-	prev = (struct runheap_node *)n->hn.prev;
-	next = (struct runheap_node *)n->hn.next;
 	if (prev)
-		prev->hn.next = n->hn.next;
+		prev->rn.right = n->rn.right;
 	else
 		h->run_head = next;
 	if (next)
-		next->hn.prev = n->hn.prev;
+		next->rn.left = n->rn.left;
 	else
 		h->run_tail = prev;
-	n->hn.child = n->hn.next = n->hn.prev = NULL;
+	n->rn.left = n->rn.right = NULL;
+	n->rn.parent_red = 0;
+}
+
+/* @n at the run's tail, with @key at or above the tail's. */
+static fq_always_inline void runheap_append(struct runheap *h,
+					   struct runheap_node *n, fq_u64 key)
+{
+	struct runheap_node *t = h->run_tail;
+
+	n->rn.key = key;
+	n->rn.parent_red = RUNHEAP_IN_RUN;
+	n->rn.right = NULL;
+	n->rn.left = t ? &t->rn : NULL;
+	if (t)
+		t->rn.right = &n->rn;
+	else
+		h->run_head = n;
+	h->run_tail = n;
 }
 
 static fq_always_inline void runheap_insert(struct runheap *h,
@@ -101,31 +133,22 @@ static fq_always_inline void runheap_insert(struct runheap *h,
 	struct runheap_node *t = h->run_tail;
 
 	h->count++;
-	if (t && key < t->hn.key) {
-		struct pheap_node *before = t->hn.prev;
+	if (t && key < t->rn.key) {
+		struct runheap_node *before = runheap_run_prev(t);
 
-		if (before && key < before->key) {
-			pheap_insert(&h->heap, &n->hn, key);
+		if (before && key < before->rn.key) {
+			rbq_insert(&h->tree, &n->rn, key);
 			return;
 		}
 		/*
-		 * Below the tail only: the tail goes to the heap instead, so
+		 * Below the tail only: the tail goes to the tree instead, so
 		 * that one key far ahead (a slow flow's) does not send every
-		 * key after it to the heap.
+		 * key after it to the tree.
 		 */
 		runheap_unlink(h, t);
-		pheap_insert(&h->heap, &t->hn, t->hn.key);
-		t = h->run_tail;
+		rbq_insert(&h->tree, &t->rn, t->rn.key);
 	}
-	n->hn.key = key;
-	n->hn.child = RUNHEAP_IN_RUN;
-	n->hn.next = NULL;
-	n->hn.prev = t ? &t->hn : NULL;
-	if (t)
-		t->hn.next = &n->hn;
-	else
-		h->run_head = n;
-	h->run_tail = n;
+	runheap_append(h, n, key);
 }
 
 /* Remove any node that is in @h. */
@@ -136,7 +159,7 @@ static fq_always_inline void runheap_remove(struct runheap *h,
 	if (runheap_in_run(n))
 		runheap_unlink(h, n);
 	else
-		pheap_remove(&h->heap, &n->hn);
+		rbq_erase(&h->tree, &n->rn);
 }
 
 /*
@@ -151,21 +174,17 @@ static fq_always_inline void runheap_requeue(struct runheap *h,
 {
 	struct runheap_node *t = h->run_tail;
 
-	if (runheap_in_run(n) && key >= n->hn.key) {
+	if (runheap_in_run(n) && key >= n->rn.key) {
 		if (n == t) {
-			n->hn.key = key;
+			n->rn.key = key;
 			return;
 		}
-		if (n == h->run_head && key >= t->hn.key) {
-			struct runheap_node *next = (struct runheap_node *)n->hn.next;
+		if (n == h->run_head && key >= t->rn.key) {
+			struct runheap_node *next = runheap_run_next(n);
 
 			h->run_head = next;
-			next->hn.prev = NULL;
-			n->hn.key = key;
-			n->hn.next = NULL;
-			n->hn.prev = &t->hn;
-			t->hn.next = &n->hn;
-			h->run_tail = n;
+			next->rn.left = NULL;
+			runheap_append(h, n, key);
 			return;
 		}
 	}

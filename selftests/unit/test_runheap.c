@@ -29,8 +29,8 @@ static fq_u64 ref_min(void)
 	int i;
 
 	for (i = 0; i < N; i++)
-		if (in_queue[i] && nodes[i].hn.key < m)
-			m = nodes[i].hn.key;
+		if (in_queue[i] && nodes[i].rn.key < m)
+			m = nodes[i].rn.key;
 	return m;
 }
 
@@ -57,9 +57,9 @@ static int run_length_if_sorted(const struct runheap *h)
 	const struct runheap_node *n = h->run_head, *prev = NULL;
 	int len = 0;
 
-	for (; n; prev = n, n = (const struct runheap_node *)n->hn.next, len++)
-		if (!runheap_in_run(n) || (const struct runheap_node *)n->hn.prev != prev ||
-		    (prev && n->hn.key < prev->hn.key))
+	for (; n; prev = n, n = runheap_run_next(n), len++)
+		if (!runheap_in_run(n) || runheap_run_prev(n) != prev ||
+		    (prev && n->rn.key < prev->rn.key))
 			return -1;
 	return prev == h->run_tail ? len : -1;
 }
@@ -91,7 +91,7 @@ UNIT_TEST(random_insert_remove_pop_matches_reference)
 			 */
 			struct runheap_node *n = in_queue[i] ? &nodes[i] : runheap_peek(&h);
 
-			runheap_requeue(&h, n, n->hn.key + rnd() % (rnd() % 4 ? 8 : 5000));
+			runheap_requeue(&h, n, n->rn.key + rnd() % (rnd() % 4 ? 8 : 5000));
 			requeued++;
 		} else if (live && op >= 6) {
 			struct runheap_node *n = runheap_peek(&h);
@@ -109,7 +109,7 @@ UNIT_TEST(random_insert_remove_pop_matches_reference)
 			int marked = 0, j;
 
 			EXPECT_EQ(h.count, live);
-			EXPECT_EQ(h.count, h.heap.count + run_length_if_sorted(&h));
+			EXPECT_EQ(h.count, h.tree.count + run_length_if_sorted(&h));
 			/* the run's mark is on the run's nodes and on no other */
 			for (j = 0; j < N; j++) {
 				if (!runheap_in_run(&nodes[j]))
@@ -149,7 +149,7 @@ UNIT_TEST(ordered_keys_stay_in_the_run_in_fifo_order)
 	runheap_init(&h);
 	for (i = 0; i < N; i++)
 		runheap_insert(&h, &nodes[i], i / 4);
-	EXPECT_EQ(h.heap.count, 0);
+	EXPECT_EQ(h.tree.count, 0);
 	EXPECT_EQ(h.count, N);
 	for (i = 0; i < N; i++)
 		ASSERT_TRUE(runheap_pop(&h) == &nodes[i]);
@@ -260,7 +260,7 @@ UNIT_TEST(a_tail_far_ahead_moves_to_the_heap)
 	EXPECT_TRUE(runheap_in_run(&c) && h.run_tail == &c);
 	runheap_insert(&h, &behind, 3);	/* below the last two: the heap */
 	EXPECT_TRUE(!runheap_in_run(&behind) && h.run_tail == &c);
-	EXPECT_EQ(h.heap.count, 2);
+	EXPECT_EQ(h.tree.count, 2);
 	EXPECT_TRUE(runheap_pop(&h) == &a);
 	EXPECT_TRUE(runheap_pop(&h) == &behind);
 	EXPECT_TRUE(runheap_pop(&h) == &b);
@@ -285,7 +285,7 @@ UNIT_TEST(requeue_in_place_at_the_tail_and_from_head_to_tail)
 	EXPECT_EQ(run_length_if_sorted(&h), 2);
 	runheap_requeue(&h, &c, 3);
 	runheap_requeue(&h, &c, 10);		/* the tail */
-	EXPECT_TRUE(h.run_tail == &c && runheap_in_run(&c) && c.hn.key == 10);
+	EXPECT_TRUE(h.run_tail == &c && runheap_in_run(&c) && c.rn.key == 10);
 	runheap_requeue(&h, &a, 12);		/* head after the tail */
 	EXPECT_TRUE(h.run_head == &b && h.run_tail == &a && runheap_in_run(&a));
 	EXPECT_EQ(run_length_if_sorted(&h), 3);
@@ -295,7 +295,7 @@ UNIT_TEST(requeue_in_place_at_the_tail_and_from_head_to_tail)
 	EXPECT_EQ(run_length_if_sorted(&h), 2);
 	runheap_insert(&h, &d, 0);		/* the heap */
 	runheap_requeue(&h, &d, 20);		/* out of the heap, to the run */
-	EXPECT_TRUE(runheap_in_run(&d) && h.run_tail == &d && h.heap.count == 1);
+	EXPECT_TRUE(runheap_in_run(&d) && h.run_tail == &d && h.tree.count == 1);
 	EXPECT_EQ(h.count, 4);
 	EXPECT_TRUE(runheap_pop(&h) == &c);
 	EXPECT_TRUE(runheap_pop(&h) == &b);

@@ -311,20 +311,22 @@ static fq_u64 ideal_fill(struct vcsw_node *nodes, fq_u32 n, int pattern,
 
 	vcsw_port_init(&port, VCSW_MODE_IDEAL, ~(fq_u32)0, ~(fq_u32)0, 0);
 	*worst = 0;
+	total = 0;
 	for (i = 0; i < n; i++) {
-		fq_u64 before = port.vc[0].sorted.compares;
+		fq_u64 cost;
 
 		memset(&nodes[i], 0, sizeof(nodes[i]));
 		/* falling; or falling with every 8th deadline repeated */
 		nodes[i].deadline = 10000000 - (pattern ? i / 8 : i);
 		nodes[i].len = 64;
 		nodes[i].timed = true;
+		cost = rbq_insert_depth(&port.vc[0].sorted, nodes[i].deadline);
 		if (vcsw_port_enqueue(&port, &nodes[i], 0) != VCSW_ENQ_OK)
 			return 0;
-		if (port.vc[0].sorted.compares - before > *worst)
-			*worst = port.vc[0].sorted.compares - before;
+		total += cost;
+		if (cost > *worst)
+			*worst = cost;
 	}
-	total = port.vc[0].sorted.compares;
 	/* and it drains in deadline order, ties in arrival order */
 	for (i = 0; i < n; i++) {
 		struct vcsw_node *d = vcsw_port_dequeue(&port, 0);
