@@ -10,7 +10,8 @@
 # Own cost: uncongested, a case's instructions per packet less noqueue's
 # (no qdisc; for an mq- case mq-noqueue's) at the same flow count;
 # backlogged, its enqueue + drain instructions less pfifo's at the same
-# flow count.  Peer ratios are
+# flow count (for a -shuffled case pfifo-shuffled's: pktgen's random
+# draw costs every packet).  Peer ratios are
 # throughput ratios (pps, higher is better for the case) on the same path
 # at the same flows / classes.
 set -euo pipefail
@@ -23,6 +24,7 @@ KERNEL=${FQ_BENCH_KERNEL:-unknown} KERNEL_PACKAGE=${FQ_BENCH_KERNEL_PACKAGE:-unk
 # one CSV row per measurement, own cost computed
 awk -v kernel="$KERNEL" -v kpkg="$KERNEL_PACKAGE" '
 	function floor_key(cs, flows) { return (cs ~ /^mq-/ ? "mq " : "") flows }
+	function floor_b_key(cs, flows) { return (cs ~ /-shuffled$/ ? "shuffled " : "") flows }
 	$1 != "bench" { next }
 	$2 == "peer" {
 		for (i = 3; i <= NF; i++) { split($i, kv, "="); p[kv[1]] = kv[2] }
@@ -41,8 +43,9 @@ awk -v kernel="$KERNEL" -v kpkg="$KERNEL_PACKAGE" '
 		# an mq- case has its own floor: the same device without a qdisc
 		if (pa[n] == "uncongested" && (c[n] == "noqueue" || c[n] == "mq-noqueue"))
 			floor_u[floor_key(c[n], f[n])] = ins[n]
-		if (pa[n] == "backlogged" && c[n] == "pfifo" && k[n] == 1)
-			floor_b[f[n]] = ins[n] + dr[n]
+		if (pa[n] == "backlogged" && (c[n] == "pfifo" || c[n] == "pfifo-shuffled") &&
+		    k[n] == 1)
+			floor_b[floor_b_key(c[n], f[n])] = ins[n] + dr[n]
 	}
 	END {
 		print "case,path,flows,classes,pps,insn_per_pkt,drain_insn_per_pkt,own_insn_per_pkt,slab_bytes_per_flow,held,kernel,kernel_package"
@@ -50,8 +53,8 @@ awk -v kernel="$KERNEL" -v kpkg="$KERNEL_PACKAGE" '
 			own = ""
 			if (pa[i] == "uncongested" && (floor_key(c[i], f[i]) in floor_u))
 				own = ins[i] - floor_u[floor_key(c[i], f[i])]
-			if (pa[i] == "backlogged" && (f[i] in floor_b))
-				own = ins[i] + dr[i] - floor_b[f[i]]
+			if (pa[i] == "backlogged" && (floor_b_key(c[i], f[i]) in floor_b))
+				own = ins[i] + dr[i] - floor_b[floor_b_key(c[i], f[i])]
 			printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", c[i], pa[i], f[i], k[i],
 				pps[i], ins[i], dr[i], own, sl[i], held[i], kernel, kpkg
 		}

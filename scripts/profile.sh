@@ -30,7 +30,8 @@ read -r CASE PATHNAME FLOWS CLASSES PACKETS <<< "${1:-}"
 . "$FQ_ROOT/selftests/bench/cases.sh"
 bench_case_has_path "$CASE" "$PATHNAME" ||
 	fq_die "no benchmark case '$CASE' measured '$PATHNAME' in selftests/bench/cases.sh" \
-		"(PATH: uncongested or backlogged; baselines and mq: uncongested only)"
+		"(PATH: uncongested or backlogged; baselines and mq: uncongested only;" \
+		"shuffled: backlogged only)"
 TAG=${2:-$CASE-$PATHNAME-$FLOWS-$CLASSES}
 OUT=$FQ_BUILD/profile
 mkdir -p "$OUT"

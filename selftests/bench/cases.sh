@@ -9,6 +9,8 @@
 #             flows    measured at 1, 1,000 and 100,000 flows
 #             classes  instead at several class counts (1,000 flows spread
 #                      over the classes by UDP source port)
+#             shuffled backlogged only, at 1,000 and 100,000 flows drawn
+#                      at random per packet instead of in turn
 #     PEER    the case NAME is compared with ("edf/fq")
 #
 #   setup_NAME DEV PARENT HANDLE CLASSES
@@ -182,6 +184,21 @@ setup_edf-kept()
 		frame 10s perflow on
 }
 
+# pfifo, fq and edf fed flows in no order (pktgen draws each packet's ports
+# at random): a backlogged flow's next packet arrived among other flows'
+# packets, so edf's flow comes back out of order, behind some flows and
+# ahead of others, and goes through the tree behind its run
+# (core/runheap.h).  fq's round robin does not care about the order.
+# pfifo-shuffled is their floor: pktgen's draw costs every packet.
+bench_case pfifo-shuffled shuffled
+setup_pfifo-shuffled() { setup_pfifo "$@"; }
+
+bench_case fq-shuffled shuffled
+setup_fq-shuffled() { setup_fq "$@"; }
+
+bench_case edf-shuffled shuffled fq-shuffled
+setup_edf-shuffled() { setup_edf "$@"; }
+
 # dtable_tree MODE DEV PARENT HANDLE CLASSES: dtable's default table (one
 # entry per class), its classes fed by port like drr's
 dtable_tree()
@@ -253,11 +270,13 @@ bench_case_dev()
 
 # bench_case_has_path CASE PATH: is CASE measured on PATH (uncongested or
 # backlogged)?  A baseline is measured uncongested only, and so is mq: it is
-# a root qdisc, so no tbf above it can park a backlog.
+# a root qdisc, so no tbf above it can park a backlog.  A shuffled case is
+# measured backlogged only: uncongested, each packet leaves alone, in any
+# order.
 bench_case_has_path()
 {
 	case $2 in
-	uncongested) [[ ${BENCH_FAMILY[$1]+set} ]] ;;
+	uncongested) [[ ${BENCH_FAMILY[$1]+set} && ${BENCH_FAMILY[$1]} != shuffled ]] ;;
 	backlogged) [[ ${BENCH_FAMILY[$1]+set} && ${BENCH_FAMILY[$1]} != baseline &&
 		       ${BENCH_FAMILY[$1]} != mq* ]] ;;
 	*) return 1 ;;
@@ -275,6 +294,17 @@ mq_tree()
 	for ((q = 1; q <= MQ_QUEUES; q++)); do
 		"setup_$inner" "$1" "$(classid "$3" "$q")" "$((q + 10)):" "$4" || return
 	done
+}
+
+# bench_case_order CASE: the order pktgen sends CASE's flows in, "turn" or
+# "random" (pg_config)
+bench_case_order()
+{
+	if [[ ${BENCH_FAMILY[$1]:-} == shuffled ]]; then
+		echo random
+	else
+		echo turn
+	fi
 }
 
 # the device's own default on every queue: noqueue (dummy has no queue)

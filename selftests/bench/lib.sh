@@ -100,8 +100,9 @@ pg()
 	done
 }
 
-# pg_run FLOWS COUNT: send COUNT packets over FLOWS flows and wait.
-# pg_config FLOWS COUNT: the same without the start.
+# pg_run FLOWS COUNT [ORDER]: send COUNT packets over FLOWS flows, in
+# ORDER (pg_config), and wait.
+# pg_config FLOWS COUNT [ORDER]: the same without the start.
 #
 # Flows are distinct (UDP source port, UDP destination port) pairs that
 # pktgen steps through one step per packet: for N = 2^a * m (m odd) the
@@ -117,9 +118,12 @@ pg_run()
 	sh "$PKTGEN_WAIT" || fatal "pktgen: the run gave no result"
 }
 
+# pg_config FLOWS COUNT [ORDER]: ORDER "turn" (the default: any FLOWS
+# packets in a row are FLOWS different flows) or "random" (each packet's
+# ports drawn at random over the same ranges, so its flow too)
 pg_config()
 {
-	local flows=$1 count=$2 pow=1 odd=$1
+	local flows=$1 count=$2 order=${3:-turn} pow=1 odd=$1 rnd=()
 
 	while ((odd % 2 == 0)); do
 		pow=$((pow * 2))
@@ -127,6 +131,7 @@ pg_config()
 	done
 	((odd + pow <= 64000)) || fatal "cannot make $flows flows from ports"
 
+	[[ $order == random ]] && rnd=("flag UDPSRC_RND" "flag UDPDST_RND")
 	pg pgctrl reset
 	pg kpktgend_0 "add_device $DEV"
 	# udp_*_max is exclusive: the ports cycle over [min, max)
@@ -135,7 +140,8 @@ pg_config()
 		"dst_mac 02:00:00:00:00:02" "src_min 198.18.0.1" \
 		"src_max 198.18.0.1" "dst 198.18.0.2" \
 		"udp_src_min 1024" "udp_src_max $((1024 + odd))" \
-		"udp_dst_min $((1024 + odd))" "udp_dst_max $((1024 + odd + pow))"
+		"udp_dst_min $((1024 + odd))" "udp_dst_max $((1024 + odd + pow))" \
+		"${rnd[@]}"
 }
 
 # pg_result: "PPS ERRORS" of the last run
@@ -246,7 +252,7 @@ measure_backlogged()
 		action mirred egress redirect dev dummy1 ||
 		fatal "cannot add the filter that diverts pktgen's last packet"
 	tx0=$(dev_tx_packets)
-	pg_run "$flows" "$fill"
+	pg_run "$flows" "$fill" "$(bench_case_order "$cs")"
 	read -r pps errors <<< "$(pg_result)"
 	held=$(qdisc_counter 1: backlog)
 	dropped=$(qdisc_counter 1: dropped)

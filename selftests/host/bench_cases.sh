@@ -6,8 +6,9 @@
 # make profile both go by: the device a case runs on (the mq cases on the
 # multi-queue one: make profile used to run them on dummy0, where mq
 # cannot be attached, and failed after the VM's boot) and the paths it is
-# measured on; and make profile's refusal, before any VM boots, of a case
-# or path that make bench does not measure.
+# measured on, and the order pktgen sends its flows in; and make profile's
+# refusal, before any VM boots, of a case or path that make bench does not
+# measure.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/selftests/bench/cases.sh"
 fails=0
@@ -24,7 +25,16 @@ for cs in "${BENCH_CASES[@]}"; do
 	got=$(bench_case_dev "$cs")
 	[[ $got == "$want" ]] || fail "bench_case_dev $cs ($family): '$got', want '$want'"
 
-	bench_case_has_path "$cs" uncongested || fail "$cs: not measured uncongested"
+	# a shuffled case only backlogged, the one path where order matters
+	want=turn
+	if [[ $family == shuffled ]]; then
+		want=random
+		bench_case_has_path "$cs" uncongested && fail "$cs ($family): measured uncongested"
+	else
+		bench_case_has_path "$cs" uncongested || fail "$cs: not measured uncongested"
+	fi
+	got=$(bench_case_order "$cs")
+	[[ $got == "$want" ]] || fail "bench_case_order $cs ($family): '$got', want '$want'"
 	if [[ $family == baseline || $family == mq* ]]; then
 		bench_case_has_path "$cs" backlogged && fail "$cs ($family): measured backlogged"
 	else
@@ -51,7 +61,8 @@ done
 build=$(mktemp -d) || exit 1
 trap 'rm -rf "$build"' EXIT
 for p in "no-such-case uncongested 1 1" "mq-dtable backlogged 1000 4" \
-	"noqueue backlogged 1 1" "edf sideways 1 1"; do
+	"noqueue backlogged 1 1" "edf sideways 1 1" \
+	"edf-shuffled uncongested 1000 1"; do
 	out=$(FQ_BUILD=$build timeout 10 "$ROOT/scripts/profile.sh" "$p" 2>&1)
 	rc=$?
 	((rc == 1)) || fail "profile.sh '$p': exit $rc, want 1"
