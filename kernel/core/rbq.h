@@ -285,14 +285,42 @@ static inline void rbq_erase_fixup(struct rbq *t, struct rbq_node *x,
 		rbq_set_red(x, false);
 }
 
+/*
+ * Take out the first node @n, the one a queue takes most: it has no left
+ * child, so its right subtree is black-height 0, a red leaf or nothing.
+ * That leaf (else the parent) is the next first, and takes @n's place.
+ */
+static inline void rbq_erase_first(struct rbq *t, struct rbq_node *n)
+{
+	struct rbq_node *x = n->right, *xp = rbq_parent(n);
+	bool removed_red = rbq_is_red(n);
+
+	if (xp)
+		xp->left = x;
+	else
+		t->root = x;
+	t->first = x ? x : xp;
+	n->right = NULL;
+	n->parent_red = 0;
+	t->count--;
+	if (x) {
+		x->parent_red = (unsigned long)xp;	/* black now */
+		return;
+	}
+	if (!removed_red)
+		rbq_erase_fixup(t, NULL, xp);
+}
+
 /* Take @n, which is in @t, out of it. */
 static inline void rbq_erase(struct rbq *t, struct rbq_node *n)
 {
 	struct rbq_node *y, *x, *xp;
 	bool removed_red;
 
-	if (t->first == n)
-		t->first = rbq_next(n);
+	if (t->first == n) {
+		rbq_erase_first(t, n);
+		return;
+	}
 	if (!n->left || !n->right) {
 		/* at most one child: it takes n's place */
 		x = n->left ? n->left : n->right;
