@@ -289,6 +289,7 @@ static inline void rbq_erase_fixup(struct rbq *t, struct rbq_node *x,
  * Take out the first node @n, the one a queue takes most: it has no left
  * child, so its right subtree is black-height 0, a red leaf or nothing.
  * That leaf (else the parent) is the next first, and takes @n's place.
+ * Only for @n == t->first: reached through rbq_erase() and rbq_pop().
  */
 static inline void rbq_erase_first(struct rbq *t, struct rbq_node *n)
 {

@@ -6,6 +6,7 @@
  */
 #include "unit.h"
 #include "core/runheap.h"
+#include "rbq_check.h"
 
 #define N 5000
 
@@ -36,8 +37,8 @@ static fq_u64 ref_min(void)
 
 /*
  * Keys like deadlines: mostly a clock that moves forward (into the run),
- * sometimes a random one behind or ahead of it (into the heap, or a new
- * run tail far ahead that sends what follows into the heap).
+ * sometimes a random one behind or ahead of it (into the tree, or a new
+ * run tail far ahead that sends what follows into the tree).
  */
 static fq_u64 clock_key(fq_u64 *clock)
 {
@@ -110,6 +111,8 @@ UNIT_TEST(random_insert_remove_pop_matches_reference)
 
 			EXPECT_EQ(h.count, live);
 			EXPECT_EQ(h.count, h.tree.count + run_length_if_sorted(&h));
+			/* the tree behind the run keeps its own rules */
+			EXPECT_EQ(rbq_check_shape(&h.tree), 0);
 			/* the run's mark is on the run's nodes and on no other */
 			for (j = 0; j < N; j++) {
 				if (!runheap_in_run(&nodes[j]))
@@ -140,7 +143,7 @@ UNIT_TEST(random_insert_remove_pop_matches_reference)
 	EXPECT_TRUE(runheap_pop(&h) == NULL);
 }
 
-/* Keys in order never touch the heap, and equal ones leave in order. */
+/* Keys in order never touch the tree, and equal ones leave in order. */
 UNIT_TEST(ordered_keys_stay_in_the_run_in_fifo_order)
 {
 	struct runheap h;
@@ -167,7 +170,7 @@ UNIT_TEST(ordered_keys_stay_in_the_run_in_fifo_order)
  * At one rate the deadlines come back in order (all in the run); at mixed
  * rates the order holds across both parts.  @requeue: half the flows
  * come back by runheap_requeue() instead.  Returns how many came out of
- * order; *@heap_inserts: how many went into the heap.
+ * order; *@heap_inserts: how many went into the tree.
  */
 static int flows_round(int rates, bool requeue, int *heap_inserts)
 {
@@ -226,11 +229,11 @@ UNIT_TEST(remove_from_the_run_head_middle_tail)
 	runheap_insert(&h, &a, 1);
 	runheap_insert(&h, &b, 2);
 	runheap_insert(&h, &c, 3);
-	runheap_insert(&h, &d, 0);	/* behind the run: the heap */
+	runheap_insert(&h, &d, 0);	/* behind the run: the tree */
 	EXPECT_TRUE(!runheap_in_run(&d));
 	EXPECT_TRUE(runheap_peek(&h) == &d);
 	runheap_remove(&h, &b);		/* middle */
-	runheap_remove(&h, &d);		/* the heap's only node */
+	runheap_remove(&h, &d);		/* the tree's only node */
 	EXPECT_TRUE(runheap_peek(&h) == &a);
 	runheap_remove(&h, &a);		/* head */
 	EXPECT_TRUE(runheap_peek(&h) == &c);
@@ -246,7 +249,7 @@ UNIT_TEST(remove_from_the_run_head_middle_tail)
 }
 
 /* A key far ahead at the tail gives way: the run goes on behind it. */
-UNIT_TEST(a_tail_far_ahead_moves_to_the_heap)
+UNIT_TEST(a_tail_far_ahead_moves_to_the_tree)
 {
 	struct runheap h;
 	struct runheap_node a, far, b, c, behind;
@@ -258,7 +261,7 @@ UNIT_TEST(a_tail_far_ahead_moves_to_the_heap)
 	EXPECT_TRUE(!runheap_in_run(&far) && runheap_in_run(&a) && runheap_in_run(&b));
 	runheap_insert(&h, &c, 6);
 	EXPECT_TRUE(runheap_in_run(&c) && h.run_tail == &c);
-	runheap_insert(&h, &behind, 3);	/* below the last two: the heap */
+	runheap_insert(&h, &behind, 3);	/* below the last two: the tree */
 	EXPECT_TRUE(!runheap_in_run(&behind) && h.run_tail == &c);
 	EXPECT_EQ(h.tree.count, 2);
 	EXPECT_TRUE(runheap_pop(&h) == &a);
@@ -293,8 +296,8 @@ UNIT_TEST(requeue_in_place_at_the_tail_and_from_head_to_tail)
 	runheap_requeue(&h, &b, 11);
 	EXPECT_TRUE(h.run_head == &c && h.run_tail == &b && !runheap_in_run(&a));
 	EXPECT_EQ(run_length_if_sorted(&h), 2);
-	runheap_insert(&h, &d, 0);		/* the heap */
-	runheap_requeue(&h, &d, 20);		/* out of the heap, to the run */
+	runheap_insert(&h, &d, 0);		/* the tree */
+	runheap_requeue(&h, &d, 20);		/* out of the tree, to the run */
 	EXPECT_TRUE(runheap_in_run(&d) && h.run_tail == &d && h.tree.count == 1);
 	EXPECT_EQ(h.count, 4);
 	EXPECT_TRUE(runheap_pop(&h) == &c);
