@@ -175,7 +175,7 @@ static unsigned int edf_dequeue(fq_u64 now)
  * (a fixed xorshift sequence) instead of cycling.  A flow's next head then
  * arrived among other flows' packets in no order, so a backlogged flow
  * that leaves comes back behind some flows and ahead of others: its key
- * goes through the heap behind the run, not to the run's tail.  The draw
+ * goes through the tree behind the run, not to the run's tail.  The draw
  * (about 8 instructions) is counted in the figure.
  */
 static unsigned int edf_shuffled_flows;

@@ -100,16 +100,17 @@ pg()
 	done
 }
 
-# pg_run FLOWS COUNT [ORDER]: send COUNT packets over FLOWS flows, in
-# ORDER (pg_config), and wait.
+# pg_run FLOWS COUNT [ORDER]: send COUNT packets over FLOWS flows and wait.
 # pg_config FLOWS COUNT [ORDER]: the same without the start.
 #
-# Flows are distinct (UDP source port, UDP destination port) pairs that
-# pktgen steps through one step per packet: for N = 2^a * m (m odd) the
-# source port cycles over m values and the destination port over 2^a; the
-# cycle lengths are coprime, so N packets in a row are N different flows.
-# The ranges do not overlap: this kernel's flow hash sorts the two ports,
-# so (a, b) and (b, a) would be one flow.
+# Flows are distinct (UDP source port, UDP destination port) pairs.  In
+# ORDER "turn" (the default) pktgen steps through them one step per packet:
+# for N = 2^a * m (m odd) the source port cycles over m values and the
+# destination port over 2^a; the cycle lengths are coprime, so N packets
+# in a row are N different flows.  In ORDER "random" it draws both ports
+# at random over the same ranges, so each packet's flow too.  The ranges
+# do not overlap: this kernel's flow hash sorts the two ports, so (a, b)
+# and (b, a) would be one flow.
 pg_run()
 {
 	pg_config "$@"
@@ -118,9 +119,6 @@ pg_run()
 	sh "$PKTGEN_WAIT" || fatal "pktgen: the run gave no result"
 }
 
-# pg_config FLOWS COUNT [ORDER]: ORDER "turn" (the default: any FLOWS
-# packets in a row are FLOWS different flows) or "random" (each packet's
-# ports drawn at random over the same ranges, so its flow too)
 pg_config()
 {
 	local flows=$1 count=$2 order=${3:-turn} pow=1 odd=$1 rnd=()
