@@ -16,7 +16,12 @@ KREL=$(fq_vm_abi)
 FAIL=0
 fail() { echo "FAIL: $*"; FAIL=1; }
 
-make -s -C "$ROOT" install DESTDIR="$STAGE" > "$STAGE.log" 2>&1 ||
+# make check-debug names its own kernel (FQ_VM_ABI), for which it built
+# the tree: install for it, as scripts/mkinitramfs.sh does.  Left to its
+# default, make install rebuilt every module for the plain VM kernel and
+# installed them under that kernel's name.
+make -s -C "$ROOT" install DESTDIR="$STAGE" ${FQ_VM_ABI:+KREL="$FQ_VM_ABI"} \
+	> "$STAGE.log" 2>&1 ||
 	{ cat "$STAGE.log"; rm -f "$STAGE.log"; echo "FAIL: make install DESTDIR failed"; exit 1; }
 rm -f "$STAGE.log"
 
