@@ -84,7 +84,8 @@ struct fbs_sched {
 	u32			sent_len;	/* its bytes on the wire */
 	u64			sent_ns;	/* when it went */
 	u64			sent_gated_ns;	/* of its lateness, the wait for credits */
-	u64			credits_back_ns; /* the last sent frame's were back */
+	u64			credits_back_ns; /* the last sent frame's were back
+						  * (fbs_feedback_gate_end()) */
 	u64			refused_ns;	/* the link first refused this slot's frame */
 	u64			rate;		/* the link's, bytes/s; 0: a slot is
 						 * one largest frame on the wire */
@@ -391,12 +392,10 @@ static u64 fbs_wire_ns(const struct fbs_sched *q, u32 len)
  */
 static u64 fbs_gated_ns(const struct fbs_sched *q, u64 now)
 {
-	u64 start = q->ex.slot_start, gated = 0;
+	u64 gated = fbs_feedback_gated(&q->ex, q->credits_back_ns, now);
 
-	if (q->credits_back_ns > start)
-		gated = min(now, q->credits_back_ns) - start;
 	if (q->refused_ns && now > q->refused_ns)
-		gated += now - max(q->refused_ns, start);
+		gated += now - max(q->refused_ns, q->ex.slot_start);
 	return gated;
 }
 
@@ -427,16 +426,8 @@ static bool fbs_catch_up(struct fbs_sched *q, u64 now)
 		if (!q->sent)
 			fbs_slot_unused(q, q->ex.slot, 1);
 		fbs_exec_advance(&q->ex, held);
-		/*
-		 * A push cut to half a slot (fbs_feedback_cap()) leaves the
-		 * credits back after the next slot began.  Waiting for them
-		 * there is the hold already answered, not back-pressure
-		 * anew (fbs_gated_ns()), or the next slot would be pushed
-		 * the rest of the way.  (Uncut, a push always starts the
-		 * next slot after the credits came back.)
-		 */
-		if (held && q->credits_back_ns > q->ex.slot_start)
-			q->credits_back_ns = q->ex.slot_start;
+		/* not a wait anew for credits a push has answered */
+		q->credits_back_ns = fbs_feedback_gate_end(&q->ex, held, q->credits_back_ns);
 		q->sent = false;
 		q->held = false;
 		q->refused_ns = 0;

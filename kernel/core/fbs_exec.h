@@ -248,6 +248,33 @@ static inline fq_u64 fbs_feedback_held(struct fbs_feedback *f, const struct fbs_
 }
 
 /*
+ * A node that waits for its last frame's credits before it sends again
+ * keeps one time, @gate_end: it is when those credits were back, set as
+ * each frame's come back, and the wait for them counts as back-pressure
+ * (fbs_feedback_held()'s @gated_ns) until then.  After each
+ * fbs_exec_advance() by @held it goes through this: a push cut to half a
+ * slot (fbs_feedback_cap()) leaves the credits back after the next slot
+ * began, and waiting for them there is the hold already answered, not
+ * back-pressure anew, or the next slot would be pushed the rest of the
+ * way.  (Uncut, a push always starts the next slot after the credits
+ * came back.)  sch_fbs and qsim's FBS both keep it this way.
+ */
+static inline fq_u64 fbs_feedback_gate_end(const struct fbs_exec *e, fq_u64 held,
+					   fq_u64 gate_end)
+{
+	return held && gate_end > e->slot_start ? e->slot_start : gate_end;
+}
+
+/* How much of the current slot, up to @now, went waiting until @gate_end. */
+static inline fq_u64 fbs_feedback_gated(const struct fbs_exec *e, fq_u64 gate_end,
+					fq_u64 now)
+{
+	fq_u64 end = now < gate_end ? now : gate_end;
+
+	return end > e->slot_start ? end - e->slot_start : 0;
+}
+
+/*
  * The latest a frame @wire_ns long on the wire may start in the current
  * slot: it must end within the slot (but for the jitter allowed, at
  * least FBS_EXEC_MIN_LATE_NS), or it would run into the next slot's

@@ -424,6 +424,63 @@ UNIT_TEST(feedback_pushes_a_node_in_step_half_a_slot_at_most)
 }
 
 /*
+ * A push cut to half a slot leaves the frame's credits back after the
+ * next slot began, and that slot's frame waits for them: that wait is
+ * the hold already answered, not back-pressure anew
+ * (fbs_feedback_gate_end()), or the frame after every cut push would be
+ * pushed again for it.  A node in step, every other frame held between
+ * 1.3 and 1.96 slots: each held one is pushed half a slot, and the next,
+ * though it went late for want of those credits, is not pushed at all.
+ */
+UNIT_TEST(feedback_answers_a_cut_push_once)
+{
+	const fq_u64 slot = 1200000, wire = 500000, trip = 20000;
+	struct fbs_feedback f;
+	struct fbs_exec e;
+	fq_u64 k, back = 0, gate_end = 0, holds = 0, waited = 0;
+
+	unit_rnd_state = 0x5eed0fb5ULL;
+	ASSERT_TRUE(fbs_exec_init(&e, slot, 0, 8, 0));
+	fbs_feedback_init(&f, slot - wire);
+	for (k = 0; k < 2 * FBS_FEEDBACK_WINDOW + 20000; k++) {
+		bool learnt = k >= FBS_FEEDBACK_WINDOW;
+		/* from the window on, every other frame held */
+		fq_u64 hold = learnt && k % 2 == 0 ? 1300000 + unit_rnd() % 660000 : 0;
+		/* the frame goes once the last one's credits are back */
+		fq_u64 sent = back > e.slot_start ? back : e.slot_start;
+		fq_u64 gated = fbs_feedback_gated(&e, gate_end, sent), held;
+
+		back = sent + wire + trip + hold;
+		held = fbs_feedback_held(&f, &e, sent, back, wire, gated);
+		if (hold) {
+			holds++;
+			EXPECT_EQ(sent, e.slot_start);
+			EXPECT_EQ(held, slot / 2);
+		} else {
+			/* after a hold it went late, waiting; nothing pushes it */
+			EXPECT_EQ(gated, 0);
+			EXPECT_EQ(held, 0);
+			waited += sent > e.slot_start;
+		}
+		gate_end = back;
+		fbs_exec_advance(&e, held);
+		gate_end = fbs_feedback_gate_end(&e, held, gate_end);
+		/* the credits are back within the slot that follows */
+		EXPECT_TRUE(back < fbs_exec_due(&e));
+		if (*unit_failed) {
+			printf("#   frame %llu: held %llu ns\n", (unsigned long long)k,
+			       (unsigned long long)hold);
+			return;
+		}
+	}
+	EXPECT_TRUE(fbs_feedback_in_step(&f));
+	/* every frame after a hold waited for its credits */
+	EXPECT_EQ(holds, 10032);
+	EXPECT_EQ(waited, holds);
+	EXPECT_EQ(e.stall_ns, holds * (slot / 2));
+}
+
+/*
  * Feedback against the link's own round trip: frames of random length
  * over a link whose round trip is constant for a while, then longer,
  * then shorter; some held by the switch.  A hold is reported exactly

@@ -66,8 +66,8 @@ static int fbs_simulate(const struct fbs_sched *s, const int64_t *drift_ppb,
 	struct fbs_feedback fb[FBS_MAX_NODES];
 	uint64_t start[FBS_MAX_NODES], held[FBS_MAX_NODES], busy[FBS_MAX_NODES];
 	uint64_t credit_back[FBS_MAX_NODES];
-	/* credits waited for until then were a hold already answered */
-	uint64_t answered[FBS_MAX_NODES];
+	/* the wait for them is back-pressure until then: fbs_feedback_gate_end() */
+	uint64_t gate_end[FBS_MAX_NODES];
 	struct fbs_frame fr[FBS_MAX_NODES];
 	uint64_t k, total = periods * s->slots, frame_ns = ln->frame_ns;
 	uint32_t i, nf;
@@ -79,7 +79,7 @@ static int fbs_simulate(const struct fbs_sched *s, const int64_t *drift_ppb,
 		if (!fbs_exec_init(&e[i], ln->slot_ns, drift_ppb[i], s->slots, 0))
 			return -1;
 		fbs_feedback_init(&fb[i], ln->slot_ns - frame_ns);
-		busy[i] = credit_back[i] = answered[i] = 0;
+		busy[i] = credit_back[i] = gate_end[i] = 0;
 	}
 	for (k = 0; k < total; k++) {
 		uint32_t t = (uint32_t)(k % s->slots);
@@ -110,16 +110,13 @@ static int fbs_simulate(const struct fbs_sched *s, const int64_t *drift_ppb,
 			at = sent > busy[d] ? sent : busy[d];
 			busy[d] = at + frame_ns;
 			if (ln->feedback) {
-				/*
-				 * all it lost before it went was the wait for
-				 * credits, but for a wait already answered
-				 */
-				uint64_t from = answered[i] < sent ? answered[i] : sent;
+				/* all it lost before it went was the wait for credits */
+				uint64_t gated = fbs_feedback_gated(&e[i], gate_end[i], sent);
 
-				from = from > start[i] ? from : start[i];
 				credit_back[i] = at + frame_ns + ln->credit_ns;
+				gate_end[i] = credit_back[i];
 				held[i] = fbs_feedback_held(&fb[i], &e[i], sent, credit_back[i],
-							    frame_ns, sent - from);
+							    frame_ns, gated);
 			}
 			fr[nf].src = i;
 			fr[nf].dst = d;
@@ -130,9 +127,7 @@ static int fbs_simulate(const struct fbs_sched *s, const int64_t *drift_ppb,
 			r->max_skew_ns = hi - lo;
 		for (i = 0; i < s->nodes; i++) {
 			fbs_exec_advance(&e[i], held[i]);
-			/* a push cut to half a slot, as sch_fbs's catch-up */
-			if (held[i] && credit_back[i] > e[i].slot_start)
-				answered[i] = credit_back[i];
+			gate_end[i] = fbs_feedback_gate_end(&e[i], held[i], gate_end[i]);
 		}
 		/* each frame against its receiver's window for this slot */
 		for (i = 0; i < nf; i++) {
