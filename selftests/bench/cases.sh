@@ -83,6 +83,16 @@ setup_fq-perflow()
 		flow_limit 1000000 orphan_mask 1048575
 }
 
+# fq that turns at every packet (quantum and initial quantum of one of our
+# 60-byte packets), as edf's deadlines take flows of one rate in turn: a
+# reference, no peer (plain fq sends 50 packets of a flow per turn)
+bench_case fq-packet flows
+setup_fq-packet()
+{
+	tcb qdisc add dev "$1" parent "$2" handle "$3" fq limit 1000000 \
+		flow_limit 1000000 quantum 60 initial_quantum 60
+}
+
 # CoDel must not drop what the backlogged path parks on purpose
 bench_case fq_codel flows
 setup_fq_codel()
@@ -124,6 +134,23 @@ setup_drr()
 	tcb qdisc add dev "$1" parent "$2" handle "$3" drr || return
 	for ((i = 1; i <= $4; i++)); do
 		tcb class add dev "$1" parent "$3" classid "$(classid "$3" "$i")" drr &&
+		class_fifo "$1" "$(classid "$3" "$i")" || return
+	done
+	classes_by_port "$1" "$3" "$4"
+}
+
+# drr that turns at every packet (our packets are 60 bytes), as rr and
+# sbt's default table do: what drr's own cost is at their turn (a
+# reference, no peer)
+bench_case drr-packet classes
+setup_drr-packet()
+{
+	local i
+
+	tcb qdisc add dev "$1" parent "$2" handle "$3" drr || return
+	for ((i = 1; i <= $4; i++)); do
+		tcb class add dev "$1" parent "$3" classid "$(classid "$3" "$i")" \
+			drr quantum 60 &&
 		class_fifo "$1" "$(classid "$3" "$i")" || return
 	done
 	classes_by_port "$1" "$3" "$4"
@@ -199,15 +226,15 @@ setup_fq-shuffled() { setup_fq "$@"; }
 bench_case edf-shuffled shuffled fq-shuffled
 setup_edf-shuffled() { setup_edf "$@"; }
 
-# dtable_tree MODE DEV PARENT HANDLE CLASSES: dtable's default table (one
-# entry per class), its classes fed by port like drr's
+# dtable_tree MODE DEV PARENT HANDLE CLASSES [TABLE]: dtable's default
+# table (one entry per class) or TABLE, its classes fed by port like drr's
 dtable_tree()
 {
 	local mode=$1 i
 
 	shift
 	tcb qdisc add dev "$1" parent "$2" handle "$3" dtable classes "$4" \
-		mode "$mode" || return
+		mode "$mode" ${5:+table $5} || return
 	for ((i = 1; i <= $4; i++)); do
 		class_fifo "$1" "$(classid "$3" "$i")" || return
 	done
@@ -219,6 +246,19 @@ setup_dtable() { dtable_tree dtable "$@"; }
 
 bench_case dtable-sbt classes drr
 setup_dtable-sbt() { dtable_tree sbt "$@"; }
+
+# sbt with drr's turn: entries of 25 packets, the 1514 bytes of drr's
+# default quantum (and of dtable's default entry) in our 60-byte packets
+bench_case dtable-sbt25 classes drr
+setup_dtable-sbt25()
+{
+	local table="" i
+
+	for ((i = 0; i < $4; i++)); do
+		table+="${table:+ }$i:25"
+	done
+	dtable_tree sbt "$@" "$table"
+}
 
 bench_case dtable-rr classes drr
 setup_dtable-rr() { dtable_tree rr "$@"; }
