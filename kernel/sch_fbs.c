@@ -84,8 +84,7 @@ struct fbs_sched {
 	u32			sent_len;	/* its bytes on the wire */
 	u64			sent_ns;	/* when it went */
 	u64			sent_gated_ns;	/* of its lateness, the wait for credits */
-	u64			credits_back_ns; /* the last sent frame's were back
-						  * (fbs_feedback_gate_end()) */
+	struct fbs_credit_wait	credit_wait;	/* for the last sent frame's */
 	u64			refused_ns;	/* the link first refused this slot's frame */
 	u64			rate;		/* the link's, bytes/s; 0: a slot is
 						 * one largest frame on the wire */
@@ -392,7 +391,7 @@ static u64 fbs_wire_ns(const struct fbs_sched *q, u32 len)
  */
 static u64 fbs_gated_ns(const struct fbs_sched *q, u64 now)
 {
-	u64 gated = fbs_feedback_gated(&q->ex, q->credits_back_ns, now);
+	u64 gated = fbs_credit_wait_gated(&q->credit_wait, &q->ex, now);
 
 	if (q->refused_ns && now > q->refused_ns)
 		gated += now - max(q->refused_ns, q->ex.slot_start);
@@ -421,13 +420,13 @@ static bool fbs_catch_up(struct fbs_sched *q, u64 now)
 						 fbs_wire_ns(q, q->sent_len),
 						 q->sent_gated_ns);
 			/* the next frame waits for them if they came late */
-			q->credits_back_ns = back;
+			fbs_credit_wait_back(&q->credit_wait, back);
 		}
 		if (!q->sent)
 			fbs_slot_unused(q, q->ex.slot, 1);
 		fbs_exec_advance(&q->ex, held);
 		/* not a wait anew for credits a push has answered */
-		q->credits_back_ns = fbs_feedback_gate_end(&q->ex, held, q->credits_back_ns);
+		fbs_credit_wait_advanced(&q->credit_wait, &q->ex, held);
 		q->sent = false;
 		q->held = false;
 		q->refused_ns = 0;

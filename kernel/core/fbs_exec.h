@@ -248,30 +248,43 @@ static inline fq_u64 fbs_feedback_held(struct fbs_feedback *f, const struct fbs_
 }
 
 /*
- * A node that waits for its last frame's credits before it sends again
- * keeps one time, @gate_end: it is when those credits were back, set as
- * each frame's come back, and the wait for them counts as back-pressure
- * (fbs_feedback_held()'s @gated_ns) until then.  After each
- * fbs_exec_advance() by @held it goes through this: a push cut to half a
- * slot (fbs_feedback_cap()) leaves the credits back after the next slot
- * began, and waiting for them there is the hold already answered, not
- * back-pressure anew, or the next slot would be pushed the rest of the
- * way.  (Uncut, a push always starts the next slot after the credits
- * came back.)  sch_fbs and qsim's FBS both keep it this way.
+ * A node that waits for its last frame's credits before it sends again:
+ * how much of a slot went to that wait, which is back-pressure as well
+ * (fbs_feedback_held()'s @gated_ns).  A push cut to half a slot
+ * (fbs_feedback_cap()) leaves the held frame's credits back after the
+ * next slot began, and the wait for them there is the hold already
+ * answered, not back-pressure anew, or that slot would be pushed the
+ * rest of the way; so is any later wait up to that time (a frame the
+ * wait made late, whose credits then came back late).  sch_fbs and qsim's
+ * FBS both keep it here.
  */
-static inline fq_u64 fbs_feedback_gate_end(const struct fbs_exec *e, fq_u64 held,
-					   fq_u64 gate_end)
+struct fbs_credit_wait {
+	fq_u64 back;		/* the last frame's credits were back */
+	fq_u64 answered;	/* waiting until then was a hold answered */
+};
+
+/* A frame's credits are back at @back (or are due then). */
+static inline void fbs_credit_wait_back(struct fbs_credit_wait *w, fq_u64 back)
 {
-	return held && gate_end > e->slot_start ? e->slot_start : gate_end;
+	w->back = back;
 }
 
-/* How much of the current slot, up to @now, went waiting until @gate_end. */
-static inline fq_u64 fbs_feedback_gated(const struct fbs_exec *e, fq_u64 gate_end,
-					fq_u64 now)
+/* After fbs_exec_advance(@e, @held): a push, cut, that left them to come. */
+static inline void fbs_credit_wait_advanced(struct fbs_credit_wait *w,
+					    const struct fbs_exec *e, fq_u64 held)
 {
-	fq_u64 end = now < gate_end ? now : gate_end;
+	if (held && w->back > e->slot_start)
+		w->answered = w->back;
+}
 
-	return end > e->slot_start ? end - e->slot_start : 0;
+/* How much of the current slot, up to @now, went waiting and counts. */
+static inline fq_u64 fbs_credit_wait_gated(const struct fbs_credit_wait *w,
+					   const struct fbs_exec *e, fq_u64 now)
+{
+	fq_u64 end = now < w->back ? now : w->back;
+	fq_u64 from = w->answered > e->slot_start ? w->answered : e->slot_start;
+
+	return end > from ? end - from : 0;
 }
 
 /*

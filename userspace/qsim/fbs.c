@@ -65,9 +65,7 @@ static int fbs_simulate(const struct fbs_sched *s, const int64_t *drift_ppb,
 	struct fbs_exec e[FBS_MAX_NODES];
 	struct fbs_feedback fb[FBS_MAX_NODES];
 	uint64_t start[FBS_MAX_NODES], held[FBS_MAX_NODES], busy[FBS_MAX_NODES];
-	uint64_t credit_back[FBS_MAX_NODES];
-	/* the wait for them is back-pressure until then: fbs_feedback_gate_end() */
-	uint64_t gate_end[FBS_MAX_NODES];
+	struct fbs_credit_wait wait[FBS_MAX_NODES];	/* for each node's last frame's */
 	struct fbs_frame fr[FBS_MAX_NODES];
 	uint64_t k, total = periods * s->slots, frame_ns = ln->frame_ns;
 	uint32_t i, nf;
@@ -79,7 +77,8 @@ static int fbs_simulate(const struct fbs_sched *s, const int64_t *drift_ppb,
 		if (!fbs_exec_init(&e[i], ln->slot_ns, drift_ppb[i], s->slots, 0))
 			return -1;
 		fbs_feedback_init(&fb[i], ln->slot_ns - frame_ns);
-		busy[i] = credit_back[i] = gate_end[i] = 0;
+		busy[i] = 0;
+		wait[i] = (struct fbs_credit_wait){ 0, 0 };
 	}
 	for (k = 0; k < total; k++) {
 		uint32_t t = (uint32_t)(k % s->slots);
@@ -101,7 +100,7 @@ static int fbs_simulate(const struct fbs_sched *s, const int64_t *drift_ppb,
 			 * credits are back; the output to d takes the frame
 			 * once the previous one to d has left.
 			 */
-			sent = ln->feedback && credit_back[i] > start[i] ? credit_back[i] : start[i];
+			sent = ln->feedback && wait[i].back > start[i] ? wait[i].back : start[i];
 			/* a frame that cannot end in its slot waits for the next period */
 			if (sent > fbs_exec_send_by(&e[i], frame_ns)) {
 				r->missed++;
@@ -111,11 +110,10 @@ static int fbs_simulate(const struct fbs_sched *s, const int64_t *drift_ppb,
 			busy[d] = at + frame_ns;
 			if (ln->feedback) {
 				/* all it lost before it went was the wait for credits */
-				uint64_t gated = fbs_feedback_gated(&e[i], gate_end[i], sent);
+				uint64_t gated = fbs_credit_wait_gated(&wait[i], &e[i], sent);
 
-				credit_back[i] = at + frame_ns + ln->credit_ns;
-				gate_end[i] = credit_back[i];
-				held[i] = fbs_feedback_held(&fb[i], &e[i], sent, credit_back[i],
+				fbs_credit_wait_back(&wait[i], at + frame_ns + ln->credit_ns);
+				held[i] = fbs_feedback_held(&fb[i], &e[i], sent, wait[i].back,
 							    frame_ns, gated);
 			}
 			fr[nf].src = i;
@@ -127,7 +125,7 @@ static int fbs_simulate(const struct fbs_sched *s, const int64_t *drift_ppb,
 			r->max_skew_ns = hi - lo;
 		for (i = 0; i < s->nodes; i++) {
 			fbs_exec_advance(&e[i], held[i]);
-			gate_end[i] = fbs_feedback_gate_end(&e[i], held[i], gate_end[i]);
+			fbs_credit_wait_advanced(&wait[i], &e[i], held[i]);
 		}
 		/* each frame against its receiver's window for this slot */
 		for (i = 0; i < nf; i++) {
