@@ -126,35 +126,29 @@ setup_etf()
 		delta 1000000 deadline_mode skip_sock_check
 }
 
-bench_case drr classes
-setup_drr()
-{
-	local i
-
-	tcb qdisc add dev "$1" parent "$2" handle "$3" drr || return
-	for ((i = 1; i <= $4; i++)); do
-		tcb class add dev "$1" parent "$3" classid "$(classid "$3" "$i")" drr &&
-		class_fifo "$1" "$(classid "$3" "$i")" || return
-	done
-	classes_by_port "$1" "$3" "$4"
-}
-
-# drr that turns at every packet (our packets are 60 bytes), as rr and
-# sbt's default table do: what drr's own cost is at their turn (a
-# reference, no peer)
-bench_case drr-packet classes
-setup_drr-packet()
+# drr_tree DEV PARENT HANDLE CLASSES [CLASS_OPTION...]: drr with CLASSES
+# classes (their options, e.g. a quantum), fed by port
+drr_tree()
 {
 	local i
 
 	tcb qdisc add dev "$1" parent "$2" handle "$3" drr || return
 	for ((i = 1; i <= $4; i++)); do
 		tcb class add dev "$1" parent "$3" classid "$(classid "$3" "$i")" \
-			drr quantum 60 &&
+			drr "${@:5}" &&
 		class_fifo "$1" "$(classid "$3" "$i")" || return
 	done
 	classes_by_port "$1" "$3" "$4"
 }
+
+bench_case drr classes
+setup_drr() { drr_tree "$@"; }
+
+# drr that turns at every packet (our packets are 60 bytes), as rr and
+# sbt's default table do: what drr's own cost is at their turn (a
+# reference, no peer)
+bench_case drr-packet classes
+setup_drr-packet() { drr_tree "$@" quantum 60; }
 
 # ets has at most 16 bands; all of them quantum bands here
 bench_case ets classes
