@@ -847,6 +847,39 @@ static fq_always_inline int dt_sbt_first_sender(struct dt_sched *s, int last,
 }
 
 /*
+ * sbt's reset: every class gets its weight back.  A loop of its own, with
+ * no test per class, as it runs once a round, a round being one packet
+ * per class at weights of one.
+ */
+static fq_always_inline void dt_sbt_restore(struct dt_sched *s)
+{
+	fq_u32 i;
+
+	for (i = 0; i < s->ncls; i++)
+		s->cls[i].left = dt_sbt_weight(s, &s->cls[i]);
+}
+
+/*
+ * The pass a round that is over would make: every active entry visited
+ * and passed (one per class: sbt takes one entry per class), counted class
+ * by class instead of walked; with @restore, the reset that follows, in
+ * the same loop.
+ */
+static fq_always_inline void dt_sbt_count_round(struct dt_sched *s, bool restore)
+{
+	fq_u32 i;
+
+	for (i = 0; i < s->ncls; i++) {
+		struct dt_class *c = &s->cls[i];
+
+		c->visited += c->active;
+		c->skipped += c->active;
+		if (restore)
+			c->left = dt_sbt_weight(s, c);
+	}
+}
+
+/*
  * Algorithm 1 with the reset and the lone-active-class exception.  Every
  * active entry the scan passes is visited; a class out of weight is
  * passed without asking for its head (dt_sbt_senders()).  When no class
@@ -864,7 +897,7 @@ static fq_always_inline int dt_sbt_first_sender(struct dt_sched *s, int last,
 static fq_always_inline int dt_pick_sbt_laps(struct dt_sched *s, dt_head_fn head,
 					     dt_head_fn peek, void *ctx, bool one_word)
 {
-	fq_u32 i, senders;
+	fq_u32 senders;
 	int pass, p, last = 0;
 	bool round_over;
 
@@ -901,18 +934,15 @@ static fq_always_inline int dt_pick_sbt_laps(struct dt_sched *s, dt_head_fn head
 			s->free_ride = true;
 			return dt_sbt_serve(s, last);
 		}
-		for (i = 0; i < s->ncls; i++) {
-			struct dt_class *c = &s->cls[i];
-
-			if (round_over) {
-				c->visited += c->active;
-				c->skipped += c->active;
-			}
-			if (senders)
-				c->left = dt_sbt_weight(s, c);
-		}
-		if (!senders)
+		if (!senders) {
+			if (round_over)
+				dt_sbt_count_round(s, false);
 			break;
+		}
+		if (round_over)
+			dt_sbt_count_round(s, true);
+		else
+			dt_sbt_restore(s);
 		s->sbt_left = s->sbt_total;
 		s->resets++;
 		if (round_over)

@@ -290,7 +290,8 @@ static unsigned int vp_dequeue(fq_u64 now)
  * no packets: each class is a ring of lengths here, and the head callback
  * reads it.  Classes are sized for 1500-byte packets; dtable entries weigh
  * 24 credits of 64 bytes (1536 bytes: 25 of our 60-byte packets per
- * turn), sbt entries 25 packets, rr entries are unweighted.
+ * turn), sbt entries 25 packets (sbt-packet: one, sbt's default and the
+ * bench's dtable-sbt), rr entries are unweighted.
  */
 #define DTB_MTU		1500
 #define DTB_CREDIT	64
@@ -307,7 +308,7 @@ static int dtb_head(void *ctx, fq_u32 cls)
 	return len ? (int)len : DT_IDLE;
 }
 
-static int dtb_setup(unsigned int flows, fq_u8 mode)
+static int dtb_setup(unsigned int flows, fq_u8 mode, fq_u32 sbt_weight)
 {
 	fq_u32 mtus[DT_MAX_CLASSES], bad, i;
 	int err;
@@ -321,7 +322,7 @@ static int dtb_setup(unsigned int flows, fq_u8 mode)
 		dtb_table[i].cls = (fq_u16)i;
 		dtb_table[i].weight = mode == DT_MODE_DTABLE ?
 			(DTB_MTU + DTB_CREDIT - 1) / DTB_CREDIT :
-			mode == DT_MODE_SBT ? DTB_MTU / 60 : 1;
+			mode == DT_MODE_SBT ? sbt_weight : 1;
 	}
 	err = dt_table_check(dtb_table, dtb_ncls, mode, DTB_CREDIT, mtus,
 			     dtb_ncls, &bad);
@@ -336,17 +337,22 @@ static int dtb_setup(unsigned int flows, fq_u8 mode)
 
 static int dtb_dtable_setup(unsigned int flows)
 {
-	return dtb_setup(flows, DT_MODE_DTABLE);
+	return dtb_setup(flows, DT_MODE_DTABLE, 0);
 }
 
 static int dtb_sbt_setup(unsigned int flows)
 {
-	return dtb_setup(flows, DT_MODE_SBT);
+	return dtb_setup(flows, DT_MODE_SBT, DTB_MTU / 60);
+}
+
+static int dtb_sbt_packet_setup(unsigned int flows)
+{
+	return dtb_setup(flows, DT_MODE_SBT, 1);
 }
 
 static int dtb_rr_setup(unsigned int flows)
 {
-	return dtb_setup(flows, DT_MODE_RR);
+	return dtb_setup(flows, DT_MODE_RR, 0);
 }
 
 static int dtb_enqueue(unsigned int flow, unsigned int len, fq_u64 now)
@@ -442,6 +448,7 @@ static const struct core_discipline disciplines[] = {
 	{ "vcsw-ideal", vp_ideal_setup, vp_enqueue, vp_dequeue },
 	{ "dtable", dtb_dtable_setup, dtb_enqueue, dtb_dequeue },
 	{ "sbt", dtb_sbt_setup, dtb_enqueue, dtb_dequeue },
+	{ "sbt-packet", dtb_sbt_packet_setup, dtb_enqueue, dtb_dequeue },
 	{ "rr", dtb_rr_setup, dtb_enqueue, dtb_dequeue },
 	{ "aoq", aqs_aoq_setup, aqs_enqueue, aqs_dequeue },
 	{ "fbrr", aqs_fbrr_setup, aqs_enqueue, aqs_dequeue },
