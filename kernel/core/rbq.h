@@ -103,75 +103,99 @@ static inline void rbq_replace_child(struct rbq *t, struct rbq_node *parent,
 		parent->right = new;
 }
 
-static inline void rbq_rotate_left(struct rbq *t, struct rbq_node *x)
-{
-	struct rbq_node *y = x->right;
+/*
+ * The fixups below restructure with the colours they know instead of
+ * generic rotations and colour setters: a node known to be black gets its
+ * parent word written whole, and a double rotation moves the inner node
+ * up in one step.  That halves the stores of a rebalance, which edf pays
+ * at every out-of-order packet (Documentation/benchmarks.rst, "The
+ * tree's rebalance").  The insert's two mirrored halves are written out:
+ * choosing each link's side at run time cost 10 instructions a packet
+ * more in core_cost's edf-shuffled.
+ */
 
-	x->right = y->left;
-	if (y->left)
-		rbq_set_parent(y->left, x);
-	rbq_set_parent(y, rbq_parent(x));
-	rbq_replace_child(t, rbq_parent(x), x, y);
-	y->left = x;
-	rbq_set_parent(x, y);
+/* Put @top, black, where @old was under @parent (or at the root). */
+static fq_always_inline void rbq_raise_black(struct rbq *t,
+					     struct rbq_node *parent,
+					     struct rbq_node *old,
+					     struct rbq_node *top)
+{
+	top->parent_red = (unsigned long)parent;
+	rbq_replace_child(t, parent, old, top);
 }
 
-static inline void rbq_rotate_right(struct rbq *t, struct rbq_node *x)
+/* @c (possibly NULL) now hangs under @p; it keeps its colour. */
+static fq_always_inline void rbq_adopt(struct rbq_node *c, struct rbq_node *p)
 {
-	struct rbq_node *y = x->left;
-
-	x->left = y->right;
-	if (y->right)
-		rbq_set_parent(y->right, x);
-	rbq_set_parent(y, rbq_parent(x));
-	rbq_replace_child(t, rbq_parent(x), x, y);
-	y->right = x;
-	rbq_set_parent(x, y);
+	if (c)
+		rbq_set_parent(c, p);
 }
 
+/*
+ * @z is red and linked; restore the rules.  While its parent is red, a
+ * red uncle lets the colours flip and the problem move two levels up;
+ * a black one ends it with one rotation (z outer) or two (z inner: z
+ * itself goes up to the grandparent's place).
+ */
 static inline void rbq_insert_fixup(struct rbq *t, struct rbq_node *z)
 {
-	struct rbq_node *p, *g, *u;
+	struct rbq_node *p, *g, *u, *top;
 
-	while ((p = rbq_parent(z)) && rbq_is_red(p)) {
-		g = rbq_parent(p);		/* p is red, so not the root */
-		if (p == g->left) {
-			u = g->right;
-			if (rbq_is_red(u)) {
-				rbq_set_red(p, false);
-				rbq_set_red(u, false);
-				rbq_set_red(g, true);
-				z = g;
-				continue;
-			}
-			if (z == p->right) {
-				rbq_rotate_left(t, p);
-				z = p;
-				p = rbq_parent(z);
-			}
-			rbq_set_red(p, false);
-			rbq_set_red(g, true);
-			rbq_rotate_right(t, g);
-		} else {
-			u = g->left;
-			if (rbq_is_red(u)) {
-				rbq_set_red(p, false);
-				rbq_set_red(u, false);
-				rbq_set_red(g, true);
-				z = g;
-				continue;
-			}
-			if (z == p->left) {
-				rbq_rotate_right(t, p);
-				z = p;
-				p = rbq_parent(z);
-			}
-			rbq_set_red(p, false);
-			rbq_set_red(g, true);
-			rbq_rotate_left(t, g);
+	for (;;) {
+		p = rbq_parent(z);
+		if (!p) {
+			z->parent_red = 0;		/* the root is black */
+			return;
 		}
+		if (!(p->parent_red & RBQ_RED))
+			return;
+		g = rbq_parent(p);		/* p is red: g exists, black */
+		u = p == g->left ? g->right : g->left;
+		if (rbq_is_red(u)) {
+			p->parent_red = (unsigned long)g;
+			u->parent_red = (unsigned long)g;
+			g->parent_red |= RBQ_RED;
+			z = g;
+			continue;
+		}
+		if (p == g->left) {
+			if (z == p->right) {
+				p->right = z->left;
+				rbq_adopt(p->right, p);
+				g->left = z->right;
+				rbq_adopt(g->left, g);
+				z->left = p;
+				p->parent_red = (unsigned long)z | RBQ_RED;
+				z->right = g;
+				top = z;
+			} else {
+				g->left = p->right;
+				rbq_adopt(g->left, g);
+				p->right = g;
+				top = p;
+			}
+		} else {
+			if (z == p->left) {
+				p->left = z->right;
+				rbq_adopt(p->left, p);
+				g->right = z->left;
+				rbq_adopt(g->right, g);
+				z->right = p;
+				p->parent_red = (unsigned long)z | RBQ_RED;
+				z->left = g;
+				top = z;
+			} else {
+				g->right = p->left;
+				rbq_adopt(g->right, g);
+				p->left = g;
+				top = p;
+			}
+		}
+		/* g was black, so its parent word is its parent's address */
+		rbq_raise_black(t, (struct rbq_node *)g->parent_red, g, top);
+		g->parent_red = (unsigned long)top | RBQ_RED;
+		return;
 	}
-	rbq_set_red(t->root, false);
 }
 
 /*
@@ -222,67 +246,87 @@ static inline void rbq_transplant(struct rbq *t, struct rbq_node *u,
 		rbq_set_parent(v, rbq_parent(u));
 }
 
-/* @x (possibly NULL, child of @xp) is one black short: repair. */
+/*
+ * @x (possibly NULL, child of @xp) is one black short: repair.  Its
+ * sibling w exists (its side is at least one black high).  A red w is
+ * rotated above xp first, so that x's new sibling is black.  A black w
+ * with no red child turns red and the shortage moves up to xp.  Else a
+ * red nephew ends it: the far one by w taking xp's place, the near one
+ * by itself taking it (the double rotation in one step), in xp's colour
+ * with both below it black.
+ */
 static inline void rbq_erase_fixup(struct rbq *t, struct rbq_node *x,
 				   struct rbq_node *xp)
 {
-	struct rbq_node *w;
+	struct rbq_node *w, *near, *far, *gp, *top;
+	bool left;
 
 	while (x != t->root && !rbq_is_red(x)) {
-		/* x's sibling exists: its side is at least one black high */
-		if (x == xp->left) {
-			w = xp->right;
-			if (rbq_is_red(w)) {
-				rbq_set_red(w, false);
-				rbq_set_red(xp, true);
-				rbq_rotate_left(t, xp);
-				w = xp->right;
+		left = x == xp->left;
+		w = left ? xp->right : xp->left;
+		if (w->parent_red & RBQ_RED) {
+			/* xp is black, w's children black and present */
+			gp = (struct rbq_node *)xp->parent_red;
+			if (left) {
+				near = w->left;
+				xp->right = near;
+				w->left = xp;
+			} else {
+				near = w->right;
+				xp->left = near;
+				w->right = xp;
 			}
-			if (!rbq_is_red(w->left) && !rbq_is_red(w->right)) {
-				rbq_set_red(w, true);
-				x = xp;
-				xp = rbq_parent(x);
-				continue;
-			}
-			if (!rbq_is_red(w->right)) {
-				rbq_set_red(w->left, false);
-				rbq_set_red(w, true);
-				rbq_rotate_right(t, w);
-				w = xp->right;
-			}
-			rbq_set_red(w, rbq_is_red(xp));
-			rbq_set_red(xp, false);
-			rbq_set_red(w->right, false);
-			rbq_rotate_left(t, xp);
-		} else {
-			w = xp->left;
-			if (rbq_is_red(w)) {
-				rbq_set_red(w, false);
-				rbq_set_red(xp, true);
-				rbq_rotate_right(t, xp);
-				w = xp->left;
-			}
-			if (!rbq_is_red(w->left) && !rbq_is_red(w->right)) {
-				rbq_set_red(w, true);
-				x = xp;
-				xp = rbq_parent(x);
-				continue;
-			}
-			if (!rbq_is_red(w->left)) {
-				rbq_set_red(w->right, false);
-				rbq_set_red(w, true);
-				rbq_rotate_left(t, w);
-				w = xp->left;
-			}
-			rbq_set_red(w, rbq_is_red(xp));
-			rbq_set_red(xp, false);
-			rbq_set_red(w->left, false);
-			rbq_rotate_right(t, xp);
+			/* near, the new w, gets its parent word below */
+			xp->parent_red = (unsigned long)w | RBQ_RED;
+			rbq_raise_black(t, gp, xp, w);
+			w = near;
 		}
-		x = t->root;
+		near = left ? w->left : w->right;
+		far = left ? w->right : w->left;
+		if (rbq_is_red(far)) {
+			if (left) {
+				xp->right = near;
+				w->left = xp;
+			} else {
+				xp->left = near;
+				w->right = xp;
+			}
+			rbq_adopt(near, xp);
+			far->parent_red = (unsigned long)w;
+			top = w;
+		} else if (rbq_is_red(near)) {
+			if (left) {
+				xp->right = near->left;
+				rbq_adopt(xp->right, xp);
+				w->left = near->right;
+				rbq_adopt(w->left, w);
+				near->left = xp;
+				near->right = w;
+			} else {
+				xp->left = near->right;
+				rbq_adopt(xp->left, xp);
+				w->right = near->left;
+				rbq_adopt(w->right, w);
+				near->right = xp;
+				near->left = w;
+			}
+			w->parent_red = (unsigned long)near;
+			top = near;
+		} else {
+			w->parent_red = (unsigned long)xp | RBQ_RED;
+			x = xp;
+			xp = rbq_parent(x);
+			continue;
+		}
+		/* top takes xp's place and colour; xp goes black below it */
+		gp = rbq_parent(xp);
+		top->parent_red = xp->parent_red;
+		rbq_replace_child(t, gp, xp, top);
+		xp->parent_red = (unsigned long)top;
+		return;
 	}
 	if (x)
-		rbq_set_red(x, false);
+		x->parent_red &= ~RBQ_RED;
 }
 
 /*
