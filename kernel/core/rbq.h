@@ -107,11 +107,12 @@ static inline void rbq_replace_child(struct rbq *t, struct rbq_node *parent,
  * The fixups below restructure with the colours they know instead of
  * generic rotations and colour setters: a node known to be black gets its
  * parent word written whole, and a double rotation moves the inner node
- * up in one step.  That halves the stores of a rebalance, which edf pays
- * at every out-of-order packet (Documentation/benchmarks.rst, "The
- * tree's rebalance").  The insert's two mirrored halves are written out:
- * choosing each link's side at run time cost 10 instructions a packet
- * more in core_cost's edf-shuffled.
+ * up in one step.  edf pays an insert and an erase at every packet whose
+ * flow comes back out of order; this took a quarter off their
+ * instructions (Documentation/benchmarks.rst, "The tree's rebalance").
+ * The insert's two mirrored halves are written out: choosing each link's
+ * side at run time cost 10 instructions a packet more in core_cost's
+ * edf-shuffled.
  */
 
 /* Put @top, black, where @old was under @parent (or at the root). */
