@@ -153,23 +153,35 @@ static inline void vcsw_vc_link(struct vcsw_vc *v, struct vcsw_node *n)
 }
 
 /*
- * The node that leaves next.  Takeover: the head with the smaller
- * deadline, and L's head on a tie.  The tie rule keeps flows in order
- * even when a flow repeats a deadline: a flow's later packet can sit at
- * U's head while its earlier packet with the same deadline is still in L;
- * L's head then has a deadline no larger, and must go first.
+ * The node that leaves next for output @out: in recn mode the next ready
+ * queue whose head goes there (an input's request at the crossbar), in
+ * the others the head, wherever it goes (one FIFO per VC: head-of-line
+ * blocking).  Takeover: the head with the smaller deadline, and L's head
+ * on a tie.  The tie rule keeps flows in order even when a flow repeats a
+ * deadline: a flow's later packet can sit at U's head while its earlier
+ * packet with the same deadline is still in L; L's head then has a
+ * deadline no larger, and must go first.
+ *
+ * The crossbar asks every input's VC for every output it serves, so this
+ * runs ports x VCs x inputs times a pass.  FIFO, the mode of every VC but
+ * VC0 in every architecture, is tested first: asking it after the other
+ * modes cost a trad switch of 8 ports and 4 VCs a sixth of its
+ * instructions in qsim (Documentation/benchmarks.rst, "The crossbar's
+ * ask").
  */
-static inline struct vcsw_node *vcsw_vc_pick(const struct vcsw_vc *v)
+static inline struct vcsw_node *vcsw_vc_pick_for(const struct vcsw_vc *v, fq_u16 out)
 {
 	struct vcsw_node *l = v->ordered.head, *u = v->takeover.head;
 
+	if (v->mode == VCSW_MODE_FIFO)
+		return l;
 	if (v->mode == VCSW_MODE_IDEAL) {
 		struct rbq_node *r = rbq_first(&v->sorted);
 
 		return r ? vcsw_node_of_rb(r) : NULL;
 	}
 	if (v->mode == VCSW_MODE_RECN)
-		return vcsw_rq_pick(v->rq, 0xffff);
+		return vcsw_rq_pick(v->rq, out);
 	if (!u)
 		return l;
 	if (!l || u->deadline < l->deadline)
@@ -177,17 +189,10 @@ static inline struct vcsw_node *vcsw_vc_pick(const struct vcsw_vc *v)
 	return l;
 }
 
-/*
- * The node that leaves next for output @out: in recn mode the next ready
- * queue whose head goes there (an input's request at the crossbar), in
- * the others the head, wherever it goes (one FIFO per VC: head-of-line
- * blocking).
- */
-static inline struct vcsw_node *vcsw_vc_pick_for(const struct vcsw_vc *v, fq_u16 out)
+/* The node that leaves next, wherever it goes. */
+static inline struct vcsw_node *vcsw_vc_pick(const struct vcsw_vc *v)
 {
-	if (v->mode == VCSW_MODE_RECN)
-		return vcsw_rq_pick(v->rq, out);
-	return vcsw_vc_pick(v);
+	return vcsw_vc_pick_for(v, 0xffff);
 }
 
 /*
