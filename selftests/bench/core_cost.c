@@ -27,6 +27,7 @@
 #include "core/edf_core.h"
 #include "core/runheap.h"
 #include "core/vcsw_port.h"
+#include "core/vcsw_xbar.h"
 #include "core/dtable_core.h"
 #include "core/aoq_core.h"
 
@@ -283,6 +284,80 @@ static unsigned int vp_dequeue(fq_u64 now)
 }
 
 /*
+ * ---- vcsw-xbar: the crossbar of a Traditional switch of 8 ports, 4 VCs ----
+ *
+ * kernel/core/vcsw_xbar.h as the soft switch runs it: flow f arrives at
+ * input f % 8 on VC f % 4, for an output other than its input chosen by
+ * f / 8.  Every dequeue makes one crossbar move (vcsw_xbar_step(), which
+ * asks every input's VC for each output it tries) and sends one frame
+ * from the outputs in turn.  The asks grow as ports x VCs x inputs, which
+ * a one-port case never shows (Documentation/benchmarks.rst, "The
+ * crossbar's ask").  No emulated links, no limits.
+ */
+#define XB_PORTS 8
+
+static struct vcsw_xport xb_port[XB_PORTS];
+static struct vcsw_xport *xb_ports[XB_PORTS];
+static unsigned int xb_cursor, xb_next_out;
+
+static int xb_setup(unsigned int flows)
+{
+	unsigned int i;
+
+	if (vp_setup(flows, VCSW_MODE_FIFO))
+		return -1;
+	for (i = 0; i < XB_PORTS; i++) {
+		vcsw_xport_init(&xb_port[i], VCSW_ARCH_TRAD, ~(fq_u32)0,
+				~(fq_u32)0, 0);
+		vcsw_xport_set_vcs(&xb_port[i], 4);
+		xb_ports[i] = &xb_port[i];
+	}
+	return 0;
+}
+
+static int xb_enqueue(unsigned int flow, unsigned int len, fq_u64 now)
+{
+	struct vcsw_node *n = vp_free;
+	unsigned int in = flow % XB_PORTS;
+
+	if (!n)
+		return -1;
+	vp_free = n->next;
+	n->deadline = now;
+	n->len = len;
+	n->vc = (fq_u8)(flow % 4);
+	n->timed = true;
+	n->out = (fq_u16)((in + 1 + (flow / XB_PORTS) % (XB_PORTS - 1)) % XB_PORTS);
+	if (vcsw_xbar_arrive(xb_ports, XB_PORTS, in, n, now) != VCSW_ENQ_OK) {
+		n->next = vp_free;
+		vp_free = n;
+		return -1;
+	}
+	return 0;
+}
+
+static unsigned int xb_dequeue(fq_u64 now)
+{
+	unsigned int from, k, len;
+	struct vcsw_node *n;
+
+	vcsw_xbar_step(xb_ports, XB_PORTS, VCSW_ARCH_TRAD, now, &xb_cursor, &from);
+	for (k = 0; k < XB_PORTS; k++) {
+		struct vcsw_port *p = &xb_port[xb_next_out].out;
+
+		xb_next_out = (xb_next_out + 1) % XB_PORTS;
+		n = vcsw_port_dequeue(p, now);
+		if (n) {
+			len = n->len;
+			n->next = vp_free;
+			vp_free = n;
+			return len;
+		}
+	}
+	return 0;
+}
+
+/*
  * ---- dtable, sbt, rr: the table schedulers ---------------------------------
  *
  * kernel/core/dtable_core.h with one table entry per class, classes =
@@ -446,6 +521,7 @@ static const struct core_discipline disciplines[] = {
 	{ "vcsw-fifo", vp_fifo_setup, vp_enqueue, vp_dequeue },
 	{ "vcsw-takeover", vp_takeover_setup, vp_enqueue, vp_dequeue },
 	{ "vcsw-ideal", vp_ideal_setup, vp_enqueue, vp_dequeue },
+	{ "vcsw-xbar", xb_setup, xb_enqueue, xb_dequeue },
 	{ "dtable", dtb_dtable_setup, dtb_enqueue, dtb_dequeue },
 	{ "sbt", dtb_sbt_setup, dtb_enqueue, dtb_dequeue },
 	{ "sbt-packet", dtb_sbt_packet_setup, dtb_enqueue, dtb_dequeue },
