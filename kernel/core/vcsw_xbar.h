@@ -155,33 +155,63 @@ static inline enum vcsw_enq_result vcsw_xbar_arrive(struct vcsw_xport *const *po
 	return vcsw_vc_enqueue(v, n, now);
 }
 
-/* The crossbar's sets of inputs are words of 64 bits. */
-_Static_assert(VCSW_MAX_PORTS <= 64, "a port set is one 64-bit word");
+/* The crossbar's sets of ports are words of 64 bits. */
+_Static_assert(VCSW_MAX_PORTS <= 64, "a set of ports is one 64-bit word");
 
 /*
- * The inputs with a frame in VC @vc: bit i for port i (a switch has at
- * most 64 ports).  An empty VC's ask finds nothing in any mode, so the
- * crossbar asks only these: at 8 ports and 4 VCs a move could otherwise
- * ask 256 times, nearly all of them empty VCs where few inputs have
- * frames (Documentation/benchmarks.rst, "The crossbar's inputs").
+ * The set @m turned right by @by (below 64): ports @by and up first, from
+ * the lowest bit, then the ports below @by (bits 64 - @by and up), which
+ * is their order in turn from @by.  vcsw_xbar_port_at() gives the port of
+ * a bit back.
  */
-static inline fq_u64 vcsw_xbar_inputs(struct vcsw_xport *const *ports,
-				      unsigned int n, unsigned int vc)
+static inline fq_u64 vcsw_xbar_turn(fq_u64 m, unsigned int by)
 {
-	fq_u64 m = 0;
-	unsigned int i;
+	return by ? m >> by | m << (64 - by) : m;
+}
 
-	for (i = 0; i < n; i++)
-		if (!pheap_is_empty(&ports[i]->in[vc].waiting))
-			m |= (fq_u64)1 << i;
-	return m;
+/* The port of the lowest bit of a set turned by @by (not empty). */
+static inline unsigned int vcsw_xbar_port_at(fq_u64 turned, unsigned int by)
+{
+	return ((unsigned int)__builtin_ctzll(turned) + by) % 64;
 }
 
 /*
- * vcsw_xbar_pick() asking only @inputs (vcsw_xbar_inputs()), in turn from
- * the output's round-robin position: those at or after it, then those
- * before it (bits 64 - first and up once turned, after the others).
+ * The inputs with a frame in VC @vc (bit i for port i), and in *@outs the
+ * outputs their heads go to: every output for a recn VC, whose head
+ * depends on the output asking.  The crossbar asks only those inputs, for
+ * those outputs: an empty VC's ask finds nothing in any mode, nor does
+ * an ask for another output than the head's.  At 8 ports and 4 VCs a
+ * move could otherwise ask 256 times, nearly all in vain where few
+ * inputs have frames (Documentation/benchmarks.rst, "The crossbar's
+ * inputs").
  */
+static inline fq_u64 vcsw_xbar_heads(struct vcsw_xport *const *ports,
+				     unsigned int n, unsigned int vc,
+				     fq_u64 *outs)
+{
+	fq_u64 m = 0, all = n < 64 ? ((fq_u64)1 << n) - 1 : ~(fq_u64)0, o = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const struct vcsw_vc *v = &ports[i]->in[vc];
+		const struct vcsw_node *h;
+
+		if (pheap_is_empty(&v->waiting))
+			continue;
+		m |= (fq_u64)1 << i;
+		if (v->mode == VCSW_MODE_RECN) {
+			o = all;
+			continue;
+		}
+		h = vcsw_vc_pick(v);
+		if (h && h->out < n)
+			o |= (fq_u64)1 << h->out;
+	}
+	*outs = o;
+	return m;
+}
+
+/* vcsw_xbar_pick() asking only @inputs, in turn from the output's position. */
 static inline int vcsw_xbar_pick_among(struct vcsw_xport *const *ports,
 				       unsigned int n, unsigned int o,
 				       unsigned int vc, unsigned int arch,
@@ -190,14 +220,13 @@ static inline int vcsw_xbar_pick_among(struct vcsw_xport *const *ports,
 	struct vcsw_xport *out = ports[o];
 	struct vcsw_node *best = NULL;
 	unsigned int i, first = out->rr[vc] % n;
-	/* turned right by first: the inputs in turn from the lowest bit */
-	fq_u64 turn = first ? inputs >> first | inputs << (64 - first) : inputs;
+	fq_u64 turn = vcsw_xbar_turn(inputs, first);
 	int chosen = -1;
 
 	for (; turn; turn &= turn - 1) {
 		struct vcsw_node *h;
 
-		i = ((unsigned int)__builtin_ctzll(turn) + first) % 64;
+		i = vcsw_xbar_port_at(turn, first);
 		h = vcsw_vc_pick_for(&ports[i]->in[vc], (fq_u16)o);
 		if (!h || h->out != o)
 			continue;
@@ -229,8 +258,10 @@ static inline int vcsw_xbar_pick(struct vcsw_xport *const *ports,
 				 unsigned int n, unsigned int o,
 				 unsigned int vc, unsigned int arch, fq_u64 now)
 {
+	fq_u64 outs;
+
 	return vcsw_xbar_pick_among(ports, n, o, vc, arch, now,
-				    vcsw_xbar_inputs(ports, n, vc));
+				    vcsw_xbar_heads(ports, n, vc, &outs));
 }
 
 /*
@@ -258,9 +289,9 @@ static inline struct vcsw_node *vcsw_xbar_move(struct vcsw_xport *const *ports,
 /*
  * Move one frame at @now: the outputs take turns from *@cursor on, and
  * the first that a frame can cross to takes one, a VC0 frame if one can
- * cross to it, else a VC1 frame (else VC2, VC3 with four VCs).  Returns the frame moved (its input in
- * *@from), or NULL when no output can take one (every output was looked
- * at once).  *@cursor is left at the output after the one served, or
+ * cross to it, else a VC1 frame (else VC2, VC3 with four VCs).  Returns
+ * the frame moved (its input in *@from), or NULL when no output can take
+ * one (every output some head goes to was looked at once).  *@cursor is left at the output after the one served, or
  * where it started when nothing moved, so that successive calls serve
  * the outputs in turn.  The caller sees each frame that leaves an input:
  * a switch with credits returns its room to the upstream sender then.
@@ -270,20 +301,22 @@ static inline struct vcsw_node *vcsw_xbar_step(struct vcsw_xport *const *ports,
 					       fq_u64 now, unsigned int *cursor,
 					       unsigned int *from)
 {
-	unsigned int idle, vc, o = n ? *cursor % n : 0;
+	unsigned int vc, o, start = n ? *cursor % n : 0;
 	/* every port of a switch has the same VCs (vcsw_xport_set_vcs()) */
 	unsigned int vcs = n ? ports[0]->out.vcs : 0;
-	fq_u64 inputs[VCSW_MAX_VCS], any = 0;
+	fq_u64 inputs[VCSW_MAX_VCS], outs[VCSW_MAX_VCS], any = 0, turn;
 
 	for (vc = 0; vc < vcs; vc++) {
-		inputs[vc] = vcsw_xbar_inputs(ports, n, vc);
-		any |= inputs[vc];
+		inputs[vc] = vcsw_xbar_heads(ports, n, vc, &outs[vc]);
+		any |= outs[vc];
 	}
-	for (idle = 0; any && idle < n; idle++) {
+	/* the outputs some head goes to, in turn from the cursor */
+	for (turn = vcsw_xbar_turn(any, start); turn; turn &= turn - 1) {
 		int i = -1;
 
+		o = vcsw_xbar_port_at(turn, start);
 		for (vc = 0; vc < vcs; vc++) {
-			if (!inputs[vc])
+			if (!(outs[vc] >> o & 1))
 				continue;
 			i = vcsw_xbar_pick_among(ports, n, o, vc, arch, now,
 						 inputs[vc]);
@@ -295,9 +328,8 @@ static inline struct vcsw_node *vcsw_xbar_step(struct vcsw_xport *const *ports,
 			*from = (unsigned int)i;
 			return vcsw_xbar_move(ports, n, (unsigned int)i, o, vc, now);
 		}
-		o = (o + 1) % n;
 	}
-	*cursor = o;
+	*cursor = start;
 	return NULL;
 }
 
