@@ -162,12 +162,12 @@ static inline void vcsw_vc_link(struct vcsw_vc *v, struct vcsw_node *n)
  * packet with the same deadline is still in L; L's head then has a
  * deadline no larger, and must go first.
  *
- * The crossbar asks every input's VC for every output it serves, so this
- * runs ports x VCs x inputs times a pass.  FIFO, the mode of every VC but
- * VC0 in every architecture, is tested first: asking it after the other
- * modes cost a trad switch of 8 ports and 4 VCs a sixth of its
- * instructions in qsim (Documentation/benchmarks.rst, "The crossbar's
- * ask").
+ * The crossbar asks each input that has frames, for each output their
+ * heads go to, so this runs often.  FIFO, the mode of every VC but VC0 in
+ * every architecture, is tested first: asking it after the other modes
+ * cost a trad switch of 8 ports and 4 VCs a sixth of its instructions in
+ * qsim, when the crossbar still asked every input for every output
+ * (Documentation/benchmarks.rst, "The crossbar's ask").
  */
 static inline struct vcsw_node *vcsw_vc_pick_for(const struct vcsw_vc *v, fq_u16 out)
 {

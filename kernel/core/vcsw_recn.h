@@ -217,9 +217,9 @@ static inline struct vcsw_node *vcsw_rq_pick(const struct vcsw_rq *rq, fq_u32 ou
 		/*
 		 * At an input only the output's own detection queue and the
 		 * SAQs whose point starts with its digit can hold a frame for
-		 * it: the crossbar asks every input for every output, and a
-		 * walk of the whole set each time cost more than the rest of
-		 * the frame's way through the switch
+		 * it: the crossbar asks every input with frames for every
+		 * output, and a walk of the whole set each time cost more
+		 * than the rest of the frame's way through the switch
 		 */
 		fq_u32 d = out < RECN_DETQS - 1 ? out + 1 : RECN_DETQS - 1;
 

@@ -289,10 +289,11 @@ static unsigned int vp_dequeue(fq_u64 now)
  * kernel/core/vcsw_xbar.h as the soft switch runs it: flow f arrives at
  * input f % 8 on VC f % 4, for an output other than its input chosen by
  * f / 8.  Every dequeue makes one crossbar move (vcsw_xbar_step(), which
- * asks every input's VC for each output it tries) and sends one frame
- * from the outputs in turn.  The asks grow as ports x VCs x inputs, which
- * a one-port case never shows (Documentation/benchmarks.rst, "The
- * crossbar's ask").  No emulated links, no limits.
+ * notes the inputs with frames and where their heads go, then asks those)
+ * and sends one frame from the outputs in turn.  What a move costs grows
+ * with the ports and VCs, which a one-port case never shows
+ * (Documentation/benchmarks.rst, "The crossbar's ask" and "The
+ * crossbar's inputs").  No emulated links, no limits.
  */
 #define XB_PORTS 8
 
