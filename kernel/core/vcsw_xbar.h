@@ -291,10 +291,11 @@ static inline struct vcsw_node *vcsw_xbar_move(struct vcsw_xport *const *ports,
  * the first that a frame can cross to takes one, a VC0 frame if one can
  * cross to it, else a VC1 frame (else VC2, VC3 with four VCs).  Returns
  * the frame moved (its input in *@from), or NULL when no output can take
- * one (every output some head goes to was looked at once).  *@cursor is left at the output after the one served, or
- * where it started when nothing moved, so that successive calls serve
- * the outputs in turn.  The caller sees each frame that leaves an input:
- * a switch with credits returns its room to the upstream sender then.
+ * one (every output some head goes to was looked at once).  *@cursor is
+ * left at the output after the one served, or where it started when
+ * nothing moved, so that successive calls serve the outputs in turn.
+ * The caller sees each frame that leaves an input: a switch with credits
+ * returns its room to the upstream sender then.
  */
 static inline struct vcsw_node *vcsw_xbar_step(struct vcsw_xport *const *ports,
 					       unsigned int n, unsigned int arch,
