@@ -205,8 +205,15 @@ tcp_summary() {
 		$5 != "" ? sprintf(", ratio to %s %s", $5, $6) : "" }' "$csv"
 }
 
+# Both VMs under one hold of the machine's VM lock: another tree's VM
+# between them would run the fast VM's wall-clock figures later, or beside
+# the rest of that tree's work.  The host's part (core_costs) needs no VM.
+fq_vm_lock "make bench"
+export FQ_VM_LOCK_HELD=1
 run_kind deterministic
 run_kind fast
+exec 9>&-
+unset FQ_VM_LOCK_HELD
 abi=$(fq_vm_abi)
 grep -q '^bench qdisc ' "$RESULTS" 2>/dev/null && FQ_ROOT=$FQ_ROOT FQ_BENCH_KERNEL=$abi \
 	FQ_BENCH_KERNEL_PACKAGE=$(fq_kernel_version "$abi" || echo unknown) \

@@ -343,9 +343,7 @@ vm_lanes_start() {
 	for k in "$@"; do
 		echo "pair:$k" >> "$LOGDIR/vm-queue"
 	done
-	mkdir -p "$FQ_CACHE"
-	exec 9>>"$FQ_CACHE/vm.lock"
-	flock 9		# the wait for the lock counts against no budget
+	fq_vm_lock "make check"	# the wait counts against no budget
 	rm -f "$LOGDIR/host-done"
 	for i in 0 1; do
 		vm_lane $i &

@@ -247,6 +247,27 @@ fq_vm_boot_pair() {
 	return "$rc"
 }
 
+# fq_vm_lock WHAT: take the machine's VM lock on fd 9, for as long as the
+# calling shell keeps that fd open (its children inherit it).  One VM at a
+# time on this machine, across trees and clones: two TCG guests on two
+# cores would each run at half speed.  A caller that boots several VMs
+# whose figures are compared (make bench's deterministic and fast VMs,
+# make check's lanes) takes it once for all of them and boots them with
+# FQ_VM_LOCK_HELD=1, so that no other tree's VM runs between them.  When
+# another run holds it, says so on stderr, and how long it waited: the
+# wait counts against no budget, but a run that waited should say so.
+fq_vm_lock() {
+	local what=$1 start
+
+	mkdir -p "$FQ_CACHE"
+	exec 9>>"$FQ_CACHE/vm.lock"
+	flock -n 9 && return 0
+	start=$(date +%s)
+	fq_say "$what: waiting for the VM lock ($FQ_CACHE/vm.lock): another VM run on this machine holds it"
+	flock 9
+	fq_say "$what: took the VM lock after waiting $(( $(date +%s) - start ))s"
+}
+
 # fq_vm_priority: the words that start the deterministic VM at nice -20,
 # or nothing where this user may not raise a priority
 fq_vm_priority() {

@@ -43,14 +43,11 @@ if [[ $FQ_VM_CPU != *cx16* ]] && (( $(fq_qemu_major) < 8 )); then
 	FQ_VM_CPU+=,-cx16
 fi
 
-# One VM at a time on this machine, across trees and clones: two TCG guests
-# on two cores would each run at half speed and time out.  The lock lives in
-# the shared cache; the wait does not count against TIMEOUT.  make check
-# holds it itself (FQ_VM_LOCK_HELD=1) for its two VMs of different kinds.
+# One VM at a time on this machine (fq_vm_lock); the wait does not count
+# against TIMEOUT.  make check and make bench hold it themselves
+# (FQ_VM_LOCK_HELD=1) for all the VMs of their run.
 if [ "${FQ_VM_LOCK_HELD:-0}" != 1 ]; then
-	mkdir -p "$FQ_CACHE"
-	exec 9>>"$FQ_CACHE/vm.lock"
-	flock 9
+	fq_vm_lock "scripts/vm-run.sh"
 fi
 
 # The NICs: FQ_VM_NET_ARGS replaces the hub pair (the pair of VMs of

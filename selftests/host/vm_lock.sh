@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 120
+#
+# The machine's VM lock (fq_vm_lock, scripts/lib.sh): taken at once when
+# free, and held by the caller's shell for what it boots next; waited for,
+# and the wait said, when another run holds it.  make bench once took it
+# per VM, and another tree's make check-debug took it between the bench's
+# deterministic and fast VMs without either run saying so.  Here the
+# other run is a process of this test that holds the lock of a cache of
+# our own until the test lets it go, so nothing depends on how fast this
+# machine is.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+
+work=$(mktemp -d)
+holder=
+trap '[ -n "$holder" ] && kill "$holder" 2>/dev/null; rm -rf "$work"' EXIT
+mkdir -p "$work/cache"
+lock=$work/cache/vm.lock
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# in_lib NAME SCRIPT: SCRIPT in a shell with lib.sh, stderr to $work/NAME.err
+in_lib() {
+	env -u FQ_VM_LOCK_HELD FQ_CACHE="$work/cache" bash -c \
+		". '$ROOT/scripts/lib.sh'; $2" 9>&- 2> "$work/$1.err"
+}
+
+# wait_for FILE: up to a minute
+wait_for() {
+	local i
+	for i in $(seq 600); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# 1. free: taken at once, without a word, and held while the shell runs
+in_lib free "fq_vm_lock t1; touch '$work/free.taken'; flock -n '$lock' true && touch '$work/free.leaked'; true"
+if [ ! -e "$work/free.taken" ]; then
+	fail "a free lock was not taken"
+elif [ -s "$work/free.err" ]; then
+	fail "a free lock was taken with a message: $(cat "$work/free.err")"
+else
+	echo "ok: a free lock is taken at once, silently"
+fi
+# another open of the file is another holder: flock -n must fail while
+# the first holds it (the check ran inside that shell, above)
+if [ -e "$work/free.leaked" ]; then
+	fail "the lock was not held after fq_vm_lock returned"
+else
+	echo "ok: the lock is held after fq_vm_lock returns"
+fi
+if ! flock -n "$lock" true; then
+	fail "the lock stayed held after its shell ended"
+else
+	echo "ok: the lock goes with the shell that took it"
+fi
+
+# 2. held by another run: waited for, the wait said, taken once released
+( exec 9>>"$lock"; flock 9; touch "$work/held"; wait_for "$work/release" ) &
+holder=$!
+wait_for "$work/held" || fail "the other run never took the lock"
+in_lib busy "fq_vm_lock t2; touch '$work/busy.taken'" &
+waiter=$!
+for _ in $(seq 600); do
+	grep -q 'waiting for the VM lock' "$work/busy.err" 2>/dev/null && break
+	sleep 0.1
+done
+if ! grep -q 't2: waiting for the VM lock' "$work/busy.err"; then
+	fail "no word of the wait: $(cat "$work/busy.err")"
+else
+	echo "ok: the wait is said while it lasts"
+fi
+sleep 1		# it must still be waiting, however long we take
+if [ -e "$work/busy.taken" ]; then
+	fail "taken while another run held it"
+else
+	echo "ok: not taken while another run holds it"
+fi
+touch "$work/release"
+wait "$holder"
+holder=
+wait "$waiter"
+if [ ! -e "$work/busy.taken" ]; then
+	fail "not taken once released"
+elif ! grep -Eq 't2: took the VM lock after waiting [1-9][0-9]*s' "$work/busy.err"; then
+	fail "the wait's length not said (it was a second at least): $(cat "$work/busy.err")"
+else
+	echo "ok: taken once released, after a wait it gives"
+fi
+
+# 3. make bench holds it across both its VMs: the two run_kind calls lie
+# between one fq_vm_lock and the release, booted with FQ_VM_LOCK_HELD=1
+bench=$ROOT/scripts/bench.sh
+if ! awk '/^fq_vm_lock "make bench"/ { l = NR } /^export FQ_VM_LOCK_HELD=1/ && l { h = NR }
+	  /^run_kind deterministic/ && h { d = NR } /^run_kind fast/ && d { f = NR }
+	  /^exec 9>&-/ && f { r = NR } END { exit !(l && h && d && f && r) }' "$bench"; then
+	fail "scripts/bench.sh does not boot both its VMs under one hold of the lock"
+else
+	echo "ok: make bench boots both its VMs under one hold of the lock"
+fi
+
+[ $fails = 0 ]
