@@ -152,7 +152,7 @@ $(B)/tc/%.so: tc/%.c $(wildcard tc/*.h) $(CORE_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -fPIC -shared -o $@ $<
 
-$(B)/selftests/unit/%: selftests/unit/%.c selftests/unit/unit.h selftests/unit/rbq_check.h $(CORE_HEADERS) $(wildcard userspace/lib/*.h userspace/lib/*.c)
+$(B)/selftests/unit/%: selftests/unit/%.c $(wildcard selftests/unit/*.h) $(CORE_HEADERS) $(wildcard userspace/lib/*.h userspace/lib/*.c)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Iselftests/unit -o $@ $< -lm
 
