@@ -391,10 +391,13 @@ void vcsw_wormhole_release(struct vcsw *sw, u64 now, bool force)
 static void vcsw_xbar_go(struct vcsw *sw, u64 now, unsigned long *flush)
 {
 	unsigned int moved = 0, from;
+	struct vcsw_xbar_look look;
 	struct vcsw_node *n;
 
 	lockdep_assert_held(&sw->lock);
 	vcsw_wormhole_release(sw, now, false);
+	/* frames arrive under sw->lock, never during this run */
+	vcsw_xbar_look_init(&look);
 	while (sw->in_frames) {
 		struct vcsw_ent *e;
 
@@ -403,7 +406,7 @@ static void vcsw_xbar_go(struct vcsw *sw, u64 now, unsigned long *flush)
 			return;
 		}
 		n = vcsw_xbar_step(sw->slots, sw->nslots, sw->arch, now,
-				   &sw->cursor, &from);
+				   &sw->cursor, &from, &look);
 		if (!n)
 			return;
 		moved++;

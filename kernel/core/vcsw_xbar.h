@@ -175,10 +175,30 @@ static inline unsigned int vcsw_xbar_port_at(fq_u64 turned, unsigned int by)
 	return ((unsigned int)__builtin_ctzll(turned) + by) % 64;
 }
 
+/* The set of every port of @n: the outputs a recn VC's heads may go to. */
+static inline fq_u64 vcsw_xbar_all(unsigned int n)
+{
+	return n < 64 ? ((fq_u64)1 << n) - 1 : ~(fq_u64)0;
+}
+
+/*
+ * The outputs the head of @v, an input VC with a frame, goes to: every
+ * output (@all) in recn, whose head depends on the output asking.
+ */
+static inline fq_u64 vcsw_xbar_head_outs(const struct vcsw_vc *v,
+					 unsigned int n, fq_u64 all)
+{
+	const struct vcsw_node *h;
+
+	if (v->mode == VCSW_MODE_RECN)
+		return all;
+	h = vcsw_vc_pick(v);
+	return h && h->out < n ? (fq_u64)1 << h->out : 0;
+}
+
 /*
  * The inputs with a frame in VC @vc (bit i for port i), and in *@outs the
- * outputs their heads go to: every output for a recn VC, whose head
- * depends on the output asking.  The crossbar asks only those inputs, for
+ * outputs their heads go to.  The crossbar asks only those inputs, for
  * those outputs: an empty VC's ask finds nothing in any mode, nor does
  * an ask for another output than the head's.  At 8 ports and 4 VCs a
  * move could otherwise ask 256 times, nearly all in vain where few
@@ -189,26 +209,59 @@ static inline fq_u64 vcsw_xbar_heads(struct vcsw_xport *const *ports,
 				     unsigned int n, unsigned int vc,
 				     fq_u64 *outs)
 {
-	fq_u64 m = 0, all = n < 64 ? ((fq_u64)1 << n) - 1 : ~(fq_u64)0, o = 0;
+	fq_u64 m = 0, all = vcsw_xbar_all(n), o = 0;
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
 		const struct vcsw_vc *v = &ports[i]->in[vc];
-		const struct vcsw_node *h;
 
 		if (pheap_is_empty(&v->waiting))
 			continue;
 		m |= (fq_u64)1 << i;
-		if (v->mode == VCSW_MODE_RECN) {
-			o = all;
-			continue;
-		}
-		h = vcsw_vc_pick(v);
-		if (h && h->out < n)
-			o |= (fq_u64)1 << h->out;
+		o |= vcsw_xbar_head_outs(v, n, all);
 	}
 	*outs = o;
 	return m;
+}
+
+/*
+ * What a run of the crossbar (vcsw_xbar_run(), the soft switch's loop)
+ * knows of its inputs, kept from one step to the next: per VC the inputs
+ * with frames and the outputs their heads go to (vcsw_xbar_heads()).
+ * Within a run, at one time and under the caller's lock, an input
+ * changes only by the run's own moves, so after a move only that input's
+ * VC needs a new look (vcsw_xbar_look_moved()) instead of a pass over
+ * every input and VC at every step: the step that ends a run, which
+ * finds nothing, then costs no pass at all.  A frame that arrives
+ * starts a new run (vcsw_xbar_look_init()): the look would miss it.
+ *
+ * @outs may keep an output no head goes to any more (a moved head's): the
+ * step asks for it in vain, as the plain rule asked every output, and
+ * moves what it would have moved without it.
+ */
+struct vcsw_xbar_look {
+	fq_u64	inputs[VCSW_MAX_VCS];
+	fq_u64	outs[VCSW_MAX_VCS];
+	bool	taken;		/* the sets were filled in this run */
+};
+
+static inline void vcsw_xbar_look_init(struct vcsw_xbar_look *look)
+{
+	look->taken = false;
+}
+
+/* Input @i's VC @vc lost its head to a move: the look there again. */
+static inline void vcsw_xbar_look_moved(struct vcsw_xbar_look *look,
+					struct vcsw_xport *const *ports,
+					unsigned int n, unsigned int i,
+					unsigned int vc)
+{
+	const struct vcsw_vc *v = &ports[i]->in[vc];
+
+	if (pheap_is_empty(&v->waiting))
+		look->inputs[vc] &= ~((fq_u64)1 << i);
+	else
+		look->outs[vc] |= vcsw_xbar_head_outs(v, n, vcsw_xbar_all(n));
 }
 
 /* vcsw_xbar_pick() asking only @inputs, in turn from the output's position. */
@@ -295,39 +348,47 @@ static inline struct vcsw_node *vcsw_xbar_move(struct vcsw_xport *const *ports,
  * left at the output after the one served, or where it started when
  * nothing moved, so that successive calls serve the outputs in turn.
  * The caller sees each frame that leaves an input: a switch with credits
- * returns its room to the upstream sender then.
+ * returns its room to the upstream sender then.  @look: the run's
+ * (struct vcsw_xbar_look), vcsw_xbar_look_init() since the last arrival.
  */
 static inline struct vcsw_node *vcsw_xbar_step(struct vcsw_xport *const *ports,
 					       unsigned int n, unsigned int arch,
 					       fq_u64 now, unsigned int *cursor,
-					       unsigned int *from)
+					       unsigned int *from,
+					       struct vcsw_xbar_look *look)
 {
 	unsigned int vc, o, start = n ? *cursor % n : 0;
 	/* every port of a switch has the same VCs (vcsw_xport_set_vcs()) */
 	unsigned int vcs = n ? ports[0]->out.vcs : 0;
-	fq_u64 inputs[VCSW_MAX_VCS], outs[VCSW_MAX_VCS], any = 0, turn;
+	fq_u64 any = 0, turn;
 
 	for (vc = 0; vc < vcs; vc++) {
-		inputs[vc] = vcsw_xbar_heads(ports, n, vc, &outs[vc]);
-		any |= outs[vc];
+		if (!look->taken)
+			look->inputs[vc] = vcsw_xbar_heads(ports, n, vc,
+							   &look->outs[vc]);
+		any |= look->outs[vc];
 	}
+	look->taken = true;
 	/* the outputs some head goes to, in turn from the cursor */
 	for (turn = vcsw_xbar_turn(any, start); turn; turn &= turn - 1) {
+		struct vcsw_node *h;
 		int i = -1;
 
 		o = vcsw_xbar_port_at(turn, start);
 		for (vc = 0; vc < vcs; vc++) {
-			if (!(outs[vc] >> o & 1))
+			if (!(look->outs[vc] >> o & 1))
 				continue;
 			i = vcsw_xbar_pick_among(ports, n, o, vc, arch, now,
-						 inputs[vc]);
+						 look->inputs[vc]);
 			if (i >= 0)
 				break;
 		}
 		if (i >= 0) {
 			*cursor = (o + 1) % n;
 			*from = (unsigned int)i;
-			return vcsw_xbar_move(ports, n, (unsigned int)i, o, vc, now);
+			h = vcsw_xbar_move(ports, n, (unsigned int)i, o, vc, now);
+			vcsw_xbar_look_moved(look, ports, n, (unsigned int)i, vc);
+			return h;
 		}
 	}
 	*cursor = start;
@@ -336,7 +397,8 @@ static inline struct vcsw_node *vcsw_xbar_step(struct vcsw_xport *const *ports,
 
 /*
  * Run the crossbar at @now until it can move nothing more, or @budget
- * frames: vcsw_xbar_step() until it moves nothing.  The outputs take
+ * frames: vcsw_xbar_step() until it moves nothing, with one look
+ * (struct vcsw_xbar_look) for the run.  The outputs take
  * turns, one frame each, from *@cursor on (where the last call stopped,
  * so a small budget serves every output in time); each takes a VC0 frame
  * if one can cross to it, else a VC1 frame: VC0 first at every output,
@@ -349,9 +411,11 @@ static inline unsigned int vcsw_xbar_run(struct vcsw_xport *const *ports,
 					 unsigned int *cursor)
 {
 	unsigned int moved = 0, from;
+	struct vcsw_xbar_look look;
 
+	vcsw_xbar_look_init(&look);
 	while (moved < budget &&
-	       vcsw_xbar_step(ports, n, arch, now, cursor, &from))
+	       vcsw_xbar_step(ports, n, arch, now, cursor, &from, &look))
 		moved++;
 	return moved;
 }

@@ -340,9 +340,12 @@ static int xb_enqueue(unsigned int flow, unsigned int len, fq_u64 now)
 static unsigned int xb_dequeue(fq_u64 now)
 {
 	unsigned int from, k, len;
+	struct vcsw_xbar_look look;
 	struct vcsw_node *n;
 
-	vcsw_xbar_step(xb_ports, XB_PORTS, VCSW_ARCH_TRAD, now, &xb_cursor, &from);
+	/* frames arrived since the last step: a run of its own */
+	vcsw_xbar_look_init(&look);
+	vcsw_xbar_step(xb_ports, XB_PORTS, VCSW_ARCH_TRAD, now, &xb_cursor, &from, &look);
 	for (k = 0; k < XB_PORTS; k++) {
 		struct vcsw_port *p = &xb_port[xb_next_out].out;
 

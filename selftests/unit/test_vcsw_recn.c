@@ -132,16 +132,19 @@ static int arrive(unsigned int in, fq_u32 route, fq_u8 sl, fq_u8 vc, fq_u64 now,
 }
 
 /*
- * The crossbar until it moves nothing, every step checked against the
- * plain rule (xbar_plain.h): an input of a recn switch has a head for
- * each output, so the crossbar must ask it for every output.  Aborts on
- * a disagreement, which every test here would otherwise misread.
+ * The crossbar until it moves nothing, one look for the run
+ * (vcsw_xbar_run()), every step checked against the plain rule
+ * (xbar_plain.h): an input of a recn switch has a head for each output,
+ * so the crossbar must ask it for every output.  Aborts on a
+ * disagreement, which every test here would otherwise misread.
  */
 static void xrun(fq_u64 now)
 {
+	struct vcsw_xbar_look look;
 	bool bad = false;
 
-	while (xbar_checked_step(ports, NPORTS, arch, now, &cursor, &bad))
+	vcsw_xbar_look_init(&look);
+	while (xbar_checked_step(ports, NPORTS, arch, now, &cursor, &look, &bad))
 		;
 	if (bad) {
 		printf("# the crossbar left the plain rule\n");

@@ -455,6 +455,7 @@ UNIT_TEST(random_traffic_keeps_flows_whole_on_four_vcs)
 UNIT_TEST(step_reports_the_input_and_takes_turns)
 {
 	unsigned int from = 99, c;
+	struct vcsw_xbar_look look;
 	struct vcsw_node *n;
 
 	setup(VCSW_ARCH_SIMPLE, 8192, 8192);
@@ -463,22 +464,24 @@ UNIT_TEST(step_reports_the_input_and_takes_turns)
 	EXPECT_EQ(arrive(1, 9, 100, 1, 3), VCSW_ENQ_OK);
 	EXPECT_EQ(arrive(3, 7, 100, 0, 0), VCSW_ENQ_OK);
 	cursor = 0;
+	/* the steps of one run: one look, kept from step to step */
+	vcsw_xbar_look_init(&look);
 	/* output 0 first: input 3's frame */
-	n = vcsw_xbar_step(ports, NPORTS, VCSW_ARCH_SIMPLE, 0, &cursor, &from);
+	n = vcsw_xbar_step(ports, NPORTS, VCSW_ARCH_SIMPLE, 0, &cursor, &from, &look);
 	EXPECT_TRUE(n && n->deadline == 7 && from == 3);
 	EXPECT_EQ(cursor, 1);
 	/* output 1 has nothing: output 2 takes the smaller deadline, input 1 */
-	n = vcsw_xbar_step(ports, NPORTS, VCSW_ARCH_SIMPLE, 0, &cursor, &from);
+	n = vcsw_xbar_step(ports, NPORTS, VCSW_ARCH_SIMPLE, 0, &cursor, &from, &look);
 	EXPECT_TRUE(n && n->deadline == 3 && from == 1);
 	EXPECT_EQ(cursor, 3);
 	/* output 3: input 1's VC1 frame, now at its VC1 head */
-	n = vcsw_xbar_step(ports, NPORTS, VCSW_ARCH_SIMPLE, 0, &cursor, &from);
+	n = vcsw_xbar_step(ports, NPORTS, VCSW_ARCH_SIMPLE, 0, &cursor, &from, &look);
 	EXPECT_TRUE(n && n->deadline == 9 && from == 1 && n->vc == 1);
 	EXPECT_EQ(cursor, 0);
-	n = vcsw_xbar_step(ports, NPORTS, VCSW_ARCH_SIMPLE, 0, &cursor, &from);
+	n = vcsw_xbar_step(ports, NPORTS, VCSW_ARCH_SIMPLE, 0, &cursor, &from, &look);
 	EXPECT_TRUE(n && n->deadline == 5 && from == 0);
 	c = cursor;
-	EXPECT_TRUE(!vcsw_xbar_step(ports, NPORTS, VCSW_ARCH_SIMPLE, 0, &cursor, &from));
+	EXPECT_TRUE(!vcsw_xbar_step(ports, NPORTS, VCSW_ARCH_SIMPLE, 0, &cursor, &from, &look));
 	EXPECT_EQ(cursor, c);
 	EXPECT_EQ(vcsw_port_qlen(&xp[2].out), 2);
 	EXPECT_EQ(vcsw_vc_qlen(&xp[1].in[0]) + vcsw_vc_qlen(&xp[1].in[1]), 0);
@@ -693,7 +696,10 @@ UNIT_TEST(wormhole_waits_for_an_idle_output)
  * move the frame of the same input to the same output, and one that
  * moves nothing must agree.  Outputs of small buffers that send at random
  * make heads that do not fit; positions past the port count (a switch
- * that lost ports) are taken modulo it.
+ * that lost ports) are taken modulo it.  The steps between two arrivals
+ * are one run with one look (struct vcsw_xbar_look), as in the switch:
+ * the drains keep it for a hundred steps and more while the outputs
+ * send, and it keeps outputs no head goes to any more.
  */
 #define BIG_PORTS	64
 #define BIG_FRAMES	4096
@@ -713,6 +719,7 @@ UNIT_TEST(inputs_asked_as_every_input_in_turn)
 			unsigned int vcs = unit_rnd() % 2 ? 4 : 2;
 			unsigned int used = 0, free_top = 0, k, p, vc, cur;
 			struct vcsw_node *free_list[BIG_FRAMES];
+			struct vcsw_xbar_look look;
 
 			if (trial % 10 == 0)
 				n = BIG_PORTS;
@@ -725,6 +732,7 @@ UNIT_TEST(inputs_asked_as_every_input_in_turn)
 				big_ports[p] = &big_xp[p];
 			}
 			cur = unit_rnd() % (2 * n);
+			vcsw_xbar_look_init(&look);
 			for (k = 0; k < 600; k++) {
 				unsigned int in, a;
 				struct vcsw_node *m;
@@ -736,6 +744,8 @@ UNIT_TEST(inputs_asked_as_every_input_in_turn)
 				 */
 				a = k % 200 < 50 ? unit_rnd() % 4 == 0 :
 				    k % 200 < 90 ? unit_rnd() % 6 : 0;
+				if (a)	/* frames arrive: a new run */
+					vcsw_xbar_look_init(&look);
 				for (; a; a--) {
 					struct vcsw_node *nd;
 
@@ -754,7 +764,7 @@ UNIT_TEST(inputs_asked_as_every_input_in_turn)
 					if (vcsw_xbar_arrive(big_ports, n, in, nd, 0) != VCSW_ENQ_OK)
 						free_list[free_top++] = nd;
 				}
-				m = xbar_checked_step(big_ports, n, arch, 0, &cur, &bad);
+				m = xbar_checked_step(big_ports, n, arch, 0, &cur, &look, &bad);
 				steps++;
 				if (bad) {
 					UNIT_FAIL("%s, %u ports, %u VCs, step %u: not the plain rule's move",

@@ -7,7 +7,8 @@
  * goes there, the deadline architectures the smallest deadline (the
  * first in turn on a tie); only the chosen head is checked for room.
  * vcsw_xbar_step() asks only the inputs with frames and only for the
- * outputs their heads go to, and must choose the same.
+ * outputs their heads go to, as the run's look (struct vcsw_xbar_look)
+ * has them, and must choose the same.
  */
 #ifndef FQ_TEST_XBAR_PLAIN_H
 #define FQ_TEST_XBAR_PLAIN_H
@@ -65,12 +66,14 @@ static bool xbar_plain_step(struct vcsw_xport *const *ports, unsigned int n,
 }
 
 /*
- * vcsw_xbar_step() checked against the plain rule: the frame moved, or
- * NULL; on a disagreement, *@bad is set and nothing more is moved.
+ * vcsw_xbar_step() with the run's @look checked against the plain rule:
+ * the frame moved, or NULL; on a disagreement, *@bad is set and nothing
+ * more is moved.
  */
 static struct vcsw_node *xbar_checked_step(struct vcsw_xport *const *ports,
 					   unsigned int n, unsigned int arch,
 					   fq_u64 now, unsigned int *cursor,
+					   struct vcsw_xbar_look *look,
 					   bool *bad)
 {
 	unsigned int o = 0, from = 0;
@@ -79,7 +82,7 @@ static struct vcsw_node *xbar_checked_step(struct vcsw_xport *const *ports,
 	bool want;
 
 	want = n && xbar_plain_step(ports, n, arch, now, *cursor % n, &o, &in);
-	m = vcsw_xbar_step(ports, n, arch, now, cursor, &from);
+	m = vcsw_xbar_step(ports, n, arch, now, cursor, &from, look);
 	if (!want != !m || (m && (m->out != o || (int)from != in))) {
 		printf("# crossbar, %s, %u ports: moved %s (in %u, out %u), the plain rule %s (in %d, out %u)\n",
 		       vcsw_arch_name(arch), n, m ? "one" : "none", from,
