@@ -37,6 +37,19 @@ mkdir -p "$OUT"
 : > "$RESULTS"
 echo "# kernel $(fq_kernel_label)"
 
+# bench_vm_lock: the machine's VM lock (fq_vm_lock), taken by the first VM
+# the run boots and kept until the last has run: another tree's VM between
+# them would run the fast VM's wall-clock figures later, or beside the
+# rest of that tree's work.  A run that boots no VM (T=core) does not wait
+# for it.
+BENCH_LOCKED=0
+bench_vm_lock() {
+	[ "$BENCH_LOCKED" = 1 ] && return 0
+	fq_vm_lock "make bench"
+	BENCH_LOCKED=1
+	export FQ_VM_LOCK_HELD=1
+}
+
 # run_kind KIND: boot KIND once with its benchmarks, append their "bench"
 # lines to results.txt, keep each one's output in bench_<name>.log
 run_kind() {
@@ -59,6 +72,7 @@ run_kind() {
 	"$FQ_ROOT/scripts/mkinitramfs.sh" "$OUT/initrd-$kind.gz" "$list" \
 		> "$OUT/initramfs-$kind.log" 2>&1 ||
 		{ cat "$OUT/initramfs-$kind.log"; fq_die "building the initramfs failed"; }
+	bench_vm_lock
 	start=$(date +%s)
 	# the CPU the published figures (benchmarks.rst) were measured on:
 	# guest instructions per packet depend on the code paths it offers
@@ -205,15 +219,13 @@ tcp_summary() {
 		$5 != "" ? sprintf(", ratio to %s %s", $5, $6) : "" }' "$csv"
 }
 
-# Both VMs under one hold of the machine's VM lock: another tree's VM
-# between them would run the fast VM's wall-clock figures later, or beside
-# the rest of that tree's work.  The host's part (core_costs) needs no VM.
-fq_vm_lock "make bench"
-export FQ_VM_LOCK_HELD=1
 run_kind deterministic
 run_kind fast
-exec 9>&-
-unset FQ_VM_LOCK_HELD
+# the host's part (core_costs) needs no VM: the lock goes
+if [ "$BENCH_LOCKED" = 1 ]; then
+	exec 9>&-
+	unset FQ_VM_LOCK_HELD
+fi
 abi=$(fq_vm_abi)
 grep -q '^bench qdisc ' "$RESULTS" 2>/dev/null && FQ_ROOT=$FQ_ROOT FQ_BENCH_KERNEL=$abi \
 	FQ_BENCH_KERNEL_PACKAGE=$(fq_kernel_version "$abi" || echo unknown) \

@@ -91,15 +91,37 @@ else
 	echo "ok: taken once released, after a wait it gives"
 fi
 
-# 3. make bench holds it across both its VMs: the two run_kind calls lie
-# between one fq_vm_lock and the release, booted with FQ_VM_LOCK_HELD=1
+# 3. make bench holds it across both its VMs: run_kind takes it (once,
+# bench_vm_lock) just before it boots, and it goes only after the last
+# run_kind, so the fast VM's boot finds it still held
 bench=$ROOT/scripts/bench.sh
-if ! awk '/^fq_vm_lock "make bench"/ { l = NR } /^export FQ_VM_LOCK_HELD=1/ && l { h = NR }
-	  /^run_kind deterministic/ && h { d = NR } /^run_kind fast/ && d { f = NR }
-	  /^exec 9>&-/ && f { r = NR } END { exit !(l && h && d && f && r) }' "$bench"; then
+if ! awk '/^run_kind\(\) \{/ { in_rk = 1 } in_rk && /^}/ { in_rk = 0 }
+	  in_rk && /^\tbench_vm_lock$/ { l = NR } in_rk && /fq_vm_boot / && l { b = NR }
+	  /^run_kind deterministic$/ && b { d = NR } /^run_kind fast$/ && d { f = NR }
+	  /^\texec 9>&-$/ && f { r = NR } END { exit !(l && b && d && f && r) }' "$bench"; then
 	fail "scripts/bench.sh does not boot both its VMs under one hold of the lock"
 else
 	echo "ok: make bench boots both its VMs under one hold of the lock"
+fi
+
+# 4. a make bench that boots no VM (T=core, or a filter that names no
+# benchmark) does not wait for the lock, as make check does not
+( exec 9>>"$lock"; flock 9; touch "$work/held2"; wait_for "$work/release2" ) &
+holder=$!
+wait_for "$work/held2" || fail "the other run never took the lock"
+mkdir -p "$work/build"
+env -u FQ_VM_LOCK_HELD FQ_CACHE="$work/cache" FQ_BUILD="$work/build" \
+	timeout 60 "$bench" '^bench/no-such-benchmark$' > "$work/bench.out" 2>&1 9>&-
+rc=$?
+touch "$work/release2"
+wait "$holder"
+holder=
+if [ $rc = 124 ]; then
+	fail "make bench without a VM waited for the VM lock"
+elif grep -q 'waiting for the VM lock' "$work/bench.out"; then
+	fail "make bench without a VM asked for the VM lock"
+else
+	echo "ok: make bench without a VM does not wait for the lock (exit $rc)"
 fi
 
 [ $fails = 0 ]
