@@ -21,6 +21,7 @@
  * when none does; a message delivered starts it again.
  */
 #include "vcsw_priv.h"
+#include "core/vcsw_xbar_recn.h"
 
 void vcsw_recn_defaults(struct recn_cfg *c)
 {

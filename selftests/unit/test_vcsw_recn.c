@@ -10,7 +10,7 @@
  * nothing lost, no flow reordered, every SAQ freed at the end.
  */
 #include "unit.h"
-#include "core/vcsw_xbar.h"
+#include "core/vcsw_xbar_recn.h"
 #include "xbar_plain.h"
 
 #define NPORTS	4
