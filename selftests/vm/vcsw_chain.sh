@@ -77,10 +77,12 @@ burst
 wait_for 10 received $((rx0 + 5))
 check_err $? "H2 received $(($(late rx_frames) - rx0)) of 5 frames"
 sa=$(pstat SA a2 vc0 deadline_misses); sb=$(pstat SB b2 vc0 deadline_misses); lt=$(late late)
-# a slower kernel can only make more frames late, never fewer: the 100
-# kbit/s port makes two late at any speed, and a frame late at SA stays
-# late at SB and at H2 (the exact counts assume a kernel that keeps up)
-[ "$sa" -ge 2 ] && [ "$sb" -ge "$sa" ] && [ $((lt - late0)) -ge "$sb" ]
+# At any speed a frame late at SA stays late at SB and at H2.  How many
+# the slow port makes late depends on how fast the burst reaches it
+# (frame 3 is in time when the burst takes the sender over 55 ms, as it
+# did the debug kernel once in a whole suite: SB made one late): the
+# exact counts assume a kernel that keeps up.
+[ "$sb" -ge "$sa" ] && [ $((lt - late0)) -ge "$sb" ]
 check_err $? "lateness not carried: SA misses $sa, SB misses $sb, late at H2 $((lt - late0))"
 xfail_on_slow check_eq "SA misses at departure" 2 "$sa"
 xfail_on_slow check_eq "SB misses (from SA's rewritten TTD)" 2 "$sb"
@@ -95,7 +97,7 @@ burst
 wait_for 10 received $((rx0 + 5))
 check_err $? "H2 received $(($(late rx_frames) - rx0)) of 5 frames"
 sb=$(($(pstat SB b2 vc0 deadline_misses) - sb0)); lt=$(($(late late) - late0))
-[ "$sb" -ge 2 ] && [ "$lt" -ge "$sb" ]
+[ "$lt" -ge "$sb" ]
 check_err $? "lateness not carried: SB made $sb late, H2 saw $lt"
 xfail_on_slow check_eq "SA misses (fast port)" 2 "$(pstat SA a2 vc0 deadline_misses)"
 xfail_on_slow check_eq "SB misses" 4 "$((sb0 + sb))"
