@@ -36,6 +36,18 @@ wait_for() {
 	return 1
 }
 
+# hold NAME: another run takes the lock and holds it until release NAME
+hold() {
+	( exec 9>>"$lock"; flock 9; touch "$work/$1.held"; wait_for "$work/$1.release" ) &
+	holder=$!
+	wait_for "$work/$1.held" || fail "the other run never took the lock"
+}
+release() {
+	touch "$work/$1.release"
+	wait "$holder"
+	holder=
+}
+
 # 1. free: taken at once, without a word, and held while the shell runs
 in_lib free "fq_vm_lock t1; touch '$work/free.taken'; flock -n '$lock' true && touch '$work/free.leaked'; true"
 if [ ! -e "$work/free.taken" ]; then
@@ -59,9 +71,7 @@ else
 fi
 
 # 2. held by another run: waited for, the wait said, taken once released
-( exec 9>>"$lock"; flock 9; touch "$work/held"; wait_for "$work/release" ) &
-holder=$!
-wait_for "$work/held" || fail "the other run never took the lock"
+hold busy
 in_lib busy "fq_vm_lock t2; touch '$work/busy.taken'" &
 waiter=$!
 for _ in $(seq 600); do
@@ -79,9 +89,7 @@ if [ -e "$work/busy.taken" ]; then
 else
 	echo "ok: not taken while another run holds it"
 fi
-touch "$work/release"
-wait "$holder"
-holder=
+release busy
 wait "$waiter"
 if [ ! -e "$work/busy.taken" ]; then
 	fail "not taken once released"
@@ -106,16 +114,12 @@ fi
 
 # 4. a make bench that boots no VM (T=core, or a filter that names no
 # benchmark) does not wait for the lock, as make check does not
-( exec 9>>"$lock"; flock 9; touch "$work/held2"; wait_for "$work/release2" ) &
-holder=$!
-wait_for "$work/held2" || fail "the other run never took the lock"
+hold bench
 mkdir -p "$work/build"
 env -u FQ_VM_LOCK_HELD FQ_CACHE="$work/cache" FQ_BUILD="$work/build" \
 	timeout 60 "$bench" '^bench/no-such-benchmark$' > "$work/bench.out" 2>&1 9>&-
 rc=$?
-touch "$work/release2"
-wait "$holder"
-holder=
+release bench
 if [ $rc = 124 ]; then
 	fail "make bench without a VM waited for the VM lock"
 elif grep -q 'waiting for the VM lock' "$work/bench.out"; then
