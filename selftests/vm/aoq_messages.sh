@@ -64,6 +64,17 @@ lane_bytes() {
 }
 now_us() { echo "${EPOCHREALTIME/./}"; }
 
+# aoq_stat NAME: the aoq qdisc's first counter NAME
+aoq_stat() { qdisc_stat A veth0 "$1" parent 1:1; }
+aoq_drained() { test "$(aoq_stat qlen)" = 0; }
+# the receiver's sequence gaps and incomplete frames, summed over streams
+recv_losses() {
+	awk '/^stream=/ { for (i = 1; i <= NF; i++) { split($i, kv, "=")
+			if (kv[1] == "lost") l += kv[2]
+			if (kv[1] == "frames_incomplete") f += kv[2] } }
+		END { printf "lost %d, frames incomplete %d", l, f }' "$TMP_DIR/recv.out"
+}
+
 recv_start() {	# DURATION_S [--frames]
 	ns_bg B udp-lat recv --port 9000 --ports 4 --duration "$@" \
 		--ready "$TMP_DIR/recv.ready" > "$TMP_DIR/recv.out" 2> "$TMP_DIR/recv.err"
@@ -95,7 +106,16 @@ for mode in fbrr arr aoq pbrr; do
 				if (kv[1] == "frame_mean_us") { m += kv[2]; n++ }
 				if (kv[1] == "frame_p50_us" && kv[2] > x) x = kv[2] }
 		} END { printf "%d %.0f %.0f\n", f, n ? m / n : 0, x }' "$TMP_DIR/recv.out")"
-	check_eq "$mode: complete messages" $((ROUNDS * 4)) "$frames"
+	# What the qdisc sent holds at any speed: every frame, none dropped
+	# (once its queue has drained: the receiver may have stopped first).
+	wait_for 10 aoq_drained
+	check_eq "$mode: frames aoq sent" $((ROUNDS * 4 * 44)) "$(aoq_stat packets)"
+	check_eq "$mode: frames aoq dropped" 0 "$(aoq_stat drops)"
+	# That they all reached the receiver's socket within its window does
+	# not: a debug kernel's receiver once missed 4 messages of 32 in
+	# arr's run, its mean completion 1.3 s against 26 ms here.
+	xfail_on_slow check_eq "$mode: complete messages ($(recv_losses))" \
+		$((ROUNDS * 4)) "$frames"
 	MEAN[$mode]=$mean
 	LAST[$mode]=$last
 	log_info "$mode: mean message completion ${mean} us, last of a round (median) ${last} us"

@@ -705,11 +705,12 @@ json_obj_u64()
 	json_obj_num n "$@" && echo "$n"
 }
 
-# qdisc_stat NS DEV NAME: the first number called NAME in `tc -s -j qdisc
-# show` of DEV's qdiscs in NS (the root's comes first), empty if none
+# qdisc_stat NS DEV NAME [SELECTOR...]: the first number called NAME in
+# `tc -s -j qdisc show` of DEV's qdiscs in NS (the root's comes first), or
+# of those SELECTOR picks ("parent 1:1"), empty if none
 qdisc_stat()
 {
-	ns_exec "$1" tc -s -j qdisc show dev "$2" | tr -d ' \n' |
+	ns_exec "$1" tc -s -j qdisc show dev "$2" "${@:4}" | tr -d ' \n' |
 		awk -v k="\"$3\":" '{ i = index($0, k); if (!i) exit
 			s = substr($0, i + length(k)); match(s, /^[0-9]+/)
 			if (RLENGTH > 0) print substr(s, 1, RLENGTH) }'
