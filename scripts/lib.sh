@@ -123,27 +123,6 @@ fq_script_header() {
 	head -n 20 "$1" 2>/dev/null | sed -n "s/^# *$2: *\([^ ]*\).*/\1/p" | head -n1
 }
 
-# fq_test_on_kernel TEST KTAG KERNELS...: whether the VM test TEST runs on
-# KTAG, one of the kernels a check boots, in order.  A "# kernels: first"
-# or "# kernels: last" line runs it on that one only: a test whose
-# subject is a kernel race too slow to repeat on each (credits_on_race,
-# vcsw_stop) on the first; one whose subject is our userspace tools (the
-# same binaries on every kernel, whose kernel paths the module tests
-# cover on each) on the last, where the first kernel's lane was the
-# longer (Documentation/testing.rst).  Without the line, or with any
-# other value, on every kernel (selftests/host/kernels_header.sh refuses
-# other values in the tree).
-fq_test_on_kernel() {
-	local test=$1 ktag=$2
-
-	shift 2
-	case $(fq_script_header "$test" kernels) in
-	first) [ "$ktag" = "$1" ] ;;
-	last) [ "$ktag" = "${!#}" ] ;;
-	*) true ;;
-	esac
-}
-
 # fq_vm_icount KIND: whether that kind of VM runs under -icount: the
 # deterministic one, except on a slow kernel (FQ_VM_SLOW=1, make
 # check-debug), which boots it as the fast one

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 300
-# kernels: last
+# kernels: first
 #
 # fabric-topo machines, run as the operator of real machines would run
 # it: the per-machine scripts of a 2-ary 2-tree (four hosts, four

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 900
-# kernels: last
+# kernels: first
 #
 # fabric-topo builds a 2-ary 2-tree (four hosts, four vcsw switches) in
 # namespaces, traffic crosses it, and it tears it down without a trace;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 300
-# kernels: last
+# kernels: first
 #
 # The fabric runner of make demo (selftests/demo/fabric.sh, a scenario
 # with "tree = K,N"): four edf hosts on a 2-ary 2-tree of vcsw switches

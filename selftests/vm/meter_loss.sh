@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 60
 # vm: deterministic
-# kernels: last
+# kernels: first
 #
 # fabric-meter counts losses exactly: 8 Mbit/s of CBR into a 4 Mbit/s tbf
 # whose child pfifo holds 5 packets.  The pfifo drops about half; the

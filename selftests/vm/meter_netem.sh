@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 60
 # vm: deterministic
-# kernels: last
+# kernels: first
 #
 # fabric-meter measures a known delay: netem adds 5 ms on the path, the
 # one-way latency (mean, p50, p99) and the round trip through a reflector

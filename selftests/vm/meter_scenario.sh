@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 450
-# kernels: last
+# kernels: first
 #
 # The scenario runner of make demo (selftests/demo/scenario.sh): a short
 # edf scenario runs and leaves results for all four classes of the mix;

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 60
 # vm: deterministic
-# kernels: last
+# kernels: first
 #
 # Two classes share a link as configured: htb at 10 Mbit/s with classes
 # of 7.5 and 2.5 Mbit/s (ceil 10), both offered 8 Mbit/s by one
