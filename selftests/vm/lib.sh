@@ -21,7 +21,7 @@
 #   veth_create NS1 DEV1 ADDR1 NS2 DEV2 ADDR2 MAC2
 #   sink_start / sink_check                   udp-sink in a namespace
 #   json_u64 / json_hist                      fields of `fabric-stat -j`
-#   qdisc_stat NS DEV NAME                    a number of a qdisc's `tc -s -j`
+#   qdisc_stat NS DEV NAME [SELECTOR...]      a number of a qdisc's `tc -s -j`
 #   pair_vms / peer CMD...                    the tester of a pair of VMs
 #                                             ("# vm: pair"); a command
 #                                             run on the other VM
