@@ -152,9 +152,16 @@ $(B)/tc/%.so: tc/%.c $(wildcard tc/*.h) $(CORE_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -fPIC -shared -o $@ $<
 
+# The unit tests run the portable cores, the code the modules run, under
+# AddressSanitizer and UndefinedBehaviorSanitizer: an index out of bounds
+# or an overflowing shift stops the test where the kernel would go on.
+# UNIT_SANITIZE= builds them without (make clean first: make does not see
+# a change of flags).
+UNIT_SANITIZE ?= -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
 $(B)/selftests/unit/%: selftests/unit/%.c $(wildcard selftests/unit/*.h) $(CORE_HEADERS) $(wildcard userspace/lib/*.h userspace/lib/*.c)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -Iselftests/unit -o $@ $< -lm
+	$(CC) $(USER_CFLAGS) $(UNIT_SANITIZE) -Iselftests/unit -o $@ $< -lm
 
 # The VM tests' helpers are linked statically: under TCG a program of
 # glibc's shared libraries takes ~60 ms more to start than a static one,
