@@ -19,6 +19,8 @@
 #                     without feedback; tables and plots in build/fbs-demo/
 #                     (Documentation/fbs.rst; NODES, DRIFT, PERIODS)
 #   make aoq-plots    simulated delay curves of aoq (Documentation/aoq.rst)
+#   make fuzz [F=name] [FUZZ_TIME=s]  the cores' fuzz targets at length,
+#                     each FUZZ_TIME seconds (600), corpora kept in build/fuzz/
 #   make install      modules, plugins and tools on this host (DESTDIR ok)
 #   make clean
 #
@@ -79,7 +81,7 @@ VM_HELPERS := $(patsubst selftests/vm/%.c,$(B)/selftests/vm/%,$(wildcard selftes
 
 .PHONY: all modules userspace plugins selftests-build setup setup-if-needed \
 	check check-locked check-debug check-debug-locked bench bench-locked demo demo-locked recn-demo recn-demo-locked fbs-demo fbs-demo-locked build-quiet \
-	profile profile-locked \
+	profile profile-locked fuzzers fuzz \
 	install install-files \
 	clean help
 
@@ -162,6 +164,23 @@ UNIT_SANITIZE ?= -fsanitize=address,undefined -fno-sanitize-recover=all \
 $(B)/selftests/unit/%: selftests/unit/%.c $(wildcard selftests/unit/*.h) $(CORE_HEADERS) $(wildcard userspace/lib/*.h userspace/lib/*.c)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $(UNIT_SANITIZE) -Iselftests/unit -o $@ $< -lm
+
+# Fuzz targets of the portable cores (selftests/fuzz/): libFuzzer, which
+# only clang has, with the unit tests' sanitizers.  make check runs each a
+# fixed number of inputs (host/fuzz_cores); make fuzz runs them at length.
+FUZZ_CC ?= clang
+FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
+	-Ikernel/include/uapi -Ikernel -Iselftests/fuzz
+FUZZERS := $(patsubst selftests/fuzz/%.c,$(B)/fuzz/%,$(wildcard selftests/fuzz/fuzz_*.c))
+fuzzers: $(FUZZERS)
+$(B)/fuzz/%: selftests/fuzz/%.c selftests/fuzz/fuzz.h $(CORE_HEADERS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $<
+
+# No VM: the fuzz targets run on the host, one after the other.
+fuzz: fuzzers
+	@scripts/fuzz.sh '$(F)' '$(or $(FUZZ_TIME),600)'
 
 # The VM tests' helpers are linked statically: under TCG a program of
 # glibc's shared libraries takes ~60 ms more to start than a static one,
@@ -267,7 +286,7 @@ fbs-demo-locked: build-quiet
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 build-quiet:
 	@$(MAKE) --no-print-directory $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(NPROC)) \
-		--output-sync=target all >$(B)/make.log 2>&1 || \
+		--output-sync=target all fuzzers >$(B)/make.log 2>&1 || \
 		{ cat $(B)/make.log; echo "fabric-qos: build failed" >&2; exit 1; }
 
 # needs gnuplot (gnuplot-nox); the outputs are committed, so the build does not

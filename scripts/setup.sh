@@ -31,10 +31,11 @@ done
 # Build, VM image and test tools, from Debian; valgrind and gnuplot for
 # make bench's core counts and plots; docutils for host/docs, the check
 # of Documentation/*.rst; dkms for host/dkms, which builds the modules
-# the way users do; ethtool for the tests that turn a veth's TSO off.
+# the way users do; ethtool for the tests that turn a veth's TSO off;
+# clang and its runtimes (libFuzzer) for the fuzz targets of the cores.
 BASE_PACKAGES="gcc make libc6-dev libmnl-dev pkg-config kmod cpio gzip xz-utils
 	busybox-static qemu-system-x86 iproute2 bash dpkg-dev valgrind gnuplot-nox
-	python3-docutils dkms ethtool"
+	python3-docutils dkms ethtool clang libclang-rt-14-dev"
 
 apt_updated=0
 apt_update_once() {
