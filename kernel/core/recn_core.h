@@ -745,6 +745,14 @@ static inline void recn_saq_alloc(struct recn_set *s, const struct recn_point *p
 			q->t = s->root[j].t;
 			recn_root_free(s, j);
 		}
+		/*
+		 * It starts empty, though, at xon bytes or fewer: an Xoff
+		 * the root had sent ends now, as at any departure.  Kept,
+		 * it would stop the very frames the SAQ is for, no
+		 * departure of its own would say Xon, and the Xoff would be
+		 * repeated until the SAQ was freed idle.
+		 */
+		recn_tell_departure(s, &q->t, pt, q->bytes, send, ctx);
 	}
 	if (before >= 0 && !s->saq[before].frames && recn_saq_waiting(s, (fq_u32)before)) {
 		/* it holds none of them yet: they are where it waits for */
