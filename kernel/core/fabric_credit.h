@@ -657,7 +657,7 @@ static inline bool fcr_is_ctrl(const fq_u8 *buf, fq_u32 len)
 	       fhc_get_be16(buf + 2) == ETH_P_FABRIC;
 }
 
-/* Messages of another epoch found stale in a row that make it the peer's. */
+/* Messages of one epoch found stale in a row after which the next is taken. */
 #define FCR_DOUBT_MAX	8
 
 /*
@@ -670,21 +670,24 @@ static inline bool fcr_is_ctrl(const fq_u8 *buf, fq_u32 len)
  *    this is what tells an old life's message after we restarted
  *    ourselves and forgot the epochs).  Taken for a restart, it would
  *    make the current life's messages look stale in turn.
- * Only a few messages of an old life can be late (those sent within the
- * link's reordering of the restart), while a peer sends one every
- * period: so once FCR_DOUBT_MAX messages of one other epoch in a row were
- * found stale, with none taken between, the next is the peer's whatever it
- * looks like (a peer started from scratch numbers from 1 again).  No wrong
- * guess locks the link out for good.  Counts in @l for that.
+ * Only a few messages can be late (those sent within the link's
+ * reordering), while a peer sends one every period: so once
+ * FCR_DOUBT_MAX messages of one epoch in a row were found stale, with
+ * none taken between, the next is the peer's whatever it looks like.
+ * Of another epoch, that is a peer started from scratch (numbering from
+ * 1 again); of the epoch we know, a number taken that the peer never
+ * sent (a message forged on a shared segment, numbered far ahead), which
+ * would otherwise make every real message look stale for 2^31 of them.
+ * No wrong guess locks the link out for good.  Counts in @l for that.
  */
 static inline bool fcr_msg_stale(struct fcr_link *l, fq_u32 epoch, fq_u32 seq,
 				 bool restart)
 {
 	bool older = (fq_s32)(seq - l->rx_seq) <= 0;
 
-	if (!restart)
-		return older;
-	if (!l->peer_epoch || (!older && epoch != l->old_peer_epoch))
+	if (!restart && !older)
+		return false;
+	if (restart && (!l->peer_epoch || (!older && epoch != l->old_peer_epoch)))
 		return false;
 	if (epoch != l->doubt_epoch) {
 		l->doubt_epoch = epoch;

@@ -393,6 +393,52 @@ UNIT_TEST(fresh_peer_is_heard_after_a_few_messages)
 	EXPECT_EQ(fcr_tx_credits(&b, 1), BUFFER);
 }
 
+/*
+ * A message of the peer's own epoch numbered far ahead of its real ones
+ * (forged: a host believes any message to its link's group) makes the
+ * real ones look stale.  After FCR_DOUBT_MAX of them in a row the next is
+ * taken, and the grant it carries with it.  Until 2026-12-05 only
+ * another epoch's messages were given that way back in, and the link
+ * waited for the peer's numbers to catch up: 2^31 messages (found by
+ * selftests/fuzz/fuzz_credit.c).
+ */
+UNIT_TEST(a_number_far_ahead_locks_nobody_out)
+{
+	struct fcr_link a, b;
+	fq_u8 m[MSG_LEN], forged[MSG_LEN];
+	fq_u32 seq;
+	unsigned int i;
+
+	fcr_init(&a, 11, UNIT, BUFFER, QUIET_NS);
+	fcr_init(&b, 22, UNIT, BUFFER, QUIET_NS);
+	handshake(&a, &b);
+	/* a sends 10 units; b's word of them, forged 2^31 - 1 ahead */
+	fcr_tx_sent(&a, 0, 640, 1);
+	fcr_rx_arrive(&b, 0, 640, 0);
+	fcr_msg_build(&b, forged, 1);
+	seq = a.rx_seq + 0x7fffffffU;	/* the newest a number can look */
+	fhc_put_be32(forged + FABRIC_HDR_LEN + 12, seq);
+	fcr_msg_receive(&a, forged, sizeof(forged), 1);
+	EXPECT_EQ(a.rx_seq, seq);
+	EXPECT_EQ(fcr_tx_credits(&a, 0), BUFFER - 10);
+	/* b frees the room: its real messages look stale, FCR_DOUBT_MAX of them */
+	fcr_rx_free(&b, 0, 640);
+	for (i = 0; i < FCR_DOUBT_MAX; i++) {
+		fcr_msg_build(&b, m, 2 + i);
+		EXPECT_EQ(fcr_msg_receive(&a, m, sizeof(m), 2 + i), 0);
+	}
+	EXPECT_EQ(a.st.msgs_stale, FCR_DOUBT_MAX);
+	EXPECT_EQ(fcr_tx_credits(&a, 0), BUFFER - 10);
+	/* the next is taken, and the numbers after it */
+	for (i = 0; i < 2; i++) {
+		fcr_msg_build(&b, m, 20 + i);
+		fcr_msg_receive(&a, m, sizeof(m), 20 + i);
+		EXPECT_EQ(a.rx_seq, fhc_get_be32(m + FABRIC_HDR_LEN + 12));
+	}
+	EXPECT_EQ(a.st.msgs_stale, FCR_DOUBT_MAX);
+	EXPECT_EQ(fcr_tx_credits(&a, 0), BUFFER);
+}
+
 /* ---- two ends on a simulated link ------------------------------------------ */
 
 #define WIRE_MAX	8192
