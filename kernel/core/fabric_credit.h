@@ -148,7 +148,7 @@ struct fcr_link {
 	fq_u32			old_peer_epoch;	/* the one before: stale */
 	fq_u32			tx_seq;		/* our last message */
 	fq_u32			rx_seq;		/* the peer's last taken */
-	fq_u32			doubt_epoch;	/* another epoch, found stale */
+	fq_u32			doubt_epoch;	/* an epoch whose messages look stale */
 	fq_u32			doubt_n;	/* its messages since one taken */
 	/* the idle back-off (fcr_msg_build(), fcr_msg_period()) */
 	fq_u32			acked_seq;	/* our last message the peer took */
@@ -659,6 +659,12 @@ static inline bool fcr_is_ctrl(const fq_u8 *buf, fq_u32 len)
 
 /* Messages of one epoch found stale in a row after which the next is taken. */
 #define FCR_DOUBT_MAX	8
+/*
+ * Of the epoch we know, a message no more than this many numbers behind
+ * the last taken is a late one, ignored however many come: a link
+ * reorders a few messages, never a thousand.
+ */
+#define FCR_LATE_MAX	1024
 
 /*
  * Whether a message of the peer's (@epoch, number @seq) is stale: sent
@@ -675,9 +681,11 @@ static inline bool fcr_is_ctrl(const fq_u8 *buf, fq_u32 len)
  * FCR_DOUBT_MAX messages of one epoch in a row were found stale, with
  * none taken between, the next is the peer's whatever it looks like.
  * Of another epoch, that is a peer started from scratch (numbering from
- * 1 again); of the epoch we know, a number taken that the peer never
- * sent (a message forged on a shared segment, numbered far ahead), which
- * would otherwise make every real message look stale for 2^31 of them.
+ * 1 again); of the epoch we know, and more than FCR_LATE_MAX behind, a
+ * number taken that the peer never sent (a message forged on a shared
+ * segment, numbered far ahead), which would otherwise make every real
+ * message look stale for 2^31 of them.  A late message of the epoch we
+ * know is never taken, so a grant never goes back to an older value.
  * No wrong guess locks the link out for good.  Counts in @l for that.
  */
 static inline bool fcr_msg_stale(struct fcr_link *l, fq_u32 epoch, fq_u32 seq,
@@ -687,6 +695,8 @@ static inline bool fcr_msg_stale(struct fcr_link *l, fq_u32 epoch, fq_u32 seq,
 
 	if (!restart && !older)
 		return false;
+	if (!restart && l->rx_seq - seq <= FCR_LATE_MAX)
+		return true;
 	if (restart && (!l->peer_epoch || (!older && epoch != l->old_peer_epoch)))
 		return false;
 	if (epoch != l->doubt_epoch) {

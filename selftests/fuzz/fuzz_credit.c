@@ -725,7 +725,7 @@ static void receive(struct world *w, int x, const fq_u8 *src, fq_u32 len,
 	const fq_u8 *p;
 	fq_u8 *m;
 	unsigned int r, vc;
-	bool wf, restart, older, doubted, grew = false;
+	bool wf, restart, older, late, doubted, grew = false;
 
 	/* credits off: dropped before the books (msgs_off) */
 	if (!e->host && !e->p.on)
@@ -771,22 +771,25 @@ static void receive(struct world *w, int x, const fq_u8 *src, fq_u32 len,
 	/*
 	 * Stale (fcr_msg_stale()): of the epoch we know, not newer than the
 	 * last taken; of another epoch (a restart), from the peer's life
-	 * before or numbered before the last taken; either unless
-	 * FCR_DOUBT_MAX of that epoch in a row were found stale already (no
+	 * before or numbered before the last taken.  Either is taken all the
+	 * same once FCR_DOUBT_MAX of that epoch in a row were found stale (no
 	 * wrong guess, and no number forged far ahead, locks a link out for
-	 * good).  A first contact is never stale.
+	 * good), except a late one of the epoch we know, no more than
+	 * FCR_LATE_MAX behind: never taken, and not counted.  A first contact
+	 * is never stale.
 	 */
 	restart = epoch != before.peer_epoch;
 	older = (fq_s32)(seq - before.rx_seq) <= 0;
+	late = !restart && older && before.rx_seq - seq <= FCR_LATE_MAX;
 	doubted = e->doubt_epoch == epoch && e->doubt_n >= FCR_DOUBT_MAX;
 	if (!before.peer_epoch)
 		FUZZ_CHECK(taken);
 	else if (!restart)
-		FUZZ_CHECK(!taken == (older && !doubted));
+		FUZZ_CHECK(!taken == (late || (older && !doubted)));
 	else
 		FUZZ_CHECK(!taken == ((older || epoch == before.old_peer_epoch) &&
 				      !doubted));
-	if (stale && before.peer_epoch) {
+	if (stale && before.peer_epoch && !late) {
 		if (e->doubt_epoch != epoch) {
 			e->doubt_epoch = epoch;
 			e->doubt_n = 0;
@@ -1396,8 +1399,6 @@ static void setup(struct world *w, struct fuzz_in *in)
 	for (x = 0; x < 2; x++)
 		fresh(w, (int)x, fuzz_u32(in));
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

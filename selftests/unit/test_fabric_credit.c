@@ -394,6 +394,36 @@ UNIT_TEST(fresh_peer_is_heard_after_a_few_messages)
 }
 
 /*
+ * Late messages of the epoch we know, however many come in a row, are
+ * ignored: a grant never goes back to an older value.  (The rule that
+ * takes the next message after FCR_DOUBT_MAX stale ones applies only to
+ * numbers further behind than any link reorders, FCR_LATE_MAX.)
+ */
+UNIT_TEST(late_messages_never_take_the_grant_back)
+{
+	struct fcr_link a, b;
+	fq_u8 m[MSG_LEN], old[2 * FCR_DOUBT_MAX][MSG_LEN];
+	unsigned int i;
+
+	fcr_init(&a, 11, UNIT, BUFFER, QUIET_NS);
+	fcr_init(&b, 22, UNIT, BUFFER, QUIET_NS);
+	handshake(&a, &b);
+	/* b's words while it holds 10 units of a's, then the newest */
+	fcr_tx_sent(&a, 0, 640, 1);
+	fcr_rx_arrive(&b, 0, 640, 0);
+	for (i = 0; i < 2 * FCR_DOUBT_MAX; i++)
+		fcr_msg_build(&b, old[i], 1);
+	fcr_rx_free(&b, 0, 640);
+	fcr_msg_build(&b, m, 2);
+	EXPECT_EQ(fcr_msg_receive(&a, m, sizeof(m), 2), FCR_CREDITS_GREW);
+	EXPECT_EQ(fcr_tx_credits(&a, 0), BUFFER);
+	for (i = 0; i < 2 * FCR_DOUBT_MAX; i++)
+		EXPECT_EQ(fcr_msg_receive(&a, old[i], sizeof(old[i]), 3), 0);
+	EXPECT_EQ(a.st.msgs_stale, 2 * FCR_DOUBT_MAX);
+	EXPECT_EQ(fcr_tx_credits(&a, 0), BUFFER);
+}
+
+/*
  * A message of the peer's own epoch numbered far ahead of its real ones
  * (forged: a host believes any message to its link's group) makes the
  * real ones look stale.  After FCR_DOUBT_MAX of them in a row the next is
