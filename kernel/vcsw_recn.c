@@ -274,8 +274,9 @@ void vcsw_recn_rcv(struct vcsw_slave *p, struct sk_buff *skb)
 			woke |= vcsw_xbar_recn_receive(sw->slots, sw->nslots, p->idx, msg[i].vc,
 						       &msg[i].m, now) == VCSW_RECN_RX_WOKE;
 		/*
-		 * A SAQ made or stopped here posts nothing, and only the tick
-		 * ends its lease or frees it: make sure it runs
+		 * Only the tick ends a stopped SAQ's lease or frees an idle
+		 * one: make sure it runs.  (A SAQ made here posts only when
+		 * it takes over a root's Xoff: Xon, delivered below.)
 		 */
 		vcsw_recn_arm(sw);
 	}
