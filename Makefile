@@ -19,7 +19,7 @@
 #                     without feedback; tables and plots in build/fbs-demo/
 #                     (Documentation/fbs.rst; NODES, DRIFT, PERIODS)
 #   make aoq-plots    simulated delay curves of aoq (Documentation/aoq.rst)
-#   make fuzz [F=name] [FUZZ_TIME=s]  the cores' fuzz targets at length,
+#   make fuzz [F=regex] [FUZZ_TIME=s]  the cores' fuzz targets at length,
 #                     each FUZZ_TIME seconds (600), corpora kept in build/fuzz/
 #   make install      modules, plugins and tools on this host (DESTDIR ok)
 #   make clean
@@ -174,7 +174,9 @@ FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 	-Ikernel/include/uapi -Ikernel -Iselftests/fuzz
 FUZZERS := $(patsubst selftests/fuzz/%.c,$(B)/fuzz/%,$(wildcard selftests/fuzz/fuzz_*.c))
 fuzzers: $(FUZZERS)
-$(B)/fuzz/%: selftests/fuzz/%.c selftests/fuzz/fuzz.h $(CORE_HEADERS)
+# what the tests build besides all: the fuzz targets, where clang is
+FUZZERS_IF_CLANG = $(if $(shell command -v $(FUZZ_CC) 2>/dev/null),fuzzers)
+$(B)/fuzz/%: selftests/fuzz/%.c selftests/fuzz/fuzz.h $(wildcard selftests/unit/*.h) $(CORE_HEADERS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $<
 
@@ -286,7 +288,7 @@ fbs-demo-locked: build-quiet
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 build-quiet:
 	@$(MAKE) --no-print-directory $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(NPROC)) \
-		--output-sync=target all fuzzers >$(B)/make.log 2>&1 || \
+		--output-sync=target all $(FUZZERS_IF_CLANG) >$(B)/make.log 2>&1 || \
 		{ cat $(B)/make.log; echo "fabric-qos: build failed" >&2; exit 1; }
 
 # needs gnuplot (gnuplot-nox); the outputs are committed, so the build does not

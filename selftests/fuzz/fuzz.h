@@ -21,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Each target's one entry: libFuzzer calls it with every input. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 #define FUZZ_CHECK(cond)						\
 	do {								\
 		if (!(cond)) {						\
@@ -82,7 +85,25 @@ static inline uint32_t fuzz_below(struct fuzz_in *in, uint32_t n)
 	return fuzz_u32(in) % n;
 }
 
-/* Up to @max bytes of the input as one piece: its length in *@len. */
+/*
+ * The rest of the input as one piece, its length in *@len: it ends where
+ * libFuzzer's buffer ends, so AddressSanitizer catches a read past it.
+ */
+static inline const uint8_t *fuzz_rest(struct fuzz_in *in, size_t *len)
+{
+	const uint8_t *p = in->p;
+
+	*len = in->left;
+	in->p += in->left;
+	in->left = 0;
+	return p;
+}
+
+/*
+ * Up to @max bytes of the input as one piece: its length in *@len.  A
+ * read past it goes unnoticed but at the input's end: copy it to a
+ * buffer of its own size where that matters.
+ */
 static inline const uint8_t *fuzz_bytes(struct fuzz_in *in, size_t max, size_t *len)
 {
 	const uint8_t *p;

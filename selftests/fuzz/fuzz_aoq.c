@@ -30,6 +30,7 @@ struct fz_lane {
 	bool tail[FZ_RING];
 	fq_u32 head, count;
 	bool held;		/* none may leave now (a shaper) */
+	bool deleted;		/* its class is gone: nothing comes (sch_aoq) */
 	fq_u64 sent;		/* units it handed over since the lane began */
 };
 
@@ -170,8 +171,6 @@ static void cycle(struct fuzz_in *in)
 		aoq_sweep(&S, S.now, &ops, NULL);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = { data, size };
@@ -185,8 +184,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (op = 0; op < FZ_MAX_OPS && fuzz_more(&in); op++) {
 		unsigned int lane = fuzz_below(&in, S.nlanes), k, n;
 		struct fz_lane *l = &L[lane];
+		unsigned int what = fuzz_below(&in, 14);
 
-		switch (fuzz_below(&in, 14)) {
+		/* a deleted class gets nothing until it is added again */
+		if (l->deleted && what <= 5)
+			continue;
+		switch (what) {
 		case 0:
 		case 1:
 		case 2:	/* a message of n units arrives, its tail maybe lost */
@@ -226,7 +229,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 10:	/* the class is deleted (and maybe added again) */
 			lane_purge(lane);
-			if (fuzz_u8(&in) & 1) {
+			l->deleted = fuzz_u8(&in) & 1;
+			if (l->deleted) {
 				aoq_lane_remove(&S, lane);
 			} else {
 				aoq_lane_reset(&S, lane, 1 + fuzz_below(&in, AOQ_WEIGHT_MAX));

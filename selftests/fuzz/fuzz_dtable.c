@@ -283,8 +283,6 @@ static void check_state(void)
 			   cls[S.table[e].cls].active);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = { data, size };

@@ -1275,8 +1275,6 @@ static bool run_op(struct fuzz_in *in)
 	return true;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = { data, size };

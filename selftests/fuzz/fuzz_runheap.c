@@ -73,8 +73,6 @@ static void check_queue(void)
 	FUZZ_CHECK(H.tree.count + in_run == count);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = { data, size };

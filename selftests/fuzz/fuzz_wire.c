@@ -2,11 +2,12 @@
 /*
  * Fuzz target: what a host on the link can put in a frame, as the
  * receive paths check it (kernel/core/fabric_hdr_core.h,
- * kernel/core/recn_wire.h).  The input's first byte picks the check,
- * the rest is the frame's bytes from the fabric header (or the control
- * message) on.  Only the bytes the caller says are readable may be read
- * (AddressSanitizer sees to that: libFuzzer's buffer ends there), and
- * what is taken must say back exactly what was on the wire.
+ * kernel/core/recn_wire.h).  The input's first bytes pick the check and
+ * its numbers, the rest to the input's end is the frame from the fabric
+ * header (or the control message) on.  Only the bytes the caller says
+ * are readable may be read (AddressSanitizer sees to that: libFuzzer's
+ * buffer ends there), and what is taken must say back exactly what was
+ * on the wire.
  */
 #include "fuzz.h"
 
@@ -17,13 +18,13 @@
 static void fuzz_fabric_header(struct fuzz_in *in)
 {
 	fq_u32 extra = fuzz_u16(in);	/* frame bytes past what is readable */
+	fq_u32 index = fuzz_u8(in);
+	bool last = fuzz_u8(in) & 1;
 	size_t avail;
-	const uint8_t *hdr = fuzz_bytes(in, 4096, &avail);
+	const uint8_t *hdr = fuzz_rest(in, &avail);
 	fq_u32 len = (fq_u32)avail + extra;
 	struct fhc_fields f, g;
 	uint8_t again[FABRIC_HDR_LEN];
-	fq_u32 index = fuzz_u8(in);
-	bool last = fuzz_u8(in) & 1;
 	int hops;
 
 	if (fhc_validate(hdr, (fq_u32)avail, len) != FHC_OK)
@@ -74,7 +75,7 @@ static void fuzz_recn_message(struct fuzz_in *in)
 	struct recn_wire_msg msg[FABRIC_CTRL_RECN_MAX];
 	uint8_t again[FABRIC_CTRL_RECN_LEN(FABRIC_CTRL_RECN_MAX)];
 	size_t avail;
-	const uint8_t *buf = fuzz_bytes(in, 1024, &avail);
+	const uint8_t *buf = fuzz_rest(in, &avail);
 	fq_u32 len = recn_wire_len(buf, (fq_u32)avail), n = 0, i;
 
 	FUZZ_CHECK(len <= avail);
@@ -86,8 +87,6 @@ static void fuzz_recn_message(struct fuzz_in *in)
 	FUZZ_CHECK(recn_wire_build(again, msg, n) == len);
 	FUZZ_CHECK(!memcmp(again, buf, len));
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

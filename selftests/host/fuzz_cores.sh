@@ -24,25 +24,33 @@ for bin in "$OUT"/fuzz_*; do
 	n=$((n + 1))
 	# a fixed seed; an empty corpus directory, thrown away with $TMP:
 	# each run starts from nothing, whatever make fuzz has found
+	# (-timeout: an input that hangs is a crash too, its input kept)
 	mkdir -p "$TMP/$name"
-	rm -f "$OUT/$name-"{crash,leak,timeout,oom}-*
-	if "$bin" -seed=1 -runs="$RUNS" -artifact_prefix="$OUT/$name-" "$TMP/$name" \
-		> "$TMP/$name.log" 2>&1; then
+	if "$bin" -seed=1 -runs="$RUNS" -timeout=60 -artifact_prefix="$TMP/$name-" \
+		"$TMP/$name" > "$TMP/$name.log" 2>&1; then
 		echo "ok: $name: $(sed -n 's/^#\([0-9]*\).*DONE.*cov: \([0-9]*\).*/\1 inputs, \2 edges covered/p' \
 			"$TMP/$name.log" | tail -n1)"
 	else
 		echo "FAIL: $name crashed on an input:"
 		grep -E 'ERROR|runtime error|does not hold|SUMMARY' "$TMP/$name.log" | head -n 5
-		# the input, kept for `build/fuzz/NAME FILE`, and its first
-		# KiB here for a CI log, which is all a CI run leaves
-		for c in "$OUT/$name-"{crash,leak,timeout,oom}-*; do
+		# the input, kept as build/fuzz/check-NAME-* for
+		# `build/fuzz/NAME FILE` (make fuzz's own are NAME-*), and its
+		# first KiB here for a CI log, which is all a CI run leaves
+		for c in "$TMP/$name-"{crash,leak,timeout,oom}-*; do
 			[ -f "$c" ] || continue
-			echo "$c ($(stat -c %s "$c") bytes):"
+			cp "$c" "$OUT/check-$(basename "$c")"
+			echo "$OUT/check-$(basename "$c") ($(stat -c %s "$c") bytes):"
 			od -An -tx1 "$c" | head -n 64
 		done
 		failed=$((failed + 1))
 	fi
 done
-[ $n -gt 0 ] || { echo "FAIL: no fuzz target in $OUT (make fuzzers: needs clang, make setup)"; exit 1; }
+if [ $n = 0 ]; then
+	# make builds them only where clang is (make setup installs it)
+	command -v "${FUZZ_CC:-clang}" >/dev/null ||
+		{ echo "SKIP: no clang to build the fuzz targets (make setup)"; exit 4; }
+	echo "FAIL: no fuzz target in $OUT, though clang is here (make fuzzers)"
+	exit 1
+fi
 echo "$n targets, $failed failed"
 [ $failed = 0 ]
