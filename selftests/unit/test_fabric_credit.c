@@ -393,6 +393,16 @@ UNIT_TEST(fresh_peer_is_heard_after_a_few_messages)
 	EXPECT_EQ(fcr_tx_credits(&b, 1), BUFFER);
 }
 
+/* @a and @b after a handshake, b holding 10 units a sent on VC0. */
+static void b_holds_ten_units_of_as(struct fcr_link *a, struct fcr_link *b)
+{
+	fcr_init(a, 11, UNIT, BUFFER, QUIET_NS);
+	fcr_init(b, 22, UNIT, BUFFER, QUIET_NS);
+	handshake(a, b);
+	fcr_tx_sent(a, 0, 640, 1);
+	fcr_rx_arrive(b, 0, 640, 0);
+}
+
 /*
  * Late messages of the epoch we know, however many come in a row, are
  * ignored: a grant never goes back to an older value.  (The rule that
@@ -405,12 +415,8 @@ UNIT_TEST(late_messages_never_take_the_grant_back)
 	fq_u8 m[MSG_LEN], old[2 * FCR_DOUBT_MAX][MSG_LEN];
 	unsigned int i;
 
-	fcr_init(&a, 11, UNIT, BUFFER, QUIET_NS);
-	fcr_init(&b, 22, UNIT, BUFFER, QUIET_NS);
-	handshake(&a, &b);
-	/* b's words while it holds 10 units of a's, then the newest */
-	fcr_tx_sent(&a, 0, 640, 1);
-	fcr_rx_arrive(&b, 0, 640, 0);
+	b_holds_ten_units_of_as(&a, &b);
+	/* b's words while it holds them, then the newest */
 	for (i = 0; i < 2 * FCR_DOUBT_MAX; i++)
 		fcr_msg_build(&b, old[i], 1);
 	fcr_rx_free(&b, 0, 640);
@@ -439,12 +445,8 @@ UNIT_TEST(a_number_far_ahead_locks_nobody_out)
 	fq_u32 seq;
 	unsigned int i;
 
-	fcr_init(&a, 11, UNIT, BUFFER, QUIET_NS);
-	fcr_init(&b, 22, UNIT, BUFFER, QUIET_NS);
-	handshake(&a, &b);
-	/* a sends 10 units; b's word of them, forged 2^31 - 1 ahead */
-	fcr_tx_sent(&a, 0, 640, 1);
-	fcr_rx_arrive(&b, 0, 640, 0);
+	b_holds_ten_units_of_as(&a, &b);
+	/* b's word of them, forged 2^31 - 1 ahead */
 	fcr_msg_build(&b, forged, 1);
 	seq = a.rx_seq + 0x7fffffffU;	/* the newest a number can look */
 	fhc_put_be32(forged + FABRIC_HDR_LEN + 12, seq);
