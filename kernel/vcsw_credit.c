@@ -5,6 +5,8 @@
  * periodic link message, and turning credits on and off.  The books
  * themselves are the portable core's (core/fabric_credit.h).
  */
+#include <net/sch_generic.h>
+
 #include "vcsw_priv.h"
 
 
@@ -131,6 +133,31 @@ static void vcsw_credit_send(struct vcsw_slave *p, const u8 *msg, u32 len)
 }
 
 /*
+ * Whether @dev's qdiscs may still hold frames the port handed it.  Our
+ * link messages go straight to the driver and overtake what waits there,
+ * so a VC is not quiet until this was seen false after its last frame
+ * (core fcr_tx_drained()): a shaping or delaying qdisc on a port holds
+ * frames longer than the quiet time, and each quiet total would count
+ * them lost again.  The driver's rings are not looked at: byte queue
+ * limits would show our own messages there, and a driver that reaps
+ * its completions late would keep a link from ever being quiet.  Racy
+ * reads: a guess in time, as the quiet time is; each message asks
+ * again.  RCU held.
+ */
+static bool vcsw_dev_holds_frames(struct net_device *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->real_num_tx_queues; i++) {
+		struct Qdisc *q = rcu_dereference(netdev_get_tx_queue(dev, i)->qdisc);
+
+		if (q && qdisc_qlen_sum(q))
+			return true;
+	}
+	return false;
+}
+
+/*
  * The periodic link message, sooner when vcsw_credit_kick() asks, and
  * less often while the link is idle (the core's back-off,
  * fcr_msg_period(); what ends it kicks).  Every hrtimer_start() of this
@@ -143,6 +170,7 @@ enum hrtimer_restart vcsw_credit_timer(struct hrtimer *t)
 	struct vcsw_slave *p = container_of(t, struct vcsw_slave, ctimer);
 	u8 msg[FCR_MSG_MAX];
 	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	u64 now;
 	u32 len;
 
 	spin_lock(&p->lock);
@@ -150,7 +178,17 @@ enum hrtimer_restart vcsw_credit_timer(struct hrtimer *t)
 		spin_unlock(&p->lock);
 		return HRTIMER_NORESTART;
 	}
-	len = fcr_msg_build(&p->cp.l, msg, ktime_get_ns());
+	/*
+	 * under p->lock: a frame is handed (vcsw_credit_handed()) once it
+	 * is in the device, so what we do not see there now has left it,
+	 * or still counts as queued
+	 */
+	now = ktime_get_ns();
+	rcu_read_lock();
+	if (!vcsw_dev_holds_frames(p->dev))
+		fcr_tx_drained(&p->cp.l, now);
+	rcu_read_unlock();
+	len = fcr_msg_build(&p->cp.l, msg, now);
 	if (!hrtimer_is_queued(t)) {
 		hrtimer_forward_now(t, ns_to_ktime(fcr_msg_period(&p->cp.l,
 								 vcsw_credit_period(p))));

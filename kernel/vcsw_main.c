@@ -189,7 +189,8 @@ static void vcsw_slave_service(struct vcsw_slave *p, u64 now,
 			cb->cvc = n->vc;
 			cb->clen = fcr_wire_len(n->len);
 			cb->cgen = p->cp.gen;
-			fcr_tx_sent(&p->cp.l, n->vc, cb->clen, now);
+			/* handed to the device by vcsw_slave_flush() */
+			fcr_tx_queue(&p->cp.l, n->vc, cb->clen);
 			p->stalled[n->vc] = false;
 			/* the first frame after an idle spell: speak again */
 			if (unlikely(fcr_woke(&p->cp.l)))
@@ -283,6 +284,46 @@ static unsigned int vcsw_slave_send(struct vcsw_slave *p, struct sk_buff_head *l
 #define VCSW_FLUSH_QUOTA	64
 
 /*
+ * Units of the frames on @list that the port's current books counted,
+ * per VC: what vcsw_credit_handed() tells them once the frames went to
+ * the device.  p->lock held.
+ */
+static void vcsw_credit_batch(const struct vcsw_slave *p,
+			      const struct sk_buff_head *list, u32 *units)
+{
+	const struct sk_buff *skb;
+
+	memset(units, 0, VCSW_MAX_VCS * sizeof(*units));
+	if (!p->credits)
+		return;
+	skb_queue_walk(list, skb) {
+		const struct vcsw_skb_cb *cb = vcsw_cb(skb);
+
+		if (cb->cgen == p->cp.gen)
+			units[cb->cvc] += fcr_units(&p->cp.l, cb->clen);
+	}
+}
+
+/*
+ * The frames that vcsw_credit_batch() counted in @units went to the
+ * device: from now, time tells whether the VC is quiet (core
+ * fcr_tx_quiet()), unless the books started again meanwhile (their
+ * frames then were of the old ones).  p->lock held.
+ */
+static void vcsw_credit_handed(struct vcsw_slave *p, u64 gen, const u32 *units)
+{
+	unsigned int vc;
+	u64 now;
+
+	if (!p->credits || p->cp.gen != gen)
+		return;
+	now = ktime_get_ns();
+	for (vc = 0; vc < VCSW_MAX_VCS; vc++)
+		if (units[vc])
+			fcr_tx_handed(&p->cp.l, vc, units[vc], now);
+}
+
+/*
  * Send what the buffer released onto p->txq, in that order.  The receive
  * path on every CPU, the timer and a configuration change all serve a
  * port; if each sent its own frames after dropping the lock, two of them
@@ -299,7 +340,9 @@ static void vcsw_slave_flush(struct vcsw_slave *p)
 	__releases(&p->lock)
 {
 	struct sk_buff_head list;
+	u32 units[VCSW_MAX_VCS];
 	unsigned int sent = 0;
+	u64 gen;
 
 	if (p->sending) {
 		spin_unlock(&p->lock);
@@ -329,9 +372,12 @@ static void vcsw_slave_flush(struct vcsw_slave *p)
 		else
 			while (take--)
 				__skb_queue_tail(&list, __skb_dequeue(&p->txq));
+		vcsw_credit_batch(p, &list, units);
+		gen = p->cp.gen;
 		spin_unlock(&p->lock);
 		sent += vcsw_slave_send(p, &list);
 		spin_lock(&p->lock);
+		vcsw_credit_handed(p, gen, units);
 	}
 	p->sending = false;
 	spin_unlock(&p->lock);
@@ -600,7 +646,7 @@ static void vcsw_slave_purge(struct vcsw_slave *p, bool count, bool inputs)
 		if (count)
 			vcsw_count(p, VCSW_PS_DROP_DOWN);
 		if (cb->cgen && p->credits && p->cp.gen == cb->cgen)
-			fcr_tx_unsend(&p->cp.l, cb->cvc, cb->clen);
+			fcr_tx_unqueue(&p->cp.l, cb->cvc, cb->clen);
 		kfree_skb(skb);
 	}
 	if (fcr_woke(&p->cp.l))

@@ -44,7 +44,13 @@
  * it, uncounted, instead of refusing it: not counting it takes the
  * excess grant back.  "Quiet" is a guess about time (a frame stuck on the receive
  * backlog of a CPU the hypervisor does not run takes as long as it
- * likes), and a wrong guess must not cost a frame.
+ * likes), and a wrong guess must not cost a frame.  Where the sender
+ * knows a frame is not on the link yet it does not guess: a frame counted
+ * but still in its own queue (fcr_tx_queue()), or in a device queue that
+ * its messages overtake and that it has not seen empty since
+ * (fcr_tx_drained()), keeps its VC from being quiet; counted lost at
+ * every quiet total while it waited, it would take more than the room
+ * kept for it.
  *
  * Each end picks an @epoch, a random nonzero number, when it starts.  A
  * message carries the sender's epoch and echoes the peer's as last seen:
@@ -98,9 +104,12 @@
 struct fcr_tx_vc {
 	fq_u32	sent;		/* units sent, running total */
 	fq_u32	limit;		/* the peer's grant, running total */
+	fq_u32	queued;		/* of @sent, units still in our own queue,
+				 * not yet handed to the device
+				 * (fcr_tx_queue(), fcr_tx_handed()) */
 	bool	limit_ok;	/* a grant for our current epoch arrived */
 	bool	ever_sent;
-	fq_u64	last_sent_ns;
+	fq_u64	last_sent_ns;	/* the last frame handed to the device */
 };
 
 struct fcr_rx_vc {
@@ -157,6 +166,15 @@ struct fcr_link {
 	fq_u8			peer_said[FCR_SAID_MAX]; /* the peer's last taken */
 	fq_u8			idle_shift;	/* period: the base one << this */
 	bool			woke;		/* fcr_wake() ended a back-off */
+	/*
+	 * A device queue between us and the wire that our messages
+	 * overtake (a port's frames go through the device's qdisc, the
+	 * messages straight to its driver): a total is quiet only once
+	 * the caller saw that queue empty (@drained_ns, fcr_tx_drained())
+	 * after the VC's last frame went into it.
+	 */
+	bool			device_queue;
+	fq_u64			drained_ns;
 	struct fcr_tx_vc	tx[FCR_MAX_VCS];
 	struct fcr_rx_vc	rx[FCR_MAX_VCS];
 	struct fcr_stats	st;
@@ -395,21 +413,47 @@ static inline bool fcr_tx_may_send(const struct fcr_link *l, unsigned int vc,
 	return fcr_tx_credits(l, vc) >= fcr_units(l, len);
 }
 
-/* A frame of @len bytes went on the wire on @vc at @now. */
-static inline void fcr_tx_sent(struct fcr_link *l, unsigned int vc, fq_u32 len,
-			       fq_u64 now)
+/*
+ * @units of frames counted by fcr_tx_queue() were handed to the device on
+ * @vc at @now (or refused there: fcr_tx_unsend() gives their units back).
+ */
+static inline void fcr_tx_handed(struct fcr_link *l, unsigned int vc,
+				 fq_u32 units, fq_u64 now)
 {
 	struct fcr_tx_vc *t = &l->tx[vc];
 
-	t->sent += fcr_units(l, len);
+	t->queued = units < t->queued ? t->queued - units : 0;
 	t->last_sent_ns = now;
 	t->ever_sent = true;
+}
+
+/*
+ * A frame of @len bytes on @vc, counted as sent now, waits in our own
+ * queue for the device (a switch port's txq): until fcr_tx_handed() says
+ * it went, no total of the VC is quiet, since our messages overtake it.
+ */
+static inline void fcr_tx_queue(struct fcr_link *l, unsigned int vc,
+				fq_u32 len)
+{
+	fq_u32 u = fcr_units(l, len);
+
+	l->tx[vc].sent += u;
+	l->tx[vc].queued += u;
+	fcr_wake(l);
+}
+
+/* A frame of @len bytes went to the device on @vc at @now. */
+static inline void fcr_tx_sent(struct fcr_link *l, unsigned int vc, fq_u32 len,
+			       fq_u64 now)
+{
+	l->tx[vc].sent += fcr_units(l, len);
+	fcr_tx_handed(l, vc, 0, now);
 	fcr_wake(l);
 }
 
 /*
- * A frame counted by fcr_tx_sent() never left (the device refused it):
- * its units were not spent.
+ * A frame counted by fcr_tx_sent() or handed after fcr_tx_queue() never
+ * left (the device refused it): its units were not spent.
  */
 static inline void fcr_tx_unsend(struct fcr_link *l, unsigned int vc,
 				 fq_u32 len)
@@ -418,14 +462,48 @@ static inline void fcr_tx_unsend(struct fcr_link *l, unsigned int vc,
 	fcr_wake(l);
 }
 
+/*
+ * A frame counted by fcr_tx_queue() was dropped before it reached the
+ * device: its units were not spent, and it waits no more.
+ */
+static inline void fcr_tx_unqueue(struct fcr_link *l, unsigned int vc,
+				  fq_u32 len)
+{
+	struct fcr_tx_vc *t = &l->tx[vc];
+	fq_u32 u = fcr_units(l, len);
+
+	t->queued = u < t->queued ? t->queued - u : 0;
+	fcr_tx_unsend(l, vc, len);
+}
+
+/*
+ * The caller saw at @now that the device queue holds nothing of what was
+ * handed to it before (fcr_tx_handed()); for a link with @device_queue.
+ */
+static inline void fcr_tx_drained(struct fcr_link *l, fq_u64 now)
+{
+	l->drained_ns = now;
+}
+
+/*
+ * Everything sent on @vc has left us for @quiet_ns: it has arrived, or is
+ * lost, unless the link itself held it that long.
+ */
 static inline bool fcr_tx_quiet(const struct fcr_link *l, unsigned int vc,
 				fq_u64 now)
 {
 	const struct fcr_tx_vc *t = &l->tx[vc];
 
+	if (t->queued)
+		return false;	/* counted, and still ours */
+	if (!t->ever_sent)
+		return true;
 	/* signed: a @now read before another CPU's send is not "quiet" */
-	return !t->ever_sent ||
-	       (fq_s64)(now - t->last_sent_ns) >= (fq_s64)l->quiet_ns;
+	if ((fq_s64)(now - t->last_sent_ns) < (fq_s64)l->quiet_ns)
+		return false;
+	/* and out of the device's queue: seen empty since (strictly) */
+	return !l->device_queue ||
+	       (fq_s64)(l->drained_ns - t->last_sent_ns) > 0;
 }
 
 /* ---- receiving --------------------------------------------------------- */
@@ -967,6 +1045,7 @@ static inline void fcr_port_start(struct fcr_port *p, fq_u32 epoch,
 	fcr_stats_add(&p->base, &p->l.st);
 	p->prev_epoch = p->l.epoch;
 	fcr_restart(&p->l, epoch, unit, 0, quiet_ns);
+	p->l.device_queue = true;	/* fcr_tx_drained() from the caller */
 	p->on = true;
 	p->restarts++;
 	p->gen++;

@@ -8,7 +8,8 @@
  * (struct fcr_port, as kernel/vcsw_credit.c keeps it); end 0 is another
  * port or a host (a sink, as kernel/fabric_link.c keeps it).  Each sends
  * data on its VCs as its credits allow, a port through a txq whose
- * frames the device may still refuse, and its link message when the
+ * frames the device may still refuse or hold in its queue (which the
+ * link messages overtake), and its link message when the
  * input says (or at once where the kernel kicks its timer); the wire
  * carries both in order and may lose any of them.  The local side's
  * part: frames leaving an input buffer in any order, time passing on
@@ -34,9 +35,11 @@
  * with nothing forged, replayed or misconfigured: no frame is refused
  * (the link is lossless), except where credits.rst says a restart makes
  * the grant too large (frames counted in the total that new books start
- * from, still behind it) and in the two losses its Limits name (the room
- * for late frames forgotten by new books; quiet totals that count frames
- * still in the txq), which this target found.  While no forged message was taken: once the
+ * from, still behind it) and in the loss its Limits name (the room for
+ * late frames forgotten by new books), which this target found.  It also
+ * found that a total marked quiet could count frames still in the txq;
+ * now a VC is never quiet while the txq or the device holds a frame its
+ * books counted.  While no forged message was taken: once the
  * link is idle, each sender has exactly the peer's buffer again.
  */
 #include "fuzz.h"
@@ -89,12 +92,17 @@ struct wire {
 	unsigned int	n;
 };
 
-/* A port's frame that took credits and waits for the driver (p->txq). */
+/*
+ * A port's frame that took credits and waits for the device (p->txq), or
+ * in it (@in_dev: handed over, in the device's qdisc, which the port's
+ * messages overtake).
+ */
 struct txq_ent {
 	fq_u64	gen;		/* the books that counted it */
 	fq_u32	len;
 	fq_u8	vc, hdr;
 	bool	fabric;
+	bool	in_dev;
 };
 
 struct end {
@@ -359,6 +367,41 @@ static void books_started(struct end *e)
 	e->doubt_n = 0;
 }
 
+
+/* Whether a frame of @e's waits in its device (any books'). */
+static bool txq_in_dev(const struct end *e)
+{
+	unsigned int k;
+
+	for (k = 0; k < e->ntxq; k++)
+		if (e->txq[k].in_dev)
+			return true;
+	return false;
+}
+
+/* Units of the frames on @vc that @e's current books counted in its txq. */
+static fq_u32 txq_units(const struct end *e, unsigned int vc)
+{
+	fq_u32 u = 0;
+	unsigned int k;
+
+	for (k = 0; k < e->ntxq; k++)
+		if (!e->txq[k].in_dev && e->txq[k].gen == e->p.gen &&
+		    e->txq[k].vc == vc)
+			u += fcr_units(&e->p.l, e->txq[k].len);
+	return u;
+}
+
+/* Whether a frame that @e's current books counted on @vc waits in it. */
+static bool txq_holds(const struct end *e, unsigned int vc)
+{
+	unsigned int k;
+
+	for (k = 0; k < e->ntxq; k++)
+		if (e->txq[k].gen == e->p.gen && e->txq[k].vc == vc)
+			return true;
+	return false;
+}
 /* The end's periodic message, or the one a kick sends. */
 static void build(struct world *w, int x)
 {
@@ -374,6 +417,13 @@ static void build(struct world *w, int x)
 	/* vcsw_credit_timer(): none while credits are off */
 	if (!e->host && !e->p.on)
 		return;
+	/* ... and a look at the device first (vcsw_dev_holds_frames()) */
+	if (!e->host && !txq_in_dev(e))
+		fcr_tx_drained(l, e->now);
+	/* the books' queued units are what these books' frames in the txq hold */
+	if (!e->host)
+		for (vc = 0; vc < l->vcs; vc++)
+			FUZZ_CHECK(l->tx[vc].queued == txq_units(e, vc));
 	memcpy(said, l->said, sizeof(said));
 	it.len = fcr_msg_build(l, it.buf, e->now);
 
@@ -394,6 +444,14 @@ static void build(struct world *w, int x)
 		FUZZ_CHECK(fhc_get_be32(v + 4) == fcr_rx_limit(l, vc));
 		FUZZ_CHECK(v[8] & FABRIC_CTRL_F_LIMIT);
 		FUZZ_CHECK(!(v[8] & FABRIC_CTRL_F_QUIET) == !fcr_tx_quiet(l, vc, e->now));
+		/*
+		 * never quiet while a frame these books counted on the VC
+		 * waits behind the message, in the txq or the device: the
+		 * peer would count it lost, and again at each quiet total
+		 * while it waits
+		 */
+		if (v[8] & FABRIC_CTRL_F_QUIET)
+			FUZZ_CHECK(!txq_holds(e, vc));
 	}
 	FUZZ_CHECK(fhc_get_be32(p + FABRIC_CTRL_LINK_ACK_OFF_VCS(l->vcs)) == l->rx_seq);
 
@@ -881,18 +939,6 @@ static void receive(struct world *w, int x, const fq_u8 *src, fq_u32 len,
 	 */
 	if (restart && behind)
 		w->lossless = false;
-	/*
-	 * A known loss (credits.rst, Limits): a port counts a frame as sent
-	 * before it waits in the txq, so a total marked quiet can count
-	 * frames still on their way.  The receiver counts them lost, again
-	 * at each such total while they wait, and once that is more than
-	 * the room it keeps for late frames (one buffer), a frame that comes
-	 * after all can be refused.
-	 */
-	if (behind && !restart)
-		for (vc = 0; vc < l->vcs; vc++)
-			if (p[FCR_VC_OFF(vc) + 8] & FABRIC_CTRL_F_QUIET)
-				w->lossless = false;
 	if (!real) {
 		w->lossless = false;
 		w->honest = false;
@@ -946,7 +992,10 @@ next:
 	}
 	if (!fcr_tx_may_send(l, vc, len))
 		return;		/* it waits for credits */
-	fcr_tx_sent(l, vc, len, e->now);
+	if (txq)
+		fcr_tx_queue(l, vc, len);	/* vcsw_slave_service() */
+	else
+		fcr_tx_sent(l, vc, len, e->now);
 	/* a sender that asks never goes past the grant */
 	FUZZ_CHECK(l->tx[vc].limit_ok &&
 		   (fq_s32)(l->tx[vc].limit - l->tx[vc].sent) >= 0);
@@ -966,6 +1015,7 @@ next:
 		t->vc = (fq_u8)vc;
 		t->hdr = it.hdr;
 		t->fabric = it.fabric;
+		t->in_dev = false;
 	} else {
 		wire_put(w, x, &it);
 	}
@@ -974,16 +1024,33 @@ next:
 	goto next;
 }
 
-/* A frame of @x's txq goes to the driver, or the driver refuses it. */
-static void txq_out(struct world *w, int x, unsigned int k, bool refused)
+/*
+ * A frame of @x's txq goes to the device (vcsw_slave_flush(), which
+ * tells the books, vcsw_credit_handed()): onto the wire, into the
+ * device's queue (@how 2), or refused (@how 1); or one in the device's
+ * queue goes onto the wire.
+ */
+static void txq_out(struct world *w, int x, unsigned int k, unsigned int how)
 {
 	struct end *e = &w->e[x];
 	struct txq_ent t = e->txq[k];
 	struct item it = { .hdr = t.hdr, .fabric = t.fabric, .vc = t.vc,
 			   .len = t.len };
+	bool refused = how == 1 && !t.in_dev;
 
-	if (!refused && w->w[x].n == WIRE_MAX)
+	if (!refused && (how != 2 || t.in_dev) && w->w[x].n == WIRE_MAX)
 		return;
+	if (!t.in_dev && e->p.on && e->p.gen == t.gen) {
+		fq_u32 queued = e->p.l.tx[t.vc].queued;
+
+		fcr_tx_handed(&e->p.l, t.vc, fcr_units(&e->p.l, t.len), e->now);
+		FUZZ_CHECK(queued >= fcr_units(&e->p.l, t.len) &&
+			   e->p.l.tx[t.vc].queued == queued - fcr_units(&e->p.l, t.len));
+	}
+	if (how == 2 && !t.in_dev) {
+		e->txq[k].in_dev = true;
+		return;
+	}
 	e->txq[k] = e->txq[--e->ntxq];
 	if (!refused) {
 		wire_put(w, x, &it);
@@ -1002,6 +1069,35 @@ static void txq_out(struct world *w, int x, unsigned int k, bool refused)
 		if (fcr_woke(&e->p.l))
 			kick(w, x);
 	}
+}
+
+/*
+ * vcsw_slave_purge() (the link or the switch went down, the port goes):
+ * what waits in @x's txq is dropped before the device, its units given
+ * back to the books that counted it; the device keeps what it holds.
+ */
+static void txq_purge(struct world *w, int x)
+{
+	struct end *e = &w->e[x];
+	unsigned int k = 0;
+
+	while (k < e->ntxq) {
+		struct txq_ent t = e->txq[k];
+
+		if (t.in_dev) {
+			k++;
+			continue;
+		}
+		e->txq[k] = e->txq[--e->ntxq];
+		if (e->p.on && e->p.gen == t.gen) {
+			fcr_tx_unqueue(&e->p.l, t.vc, t.len);
+			e->unsent = true;
+			if (w->lossless)
+				DEEP();
+		}
+	}
+	if (fcr_woke(&e->p.l))
+		kick(w, x);
 }
 
 /* A frame that ignores credits: pktgen, a packet socket, a liar. */
@@ -1270,7 +1366,7 @@ static bool drain(struct world *w)
 			while (e->ntxq) {
 				if (w->w[x].n == WIRE_MAX)
 					deliver(w, (int)x, 0);
-				txq_out(w, (int)x, e->ntxq - 1, false);
+				txq_out(w, (int)x, e->ntxq - 1, 0);
 			}
 			while (w->w[x].n) {
 				deliver(w, (int)x, 0);
@@ -1458,8 +1554,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			set_buffer(w, x, &in);
 			break;
 		case OP_TXQ:
-			if (e->ntxq)
-				txq_out(w, x, fuzz_below(&in, e->ntxq), arg & 1);
+			if (arg % 4 == 3)
+				txq_purge(w, x);
+			else if (e->ntxq)
+				txq_out(w, x, fuzz_below(&in, e->ntxq), arg % 4);
 			break;
 		case OP_ROGUE:
 			send_rogue(w, x, &in);

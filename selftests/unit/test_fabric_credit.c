@@ -492,6 +492,9 @@ struct end {
 	fq_u64 lost_sent[FCR_MAX_VCS];		/* units the wire lost toward it */
 	fq_u64 sent_frames;
 	fq_u64 next_msg;			/* its periodic message is due */
+	/* frames in its device's queue, FIFO, which its messages overtake */
+	struct item dev[RXQ_MAX];
+	unsigned int dev_head, dev_n;
 };
 
 struct sim {
@@ -507,6 +510,7 @@ struct sim {
 	fq_u64 delay_min, delay_max;	/* ns; > min: frames reorder */
 	fq_u64 ctl_period;
 	bool blackout;			/* every control message lost */
+	fq_u64 dev_hold;		/* ns end 0's device holds each frame */
 };
 
 static struct sim S;
@@ -534,6 +538,9 @@ static void send_msg(struct sim *s, int from)
 	struct item it = { .dst = !from };
 	struct fcr_link *l = &s->e[from].l;
 
+	/* the port's look at its device before each message */
+	if (!s->e[from].dev_n)
+		fcr_tx_drained(l, s->now);
 	it.len = fcr_msg_build(l, it.msg, s->now);
 	s->e[from].next_msg = s->now + fcr_msg_period(l, s->ctl_period);
 	if (s->blackout || chance(s->ctl_loss_permille))
@@ -619,8 +626,23 @@ static void step(struct sim *s, bool sending)
 				s->e[!i].lost_sent[vc] += fcr_units(&s->e[i].l, it.len);
 				continue;
 			}
+			if (i == 0 && s->dev_hold) {
+				struct end *e = &s->e[0];
+
+				if (e->dev_n == RXQ_MAX)
+					abort();
+				it.at = s->now + s->dev_hold;
+				e->dev[(e->dev_head + e->dev_n++) % RXQ_MAX] = it;
+				continue;
+			}
 			wire_put(s, &it, false);
 		}
+	}
+	/* end 0's device lets its frames go, in order */
+	while (s->e[0].dev_n && s->e[0].dev[s->e[0].dev_head].at <= s->now) {
+		wire_put(s, &s->e[0].dev[s->e[0].dev_head], false);
+		s->e[0].dev_head = (s->e[0].dev_head + 1) % RXQ_MAX;
+		s->e[0].dev_n--;
 	}
 	wire_run(s);
 	for (i = 0; i < 2; i++) {
@@ -682,7 +704,7 @@ static void sim_settle(struct sim *s, int *unit_failed, bool exact)
 	s->ctl_loss_permille = 0;
 	s->blackout = false;
 	s->drain_permille = 1000;
-	for (t = 0; t < 3 * (QUIET_NS + s->delay_max) / 1000; t++)
+	for (t = 0; t < (3 * (QUIET_NS + s->delay_max) + s->dev_hold) / 1000; t++)
 		step(s, false);
 	for (i = 0; i < 2; i++) {
 		for (vc = 0; vc < sim_vcs; vc++) {
@@ -775,6 +797,87 @@ UNIT_TEST(control_blackout_stalls_then_recovers)
 	EXPECT_TRUE(S.e[0].sent_frames > before + 50);
 	run(&S, 20000);
 	sim_settle(&S, unit_failed, true);
+}
+
+/*
+ * A port's device holds each frame three quiet times (a shaping qdisc on
+ * the port, a paused NIC) while its messages go straight to the driver
+ * past them.  Were its totals marked quiet meanwhile, the receiver would
+ * count the waiting frames lost at each one, the grant would grow by
+ * them each time, and more would wait: once they come, more than the
+ * room kept for late frames.  Quiet only once the device was seen empty
+ * after the VC's last frame: nothing is found lost, nothing refused.
+ */
+UNIT_TEST(frames_held_in_the_device_are_not_found_lost)
+{
+	sim_failed = unit_failed;
+	sim_start(&S, 0xde5, 0);
+	S.e[0].l.device_queue = true;
+	S.dev_hold = 3 * QUIET_NS;
+	run(&S, 60000);
+	/* credits ran out while frames waited: the sender was quiet */
+	EXPECT_TRUE(S.e[0].sent_frames > 200);
+	EXPECT_EQ(S.e[1].l.st.vc[0].lost_units + S.e[1].l.st.vc[1].lost_units, 0);
+	sim_settle(&S, unit_failed, true);
+	EXPECT_EQ(S.e[1].l.st.vc[0].late_units + S.e[1].l.st.vc[1].late_units, 0);
+}
+
+/*
+ * A frame counted as sent while it waits in our own queue keeps its VC
+ * from being quiet, however long it waits; from the time it is handed to
+ * the device, the quiet time runs.  With a device queue, quiet needs a
+ * look that found it empty after the last frame went in.
+ */
+UNIT_TEST(quiet_waits_for_our_queue_and_the_device)
+{
+	struct fcr_link a;
+	fq_u8 m[MSG_LEN];
+	const fq_u8 *f0 = m + FABRIC_HDR_LEN + FCR_VC_OFF(0) + 8;
+	const fq_u8 *f1 = m + FABRIC_HDR_LEN + FCR_VC_OFF(1) + 8;
+
+	fcr_init(&a, 5, UNIT, BUFFER, QUIET_NS);
+	fcr_tx_queue(&a, 0, 640);
+	fcr_tx_queue(&a, 0, 64);
+	EXPECT_EQ(a.tx[0].sent, 11);
+	EXPECT_EQ(a.tx[0].queued, 11);
+	fcr_msg_build(&a, m, 100 * QUIET_NS);
+	EXPECT_TRUE(!(*f0 & FABRIC_CTRL_F_QUIET));
+	EXPECT_TRUE(*f1 & FABRIC_CTRL_F_QUIET);
+	/* the first went, the second was dropped before the device */
+	fcr_tx_handed(&a, 0, 10, 100 * QUIET_NS);
+	fcr_msg_build(&a, m, 101 * QUIET_NS - 1);
+	EXPECT_TRUE(!(*f0 & FABRIC_CTRL_F_QUIET));
+	fcr_tx_unqueue(&a, 0, 64);
+	EXPECT_EQ(a.tx[0].sent, 10);
+	EXPECT_EQ(a.tx[0].queued, 0);
+	fcr_msg_build(&a, m, 101 * QUIET_NS - 1);
+	EXPECT_TRUE(!(*f0 & FABRIC_CTRL_F_QUIET));
+	fcr_msg_build(&a, m, 101 * QUIET_NS);
+	EXPECT_TRUE(*f0 & FABRIC_CTRL_F_QUIET);
+
+	/* a device queue: seen empty before (or as) the frame went in, no */
+	a.device_queue = true;
+	fcr_tx_drained(&a, 100 * QUIET_NS);
+	fcr_msg_build(&a, m, 200 * QUIET_NS);
+	EXPECT_TRUE(!(*f0 & FABRIC_CTRL_F_QUIET));
+	EXPECT_TRUE(*f1 & FABRIC_CTRL_F_QUIET);	/* never sent */
+	fcr_tx_drained(&a, 100 * QUIET_NS + 1);
+	fcr_msg_build(&a, m, 200 * QUIET_NS);
+	EXPECT_TRUE(*f0 & FABRIC_CTRL_F_QUIET);
+	/* seen empty after the frame, but the quiet time has not run */
+	fcr_tx_sent(&a, 0, 64, 300 * QUIET_NS);
+	fcr_tx_drained(&a, 300 * QUIET_NS + 5);
+	fcr_msg_build(&a, m, 301 * QUIET_NS - 1);
+	EXPECT_TRUE(!(*f0 & FABRIC_CTRL_F_QUIET));
+	fcr_msg_build(&a, m, 301 * QUIET_NS);
+	EXPECT_TRUE(*f0 & FABRIC_CTRL_F_QUIET);
+	/* new books: nothing queued, nothing sent */
+	fcr_tx_queue(&a, 1, 64);
+	fcr_restart(&a, 7, UNIT, BUFFER, QUIET_NS);
+	EXPECT_EQ(a.tx[1].queued, 0);
+	fcr_msg_build(&a, m, 302 * QUIET_NS);
+	EXPECT_TRUE(*f0 & FABRIC_CTRL_F_QUIET);
+	EXPECT_TRUE(*f1 & FABRIC_CTRL_F_QUIET);
 }
 
 /* @steps microseconds without traffic (buffers drain, messages flow) */

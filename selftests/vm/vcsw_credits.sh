@@ -20,7 +20,8 @@
 #
 # Then losses on purpose: data frames on the ax -> bx wire (netem on ax:
 # link messages bypass the qdisc, so netem drops data only, and its own
-# "dropped" counter says how many), and link messages in both directions
+# "dropped" counter says how many); data held in ax's qdisc longer than
+# the quiet time, which must not be taken for lost; link messages in both directions
 # (u32 on the inner EtherType at the ports' ingress: a fraction, then all
 # of them for a while), then a flap of the link under traffic.  Traffic
 # must resume each time, SB must still drop nothing, and once idle the
@@ -245,6 +246,41 @@ wait_for 5 books_exact
 check_err $? "books not exact once idle after lost data: $(books_log)"
 ns_run SA tc qdisc del dev ax root
 log_test "data frames lost on the link: found again by the quiet resync, no leak"
+
+# --- data held in the port's qdisc -------------------------------------------------
+# netem holds every data frame 50 ms, five quiet times, in ax's qdisc,
+# while the link messages go straight to the driver, past them.  SA runs
+# out of credits with its frames still in the qdisc and sends nothing
+# for longer than the quiet time; were its totals marked quiet then, SB
+# would count the waiting frames lost at each one and grant them again,
+# more would wait, and once they came SB would have to refuse what went
+# beyond the room it keeps for late frames.  A VC is quiet only once the
+# device was seen empty after its last frame: nothing is found lost.
+ns_run SA tc qdisc add dev ax root netem delay 50ms || fatal "netem delay"
+ax0=$(out SA ax); bxin0=$(pstat SB bx port rx_packets); b40=$(out SB b4); rx0=$(h4_rx)
+lost0=$(($(pstat SB bx credits_vc0 lost_units) + $(pstat SB bx credits_vc1 lost_units)))
+late0=$(($(pstat SB bx credits_vc0 late_units) + $(pstat SB bx credits_vc1 late_units)))
+st0=$(($(pstat SA ax credits_vc0 stalls) + $(pstat SA ax credits_vc1 stalls)))
+COUNT=$COUNT_FG send
+wait_for 60 settled
+check_err $? "the path did not drain with data held in the qdisc"
+sent=$(($(out SA ax) - ax0))
+[ "$(($(pstat SA ax credits_vc0 stalls) + $(pstat SA ax credits_vc1 stalls)))" -gt "$st0" ]
+check_err $? "SA never waited for credits behind the delay"
+check_eq "every frame held in the qdisc reached SB" "$sent" \
+	"$(($(pstat SB bx port rx_packets) - bxin0))"
+check_eq "... and left SB" "$sent" "$(($(out SB b4) - b40))"
+check_eq "... and reached H4" "$sent" "$(($(h4_rx) - rx0))"
+check_eq "SB found nothing lost" "$lost0" \
+	"$(($(pstat SB bx credits_vc0 lost_units) + $(pstat SB bx credits_vc1 lost_units)))"
+check_eq "SB took nothing into the room for late frames" "$late0" \
+	"$(($(pstat SB bx credits_vc0 late_units) + $(pstat SB bx credits_vc1 late_units)))"
+sb_lossless "data held"
+wait_for 5 books_exact
+check_err $? "books not exact once idle after data held: $(books_log)"
+ns_run SA tc qdisc del dev ax root
+log_info "sent $sent frames through a qdisc that held each 50 ms"
+log_test "data held in the port's qdisc beyond the quiet time: nothing found lost, no leak"
 
 # --- link messages lost ---------------------------------------------------------------
 # u32 at the ingress of both ports, on the inner EtherType of the fabric
