@@ -135,14 +135,16 @@ static void vcsw_credit_send(struct vcsw_slave *p, const u8 *msg, u32 len)
 /*
  * Whether @dev's qdiscs may still hold frames the port handed it.  Our
  * link messages go straight to the driver and overtake what waits there,
- * so a VC is not quiet until this was seen false after its last frame
- * (core fcr_tx_drained()): a shaping or delaying qdisc on a port holds
+ * so a VC is not quiet until this was seen false after its last frame,
+ * and the quiet time since it was last seen true (core
+ * fcr_tx_device_seen()): a shaping or delaying qdisc on a port holds
  * frames longer than the quiet time, and each quiet total would count
  * them lost again.  The driver's rings are not looked at: byte queue
  * limits would show our own messages there, and a driver that reaps
  * its completions late would keep a link from ever being quiet.  Racy
- * reads: a guess in time, as the quiet time is; each message asks
- * again.  RCU held.
+ * reads, one word per queue (qdisc_is_empty(), not a sum over CPUs):
+ * a guess in time, as the quiet time is; each message asks again.  RCU
+ * held.
  */
 static bool vcsw_dev_holds_frames(struct net_device *dev)
 {
@@ -151,7 +153,7 @@ static bool vcsw_dev_holds_frames(struct net_device *dev)
 	for (i = 0; i < dev->real_num_tx_queues; i++) {
 		struct Qdisc *q = rcu_dereference(netdev_get_tx_queue(dev, i)->qdisc);
 
-		if (q && qdisc_qlen_sum(q))
+		if (q && !qdisc_is_empty(q))
 			return true;
 	}
 	return false;
@@ -185,8 +187,7 @@ enum hrtimer_restart vcsw_credit_timer(struct hrtimer *t)
 	 */
 	now = ktime_get_ns();
 	rcu_read_lock();
-	if (!vcsw_dev_holds_frames(p->dev))
-		fcr_tx_drained(&p->cp.l, now);
+	fcr_tx_device_seen(&p->cp.l, now, vcsw_dev_holds_frames(p->dev));
 	rcu_read_unlock();
 	len = fcr_msg_build(&p->cp.l, msg, now);
 	if (!hrtimer_is_queued(t)) {

@@ -48,7 +48,7 @@
  * knows a frame is not on the link yet it does not guess: a frame counted
  * but still in its own queue (fcr_tx_queue()), or in a device queue that
  * its messages overtake and that it has not seen empty since
- * (fcr_tx_drained()), keeps its VC from being quiet; counted lost at
+ * (fcr_tx_device_seen()), keeps its VC from being quiet; counted lost at
  * every quiet total while it waited, it would take more than the room
  * kept for it.
  *
@@ -109,7 +109,8 @@ struct fcr_tx_vc {
 				 * (fcr_tx_queue(), fcr_tx_handed()) */
 	bool	limit_ok;	/* a grant for our current epoch arrived */
 	bool	ever_sent;
-	fq_u64	last_sent_ns;	/* the last frame handed to the device */
+	fq_u64	last_sent_ns;	/* the last frame handed to the device, or
+				 * last seen possibly in its queue */
 };
 
 struct fcr_rx_vc {
@@ -170,8 +171,9 @@ struct fcr_link {
 	 * A device queue between us and the wire that our messages
 	 * overtake (a port's frames go through the device's qdisc, the
 	 * messages straight to its driver): a total is quiet only once
-	 * the caller saw that queue empty (@drained_ns, fcr_tx_drained())
-	 * after the VC's last frame went into it.
+	 * the caller saw that queue empty (@drained_ns, fcr_tx_device_seen())
+	 * after the VC's last frame went into it, @quiet_ns after it last
+	 * saw it hold frames.
 	 */
 	bool			device_queue;
 	fq_u64			drained_ns;
@@ -477,12 +479,29 @@ static inline void fcr_tx_unqueue(struct fcr_link *l, unsigned int vc,
 }
 
 /*
- * The caller saw at @now that the device queue holds nothing of what was
- * handed to it before (fcr_tx_handed()); for a link with @device_queue.
+ * The caller looked at the device queue at @now, for a link with
+ * @device_queue: it was empty, or it @holds frames.  Then a VC whose
+ * frames may be among them (handed since the queue was last seen empty)
+ * starts its quiet time again: a frame that leaves the device only now
+ * may still be overtaken on the link, as any frame just sent.
  */
-static inline void fcr_tx_drained(struct fcr_link *l, fq_u64 now)
+static inline void fcr_tx_device_seen(struct fcr_link *l, fq_u64 now,
+				      bool holds)
 {
-	l->drained_ns = now;
+	unsigned int vc;
+
+	if (!l->device_queue)
+		return;
+	if (!holds) {
+		l->drained_ns = now;
+		return;
+	}
+	for (vc = 0; vc < l->vcs; vc++) {
+		struct fcr_tx_vc *t = &l->tx[vc];
+
+		if (t->ever_sent && (fq_s64)(l->drained_ns - t->last_sent_ns) <= 0)
+			t->last_sent_ns = now;
+	}
 }
 
 /*
@@ -1045,7 +1064,7 @@ static inline void fcr_port_start(struct fcr_port *p, fq_u32 epoch,
 	fcr_stats_add(&p->base, &p->l.st);
 	p->prev_epoch = p->l.epoch;
 	fcr_restart(&p->l, epoch, unit, 0, quiet_ns);
-	p->l.device_queue = true;	/* fcr_tx_drained() from the caller */
+	p->l.device_queue = true;	/* fcr_tx_device_seen() from the caller */
 	p->on = true;
 	p->restarts++;
 	p->gen++;

@@ -118,6 +118,8 @@ struct end {
 	unsigned int	ntxq;
 	bool		heard;	/* took a message echoing our epoch */
 	bool		unsent;	/* fcr_tx_unsend() ever called */
+	/* units given back (unsend, unqueue) since these books started */
+	fq_u32		unsent_units[FCR_MAX_VCS];
 	/* the doubt rule as we see it: stale messages of one epoch in a row */
 	fq_u32		doubt_epoch, doubt_n;
 	fq_u32		epochs[EPOCHS_MAX];
@@ -362,6 +364,7 @@ static fq_u32 draw_epoch(struct world *w, struct end *e, fq_u32 rnd,
 
 static void books_started(struct end *e)
 {
+	memset(e->unsent_units, 0, sizeof(e->unsent_units));
 	e->heard = false;
 	e->doubt_epoch = 0;
 	e->doubt_n = 0;
@@ -418,8 +421,8 @@ static void build(struct world *w, int x)
 	if (!e->host && !e->p.on)
 		return;
 	/* ... and a look at the device first (vcsw_dev_holds_frames()) */
-	if (!e->host && !txq_in_dev(e))
-		fcr_tx_drained(l, e->now);
+	if (!e->host)
+		fcr_tx_device_seen(l, e->now, txq_in_dev(e));
 	/* the books' queued units are what these books' frames in the txq hold */
 	if (!e->host)
 		for (vc = 0; vc < l->vcs; vc++)
@@ -584,6 +587,7 @@ static void port_fresh(struct world *w, int x, fq_u32 rnd)
 	struct end *e = &w->e[x];
 	struct fcr_stats zero = { 0 };
 	fq_u32 was[FCR_MAX_VCS];
+	unsigned int k;
 
 	/* what the peer may still have a grant for: the old port's buffers */
 	memcpy(was, e->p.in_bytes, sizeof(was));
@@ -591,7 +595,17 @@ static void port_fresh(struct world *w, int x, fq_u32 rnd)
 	fcr_port_init(&e->p, e->unit, port_in_bytes(0, e->unit, w->mtu));
 	fcr_set_vcs(&e->p.l, w->vcs);
 	e->nheld = 0;
-	e->ntxq = 0;
+	/*
+	 * the old port's txq is purged; what its device holds goes on,
+	 * counted by no books of the new port (generation 0)
+	 */
+	for (k = 0; k < e->ntxq;) {
+		if (!e->txq[k].in_dev) {
+			e->txq[k] = e->txq[--e->ntxq];
+			continue;
+		}
+		e->txq[k++].gen = 0;
+	}
 	e->seen = zero;
 	books_started(e);
 	port_configure_was(w, x, true, e->unit, e->cfg, was, rnd);
@@ -1001,11 +1015,14 @@ next:
 		   (fq_s32)(l->tx[vc].limit - l->tx[vc].sent) >= 0);
 	/*
 	 * toward a sink: at most its buffer beyond the total it last took
-	 * from us (fcr_set_sink()), once it knows this life of ours
+	 * from us (fcr_set_sink()), once it knows this life of ours.  And
+	 * what we gave back: a total that counted a frame the device then
+	 * refused put the sink's count ahead of ours, and a grant from the
+	 * sink's life before a restart, on its way still, is ahead by it
 	 */
 	if (w->lossless && peer->host && peer->p.l.peer_epoch == l->epoch)
 		FUZZ_CHECK((fq_s32)(l->tx[vc].sent - peer->p.l.rx[vc].received) <=
-			   (fq_s32)peer->p.l.rx[vc].buffer);
+			   (fq_s32)(peer->p.l.rx[vc].buffer + e->unsent_units[vc]));
 	it.vc = (fq_u8)vc;
 	if (txq) {
 		struct txq_ent *t = &e->txq[e->ntxq++];
@@ -1061,6 +1078,7 @@ static void txq_out(struct world *w, int x, unsigned int k, unsigned int how)
 		fq_u32 sent = e->p.l.tx[t.vc].sent;
 
 		fcr_tx_unsend(&e->p.l, t.vc, t.len);
+		e->unsent_units[t.vc] += fcr_units(&e->p.l, t.len);
 		if (w->lossless)
 			DEEP();
 		/* its units were not spent */
@@ -1090,7 +1108,9 @@ static void txq_purge(struct world *w, int x)
 		}
 		e->txq[k] = e->txq[--e->ntxq];
 		if (e->p.on && e->p.gen == t.gen) {
+			FUZZ_CHECK(e->p.l.tx[t.vc].queued >= fcr_units(&e->p.l, t.len));
 			fcr_tx_unqueue(&e->p.l, t.vc, t.len);
+			e->unsent_units[t.vc] += fcr_units(&e->p.l, t.len);
 			e->unsent = true;
 			if (w->lossless)
 				DEEP();
