@@ -291,7 +291,7 @@ static unsigned int vcsw_slave_send(struct vcsw_slave *p, struct sk_buff_head *l
 static void vcsw_credit_batch(const struct vcsw_slave *p,
 			      const struct sk_buff_head *list, u32 *units)
 {
-	const struct sk_buff *skb;
+	struct sk_buff *skb;
 
 	memset(units, 0, VCSW_MAX_VCS * sizeof(*units));
 	if (!p->credits)
