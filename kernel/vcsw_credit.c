@@ -135,16 +135,17 @@ static void vcsw_credit_send(struct vcsw_slave *p, const u8 *msg, u32 len)
 /*
  * Whether @dev's qdiscs may still hold frames the port handed it.  Our
  * link messages go straight to the driver and overtake what waits there,
- * so a VC is not quiet until this was seen false after its last frame,
- * and the quiet time since it was last seen true (core
- * fcr_tx_device_seen()): a shaping or delaying qdisc on a port holds
- * frames longer than the quiet time, and each quiet total would count
- * them lost again.  The driver's rings are not looked at: byte queue
- * limits would show our own messages there, and a driver that reaps
- * its completions late would keep a link from ever being quiet.  Racy
- * reads, one word per queue (qdisc_is_empty(), not a sum over CPUs):
- * a guess in time, as the quiet time is; each message asks again.  RCU
- * held.
+ * so a VC's quiet time runs from the first look that found this false
+ * after its last frame (core fcr_tx_device_seen()): a shaping or
+ * delaying qdisc on a port holds frames longer than the quiet time, and
+ * each quiet total would count them lost again.  The driver's rings are
+ * not looked at as such: byte queue limits would show our own messages
+ * there, and a driver that reaps its completions late would keep a link
+ * from ever being quiet.  (A lockless qdisc, pfifo_fast, reads as not
+ * empty from the moment a run finds the ring stopped until a run after
+ * the ring woke finds nothing: that only delays quiet.)  Racy reads, one
+ * word per queue (qdisc_is_empty(), not a sum over CPUs): a guess in
+ * time, as the quiet time is; each message asks again.  RCU held.
  */
 static bool vcsw_dev_holds_frames(struct net_device *dev)
 {

@@ -109,8 +109,10 @@ struct fcr_tx_vc {
 				 * (fcr_tx_queue(), fcr_tx_handed()) */
 	bool	limit_ok;	/* a grant for our current epoch arrived */
 	bool	ever_sent;
+	bool	in_device;	/* handed to a device queue (@device_queue)
+				 * not seen empty since */
 	fq_u64	last_sent_ns;	/* the last frame handed to the device, or
-				 * last seen possibly in its queue */
+				 * the look that first saw it gone from there */
 };
 
 struct fcr_rx_vc {
@@ -170,13 +172,11 @@ struct fcr_link {
 	/*
 	 * A device queue between us and the wire that our messages
 	 * overtake (a port's frames go through the device's qdisc, the
-	 * messages straight to its driver): a total is quiet only once
-	 * the caller saw that queue empty (@drained_ns, fcr_tx_device_seen())
-	 * after the VC's last frame went into it, @quiet_ns after it last
-	 * saw it hold frames.
+	 * messages straight to its driver): a VC's quiet time runs from
+	 * the first look that saw that queue empty after the VC's last
+	 * frame went into it (fcr_tx_device_seen()).
 	 */
 	bool			device_queue;
-	fq_u64			drained_ns;
 	struct fcr_tx_vc	tx[FCR_MAX_VCS];
 	struct fcr_rx_vc	rx[FCR_MAX_VCS];
 	struct fcr_stats	st;
@@ -427,6 +427,7 @@ static inline void fcr_tx_handed(struct fcr_link *l, unsigned int vc,
 	t->queued = units < t->queued ? t->queued - units : 0;
 	t->last_sent_ns = now;
 	t->ever_sent = true;
+	t->in_device = l->device_queue;
 }
 
 /*
@@ -480,27 +481,25 @@ static inline void fcr_tx_unqueue(struct fcr_link *l, unsigned int vc,
 
 /*
  * The caller looked at the device queue at @now, for a link with
- * @device_queue: it was empty, or it @holds frames.  Then a VC whose
- * frames may be among them (handed since the queue was last seen empty)
- * starts its quiet time again: a frame that leaves the device only now
- * may still be overtaken on the link, as any frame just sent.
+ * @device_queue: it @holds frames, or it was empty.  Empty, the frames
+ * of every VC that went in before have left it, at some time since the
+ * last look: their quiet time starts now, as if they had been sent now
+ * (one that left just before may still be overtaken on the link).
  */
 static inline void fcr_tx_device_seen(struct fcr_link *l, fq_u64 now,
 				      bool holds)
 {
 	unsigned int vc;
 
-	if (!l->device_queue)
+	if (!l->device_queue || holds)
 		return;
-	if (!holds) {
-		l->drained_ns = now;
-		return;
-	}
 	for (vc = 0; vc < l->vcs; vc++) {
 		struct fcr_tx_vc *t = &l->tx[vc];
 
-		if (t->ever_sent && (fq_s64)(l->drained_ns - t->last_sent_ns) <= 0)
+		if (t->in_device) {
+			t->in_device = false;
 			t->last_sent_ns = now;
+		}
 	}
 }
 
@@ -513,16 +512,11 @@ static inline bool fcr_tx_quiet(const struct fcr_link *l, unsigned int vc,
 {
 	const struct fcr_tx_vc *t = &l->tx[vc];
 
-	if (t->queued)
-		return false;	/* counted, and still ours */
-	if (!t->ever_sent)
-		return true;
+	if (t->queued || t->in_device)
+		return false;	/* counted, and not on the link yet */
 	/* signed: a @now read before another CPU's send is not "quiet" */
-	if ((fq_s64)(now - t->last_sent_ns) < (fq_s64)l->quiet_ns)
-		return false;
-	/* and out of the device's queue: seen empty since (strictly) */
-	return !l->device_queue ||
-	       (fq_s64)(l->drained_ns - t->last_sent_ns) > 0;
+	return !t->ever_sent ||
+	       (fq_s64)(now - t->last_sent_ns) >= (fq_s64)l->quiet_ns;
 }
 
 /* ---- receiving --------------------------------------------------------- */

@@ -771,6 +771,7 @@ static bool books_same(const struct fcr_link *a, const struct fcr_link *b)
 		if (t->sent != u->sent || t->limit != u->limit ||
 		    t->limit_ok != u->limit_ok || t->ever_sent != u->ever_sent ||
 		    t->last_sent_ns != u->last_sent_ns ||
+		    t->in_device != u->in_device || t->queued != u->queued ||
 		    r->buffer != s->buffer || r->received != s->received ||
 		    r->held != s->held ||
 		    r->freed_unadvertised != s->freed_unadvertised ||

@@ -804,10 +804,10 @@ UNIT_TEST(control_blackout_stalls_then_recovers)
  * past them.  Were its totals marked quiet meanwhile, the receiver would
  * count the waiting frames lost at each one, the grant would grow by
  * them each time, and more would wait: once they come, more than the
- * room kept for late frames.  Quiet only once the device was seen empty
- * after the VC's last frame, and the quiet time after it was last seen
- * holding frames (a frame that left it then may be overtaken on a link
- * that reorders, as here): nothing is found lost, nothing refused.
+ * room kept for late frames.  Quiet only the quiet time after the first
+ * look that saw the device empty after the VC's last frame went in (a
+ * frame that left just before may be overtaken on a link that reorders,
+ * as here): nothing is found lost, nothing refused.
  */
 UNIT_TEST(frames_held_in_the_device_are_not_found_lost)
 {
@@ -858,46 +858,38 @@ UNIT_TEST(quiet_waits_for_our_queue_and_the_device)
 	fcr_msg_build(&a, m, 101 * QUIET_NS);
 	EXPECT_TRUE(*f0 & FABRIC_CTRL_F_QUIET);
 
-	/* a device queue: seen empty before (or as) the frame went in, no */
+	/*
+	 * a device queue: the quiet time runs from the first look that saw
+	 * it empty after the frame went in (it left at some time before)
+	 */
 	a.device_queue = true;
-	fcr_tx_device_seen(&a, 100 * QUIET_NS, false);
-	fcr_msg_build(&a, m, 200 * QUIET_NS);
+	fcr_tx_sent(&a, 0, 64, 200 * QUIET_NS);
+	fcr_msg_build(&a, m, 300 * QUIET_NS);
 	EXPECT_TRUE(!(*f0 & FABRIC_CTRL_F_QUIET));
 	EXPECT_TRUE(*f1 & FABRIC_CTRL_F_QUIET);	/* never sent */
-	fcr_tx_device_seen(&a, 100 * QUIET_NS + 1, false);
-	fcr_msg_build(&a, m, 200 * QUIET_NS);
-	EXPECT_TRUE(*f0 & FABRIC_CTRL_F_QUIET);
-	/* seen empty after the frame, but the quiet time has not run */
-	fcr_tx_sent(&a, 0, 64, 300 * QUIET_NS);
-	fcr_tx_device_seen(&a, 300 * QUIET_NS + 5, false);
-	fcr_msg_build(&a, m, 301 * QUIET_NS - 1);
+	fcr_tx_device_seen(&a, 300 * QUIET_NS, true);
+	fcr_msg_build(&a, m, 400 * QUIET_NS);
 	EXPECT_TRUE(!(*f0 & FABRIC_CTRL_F_QUIET));
-	fcr_msg_build(&a, m, 301 * QUIET_NS);
-	EXPECT_TRUE(*f0 & FABRIC_CTRL_F_QUIET);
-	/*
-	 * seen holding frames long after the VC's last one: it may be among
-	 * them, and leave only now, so the quiet time runs again from the
-	 * last look that saw it, and a look that sees it empty is needed
-	 */
-	fcr_tx_sent(&a, 0, 64, 400 * QUIET_NS);
-	fcr_tx_device_seen(&a, 405 * QUIET_NS, true);
-	fcr_msg_build(&a, m, 406 * QUIET_NS - 1);
+	fcr_tx_device_seen(&a, 400 * QUIET_NS, false);
+	fcr_msg_build(&a, m, 401 * QUIET_NS - 1);
 	EXPECT_TRUE(!(*f0 & FABRIC_CTRL_F_QUIET));
-	EXPECT_TRUE(*f1 & FABRIC_CTRL_F_QUIET);	/* never sent: stays */
-	fcr_tx_device_seen(&a, 405 * QUIET_NS + 1, false);
-	fcr_msg_build(&a, m, 406 * QUIET_NS - 1);
-	EXPECT_TRUE(!(*f0 & FABRIC_CTRL_F_QUIET));
-	fcr_msg_build(&a, m, 406 * QUIET_NS);
+	fcr_msg_build(&a, m, 401 * QUIET_NS);
 	EXPECT_TRUE(*f0 & FABRIC_CTRL_F_QUIET);
-	/* seen holding frames once it was seen empty after its last: not its */
+	/* seen busy once it was seen empty after its last: others' frames */
 	fcr_tx_device_seen(&a, 500 * QUIET_NS, true);
 	fcr_msg_build(&a, m, 500 * QUIET_NS);
+	EXPECT_TRUE(*f0 & FABRIC_CTRL_F_QUIET);
+	/* a look before the frame went in does not count for it */
+	fcr_tx_device_seen(&a, 600 * QUIET_NS, false);
+	fcr_tx_sent(&a, 1, 64, 600 * QUIET_NS);
+	fcr_msg_build(&a, m, 700 * QUIET_NS);
+	EXPECT_TRUE(!(*f1 & FABRIC_CTRL_F_QUIET));
 	EXPECT_TRUE(*f0 & FABRIC_CTRL_F_QUIET);
 	/* new books: nothing queued, nothing sent */
 	fcr_tx_queue(&a, 1, 64);
 	fcr_restart(&a, 7, UNIT, BUFFER, QUIET_NS);
 	EXPECT_EQ(a.tx[1].queued, 0);
-	fcr_msg_build(&a, m, 302 * QUIET_NS);
+	fcr_msg_build(&a, m, 702 * QUIET_NS);
 	EXPECT_TRUE(*f0 & FABRIC_CTRL_F_QUIET);
 	EXPECT_TRUE(*f1 & FABRIC_CTRL_F_QUIET);
 }
