@@ -190,7 +190,7 @@ static void vcsw_slave_service(struct vcsw_slave *p, u64 now,
 			cb->clen = fcr_wire_len(n->len);
 			cb->cgen = p->cp.gen;
 			/* handed to the device by vcsw_slave_flush() */
-			fcr_tx_queue(&p->cp.l, n->vc, cb->clen);
+			cb->cunits = fcr_tx_queue(&p->cp.l, n->vc, cb->clen);
 			p->stalled[n->vc] = false;
 			/* the first frame after an idle spell: speak again */
 			if (unlikely(fcr_woke(&p->cp.l)))
@@ -234,9 +234,12 @@ static void vcsw_credit_unsend(struct vcsw_slave *p, const struct vcsw_skb_cb *c
 
 /*
  * Hand frames to the device, outside the port lock, under RCU.  Returns
- * how many it took off @list.
+ * how many it took off @list; adds to @units, per VC, the units of those
+ * the books of generation @gen counted, whether the device took them or
+ * not: all of them left the port's own queue.
  */
-static unsigned int vcsw_slave_send(struct vcsw_slave *p, struct sk_buff_head *list)
+static unsigned int vcsw_slave_send(struct vcsw_slave *p, struct sk_buff_head *list,
+				    u64 gen, u32 *units)
 {
 	unsigned int n = 0;
 	struct sk_buff *skb;
@@ -246,6 +249,8 @@ static unsigned int vcsw_slave_send(struct vcsw_slave *p, struct sk_buff_head *l
 		struct vcsw_skb_cb cb = *vcsw_cb(skb);
 
 		n++;
+		if (cb.cgen && cb.cgen == gen)
+			units[cb.cvc] += cb.cunits;
 
 		if (cb.timed) {
 			s64 ttd = (s64)(cb.deadline - ktime_get_ns());
@@ -284,29 +289,8 @@ static unsigned int vcsw_slave_send(struct vcsw_slave *p, struct sk_buff_head *l
 #define VCSW_FLUSH_QUOTA	64
 
 /*
- * Units of the frames on @list that the port's current books counted,
- * per VC: what vcsw_credit_handed() tells them once the frames went to
- * the device.  p->lock held.
- */
-static void vcsw_credit_batch(const struct vcsw_slave *p,
-			      const struct sk_buff_head *list, u32 *units)
-{
-	struct sk_buff *skb;
-
-	memset(units, 0, VCSW_MAX_VCS * sizeof(*units));
-	if (!p->credits)
-		return;
-	skb_queue_walk(list, skb) {
-		const struct vcsw_skb_cb *cb = vcsw_cb(skb);
-
-		if (cb->cgen == p->cp.gen)
-			units[cb->cvc] += fcr_units(&p->cp.l, cb->clen);
-	}
-}
-
-/*
- * The frames that vcsw_credit_batch() counted in @units went to the
- * device: from now, time tells whether the VC is quiet (core
+ * The frames that vcsw_slave_send() counted in @units (books of @gen) went
+ * to the device: from now, time tells whether the VC is quiet (core
  * fcr_tx_quiet()), unless the books started again meanwhile (their
  * frames then were of the old ones).  p->lock held.
  */
@@ -372,10 +356,10 @@ static void vcsw_slave_flush(struct vcsw_slave *p)
 		else
 			while (take--)
 				__skb_queue_tail(&list, __skb_dequeue(&p->txq));
-		vcsw_credit_batch(p, &list, units);
-		gen = p->cp.gen;
+		gen = p->credits ? p->cp.gen : 0;
 		spin_unlock(&p->lock);
-		sent += vcsw_slave_send(p, &list);
+		memset(units, 0, sizeof(units));
+		sent += vcsw_slave_send(p, &list, gen, units);
 		spin_lock(&p->lock);
 		vcsw_credit_handed(p, gen, units);
 	}

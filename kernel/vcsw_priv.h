@@ -278,7 +278,8 @@ struct vcsw_skb_cb {
 	bool	timed;
 	u8	cvc;		/* the credits it took downstream: */
 	u64	cgen;		/* the books' generation; 0: none */
-	u32	clen;
+	u32	clen;		/* its length on the wire */
+	u32	cunits;		/* the units the books counted for it */
 };
 
 static inline struct vcsw_skb_cb *vcsw_cb(struct sk_buff *skb)

@@ -434,15 +434,17 @@ static inline void fcr_tx_handed(struct fcr_link *l, unsigned int vc,
  * A frame of @len bytes on @vc, counted as sent now, waits in our own
  * queue for the device (a switch port's txq): until fcr_tx_handed() says
  * it went, no total of the VC is quiet, since our messages overtake it.
+ * Returns the units counted, what fcr_tx_handed() is told of it later.
  */
-static inline void fcr_tx_queue(struct fcr_link *l, unsigned int vc,
-				fq_u32 len)
+static inline fq_u32 fcr_tx_queue(struct fcr_link *l, unsigned int vc,
+				  fq_u32 len)
 {
 	fq_u32 u = fcr_units(l, len);
 
 	l->tx[vc].sent += u;
 	l->tx[vc].queued += u;
 	fcr_wake(l);
+	return u;
 }
 
 /* A frame of @len bytes went to the device on @vc at @now. */
