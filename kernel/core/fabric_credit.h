@@ -541,6 +541,25 @@ static inline bool fcr_rx_quiet(const struct fcr_link *l, unsigned int vc,
 	       (fq_s64)(now - r->last_arrival_ns) >= (fq_s64)l->quiet_ns;
 }
 
+/* Units of @r's buffer not held now. */
+static inline fq_u32 fcr_rx_room(const struct fcr_rx_vc *r)
+{
+	return r->held < r->buffer ? r->buffer - r->held : 0;
+}
+
+/*
+ * Whether a frame of @u units has room: in the buffer, or beyond it in
+ * the room kept for late frames, but never beyond twice the buffer,
+ * whatever a peer claims.
+ */
+static inline bool fcr_rx_fits(const struct fcr_rx_vc *r, fq_u32 u)
+{
+	fq_u32 room = fcr_rx_room(r);
+
+	return u <= room ||
+	       (u - room <= r->late && (fq_u64)r->held + u <= 2 * (fq_u64)r->buffer);
+}
+
 /*
  * A data frame of @len bytes arrived on @vc at @now: true if it has room (the
  * caller keeps it and calls fcr_rx_free() when it leaves the buffer),
@@ -550,18 +569,15 @@ static inline bool fcr_rx_arrive(struct fcr_link *l, unsigned int vc,
 				 fq_u32 len, fq_u64 now)
 {
 	struct fcr_rx_vc *r = &l->rx[vc];
-	fq_u32 u = fcr_units(l, len), room;
+	fq_u32 u = fcr_units(l, len), room = fcr_rx_room(r);
 
 	r->received += u;
 	r->ever_received = true;
 	r->last_arrival_ns = now;
-	room = r->held < r->buffer ? r->buffer - r->held : 0;
 	if (u > room) {
 		fq_u32 over = u - room;
 
-		/* beyond the room kept for late frames, or beyond twice the
-		 * buffer whatever a peer claims: refused */
-		if (over > r->late || r->held + u > 2 * r->buffer) {
+		if (!fcr_rx_fits(r, u)) {
 			/* not held: its units come back with the next message */
 			r->freed_unadvertised += u;
 			l->st.vc[vc].violations++;
@@ -965,6 +981,15 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
  * told apart by a generation, one more at every start, not by the wire's
  * epoch: that is drawn at random and may come again while frames of the
  * books that had it last are still held.
+ *
+ * Books that found frames lost kept room beyond the buffer for them
+ * (struct fcr_rx_vc's @late): the peer may hold a grant that only that
+ * room backs, and frames sent on it may still be on their way when the
+ * books start again.  The port carries that room over (@carried_bytes):
+ * a frame the new books have no room for takes it, counted as of the
+ * earlier books (the peer's totals, which the new books start from,
+ * have it already).  It is at most one buffer, and the input never holds
+ * more than twice its buffer.
  */
 struct fcr_charge {
 	fq_u64	gen;		/* the books' generation; 0: not counted */
@@ -978,6 +1003,7 @@ struct fcr_port {
 	fq_u32		in_bytes[FCR_MAX_VCS];	 /* the input buffer */
 	fq_u32		held_bytes[FCR_MAX_VCS]; /* counted by these books */
 	fq_u32		old_bytes[FCR_MAX_VCS];	 /* by earlier books */
+	fq_u32		carried_bytes[FCR_MAX_VCS]; /* earlier books' late room */
 	struct fcr_stats base;			 /* earlier books' counters */
 	fq_u64		restarts;
 	fq_u64		gen;	/* of the current books, from 1; never reused */
@@ -1047,6 +1073,46 @@ static inline void fcr_port_close(struct fcr_port *p)
 }
 
 /*
+ * The room the current books keep for late frames goes to the next
+ * books (see struct fcr_port), with what earlier books left unused, up to
+ * one buffer.
+ */
+static inline void fcr_port_carry_late(struct fcr_port *p)
+{
+	unsigned int vc;
+
+	for (vc = 0; vc < FCR_MAX_VCS; vc++) {
+		fq_u64 room = p->carried_bytes[vc] +
+			      (fq_u64)p->l.rx[vc].late * p->l.unit;
+
+		p->carried_bytes[vc] = room < p->in_bytes[vc] ?
+				       (fq_u32)room : p->in_bytes[vc];
+	}
+}
+
+/*
+ * A frame of @len bytes on @vc at @now that the current books have no
+ * room for: true if earlier books' late room takes it (see struct
+ * fcr_port).
+ */
+static inline bool fcr_port_take_carried(struct fcr_port *p, fq_u32 len,
+					 fq_u8 vc, fq_u64 now)
+{
+	fq_u64 input = (fq_u64)p->old_bytes[vc] + p->held_bytes[vc] + len;
+
+	if (len > p->carried_bytes[vc] || input > 2 * (fq_u64)p->in_bytes[vc])
+		return false;
+	/* an arrival all the same: the link is not empty */
+	p->l.rx[vc].ever_received = true;
+	p->l.rx[vc].last_arrival_ns = now;
+	p->carried_bytes[vc] -= len;
+	p->old_bytes[vc] += len;
+	fcr_port_advertise(p, vc);
+	p->l.st.vc[vc].late_units += fcr_units(&p->l, len);
+	return true;
+}
+
+/*
  * Credits on, with new books: epoch @epoch (fcr_epoch_new() of the
  * current and previous ones), @unit bytes a credit.  Also for a restart while
  * on (a new unit, the link back up).
@@ -1057,6 +1123,7 @@ static inline void fcr_port_start(struct fcr_port *p, fq_u32 epoch,
 	unsigned int vc;
 
 	fcr_port_close(p);
+	fcr_port_carry_late(p);
 	fcr_stats_add(&p->base, &p->l.st);
 	p->prev_epoch = p->l.epoch;
 	fcr_restart(&p->l, epoch, unit, 0, quiet_ns);
@@ -1091,6 +1158,14 @@ static inline bool fcr_port_arrive(struct fcr_port *p, struct fcr_charge *c,
 		return true;
 	if (vc >= p->l.vcs)	/* as fcr_frame_vc() */
 		vc = FABRIC_VC_BESTEFFORT;
+	/* gen >= 2: room is carried only from books before these */
+	if (!fcr_rx_fits(&p->l.rx[vc], fcr_units(&p->l, len)) &&
+	    fcr_port_take_carried(p, len, vc, now)) {
+		c->gen = p->gen - 1;
+		c->len = len;
+		c->vc = vc;
+		return true;
+	}
 	if (!fcr_rx_arrive(&p->l, vc, len, now))
 		return false;
 	c->gen = p->gen;
