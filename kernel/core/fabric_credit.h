@@ -56,7 +56,10 @@
  * message carries the sender's epoch and echoes the peer's as last seen:
  *  - a message with a new epoch means the peer (re)started: the receiver
  *    takes its @sent totals as the new starting point, whatever it holds
- *    still (frames of the old incarnation) keeps its room until freed;
+ *    still (frames of the old incarnation) keeps its room until freed,
+ *    and so does the @late room, which the old incarnation's frames on
+ *    their way may need (a port's own new books carry theirs over too:
+ *    struct fcr_port);
  *  - limits are believed only from a message that echoes our own epoch:
  *    after we restart, the peer's limits speak of a buffer state that we
  *    no longer share, and we send nothing until it has heard from us.
@@ -878,10 +881,14 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 		l->old_peer_epoch = l->peer_epoch;
 		l->peer_epoch = epoch;
 		l->st.peer_epochs++;
-		for (vc = 0; vc < l->vcs; vc++) {
+		/*
+		 * The room kept for late frames stays: frames the peer's
+		 * old life sent on a grant it backed may still be on their
+		 * way, and taken into it they are not counted, as the new
+		 * life never sent them
+		 */
+		for (vc = 0; vc < l->vcs; vc++)
 			l->rx[vc].received = fhc_get_be32(p + FCR_VC_OFF(vc));
-			l->rx[vc].late = 0;
-		}
 	} else {
 		/*
 		 * A quiet total covers everything that has arrived or ever

@@ -1760,6 +1760,54 @@ UNIT_TEST(port_restart_keeps_room_for_frames_found_lost)
 }
 
 /*
+ * The same late frame, when the sender starts again instead (its link
+ * came up, credits on): its old grant goes, but the frames it sent on it
+ * are still on their way, one of them on the room kept for late frames.
+ * The receiver takes the new life's totals as its count and must keep
+ * that room: the late frame comes to a full buffer.  Before, the room
+ * went with the old life, and the frame was refused.
+ */
+UNIT_TEST(peer_restart_keeps_room_for_frames_found_lost)
+{
+	struct fcr_charge held[BUFFER + 1], late;
+	struct fcr_port p;
+	struct fcr_link s;
+	unsigned int i;
+
+	fcr_port_init(&p, UNIT, BUFFER * UNIT);
+	fcr_port_start(&p, 7, UNIT, QUIET_NS);
+	fcr_init(&s, 5, UNIT, BUFFER, QUIET_NS);
+	handshake(&s, &p.l);
+	port_talk(&s, &p, 0);
+	for (i = 0; i < BUFFER; i++) {
+		fcr_tx_sent(&s, 0, UNIT, 1);
+		if (i < BUFFER - 1)
+			EXPECT_TRUE(fcr_port_arrive(&p, &held[i], UNIT, 0, 1));
+	}
+	port_talk(&s, &p, 1 + 2 * QUIET_NS);
+	EXPECT_EQ(fcr_tx_credits(&s, 0), 1);
+	fcr_tx_sent(&s, 0, UNIT, 2 + 2 * QUIET_NS);
+	EXPECT_TRUE(fcr_port_arrive(&p, &held[BUFFER - 1], UNIT, 0, 2 + 2 * QUIET_NS));
+	/* the sender starts again and speaks; then the late frame comes */
+	fcr_restart(&s, 9, UNIT, BUFFER, QUIET_NS);
+	port_talk(&s, &p, 3 + 2 * QUIET_NS);
+	EXPECT_EQ(p.l.st.peer_epochs, 2);
+	EXPECT_EQ(p.l.rx[0].late, 1);
+	EXPECT_TRUE(fcr_port_arrive(&p, &late, UNIT, 0, 4 + 2 * QUIET_NS));
+	EXPECT_EQ(p.l.st.vc[0].violations, 0);
+	EXPECT_EQ(p.l.st.vc[0].late_units, 1);
+	/* not counted: the new life never sent it */
+	EXPECT_EQ(p.l.rx[0].received, 0);
+	fcr_port_release(&p, &late);
+	for (i = 0; i < BUFFER; i++)
+		fcr_port_release(&p, &held[i]);
+	for (i = 0; i < 4; i++)
+		port_talk(&s, &p, (4 + i) * 2 * QUIET_NS);
+	EXPECT_EQ(fcr_tx_credits(&s, 0), BUFFER);
+	EXPECT_EQ(p.l.st.vc[0].violations, 0);
+}
+
+/*
  * The carried room is no way around the buffer: a sender that claims
  * frames lost that it never sent gets late room at every start of the
  * port's books, and sends beyond every grant.  However often the books
