@@ -993,10 +993,11 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
  * (struct fcr_rx_vc's @late): the peer may hold a grant that only that
  * room backs, and frames sent on it may still be on their way when the
  * books start again.  The port carries that room over (@carried_bytes):
- * a frame the new books have no room for takes it, counted as of the
- * earlier books (the peer's totals, which the new books start from,
- * have it already).  It is at most one buffer, and the input never holds
- * more than twice its buffer.
+ * a frame the new books have no room for takes it for what their free
+ * room does not hold, and is counted as of the earlier books (the peer's
+ * totals, which the new books start from, have it already).  Like that
+ * room, it lasts until used (or a smaller buffer cuts it); it is at most
+ * one buffer, and the input never holds more than twice its buffer.
  */
 struct fcr_charge {
 	fq_u64	gen;		/* the books' generation; 0: not counted */
@@ -1064,6 +1065,9 @@ static inline void fcr_port_set_buffer(struct fcr_port *p, unsigned int vc,
 				       fq_u32 bytes)
 {
 	p->in_bytes[vc] = bytes;
+	/* the room carried for late frames: at most a buffer, as late is */
+	if (p->carried_bytes[vc] > bytes)
+		p->carried_bytes[vc] = bytes;
 	if (p->on)
 		fcr_port_advertise(p, vc);
 }
@@ -1099,23 +1103,31 @@ static inline void fcr_port_carry_late(struct fcr_port *p)
 
 /*
  * A frame of @len bytes on @vc at @now that the current books have no
- * room for: true if earlier books' late room takes it (see struct
- * fcr_port).
+ * room for: true if earlier books' late room takes what the free room of
+ * the current books does not (see struct fcr_port).  The whole frame is
+ * then of the earlier books: the peer's totals the current books start
+ * from have it.  Carried room exists only after a start with room kept
+ * for late frames, so p->gen >= 2 and p->gen - 1 names earlier books.
  */
 static inline bool fcr_port_take_carried(struct fcr_port *p, fq_u32 len,
 					 fq_u8 vc, fq_u64 now)
 {
+	fq_u64 free = (fq_u64)fcr_rx_room(&p->l.rx[vc]) * p->l.unit;
 	fq_u64 input = (fq_u64)p->old_bytes[vc] + p->held_bytes[vc] + len;
+	fq_u32 over;
 
-	if (len > p->carried_bytes[vc] || input > 2 * (fq_u64)p->in_bytes[vc])
+	if (p->gen < 2 || len <= free)
+		return false;
+	over = len - (fq_u32)free;
+	if (over > p->carried_bytes[vc] || input > 2 * (fq_u64)p->in_bytes[vc])
 		return false;
 	/* an arrival all the same: the link is not empty */
 	p->l.rx[vc].ever_received = true;
 	p->l.rx[vc].last_arrival_ns = now;
-	p->carried_bytes[vc] -= len;
+	p->carried_bytes[vc] -= over;
 	p->old_bytes[vc] += len;
 	fcr_port_advertise(p, vc);
-	p->l.st.vc[vc].late_units += fcr_units(&p->l, len);
+	p->l.st.vc[vc].late_units += fcr_units(&p->l, over);
 	return true;
 }
 
@@ -1165,7 +1177,6 @@ static inline bool fcr_port_arrive(struct fcr_port *p, struct fcr_charge *c,
 		return true;
 	if (vc >= p->l.vcs)	/* as fcr_frame_vc() */
 		vc = FABRIC_VC_BESTEFFORT;
-	/* gen >= 2: room is carried only from books before these */
 	if (!fcr_rx_fits(&p->l.rx[vc], fcr_units(&p->l, len)) &&
 	    fcr_port_take_carried(p, len, vc, now)) {
 		c->gen = p->gen - 1;

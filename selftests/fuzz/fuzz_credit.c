@@ -255,6 +255,8 @@ static void check_end(struct world *w, struct end *e)
 
 		/* the room kept for late frames: at most one buffer more */
 		FUZZ_CHECK(r->late <= r->buffer);
+		/* and what a port carried over from earlier books */
+		FUZZ_CHECK(e->host || e->p.carried_bytes[vc] <= e->p.in_bytes[vc]);
 		/* we send nothing until the peer has heard of our epoch */
 		FUZZ_CHECK(e->heard || fcr_tx_credits(l, vc) == 0);
 	}
@@ -516,14 +518,23 @@ static void port_restart(struct world *w, int x, fq_u32 rnd)
 {
 	struct end *e = &w->e[x];
 	fq_u32 epoch = draw_epoch(w, e, rnd, e->p.l.epoch, e->p.prev_epoch);
+	fq_u64 carry[FCR_MAX_VCS];
 	unsigned int vc;
 
 	if (w->lossless && e->nheld)
 		DEEP();
-	for (vc = 0; vc < e->p.l.vcs; vc++)
+	/* the room kept for late frames goes to the new books, in bytes */
+	for (vc = 0; vc < FCR_MAX_VCS; vc++) {
+		carry[vc] = e->p.carried_bytes[vc] +
+			    (fq_u64)e->p.l.rx[vc].late * e->p.l.unit;
+		if (carry[vc] > e->p.in_bytes[vc])
+			carry[vc] = e->p.in_bytes[vc];
 		if (w->lossless && e->p.l.rx[vc].late)
 			DEEP();
+	}
 	fcr_port_start(&e->p, epoch, e->unit, QUIET);
+	for (vc = 0; vc < FCR_MAX_VCS; vc++)
+		FUZZ_CHECK(e->p.carried_bytes[vc] == carry[vc]);
 	books_started(e);
 	check_stats(e);
 }
@@ -696,6 +707,16 @@ static void arrive(struct world *w, int y, const struct item *it)
 		FUZZ_CHECK(l->rx[vc].held == held0);
 		/* its units count as received: the books stay balanced */
 		FUZZ_CHECK(l->rx[vc].received == received0 + u);
+		/* nor had the room carried from earlier books space for it */
+		{
+			fq_u32 room0 = r0.held < r0.buffer ? r0.buffer - r0.held : 0;
+			fq_u64 over = it->len - (fq_u64)room0 * l->unit;
+
+			FUZZ_CHECK(e->p.carried_bytes[vc] == carried0);
+			FUZZ_CHECK(e->p.gen < 2 || over > carried0 ||
+				   (fq_u64)e->p.old_bytes[vc] + e->p.held_bytes[vc] +
+				   it->len > 2 * (fq_u64)e->p.in_bytes[vc]);
+		}
 		/* a sender within its credits, on a wire that keeps order,
 		 * is never refused: the link is lossless */
 		FUZZ_CHECK(!w->lossless);
@@ -708,13 +729,18 @@ static void arrive(struct world *w, int y, const struct item *it)
 		 * out of the current ones (the peer's totals they start from
 		 * have it)
 		 */
-		FUZZ_CHECK(!fcr_rx_fits(&r0, u));
+		fq_u32 room0 = r0.held < r0.buffer ? r0.buffer - r0.held : 0;
+		fq_u32 over = it->len - room0 * l->unit;
+
+		FUZZ_CHECK(u > room0 && (u - room0 > r0.late ||
+					 (fq_u64)r0.held + u > 2 * (fq_u64)r0.buffer));
 		FUZZ_CHECK(c.gen && c.gen < e->p.gen && c.len == it->len && c.vc == vc);
-		FUZZ_CHECK(carried0 >= it->len);
-		FUZZ_CHECK(e->p.carried_bytes[vc] == carried0 - it->len);
+		/* what the free room does not hold, the carried room does */
+		FUZZ_CHECK(over && carried0 >= over);
+		FUZZ_CHECK(e->p.carried_bytes[vc] == carried0 - over);
 		FUZZ_CHECK(l->rx[vc].held == held0);
 		FUZZ_CHECK(l->rx[vc].received == received0);
-		FUZZ_CHECK(l->st.vc[vc].late_units == late_units0 + u);
+		FUZZ_CHECK(l->st.vc[vc].late_units == late_units0 + fcr_units(l, over));
 		for (k = 0; k < e->nheld; k++)
 			if (e->held[k].vc == vc)
 				bytes += e->held[k].len;
