@@ -105,12 +105,19 @@ kdir-ready:
 PAHOLE ?= pahole
 KBUILD_BTF = $(if $(shell command -v $(PAHOLE) 2>/dev/null),PAHOLE=$(PAHOLE),CONFIG_DEBUG_INFO_BTF_MODULES=)
 
-# Objects built for another kernel go first: Kbuild would keep some.
+# Objects built for another kernel go first: Kbuild would keep some.  So
+# do objects built outside scripts/check.sh when it builds (FQ_CHECK_BUILD
+# =1): it reads the modules' warnings from its own build's log, and an
+# object built before, with the same flags, would not be compiled again,
+# its warnings gone with that build's log.  check.sh removes
+# kernel/.built-for when it found warnings, so that the next check
+# compiles everything again and finds them again.
+BUILT_FOR = $(KDIR)$(if $(FQ_CHECK_BUILD), (make check))
 modules: kdir-ready
-	@if [ "$$(cat kernel/.built-for 2>/dev/null)" != "$(KDIR)" ]; then \
+	@if [ "$$(cat kernel/.built-for 2>/dev/null)" != "$(BUILT_FOR)" ]; then \
 		rm -f kernel/*.o kernel/*.ko kernel/*.mod kernel/*.mod.c kernel/.*.cmd \
 			kernel/modules.order modules.order Module.symvers; \
-		echo "$(KDIR)" > kernel/.built-for; fi
+		echo "$(BUILT_FOR)" > kernel/.built-for; fi
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) $(KBUILD_BTF) modules
 
 userspace: $(TOOLS)
