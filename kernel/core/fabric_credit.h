@@ -564,15 +564,15 @@ static inline bool fcr_rx_fits(const struct fcr_rx_vc *r, fq_u32 u)
 }
 
 /*
- * A data frame of @len bytes arrived on @vc at @now: true if it has room (the
+ * A data frame of @u units arrived on @vc at @now: true if it has room (the
  * caller keeps it and calls fcr_rx_free() when it leaves the buffer),
  * false if not (the caller drops it; counted as a violation).
  */
-static inline bool fcr_rx_arrive(struct fcr_link *l, unsigned int vc,
-				 fq_u32 len, fq_u64 now)
+static inline bool fcr_rx_arrive_units(struct fcr_link *l, unsigned int vc,
+				       fq_u32 u, fq_u64 now)
 {
 	struct fcr_rx_vc *r = &l->rx[vc];
-	fq_u32 u = fcr_units(l, len), room = fcr_rx_room(r);
+	fq_u32 room = fcr_rx_room(r);
 
 	r->received += u;
 	r->ever_received = true;
@@ -603,6 +603,13 @@ static inline bool fcr_rx_arrive(struct fcr_link *l, unsigned int vc,
 	}
 	r->held += u;
 	return true;
+}
+
+/* A data frame of @len bytes arrived: fcr_rx_arrive_units(). */
+static inline bool fcr_rx_arrive(struct fcr_link *l, unsigned int vc,
+				 fq_u32 len, fq_u64 now)
+{
+	return fcr_rx_arrive_units(l, vc, fcr_units(l, len), now);
 }
 
 /*
@@ -1170,6 +1177,8 @@ static inline void fcr_port_stop(struct fcr_port *p)
 static inline bool fcr_port_arrive(struct fcr_port *p, struct fcr_charge *c,
 				   fq_u32 len, fq_u8 vc, fq_u64 now)
 {
+	fq_u32 u;
+
 	c->gen = 0;
 	c->len = 0;
 	c->vc = 0;
@@ -1177,14 +1186,15 @@ static inline bool fcr_port_arrive(struct fcr_port *p, struct fcr_charge *c,
 		return true;
 	if (vc >= p->l.vcs)	/* as fcr_frame_vc() */
 		vc = FABRIC_VC_BESTEFFORT;
-	if (!fcr_rx_fits(&p->l.rx[vc], fcr_units(&p->l, len)) &&
+	u = fcr_units(&p->l, len);
+	if (!fcr_rx_fits(&p->l.rx[vc], u) &&
 	    fcr_port_take_carried(p, len, vc, now)) {
 		c->gen = p->gen - 1;
 		c->len = len;
 		c->vc = vc;
 		return true;
 	}
-	if (!fcr_rx_arrive(&p->l, vc, len, now))
+	if (!fcr_rx_arrive_units(&p->l, vc, u, now))
 		return false;
 	c->gen = p->gen;
 	c->len = len;
