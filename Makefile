@@ -112,13 +112,24 @@ KBUILD_BTF = $(if $(shell command -v $(PAHOLE) 2>/dev/null),PAHOLE=$(PAHOLE),CON
 # its warnings gone with that build's log.  check.sh removes
 # kernel/.built-for when it found warnings, so that the next check
 # compiles everything again and finds them again.
+# Another build after a check's keeps its objects (scripts/mkinitramfs.sh
+# installs them: wiping them there compiled every module twice more per
+# check); only if it compiled one does the tag lose "(make check)".  The
+# check's build touches the tag after Kbuild, so that an object newer
+# than the tag was compiled by some other build.
 BUILT_FOR = $(KDIR)$(if $(FQ_CHECK_BUILD), (make check))
 modules: kdir-ready
-	@if [ "$$(cat kernel/.built-for 2>/dev/null)" != "$(BUILT_FOR)" ]; then \
+	@tag=$$(cat kernel/.built-for 2>/dev/null); \
+	if [ "$$tag" != "$(BUILT_FOR)" ] && \
+		{ [ -n "$(FQ_CHECK_BUILD)" ] || [ "$$tag" != "$(KDIR) (make check)" ]; }; then \
 		rm -f kernel/*.o kernel/*.ko kernel/*.mod kernel/*.mod.c kernel/.*.cmd \
 			kernel/modules.order modules.order Module.symvers; \
 		echo "$(BUILT_FOR)" > kernel/.built-for; fi
-	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) $(KBUILD_BTF) modules
+	@$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) $(KBUILD_BTF) modules; rc=$$?; \
+	if [ -n "$(FQ_CHECK_BUILD)" ] || \
+		find kernel -maxdepth 1 -name '*.o' -newer kernel/.built-for | grep -q .; then \
+		echo "$(BUILT_FOR)" > kernel/.built-for; fi; \
+	exit $$rc
 
 userspace: $(TOOLS)
 plugins: $(TC_PLUGINS) $(IP_PLUGINS)
