@@ -56,7 +56,10 @@
  * message carries the sender's epoch and echoes the peer's as last seen:
  *  - a message with a new epoch means the peer (re)started: the receiver
  *    takes its @sent totals as the new starting point, whatever it holds
- *    still (frames of the old incarnation) keeps its room until freed;
+ *    still (frames of the old incarnation) keeps its room until freed,
+ *    and so does the @late room, which the old incarnation's frames on
+ *    their way may need (a port's own new books carry theirs over too:
+ *    struct fcr_port);
  *  - limits are believed only from a message that echoes our own epoch:
  *    after we restart, the peer's limits speak of a buffer state that we
  *    no longer share, and we send nothing until it has heard from us.
@@ -541,27 +544,43 @@ static inline bool fcr_rx_quiet(const struct fcr_link *l, unsigned int vc,
 	       (fq_s64)(now - r->last_arrival_ns) >= (fq_s64)l->quiet_ns;
 }
 
+/* Units of @r's buffer not held now. */
+static inline fq_u32 fcr_rx_room(const struct fcr_rx_vc *r)
+{
+	return r->held < r->buffer ? r->buffer - r->held : 0;
+}
+
 /*
- * A data frame of @len bytes arrived on @vc at @now: true if it has room (the
+ * Whether a frame of @u units has room: in the buffer, or beyond it in
+ * the room kept for late frames, but never beyond twice the buffer,
+ * whatever a peer claims.
+ */
+static inline bool fcr_rx_fits(const struct fcr_rx_vc *r, fq_u32 u)
+{
+	fq_u32 room = fcr_rx_room(r);
+
+	return u <= room ||
+	       (u - room <= r->late && (fq_u64)r->held + u <= 2 * (fq_u64)r->buffer);
+}
+
+/*
+ * A data frame of @u units arrived on @vc at @now: true if it has room (the
  * caller keeps it and calls fcr_rx_free() when it leaves the buffer),
  * false if not (the caller drops it; counted as a violation).
  */
-static inline bool fcr_rx_arrive(struct fcr_link *l, unsigned int vc,
-				 fq_u32 len, fq_u64 now)
+static inline bool fcr_rx_arrive_units(struct fcr_link *l, unsigned int vc,
+				       fq_u32 u, fq_u64 now)
 {
 	struct fcr_rx_vc *r = &l->rx[vc];
-	fq_u32 u = fcr_units(l, len), room;
+	fq_u32 room = fcr_rx_room(r);
 
 	r->received += u;
 	r->ever_received = true;
 	r->last_arrival_ns = now;
-	room = r->held < r->buffer ? r->buffer - r->held : 0;
 	if (u > room) {
 		fq_u32 over = u - room;
 
-		/* beyond the room kept for late frames, or beyond twice the
-		 * buffer whatever a peer claims: refused */
-		if (over > r->late || r->held + u > 2 * r->buffer) {
+		if (!fcr_rx_fits(r, u)) {
 			/* not held: its units come back with the next message */
 			r->freed_unadvertised += u;
 			l->st.vc[vc].violations++;
@@ -584,6 +603,13 @@ static inline bool fcr_rx_arrive(struct fcr_link *l, unsigned int vc,
 	}
 	r->held += u;
 	return true;
+}
+
+/* A data frame of @len bytes arrived: fcr_rx_arrive_units(). */
+static inline bool fcr_rx_arrive(struct fcr_link *l, unsigned int vc,
+				 fq_u32 len, fq_u64 now)
+{
+	return fcr_rx_arrive_units(l, vc, fcr_units(l, len), now);
 }
 
 /*
@@ -862,10 +888,14 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 		l->old_peer_epoch = l->peer_epoch;
 		l->peer_epoch = epoch;
 		l->st.peer_epochs++;
-		for (vc = 0; vc < l->vcs; vc++) {
+		/*
+		 * The room kept for late frames stays: frames the peer's
+		 * old life sent on a grant it backed may still be on their
+		 * way, and taken into it they are not counted, as the new
+		 * life never sent them
+		 */
+		for (vc = 0; vc < l->vcs; vc++)
 			l->rx[vc].received = fhc_get_be32(p + FCR_VC_OFF(vc));
-			l->rx[vc].late = 0;
-		}
 	} else {
 		/*
 		 * A quiet total covers everything that has arrived or ever
@@ -965,6 +995,16 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
  * told apart by a generation, one more at every start, not by the wire's
  * epoch: that is drawn at random and may come again while frames of the
  * books that had it last are still held.
+ *
+ * Books that found frames lost kept room beyond the buffer for them
+ * (struct fcr_rx_vc's @late): the peer may hold a grant that only that
+ * room backs, and frames sent on it may still be on their way when the
+ * books start again.  The port carries that room over (@carried_bytes):
+ * a frame the new books have no room for takes it for what their free
+ * room does not hold, and is counted as of the earlier books (the peer's
+ * totals, which the new books start from, have it already).  Like that
+ * room, it lasts until used (or a smaller buffer cuts it); it is at most
+ * one buffer, and the input never holds more than twice its buffer.
  */
 struct fcr_charge {
 	fq_u64	gen;		/* the books' generation; 0: not counted */
@@ -978,6 +1018,7 @@ struct fcr_port {
 	fq_u32		in_bytes[FCR_MAX_VCS];	 /* the input buffer */
 	fq_u32		held_bytes[FCR_MAX_VCS]; /* counted by these books */
 	fq_u32		old_bytes[FCR_MAX_VCS];	 /* by earlier books */
+	fq_u32		carried_bytes[FCR_MAX_VCS]; /* earlier books' late room */
 	struct fcr_stats base;			 /* earlier books' counters */
 	fq_u64		restarts;
 	fq_u64		gen;	/* of the current books, from 1; never reused */
@@ -1031,6 +1072,9 @@ static inline void fcr_port_set_buffer(struct fcr_port *p, unsigned int vc,
 				       fq_u32 bytes)
 {
 	p->in_bytes[vc] = bytes;
+	/* the room carried for late frames: at most a buffer, as late is */
+	if (p->carried_bytes[vc] > bytes)
+		p->carried_bytes[vc] = bytes;
 	if (p->on)
 		fcr_port_advertise(p, vc);
 }
@@ -1047,6 +1091,54 @@ static inline void fcr_port_close(struct fcr_port *p)
 }
 
 /*
+ * The room the current books keep for late frames goes to the next
+ * books (see struct fcr_port), with what earlier books left unused, up to
+ * one buffer.
+ */
+static inline void fcr_port_carry_late(struct fcr_port *p)
+{
+	unsigned int vc;
+
+	for (vc = 0; vc < FCR_MAX_VCS; vc++) {
+		fq_u64 room = p->carried_bytes[vc] +
+			      (fq_u64)p->l.rx[vc].late * p->l.unit;
+
+		p->carried_bytes[vc] = room < p->in_bytes[vc] ?
+				       (fq_u32)room : p->in_bytes[vc];
+	}
+}
+
+/*
+ * A frame of @len bytes on @vc at @now that the current books have no
+ * room for: true if earlier books' late room takes what the free room of
+ * the current books does not (see struct fcr_port).  The whole frame is
+ * then of the earlier books: the peer's totals the current books start
+ * from have it.  Carried room exists only after a start with room kept
+ * for late frames, so p->gen >= 2 and p->gen - 1 names earlier books.
+ */
+static inline bool fcr_port_take_carried(struct fcr_port *p, fq_u32 len,
+					 fq_u8 vc, fq_u64 now)
+{
+	fq_u64 free = (fq_u64)fcr_rx_room(&p->l.rx[vc]) * p->l.unit;
+	fq_u64 input = (fq_u64)p->old_bytes[vc] + p->held_bytes[vc] + len;
+	fq_u32 over;
+
+	if (p->gen < 2 || len <= free)
+		return false;
+	over = len - (fq_u32)free;
+	if (over > p->carried_bytes[vc] || input > 2 * (fq_u64)p->in_bytes[vc])
+		return false;
+	/* an arrival all the same: the link is not empty */
+	p->l.rx[vc].ever_received = true;
+	p->l.rx[vc].last_arrival_ns = now;
+	p->carried_bytes[vc] -= over;
+	p->old_bytes[vc] += len;
+	fcr_port_advertise(p, vc);
+	p->l.st.vc[vc].late_units += fcr_units(&p->l, over);
+	return true;
+}
+
+/*
  * Credits on, with new books: epoch @epoch (fcr_epoch_new() of the
  * current and previous ones), @unit bytes a credit.  Also for a restart while
  * on (a new unit, the link back up).
@@ -1057,6 +1149,7 @@ static inline void fcr_port_start(struct fcr_port *p, fq_u32 epoch,
 	unsigned int vc;
 
 	fcr_port_close(p);
+	fcr_port_carry_late(p);
 	fcr_stats_add(&p->base, &p->l.st);
 	p->prev_epoch = p->l.epoch;
 	fcr_restart(&p->l, epoch, unit, 0, quiet_ns);
@@ -1084,6 +1177,8 @@ static inline void fcr_port_stop(struct fcr_port *p)
 static inline bool fcr_port_arrive(struct fcr_port *p, struct fcr_charge *c,
 				   fq_u32 len, fq_u8 vc, fq_u64 now)
 {
+	fq_u32 u;
+
 	c->gen = 0;
 	c->len = 0;
 	c->vc = 0;
@@ -1091,7 +1186,15 @@ static inline bool fcr_port_arrive(struct fcr_port *p, struct fcr_charge *c,
 		return true;
 	if (vc >= p->l.vcs)	/* as fcr_frame_vc() */
 		vc = FABRIC_VC_BESTEFFORT;
-	if (!fcr_rx_arrive(&p->l, vc, len, now))
+	u = fcr_units(&p->l, len);
+	if (!fcr_rx_fits(&p->l.rx[vc], u) &&
+	    fcr_port_take_carried(p, len, vc, now)) {
+		c->gen = p->gen - 1;
+		c->len = len;
+		c->vc = vc;
+		return true;
+	}
+	if (!fcr_rx_arrive_units(&p->l, vc, u, now))
 		return false;
 	c->gen = p->gen;
 	c->len = len;

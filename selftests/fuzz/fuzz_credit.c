@@ -36,10 +36,11 @@
  * (the link is lossless), except where credits.rst says a restart makes
  * the grant too large (frames counted in the total that new books start
  * from, still behind it) and in the loss its Limits name (the room for
- * late frames forgotten by new books), which this target found.  It also
- * found that a total marked quiet could count frames still in the txq;
- * now a VC is never quiet while the txq or the device holds a frame its
- * books counted.  While no forged message was taken: once the
+ * late frames forgotten by a port made afresh).  This target found that
+ * new books forgot that room on a port too (now carried over), and that
+ * a total marked quiet could count frames still in the txq; now a VC is
+ * never quiet while the txq or the device holds a frame its books
+ * counted.  While no forged message was taken: once the
  * link is idle, each sender has exactly the peer's buffer again.
  */
 #include "fuzz.h"
@@ -254,6 +255,8 @@ static void check_end(struct world *w, struct end *e)
 
 		/* the room kept for late frames: at most one buffer more */
 		FUZZ_CHECK(r->late <= r->buffer);
+		/* and what a port carried over from earlier books */
+		FUZZ_CHECK(e->host || e->p.carried_bytes[vc] <= e->p.in_bytes[vc]);
 		/* we send nothing until the peer has heard of our epoch */
 		FUZZ_CHECK(e->heard || fcr_tx_credits(l, vc) == 0);
 	}
@@ -493,14 +496,13 @@ static void kick(struct world *w, int x)
 		build(w, x);
 }
 
-/* vcsw_credit_restart() */
 /*
- * A known loss (credits.rst, Limits): books that start again, or a port
- * made afresh, forget the room the old books kept for late frames, and
- * the peer may still hold a grant that only that room backed (a frame
- * counted twice after a quiet total): a frame it sends on that grant can
- * be refused.  Not lossless from here.  fcr_port_stop() keeps the room,
- * so credits turned off count too.
+ * A known loss (credits.rst, Limits): a port made afresh forgets the room
+ * the old port's books kept for late frames, and the peer may still hold
+ * a grant that only that room backed (a frame counted twice after a quiet
+ * total): a frame it sends on that grant can be refused.  Not lossless
+ * from here.  (Books that start again on the same port carry the room
+ * over: fcr_port_start().)
  */
 static void late_room_forgotten(struct world *w, const struct end *e)
 {
@@ -511,15 +513,28 @@ static void late_room_forgotten(struct world *w, const struct end *e)
 			w->lossless = false;
 }
 
+/* vcsw_credit_restart() */
 static void port_restart(struct world *w, int x, fq_u32 rnd)
 {
 	struct end *e = &w->e[x];
 	fq_u32 epoch = draw_epoch(w, e, rnd, e->p.l.epoch, e->p.prev_epoch);
+	fq_u64 carry[FCR_MAX_VCS];
+	unsigned int vc;
 
 	if (w->lossless && e->nheld)
 		DEEP();
-	late_room_forgotten(w, e);
+	/* the room kept for late frames goes to the new books, in bytes */
+	for (vc = 0; vc < FCR_MAX_VCS; vc++) {
+		carry[vc] = e->p.carried_bytes[vc] +
+			    (fq_u64)e->p.l.rx[vc].late * e->p.l.unit;
+		if (carry[vc] > e->p.in_bytes[vc])
+			carry[vc] = e->p.in_bytes[vc];
+		if (w->lossless && e->p.l.rx[vc].late)
+			DEEP();
+	}
 	fcr_port_start(&e->p, epoch, e->unit, QUIET);
+	for (vc = 0; vc < FCR_MAX_VCS; vc++)
+		FUZZ_CHECK(e->p.carried_bytes[vc] == carry[vc]);
 	books_started(e);
 	check_stats(e);
 }
@@ -653,7 +668,8 @@ static void arrive(struct world *w, int y, const struct item *it)
 	struct end *e = &w->e[y];
 	struct fcr_link *l = &e->p.l;
 	struct fcr_charge c;
-	fq_u32 held0, late0, buffer, received0, u, bytes = 0, beyond;
+	struct fcr_rx_vc r0;
+	fq_u32 held0, late0, buffer, received0, u, bytes = 0, beyond, carried0;
 	fq_u64 late_units0, violations0;
 	unsigned int vc, k;
 	bool ok;
@@ -667,6 +683,8 @@ static void arrive(struct world *w, int y, const struct item *it)
 		FUZZ_CHECK(vc == it->vc);
 	if (e->nheld == HELD_MAX)
 		release(w, y, 0);
+	r0 = l->rx[vc];
+	carried0 = e->p.carried_bytes[vc];
 	held0 = l->rx[vc].held;
 	late0 = l->rx[vc].late;
 	buffer = l->rx[vc].buffer;
@@ -689,12 +707,49 @@ static void arrive(struct world *w, int y, const struct item *it)
 		FUZZ_CHECK(l->rx[vc].held == held0);
 		/* its units count as received: the books stay balanced */
 		FUZZ_CHECK(l->rx[vc].received == received0 + u);
+		/* nor had the room carried from earlier books space for it */
+		{
+			fq_u32 room0 = r0.held < r0.buffer ? r0.buffer - r0.held : 0;
+			fq_u64 over = it->len - (fq_u64)room0 * l->unit;
+
+			FUZZ_CHECK(e->p.carried_bytes[vc] == carried0);
+			FUZZ_CHECK(e->p.gen < 2 || over > carried0 ||
+				   (fq_u64)e->p.old_bytes[vc] + e->p.held_bytes[vc] +
+				   it->len > 2 * (fq_u64)e->p.in_bytes[vc]);
+		}
 		/* a sender within its credits, on a wire that keeps order,
 		 * is never refused: the link is lossless */
 		FUZZ_CHECK(!w->lossless);
 		if (w->honest)
 			DEEP();
+	} else if (c.gen != e->p.gen) {
+		/*
+		 * No room in the current books: taken into the room earlier
+		 * books kept for late frames, as of those books, and left
+		 * out of the current ones (the peer's totals they start from
+		 * have it)
+		 */
+		fq_u32 room0 = r0.held < r0.buffer ? r0.buffer - r0.held : 0;
+		fq_u32 over = it->len - room0 * l->unit;
+
+		FUZZ_CHECK(u > room0 && (u - room0 > r0.late ||
+					 (fq_u64)r0.held + u > 2 * (fq_u64)r0.buffer));
+		FUZZ_CHECK(c.gen && c.gen < e->p.gen && c.len == it->len && c.vc == vc);
+		/* what the free room does not hold, the carried room does */
+		FUZZ_CHECK(over && carried0 >= over);
+		FUZZ_CHECK(e->p.carried_bytes[vc] == carried0 - over);
+		FUZZ_CHECK(l->rx[vc].held == held0);
+		FUZZ_CHECK(l->rx[vc].received == received0);
+		FUZZ_CHECK(l->st.vc[vc].late_units == late_units0 + fcr_units(l, over));
+		for (k = 0; k < e->nheld; k++)
+			if (e->held[k].vc == vc)
+				bytes += e->held[k].len;
+		FUZZ_CHECK((fq_u64)bytes + c.len <= 2 * (fq_u64)e->p.in_bytes[vc]);
+		e->held[e->nheld++] = c;
+		if (w->lossless)
+			DEEP();
 	} else {
+		FUZZ_CHECK(e->p.carried_bytes[vc] == carried0);
 		FUZZ_CHECK(c.gen == e->p.gen && c.len == it->len && c.vc == vc);
 		FUZZ_CHECK(l->rx[vc].held == held0 + u);
 		/* beyond twice the buffer whatever a peer claims: refused */
@@ -898,8 +953,9 @@ static void receive(struct world *w, int x, const fq_u8 *src, fq_u32 len,
 			   r1->ever_received == r0->ever_received &&
 			   r1->last_arrival_ns == r0->last_arrival_ns);
 		if (restart) {
-			/* the peer's totals are the new starting point */
-			FUZZ_CHECK(r1->received == sent && r1->late == 0);
+			/* the peer's totals are the new starting point; the
+			 * room for its old life's late frames stays */
+			FUZZ_CHECK(r1->received == sent && r1->late == r0->late);
 		} else if (l->sink) {
 			/* a sink takes any newer total as received */
 			FUZZ_CHECK(r1->received == (diff > 0 ? sent : r0->received));

@@ -1686,6 +1686,259 @@ UNIT_TEST(port_random_restarts_never_overfill)
 	EXPECT_EQ(p.l.st.vc[0].violations + p.l.st.vc[1].violations, 0);
 }
 
+/* Messages both ways between a sender @s and a port @p at @now. */
+static void port_talk(struct fcr_link *s, struct fcr_port *p, fq_u64 now)
+{
+	fq_u8 m[MSG_LEN];
+
+	fcr_msg_build(s, m, now);
+	fcr_msg_receive(&p->l, m, sizeof(m), now);
+	fcr_msg_build(&p->l, m, now);
+	fcr_msg_receive(s, m, sizeof(m), now);
+}
+
+/*
+ * A frame delayed past the quiet time is found lost and granted again,
+ * and the sender sends on that grant: the buffer holds all it has, and
+ * the late frame has only the room the books kept for it.  When the
+ * port's books start again before it arrives (the link flapped, a new
+ * unit), the new books' buffer is full of the old frames, yet the late
+ * frame was sent within every grant: it must be taken (the old books'
+ * late room goes to the new ones), and once it and the rest leave the
+ * books are whole again.  Before the room was carried over, it was
+ * refused, a violation on a link where every end kept the rules.
+ */
+UNIT_TEST(port_restart_keeps_room_for_frames_found_lost)
+{
+	struct fcr_charge held[BUFFER + 1], late;
+	struct fcr_stats st;
+	struct fcr_port p;
+	struct fcr_link s;
+	unsigned int i;
+
+	fcr_port_init(&p, UNIT, BUFFER * UNIT);
+	fcr_port_start(&p, 7, UNIT, QUIET_NS);
+	fcr_init(&s, 5, UNIT, BUFFER, QUIET_NS);
+	handshake(&s, &p.l);
+	port_talk(&s, &p, 0);
+	EXPECT_EQ(fcr_tx_credits(&s, 0), BUFFER);
+	/* the whole grant sent; the last frame waits on the link */
+	for (i = 0; i < BUFFER; i++) {
+		fcr_tx_sent(&s, 0, UNIT, 1);
+		if (i < BUFFER - 1)
+			EXPECT_TRUE(fcr_port_arrive(&p, &held[i], UNIT, 0, 1));
+	}
+	/* a quiet total finds it lost: one unit granted again, and sent */
+	port_talk(&s, &p, 1 + 2 * QUIET_NS);
+	EXPECT_EQ(p.l.st.vc[0].lost_units, 1);
+	EXPECT_EQ(p.l.rx[0].late, 1);
+	EXPECT_EQ(fcr_tx_credits(&s, 0), 1);
+	fcr_tx_sent(&s, 0, UNIT, 2 + 2 * QUIET_NS);
+	EXPECT_TRUE(fcr_port_arrive(&p, &held[BUFFER - 1], UNIT, 0, 2 + 2 * QUIET_NS));
+	/*
+	 * The books start again and hear the sender's totals, which count
+	 * the late frame; then it comes, and is not counted again
+	 */
+	fcr_port_start(&p, 9, UNIT, QUIET_NS);
+	EXPECT_EQ(p.carried_bytes[0], UNIT);
+	port_talk(&s, &p, 3 + 2 * QUIET_NS);
+	EXPECT_EQ(p.l.rx[0].received, BUFFER + 1);
+	EXPECT_TRUE(fcr_port_arrive(&p, &late, UNIT, 0, 3 + 2 * QUIET_NS));
+	EXPECT_EQ(p.l.rx[0].received, BUFFER + 1);
+	EXPECT_EQ(late.gen, 1);
+	EXPECT_EQ(p.old_bytes[0], (BUFFER + 1) * UNIT);
+	EXPECT_EQ(p.l.rx[0].buffer, 0);
+	EXPECT_EQ(p.carried_bytes[0], 0);
+	fcr_port_read_stats(&p, &st);
+	EXPECT_EQ(st.vc[0].violations, 0);
+	EXPECT_EQ(st.vc[0].late_units, 1);
+	/* everything leaves; once idle the sender has the whole buffer */
+	fcr_port_release(&p, &late);
+	for (i = 0; i < BUFFER; i++)
+		fcr_port_release(&p, &held[i]);
+	for (i = 0; i < 4; i++)
+		port_talk(&s, &p, (4 + i) * 2 * QUIET_NS);
+	EXPECT_EQ(p.old_bytes[0], 0);
+	EXPECT_EQ(p.l.rx[0].buffer, BUFFER);
+	EXPECT_EQ(fcr_tx_credits(&s, 0), BUFFER);
+	fcr_port_read_stats(&p, &st);
+	EXPECT_EQ(st.vc[0].violations, 0);
+}
+
+/*
+ * A frame sent on a grant that the late room and room freed since both
+ * backed: after the books start again it finds the new books' free room
+ * too small for it alone and the carried room too small for it alone,
+ * and takes both.  Before, it had to fit in the carried room whole and
+ * was refused.
+ */
+UNIT_TEST(port_restart_late_frame_takes_free_and_carried_room)
+{
+	struct fcr_charge held[BUFFER], late, two;
+	struct fcr_port p;
+	struct fcr_link s;
+	unsigned int i;
+
+	fcr_port_init(&p, UNIT, BUFFER * UNIT);
+	fcr_port_start(&p, 7, UNIT, QUIET_NS);
+	fcr_init(&s, 5, UNIT, BUFFER, QUIET_NS);
+	handshake(&s, &p.l);
+	port_talk(&s, &p, 0);
+	for (i = 0; i < BUFFER; i++) {
+		fcr_tx_sent(&s, 0, UNIT, 1);
+		if (i < BUFFER - 1)
+			EXPECT_TRUE(fcr_port_arrive(&p, &held[i], UNIT, 0, 1));
+	}
+	/* found lost, and one frame leaves: two units granted, one frame */
+	fcr_port_release(&p, &held[0]);
+	port_talk(&s, &p, 1 + 2 * QUIET_NS);
+	EXPECT_EQ(p.l.rx[0].late, 1);
+	EXPECT_EQ(fcr_tx_credits(&s, 0), 2);
+	fcr_tx_sent(&s, 0, 2 * UNIT, 2 + 2 * QUIET_NS);
+	/* new books: two units free, one carried; the late frame takes one */
+	fcr_port_start(&p, 9, UNIT, QUIET_NS);
+	EXPECT_EQ(p.l.rx[0].buffer, 2);
+	EXPECT_EQ(p.carried_bytes[0], UNIT);
+	EXPECT_TRUE(fcr_port_arrive(&p, &late, UNIT, 0, 3 + 2 * QUIET_NS));
+	EXPECT_TRUE(fcr_port_arrive(&p, &two, 2 * UNIT, 0, 3 + 2 * QUIET_NS));
+	EXPECT_EQ(two.gen, 1);
+	EXPECT_EQ(p.carried_bytes[0], 0);
+	EXPECT_EQ(p.l.st.vc[0].violations, 0);
+	/* never more than the buffer and the room carried */
+	EXPECT_EQ(p.old_bytes[0] + p.held_bytes[0], (BUFFER + 1) * UNIT);
+	fcr_port_release(&p, &late);
+	fcr_port_release(&p, &two);
+	for (i = 1; i < BUFFER - 1; i++)
+		fcr_port_release(&p, &held[i]);
+	for (i = 0; i < 4; i++)
+		port_talk(&s, &p, (4 + i) * 2 * QUIET_NS);
+	EXPECT_EQ(p.old_bytes[0], 0);
+	EXPECT_EQ(fcr_tx_credits(&s, 0), BUFFER);
+	EXPECT_EQ(p.l.st.vc[0].violations, 0);
+}
+
+/*
+ * The same late frame, when the sender starts again instead (its link
+ * came up, credits on): its old grant goes, but the frames it sent on it
+ * are still on their way, one of them on the room kept for late frames.
+ * The receiver takes the new life's totals as its count and must keep
+ * that room: the late frame comes to a full buffer.  Before, the room
+ * went with the old life, and the frame was refused.
+ */
+UNIT_TEST(peer_restart_keeps_room_for_frames_found_lost)
+{
+	struct fcr_charge held[BUFFER + 1], late;
+	struct fcr_port p;
+	struct fcr_link s;
+	unsigned int i;
+
+	fcr_port_init(&p, UNIT, BUFFER * UNIT);
+	fcr_port_start(&p, 7, UNIT, QUIET_NS);
+	fcr_init(&s, 5, UNIT, BUFFER, QUIET_NS);
+	handshake(&s, &p.l);
+	port_talk(&s, &p, 0);
+	for (i = 0; i < BUFFER; i++) {
+		fcr_tx_sent(&s, 0, UNIT, 1);
+		if (i < BUFFER - 1)
+			EXPECT_TRUE(fcr_port_arrive(&p, &held[i], UNIT, 0, 1));
+	}
+	port_talk(&s, &p, 1 + 2 * QUIET_NS);
+	EXPECT_EQ(fcr_tx_credits(&s, 0), 1);
+	fcr_tx_sent(&s, 0, UNIT, 2 + 2 * QUIET_NS);
+	EXPECT_TRUE(fcr_port_arrive(&p, &held[BUFFER - 1], UNIT, 0, 2 + 2 * QUIET_NS));
+	/* the sender starts again and speaks; then the late frame comes */
+	fcr_restart(&s, 9, UNIT, BUFFER, QUIET_NS);
+	port_talk(&s, &p, 3 + 2 * QUIET_NS);
+	EXPECT_EQ(p.l.st.peer_epochs, 2);
+	EXPECT_EQ(p.l.rx[0].late, 1);
+	EXPECT_TRUE(fcr_port_arrive(&p, &late, UNIT, 0, 4 + 2 * QUIET_NS));
+	EXPECT_EQ(p.l.st.vc[0].violations, 0);
+	EXPECT_EQ(p.l.st.vc[0].late_units, 1);
+	/* not counted: the new life never sent it */
+	EXPECT_EQ(p.l.rx[0].received, 0);
+	fcr_port_release(&p, &late);
+	for (i = 0; i < BUFFER; i++)
+		fcr_port_release(&p, &held[i]);
+	for (i = 0; i < 4; i++)
+		port_talk(&s, &p, (4 + i) * 2 * QUIET_NS);
+	EXPECT_EQ(fcr_tx_credits(&s, 0), BUFFER);
+	EXPECT_EQ(p.l.st.vc[0].violations, 0);
+}
+
+/*
+ * The carried room is no way around the buffer: a sender that claims
+ * frames lost that it never sent gets late room at every start of the
+ * port's books, and sends beyond every grant.  However often the books
+ * start, the carried room stays within one buffer and the input never
+ * holds more than twice its buffer; what goes beyond is refused.
+ */
+UNIT_TEST(port_carried_room_stays_within_the_buffer)
+{
+	struct fcr_charge held[3 * BUFFER];
+	unsigned int nheld = 0, round, taken = 0, refused = 0;
+	struct fcr_port p;
+	struct fcr_link s;
+	fq_u64 now = 0;
+	fq_u32 epoch = 7;
+
+	fcr_port_init(&p, UNIT, BUFFER * UNIT);
+	fcr_port_start(&p, epoch, UNIT, QUIET_NS);
+	fcr_init(&s, 5, UNIT, BUFFER, QUIET_NS);
+	handshake(&s, &p.l);
+	for (round = 0; round < 5000; round++) {
+		fq_u32 k, n = (fq_u32)(unit_rnd() % (2 * BUFFER));
+
+		now += 2 * QUIET_NS;
+		/* totals that claim frames never sent: found lost */
+		for (k = 0; k < n; k++)
+			fcr_tx_sent(&s, 0, UNIT, now - QUIET_NS - 1);
+		port_talk(&s, &p, now);
+		if (chance(500)) {
+			epoch = fcr_epoch_new((fq_u32)unit_rnd(), p.l.epoch, p.prev_epoch);
+			fcr_port_start(&p, epoch, UNIT, QUIET_NS);
+			port_talk(&s, &p, now);
+		}
+		/* the buffer resized now and then, as the port's start does */
+		if (chance(100))
+			fcr_port_set_buffer(&p, 0, (fq_u32)(1 + unit_rnd() % BUFFER) * UNIT);
+		if (p.carried_bytes[0] > p.in_bytes[0]) {
+			UNIT_FAIL("round %u: %u bytes carried, %u of buffer", round,
+				  p.carried_bytes[0], p.in_bytes[0]);
+			return;
+		}
+		/* frames beyond any grant */
+		for (k = (fq_u32)(unit_rnd() % (3 * BUFFER)); k; k--) {
+			if (nheld == 3 * BUFFER)
+				break;
+			if (fcr_port_arrive(&p, &held[nheld], UNIT, 0, now)) {
+				nheld++;
+				taken++;
+			} else {
+				refused++;
+			}
+		}
+		if ((fq_u64)p.old_bytes[0] + p.held_bytes[0] > 2 * BUFFER * UNIT) {
+			UNIT_FAIL("round %u: %u + %u bytes in a %u-byte input", round,
+				  p.old_bytes[0], p.held_bytes[0], BUFFER * UNIT);
+			return;
+		}
+		/* some leave, in any order */
+		for (k = (fq_u32)(unit_rnd() % (BUFFER + 1)); k && nheld; k--) {
+			fq_u32 i = (fq_u32)(unit_rnd() % nheld);
+
+			fcr_port_release(&p, &held[i]);
+			held[i] = held[--nheld];
+		}
+	}
+	/* both ways happened, many times */
+	EXPECT_TRUE(taken > 5000 * BUFFER / 4);
+	EXPECT_TRUE(refused > 5000 * BUFFER / 4);
+	while (nheld)
+		fcr_port_release(&p, &held[--nheld]);
+	EXPECT_EQ(p.old_bytes[0], 0);
+	EXPECT_EQ(p.held_bytes[0], 0);
+}
+
 /*
  * A host's end (a sink: it counts no arrivals) and a sender streaming into
  * it for 300,000 simulated microseconds, one 1000-byte frame per
