@@ -315,7 +315,13 @@ aoq-plots: $(B)/bin/qsim
 .PHONY: aoq-plots
 
 # check.sh builds the modules for each kernel it boots
-check-locked: build-quiet
+# The tree's own build is the check's build for its first kernel (the
+# default VM_KERNEL): compiled once, as check.sh would (W=1, tagged), and
+# its log kept for check.sh, which finds the modules' warnings there and
+# the tools' and plugins' (its own build of that kernel compiles nothing).
+check-locked:
+	@$(MAKE) --no-print-directory build-quiet $(if $(LIVE),,W=1 FQ_CHECK_BUILD=1)
+	@cp $(B)/make.log $(B)/check-build.log
 	@FQ_LIVE=$(if $(LIVE),1,0) FQ_CHECK_KERNELS="$(or $(VM_KERNEL),6.1 6.12)" \
 		scripts/check.sh '$(T)'
 

@@ -22,6 +22,10 @@ n=0 passed=0 failed=0 skipped=0
 failures=()	# "name: verdict line and reason" of each failed test, for the summary
 rm -rf "$LOGDIR"
 mkdir -p "$LOGDIR"
+# the log of make check's own build of the tree (Makefile: check-locked),
+# for the first kernel's warnings; gone after this run, so a later
+# scripts/check.sh does not report a build it did not follow
+mv -f "$FQ_BUILD/check-build.log" "$LOGDIR/tree-build.log" 2>/dev/null
 
 wanted() { [ -z "$FILTER" ] || [[ $1 =~ $FILTER ]]; }
 
@@ -455,7 +459,7 @@ vm_wanted() {
 # host tests, so its records wait in LOGDIR/vm-records for vm_finish and
 # the kernels made in LOGDIR/vm-ready
 vm_build_kernels() {
-	local k
+	local k logs
 
 	# fields apart by the unit separator: a tab, whitespace to read,
 	# would swallow an empty detail
@@ -473,7 +477,14 @@ vm_build_kernels() {
 				vm_prepared "$k"
 				continue
 			fi
-			grep -B2 -A3 'warning:' "$FQ_BUILD/make.log" > "$LOGDIR/build-$k-warnings.log"
+			# the first kernel's objects, and the tools and
+			# plugins, were compiled by make check's build of the
+			# tree, if it ran (its log: tree-build.log); this
+			# build compiled what was left
+			logs=("$FQ_BUILD/make.log")
+			[ "$k" = "$FIRST_KTAG" ] && [ -e "$LOGDIR/tree-build.log" ] &&
+				logs+=("$LOGDIR/tree-build.log")
+			grep -h -B2 -A3 'warning:' "${logs[@]}" > "$LOGDIR/build-$k-warnings.log"
 			if [ -s "$LOGDIR/build-$k-warnings.log" ]; then
 				# the next check compiles every object again
 				# and finds these again (Makefile: BUILT_FOR)
