@@ -328,24 +328,29 @@ vm_report() {
 }
 
 # vm_lanes_start KERNEL...: the two lanes, in the background, for the
-# kernels that are being prepared, and their queue: each kernel's
-# deterministic VM and then its fast one, kernel by kernel, and the pairs
-# of VMs (two fast ones, "# vm: pair", about a minute each) last.  A lane
-# takes the next job as soon as it is free, so the lanes end about
-# together whatever each VM takes: in fixed lanes the fast VMs' times
-# swung from 434 to 870 s with what ran beside them (the host tests, the
-# next kernel's build), and one lane idled for 5.5 minutes at the end.
+# kernels that are being prepared, and their queue: the deterministic VMs
+# kernel by kernel, then the fast ones, and the pairs of VMs (two fast
+# ones, "# vm: pair", about a minute each) last.  A lane takes the next
+# job as soon as it is free, so the lanes end about together whatever
+# each VM takes: in fixed lanes the fast VMs' times swung from 434 to
+# 870 s with what ran beside them (the host tests, the next kernel's
+# build), and one lane idled for 5.5 minutes at the end.  The second
+# lane starts after the host tests, some 5 minutes later: when it took
+# 6.1's fast VM then (about 750 s, the longest, with the first kernel's
+# own tests) and 6.12's after it, it ended 84 s after the first lane,
+# which had had both deterministic VMs (about 640 s each).
 LANES=()
 vm_lanes_start() {
-	local k i
+	local k i kind
 
 	: > "$LOGDIR/vm-queue"
 	for k in "$@"; do
 		rm -f "$LOGDIR/prepared-$k"
-		printf '%s\n' "deterministic:$k" "fast:$k" >> "$LOGDIR/vm-queue"
 	done
-	for k in "$@"; do
-		echo "pair:$k" >> "$LOGDIR/vm-queue"
+	for kind in deterministic fast pair; do
+		for k in "$@"; do
+			echo "$kind:$k" >> "$LOGDIR/vm-queue"
+		done
 	done
 	fq_vm_lock "make check"	# the wait counts against no budget
 	rm -f "$LOGDIR/host-done"
