@@ -1002,7 +1002,9 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
  * books start again.  The port carries that room over (@carried_bytes):
  * a frame the new books have no room for takes it for what their free
  * room does not hold, and is counted as of the earlier books (the peer's
- * totals, which the new books start from, have it already).  Like that
+ * totals, which the new books start from, have it already); one that
+ * needs it and the current books' own room too takes both
+ * (fcr_port_take_both()).  Like that
  * room, it lasts until used (or a smaller buffer cuts it); it is at most
  * one buffer, and the input never holds more than twice its buffer.
  */
@@ -1139,6 +1141,44 @@ static inline bool fcr_port_take_carried(struct fcr_port *p, fq_u32 len,
 }
 
 /*
+ * A frame of @len bytes (@u units) on @vc at @now that neither room kept
+ * for late frames takes alone: the current books' (@late, units) holds
+ * part of what their free room does not, the room carried from earlier
+ * books the rest.  Frames found lost before and after a start can both
+ * still be counted twice (one of the earlier books' late frames taken
+ * into the new books' free room is counted by them too), so the room for
+ * them is split between the two, and a frame the two together hold must
+ * not be refused.  Counted as of the current books, as a frame beyond
+ * their buffer is (fcr_rx_arrive_units()): what goes beyond it is left
+ * out of their count, which takes back the grant the double count added.
+ */
+static inline bool fcr_port_take_both(struct fcr_port *p, fq_u32 len, fq_u32 u,
+				      fq_u8 vc, fq_u64 now)
+{
+	struct fcr_rx_vc *r = &p->l.rx[vc];
+	fq_u32 room = fcr_rx_room(r);
+	fq_u64 inner = ((fq_u64)room + r->late) * p->l.unit;
+	fq_u64 input = (fq_u64)p->old_bytes[vc] + p->held_bytes[vc] + len;
+	fq_u32 rest;
+
+	if (p->gen < 2 || !r->late || len <= inner)
+		return false;
+	rest = len - (fq_u32)inner;
+	if (rest > p->carried_bytes[vc] || input > 2 * (fq_u64)p->in_bytes[vc] ||
+	    (fq_u64)r->held + u > 2 * (fq_u64)r->buffer)
+		return false;
+	r->received += room;
+	r->ever_received = true;
+	r->last_arrival_ns = now;
+	p->l.st.vc[vc].late_units += u - room;
+	r->late = 0;
+	p->carried_bytes[vc] -= rest;
+	r->held += u;
+	fcr_wake(&p->l);	/* the grant moved */
+	return true;
+}
+
+/*
  * Credits on, with new books: epoch @epoch (fcr_epoch_new() of the
  * current and previous ones), @unit bytes a credit.  Also for a restart while
  * on (a new unit, the link back up).
@@ -1187,15 +1227,19 @@ static inline bool fcr_port_arrive(struct fcr_port *p, struct fcr_charge *c,
 	if (vc >= p->l.vcs)	/* as fcr_frame_vc() */
 		vc = FABRIC_VC_BESTEFFORT;
 	u = fcr_units(&p->l, len);
-	if (!fcr_rx_fits(&p->l.rx[vc], u) &&
-	    fcr_port_take_carried(p, len, vc, now)) {
-		c->gen = p->gen - 1;
-		c->len = len;
-		c->vc = vc;
-		return true;
-	}
-	if (!fcr_rx_arrive_units(&p->l, vc, u, now))
+	if (!fcr_rx_fits(&p->l.rx[vc], u)) {
+		if (fcr_port_take_carried(p, len, vc, now)) {
+			c->gen = p->gen - 1;
+			c->len = len;
+			c->vc = vc;
+			return true;
+		}
+		if (!fcr_port_take_both(p, len, u, vc, now) &&
+		    !fcr_rx_arrive_units(&p->l, vc, u, now))
+			return false;	/* refused, counted by the books */
+	} else if (!fcr_rx_arrive_units(&p->l, vc, u, now)) {
 		return false;
+	}
 	c->gen = p->gen;
 	c->len = len;
 	c->vc = vc;

@@ -1818,6 +1818,78 @@ UNIT_TEST(port_restart_late_frame_takes_free_and_carried_room)
 }
 
 /*
+ * Frames found lost before and after the port's books start again, both
+ * late, both taken into the new books' free room and counted by them:
+ * the sender's grant is two units too large, backed by one unit the old
+ * books kept (carried) and one the new books keep.  A two-unit frame the
+ * sender sends on that grant into a full buffer needs both.  Each room
+ * used to take only a frame it held alone, and this one was refused
+ * (fuzz_credit, a frame held on the wire past quiet).
+ */
+UNIT_TEST(port_late_frame_takes_both_rooms)
+{
+	struct fcr_charge held[BUFFER], late[2], two;
+	struct fcr_port p;
+	struct fcr_link s;
+	unsigned int i, n = 0;
+
+	fcr_port_init(&p, UNIT, BUFFER * UNIT);
+	fcr_port_start(&p, 7, UNIT, QUIET_NS);
+	fcr_init(&s, 5, UNIT, BUFFER, QUIET_NS);
+	handshake(&s, &p.l);
+	port_talk(&s, &p, 0);
+	/* a frame on its way past quiet: found lost by the first books */
+	fcr_tx_sent(&s, 0, UNIT, 1);
+	port_talk(&s, &p, 1 + 2 * QUIET_NS);
+	EXPECT_EQ(p.l.rx[0].late, 1);
+	fcr_port_start(&p, 9, UNIT, QUIET_NS);
+	EXPECT_EQ(p.carried_bytes[0], UNIT);
+	port_talk(&s, &p, 2 + 2 * QUIET_NS);
+	port_talk(&s, &p, 3 + 2 * QUIET_NS);
+	EXPECT_EQ(fcr_tx_credits(&s, 0), BUFFER);
+	/* and another, found lost by the new books */
+	fcr_tx_sent(&s, 0, UNIT, 4 + 2 * QUIET_NS);
+	port_talk(&s, &p, 4 + 4 * QUIET_NS);
+	EXPECT_EQ(p.l.rx[0].late, 1);
+	/* both come after all, into free room */
+	EXPECT_TRUE(fcr_port_arrive(&p, &late[0], UNIT, 0, 5 + 4 * QUIET_NS));
+	EXPECT_TRUE(fcr_port_arrive(&p, &late[1], UNIT, 0, 5 + 4 * QUIET_NS));
+	port_talk(&s, &p, 6 + 4 * QUIET_NS);
+	EXPECT_EQ(fcr_tx_credits(&s, 0), BUFFER);
+	/* the sender fills its grant: the last frame, two units, beyond */
+	while (fcr_tx_credits(&s, 0) > 2) {
+		fcr_tx_sent(&s, 0, UNIT, 7 + 4 * QUIET_NS);
+		EXPECT_TRUE(fcr_port_arrive(&p, &held[n++], UNIT, 0, 7 + 4 * QUIET_NS));
+	}
+	EXPECT_EQ(p.l.rx[0].held, p.l.rx[0].buffer);
+	fcr_tx_sent(&s, 0, 2 * UNIT, 8 + 4 * QUIET_NS);
+	EXPECT_TRUE(fcr_port_arrive(&p, &two, 2 * UNIT, 0, 8 + 4 * QUIET_NS));
+	EXPECT_EQ(p.l.st.vc[0].violations, 0);
+	EXPECT_EQ(p.l.rx[0].late, 0);
+	EXPECT_EQ(p.carried_bytes[0], 0);
+	/* never more than the buffer and the two rooms */
+	EXPECT_EQ(p.old_bytes[0] + p.held_bytes[0], (BUFFER + 2) * UNIT);
+	/* all leave: the sender has the buffer again, exactly */
+	fcr_port_release(&p, &late[0]);
+	fcr_port_release(&p, &late[1]);
+	fcr_port_release(&p, &two);
+	for (i = 0; i < n; i++)
+		fcr_port_release(&p, &held[i]);
+	/*
+	 * before the link is idle, when a quiet total would set the count
+	 * anew: the frame beyond the buffer took the excess grant back
+	 */
+	port_talk(&s, &p, 9 + 4 * QUIET_NS);
+	port_talk(&s, &p, 10 + 4 * QUIET_NS);
+	EXPECT_EQ(fcr_tx_credits(&s, 0), BUFFER);
+	for (i = 0; i < 4; i++)
+		port_talk(&s, &p, (6 + i) * 2 * QUIET_NS);
+	EXPECT_EQ(p.old_bytes[0] + p.held_bytes[0], 0);
+	EXPECT_EQ(fcr_tx_credits(&s, 0), BUFFER);
+	EXPECT_EQ(p.l.st.vc[0].violations, 0);
+}
+
+/*
  * The same late frame, when the sender starts again instead (its link
  * came up, credits on): its old grant goes, but the frames it sent on it
  * are still on their way, one of them on the room kept for late frames.
