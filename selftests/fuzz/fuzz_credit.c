@@ -11,7 +11,9 @@
  * frames the device may still refuse or hold in its queue (which the
  * link messages overtake), and its link message when the
  * input says (or at once where the kernel kicks its timer); the wire
- * carries both in order and may lose any of them.  The local side's
+ * carries both in order, but may hold data frames back while what
+ * follows goes by, longer than the quiet time (struct wire), and may
+ * lose any of them.  The local side's
  * part: frames leaving an input buffer in any order, time passing on
  * each end's own clock, restarts (a link flap, credits off and on, a
  * port deleted and added again), buffers resized as the configuration
@@ -31,12 +33,13 @@
  *  - an input takes no more than its buffer and the room it keeps for
  *    late frames (at most a buffer more), and a port's books account for
  *    every frame they counted across restarts.
- * While everybody sent within its credits and the wire kept its order,
- * with nothing forged, replayed or misconfigured: no frame is refused
- * (the link is lossless), except where credits.rst says a restart makes
- * the grant too large (frames counted in the total that new books start
- * from, still behind it) and in the loss its Limits name (the room for
- * late frames forgotten by a port made afresh).  This target found that
+ * While everybody sent within its credits and the wire kept its order
+ * but for the frames it held, with nothing forged, replayed or
+ * misconfigured: no frame is refused (the link is lossless), except
+ * where credits.rst says a restart makes the grant too large (frames
+ * counted in the total that new books start from, still behind it) and
+ * in the loss its Limits name (the room for late frames forgotten by a
+ * port made afresh).  This target found that
  * new books forgot that room on a port too (now carried over), and that
  * a total marked quiet could count frames still in the txq; now a VC is
  * never quiet while the txq or the device holds a frame its books
@@ -84,13 +87,34 @@ struct item {
 	bool	fabric;		/* data: it has one */
 	fq_u8	vc;		/* data: the VC its sender counted it on */
 	fq_u32	len;		/* data: bytes as counted; message: length */
+	/* data, held: a quiet total of its sender overtook it */
+	bool	found;
 	fq_u8	buf[FCR_MSG_MAX];
 };
 
-/* One way of the wire, from e[i] to e[!i]: a FIFO. */
+/*
+ * One way of the wire, from e[i] to e[!i]: a FIFO, except that it may
+ * hold data frames (@held, the first ones) while what came after them
+ * goes by: a veth's receive backlog on a CPU the host does not run, a
+ * NIC's ring paused by its peer.  A held frame may be overtaken by
+ * quiet totals that count it, which credits.rst promises costs no frame
+ * ("Counted twice"): the receiver finds it lost and keeps room beyond
+ * its buffer for it.  That room is at most one buffer, so the wire holds
+ * no more than a buffer of a VC's frames between two points where the
+ * receiver's count is exact (@twice).  The first message new books
+ * take (either end's restart) starts them from a total that counts the
+ * frames it overtook: one that no quiet total found lost before has no
+ * room kept for it ("frames that cross a restart"), and the link is not
+ * lossless from there.  Held frames among themselves arrive in any
+ * order: a count does not care about the order of arrivals.
+ */
 struct wire {
 	struct item	it[WIRE_MAX];
 	unsigned int	n;
+	unsigned int	held;	/* it[0 .. held - 1] are held */
+	/* units held on each VC since the receiver's count was last exact:
+	 * at most what may be counted twice, never more than a buffer */
+	fq_u32		twice[FCR_MAX_VCS];
 };
 
 /*
@@ -318,8 +342,72 @@ static void wire_take(struct world *w, int from, unsigned int k, struct item *it
 	struct wire *q = &w->w[from];
 
 	*it = q->it[k];
+	if (k < q->held)
+		q->held--;
 	memmove(&q->it[k], &q->it[k + 1], (q->n - k - 1) * sizeof(q->it[0]));
 	q->n--;
+}
+
+/* The VC data frame @it counts on at end @y. */
+static unsigned int item_vc(const struct world *w, int y, const struct item *it)
+{
+	if (it->vc != NO_VC)
+		return it->vc;
+	return fcr_frame_vc(w->e[y].p.l.vcs, it->fabric, &it->hdr, 1);
+}
+
+/* Units of the frames held on the wire to @y on @vc, as @y counts them. */
+static fq_u32 held_units(const struct world *w, int y, unsigned int vc)
+{
+	const struct wire *q = &w->w[!y];
+	fq_u32 u = 0;
+	unsigned int k;
+
+	for (k = 0; k < q->held; k++)
+		if (item_vc(w, y, &q->it[k]) == vc)
+			u += fcr_units(&w->e[y].p.l, q->it[k].len);
+	return u;
+}
+
+/*
+ * A message from @y's peer, taken by @y (@before: its books until then),
+ * overtook the frames the wire holds, all sent before it.  A quiet total
+ * finds them lost; the first message of a restart counts them in the
+ * total the new books start from, which leaves room for them only if
+ * they were found lost before.  A quiet total that finds the receiver
+ * quiet too, or a restart, makes its count exact: what may count twice
+ * is then the frames still held.
+ */
+static void held_overtaken(struct world *w, int y, bool restart,
+			   const fq_u8 *p, const struct fcr_link *before)
+{
+	struct end *e = &w->e[y];
+	struct wire *q = &w->w[!y];
+	unsigned int k, vc;
+
+	if (e->host)
+		return;		/* a sink counts no arrivals */
+	for (k = 0; k < q->held; k++) {
+		struct item *it = &q->it[k];
+		const fq_u8 *v = p + FCR_VC_OFF(item_vc(w, y, it));
+
+		if (restart && !it->found) {
+			w->lossless = false;
+		} else if (!restart && (v[8] & FABRIC_CTRL_F_QUIET)) {
+			if (!it->found && w->lossless)
+				DEEP();
+			it->found = true;
+		}
+		if (restart && it->found && w->lossless)
+			DEEP();
+	}
+	for (vc = 0; vc < e->p.l.vcs; vc++) {
+		const fq_u8 *v = p + FCR_VC_OFF(vc);
+
+		if (restart || ((v[8] & FABRIC_CTRL_F_QUIET) &&
+				fcr_rx_quiet(before, vc, e->now)))
+			q->twice[vc] = held_units(w, y, vc);
+	}
 }
 
 NO_COVERAGE
@@ -509,7 +597,7 @@ static void late_room_forgotten(struct world *w, const struct end *e)
 	unsigned int vc;
 
 	for (vc = 0; vc < e->p.l.vcs; vc++)
-		if (e->p.l.rx[vc].late)
+		if (e->p.l.rx[vc].late || e->p.carried_bytes[vc])
 			w->lossless = false;
 }
 
@@ -1010,6 +1098,8 @@ static void receive(struct world *w, int x, const fq_u8 *src, fq_u32 len,
 	 */
 	if (restart && behind)
 		w->lossless = false;
+	if (real)
+		held_overtaken(w, x, restart, p, &before);
 	if (!real) {
 		w->lossless = false;
 		w->honest = false;
@@ -1025,13 +1115,47 @@ static void deliver(struct world *w, int x, unsigned int k)
 {
 	struct item it;
 
-	if (k)
-		w->lossless = false;	/* overtaken: the wire reordered */
+	/* overtaken, and not held: the wire reordered */
+	if (k > w->w[x].held)
+		w->lossless = false;
+	/* a frame found lost comes after all */
+	if (k < w->w[x].held && w->w[x].it[k].found && w->lossless)
+		DEEP();
 	wire_take(w, x, k, &it);
 	if (it.msg)
 		receive(w, !x, it.buf, it.len, true, it.behind);
 	else
 		arrive(w, !x, &it);
+}
+
+/*
+ * The wire from @x holds its next frame back (struct wire), or (@let)
+ * lets one it holds arrive.  Only data: link messages keep their order
+ * (a late one is ignored as stale: the hostile world's reordering).
+ */
+static void hold(struct world *w, int x, bool let, struct fuzz_in *in)
+{
+	struct wire *q = &w->w[x];
+	const struct end *y = &w->e[!x];
+	struct item *it = &q->it[q->held];
+	unsigned int vc;
+	fq_u32 u;
+
+	if (let) {
+		if (q->held)
+			deliver(w, x, fuzz_below(in, q->held));
+		return;
+	}
+	if (q->held == q->n || it->msg)
+		return;
+	vc = item_vc(w, !x, it);
+	u = fcr_units(&y->p.l, it->len);
+	/* what may count twice fits the room kept for late frames */
+	if (!y->host && (fq_u64)q->twice[vc] + u > y->p.l.rx[vc].buffer)
+		return;
+	q->twice[vc] += u;
+	it->found = false;
+	q->held++;
 }
 
 /*
@@ -1538,7 +1662,7 @@ static void settle(struct world *w)
  */
 enum op {
 	OP_SEND, OP_DELIVER, OP_BUILD, OP_RELEASE, OP_TIME, OP_LOSE,
-	OP_RESTART, OP_BUFFER, OP_TXQ, OP_FRESH,
+	OP_RESTART, OP_BUFFER, OP_TXQ, OP_FRESH, OP_HOLD,
 	OP_HONEST,
 	OP_FORGE = OP_HONEST, OP_RAW, OP_REPLAY, OP_ROGUE, OP_REORDER, OP_UNIT,
 	OP_COUNT
@@ -1591,8 +1715,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			send_data(w, x, arg + 1, &in);
 			break;
 		case OP_DELIVER:
-			for (i = 0; i <= arg && w->w[x].n; i++)
-				deliver(w, x, 0);
+			/* the next that the wire does not hold */
+			for (i = 0; i <= arg && w->w[x].n > w->w[x].held; i++)
+				deliver(w, x, w->w[x].held);
 			break;
 		case OP_BUILD:
 			build(w, x);
@@ -1645,6 +1770,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case OP_UNIT:
 			set_unit(w, x, &in);
+			break;
+		case OP_HOLD:
+			hold(w, x, arg & 1, &in);
 			break;
 		default:
 			fresh(w, x, fuzz_u32(&in));
