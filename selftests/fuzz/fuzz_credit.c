@@ -40,7 +40,9 @@
  * counted in the total that new books start from, still behind it) and
  * in the loss its Limits name (the room for late frames forgotten by a
  * port made afresh).  This target found that
- * new books forgot that room on a port too (now carried over), and that
+ * new books forgot that room on a port too (now carried over), that a
+ * frame which needed both that carried room and the new books' own was
+ * refused (now it takes both), and that
  * a total marked quiet could count frames still in the txq; now a VC is
  * never quiet while the txq or the device holds a frame its books
  * counted.  While no forged message was taken: once the
@@ -800,10 +802,16 @@ static void arrive(struct world *w, int y, const struct item *it)
 			fq_u32 room0 = r0.held < r0.buffer ? r0.buffer - r0.held : 0;
 			fq_u64 over = it->len - (fq_u64)room0 * l->unit;
 
+			fq_u64 inner = ((fq_u64)room0 + r0.late) * l->unit;
+			bool input_full = (fq_u64)e->p.old_bytes[vc] + e->p.held_bytes[vc] +
+					  it->len > 2 * (fq_u64)e->p.in_bytes[vc];
+
 			FUZZ_CHECK(e->p.carried_bytes[vc] == carried0);
-			FUZZ_CHECK(e->p.gen < 2 || over > carried0 ||
-				   (fq_u64)e->p.old_bytes[vc] + e->p.held_bytes[vc] +
-				   it->len > 2 * (fq_u64)e->p.in_bytes[vc]);
+			FUZZ_CHECK(e->p.gen < 2 || over > carried0 || input_full);
+			/* nor the two rooms together */
+			FUZZ_CHECK(e->p.gen < 2 || !r0.late || it->len <= inner ||
+				   it->len - inner > carried0 || input_full ||
+				   (fq_u64)held0 + u > 2 * (fq_u64)buffer);
 		}
 		/* a sender within its credits, on a wire that keeps order,
 		 * is never refused: the link is lossless */
@@ -837,7 +845,6 @@ static void arrive(struct world *w, int y, const struct item *it)
 		if (w->lossless)
 			DEEP();
 	} else {
-		FUZZ_CHECK(e->p.carried_bytes[vc] == carried0);
 		FUZZ_CHECK(c.gen == e->p.gen && c.len == it->len && c.vc == vc);
 		FUZZ_CHECK(l->rx[vc].held == held0 + u);
 		/* beyond twice the buffer whatever a peer claims: refused */
@@ -846,7 +853,26 @@ static void arrive(struct world *w, int y, const struct item *it)
 		 * late frames, which it uses up */
 		beyond = held0 + u > buffer ? held0 + u - (held0 > buffer ? held0 : buffer) : 0;
 		FUZZ_CHECK(l->st.vc[vc].late_units - late_units0 == beyond);
-		FUZZ_CHECK(beyond <= late0);
+		if (beyond > late0) {
+			/*
+			 * More than that room: the rest from the room carried
+			 * from earlier books, both used (fcr_port_take_both())
+			 */
+			fq_u32 room0 = held0 < buffer ? buffer - held0 : 0;
+			fq_u64 inner = ((fq_u64)room0 + late0) * l->unit;
+
+			FUZZ_CHECK(late0 && e->p.gen >= 2 && it->len > inner);
+			FUZZ_CHECK(carried0 >= it->len - inner);
+			/* and only when the carried room alone had too little
+			 * (the bound on the input is the same for both) */
+			FUZZ_CHECK(it->len - (fq_u64)room0 * l->unit > carried0);
+			FUZZ_CHECK(e->p.carried_bytes[vc] == carried0 - (it->len - inner));
+			FUZZ_CHECK(l->rx[vc].late == 0);
+			if (w->lossless)
+				DEEP();
+		} else {
+			FUZZ_CHECK(e->p.carried_bytes[vc] == carried0);
+		}
 		/* and uncounted, which takes back the excess grant it came by */
 		FUZZ_CHECK(l->rx[vc].received == received0 + u - beyond);
 		/*
