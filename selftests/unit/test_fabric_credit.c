@@ -1698,6 +1698,39 @@ static void port_talk(struct fcr_link *s, struct fcr_port *p, fq_u64 now)
 }
 
 /*
+ * A port with credits on and a host that sends to it, past their
+ * handshake (@p's books from epoch 7, @s's from 5).
+ */
+static void port_with_sender(struct fcr_port *p, struct fcr_link *s)
+{
+	fcr_port_init(p, UNIT, BUFFER * UNIT);
+	fcr_port_start(p, 7, UNIT, QUIET_NS);
+	fcr_init(s, 5, UNIT, BUFFER, QUIET_NS);
+	handshake(s, &p->l);
+	port_talk(s, p, 0);
+}
+
+/*
+ * That sender fills the buffer, its last frame on its way past quiet (not
+ * arrived): @held the BUFFER - 1 frames the port counted.  False if the
+ * port refused one.
+ */
+static bool port_full_but_the_last(struct fcr_port *p, struct fcr_link *s,
+				   struct fcr_charge *held)
+{
+	bool all = true;
+	unsigned int i;
+
+	port_with_sender(p, s);
+	for (i = 0; i < BUFFER; i++) {
+		fcr_tx_sent(s, 0, UNIT, 1);
+		if (i < BUFFER - 1)
+			all &= fcr_port_arrive(p, &held[i], UNIT, 0, 1);
+	}
+	return all;
+}
+
+/*
  * A frame delayed past the quiet time is found lost and granted again,
  * and the sender sends on that grant: the buffer holds all it has, and
  * the late frame has only the room the books kept for it.  When the
@@ -1716,11 +1749,7 @@ UNIT_TEST(port_restart_keeps_room_for_frames_found_lost)
 	struct fcr_link s;
 	unsigned int i;
 
-	fcr_port_init(&p, UNIT, BUFFER * UNIT);
-	fcr_port_start(&p, 7, UNIT, QUIET_NS);
-	fcr_init(&s, 5, UNIT, BUFFER, QUIET_NS);
-	handshake(&s, &p.l);
-	port_talk(&s, &p, 0);
+	port_with_sender(&p, &s);
 	EXPECT_EQ(fcr_tx_credits(&s, 0), BUFFER);
 	/* the whole grant sent; the last frame waits on the link */
 	for (i = 0; i < BUFFER; i++) {
@@ -1779,16 +1808,7 @@ UNIT_TEST(port_restart_late_frame_takes_free_and_carried_room)
 	struct fcr_link s;
 	unsigned int i;
 
-	fcr_port_init(&p, UNIT, BUFFER * UNIT);
-	fcr_port_start(&p, 7, UNIT, QUIET_NS);
-	fcr_init(&s, 5, UNIT, BUFFER, QUIET_NS);
-	handshake(&s, &p.l);
-	port_talk(&s, &p, 0);
-	for (i = 0; i < BUFFER; i++) {
-		fcr_tx_sent(&s, 0, UNIT, 1);
-		if (i < BUFFER - 1)
-			EXPECT_TRUE(fcr_port_arrive(&p, &held[i], UNIT, 0, 1));
-	}
+	EXPECT_TRUE(port_full_but_the_last(&p, &s, held));
 	/* found lost, and one frame leaves: two units granted, one frame */
 	fcr_port_release(&p, &held[0]);
 	port_talk(&s, &p, 1 + 2 * QUIET_NS);
@@ -1833,11 +1853,7 @@ UNIT_TEST(port_late_frame_takes_both_rooms)
 	struct fcr_link s;
 	unsigned int i, n = 0;
 
-	fcr_port_init(&p, UNIT, BUFFER * UNIT);
-	fcr_port_start(&p, 7, UNIT, QUIET_NS);
-	fcr_init(&s, 5, UNIT, BUFFER, QUIET_NS);
-	handshake(&s, &p.l);
-	port_talk(&s, &p, 0);
+	port_with_sender(&p, &s);
 	/* a frame on its way past quiet: found lost by the first books */
 	fcr_tx_sent(&s, 0, UNIT, 1);
 	port_talk(&s, &p, 1 + 2 * QUIET_NS);
@@ -1904,16 +1920,7 @@ UNIT_TEST(peer_restart_keeps_room_for_frames_found_lost)
 	struct fcr_link s;
 	unsigned int i;
 
-	fcr_port_init(&p, UNIT, BUFFER * UNIT);
-	fcr_port_start(&p, 7, UNIT, QUIET_NS);
-	fcr_init(&s, 5, UNIT, BUFFER, QUIET_NS);
-	handshake(&s, &p.l);
-	port_talk(&s, &p, 0);
-	for (i = 0; i < BUFFER; i++) {
-		fcr_tx_sent(&s, 0, UNIT, 1);
-		if (i < BUFFER - 1)
-			EXPECT_TRUE(fcr_port_arrive(&p, &held[i], UNIT, 0, 1));
-	}
+	EXPECT_TRUE(port_full_but_the_last(&p, &s, held));
 	port_talk(&s, &p, 1 + 2 * QUIET_NS);
 	EXPECT_EQ(fcr_tx_credits(&s, 0), 1);
 	fcr_tx_sent(&s, 0, UNIT, 2 + 2 * QUIET_NS);
