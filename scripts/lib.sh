@@ -211,17 +211,28 @@ fq_vm_boot() {
 # that the clocks differ by that much at least, and runs the tests.  The
 # peer's console follows the tester's in CONSOLE_LOG, its lines prefixed
 # "peer: ", so a kernel warning on either machine fails the run.
+#
+# One pair at a time on this machine (FQ_CACHE/vm-pair.lock, held until
+# both VMs are gone): a port is taken only when its qemu starts, the
+# tester's 20 s after the ports were chosen, so two pairs started
+# together (make check's two lanes, each with a kernel's pair) chose the
+# same free ports and wired each other's VMs (vm/pair_clocks@6.1 lost
+# its ping in a clean-clone check; host/vm_pair_ports).
 fq_vm_boot_pair() {
 	local initrd=$1 console=$2 results=$3 tmo=$4
-	local ports=() p peer rc mac_t=52:54:00:00:01 mac_p=52:54:00:00:02
+	local ports=() p peer rc lock mac_t=52:54:00:00:01 mac_p=52:54:00:00:02
 
+	mkdir -p "$FQ_CACHE"
+	exec {lock}>>"$FQ_CACHE/vm-pair.lock"
+	flock "$lock"
 	# four free UDP ports: data and control, one at each end
-	p=$((20000 + ($$ % 2000) * 8))
+	p=$((20000 + (BASHPID % 2000) * 8))
 	while [ ${#ports[@]} -lt 4 ] && [ "$p" -lt 65000 ]; do
 		[ -z "$(ss -Hlun "sport = :$p" 2>/dev/null)" ] && ports+=("$p")
 		p=$((p + 1))
 	done
-	[ ${#ports[@]} = 4 ] || { echo "fabric-qos: no free UDP ports for the VM pair" >&2; return 1; }
+	[ ${#ports[@]} = 4 ] ||
+		{ echo "fabric-qos: no free UDP ports for the VM pair" >&2; exec {lock}>&-; return 1; }
 	link() {	# ID LOCAL_PORT REMOTE_PORT MAC
 		echo "-netdev socket,id=$1,udp=127.0.0.1:$3,localaddr=127.0.0.1:$2" \
 		     "-device virtio-net-pci,netdev=$1,mac=$4,romfile="
@@ -242,6 +253,7 @@ fq_vm_boot_pair() {
 	# the peer serves until it is stopped: qemu ends on SIGTERM
 	pkill -TERM -f -- "file:$results.peer" 2>/dev/null
 	wait "$peer"
+	exec {lock}>&-
 	sed 's/^/peer: /' "$console.peer" >> "$console"
 	rm -f "$console.peer" "$results.peer"
 	return "$rc"
