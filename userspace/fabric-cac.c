@@ -169,7 +169,8 @@ static int state_load(struct cac *c, struct opts *o)
 		}
 		if ((nf == 6 && buf[end6 + strspn(buf + end6, " \t")] != '\n') ||
 		    (nf == 9 && buf[end9 + strspn(buf + end9, " \t")] != '\n') ||
-		    (nf != 6 && nf != 9) || !id || !cls || cls > 0xffff) {
+		    (nf != 6 && nf != 9) || !id || !cls || cls > 0xffff ||
+		    strpbrk(buf, "+-")) {	/* %u takes "-1" as UINT_MAX */
 			fprintf(stderr, PROG ": %s:%u: not a reservation\n", o->state, line);
 			fclose(f);
 			return -1;
@@ -188,7 +189,9 @@ static int state_load(struct cac *c, struct opts *o)
 		}
 		if (err) {
 			fprintf(stderr, PROG ": %s:%u: reservation %u %s\n", o->state,
-				line, id, err == CAC_EFULL ? "does not fit" : "is invalid");
+				line, id, err == CAC_EFULL ? "does not fit" :
+				err == CAC_EROUTE ? "takes another route than its pair's first" :
+				"is invalid");
 			fclose(f);
 			return -1;
 		}
@@ -613,7 +616,12 @@ int main(int argc, char **argv)
 		err = frame ? cac_add_frame(&c, 0, src, dst, (unsigned int)cls, &fr, &v) :
 			      cac_add(&c, 0, src, dst, (unsigned int)cls, rate, &v);
 		if (err == CAC_EFULL || err == CAC_EPEAK) {
-			if (err == CAC_EFULL)
+			unsigned int pair;
+
+			if (err == CAC_EFULL && cac_pair_route(&c, src, dst, &pair))
+				fprintf(stderr, PROG ": refused: the route of the reservations from %u to %u (choice %u, the one %u sends to %u by) would load a link past %u %% of %" PRIu64 " bit/s\n",
+					src, dst, pair, src, dst, c.cap_pct, c.link_bps);
+			else if (err == CAC_EFULL)
 				fprintf(stderr, PROG ": refused: every route from %u to %u would load a link past %u %% of %" PRIu64 " bit/s\n",
 					src, dst, c.cap_pct, c.link_bps);
 			else

@@ -61,6 +61,22 @@ echo "garbage" > "$work/bad"
 "$CAC" --state "$work/over" show 2> "$work/err" && fail "a state past the cap"
 grep -q "does not fit" "$work/err" || fail "no reason: $(cat "$work/err")"
 
+# a host sends to one destination by one route, so a pair's second
+# reservation goes where its first went, though the other route is empty
+P=$work/pair
+"$CAC" --state "$P" --tree 2,2 --link 100mbit add 0 2 30mbit > /dev/null || fail "pair: first"
+out=$("$CAC" --state "$P" add 0 2 30mbit) || fail "pair: second"
+[[ $out == *"route 0/0/0:2 1/0/0:1 0/1/0:0 "* ]] || fail "pair: second reservation on another route: $out"
+"$CAC" --state "$P" add 0 2 11mbit 2> "$work/err"
+[ $? = 3 ] || fail "pair: past the cap on its route, not refused"
+grep -q "route of the reservations from 0 to 2" "$work/err" || fail "pair: no reason: $(cat "$work/err")"
+# a state file with a pair on two routes is refused; so is a signed id
+{ head -n1 "$P"; echo "resv 1 0 2 1 1000000 0"; echo "resv 2 0 2 1 1000000 1"; } > "$work/split"
+"$CAC" --state "$work/split" show 2> "$work/err" && fail "a pair on two routes in a state"
+grep -q "another route than its pair's first" "$work/err" || fail "split: no reason: $(cat "$work/err")"
+{ head -n1 "$P"; echo "resv -1 0 2 1 1000000 0"; } > "$work/signed"
+"$CAC" --state "$work/signed" show 2> /dev/null && fail "a state with id -1"
+
 # a host's routes as fabric-route commands, one per destination
 out=$(cac routes 1) || fail "routes 1"
 [[ $out == "replace dev eth0 to 02:fa:00:00:00:03 ports 3,1,1" ]] || fail "routes 1: $out"

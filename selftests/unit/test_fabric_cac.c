@@ -307,12 +307,44 @@ static long long route_max(const struct cac *c, unsigned int a, unsigned int b,
 	return (long long)max;
 }
 
+/* The route @a to @b's reservations take, -1 if it holds none. */
+static int held_route(const struct cac *c, unsigned int a, unsigned int b)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nresv; i++)
+		if (c->resv[i].src == a && c->resv[i].dst == b)
+			return (int)c->resv[i].choice;
+	return -1;
+}
+
+/* A host sends to one destination by one route: all its reservations'. */
+static bool one_route_per_pair(const struct cac *c)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < c->nresv; i++)
+		for (j = 0; j < i; j++)
+			if (c->resv[i].src == c->resv[j].src &&
+			    c->resv[i].dst == c->resv[j].dst &&
+			    c->resv[i].choice != c->resv[j].choice) {
+				printf("# %u -> %u: reservations %u and %u on routes %u and %u\n",
+				       c->resv[i].src, c->resv[i].dst,
+				       c->resv[j].id, c->resv[i].id,
+				       c->resv[j].choice, c->resv[i].choice);
+				return false;
+			}
+	return true;
+}
+
 /*
  * Thousands of reservations, a quarter of them frame streams, come and
  * go on a 4-ary 3-tree (64 hosts, 16 routes between the farthest): the loads always equal what the
- * reservations add up to, no link ever passes the cap, a refusal means
- * no route had room, and an admission took a route whose most loaded
- * link is the least of all routes'.
+ * reservations add up to, no link ever passes the cap, a pair's
+ * reservations all take one route, a refusal means no route it may take
+ * had room, and an admission took a route whose most loaded link is the
+ * least of all the routes it could take (the pair's own, once it holds
+ * one).
  */
 UNIT_TEST(random_reservations_keep_loads_exact_and_choices_least_loaded)
 {
@@ -350,6 +382,9 @@ UNIT_TEST(random_reservations_keep_loads_exact_and_choices_least_loaded)
 				rate = cac_frame_charged_bps(&f);
 			cnt = ft_route_count(&c.t, a, b);
 			for (ch = 0; ch < cnt; ch++) {
+				if (held_route(&c, a, b) >= 0 &&
+				    ch != (unsigned int)held_route(&c, a, b))
+					continue;	/* the pair keeps its route */
 				m = route_max(&c, a, b, ch, rate);
 				if (m >= 0 && (best < 0 || m < best))
 					best = m;
@@ -370,6 +405,10 @@ UNIT_TEST(random_reservations_keep_loads_exact_and_choices_least_loaded)
 				EXPECT_EQ(route_max(&c, a, b, v.choice, 0), best);
 			}
 		}
+		if (!one_route_per_pair(&c)) {
+			UNIT_FAIL("a pair's reservations on two routes");
+			return;
+		}
 		loads_from_scratch(&c, load);
 		for (i = 0; i < ft_links(&c.t); i++) {
 			if (c.load_bps[i] != load[i] || load[i] > cac_cap_bps(&c)) {
@@ -389,6 +428,95 @@ UNIT_TEST(random_reservations_keep_loads_exact_and_choices_least_loaded)
 		ASSERT_EQ(cac_remove(&c, ids[--nids]), CAC_OK);
 	for (i = 0; i < ft_links(&c.t); i++)
 		EXPECT_EQ(c.load_bps[i], 0);
+	cac_free(&c);
+}
+
+/*
+ * A host's table has one route per destination and its class one rate
+ * for the reservations in it, so all of a pair's traffic crosses one
+ * route: a second reservation for the pair is charged there, though
+ * another route is less loaded, or the links that route crosses carry
+ * more than admission counted (two of 30 and one of 40 Mbit/s on links
+ * capped at 70).
+ */
+UNIT_TEST(a_pair_keeps_one_route)
+{
+	struct cac_resv a, b, x, v;
+	struct cac c;
+	unsigned int choice;
+
+	ASSERT_EQ(cac_init(&c, 2, 2, 100 * MBIT, 70), CAC_OK);
+	EXPECT_TRUE(!cac_pair_route(&c, 0, 2, &choice));
+	ASSERT_EQ(cac_add(&c, 0, 0, 2, 1, 30 * MBIT, &a), CAC_OK);
+	ASSERT_TRUE(cac_pair_route(&c, 0, 2, &choice));
+	EXPECT_EQ(choice, a.choice);
+	/* the other route is empty, but 0 sends to 2 by a's */
+	ASSERT_EQ(cac_add(&c, 0, 0, 2, 1, 30 * MBIT, &b), CAC_OK);
+	EXPECT_EQ(b.choice, a.choice);
+	EXPECT_EQ(c.load_bps[ft_host_link(0)], 60 * MBIT);
+	/* 1 -> 3 shares the top switch's links of a's route only if they fit */
+	ASSERT_EQ(cac_add(&c, 0, 1, 3, 1, 40 * MBIT, &x), CAC_OK);
+	EXPECT_TRUE(x.choice != a.choice);
+	/* the pair's route is full at 70: 11 more is refused, not rerouted */
+	EXPECT_EQ(cac_add(&c, 0, 0, 2, 2, 11 * MBIT, &v), CAC_EFULL);
+	EXPECT_EQ(cac_add(&c, 0, 0, 2, 2, 10 * MBIT, &v), CAC_OK);
+	EXPECT_EQ(v.choice, a.choice);
+	/* a state file's line on another route for the pair */
+	EXPECT_EQ(cac_add_on(&c, 0, 0, 2, 1, MBIT, 1 - a.choice, &v), CAC_EROUTE);
+	/* once the pair holds nothing, any route again */
+	ASSERT_EQ(cac_remove(&c, a.id), CAC_OK);
+	ASSERT_EQ(cac_remove(&c, b.id), CAC_OK);
+	ASSERT_EQ(cac_remove(&c, 4), CAC_OK);
+	EXPECT_TRUE(!cac_pair_route(&c, 0, 2, &choice));
+	EXPECT_EQ(cac_add_on(&c, 0, 0, 2, 1, MBIT, 1 - a.choice, &v), CAC_OK);
+	cac_free(&c);
+}
+
+/*
+ * fabric-cac's routes and classes take a pair's first reservation in the
+ * list as its oldest: removing one keeps the others' order.
+ */
+UNIT_TEST(removal_keeps_the_order_of_admission)
+{
+	unsigned int i, k, id;
+	struct cac c;
+
+	ASSERT_EQ(cac_init(&c, 4, 2, 1000 * MBIT, 70), CAC_OK);
+	for (i = 0; i < 200; i++)
+		ASSERT_EQ(cac_add(&c, 0, i % 16, (i * 7 + 1) % 16 == i % 16 ?
+					 (i + 1) % 16 : (i * 7 + 1) % 16,
+				  1, MBIT, NULL), CAC_OK);
+	/* every third, from the front, the middle and the end */
+	for (id = 1; id <= 200; id += 3)
+		ASSERT_EQ(cac_remove(&c, id), CAC_OK);
+	for (k = 1; k < c.nresv; k++)
+		if (c.resv[k - 1].id >= c.resv[k].id) {
+			UNIT_FAIL("resv %u stands before resv %u",
+				  c.resv[k - 1].id, c.resv[k].id);
+			break;
+		}
+	EXPECT_EQ(c.nresv, 200 - 67);
+	cac_free(&c);
+}
+
+/*
+ * A state file may name any id: after UINT_MAX the next is not 0 (which
+ * means none, so could never be removed) but the lowest free one.
+ */
+UNIT_TEST(ids_after_the_largest_are_never_zero)
+{
+	struct cac_resv v, w;
+	struct cac c;
+
+	ASSERT_EQ(cac_init(&c, 2, 2, 100 * MBIT, 70), CAC_OK);
+	ASSERT_EQ(cac_add_on(&c, 1, 2, 3, 1, MBIT, 0, NULL), CAC_OK);
+	ASSERT_EQ(cac_add_on(&c, 0xffffffffu, 0, 1, 1, MBIT, 0, NULL), CAC_OK);
+	ASSERT_EQ(cac_add(&c, 0, 2, 3, 1, MBIT, &v), CAC_OK);
+	EXPECT_EQ(v.id, 2);
+	ASSERT_EQ(cac_add(&c, 0, 2, 3, 1, MBIT, &w), CAC_OK);
+	EXPECT_EQ(w.id, 3);
+	EXPECT_EQ(cac_remove(&c, v.id), CAC_OK);
+	EXPECT_EQ(cac_remove(&c, 0xffffffffu), CAC_OK);
 	cac_free(&c);
 }
 

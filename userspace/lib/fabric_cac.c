@@ -109,6 +109,29 @@ static bool class_agrees(const struct cac *c, unsigned int src,
 	return true;
 }
 
+bool cac_pair_route(const struct cac *c, unsigned int src, unsigned int dst,
+		    unsigned int *choice)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nresv; i++)
+		if (c->resv[i].src == src && c->resv[i].dst == dst) {
+			*choice = c->resv[i].choice;
+			return true;
+		}
+	return false;
+}
+
+/* The lowest id no reservation holds: ids wrapped past the last one. */
+static unsigned int lowest_free_id(struct cac *c)
+{
+	unsigned int id = 1;
+
+	while (find(c, id))
+		id++;
+	return id;
+}
+
 static int check_args(struct cac *c, unsigned int id, unsigned int src,
 		      unsigned int dst, unsigned int cls, uint64_t rate_bps,
 		      const struct cac_frame *f)
@@ -150,10 +173,14 @@ static int commit(struct cac *c, unsigned int id, unsigned int src,
 		c->resv = r;
 		c->maxresv = want;
 	}
+	if (!id)
+		id = c->next_id && !find(c, c->next_id) ? c->next_id :
+							 lowest_free_id(c);
 	v = &c->resv[c->nresv++];
-	v->id = id ? id : c->next_id;
-	if (v->id >= c->next_id)
-		c->next_id = v->id + 1;
+	v->id = id;
+	/* an id of UINT_MAX leaves next_id 0: lowest_free_id() from then on */
+	if (id >= c->next_id && c->next_id)
+		c->next_id = id + 1;
 	v->src = src;
 	v->dst = dst;
 	v->cls = cls;
@@ -210,6 +237,12 @@ static int add_least_loaded(struct cac *c, unsigned int id, unsigned int src,
 
 	if (err)
 		return err;
+	/* the host sends all of a pair's traffic by one route: the pair's */
+	if (cac_pair_route(c, src, dst, &choice)) {
+		if (!route_fits(c, src, dst, choice, rate_bps, &max, &sum))
+			return CAC_EFULL;
+		return commit(c, id, src, dst, cls, rate_bps, f, choice, out);
+	}
 	count = ft_route_count(&c->t, src, dst);
 	for (choice = 0; choice < count; choice++) {
 		if (!route_fits(c, src, dst, choice, rate_bps, &max, &sum))
@@ -233,12 +266,15 @@ static int add_on(struct cac *c, unsigned int id, unsigned int src,
 		  struct cac_resv *out)
 {
 	uint64_t max, sum;
+	unsigned int pair;
 	int err = check_args(c, id, src, dst, cls, rate_bps, f);
 
 	if (err)
 		return err;
 	if (choice >= ft_route_count(&c->t, src, dst))
 		return CAC_EINVAL;
+	if (cac_pair_route(c, src, dst, &pair) && pair != choice)
+		return CAC_EROUTE;
 	if (!route_fits(c, src, dst, choice, rate_bps, &max, &sum))
 		return CAC_EFULL;
 	return commit(c, id, src, dst, cls, rate_bps, f, choice, out);
@@ -284,6 +320,8 @@ int cac_remove(struct cac *c, unsigned int id)
 	if (!v)
 		return CAC_ENOENT;
 	charge(c, v, -1);
-	*v = c->resv[--c->nresv];
+	/* keep the order: the first of a pair's reservations is its oldest */
+	memmove(v, v + 1, (size_t)(c->resv + c->nresv - (v + 1)) * sizeof(*v));
+	c->nresv--;
 	return CAC_OK;
 }

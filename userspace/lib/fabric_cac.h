@@ -3,7 +3,8 @@
  * Central admission control for regulated traffic on a k-ary n-tree, as
  * the EDF paper's network runs it (section 4.1): each reservation (a
  * source, a destination, a rate) gets one fixed route, the least
- * occupied of its minimal up*-down* routes, and is refused if on that
+ * occupied of its minimal up*-down* routes (or, when the pair already
+ * holds reservations, theirs), and is refused if on that
  * route some link's regulated load would pass the cap (70 % of the link
  * by default).  Reservations come and go one at a time; removing one
  * gives its rate back on every link of its route.
@@ -15,6 +16,7 @@
 #ifndef FQ_FABRIC_CAC_H
 #define FQ_FABRIC_CAC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "fabric_tree.h"
@@ -75,6 +77,7 @@ enum cac_err {
 	CAC_ENOENT = -4,	/* no reservation of that id */
 	CAC_EPEAK = -5,		/* a frame's rate over its latency passes the cap */
 	CAC_ECLASS = -6,	/* the host's class is of another kind or latency */
+	CAC_EROUTE = -7,	/* the pair's reservations take another route */
 };
 
 int cac_init(struct cac *c, unsigned int k, unsigned int n, uint64_t link_bps,
@@ -88,6 +91,16 @@ void cac_free(struct cac *c);
  */
 int cac_add(struct cac *c, unsigned int id, unsigned int src, unsigned int dst,
 	    unsigned int cls, uint64_t rate_bps, struct cac_resv *out);
+
+/*
+ * A host keeps one route per destination (fabric-route), so all of a
+ * pair's reservations take one route, the first's: cac_add() admits a
+ * pair that holds reservations on that route or not at all, and
+ * cac_add_on() refuses another route with CAC_EROUTE.  True and
+ * *@choice if @src to @dst holds a reservation.
+ */
+bool cac_pair_route(const struct cac *c, unsigned int src, unsigned int dst,
+		    unsigned int *choice);
 
 /* Like cac_add(), but on the route @choice given, as long as it fits. */
 int cac_add_on(struct cac *c, unsigned int id, unsigned int src,
