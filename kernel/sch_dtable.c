@@ -60,6 +60,7 @@
 #include "core/dtable_core.h"
 #include "core/fabric_credit.h"
 #include "fabric_link.h"
+#include "qdisc_dump.h"
 #include "qdisc_gso.h"
 
 #define DTABLE_DEFAULT_CREDIT	1	/* weights in bytes */
@@ -126,9 +127,6 @@ static const struct nla_policy dtable_policy[TCA_DTABLE_MAX + 1] = {
 	[TCA_DTABLE_CREDITS]	= NLA_POLICY_MAX(NLA_U8, 1),
 	[TCA_DTABLE_CREDIT_UNIT] = { .type = NLA_U32 },	/* range: fabric_link */
 };
-
-/* room left for the statistics after the options of a dump */
-#define DTABLE_DUMP_SPARE	512
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -923,8 +921,8 @@ static int dtable_qdisc_dump(struct Qdisc *sch, struct sk_buff *skb)
 	 * make the qdisc vanish from dumps, a table that does not fit in this
 	 * one is left out (the entry count above still says how long it is).
 	 */
-	if (nla_total_size(sizeof(*e) * q->core.n) + DTABLE_DUMP_SPARE >
-	    skb_tailroom(skb))
+	if (!fq_qdisc_dump_fits(skb, sizeof(*e) * q->core.n,
+				sizeof(struct tc_dtable_xstats)))
 		return nla_nest_end(skb, opts);
 	attr = nla_reserve(skb, TCA_DTABLE_TABLE, sizeof(*e) * q->core.n);
 	if (!attr)

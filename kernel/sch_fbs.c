@@ -48,14 +48,13 @@
 #include "fabric_hdr.h"
 #include "fabric_link.h"
 #include "fabric_slot.h"
+#include "qdisc_dump.h"
 #include "qdisc_gso.h"
 
 #define FBS_DEFAULT_LIMIT	1000
 #define FBS_MAX_LIMIT		1000000
 #define FBS_MIN_FRAME		ETH_ZLEN
 #define FBS_MAX_FRAME		65535
-/* room left for the statistics after the options of a dump */
-#define FBS_DUMP_SPARE		512
 /* fbs-boot has one message and one acknowledgement out at a time */
 #define FBS_BOOT_LIMIT		16
 
@@ -807,6 +806,36 @@ static void fbs_resume(struct fbs_sched *q, u64 now)
 	}
 }
 
+/*
+ * Bring the clock to @now by the slot length and drift it ran under,
+ * before a change installs others.  An idle host, or one that only
+ * receives and judges, runs its clock only when it sends, so its current
+ * slot may have begun long ago: counted from there at a new length, the
+ * slots since would put the clock many slots off at once.  Running, the
+ * slots passed are counted as a dequeue counts them (false: the current
+ * slot waits for the link's credits, and its end is still to come);
+ * paused, they pass uncounted, as at the pause's end.
+ */
+static void fbs_clock_to(struct fbs_sched *q, u64 now)
+{
+	u64 n, executed = q->ex.executed;
+
+	if (!q->paused) {
+		fbs_catch_up(q, now);
+		return;
+	}
+	n = fbs_exec_slots_until(&q->ex, now);
+	if (n > 1)
+		fbs_exec_jump(&q->ex, n - 1);
+	while (now >= fbs_exec_due(&q->ex))
+		fbs_exec_advance(&q->ex, 0);	/* the jump is one short at most */
+	if (q->ex.executed != executed) {
+		q->sent = false;
+		q->refused_ns = 0;
+		q->held = false;
+	}
+}
+
 static int fbs_change(struct Qdisc *sch, struct nlattr *opt,
 		      struct netlink_ext_ack *extack)
 {
@@ -855,6 +884,7 @@ static int fbs_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 
 	sch_tree_lock(sch);
+	fbs_clock_to(q, ktime_get_ns());
 	if (cfg.table)
 		q->table_changes++;
 	if (tb[TCA_FBS_PAUSE]) {
@@ -1041,7 +1071,8 @@ static int fbs_dump(struct Qdisc *sch, struct sk_buff *skb)
 	 * than make the qdisc vanish from dumps, it is left out (the slot
 	 * count above still says how long it is).
 	 */
-	if (nla_total_size(sizeof(u16) * q->nslots) + FBS_DUMP_SPARE <= skb_tailroom(skb) &&
+	if (fq_qdisc_dump_fits(skb, sizeof(u16) * q->nslots,
+			       sizeof(struct tc_fbs_xstats)) &&
 	    nla_put(skb, TCA_FBS_TABLE, sizeof(u16) * q->nslots, q->table))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);

@@ -9,7 +9,8 @@
 # the table gives no slot and packets above "frame" dropped and counted;
 # classes refuse children; a GSO send is queued as wire frames; the
 # qdisc deleted and the module unloaded while traffic flows; pause holds
-# the schedule until "pause off" or a restart.
+# the schedule until "pause off" or a restart; a table of any length
+# leaves the qdisc in every dump; a change keeps the clock's phase.
 #
 #   [ns C] dummy0 (fbs 1:)                        configuration only
 #   [ns A] veth0: fbs 1: -------------------------> veth1 [ns B] udp-lat recv
@@ -181,6 +182,80 @@ check_eq "node C's filters, one per destination" 4 \
 	"$(tcq filter show dev dummy0 parent 1: | grep -c 'classid 1:[1-4]')"
 accept "delete" qdisc del dev dummy0 root
 log_test "fbs-sched tc: a node's column, classes and filters, as tc -b takes them"
+
+# A table of any length: the qdisc is in every dump, with the table when
+# it fits beside the statistics, which come after it, and its slot count
+# always; and a qdisc dumped after it is there too.  The lengths cover
+# where the table fits a first dump buffer of a page but its statistics
+# (800 bytes, written twice) do not, and the same in 32 KiB buffers.
+ns_run C ip link add dummy2 type dummy && ns_run C ip link set dummy2 up ||
+	fatal "dummy2"
+ns_run C tc qdisc add dev dummy2 root handle 2: pfifo limit 7 || fatal "pfifo on dummy2"
+missing=
+for n in 1 600 800 900 1000 1100 1200 1300 1400 1500 1600 1700 2000 4000 8000 \
+	 12000 15000 15200 15300 15400 15500 15600 15700 15800 15900 16000 16300 \
+	 20000 32000; do
+	tcq qdisc replace dev dummy0 root handle 1: fbs dests 2 slot 100us table "0*$n" ||
+		{ check_err 1 "a table of $n slots"; continue; }
+	tcq qdisc show dev dummy0 | grep_quiet "fbs 1: .*slots $n " || missing+=" $n(show)"
+	tcq -s qdisc show dev dummy0 | grep_quiet "slots $n " || missing+=" $n(-s)"
+	tcq -s -j qdisc show dev dummy0 | tr -d ' \n' | grep_quiet '"slots":'"$n," ||
+		missing+=" $n(-j)"
+	tcq qdisc show | grep_quiet "pfifo 2: .*limit 7p" || missing+=" $n(after)"
+done
+check_eq "table lengths whose qdisc a dump left out" "" "$missing"
+tcq qdisc replace dev dummy0 root handle 1: fbs dests 2 slot 100us table "0*600" 1 ||
+	check_err 1 "a table of 601 slots"
+qdisc_text | grep_quiet "table 0\*600 1 " || check_err 1 "a table that fits not shown: $(qdisc_text)"
+accept "delete" qdisc del dev dummy0 root
+ns_run C ip link del dummy2
+log_test "a table of any length: the qdisc, and the next one, in every dump"
+
+# A change keeps the clock's phase.  An idle qdisc runs its clock only
+# when it sends, so its current slot is the one it was made in; a change
+# of drift or slot brings it to now by the old length first, else the
+# time since would be counted in slots of the new one.  Read from the
+# qdisc's own slot and slot_start_ns (CLOCK_MONOTONIC), not timed here.
+xs() {
+	local j k
+	j=$(tcq -s -j qdisc show dev dummy0 | tr -d ' \n')
+	V=()
+	for k in "$@"; do
+		# the last one: the statistics come after the options
+		if [[ $j =~ .*\"$k\":([0-9]+) ]]; then V+=("${BASH_REMATCH[1]}")
+		else check_err 1 "no $k in $j"; V+=(0); fi
+	done
+}
+# within 1 us of whole slots of LEN_NUM / LEN_DEN ns from T_FROM to T_TO,
+# and at the slot that many on from SLOT_FROM (8 slots): phase DESC ...
+phase() {
+	local desc=$1 from=$2 to=$3 num=$4 den=$5 s_from=$6 s_to=$7 k off
+	k=$((((to - from) * den + num / 2) / num))
+	off=$((to - from - k * num / den))
+	[ "${off#-}" -lt 1000 ] && [ $k -ge 500 ]
+	check_err $? "$desc: $k slots of $num/$den ns and $off ns since the last read ($from -> $to)"
+	check_eq "$desc: the slot it is in" $(((s_from + k) % 8)) "$s_to"
+}
+accept "a clock of 1 ms slots" qdisc add dev dummy0 root handle 1: fbs dests 2 slot 1ms \
+	table 0 1 - x - 1 0 -
+xs slot slot_start_ns; s0=${V[0]} t0=${V[1]}
+sleep 1
+accept "drift +10 %" qdisc change dev dummy0 root handle 1: fbs drift 100000
+xs slot slot_start_ns; s1=${V[0]} t1=${V[1]}
+phase "idle, then drift changed" "$t0" "$t1" 1000000 1 "$s0" "$s1"
+sleep 1
+# slots of 1 ms on a clock 10 % fast: 10/11 ms
+accept "limit" qdisc change dev dummy0 root handle 1: fbs limit 500
+xs slot slot_start_ns; s2=${V[0]} t2=${V[1]}
+phase "then at the new length" "$t1" "$t2" 10000000 11 "$s1" "$s2"
+accept "pause on" qdisc change dev dummy0 root handle 1: fbs pause on
+xs slot slot_start_ns; s3=${V[0]} t3=${V[1]}
+sleep 1
+accept "paused, slot 2ms" qdisc change dev dummy0 root handle 1: fbs slot 2ms
+xs slot slot_start_ns; s4=${V[0]} t4=${V[1]}
+phase "paused, then slot changed" "$t3" "$t4" 10000000 11 "$s3" "$s4"
+accept "delete" qdisc del dev dummy0 root
+log_test "a change of drift or slot keeps the clock's phase, idle or paused"
 
 # ---- traffic ------------------------------------------------------------------
 two_hosts 23 quiet
