@@ -126,10 +126,12 @@ static bool vcsw_fdb_evict_one(struct vcsw *sw, unsigned int scan)
 
 /*
  * Insert @f (filled in) for its address, evicting a learned entry if the
- * table is at its bound.  0, -EEXIST (the address has an entry), -ENOSPC
- * (only static entries) or the table's error.  Caller holds fdb_lock.
+ * table is at its bound, found within @scan entries.  0, -EEXIST (the
+ * address has an entry), -ENOSPC (only static entries) or the table's
+ * error.  Caller holds fdb_lock.
  */
-static int vcsw_fdb_insert(struct vcsw *sw, struct vcsw_fdb *f)
+static int vcsw_fdb_insert(struct vcsw *sw, struct vcsw_fdb *f,
+			   unsigned int scan)
 {
 	int err;
 
@@ -137,7 +139,7 @@ static int vcsw_fdb_insert(struct vcsw *sw, struct vcsw_fdb *f)
 	if (vcsw_fdb_find_locked(sw, f->addr))
 		return -EEXIST;
 	if (sw->fdb_count >= READ_ONCE(sw->fdb_max) &&
-	    !vcsw_fdb_evict_one(sw, VCSW_FDB_EVICT_SCAN))
+	    !vcsw_fdb_evict_one(sw, scan))
 		return -ENOSPC;
 	err = rhashtable_lookup_insert_fast(&sw->fdb, &f->rhnode, vcsw_fdb_params);
 	if (err)
@@ -160,8 +162,21 @@ void vcsw_fdb_learn(struct vcsw *sw, struct vcsw_slave *p,
 		if (READ_ONCE(f->is_static))
 			return;
 		if (unlikely(READ_ONCE(f->port) != p)) {
-			WRITE_ONCE(f->port, p);
-			vcsw_sw_count(sw, VCSW_SS_FDB_MOVED);
+			/*
+			 * Under the lock: fdb_add may have made the entry
+			 * static since it was read above, and a static entry
+			 * is never moved by learning (a host could take
+			 * another's static address's traffic).  A move is
+			 * rare, so the lock costs nothing per frame.
+			 */
+			spin_lock(&sw->fdb_lock);
+			if (!f->gone && !f->is_static && f->port != p) {
+				WRITE_ONCE(f->port, p);
+				vcsw_sw_count(sw, VCSW_SS_FDB_MOVED);
+			}
+			spin_unlock(&sw->fdb_lock);
+			if (READ_ONCE(f->is_static))
+				return;
 		}
 		if (READ_ONCE(f->updated) != jiffies)
 			WRITE_ONCE(f->updated, jiffies);
@@ -179,7 +194,7 @@ void vcsw_fdb_learn(struct vcsw *sw, struct vcsw_slave *p,
 	f->port = p;
 	f->updated = jiffies;
 	spin_lock(&sw->fdb_lock);
-	err = vcsw_fdb_insert(sw, f);
+	err = vcsw_fdb_insert(sw, f, VCSW_FDB_EVICT_SCAN);
 	spin_unlock(&sw->fdb_lock);
 	if (likely(!err)) {
 		vcsw_sw_count(sw, VCSW_SS_FDB_LEARNED);
@@ -268,7 +283,12 @@ int vcsw_fdb_add_static(struct vcsw *sw, struct vcsw_slave *p,
 		WRITE_ONCE(f->is_static, true);
 		goto out;
 	}
-	err = vcsw_fdb_insert(sw, n);
+	/*
+	 * The whole circle if need be, as vcsw_fdb_trim(): a run of static
+	 * entries at the hand must not refuse a static entry while learned
+	 * ones are in the table (vcsw.rst).  Once per request, under RTNL.
+	 */
+	err = vcsw_fdb_insert(sw, n, sw->fdb_count);
 	if (err == -ENOSPC)
 		NL_SET_ERR_MSG_MOD(extack, "forwarding table full of static entries (fdb_max)");
 	else if (err)

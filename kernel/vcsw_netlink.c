@@ -585,8 +585,15 @@ static int vcsw_slave_changelink(struct net_device *dev,
 		sizes |= !!data[in_attr[vc]];
 		cfg[vc] = data[in_attr[vc]] ? nla_get_u32(data[in_attr[vc]]) :
 					      p->in_cfg[vc];
-		/* a frame larger than the buffer could never be sent to us */
-		if (cfg[vc] && cfg[vc] < roundup(sdev->mtu + ETH_HLEN, unit)) {
+		/*
+		 * A frame larger than the buffer could never be sent to us:
+		 * checked for what this request sets (a buffer, or the unit
+		 * the buffers are counted in).  A buffer an MTU increase has
+		 * since passed is not (vcsw.rst): it must not refuse every
+		 * other change to the port, fdb_add or trust say.
+		 */
+		if (cfg[vc] && (data[in_attr[vc]] || data[IFLA_VCSW_PORT_CREDIT_UNIT]) &&
+		    cfg[vc] < roundup(sdev->mtu + ETH_HLEN, unit)) {
 			NL_SET_ERR_MSG_ATTR(extack, data[in_attr[vc]] ?: data[IFLA_VCSW_PORT_CREDIT_UNIT],
 					    "input buffer smaller than a full-size frame (MTU + 14 bytes, in whole credit units)");
 			return -EINVAL;

@@ -179,6 +179,20 @@ check_eq "default input buffer (1500-byte MTU: 8 KB)" 8192 "$(popt SA ax vc0_in_
 ns_run SA ip link set ax mtu 9000
 check_eq "default input buffer, 9000-byte MTU: two frames" $((2 * 9024)) "$(popt SA ax vc1_in_buffer)"
 ns_run SA ip link set ax mtu 1500
+# a buffer an MTU increase then passed is not refused (vcsw.rst), nor
+# does it refuse the port's other changes; setting it again is checked
+ns_exec SA ip link set ax type vcsw_slave vc0_in_buffer 2048 || check_err 1 "vc0_in_buffer 2048"
+ns_run SA ip link set ax mtu 9000
+out=$(ns_exec SA ip link set ax type vcsw_slave ttd_min -5us 2>&1)
+check_err $? "a change of ttd_min refused after the MTU passed vc0's buffer: $out"
+ns_exec SA ip link set ax type vcsw_slave vc0_in_buffer 2048 2>"$TMP_DIR/err"
+check_fail $? "vc0_in_buffer 2048 at a 9000-byte MTU accepted"
+grep -q "full-size frame" "$TMP_DIR/err"
+check_err $? "no reason given: $(cat "$TMP_DIR/err")"
+ns_exec SA ip link set ax type vcsw_slave credit_unit 128 2>/dev/null
+check_fail $? "credit_unit 128 accepted with vc0's buffer below a 9000-byte MTU's frame"
+ns_exec SA ip link set ax type vcsw_slave vc0_in_buffer 0 ttd_min 0 || check_err 1 "back"
+ns_run SA ip link set ax mtu 1500
 ns_exec SA ip link set sw0 type vcsw vc0 takeover arch ideal 2>/dev/null
 check_fail $? "vc0 and arch in one request accepted"
 ns_exec SA ip link set sw0 type vcsw vc0 fifo

@@ -7,7 +7,8 @@
 #  - learning keeps working at the bound: a host that appears after the
 #    table filled is learned, so frames to it are not flooded;
 #  - a refused change to a port's entries changes nothing;
-#  - lowering fdb_max trims learned entries, also behind static ones;
+#  - lowering fdb_max trims learned entries, also behind static ones, and
+#    a static entry takes a learned one's place in a full table;
 #  - aged entries are collected: with a short ageing time the table
 #    empties of what stopped sending.
 #
@@ -130,12 +131,21 @@ ns_run S mac-flood -i q2b --random-src --seed 11 --count 200 --dst "$(mac 99)" |
 	fatal "mac-flood on q2b"
 wait_for 20 eval 'test "$(sw1info fdb_count)" -ge 300'
 check_err $? "sw1 has $(sw1info fdb_count) entries, want 100 static + 200 learned"
+# Full, the hand at the static run: a static entry added now takes a
+# learned one's place however many static ones come first (a single
+# eviction that looked at 32 entries refused it, "full of static
+# entries", with 200 learned ones in the table).
+n=$(sw1info fdb_count)
+ns_run S ip link set sw1 type vcsw fdb_max "$n"
+out=$(ns_exec S ip link set q1 type vcsw_slave fdb_add "$(mac 98)" 2>&1)
+check_err $? "a static entry in a full table of 100 static and $((n - 100)) learned: $out"
+check_eq "sw1 entries after it" "$n" "$(sw1info fdb_count)"
 ns_run S ip link set sw1 type vcsw fdb_max 150
 check_eq "sw1 entries after fdb_max 150" 150 "$(sw1info fdb_count)"
 ns_run S ip link set sw1 type vcsw fdb_max 30
-check_eq "sw1 entries after fdb_max 30 (the static ones stay)" 100 "$(sw1info fdb_count)"
+check_eq "sw1 entries after fdb_max 30 (the static ones stay)" 101 "$(sw1info fdb_count)"
 ns_run S ip link del sw1
-log_test "lowering fdb_max evicts learned entries behind 100 static ones"
+log_test "a full table takes a static entry, and lowering fdb_max evicts learned entries behind 100 static ones"
 
 # --- ageing ----------------------------------------------------------------------------
 # the flood's entries are over a second old: with ageing 1 they go, and
