@@ -49,6 +49,8 @@ struct fabric_route {
 struct fabric_route_net {
 	struct mutex		lock;		/* serialises changes */
 	unsigned int		count;		/* under @lock */
+	/* routes added or removed, from 1, under @lock: a dump's cb->seq */
+	unsigned int		gen;
 	u32			seed;		/* of the hash: crafted MACs */
 	struct hlist_head	table[1U << FABRIC_ROUTE_HASH_BITS];
 };
@@ -115,6 +117,7 @@ static void fabric_route_unlink(struct fabric_route_net *fr,
 	lockdep_assert_held(&fr->lock);
 	hlist_del_rcu(&r->node);
 	WRITE_ONCE(fr->count, fr->count - 1);
+	WRITE_ONCE(fr->gen, fr->gen + 1 ?: 1);
 	kfree_rcu(r, rcu);
 }
 
@@ -239,6 +242,7 @@ int fabric_route_genl_new(struct sk_buff *skb, struct genl_info *info)
 		hlist_add_head_rcu(&fresh->node,
 				   fabric_route_bucket(fr, fresh->ifindex, dst));
 		WRITE_ONCE(fr->count, fr->count + 1);
+		WRITE_ONCE(fr->gen, fr->gen + 1 ?: 1);
 		fresh = NULL;
 	}
 	mutex_unlock(&fr->lock);
@@ -294,15 +298,17 @@ int fabric_route_genl_del(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-static int fabric_route_fill(struct sk_buff *msg, const struct genl_family *family,
-			     u32 portid, u32 seq, const struct fabric_route *r)
+static int fabric_route_fill(struct sk_buff *msg, struct netlink_callback *cb,
+			     const struct genl_family *family,
+			     const struct fabric_route *r)
 {
 	void *hdr;
 
-	hdr = genlmsg_put(msg, portid, seq, family, NLM_F_MULTI,
-			  FABRIC_CMD_ROUTE_GET);
+	hdr = genlmsg_put(msg, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  family, NLM_F_MULTI, FABRIC_CMD_ROUTE_GET);
 	if (!hdr)
 		return -EMSGSIZE;
+	genl_dump_check_consistent(cb, hdr);
 	if (nla_put_u32(msg, FABRIC_A_IFINDEX, r->ifindex) ||
 	    nla_put(msg, FABRIC_A_ROUTE_DST, ETH_ALEN, r->dst) ||
 	    nla_put_u32(msg, FABRIC_A_ROUTE, READ_ONCE(r->route))) {
@@ -316,8 +322,9 @@ static int fabric_route_fill(struct sk_buff *msg, const struct genl_family *fami
 /*
  * Every route of the namespace, bucket by bucket: cb->args[0] is the
  * bucket, cb->args[1] how many of it were sent.  A table that changes
- * between two parts of a dump may show a route twice or not at all, as
- * any netlink dump.
+ * between two parts of a dump may show a route twice or not at all, so
+ * the messages after such a change carry NLM_F_DUMP_INTR (cb->seq is the
+ * table's generation) and the reader dumps again.
  */
 int fabric_route_genl_dump(struct sk_buff *skb, struct netlink_callback *cb,
 			   const struct genl_family *family)
@@ -327,13 +334,13 @@ int fabric_route_genl_dump(struct sk_buff *skb, struct netlink_callback *cb,
 	struct fabric_route *r;
 
 	rcu_read_lock();
+	cb->seq = READ_ONCE(fr->gen);
 	for (; bucket < ARRAY_SIZE(fr->table); bucket++, skip = 0) {
 		idx = 0;
 		hlist_for_each_entry_rcu(r, &fr->table[bucket], node) {
 			if (idx++ < skip)
 				continue;
-			if (fabric_route_fill(skb, family, NETLINK_CB(cb->skb).portid,
-					      cb->nlh->nlmsg_seq, r)) {
+			if (fabric_route_fill(skb, cb, family, r)) {
 				rcu_read_unlock();
 				cb->args[0] = bucket;
 				cb->args[1] = idx - 1;
@@ -368,6 +375,7 @@ static int __net_init fabric_route_net_init(struct net *net)
 
 	mutex_init(&fr->lock);
 	fr->count = 0;
+	fr->gen = 1;
 	fr->seed = get_random_u32();
 	for (i = 0; i < ARRAY_SIZE(fr->table); i++)
 		INIT_HLIST_HEAD(&fr->table[i]);

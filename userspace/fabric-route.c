@@ -175,10 +175,15 @@ static const char *fr_ports(uint32_t route, char *buf, size_t len)
 
 /* ---- show -------------------------------------------------------------- */
 
+/* a dump interrupted by changes is read again, this many times at most */
+#define FR_DUMP_TRIES	16
+
 struct fr_show {
 	bool		json;
 	uint32_t	ifindex;	/* 0: every device */
-	unsigned int	count;
+	struct fr_route	*routes;	/* of one whole dump */
+	unsigned int	count, size;
+	bool		nomem;
 };
 
 static int fr_attr_cb(const struct nlattr *attr, void *data)
@@ -206,55 +211,93 @@ static int fr_attr_cb(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
+/* Keep each route of the dump: printed only once the dump ran whole. */
 static int fr_show_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct fg_sock *s = data;
 	struct fr_show *sh = s->priv;
-	char name[IF_NAMESIZE], ports[64];
 	struct fr_route r = { 0 };
-	const uint8_t *d = r.dst;
 
 	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), fr_attr_cb, &r) < 0 ||
 	    !r.has_dst || !r.has_route)
 		return MNL_CB_OK;
 	if (sh->ifindex && r.ifindex != sh->ifindex)
 		return MNL_CB_OK;
-	if (!if_indextoname(r.ifindex, name))
-		snprintf(name, sizeof(name), "if%u", r.ifindex);
-	fr_ports(r.route, ports, sizeof(ports));
-	if (sh->json)
-		printf("%s  {\"dev\":\"%s\",\"ifindex\":%u,"
-		       "\"to\":\"%02x:%02x:%02x:%02x:%02x:%02x\","
-		       "\"ports\":[%s],\"turnpool\":%" PRIu32 "}",
-		       sh->count ? ",\n" : "", name, r.ifindex,
-		       d[0], d[1], d[2], d[3], d[4], d[5], ports, r.route);
-	else
-		printf("dev %s to %02x:%02x:%02x:%02x:%02x:%02x ports %s turnpool 0x%08" PRIx32 "\n",
-		       name, d[0], d[1], d[2], d[3], d[4], d[5], ports, r.route);
-	sh->count++;
+	if (sh->count == sh->size) {
+		unsigned int size = sh->size ? 2 * sh->size : 64;
+		struct fr_route *more = realloc(sh->routes, size * sizeof(*more));
+
+		if (!more) {
+			sh->nomem = true;
+			return MNL_CB_OK;	/* read to the end, then fail */
+		}
+		sh->routes = more;
+		sh->size = size;
+	}
+	sh->routes[sh->count++] = r;
 	return MNL_CB_OK;
 }
 
+static void fr_print(const struct fr_show *sh)
+{
+	char name[IF_NAMESIZE], ports[64];
+	unsigned int i;
+
+	if (sh->json)
+		printf("[\n");
+	for (i = 0; i < sh->count; i++) {
+		const struct fr_route *r = &sh->routes[i];
+		const uint8_t *d = r->dst;
+
+		if (!if_indextoname(r->ifindex, name))
+			snprintf(name, sizeof(name), "if%u", r->ifindex);
+		fr_ports(r->route, ports, sizeof(ports));
+		if (sh->json)
+			printf("%s  {\"dev\":\"%s\",\"ifindex\":%u,"
+			       "\"to\":\"%02x:%02x:%02x:%02x:%02x:%02x\","
+			       "\"ports\":[%s],\"turnpool\":%" PRIu32 "}",
+			       i ? ",\n" : "", name, r->ifindex,
+			       d[0], d[1], d[2], d[3], d[4], d[5], ports, r->route);
+		else
+			printf("dev %s to %02x:%02x:%02x:%02x:%02x:%02x ports %s turnpool 0x%08" PRIx32 "\n",
+			       name, d[0], d[1], d[2], d[3], d[4], d[5], ports, r->route);
+	}
+	if (sh->json)
+		printf("%s]\n", sh->count ? "\n" : "");
+	fflush(stdout);
+}
+
+/*
+ * A dump of a table that changes between its parts may show a route
+ * twice or miss one: the kernel marks it (EINTR from fg_talk), and it is
+ * read again from the start.
+ */
 static int fr_show(struct fg_sock *s, uint32_t ifindex, bool json)
 {
 	struct fr_show sh = { .json = json, .ifindex = ifindex };
 	struct nlmsghdr *nlh;
+	unsigned int tries = 0;
 	char buf[256];
 	int ret;
 
-	nlh = fg_msg(s, buf, s->family, NLM_F_DUMP, FABRIC_CMD_ROUTE_GET,
-		     FABRIC_GENL_VERSION);
-	if (json)
-		printf("[\n");
-	ret = fg_talk(s, nlh, fr_show_cb, &sh);
-	if (json)
-		printf("%s]\n", sh.count ? "\n" : "");
-	fflush(stdout);
-	if (ret < 0) {
-		fprintf(stderr, PROG ": reading routes: %s\n", fg_strerror(s));
-		return -1;
+	do {
+		sh.count = 0;
+		sh.nomem = false;
+		nlh = fg_msg(s, buf, s->family, NLM_F_DUMP, FABRIC_CMD_ROUTE_GET,
+			     FABRIC_GENL_VERSION);
+		ret = fg_talk(s, nlh, fr_show_cb, &sh);
+	} while (ret < 0 && s->err == EINTR && ++tries < FR_DUMP_TRIES);
+	if (!ret && sh.nomem) {
+		fprintf(stderr, PROG ": reading routes: out of memory\n");
+		ret = -1;
+	} else if (ret < 0) {
+		fprintf(stderr, PROG ": reading routes: %s%s\n", fg_strerror(s),
+			s->err == EINTR ? " (the table kept changing while read)" : "");
+	} else {
+		fr_print(&sh);
 	}
-	return 0;
+	free(sh.routes);
+	return ret < 0 ? -1 : 0;
 }
 
 /* ---- changes ----------------------------------------------------------- */

@@ -255,6 +255,51 @@ check_eq "H1's table empty once eth0 flushed and dummy0 gone" 0 \
 	"$(ns_exec H1 fabric-route show | grep -c '^dev ')"
 log_test "fabric-route: refusals with reasons, replace, the namespace's bound, flush, a device's routes go with it"
 
+# --- a dump while the table changes ----------------------------------------------------
+# 8000 routes that stay (a dump of many parts) while others are added and
+# deleted in bursts: a show lists each that stays exactly once, or says
+# the table kept changing, never a wrong list.  Its output is held up for
+# half a second (a full pipe), which stalls in mid-dump a show that
+# prints while it reads, the bursts going on meanwhile.
+awk 'BEGIN { for (i = 0; i < 8000; i++)
+	printf "add dev eth0 to 0a:%02x:%02x:00:00:02 ports 2\n", int(i / 256), i % 256 }' \
+	> "$TMP_DIR/stay"
+awk 'BEGIN { for (i = 0; i < 400; i++)
+	printf "add dev eth0 to 0c:%02x:%02x:00:00:03 ports 1\n", int(i / 256), i % 256
+	for (i = 0; i < 400; i++)
+	printf "del dev eth0 to 0c:%02x:%02x:00:00:03\n", int(i / 256), i % 256 }' \
+	> "$TMP_DIR/churn"
+ns_exec H1 fabric-route -b "$TMP_DIR/stay" || fatal "8000 routes"
+ns_bg H1 bash -c "while fabric-route -b '$TMP_DIR/churn'; do sleep 0.2; done"
+churner=$BG_PID
+good=0 wrong=0 changing=0
+for i in $(seq 1 12); do
+	ns_exec H1 fabric-route show 2> "$TMP_DIR/err" | { sleep 0.5; cat; } > "$TMP_DIR/shown"
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" = 0 ]; then
+		n=$(grep -c ' to 0a:' "$TMP_DIR/shown")
+		u=$(grep ' to 0a:' "$TMP_DIR/shown" | sort -u | wc -l)
+		if [ "$n" = 8000 ] && [ "$u" = 8000 ]; then
+			good=$((good + 1))
+		else
+			wrong=$((wrong + 1))
+			log_info "show $i: $n lines of the routes that stay, $u different"
+		fi
+	elif grep_quiet "kept changing" < "$TMP_DIR/err"; then
+		changing=$((changing + 1))
+	else
+		check_err 1 "show $i failed: $(cat "$TMP_DIR/err")"
+	fi
+done
+kill "$churner" 2> /dev/null
+bg_wait "$churner"
+log_info "shows: $good whole, $changing refused as the table kept changing, $wrong wrong"
+check_eq "shows with a wrong list" 0 "$wrong"
+check_eq "a show once the table is still: the routes that stay" 8000 \
+	"$(ns_exec H1 fabric-route show | grep ' to 0a:' | sort -u | wc -l)"
+ns_exec H1 fabric-route flush || fatal "flush H1"
+log_test "a dump while the table changes: each route that stays once, or the change said"
+
 # --- routes that go nowhere ------------------------------------------------------------
 # none_reached_none_flooded: a second on, no host received a fabric frame
 # since $before was counted, and no switch port flooded one

@@ -4,6 +4,7 @@
  * (fabric_genl.h).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -85,10 +86,26 @@ struct nlmsghdr *fg_msg(struct fg_sock *s, char *buf, uint16_t type,
 	return nlh;
 }
 
+/* Whether @buf's @n bytes end the reply to @seq (its DONE or error). */
+static bool fg_ends(const char *buf, size_t n, unsigned int seq)
+{
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
+	int len = (int)n;
+
+	for (; mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len))
+		if (nlh->nlmsg_seq == seq &&
+		    (nlh->nlmsg_type == NLMSG_DONE || nlh->nlmsg_type == NLMSG_ERROR))
+			return true;
+	return false;
+}
+
 /*
  * Send @nlh and feed the replies to @cb, which gets @s (libmnl hands the
  * same cookie to the error callback) with @priv in s->priv.
- * Return 0, or -1 with s->err set.
+ * Return 0, or -1 with s->err set.  A dump the kernel marked interrupted
+ * (NLM_F_DUMP_INTR: what it dumps changed meanwhile, so an entry may be
+ * missing or twice) is read to its end, so that the socket can dump
+ * again, and fails with EINTR.
  */
 int fg_talk(struct fg_sock *s, struct nlmsghdr *nlh, mnl_cb_t cb,
 		   void *priv)
@@ -115,8 +132,17 @@ int fg_talk(struct fg_sock *s, struct nlmsghdr *nlh, mnl_cb_t cb,
 			s->err = errno;
 			return -1;
 		}
+		errno = 0;
 		ret = mnl_cb_run2(buf, (size_t)n, nlh->nlmsg_seq, s->portid,
 				  cb, s, ctl, NLMSG_MIN_TYPE);
+		if (ret == MNL_CB_ERROR && !s->err && errno == EINTR) {
+			s->err = EINTR;	/* libmnl: NLM_F_DUMP_INTR */
+			while (!fg_ends(buf, (size_t)n, nlh->nlmsg_seq)) {
+				n = mnl_socket_recvfrom(s->nl, buf, sizeof(buf));
+				if (n < 0)
+					break;
+			}
+		}
 		if (ret == MNL_CB_ERROR && !s->err)
 			s->err = errno ? errno : EPROTO;
 	} while (ret > MNL_CB_STOP);

@@ -40,7 +40,9 @@ struct nlmsghdr *fg_msg(struct fg_sock *s, char *buf, uint16_t type,
 /*
  * Send @nlh and feed the replies to @cb, which gets @s (libmnl hands the
  * same cookie to the error callback) with @priv in s->priv.
- * Return 0, or -1 with s->err (and s->errmsg, if the kernel said) set.
+ * Return 0, or -1 with s->err (and s->errmsg, if the kernel said) set;
+ * EINTR: a dump that the kernel marked interrupted (what it dumped
+ * changed meanwhile), read to its end: dump again.
  */
 int fg_talk(struct fg_sock *s, struct nlmsghdr *nlh, mnl_cb_t cb, void *priv);
 
