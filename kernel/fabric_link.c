@@ -583,20 +583,26 @@ EXPORT_SYMBOL_GPL(fabric_link_put);
 
 /**
  * fabric_link_skb_vc - the VC a frame travels on
+ * @l: the link it goes on (NULL: credits off, a link of two VCs)
  * @skb: data at its Ethernet header (a qdisc's dequeue)
  *
  * The VC of its fabric header, best effort without one: what the
- * receiving port counts it on (core fcr_frame_vc()), on a host's link
- * of two VCs.
+ * receiving port counts it on (core fcr_frame_vc()), with the link's VC
+ * count, as the port counts with its own.  The header may be in a
+ * fragment (a packet socket's TX ring puts only the Ethernet header in
+ * the linear part): the port pulls it, so it is read wherever it is.
  */
-unsigned int fabric_link_skb_vc(const struct sk_buff *skb)
+unsigned int fabric_link_skb_vc(const struct fabric_link *l,
+				const struct sk_buff *skb)
 {
-	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
+	unsigned int vcs = l ? READ_ONCE(l->books.vcs) : FCR_DEFAULT_VCS;
+	u8 buf[ETH_HLEN + 1];
+	const u8 *h = skb_header_pointer(skb, 0, sizeof(buf), buf);
 
-	if (skb_headlen(skb) < ETH_HLEN + 1)
+	if (!h)
 		return FABRIC_VC_BESTEFFORT;
-	return fcr_frame_vc(FCR_DEFAULT_VCS, eth->h_proto == htons(ETH_P_FABRIC),
-			    skb->data + ETH_HLEN, 1);
+	return fcr_frame_vc(vcs, ((const struct ethhdr *)h)->h_proto == htons(ETH_P_FABRIC),
+			    h + ETH_HLEN, 1);
 }
 EXPORT_SYMBOL_GPL(fabric_link_skb_vc);
 
@@ -722,7 +728,7 @@ struct sk_buff *fabric_gate_dequeue_slow(struct Qdisc *sch,
 	 * the qdisc counts it when it leaves.  Credits turned off while it
 	 * waited: it goes first.
 	 */
-	if (!g->link || fabric_link_take(g->link, fabric_link_skb_vc(skb),
+	if (!g->link || fabric_link_take(g->link, fabric_link_skb_vc(g->link, skb),
 					 skb->len)) {
 		qdisc_bstats_update(sch, skb);
 		return skb;

@@ -62,7 +62,8 @@ u32 fabric_link_unit(const struct fabric_link *l);
 void fabric_link_set_rate(struct fabric_link *l, u64 rate);
 
 /* The VC @skb (data at its Ethernet header) travels on, and its length. */
-unsigned int fabric_link_skb_vc(const struct sk_buff *skb);
+unsigned int fabric_link_skb_vc(const struct fabric_link *l,
+				const struct sk_buff *skb);
 
 /*
  * Take the credits for a frame of @len bytes (from the Ethernet header

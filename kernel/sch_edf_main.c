@@ -945,7 +945,7 @@ static unsigned int edf_take_credits(struct edf_sched *q, struct edf_flow *f,
 {
 	struct sk_buff *skb = f->head;
 	bool hdr = edf_gets_header(q, skb);
-	unsigned int vc = hdr ? f->cl->vc : fabric_link_skb_vc(skb);
+	unsigned int vc = hdr ? f->cl->vc : fabric_link_skb_vc(q->link, skb);
 
 	if (refused & BIT(vc))
 		return refused;

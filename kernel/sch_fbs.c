@@ -533,7 +533,7 @@ static struct sk_buff *fbs_dequeue(struct Qdisc *sch)
 			bool tag = fbs_tags(q, skb);
 
 			vc = tag ? (cl == &q->classes[q->ndests] ? FABRIC_VC_BESTEFFORT :
-				    FABRIC_VC_REGULATED) : fabric_link_skb_vc(skb);
+				    FABRIC_VC_REGULATED) : fabric_link_skb_vc(q->link, skb);
 			/* refused: the link runs us again when credits come */
 			if (q->link && !fabric_link_take(q->link, vc,
 							 skb->len + (tag ? FABRIC_HDR_LEN : 0))) {

@@ -17,7 +17,8 @@
 # 1kbit: a frame every 8.5 s), so that every batch is queued however fast
 # or slow the sender is, and then sends at 1 Mbit/s: from the first VC0
 # frame on, H4 must receive the rest VC by VC; S's port counted every
-# frame on its VC and refused none (credits).
+# frame on its VC and refused none (credits).  Frames that come with a
+# fabric header of their own take their header's VC's credits.
 # Last, a class of 400 kbit/s with a 10-frame burst ("burst 10620")
 # gets a 40-datagram batch as fast as the sender goes: once its bucket
 # is empty its frames come 20.84 ms apart (1042 bytes at 400 kbit/s,
@@ -25,7 +26,7 @@
 # arrivals in the deterministic VM's guest time.
 . ./lib.sh
 
-require_cmd ip tc udp-lat fabric-vc-count
+require_cmd ip tc udp-lat fabric-vc-count fabric-send
 require_module vcsw
 require_module fabric_hdr
 require_module sch_edf
@@ -111,6 +112,39 @@ check_eq "S p1 msgs_malformed" 0 "$(pstat S p1 credits msgs_malformed)"
 [[ $(qdisc_json) =~ \"stalls\":\[[0-9]+,[0-9]+,[0-9]+,[0-9]+\] ]]
 check_err $? "tc -s does not show four VCs' stalls: $(qdisc_json)"
 log_test "four VCs, each strictly before the next, lossless on a four-VC credit link"
+
+# --- frames that come with a fabric header of their own -----------------------------------------
+# A frame handed to the qdisc with its own fabric header (a packet
+# socket's, or one forwarded) travels on its header's VC, VC3 here, and
+# S's port counts it there: H1 must take VC3's credits for it, as the
+# four-VC link counts (a host that took best effort's, as on a link of
+# two VCs, went past VC3's grant).  S's output is all but stopped (rate
+# 1kbit: a frame every 8.5 s), so the 40 frames fill S's VC3 buffers and
+# the rest must wait in H1 for credits, however fast or slow the sender.
+drained || wait_for 30 drained || fatal "H1 did not drain"
+viol0=$(pstat S p1 credits_vc3 violations)
+in0=$(pstat S p1 in_vc3 packets)
+ns_bg H4 fabric-vc-count -i eth0 -n 40 -t 120000 -s -r "$TMP_DIR/vcc3.ready" \
+	> "$TMP_DIR/vcc3.out"
+vcc=$BG_PID
+wait_for 10 test -e "$TMP_DIR/vcc3.ready" || fatal "fabric-vc-count did not start"
+ns_run S ip link set sw0 type vcsw rate 1kbit || fatal "S rate 1kbit"
+ns_exec H1 fabric-send -i eth0 --dst-mac $H4_MAC --src-ip 10.75.0.1 --dst-ip 10.75.0.4 \
+	--dport 9 --vc 3 --flow 3 --count 40 --payload "$(printf '%01000d' 0)" > /dev/null ||
+	fatal "fabric-send VC3"
+# H1 holds what S has no room for, waiting for VC3's credits (a
+# stall on VC3, not on best effort's)
+stalls() { [[ $(qdisc_json) =~ \"stalls\":\[([0-9]+),([0-9]+),([0-9]+),([0-9]+)\] ]] &&
+	echo "${BASH_REMATCH[$(($1 + 1))]}"; }
+st3=$(stalls 3)
+wait_for 30 eval '[ "$(stalls 3)" -gt "$st3" ] && [ "$(json_u64 "$(qdisc_json)" qlen)" -gt 0 ]'
+check_err $? "H1 did not wait for VC3's credits: stalls $(stalls 0) $(stalls 1) $(stalls 2) $(stalls 3), qlen $(json_u64 "$(qdisc_json)" qlen)"
+ns_run S ip link set sw0 type vcsw rate 0 || fatal "S rate 0"
+bg_wait $vcc
+check_err $? "H4 did not receive the 40 VC3 frames: $(cat "$TMP_DIR/vcc3.out")"
+check_eq "S p1 in_vc3 frames, headed" 40 "$(($(pstat S p1 in_vc3 packets) - in0))"
+check_eq "S p1 credits_vc3 violations, after" "$viol0" "$(pstat S p1 credits_vc3 violations)"
+log_test "frames with their own fabric header take their header's VC's credits (VC3)"
 
 # --- a token bucket ---------------------------------------------------------------------------
 # 1:5, 400 kbit/s with a burst of ten 1062-byte frames, on the 1 Mbit/s
