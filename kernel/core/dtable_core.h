@@ -615,7 +615,7 @@ static fq_always_inline int dt_pick_cur(struct dt_sched *s, dt_head_fn head, voi
 static fq_always_inline int dt_walk_dtable(struct dt_sched *s, dt_head_fn head, void *ctx)
 {
 	fq_u64 visits, max_visits = (fq_u64)s->n * s->rounds;
-	int len;
+	int len, held_from = -1;
 
 	for (visits = 0; visits < max_visits; ) {
 		const struct dt_entry *e;
@@ -623,7 +623,15 @@ static fq_always_inline int dt_walk_dtable(struct dt_sched *s, dt_head_fn head, 
 		fq_u64 acc;
 		int p = dt_next_active(s, s->pos);
 
-		if (p < 0)
+		/*
+		 * Back at the first of a run of held classes with nothing
+		 * else visited since: a lap of held heads, and a head held
+		 * now is held for the rest of this dequeue.  Asking round
+		 * again (a lone held entry in a long table met itself up to
+		 * n times) tells nothing and counts visits and walks that
+		 * were not made.
+		 */
+		if (p < 0 || p == held_from)
 			break;
 		e = &s->table[p];
 		c = &s->cls[e->cls];
@@ -637,6 +645,8 @@ static fq_always_inline int dt_walk_dtable(struct dt_sched *s, dt_head_fn head, 
 		visits++;
 		if (len < 0) {
 			c->skipped++;
+			if (held_from < 0)
+				held_from = p;
 			continue;
 		}
 		acc = c->deficit + (fq_u64)e->weight * s->credit;
@@ -648,6 +658,7 @@ static fq_always_inline int dt_walk_dtable(struct dt_sched *s, dt_head_fn head, 
 		}
 		c->skipped++;
 		c->deficit = acc;
+		held_from = -1;	/* its deficit grew: another lap may serve it */
 	}
 	s->empty_scans++;
 	return -1;
@@ -975,6 +986,7 @@ static fq_always_inline int dt_pick_sbt(struct dt_sched *s, dt_head_fn head, voi
 /* Round robin: the next active entry, one packet each. */
 static fq_always_inline int dt_pick_rr(struct dt_sched *s, dt_head_fn head, void *ctx)
 {
+	int first = -1;
 	fq_u32 i;
 
 	for (i = 0; i < s->n; ) {
@@ -982,7 +994,8 @@ static fq_always_inline int dt_pick_rr(struct dt_sched *s, dt_head_fn head, void
 		struct dt_class *c;
 		int p = dt_next_active(s, s->pos), len;
 
-		if (p < 0)
+		/* back at the first entry asked: every active head is held */
+		if (p < 0 || p == first)
 			break;
 		e = &s->table[p];
 		c = &s->cls[e->cls];
@@ -996,6 +1009,8 @@ static fq_always_inline int dt_pick_rr(struct dt_sched *s, dt_head_fn head, void
 		if (len >= 0)
 			return e->cls;
 		c->skipped++;
+		if (first < 0)
+			first = p;
 		i++;
 	}
 	s->empty_scans++;

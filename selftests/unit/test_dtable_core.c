@@ -1535,6 +1535,70 @@ UNIT_TEST(config_property_gaps_and_shares)
 	EXPECT_TRUE(built > 200);
 }
 
+/* ---- held classes: one ask per pick ------------------------------------------ */
+
+static long asks[DT_MAX_CLASSES];
+
+static int counting_head(void *ctx, fq_u32 c)
+{
+	asks[c]++;
+	return fake_head(ctx, c);
+}
+
+/*
+ * A pick whose active classes are all held (a shaping child) asks each
+ * held entry once: a head held now is held for the rest of the dequeue.
+ * A table of 4096 entries, class 0's but for class 1's one in the middle
+ * and class 2's two: the walk met class 1's lone entry again and again,
+ * up to n asks and n walks counted per pick.  1000 picks, each an
+ * enqueue's run of the qdisc, then the hold lifts and class 1 goes.
+ */
+static void held_classes_asked_once(int *unit_failed, fq_u8 mode)
+{
+	static struct dt_entry t[DT_MAX_ENTRIES];
+	fq_u32 i, n = DT_MAX_ENTRIES;
+	fq_u64 walks0;
+	int k, l;
+
+	for (i = 0; i < n; i++) {
+		t[i].cls = i == n / 2 ? 1 : i == 100 || i == 3000 ? 2 : 0;
+		t[i].weight = 1;
+	}
+	setup(t, n, 3, mode, 1500, 1500);
+	memset(asks, 0, sizeof(asks));
+	fake_push(&F, 1, 500);
+	fake_push(&F, 2, 600);
+	F.held[1] = F.held[2] = 1;
+	walks0 = S.walks;
+	for (k = 0; k < 1000; k++)
+		if (dt_pick(&S, counting_head, &F) >= 0) {
+			UNIT_FAIL("pick %d served a held class", k);
+			return;
+		}
+	EXPECT_EQ(asks[0], 0);
+	EXPECT_EQ(asks[1], 1000);
+	EXPECT_EQ(asks[2], 2000);
+	EXPECT_EQ(dt_class_visited(&S, 1), 1000);
+	EXPECT_EQ(dt_class_skipped(&S, 2), 2000);
+	/* a lap at most per pick */
+	EXPECT_TRUE(S.walks - walks0 <= 1000);
+	F.held[1] = 0;
+	EXPECT_STEP(&S, &F, 1, 500);
+	F.held[2] = 0;
+	EXPECT_STEP(&S, &F, 2, 600);
+	EXPECT_EQ(step(&S, &F, &l), -1);
+}
+
+UNIT_TEST(dtable_held_classes_asked_once_per_pick)
+{
+	held_classes_asked_once(unit_failed, DT_MODE_DTABLE);
+}
+
+UNIT_TEST(rr_held_classes_asked_once_per_pick)
+{
+	held_classes_asked_once(unit_failed, DT_MODE_RR);
+}
+
 int main(void)
 {
 	return unit_run();
