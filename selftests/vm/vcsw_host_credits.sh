@@ -308,8 +308,11 @@ for h in 1 2 3; do
 	check_eq "H$h: every frame its qdisc sent reached S" "$sent" \
 		"$(($(pstat S s$h port rx_packets) - in0[h]))"
 	stalls=$(($(qcredit_vc H$h stalls 0) + $(qcredit_vc H$h stalls 1) - st0[h]))
+	# A timing premise: each sender keeps the output's pace, so each
+	# input fills.  On the debug kernel (a run of 2026-12-05) H1's edf
+	# never waited, H2's once and H3's 304 times, nothing lost.
 	[ "$stalls" -gt 0 ]
-	check_err $? "H$h: its qdisc never waited for credits"
+	xfail_on_slow check_err $? "H$h: its qdisc never waited for credits"
 	log_info "H$h: sent $sent, dropped at the host $dropped, waited for credits $stalls times"
 	total=$((total + sent))
 done

@@ -256,21 +256,29 @@ check_eq "H1's table empty once eth0 flushed and dummy0 gone" 0 \
 log_test "fabric-route: refusals with reasons, replace, the namespace's bound, flush, a device's routes go with it"
 
 # --- a dump while the table changes ----------------------------------------------------
-# 8000 routes that stay (a dump of many parts) while others are added and
-# deleted in bursts: a show lists each that stays exactly once, or says
-# the table kept changing, never a wrong list.  Its output is held up for
-# half a second (a full pipe), which stalls in mid-dump a show that
-# prints while it reads, the bursts going on meanwhile.
+# 8000 routes that stay (a dump of many parts) while others come and go
+# in bursts, each burst adding 400 and deleting the 400 of the burst
+# before, so that no two moments a burst apart see the same table: a
+# show lists each route that stays exactly once, or says the table kept
+# changing, never a wrong list.  Its output is held up for half a second
+# (a full pipe), which stalls in mid-dump a show that prints while it
+# reads, several bursts going by meanwhile.
 awk 'BEGIN { for (i = 0; i < 8000; i++)
 	printf "add dev eth0 to 0a:%02x:%02x:00:00:02 ports 2\n", int(i / 256), i % 256 }' \
 	> "$TMP_DIR/stay"
-awk 'BEGIN { for (i = 0; i < 400; i++)
-	printf "add dev eth0 to 0c:%02x:%02x:00:00:03 ports 1\n", int(i / 256), i % 256
-	for (i = 0; i < 400; i++)
-	printf "del dev eth0 to 0c:%02x:%02x:00:00:03\n", int(i / 256), i % 256 }' \
-	> "$TMP_DIR/churn"
+# churn.X: add set X (0c:00 or 0c:01), delete the other
+for x in 0 1; do
+	awk -v x=$x 'BEGIN { for (i = 0; i < 400; i++)
+		printf "add dev eth0 to 0c:%02x:%02x:%02x:00:03 ports 1\n", x, int(i / 256), i % 256
+		for (i = 0; i < 400; i++)
+		printf "del dev eth0 to 0c:%02x:%02x:%02x:00:03\n", 1 - x, int(i / 256), i % 256 }' \
+		> "$TMP_DIR/churn.$x"
+done
+grep '^add' "$TMP_DIR/churn.1" > "$TMP_DIR/churn.first"
+ns_exec H1 fabric-route -b "$TMP_DIR/churn.first" || fatal "the first burst's routes"
 ns_exec H1 fabric-route -b "$TMP_DIR/stay" || fatal "8000 routes"
-ns_bg H1 bash -c "while fabric-route -b '$TMP_DIR/churn'; do sleep 0.2; done"
+ns_bg H1 bash -c "while fabric-route -b '$TMP_DIR/churn.0' && sleep 0.1 &&
+	fabric-route -b '$TMP_DIR/churn.1' && sleep 0.1; do :; done"
 churner=$BG_PID
 good=0 wrong=0 changing=0
 for i in $(seq 1 12); do
@@ -291,6 +299,8 @@ for i in $(seq 1 12); do
 		check_err 1 "show $i failed: $(cat "$TMP_DIR/err")"
 	fi
 done
+kill -0 "$churner" 2> /dev/null
+check_err $? "the bursts stopped: a fabric-route -b of them failed"
 kill "$churner" 2> /dev/null
 bg_wait "$churner"
 log_info "shows: $good whole, $changing refused as the table kept changing, $wrong wrong"
