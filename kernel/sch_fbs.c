@@ -44,6 +44,7 @@
 
 #include "include/uapi/linux/pkt_sched_fbs.h"
 #include "core/fbs_exec.h"
+#include "core/fbs_next.h"
 #include "core/fabric_credit.h"
 #include "fabric_hdr.h"
 #include "fabric_link.h"
@@ -71,8 +72,9 @@ struct fbs_sched {
 	struct tcf_block	*block;
 	u16			ndests;		/* classes 1..ndests; ndests+1: best effort */
 	struct fbs_class	*classes;
-	u16			*table;
+	u16			*table;		/* nslots words, then next's slots */
 	u32			nslots;
+	struct fbs_next		next;		/* where each class's slots are */
 	struct fbs_exec		ex;
 	u32			frame;
 	u32			limit;
@@ -442,20 +444,22 @@ static bool fbs_catch_up(struct fbs_sched *q, u64 now)
 /*
  * Slots from the current one on until one whose class has something
  * queued, within a period; 0 when none does (nothing queued can go).
+ * Each class with packets is looked up in the table's index (core
+ * fbs_next.h), not the table walked: a period of 32000 slots, walked at
+ * every dequeue that sent nothing, cost some 28 us under the lock.
  */
 static u32 fbs_slots_to_next_send(const struct fbs_sched *q)
 {
-	u32 k, t = q->ex.slot;
+	u32 c, k, best = 0;
 
-	struct fbs_class *cl;
-
-	for (k = 1; k <= q->nslots; k++) {
-		t = t + 1 == q->nslots ? 0 : t + 1;
-		cl = fbs_slot_class(q, t);
-		if (cl && cl->q.qlen)
-			return k;
+	for (c = 0; c <= q->ndests; c++) {
+		if (!q->classes[c].q.qlen)
+			continue;
+		k = fbs_next_in(&q->next, c, q->ex.slot, q->nslots);
+		if (k && (!best || k < best))
+			best = k;
 	}
-	return 0;
+	return best;
 }
 
 /*
@@ -634,14 +638,15 @@ static int fbs_prepare(struct Qdisc *sch, struct nlattr **tb, u16 ndests, bool i
 				return -EINVAL;
 			}
 		}
-		cfg->table = kvmalloc(len, GFP_KERNEL);
+		/* with room for the index (fbs_commit()) */
+		cfg->table = kvmalloc_array(cfg->nslots, 2 * sizeof(u16), GFP_KERNEL);
 		if (!cfg->table)
 			return -ENOMEM;
 		memcpy(cfg->table, e, len);
 	} else if (init) {
 		/* a slot per destination, in order, then one for best effort */
 		cfg->nslots = ndests + 1;
-		cfg->table = kvcalloc(cfg->nslots, sizeof(u16), GFP_KERNEL);
+		cfg->table = kvcalloc(cfg->nslots, 2 * sizeof(u16), GFP_KERNEL);
 		if (!cfg->table)
 			return -ENOMEM;
 		for (i = 0; i < ndests; i++)
@@ -674,6 +679,8 @@ static u16 *fbs_commit(struct Qdisc *sch, struct fbs_cfg *cfg)
 			if (cl)
 				cl->slots++;
 		}
+		fbs_next_build(&q->next, q->table, q->nslots, q->ndests,
+			       q->table + q->nslots);
 	}
 	/* the clock keeps its phase; a shorter period wraps its position */
 	q->ex.slot_ns = cfg->slot_ns;
@@ -1263,6 +1270,10 @@ static struct Qdisc_ops fbs_qdisc_ops __read_mostly = {
 
 static int __init fbs_module_init(void)
 {
+	/* the index reads the table's words as the uapi writes them */
+	BUILD_BUG_ON(FBS_NEXT_UNRESERVED != TC_FBS_UNRESERVED ||
+		     FBS_NEXT_MAX_CLASSES < TC_FBS_MAX_DESTS + 1 ||
+		     TC_FBS_SILENT < TC_FBS_MAX_DESTS);
 	return register_qdisc(&fbs_qdisc_ops);
 }
 
