@@ -119,8 +119,9 @@ log_test "four VCs, each strictly before the next, lossless on a four-VC credit 
 # S's port counts it there: H1 must take VC3's credits for it, as the
 # four-VC link counts (a host that took best effort's, as on a link of
 # two VCs, went past VC3's grant).  S's output is all but stopped (rate
-# 1kbit: a frame every 8.5 s), so the 40 frames fill S's VC3 buffers and
-# the rest must wait in H1 for credits, however fast or slow the sender.
+# 1kbit: a frame every 8.5 s), so the 40 frames fill S's VC3 buffers
+# (input 8 KB, output 4 KB) and the rest must wait in H1 for credits,
+# however fast or slow the sender.
 drained || wait_for 30 drained || fatal "H1 did not drain"
 viol0=$(pstat S p1 credits_vc3 violations)
 in0=$(pstat S p1 in_vc3 packets)
@@ -128,7 +129,8 @@ ns_bg H4 fabric-vc-count -i eth0 -n 40 -t 120000 -s -r "$TMP_DIR/vcc3.ready" \
 	> "$TMP_DIR/vcc3.out"
 vcc=$BG_PID
 wait_for 10 test -e "$TMP_DIR/vcc3.ready" || fatal "fabric-vc-count did not start"
-ns_run S ip link set sw0 type vcsw rate 1kbit || fatal "S rate 1kbit"
+# S's output VC3 holds 4 KB (three frames; its default holds all 40)
+ns_run S ip link set sw0 type vcsw rate 1kbit vc3_buffer 4k || fatal "S rate 1kbit"
 ns_exec H1 fabric-send -i eth0 --dst-mac $H4_MAC --src-ip 10.75.0.1 --dst-ip 10.75.0.4 \
 	--dport 9 --vc 3 --flow 3 --count 40 --payload "$(printf '%01000d' 0)" > /dev/null ||
 	fatal "fabric-send VC3"

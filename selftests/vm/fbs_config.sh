@@ -216,6 +216,12 @@ log_test "a table of any length: the qdisc, and the next one, in every dump"
 # of drift or slot brings it to now by the old length first, else the
 # time since would be counted in slots of the new one.  Read from the
 # qdisc's own slot and slot_start_ns (CLOCK_MONOTONIC), not timed here.
+# Running, the change's own run of the qdisc may step a slot or two at
+# the new length before the read: the drift, 37 ppm, makes those 37 ns
+# a slot off the old grid, within the 1 us allowed, and all of a
+# second's slots at the new length (the bug) 37 us off.  Paused, nothing
+# steps the clock, and the new slot, 1234567 ns, is no multiple of the
+# old.
 xs() {
 	local j k
 	j=$(tcq -s -j qdisc show dev dummy0 | tr -d ' \n')
@@ -240,20 +246,20 @@ accept "a clock of 1 ms slots" qdisc add dev dummy0 root handle 1: fbs dests 2 s
 	table 0 1 - x - 1 0 -
 xs slot slot_start_ns; s0=${V[0]} t0=${V[1]}
 sleep 1
-accept "drift +10 %" qdisc change dev dummy0 root handle 1: fbs drift 100000
+accept "drift 37 ppm" qdisc change dev dummy0 root handle 1: fbs drift 37
 xs slot slot_start_ns; s1=${V[0]} t1=${V[1]}
 phase "idle, then drift changed" "$t0" "$t1" 1000000 1 "$s0" "$s1"
 sleep 1
-# slots of 1 ms on a clock 10 % fast: 10/11 ms
+# slots of 1 ms on a clock 37 ppm fast: 10^15 / (10^9 + 37000) ns
 accept "limit" qdisc change dev dummy0 root handle 1: fbs limit 500
 xs slot slot_start_ns; s2=${V[0]} t2=${V[1]}
-phase "then at the new length" "$t1" "$t2" 10000000 11 "$s1" "$s2"
+phase "then at the new length" "$t1" "$t2" 1000000000000000 1000037000 "$s1" "$s2"
 accept "pause on" qdisc change dev dummy0 root handle 1: fbs pause on
 xs slot slot_start_ns; s3=${V[0]} t3=${V[1]}
 sleep 1
-accept "paused, slot 2ms" qdisc change dev dummy0 root handle 1: fbs slot 2ms
+accept "paused, slot 1234567ns" qdisc change dev dummy0 root handle 1: fbs slot 1234567ns
 xs slot slot_start_ns; s4=${V[0]} t4=${V[1]}
-phase "paused, then slot changed" "$t3" "$t4" 10000000 11 "$s3" "$s4"
+phase "paused, then slot changed" "$t3" "$t4" 1000000000000000 1000037000 "$s3" "$s4"
 accept "delete" qdisc del dev dummy0 root
 log_test "a change of drift or slot keeps the clock's phase, idle or paused"
 
