@@ -285,7 +285,12 @@ check_eq "every frame held in the qdisc reached SB" "$sent" \
 	"$(($(pstat SB bx port rx_packets) - bxin0))"
 check_eq "... and left SB" "$sent" "$(($(out SB b4) - b40))"
 check_eq "... and reached H4" "$sent" "$(($(h4_rx) - rx0))"
-check_eq "SB found nothing lost" "$lost0" \
+# A timing premise beyond the qdisc: a frame netem let go is in the veth
+# peer's backlog, which no look sees, until SB's softirq takes it.  On
+# the debug kernel (2026-12-05, deterministic VM) that once took longer
+# than the quiet time: SB found 178 units lost, the frames then came
+# into the room granted again (no late room taken), nothing lost.
+xfail_on_slow check_eq "SB found nothing lost" "$lost0" \
 	"$(($(pstat SB bx credits_vc0 lost_units) + $(pstat SB bx credits_vc1 lost_units)))"
 check_eq "SB took nothing into the room for late frames" "$late0" \
 	"$(($(pstat SB bx credits_vc0 late_units) + $(pstat SB bx credits_vc1 late_units)))"
