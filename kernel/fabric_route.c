@@ -111,13 +111,20 @@ u32 fabric_route_find(const struct net_device *dev, const u8 *dst)
 	return route;
 }
 
+/* A route added or removed: a dump under way is told (cb->seq). */
+static void fabric_route_changed(struct fabric_route_net *fr)
+{
+	lockdep_assert_held(&fr->lock);
+	WRITE_ONCE(fr->gen, fr->gen + 1 ?: 1);
+}
+
 static void fabric_route_unlink(struct fabric_route_net *fr,
 				struct fabric_route *r)
 {
 	lockdep_assert_held(&fr->lock);
 	hlist_del_rcu(&r->node);
 	WRITE_ONCE(fr->count, fr->count - 1);
-	WRITE_ONCE(fr->gen, fr->gen + 1 ?: 1);
+	fabric_route_changed(fr);
 	kfree_rcu(r, rcu);
 }
 
@@ -242,7 +249,7 @@ int fabric_route_genl_new(struct sk_buff *skb, struct genl_info *info)
 		hlist_add_head_rcu(&fresh->node,
 				   fabric_route_bucket(fr, fresh->ifindex, dst));
 		WRITE_ONCE(fr->count, fr->count + 1);
-		WRITE_ONCE(fr->gen, fr->gen + 1 ?: 1);
+		fabric_route_changed(fr);
 		fresh = NULL;
 	}
 	mutex_unlock(&fr->lock);

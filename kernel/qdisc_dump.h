@@ -19,9 +19,11 @@
 
 /*
  * What follows the options but for the own statistics, with each
- * attribute's header and 64-bit padding: measured at about 170 bytes on
- * 6.1 and 6.12 (basic 20 + 8, packets 12 + 8, rate 12 and 20 + 8, queue
- * 24, tc_stats 40 + 8, offload 8, the nest 4), rounded up.
+ * attribute's header and 64-bit padding, added up from what
+ * tc_fill_qdisc() puts (basic 20 + 8, packets 12 + 8, rate 12 and
+ * 20 + 8, queue 24, tc_stats 40 + 8, offload 8, the nest 4: about 170
+ * bytes), rounded up.  vm/fbs_config dumps tables at lengths around the
+ * old, too small, room.
  */
 #define FQ_QDISC_DUMP_STATS_FIXED	256
 

@@ -399,6 +399,14 @@ static u64 fbs_gated_ns(const struct fbs_sched *q, u64 now)
 	return gated;
 }
 
+/* A new slot: nothing sent in it, no wait for credits under way. */
+static void fbs_slot_fresh(struct fbs_sched *q)
+{
+	q->sent = false;
+	q->refused_ns = 0;
+	q->held = false;
+}
+
 /*
  * End the slots the clock has ended by @now.  False while the end of the
  * current one waits for the link's credits (the link runs us again when
@@ -428,9 +436,7 @@ static bool fbs_catch_up(struct fbs_sched *q, u64 now)
 		fbs_exec_advance(&q->ex, held);
 		/* not a wait anew for credits a push has answered */
 		fbs_credit_wait_advanced(&q->credit_wait, &q->ex, held);
-		q->sent = false;
-		q->held = false;
-		q->refused_ns = 0;
+		fbs_slot_fresh(q);
 		/* a host that was not run for a while passes the rest at once */
 		n = fbs_exec_slots_until(&q->ex, now);
 		if (n > 1)
@@ -796,21 +802,28 @@ static u64 fbs_restart_at(const struct nlattr *real)
 }
 
 /*
+ * Paused: pass the slots up to @now's, or the one before it (the count
+ * is at most one short), uncounted, nothing sent in them.
+ */
+static void fbs_pass_paused(struct fbs_sched *q, u64 now)
+{
+	u64 n = fbs_exec_slots_until(&q->ex, now);
+
+	if (n > 1) {
+		fbs_slot_fresh(q);
+		fbs_exec_jump(&q->ex, n - 1);
+	}
+}
+
+/*
  * "pause off": the clock goes on where it is.  The slots the pause
  * spanned pass at once, counted neither idle nor late (nothing was to
  * go in them), and a frame sent before the pause is done with.
  */
 static void fbs_resume(struct fbs_sched *q, u64 now)
 {
-	u64 n = fbs_exec_slots_until(&q->ex, now);
-
 	q->paused = false;
-	if (n > 1) {
-		q->sent = false;
-		q->refused_ns = 0;
-		q->held = false;
-		fbs_exec_jump(&q->ex, n - 1);
-	}
+	fbs_pass_paused(q, now);
 }
 
 /*
@@ -825,21 +838,15 @@ static void fbs_resume(struct fbs_sched *q, u64 now)
  */
 static void fbs_clock_to(struct fbs_sched *q, u64 now)
 {
-	u64 n, executed = q->ex.executed;
-
 	if (!q->paused) {
 		fbs_catch_up(q, now);
 		return;
 	}
-	n = fbs_exec_slots_until(&q->ex, now);
-	if (n > 1)
-		fbs_exec_jump(&q->ex, n - 1);
-	while (now >= fbs_exec_due(&q->ex))
-		fbs_exec_advance(&q->ex, 0);	/* the jump is one short at most */
-	if (q->ex.executed != executed) {
-		q->sent = false;
-		q->refused_ns = 0;
-		q->held = false;
+	fbs_pass_paused(q, now);
+	/* and the rest, so that the slot @now is in begins by the old length */
+	while (now >= fbs_exec_due(&q->ex)) {
+		fbs_exec_advance(&q->ex, 0);
+		fbs_slot_fresh(q);
 	}
 }
 
@@ -909,9 +916,7 @@ static int fbs_change(struct Qdisc *sch, struct nlattr *opt,
 		q->ex.slot = 0;
 		q->ex.slot_start = fbs_restart_at(tb[TCA_FBS_RESTART_REAL_NS]);
 		q->ex.rem = 0;
-		q->sent = false;
-		q->refused_ns = 0;
-		q->held = false;
+		fbs_slot_fresh(q);
 		q->paused = false;
 		q->restarts++;
 	}
