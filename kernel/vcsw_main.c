@@ -906,8 +906,10 @@ void vcsw_input_free(struct vcsw_slave *in, struct vcsw_list *gone,
 static void vcsw_slot_release(struct vcsw *sw, struct vcsw_slave *p)
 {
 	unsigned int i, vc;
+	u64 now;
 
 	spin_lock_bh(&sw->lock);
+	now = ktime_get_ns();
 	vcsw_input_purge(sw, p, true);
 	/* wormhole: what @p's link held goes back; what @p's books lent is gone */
 	if (p->wh_from) {
@@ -928,7 +930,7 @@ static void vcsw_slot_release(struct vcsw *sw, struct vcsw_slave *p)
 			struct vcsw_list gone;
 
 			vcsw_list_init(&gone);
-			sw->in_frames -= vcsw_vc_remove_out(&q->x.in[vc], p->idx, &gone);
+			sw->in_frames -= vcsw_vc_remove_out(&q->x.in[vc], p->idx, &gone, now);
 			vcsw_input_free(q, &gone, p);
 		}
 	}

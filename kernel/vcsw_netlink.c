@@ -338,8 +338,10 @@ static int vcsw_check(struct vcsw *sw, struct nlattr *data[],
 static void vcsw_inputs_drop_unfit(struct vcsw *sw)
 {
 	unsigned int i, vc;
+	u64 now;
 
 	spin_lock_bh(&sw->lock);
+	now = ktime_get_ns();
 	for (i = 0; i < sw->nslots; i++) {
 		struct vcsw_slave *q = sw->slot_port[i];
 
@@ -349,7 +351,7 @@ static void vcsw_inputs_drop_unfit(struct vcsw *sw)
 			struct vcsw_list gone;
 
 			vcsw_list_init(&gone);
-			sw->in_frames -= vcsw_xbar_remove_unfit(sw->slots, i, vc, &gone);
+			sw->in_frames -= vcsw_xbar_remove_unfit(sw->slots, i, vc, &gone, now);
 			vcsw_input_free(q, &gone, NULL);
 		}
 	}

@@ -520,12 +520,13 @@ static inline bool vcsw_vc_any(const struct vcsw_vc *v,
  * kept; the relative order of frames from different flows may change in
  * a take-over pair, as when the discipline changes).  Nothing moves when
  * none matches.  For an input buffer whose frames can no longer cross.
- * Returns how many were taken.
+ * @now: the clock, for the RECN set whose queues it may empty.  Returns
+ * how many were taken.
  */
 static inline fq_u32 vcsw_vc_remove(struct vcsw_vc *v,
 				    bool (*match)(const struct vcsw_node *n,
 						  const void *arg),
-				    const void *arg, struct vcsw_list *gone)
+				    const void *arg, struct vcsw_list *gone, fq_u64 now)
 {
 	struct vcsw_list keep;
 	struct vcsw_node *n;
@@ -544,7 +545,7 @@ static inline fq_u32 vcsw_vc_remove(struct vcsw_vc *v,
 				next = n->next;
 				if (!match(n, arg))
 					continue;
-				vcsw_rq_remove(v->rq, n);
+				vcsw_rq_remove(v->rq, n, now);
 				pheap_remove(&v->waiting, &n->heap);
 				v->backlog -= n->len;
 				vcsw_list_append(gone, n);
@@ -579,12 +580,12 @@ static inline bool vcsw_node_bound_for(const struct vcsw_node *n,
 
 /*
  * Every packet of VC @v bound for output @out (vcsw_node.out), onto
- * @gone: their output port left the switch.
+ * @gone, at @now: their output port left the switch.
  */
 static inline fq_u32 vcsw_vc_remove_out(struct vcsw_vc *v, fq_u16 out,
-					struct vcsw_list *gone)
+					struct vcsw_list *gone, fq_u64 now)
 {
-	return vcsw_vc_remove(v, vcsw_node_bound_for, &out, gone);
+	return vcsw_vc_remove(v, vcsw_node_bound_for, &out, gone, now);
 }
 
 /* Counters with the current backlog filled in. */

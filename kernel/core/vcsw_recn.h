@@ -160,19 +160,24 @@ static inline void vcsw_rq_unlink(struct vcsw_rq *rq, struct vcsw_node *n)
 }
 
 /*
- * Frame @n leaves the set from wherever it is in its queue: taken out,
- * not served in turn (an input buffer whose output shrank).  Every SAQ
- * waiting for the older frames of @n's queue must go on waiting for
- * them: if @n is not one of them, its going is not theirs (the SAQ's
- * count moves on with it).  And the SAQ @n leaves keeps its own wait,
- * which recn_depart() would end as if it had been served.
+ * Frame @n leaves the set from wherever it is in its queue at @now:
+ * taken out, not served in turn (an input buffer whose output shrank).
+ * Every SAQ waiting for the older frames of @n's queue must go on
+ * waiting for them: if @n is not one of them, its going is not theirs
+ * (the SAQ's count moves on with it).  And what recn_depart() does for
+ * a frame served is undone where it is not so here: the SAQ @n leaves
+ * keeps its own wait, and the round robin stays with the queue served
+ * last.
  */
-static inline void vcsw_rq_remove(struct vcsw_rq *rq, struct vcsw_node *n)
+static inline void vcsw_rq_remove(struct vcsw_rq *rq, struct vcsw_node *n, fq_u64 now)
 {
 	fq_u32 q = n->rq_q, j;
 	struct recn_saq *own = RECN_Q_IS_SAQ(q) ? &rq->set.saq[q - RECN_DETQS] : NULL;
-	fq_s32 wait_q = own ? own->wait_q : -1;
+	fq_s32 wait_q = own ? own->wait_q : -1, last = rq->last;
 	fq_u32 wait_seq = own ? own->wait_seq : 0;
+
+	/* a queue it empties is empty from now on (its idle time) */
+	rq->now = now;
 
 	for (j = 0; j < RECN_SAQ_MAX; j++) {
 		struct recn_saq *a = &rq->set.saq[j];
@@ -181,6 +186,7 @@ static inline void vcsw_rq_remove(struct vcsw_rq *rq, struct vcsw_node *n)
 			a->wait_seq++;
 	}
 	vcsw_rq_unlink(rq, n);
+	rq->last = last;
 	if (own && own->used && wait_q >= 0) {
 		own->wait_q = wait_q;
 		own->wait_seq = wait_seq;

@@ -438,12 +438,12 @@ static inline bool vcsw_node_outgrows(const struct vcsw_node *n,
  */
 static inline fq_u32 vcsw_xbar_remove_unfit(struct vcsw_xport *const *ports,
 					    unsigned int in, unsigned int vc,
-					    struct vcsw_list *gone)
+					    struct vcsw_list *gone, fq_u64 now)
 {
 	struct vcsw_vc *v = &ports[in]->in[vc];
 	fq_u32 taken;
 
-	taken = vcsw_vc_remove(v, vcsw_node_outgrows, ports, gone);
+	taken = vcsw_vc_remove(v, vcsw_node_outgrows, ports, gone, now);
 	v->st.drops_full += taken;
 	return taken;
 }

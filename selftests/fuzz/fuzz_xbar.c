@@ -741,7 +741,7 @@ static void shrink_out(unsigned int o, unsigned int vc, fq_u32 limit)
 				want += f->n.len > X[f->n.out].out.vc[w].limit;
 			}
 			vcsw_list_init(&gone);
-			taken = vcsw_xbar_remove_unfit(ports, i, w, &gone);
+			taken = vcsw_xbar_remove_unfit(ports, i, w, &gone, now);
 			FUZZ_CHECK(taken == want && gone.count == want);
 			while ((n = gone.head)) {
 				struct fz_frame *f = frame_of(n);

@@ -615,7 +615,7 @@ static void remove_unfit_case(int *unit_failed, int variant)
 	/* output 1's buffer made smaller: the 2500-byte frame can never cross */
 	xp[1].out.vc[1].limit = 2 * LEN;
 	vcsw_list_init(&gone);
-	EXPECT_EQ(vcsw_xbar_remove_unfit(ports, 0, 1, &gone), 1);
+	EXPECT_EQ(vcsw_xbar_remove_unfit(ports, 0, 1, &gone, 0), 1);
 	EXPECT_EQ(set_matches_queues(&rq_in[0][1], &xp[0].in[1]), 0);
 	/* the older frame is still in the detection queue: the SAQ still waits */
 	EXPECT_TRUE(recn_saq_waiting(&rq_in[0][1].set, (fq_u32)s));
@@ -638,6 +638,85 @@ UNIT_TEST(taking_a_frame_out_keeps_a_saq_behind_older_frames)
 {
 	remove_unfit_case(unit_failed, 0);
 	remove_unfit_case(unit_failed, 1);
+}
+
+/*
+ * A frame taken out (vcsw_rq_remove()) was not served: the round robin
+ * goes on from the queue served last.  Input 0 holds frames for outputs
+ * 1, 2, 3 and 1 again; output 1's first is served; taking output 3's out
+ * must leave output 2's next, not send the round robin past queue 4 and
+ * back to output 1's.
+ */
+UNIT_TEST(taking_a_frame_out_leaves_the_round_robin)
+{
+	static const unsigned int outs[4] = { 1, 2, 3, 1 };
+	struct vcsw_node n[4], *next;
+	struct vcsw_rq rq;
+	unsigned int k;
+
+	recn_cfg_default(&cfg, LEN);
+	memset(&box, 0, sizeof(box));
+	memset(n, 0, sizeof(n));
+	vcsw_rq_init(&rq, &cfg, &box, 0, VCSW_RQ_IN, 1, false);
+	for (k = 0; k < 4; k++) {
+		n[k].len = 500;
+		n[k].vc = 1;
+		n[k].route = route2((int)outs[k], -1);
+		n[k].out = (fq_u16)outs[k];
+		vcsw_rq_link(&rq, &n[k]);
+	}
+	next = vcsw_rq_pick(&rq, 0xffff);
+	ASSERT_TRUE(next == &n[0]);
+	vcsw_rq_unlink(&rq, next);
+	vcsw_rq_remove(&rq, &n[2], 0);
+	next = vcsw_rq_pick(&rq, 0xffff);
+	EXPECT_TRUE(next == &n[1]);
+	EXPECT_EQ(rq.frames, 2);
+}
+
+/*
+ * A SAQ that a removal empties (an output buffer made smaller,
+ * vcsw_xbar_remove_unfit()) is empty from the removal on: its idle time
+ * counts from then, not from the set's last operation before it.
+ */
+UNIT_TEST(a_saq_emptied_by_a_removal_idles_from_then)
+{
+	fq_u32 hot = route2(1, 3);
+	struct recn_msg m = { RECN_MSG_NOTIFY, { 2 | 4 << 6, 2, 5 } };
+	fq_u64 t1 = 1000, t2;
+	struct vcsw_list gone;
+	struct vcsw_node *nd;
+	fq_u32 k;
+	int s;
+
+	setup(100 * LEN, 3 * LEN);
+	t2 = t1 + 5 * cfg.idle_ns;
+	/* output 1 full, from input 2: what input 0 holds for it waits */
+	for (k = 0; k < 3; k++)
+		ASSERT_TRUE(arrive_len(2, route2(1, -1), 0, 1, LEN, 0, 9, k) != NULL);
+	settle(0);
+	vcsw_rq_receive(&rq_in[0][1], &m, 1, 0);
+	s = saq_of(&rq_in[0][1], 2 | 4 << 6, 2, 5);
+	ASSERT_TRUE(s >= 0);
+	/* at t1 three frames in the SAQ, too long for the smaller buffer */
+	for (k = 0; k < 3; k++)
+		ASSERT_TRUE(arrive_len(0, hot, 5, 1, 2500, t1, 0, k) != NULL);
+	settle(t1);
+	ASSERT_EQ(rq_in[0][1].set.saq[s].frames, 3);
+	/* told upstream: the SAQ does not go the moment it empties */
+	ASSERT_TRUE(rq_in[0][1].set.saq[s].t.told != 0);
+	xp[1].out.vc[1].limit = 2 * LEN;
+	vcsw_list_init(&gone);
+	EXPECT_EQ(vcsw_xbar_remove_unfit(ports, 0, 1, &gone, t2), 3);
+	while ((nd = gone.head)) {
+		vcsw_list_unlink(&gone, nd);
+		((struct frame *)nd)->used = false;
+	}
+	EXPECT_EQ(rq_in[0][1].set.saq[s].frames, 0);
+	tick(t2 + cfg.idle_ns / 2);
+	EXPECT_TRUE(rq_in[0][1].set.saq[s].used);
+	tick(t2 + cfg.idle_ns + 1);
+	EXPECT_TRUE(!rq_in[0][1].set.saq[s].used);
 }
 
 /*

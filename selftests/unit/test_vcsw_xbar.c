@@ -525,15 +525,15 @@ UNIT_TEST(remove_unfit_frees_an_input_behind_a_smaller_buffer)
 			xp[2].out.vc[!vc].limit = 9000;
 			xp[3].out.vc[0].limit = xp[3].out.vc[1].limit = 9000;
 			vcsw_list_init(&gone);
-			EXPECT_EQ(vcsw_xbar_remove_unfit(ports, 1, vc, &gone), 4);
+			EXPECT_EQ(vcsw_xbar_remove_unfit(ports, 1, vc, &gone, 0), 4);
 			EXPECT_EQ(gone.count, 4);
 			for (n = gone.head; n; n = n->next)
 				EXPECT_TRUE(n->len == 9000 && n->out == 2);
 			EXPECT_EQ(xp[1].in[vc].st.drops_full, 4);
 			EXPECT_EQ(xp[1].in[vc].backlog, 2000 + 9000);
 			/* nothing else fits out of the other VC or input */
-			EXPECT_EQ(vcsw_xbar_remove_unfit(ports, 1, !vc, &gone), 0);
-			EXPECT_EQ(vcsw_xbar_remove_unfit(ports, 0, vc, &gone), 0);
+			EXPECT_EQ(vcsw_xbar_remove_unfit(ports, 1, !vc, &gone, 0), 0);
+			EXPECT_EQ(vcsw_xbar_remove_unfit(ports, 0, vc, &gone, 0), 0);
 			EXPECT_EQ(gone.count, 4);
 			/* what stays crosses, output 2's in deadline order */
 			while (xrun(arch, 0, 1))
@@ -568,7 +568,7 @@ UNIT_TEST(remove_out_keeps_the_rest_in_order)
 			EXPECT_EQ(arrive(0, k == 5 ? 15 : 10 * (k + 1), 100, 0, 2 + k % 2),
 				  VCSW_ENQ_OK);
 		vcsw_list_init(&gone);
-		taken = vcsw_vc_remove_out(&xp[0].in[0], 3, &gone);
+		taken = vcsw_vc_remove_out(&xp[0].in[0], 3, &gone, 0);
 		EXPECT_EQ(taken, 4);
 		EXPECT_EQ(gone.count, 4);
 		EXPECT_EQ(xp[0].in[0].backlog, 400);
