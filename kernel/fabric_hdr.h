@@ -16,6 +16,7 @@
 
 #include "core/fabric_hdr_core.h"
 
+int fabric_hdr_make_room(struct sk_buff *skb);
 int fabric_hdr_push(struct sk_buff *skb, const struct fhc_fields *f);
 struct fabric_hdr *fabric_hdr_get(struct sk_buff *skb, unsigned int offset);
 int fabric_hdr_read(const struct sk_buff *skb, unsigned int offset,

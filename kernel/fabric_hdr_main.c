@@ -324,6 +324,25 @@ static void fabric_hdr_csum_invalidate(struct sk_buff *skb)
 }
 
 /**
+ * fabric_hdr_make_room - make what fabric_hdr_push() needs of memory
+ * @skb: frame to transmit, skb->data at the Ethernet header
+ *
+ * For a sender that takes a link's credits before the push (they depend
+ * on whether the frame carries the header): once this has succeeded, a
+ * push of @skb cannot fail for memory, as long as nothing clones it
+ * meanwhile.  A failure here says the frame leaves without the header.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int fabric_hdr_make_room(struct sk_buff *skb)
+{
+	if (!pskb_may_pull(skb, ETH_HLEN))
+		return -ENOMEM;
+	return skb_cow_head(skb, FABRIC_HDR_LEN);
+}
+EXPORT_SYMBOL_GPL(fabric_hdr_make_room);
+
+/**
  * fabric_hdr_push - insert a fabric header after the Ethernet header
  * @skb: frame to transmit, skb->data at the Ethernet header
  * @f: header fields; version and inner_proto are filled in here
@@ -360,7 +379,7 @@ int fabric_hdr_push(struct sk_buff *skb, const struct fhc_fields *f)
 					      ((struct ethhdr *)skb->data)->h_dest);
 	hdr.version = FABRIC_HDR_VERSION;
 
-	err = skb_cow_head(skb, FABRIC_HDR_LEN);
+	err = fabric_hdr_make_room(skb);
 	if (err)
 		return err;
 

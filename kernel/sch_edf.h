@@ -208,9 +208,16 @@ struct edf_sched {
 	u64			recn_next_ns;	/* no count before this */
 };
 
+/*
+ * edf_skb_cb.msg_flags besides FABRIC_HDR_F_*: credits on, the link's
+ * credits were taken for the frame without the header, for which there
+ * was no memory (edf_take_credits()); it leaves so.
+ */
+#define EDF_MSG_BARE	0x80
+
 struct edf_skb_cb {
 	u64	deadline;
-	u8	msg_flags;	/* FABRIC_HDR_F_HEAD / _TAIL */
+	u8	msg_flags;	/* FABRIC_HDR_F_HEAD / _TAIL, EDF_MSG_BARE */
 	u16	recn_tag;	/* where the link's RECN counts it, or
 				 * FABRIC_LINK_RECN_NONE */
 };

@@ -917,9 +917,9 @@ static void edf_release_eligible(struct edf_sched *q, u64 now)
  * a device that would cut it in hardware; an inner type the fabric does
  * not carry) leaves without it, and so does a frame queued before ttd
  * went on that the header would take over the MTU (edf_push_ttd() asks
- * here first).  Only memory can still fail the push; then the frame is
- * shorter than counted and on VC1, which the receiver's quiet
- * resynchronisation repairs.
+ * here first).  Only memory can still fail the push: with credits on,
+ * edf_take_credits() makes its room before it counts the frame, and a
+ * frame it found none for leaves without the header (EDF_MSG_BARE).
  */
 bool edf_gets_header(const struct edf_sched *q, const struct sk_buff *skb)
 {
@@ -945,7 +945,15 @@ static unsigned int edf_take_credits(struct edf_sched *q, struct edf_flow *f,
 {
 	struct sk_buff *skb = f->head;
 	bool hdr = edf_gets_header(q, skb);
-	unsigned int vc = hdr ? f->cl->vc : fabric_link_skb_vc(q->link, skb);
+	unsigned int vc;
+
+	/* the push at dequeue must then not fail: the credits say header */
+	if (hdr && unlikely((edf_skb_cb(skb)->msg_flags & EDF_MSG_BARE) ||
+			    fabric_hdr_make_room(skb))) {
+		edf_skb_cb(skb)->msg_flags |= EDF_MSG_BARE;
+		hdr = false;
+	}
+	vc = hdr ? f->cl->vc : fabric_link_skb_vc(q->link, skb);
 
 	if (refused & BIT(vc))
 		return refused;
@@ -1029,7 +1037,7 @@ static void edf_account_departure(struct edf_sched *q, struct edf_class *cl,
  * header (queued before "ttd on": a frame the header would take over the
  * MTU, or GSO for a device that segments in hardware; an inner type the
  * fabric does not carry; no memory) leaves without it and is counted,
- * as edf_take_credits() counted it (edf_gets_header()).
+ * as edf_take_credits() counted it (edf_gets_header(), EDF_MSG_BARE).
  */
 static noinline void edf_push_ttd(struct Qdisc *sch, struct sk_buff *skb,
 			 struct edf_flow *f, u64 deadline, u8 msg_flags, u64 now)
@@ -1048,7 +1056,8 @@ static noinline void edf_push_ttd(struct Qdisc *sch, struct sk_buff *skb,
 		.seq = id->seq,
 	};
 
-	if (unlikely(!edf_gets_header(q, skb) || fabric_hdr_push(skb, &fields))) {
+	if (unlikely((msg_flags & EDF_MSG_BARE) || !edf_gets_header(q, skb) ||
+		     fabric_hdr_push(skb, &fields))) {
 		q->xs.ttd_skipped++;
 		return;
 	}

@@ -481,8 +481,9 @@ static bool fbs_tags(const struct fbs_sched *q, const struct sk_buff *skb)
 /*
  * Mark @skb with the current slot and our node.  Its deadline: the end
  * of the half slot the receiver allows after its expected arrival.  A
- * frame that cannot carry the header (or memory is short) goes without
- * and is counted; the receiver does not judge it.
+ * frame that cannot carry the header (or for which memory was short,
+ * @tag false) goes without and is counted; the receiver does not judge
+ * it.
  */
 static void fbs_tag(struct fbs_sched *q, struct sk_buff *skb, bool tag,
 		    unsigned int vc, u64 now)
@@ -540,7 +541,12 @@ static struct sk_buff *fbs_dequeue(struct Qdisc *sch)
 				(fbs_tags(q, skb) ? FABRIC_HDR_LEN : 0))))
 			skb = NULL;
 		if (skb) {
-			bool tag = fbs_tags(q, skb);
+			/*
+			 * The header's room first: the credits taken below
+			 * count the frame as it leaves, so the push after
+			 * them must not fail for memory
+			 */
+			bool tag = fbs_tags(q, skb) && !fabric_hdr_make_room(skb);
 
 			vc = tag ? (cl == &q->classes[q->ndests] ? FABRIC_VC_BESTEFFORT :
 				    FABRIC_VC_REGULATED) : fabric_link_skb_vc(q->link, skb);
