@@ -38,6 +38,22 @@ static void fabric_gso_unwind(struct sk_buff *skb, __be16 protocol,
 }
 
 /*
+ * A tunnel's GSO packet (VXLAN, GENEVE, GRE, IP in IP): its segmentation
+ * places each segment's outer headers from SKB_GSO_CB()->mac_offset, the
+ * Ethernet header, and the inner IP offload writes at the mac header,
+ * both of which fabric_gso_segment() moves; the segments would come out
+ * with their headers in the wrong places and 34 bytes of headroom that
+ * nobody wrote in front.  Such a packet is cut before the header goes on.
+ */
+static bool fabric_gso_tunnelled(const struct sk_buff *skb)
+{
+	return skb->encapsulation ||
+	       (skb_shinfo(skb)->gso_type &
+		(SKB_GSO_GRE | SKB_GSO_GRE_CSUM | SKB_GSO_IPXIP4 | SKB_GSO_IPXIP6 |
+		 SKB_GSO_UDP_TUNNEL | SKB_GSO_UDP_TUNNEL_CSUM | SKB_GSO_TUNNEL_REMCSUM));
+}
+
+/*
  * @skb->data is at the fabric header (a received frame, the network
  * header where the stack put it) or right past it (a frame a qdisc
  * pushed the header onto, the network header at the inner packet);
@@ -54,7 +70,7 @@ static struct sk_buff *fabric_gso_segment(struct sk_buff *skb,
 	u32 index;
 	u16 inner;
 
-	if (!skb_mac_header_was_set(skb))
+	if (!skb_mac_header_was_set(skb) || fabric_gso_tunnelled(skb))
 		return ERR_PTR(-EINVAL);
 	past_eth = skb->data - skb_mac_header(skb) - ETH_HLEN;
 	if (past_eth != 0 && past_eth != FABRIC_HDR_LEN)
@@ -115,13 +131,17 @@ static struct packet_offload fabric_offload __read_mostly = {
  * (no NETIF_F_HW_CSUM) or lacks the packet's GSO feature, or @dev is a
  * veth, which hands the packet to its peer whole, where fabric_hdr.ko or
  * a vcsw port reads it.  A device that would segment it in hardware
- * would copy the header unchanged into every segment: the caller must
- * segment first there.
+ * would copy the header unchanged into every segment, and a tunnel's
+ * packet is one fabric_gso_segment() cannot cut: the caller must segment
+ * first there.
  */
 bool fabric_hdr_gso_whole_ok(const struct net_device *dev,
 			     const struct sk_buff *skb)
 {
 	netdev_features_t features = dev->features;
+
+	if (fabric_gso_tunnelled(skb))
+		return false;
 
 	if (!(features & NETIF_F_HW_CSUM) ||
 	    !net_gso_ok(features, skb_shinfo(skb)->gso_type))

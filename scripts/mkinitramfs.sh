@@ -31,6 +31,7 @@ INTREE_MODULES="
 	drivers/net/dummy.ko
 	drivers/net/ifb.ko
 	drivers/net/virtio_net.ko
+	drivers/net/vxlan/vxlan.ko
 	drivers/virtio/virtio_pci.ko
 	net/bridge/bridge.ko
 	net/core/pktgen.ko
