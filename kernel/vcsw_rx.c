@@ -236,6 +236,16 @@ rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 	if (READ_ONCE(in->credits)) {
 		u8 cvc = FABRIC_VC_BESTEFFORT;
 
+		/*
+		 * An end that speaks credits segments first (its qdisc
+		 * does): a GSO frame would take the room of one frame and
+		 * go on as several, outside the books and the input buffer
+		 */
+		if (unlikely(skb_is_gso(skb))) {
+			vcsw_count(in, VCSW_PS_DROP_GSO);
+			kfree_skb(skb);
+			return RX_HANDLER_CONSUMED;
+		}
 		if (is_fabric && pskb_may_pull(skb, min_t(u32, skb->len, 1)))
 			cvc = fcr_frame_vc(READ_ONCE(in->cp.l.vcs), true,
 					   skb->data, skb->len);
@@ -342,8 +352,7 @@ rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 		vcsw_deliver(sw, in, skb, dst, routed, &fw, now, &ch);
 		return RX_HANDLER_CONSUMED;
 	}
-	/* no end that speaks credits sends GSO: its segments go as without */
-	vcsw_credit_release(in, &ch);
+	/* not on a port with credits (above): nothing was counted */
 	if (unlikely(!vcsw_gso_segs_ok(skb, is_fabric))) {
 		vcsw_count(in, VCSW_PS_DROP_GSO);
 		kfree_skb(skb);

@@ -11,6 +11,7 @@
 # and the inner IPv4/IPv6 offloads under it.  Nothing may crash or warn
 # (the harness reads the kernel log), the switch may forward no malformed
 # frame, and both paths must still carry ordinary frames afterwards.
+# A port with credits refuses every GSO frame.
 # First, well-formed frames: a port cuts a GSO frame whose segment size
 # its sender chose into at most 256 segments and refuses (drop_gso) one
 # that would need more, instead of turning one frame into thousands.
@@ -120,6 +121,14 @@ gso_frames 100 25600 256 cut 2
 gso_frames 100 25601 257 refused 5
 gso_frames 8 30000 3750 refused 5
 log_test "switch port: GSO frames of at most 256 segments cut, more refused"
+
+# With credits on, none: an end that speaks credits segments first, and a
+# frame of two segments, well within the grant, would take the room of
+# one and go on as two, outside the books
+ns_run S ip link set p1 type vcsw_slave credits on || fatal "credits on p1"
+gso_frames 500 1000 2 refused 5
+ns_run S ip link set p1 type vcsw_slave credits off || fatal "credits off p1"
+log_test "switch port with credits: every GSO frame refused"
 
 dbad0=$(malformed D eth0)
 out=$(ns_exec C gso-fuzz -i eth0 -d $MAC_D -n "$FRAMES" -s $((SEED + 1)))
