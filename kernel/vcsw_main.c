@@ -369,9 +369,6 @@ static void vcsw_slave_flush(struct vcsw_slave *p)
 
 /* ---- the crossbar ------------------------------------------------------------ */
 
-/* Ports whose frames wait on their txq, to flush once the switch's lock is let go. */
-#define VCSW_FLUSH_BITS		VCSW_MAX_PORTS
-
 /*
  * Serve @p's output at @now: released frames go on its txq; @flush notes
  * the port.  Caller holds the switch's lock.
@@ -431,7 +428,12 @@ static void vcsw_xbar_go(struct vcsw *sw, u64 now, unsigned long *flush)
 	while (sw->in_frames) {
 		struct vcsw_ent *e;
 
-		if (moved == VCSW_XBAR_BUDGET) {
+		/*
+		 * Past the budget, or with half of the RECN box used (the
+		 * moves' arrivals and departures post): the rest after a
+		 * delivery, from the timer
+		 */
+		if (moved == VCSW_XBAR_BUDGET || sw->recn_box.count >= VCSW_RQ_BOX / 2) {
 			hrtimer_start(&sw->xbar_timer, 0, HRTIMER_MODE_REL_PINNED_SOFT);
 			return;
 		}
@@ -481,7 +483,7 @@ static void vcsw_recn_settle(struct vcsw *sw, u64 now, unsigned long *flush)
 }
 
 /* Flush the ports noted in @flush.  Under RCU, BHs off, no lock held. */
-static void vcsw_flush_ports(struct vcsw *sw, unsigned long *flush)
+void vcsw_flush_ports(struct vcsw *sw, unsigned long *flush)
 {
 	unsigned int i;
 

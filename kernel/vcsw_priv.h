@@ -323,6 +323,10 @@ void vcsw_recn_port_free(struct vcsw_slave *p);
 void vcsw_recn_reset(struct vcsw *sw);
 void vcsw_recn_set_peer(struct vcsw_slave *p, bool on);
 u32 vcsw_recn_deliver(struct vcsw *sw, u64 now, unsigned long *flush);
+
+/* Ports whose frames wait on their txq, to flush once the switch's lock is let go. */
+#define VCSW_FLUSH_BITS		VCSW_MAX_PORTS
+void vcsw_flush_ports(struct vcsw *sw, unsigned long *flush);
 void vcsw_recn_flush(struct vcsw_slave *p);
 void vcsw_recn_rcv(struct vcsw_slave *p, struct sk_buff *skb);
 void vcsw_recn_arm(struct vcsw *sw);

@@ -164,6 +164,17 @@ static void vcsw_recn_link(void *ctx, u32 port, u8 vc, const struct recn_msg *m)
 	k->staged |= BIT_ULL(port);
 }
 
+/* Put every port's staged messages on its txq, in frames. */
+static void vcsw_recn_stage_all(struct vcsw_recn_link_ctx *k)
+{
+	while (k->staged) {
+		unsigned int i = __ffs64(k->staged);
+
+		k->staged &= k->staged - 1;
+		vcsw_recn_stage_out(k->sw->slot_port[i], k->flush);
+	}
+}
+
 /*
  * Deliver what the sets posted (core vcsw_xbar_recn_deliver()); frames
  * for the links go on their ports' txq, and @flush notes those ports.
@@ -180,12 +191,7 @@ u32 vcsw_recn_deliver(struct vcsw *sw, u64 now, unsigned long *flush)
 		return 0;
 	inside = vcsw_xbar_recn_deliver(sw->slots, sw->nslots, &sw->recn_box, now,
 					vcsw_recn_link, &k);
-	while (k.staged) {
-		unsigned int i = __ffs64(k.staged);
-
-		k.staged &= k.staged - 1;
-		vcsw_recn_stage_out(sw->slot_port[i], flush);
-	}
+	vcsw_recn_stage_all(&k);
 	vcsw_recn_arm(sw);
 	return inside;
 }
@@ -315,36 +321,34 @@ void vcsw_recn_arm(struct vcsw *sw)
 enum hrtimer_restart vcsw_recn_timer(struct hrtimer *t)
 {
 	struct vcsw *sw = container_of(t, struct vcsw, recn_timer);
+	DECLARE_BITMAP(flush, VCSW_FLUSH_BITS);
+	struct vcsw_recn_link_ctx k = { sw, flush, 0 };
 	u64 now = ktime_get_ns();
 	bool busy = false, woke = false, post;
-	unsigned int i, vc;
 
+	bitmap_zero(flush, VCSW_FLUSH_BITS);
 	spin_lock(&sw->lock);
-	for (i = 0; i < sw->nslots; i++) {
-		struct vcsw_slave *p = sw->slot_port[i];
-
-		if (!p || sw->arch != VCSW_ARCH_RECN)
-			continue;
-		for (vc = 0; vc < VCSW_RECN_VCS; vc++) {
-			busy |= vcsw_rq_tick(&p->rp->in[vc], now, &woke);
-			busy |= vcsw_rq_tick(&p->rp->out[vc], now, &woke);
-		}
-	}
+	/* the box is delivered as it fills, between two sets */
+	if (sw->arch == VCSW_ARCH_RECN)
+		busy = vcsw_xbar_recn_tick(sw->slots, sw->nslots, &sw->recn_box, now,
+					   vcsw_recn_link, &k, &woke);
+	vcsw_recn_stage_all(&k);
 	sw->recn_ticking = busy;
 	if (busy)
 		hrtimer_forward_now(t, ns_to_ktime(vcsw_recn_period(sw)));
 	post = sw->recn_box.count;
 	spin_unlock(&sw->lock);
+	rcu_read_lock();
+	/* what those deliveries staged for the links */
+	vcsw_flush_ports(sw, flush);
 	/*
 	 * Messages wait (repeats): deliver them; a lease ended (a SAQ may go
 	 * again): serve everything too.  Many ticks do neither, and cost
 	 * only the look at the sets.
 	 */
-	if (woke || post) {
-		rcu_read_lock();
+	if (woke || post)
 		vcsw_kick_all(sw, woke);
-		rcu_read_unlock();
-	}
+	rcu_read_unlock();
 	return busy ? HRTIMER_RESTART : HRTIMER_NORESTART;
 }
 

@@ -35,7 +35,13 @@
 #include "recn_core.h"
 
 #define VCSW_RQ_QUEUES		(RECN_DETQS + RECN_SAQ_MAX)
-#define VCSW_RQ_BOX		64	/* messages one operation may post */
+/*
+ * Messages the sets may post before they are delivered: a set's tick
+ * repeats each stopped point's Xoff to every port told of it (16 roots
+ * told by 16 inputs fill it), and the switch delivers between two sets
+ * once it is half full (vcsw_xbar_recn_tick()).  32 bytes each.
+ */
+#define VCSW_RQ_BOX		256
 
 enum vcsw_rq_side {
 	VCSW_RQ_IN,		/* an input buffer: upstream is the link */

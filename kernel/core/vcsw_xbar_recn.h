@@ -78,6 +78,37 @@ static inline fq_u32 vcsw_xbar_recn_deliver(struct vcsw_xport *const *ports, uns
 	return inside;
 }
 
+/*
+ * vcsw_rq_tick() every set of the @n ports at @now, input then output of
+ * each VC, port by port, delivering @box (vcsw_xbar_recn_deliver()) after
+ * a set that left it half full: a tick repeats every stopped point's
+ * Xoff to every port told of it, and a box delivered only at the end
+ * would drop the repeats of the sets ticked last, the same ones at every
+ * tick.  Not within a set: a delivery may reach the set itself.  True
+ * while a set needs ticks; *@woke as vcsw_rq_tick() says.
+ */
+static inline bool vcsw_xbar_recn_tick(struct vcsw_xport *const *ports, unsigned int n,
+				       struct vcsw_rq_box *box, fq_u64 now,
+				       vcsw_recn_link_fn link, void *ctx, bool *woke)
+{
+	unsigned int p, vc, side;
+	bool busy = false;
+
+	for (p = 0; p < n; p++)
+		for (vc = 0; vc < VCSW_NUM_VCS; vc++)
+			for (side = VCSW_RQ_IN; side <= VCSW_RQ_OUT; side++) {
+				struct vcsw_rq *rq = vcsw_xbar_rq(ports, n, p,
+								  (enum vcsw_rq_side)side, vc);
+
+				if (!rq)
+					continue;
+				busy |= vcsw_rq_tick(rq, now, woke);
+				if (box->count >= VCSW_RQ_BOX / 2)
+					vcsw_xbar_recn_deliver(ports, n, box, now, link, ctx);
+			}
+	return busy;
+}
+
 enum vcsw_recn_rx {
 	VCSW_RECN_RX_NONE,	/* no set there takes it (the port is not recn) */
 	VCSW_RECN_RX_TAKEN,

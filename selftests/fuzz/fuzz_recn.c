@@ -36,7 +36,7 @@
 #define NQ		(RECN_DETQS + RECN_SAQ_MAX)
 #define ORDER_FLOWS	16	/* (route, SL) pairs a set's order check follows */
 #define LINK_MAX	64	/* messages on a link at once; more are lost */
-#define BOX_MAX		64	/* the switch's box (VCSW_RQ_BOX) */
+#define BOX_MAX		64	/* the switch's box, smaller than VCSW_RQ_BOX: more lost */
 #define DRAIN_ROUNDS	8	/* steps of idle + lease for the last frame to leave */
 
 /* The sets: the host's two VCs, the input's two, each output's two. */

@@ -838,16 +838,11 @@ static void link_msg(struct fuzz_in *in)
 
 static void tick(void)
 {
-	unsigned int p, vc;
 	bool woke = false;
 
 	if (arch != VCSW_ARCH_RECN)
 		return;
-	for (p = 0; p < np; p++)
-		for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
-			vcsw_rq_tick(&rq_in[p][vc], now, &woke);
-			vcsw_rq_tick(&rq_out[p][vc], now, &woke);
-		}
+	vcsw_xbar_recn_tick(ports, np, &box, now, recn_link, NULL, &woke);
 	deliver();
 }
 

@@ -207,17 +207,12 @@ static int set_matches_queues(const struct vcsw_rq *rq, const struct vcsw_vc *v)
 	return frames == rq->frames && bytes == v->backlog ? 0 : 4;
 }
 
-/* Tick every set; true if a lease ended somewhere. */
+/* Tick every set as the switch does; true if a lease ended somewhere. */
 static bool tick(fq_u64 now)
 {
-	unsigned int p, vc;
 	bool woke = false;
 
-	for (p = 0; p < NPORTS; p++)
-		for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
-			vcsw_rq_tick(&rq_in[p][vc], now, &woke);
-			vcsw_rq_tick(&rq_out[p][vc], now, &woke);
-		}
+	vcsw_xbar_recn_tick(ports, NPORTS, &box, now, on_link, NULL, &woke);
 	settle(now);
 	return woke;
 }
@@ -717,6 +712,51 @@ UNIT_TEST(a_saq_emptied_by_a_removal_idles_from_then)
 	EXPECT_TRUE(rq_in[0][1].set.saq[s].used);
 	tick(t2 + cfg.idle_ns + 1);
 	EXPECT_TRUE(!rq_in[0][1].set.saq[s].used);
+}
+
+/*
+ * A tick repeats the Xoff of every stopped point to every port told of
+ * it, every set into the one box: the box must be delivered as it fills,
+ * or the sets ticked last lose their repeats on every tick.  Every output
+ * set holds RECN_ROOT_MAX stopped roots, each told to the four inputs:
+ * 4 ports x 2 VCs x 16 x 4 = 512 repeats a tick, more than the box holds.
+ * Each reaches its input (which has no SAQ for it: stale_rx), none is
+ * dropped, over 100 ticks.
+ */
+UNIT_TEST(a_tick_delivers_every_repeat)
+{
+	fq_u64 want = 0, got = 0, dropped = 0;
+	unsigned int p, vc, r, t;
+
+	setup(100 * LEN, 100 * LEN);
+	for (p = 0; p < NPORTS; p++)
+		for (vc = 0; vc < VCSW_NUM_VCS; vc++)
+			for (r = 0; r < RECN_ROOT_MAX; r++) {
+				struct recn_set *st = &rq_out[p][vc].set;
+				struct recn_root *ro = &st->root[r];
+
+				ro->used = true;
+				ro->detq = (fq_u8)(1 + r / 4);
+				ro->sl = (fq_u8)(r % 4);
+				ro->t.told = 0xf;
+				ro->t.xoff = true;
+				st->detq[ro->detq].roots |= (fq_u16)(1u << r);
+				st->detq[ro->detq].frames = 1;
+				st->detq[ro->detq].bytes = 100 * LEN;
+				want += 4;
+			}
+	ASSERT_TRUE(want > VCSW_RQ_BOX);
+	want *= 100;
+	for (t = 1; t <= 100; t++)
+		tick(t * cfg.refresh_ns);
+	for (p = 0; p < NPORTS; p++)
+		for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+			got += rq_in[p][vc].set.st.xoff_rx;
+			dropped += rq_out[p][vc].dropped;
+		}
+	EXPECT_EQ(box.dropped, 0);
+	EXPECT_EQ(dropped, 0);
+	EXPECT_EQ(got, want);
 }
 
 /*
