@@ -481,6 +481,8 @@ static inline void aoq_set_mode(struct aoq_sched *s, enum aoq_mode mode)
 	s->lead = 0;
 	for (i = 0; i < AOQ_MAX_LANES; i++)
 		s->lane[i].oc = s->vcount;
+	/* taken from those counts, in mode aoq only: it starts again too */
+	s->max_spread_oc = 0;
 	if (!aoq_mode_is_sorted(s))
 		return;
 	for (i = 0; i < s->nlanes; i++)

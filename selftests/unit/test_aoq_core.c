@@ -637,6 +637,36 @@ UNIT_TEST(mode_change_keeps_lanes)
 }
 
 /*
+ * max_spread is mode aoq's (Documentation/aoq.rst: 0 in the others): a
+ * change of mode restarts the counts it is taken from, and the other
+ * modes keep none to measure it with.  A spread of an aoq phase must
+ * not stand through an fbrr one, nor into the next aoq phase.
+ */
+UNIT_TEST(mode_change_restarts_max_spread)
+{
+	static struct t_model m;
+	struct aoq_sched s;
+
+	memset(&m, 0, sizeof(m));
+	m.nlanes = 2;
+	aoq_init(&s, AOQ_MODE_AOQ, 2);
+	/* a long message against short ones: the counts spread */
+	t_add_pkt(&m, 0, 30, 0, 0);
+	t_add_pkt(&m, 1, 1, 0, 0);
+	t_add_pkt(&m, 1, 1, 0, 0);
+	t_add_pkt(&m, 1, 30, 0, 0);
+	t_run(&s, &m, 20);
+	ASSERT_TRUE(aoq_max_spread(&s) > 0);
+	aoq_set_mode(&s, AOQ_MODE_FBRR);
+	EXPECT_EQ(aoq_max_spread(&s), 0);
+	for (; m.now <= 40; m.now++)
+		aoq_dequeue(&s, m.now, &t_ops, &m);
+	EXPECT_EQ(aoq_max_spread(&s), 0);
+	aoq_set_mode(&s, AOQ_MODE_AOQ);
+	EXPECT_EQ(aoq_max_spread(&s), 0);
+}
+
+/*
  * The scheduler's own bookkeeping is consistent: the ActiveList holds
  * each active lane at most once, never the anchor, and together with the
  * anchor it is every active lane, in order of their counts (mode aoq).
