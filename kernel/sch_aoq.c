@@ -464,6 +464,7 @@ static int aoq_qdisc_change(struct Qdisc *sch, struct nlattr *opt,
 	struct nlattr *tb[TCA_AOQ_MAX + 1];
 	enum aoq_mode mode = q->core.mode;
 	struct fabric_link *link, *old_link;
+	bool rerun;
 	int err;
 
 	if (!opt)
@@ -493,6 +494,13 @@ static int aoq_qdisc_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 	old_link = q->gate.link;
 	q->gate.link = link;
+	/*
+	 * What ends a wait on a stalled anchor changed: the watchdog was
+	 * set for the old stall time, and the frames queued bring no
+	 * dequeue; run one, which sets it again if there is still a wait
+	 */
+	rerun = mode != q->core.mode || tb[TCA_AOQ_STALL] || tb[TCA_AOQ_MESSAGE_LIMIT] ||
+		(old_link && old_link != link);
 	if (mode != q->core.mode)
 		aoq_set_mode(&q->core, mode);
 	if (tb[TCA_AOQ_STALL])
@@ -504,11 +512,11 @@ static int aoq_qdisc_change(struct Qdisc *sch, struct nlattr *opt,
 	if (tb[TCA_AOQ_MESSAGE_LIMIT])
 		q->core.msg_limit = nla_get_u32(tb[TCA_AOQ_MESSAGE_LIMIT]);
 	sch_tree_unlock(sch);
-	if (old_link && old_link != link) {
+	/* a frame that waited for credits goes now */
+	if (old_link && old_link != link)
 		fabric_link_put(old_link);
-		/* a frame that waited for credits goes now */
+	if (rerun && sch->q.qlen)
 		__netif_schedule(qdisc_root(sch));
-	}
 	return 0;
 }
 

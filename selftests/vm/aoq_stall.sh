@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 180
+# timeout: 240
 # vm: deterministic
 #
 # A sender dies mid-message: fabric frames with the head flag and no tail
@@ -10,7 +10,8 @@
 # dead lane only leaves its opportunities unused).  The stall times (8 s
 # and 20 s) are seconds longer than the script's steps, and the test runs
 # in the deterministic VM, where those steps take the same guest time on
-# any host.
+# any host.  A change of the stall time or of the mode while pbrr waits
+# applies at once: lane 1:2 goes without new traffic.
 #
 # A sender that never ends its message (fabric frames without the tail
 # flag, sent back to back) keeps lane 2:1 busy and, behind a 200 kbit/s
@@ -78,6 +79,24 @@ check_eq "lane 1:1 no longer busy" false "$(lane_stat 1:1 busy)"
 ns_exec A tc -s qdisc show dev veth0 | grep "abandoned 1 " >/dev/null
 check_err $? "qdisc does not count the abandoned message: $(ns_exec A tc -s qdisc show dev veth0)"
 log_test "pbrr: the dead message is given up after stall, lane 1:2 served"
+
+# --- a change of stall or mode applies at once, without new traffic ----------------
+# An admin who lowers a stall time of a minute, or leaves pbrr, while the
+# link waits on a dead anchor must not wait for the old stall time.
+for change in "stall 1ms" "mode aoq"; do
+	setup pbrr 60s || fatal "cannot set up aoq"
+	dead_message
+	wait_for 5 lane_frames_are 1:1 3
+	check_err $? "the 3 frames of the dead message did not go"
+	lane2_udp
+	sleep 1
+	xfail_on_slow check_eq "lane 1:2 frames while pbrr waits" 0 "$(lane_stat 1:2 frames)"
+	ns_run A tc qdisc change dev veth0 root handle 1: aoq $change ||
+		fatal "tc qdisc change $change"
+	wait_for 10 lane_frames_are 1:2 5
+	check_err $? "$change: lane 1:2 still waits on the dead anchor: frames $(lane_stat 1:2 frames)"
+	log_test "pbrr: a change to $change lets lane 1:2 go at once"
+done
 
 # --- aoq: the dead lane only wastes its own opportunities ------------------------
 setup aoq 20s || fatal "cannot set up aoq"
