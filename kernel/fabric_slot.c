@@ -64,7 +64,11 @@ struct fabric_slot_watch *fabric_slot_watch_get(struct net_device *dev,
 	struct fabric_slot_watch *w;
 
 	ASSERT_RTNL();
-	if (fabric_slot_find(dev)) {
+	/* an RCU list, whoever else holds RTNL: as its readers read it */
+	rcu_read_lock();
+	w = fabric_slot_find(dev);
+	rcu_read_unlock();
+	if (w) {
 		NL_SET_ERR_MSG_MOD(extack, "another qdisc on this device verifies slots already");
 		return ERR_PTR(-EBUSY);
 	}
