@@ -105,6 +105,7 @@ struct aoq_qdisc {
 	u32 default_minor;
 	u8 segment;
 	struct fabric_credit_gate gate;		/* credits on */
+	u32 gso_queued;		/* segments of the GSO packet at enqueue its lane took */
 	struct tc_aoq_qd_stats xs;
 	/*
 	 * The frame aoq_lane_send() took in the current aoq_pick().  Here
@@ -292,8 +293,19 @@ static int aoq_enqueue_seg(struct sk_buff *seg, struct Qdisc *sch, void *ctx,
 	int ret;
 
 	ret = aoq_enqueue_frame(seg, sch, ctx, tail, to_free);
-	if (ret != NET_XMIT_SUCCESS && tail)
-		q->xs.tails_lost++;	/* the stall time will end it */
+	if (ret == NET_XMIT_SUCCESS) {
+		q->gso_queued++;
+	} else if (tail && q->gso_queued) {
+		/*
+		 * A message without its tail: it ends with its last frame
+		 * queued.  (NET_XMIT_CN: the child may have queued the tail
+		 * and dropped another frame; ending there is harmless then,
+		 * and it is not counted lost.)
+		 */
+		aoq_lane_cut(&q->core, ((struct aoq_class *)ctx)->lane);
+		if ((ret & NET_XMIT_MASK) != NET_XMIT_CN)
+			q->xs.tails_lost++;
+	}
 	return ret;
 }
 
@@ -312,6 +324,7 @@ static noinline int aoq_enqueue_segments(struct sk_buff *skb,
 		return qdisc_drop(skb, sch, to_free);
 	}
 	q->xs.gso_segmented++;
+	q->gso_queued = 0;
 	return fq_enqueue_segments(skb, segs, sch, aoq_enqueue_seg, cl, to_free);
 }
 

@@ -135,11 +135,17 @@ struct aoq_lane {
 	bool active;		/* busy or backlogged */
 	bool busy;		/* a message has started and its tail has not gone */
 	/*
+	 * The last message queued lost its tail (aoq_lane_cut()): once its
+	 * last frame has gone, the message is over; any frame queued after
+	 * it continues it instead.
+	 */
+	bool cut;
+	/*
 	 * To 128 bytes, so that a lane's address is its index shifted: at
 	 * 104 it took three instructions, each of the many times a cycle
 	 * finds a lane (make profile).
 	 */
-	fq_u8 pad[128 - 11 * 8 - 2 * 4 - 2];
+	fq_u8 pad[128 - 11 * 8 - 2 * 4 - 3];
 };
 
 /* Extremes of D = wopp[i] - wopp[j] (i < j) since both became active. */
@@ -281,6 +287,19 @@ static inline void aoq_set_weight(struct aoq_sched *s, unsigned int lane,
  * dropped, the counts start level and the list is rebuilt for the new
  * mode.
  */
+/*
+ * The message whose frames were queued last in @lane lost its tail (a
+ * GSO packet's last segment refused by the lane's child): it ends when
+ * its last frame has gone, not after the stall time with the lane busy
+ * and empty, which under pbrr holds the link.  After the frames that
+ * were queued; a frame queued later clears it (aoq_lane_arrive()).
+ */
+static inline void aoq_lane_cut(struct aoq_sched *s, unsigned int lane)
+{
+	if (lane < s->nlanes)
+		s->lane[lane].cut = true;
+}
+
 static inline void aoq_set_mode(struct aoq_sched *s, enum aoq_mode mode);
 
 static inline bool aoq_lane_is_active(const struct aoq_sched *s,
@@ -451,7 +470,10 @@ static inline void aoq_lane_arrive(struct aoq_sched *s, unsigned int lane)
 {
 	struct aoq_lane *l = &s->lane[lane];
 
-	if (lane >= s->nlanes || l->active)
+	if (lane >= s->nlanes)
+		return;
+	l->cut = false;		/* a frame after a cut message continues it */
+	if (l->active)
 		return;
 	if (!(s->lead & aoq_bit(lane)) || aoq_oc_before(l->oc, s->vcount))
 		l->oc = s->vcount;
@@ -543,6 +565,7 @@ static inline void aoq_deactivate(struct aoq_sched *s, unsigned int lane)
 {
 	struct aoq_lane *l = &s->lane[lane];
 
+	l->cut = false;
 	if (!l->active)
 		return;
 	l->active = false;
@@ -625,7 +648,10 @@ static fq_always_inline bool aoq_lane_check(struct aoq_sched *s, unsigned int la
 				return false;	/* others first this cycle */
 		}
 	}
-	if (!l->busy && !backlogged) {
+	if ((!l->busy || l->cut) && !backlogged) {
+		/* a cut message's last frame went: it is over */
+		if (l->busy)
+			aoq_message_end(s, l);
 		aoq_deactivate(s, lane);
 		return false;
 	}
@@ -1046,7 +1072,7 @@ static fq_always_inline int aoq_cycle_common(struct aoq_sched *s, fq_u64 now,
 	h = aoq_list_at(s, 0);
 	l = &s->lane[h];
 	/* aoq_lane_check() of a fresh anchor: no stall is looked for */
-	if (!l->busy && !ops->backlogged(ctx, h))
+	if ((!l->busy || l->cut) && !ops->backlogged(ctx, h))
 		return AOQ_NOT_COMMON;
 	s->now = now;
 	aoq_list_remove_at(s, 0);

@@ -637,6 +637,61 @@ UNIT_TEST(mode_change_keeps_lanes)
 }
 
 /*
+ * A GSO message whose last segment the lane's child refused
+ * (aoq_lane_cut() after its first three frames were queued) ends with
+ * its last frame queued: pbrr's anchor must not hold the link, busy and
+ * empty, for the stall time.  Lane 0 is the anchor with that message,
+ * lane 1 has a message of two frames; with a stall time of 1000 cycles,
+ * lane 1 is done within ten, in every mode.  And a frame queued after
+ * the cut continues the message: then the stall time does end it.
+ */
+UNIT_TEST(a_message_without_its_tail_ends_with_its_last_frame)
+{
+	static const enum aoq_mode modes[] = {
+		AOQ_MODE_PBRR, AOQ_MODE_AOQ, AOQ_MODE_ARR, AOQ_MODE_FBRR
+	};
+	static struct t_model m;
+	unsigned int k, i, later;
+	struct aoq_sched s;
+
+	for (later = 0; later < 2; later++)
+		for (k = 0; k < sizeof(modes) / sizeof(modes[0]); k++) {
+			memset(&m, 0, sizeof(m));
+			m.nlanes = 2;
+			aoq_init(&s, modes[k], 2);
+			s.stall = 1000;
+			/* 5 segments, the last two never come: 3 queued, the tail refused */
+			t_add_pkt(&m, 0, 5, 0, 0);
+			m.lane[0].pkt[0].arrive[3] = 1u << 30;
+			m.lane[0].pkt[0].arrive[4] = 1u << 30;
+			t_add_pkt(&m, 1, 2, 0, 0);
+			for (i = 0; i < 3; i++)
+				aoq_lane_arrive(&s, 0);
+			aoq_lane_cut(&s, 0);
+			if (later) {
+				/* a frame of lane 0 queued after it: the message goes on */
+				m.lane[0].pkt[0].arrive[3] = 0;
+				aoq_lane_arrive(&s, 0);
+			}
+			aoq_lane_arrive(&s, 1);
+			aoq_lane_arrive(&s, 1);
+			for (m.now = 1; m.now <= 10; m.now++)
+				aoq_dequeue(&s, m.now, &t_ops, &m);
+			EXPECT_EQ(m.lane[0].pkt[0].sent, 3 + later);
+			if (!later || modes[k] != AOQ_MODE_PBRR) {
+				EXPECT_EQ(m.lane[1].pkt[0].sent, 2);
+			} else {
+				/* pbrr waits on its anchor's unfinished message */
+				EXPECT_EQ(m.lane[1].pkt[0].sent, 0);
+				EXPECT_TRUE(s.lane[0].busy);
+			}
+			if (!later)
+				EXPECT_TRUE(!s.lane[0].busy && !s.lane[0].active);
+			EXPECT_EQ(s.abandoned, 0);
+		}
+}
+
+/*
  * max_spread is mode aoq's (Documentation/aoq.rst: 0 in the others): a
  * change of mode restarts the counts it is taken from, and the other
  * modes keep none to measure it with.  A spread of an aoq phase must
