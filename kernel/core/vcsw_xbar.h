@@ -350,6 +350,8 @@ static inline struct vcsw_node *vcsw_xbar_move(struct vcsw_xport *const *ports,
  * The caller sees each frame that leaves an input: a switch with credits
  * returns its room to the upstream sender then.  @look: the run's
  * (struct vcsw_xbar_look), vcsw_xbar_look_init() since the last arrival.
+ * A free slot of @ports may be a port of none (all zero), but not the
+ * last.
  */
 static inline struct vcsw_node *vcsw_xbar_step(struct vcsw_xport *const *ports,
 					       unsigned int n, unsigned int arch,
@@ -358,8 +360,13 @@ static inline struct vcsw_node *vcsw_xbar_step(struct vcsw_xport *const *ports,
 					       struct vcsw_xbar_look *look)
 {
 	unsigned int vc, o, start = n ? *cursor % n : 0;
-	/* every port of a switch has the same VCs (vcsw_xport_set_vcs()) */
-	unsigned int vcs = n ? ports[0]->out.vcs : 0;
+	/*
+	 * Every port of a switch has the same VCs (vcsw_xport_set_vcs()),
+	 * but a free slot holds a port of none (out.vcs 0): the last of @n
+	 * is a port, since the switch trims free slots off the end, while
+	 * the first is free once its port left
+	 */
+	unsigned int vcs = n ? ports[n - 1]->out.vcs : 0;
 	fq_u64 any = 0, turn;
 
 	for (vc = 0; vc < vcs; vc++) {

@@ -448,6 +448,33 @@ UNIT_TEST(random_traffic_keeps_flows_whole_on_four_vcs)
 }
 
 /*
+ * A free slot holds a port of nothing, all zero (the module's
+ * vcsw_xport_none, shared by every switch): no VCs, no frames.  When the
+ * first slot is free (its port left, the others stay where they are),
+ * the crossbar must still move the others' frames, in every
+ * architecture, on both VCs.
+ */
+UNIT_TEST(a_free_first_slot_stops_nothing)
+{
+	static struct vcsw_xport none;
+	struct vcsw_xport *slots[NPORTS] = { &none, &xp[1], &xp[2], &xp[3] };
+	unsigned int arch, vc;
+
+	for (arch = 0; arch < NARCH; arch++)
+		for (vc = 0; vc < 2; vc++) {
+			setup(arch, 8192, 8192);
+			EXPECT_EQ(vcsw_xbar_arrive(slots, NPORTS, 1, &mk(5, 100, vc, 2)->node, 0),
+				  VCSW_ENQ_OK);
+			EXPECT_EQ(vcsw_xbar_arrive(slots, NPORTS, 3, &mk(6, 100, vc, 1)->node, 0),
+				  VCSW_ENQ_OK);
+			cursor = 0;
+			EXPECT_EQ(vcsw_xbar_run(slots, NPORTS, arch, 0, 16, &cursor), 2);
+			EXPECT_EQ(vcsw_port_qlen(&xp[2].out), 1);
+			EXPECT_EQ(vcsw_port_qlen(&xp[1].out), 1);
+		}
+}
+
+/*
  * vcsw_xbar_step() moves one frame and says from which input; the outputs
  * take turns, and a step that moves nothing leaves the cursor where it
  * was.  The frames of successive steps are those vcsw_xbar_run() moves.
