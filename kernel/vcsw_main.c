@@ -995,6 +995,13 @@ static int vcsw_netdev_event(struct notifier_block *nb, unsigned long event,
 	if (!p)
 		return NOTIFY_DONE;
 	switch (event) {
+	case NETDEV_PRE_TYPE_CHANGE:
+		/*
+		 * A port stays Ethernet (checked when it joined): a bond that
+		 * takes a non-Ethernet slave would hand the receive path
+		 * frames without the header it reads
+		 */
+		return notifier_from_errno(-EBUSY);
 	case NETDEV_UNREGISTER:
 		vcsw_slave_remove(p->sw, p);
 		break;

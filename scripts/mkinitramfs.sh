@@ -32,6 +32,8 @@ INTREE_MODULES="
 	drivers/net/ifb.ko
 	drivers/net/virtio_net.ko
 	drivers/net/vxlan/vxlan.ko
+	drivers/net/bonding/bonding.ko
+	drivers/net/tun.ko
 	drivers/virtio/virtio_pci.ko
 	net/bridge/bridge.ko
 	net/core/pktgen.ko

@@ -127,4 +127,22 @@ check_err $? "q1v nomaster"
 check_eq "entries after q1v left" 2 "$(swinfo fdb_count)"
 log_test "a good add after the refusals learns, and leaving forgets"
 
+# --- a port stays Ethernet ---------------------------------------------------------
+# A bond without slaves is Ethernet and may join; its first slave gives it
+# its type, and a tun device (no link-layer header) would turn the port
+# into one whose frames carry no Ethernet header: the switch refuses the
+# change (NETDEV_PRE_TYPE_CHANGE), so the bond refuses the slave.
+require_module bonding
+require_module tun
+ns_run S ip link add bond0 type bond mode active-backup || fatal "bond0"
+ns_run S ip link set bond0 master sw0 || fatal "bond0 master sw0"
+ns_run S ip tuntap add tun0 mode tun || fatal "tun0"
+ns_exec S ip link set tun0 master bond0 2> /dev/null
+check_fail $? "a tun device joined bond0, a port of sw0"
+check_eq "bond0's link type" ether \
+	"$(ns_exec S ip -j link show bond0 | sed -n 's/.*"link_type":"\([a-z]*\)".*/\1/p')"
+ns_run S ip link del tun0
+ns_run S ip link del bond0
+log_test "a port cannot stop being Ethernet"
+
 exit $EXIT_STATUS
