@@ -8,12 +8,13 @@
 # move them: H1 and H2 ping each other before and after p0 leaves.
 #
 #   [H0] eth0 --- p0 -+              (leaves: ip link set p0 nomaster)
-#   [H1] eth0 --- p1 -+- [S] sw0     credits on p1 and p2
-#   [H2] eth0 --- p2 -+
+#   [H1] eth0 edf --- p1 -+- [S] sw0     credits on p1 and p2, and on the
+#   [H2] eth0 edf --- p2 -+              hosts' edf
 . ./lib.sh
 
-require_cmd ip ping
+require_cmd ip ping tc
 require_module vcsw
+require_module sch_edf
 tmp_dir_create
 ns_create S
 ns_run S ip link add sw0 type vcsw || fatal "vcsw"
@@ -26,6 +27,9 @@ ns_run H2 ip neigh replace 10.61.0.11 lladdr 02:00:00:61:00:01 dev eth0 nud perm
 	fatal "neighbours"
 for p in p1 p2; do
 	ns_run S ip link set $p type vcsw_slave credits on || fatal "credits on $p"
+done
+for h in H1 H2; do
+	ns_run $h tc qdisc add dev eth0 root handle 1: edf credits on || fatal "edf on $h"
 done
 
 ping_ok() { ns_exec H1 ping -c 3 -i 0.2 -W 2 -q 10.61.0.12 > /dev/null; }
