@@ -508,9 +508,10 @@ static int aoq_qdisc_change(struct Qdisc *sch, struct nlattr *opt,
 	old_link = q->gate.link;
 	q->gate.link = link;
 	/*
-	 * What ends a wait on a stalled anchor changed: the watchdog was
-	 * set for the old stall time, and the frames queued bring no
-	 * dequeue; run one, which sets it again if there is still a wait
+	 * What ends a wait changed (a stalled anchor's, whose watchdog was
+	 * set for the old stall time, or one for credits), and the frames
+	 * queued bring no dequeue: run one, which sets the watchdog again
+	 * if there is still a wait
 	 */
 	rerun = mode != q->core.mode || tb[TCA_AOQ_STALL] || tb[TCA_AOQ_MESSAGE_LIMIT] ||
 		(old_link && old_link != link);
@@ -525,9 +526,9 @@ static int aoq_qdisc_change(struct Qdisc *sch, struct nlattr *opt,
 	if (tb[TCA_AOQ_MESSAGE_LIMIT])
 		q->core.msg_limit = nla_get_u32(tb[TCA_AOQ_MESSAGE_LIMIT]);
 	sch_tree_unlock(sch);
-	/* a frame that waited for credits goes now */
 	if (old_link && old_link != link)
 		fabric_link_put(old_link);
+	/* a frame that waited for credits or for the old stall goes now */
 	if (rerun && sch->q.qlen)
 		__netif_schedule(qdisc_root(sch));
 	return 0;
