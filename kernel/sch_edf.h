@@ -116,6 +116,8 @@ struct edf_flow {
 	bool			dest;
 	u8			held_vc;
 	u8			held_saq;
+	/* best effort: the VC's epoch of last_deadline (edf_be_prev()) */
+	u16			be_epoch;
 	u64			last_deadline;
 };
 
@@ -172,7 +174,7 @@ struct edf_sched {
 	 * NULL: edf_direct_spill()
 	 */
 	struct edf_flow		*direct;
-	u64			be_vtime[__TC_EDF_VC_MAX]; /* best-effort service frontiers */
+	struct edf_be_clock	be[__TC_EDF_VC_MAX]; /* best-effort clocks */
 	u8			vcs;		/* VCs the classes may use */
 	u64			next_tx;	/* pacer */
 	struct qdisc_watchdog	watchdog;

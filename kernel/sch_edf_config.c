@@ -428,7 +428,7 @@ static void edf_reset(struct Qdisc *sch)
 	}
 	edf_class_purge_shared(sch, &q->default_cl);
 	q->next_tx = 0;
-	memset(q->be_vtime, 0, sizeof(q->be_vtime));
+	memset(q->be, 0, sizeof(q->be));
 	qdisc_watchdog_cancel(&q->watchdog);
 }
 

@@ -33,6 +33,9 @@
  * scheduled the same way but their clock starts from the VC's service
  * frontier (self-clocked), so a class that wakes up does not starve the
  * others: their rates act as weights for what regulated traffic leaves.
+ * That frontier is virtual time, ahead of now by as much as the weights
+ * are below the link; it starts again from now when the VC drains
+ * (core/edf_core.h, struct edf_be_clock).
  *
  * With "rate" the qdisc paces its own output at the link rate, so queues
  * form here and not in the device (needed on veth).  With "ttd on" the
@@ -152,9 +155,30 @@ static bool edf_stamp_aged(u32 since, u64 now)
 	return edf_stamp(now) - since >= EDF_FLOW_GRACE_STAMPS;
 }
 
-static bool edf_flow_is_collectable(const struct edf_flow *f, u64 now)
+/*
+ * A flow carries no state once its next packet would start from where
+ * any flow's would: its last deadline has passed, or for best effort
+ * the VC's frontier has (edf_be_start()), or the VC was idle since.
+ */
+static bool edf_flow_is_stateless(const struct edf_sched *q,
+				  const struct edf_flow *f, u64 now)
 {
-	return f->last_deadline <= now && edf_stamp_aged(f->idle_since, now);
+	const struct edf_be_clock *be;
+
+	if (f->last_deadline <= now)
+		return true;
+	if (!edf_class_is_besteffort(f->cl))
+		return false;
+	be = &q->be[f->cl->vc];
+	return edf_be_prev(be, f->last_deadline, f->be_epoch) <=
+	       edf_be_start(be, now);
+}
+
+static bool edf_flow_is_collectable(const struct edf_sched *q,
+				    const struct edf_flow *f, u64 now)
+{
+	return edf_stamp_aged(f->idle_since, now) &&
+	       edf_flow_is_stateless(q, f, now);
 }
 
 /*
@@ -206,7 +230,7 @@ static void edf_flow_gc(struct edf_sched *q, u64 now)
 			break;
 		if (f->state != EDF_FLOW_IDLE) {
 			list_del_init(&f->idle_node);
-		} else if (edf_flow_is_collectable(f, now)) {
+		} else if (edf_flow_is_collectable(q, f, now)) {
 			edf_flow_free(q, f);
 		} else {
 			/* emptied lately, or its deadline is far ahead */
@@ -478,6 +502,8 @@ static __always_inline void edf_flow_went_idle(struct edf_sched *q,
 	f->state = EDF_FLOW_IDLE;
 	f->idle_since = edf_stamp(now);
 	f->cl->active_flows--;
+	if (edf_class_is_besteffort(f->cl))
+		edf_be_drain(&q->be[f->cl->vc]);
 	/*
 	 * A class's own flow is never collected: it costs nothing idle.
 	 * One still listed from an earlier idle time stays where it is.
@@ -700,11 +726,16 @@ static __always_inline u64 edf_deadline(struct edf_sched *q, struct edf_flow *f,
 			u32 len, u32 parts, u64 txtime, u64 now)
 {
 	struct edf_class *cl = f->cl;
-	u64 d, start = now;
+	u64 d, start = now, prev = f->last_deadline;
 
 	/* best-effort clocks run from the VC's frontier (see top) */
-	if (edf_class_is_besteffort(cl))
-		start = edf_max(now, q->be_vtime[cl->vc]);
+	if (edf_class_is_besteffort(cl)) {
+		struct edf_be_clock *be = &q->be[cl->vc];
+
+		start = edf_be_start(be, now);
+		prev = edf_be_prev(be, prev, f->be_epoch);
+		f->be_epoch = be->epoch;
+	}
 
 	/*
 	 * The virtual clock and the frame's share start from the flow's last
@@ -716,22 +747,23 @@ static __always_inline u64 edf_deadline(struct edf_sched *q, struct edf_flow *f,
 	switch (cl->mode) {
 	case TC_EDF_MODE_FRAME:
 		if (txtime) {
-			d = edf_monotonic(f->last_deadline,
+			d = edf_monotonic(prev,
 					  edf_txtime_to_deadline(q, cl, txtime, start, now));
 			break;
 		}
-		d = edf_frame_deadline(f->last_deadline, start, cl->latency, parts);
+		d = edf_frame_deadline(prev, start, cl->latency, parts);
 		break;
 	case TC_EDF_MODE_TXTIME:
 		d = txtime ? edf_txtime_to_deadline(q, cl, txtime, start, now) : start;
-		d = edf_monotonic(f->last_deadline, d);
+		d = edf_monotonic(prev, d);
 		break;
 	default:
-		d = edf_vclock_deadline(f->last_deadline, start, len,
+		d = edf_vclock_deadline(prev, start, len,
 					edf_class_rate(q, cl));
 		break;
 	}
-	d = edf_cap_lead(d, now);
+	/* from the start: a best-effort lead is virtual time (edf_be_clock) */
+	d = edf_cap_lead(d, start);
 	f->last_deadline = d;
 	return d;
 }
@@ -801,6 +833,8 @@ static __always_inline int edf_enqueue_one(struct sk_buff *skb, struct Qdisc *sc
 	if (f->qlen == 1) {
 		/* it stays on q->idle, if it is there: edf_flow_gc() */
 		cl->active_flows++;
+		if (edf_class_is_besteffort(cl))
+			edf_be_wake(&q->be[cl->vc]);
 		edf_flow_place(q, f, now, !sch->q.qlen && !q->link);
 	}
 	if (unlikely(q->recn))
@@ -1019,7 +1053,7 @@ static void edf_account_departure(struct edf_sched *q, struct edf_class *cl,
 	u64 late;
 
 	if (edf_class_is_besteffort(cl))
-		q->be_vtime[cl->vc] = edf_max(q->be_vtime[cl->vc], deadline);
+		edf_be_depart(&q->be[cl->vc], deadline);
 	if (now <= deadline)
 		return;
 	late = now - deadline;

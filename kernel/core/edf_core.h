@@ -119,19 +119,88 @@ static inline fq_u64 edf_txtime_deadline(fq_u64 txtime, fq_u64 floor,
 }
 
 /*
- * How far ahead of now a deadline may run.  A flow that sends faster than
- * its rate on an idle link is served at once while its virtual clock runs
- * ahead by len / rate per packet; unbounded, a slow class on a fast link
- * would reach the end of the 64-bit clock in weeks.  2^42 ns (73 min) is
- * far beyond any meaningful deadline and keeps every sum in range.
+ * How far ahead of its start (now, or a best-effort VC's frontier) a
+ * deadline may run.  A flow that sends faster than its rate on an idle
+ * link is served at once while its virtual clock runs ahead by len / rate
+ * per packet; unbounded, a slow class on a fast link would reach the end
+ * of the 64-bit clock in weeks.  2^42 ns (73 min) is far beyond any
+ * meaningful deadline and keeps every sum in range.
  */
 #define EDF_MAX_LEAD_NS		(1ULL << 42)
 
-static inline fq_u64 edf_cap_lead(fq_u64 deadline, fq_u64 now)
+static inline fq_u64 edf_cap_lead(fq_u64 deadline, fq_u64 start)
 {
-	fq_u64 limit = edf_add_sat(now, EDF_MAX_LEAD_NS);
+	fq_u64 limit = edf_add_sat(start, EDF_MAX_LEAD_NS);
 
 	return deadline > limit ? limit : deadline;
+}
+
+/*
+ * The best-effort clock of one VC: self-clocked fair queueing, so that
+ * the classes' rates act as weights.  A best-effort packet's clock starts
+ * from the VC's service frontier, the deadline of the last best-effort
+ * packet that left (or now, if later), so that a class that wakes up
+ * starts level with the ones that kept sending instead of far behind
+ * them, where it would shut them out.
+ *
+ * The frontier runs ahead of real time whenever the backlogged classes'
+ * rates add up to less than what they are served (one class of 10 Mbit/s
+ * alone on a 10 Gbit/s link: 1000 times).  Deadlines are then in virtual
+ * time, and only their order among the VC's best-effort packets means
+ * anything; so their lead is capped from the frontier, not from now (a
+ * cap from now would, once reached, give every class the same deadline:
+ * arrival order, weights gone).  And when the VC has no best-effort
+ * packet left, the frontier is forgotten and every clock of the VC with
+ * it (@epoch): its next packets start from now, as on a new qdisc.
+ */
+struct edf_be_clock {
+	fq_u64	frontier;	/* deadline of the last departure; 0: now */
+	fq_u32	backlogged;	/* best-effort flows of the VC with packets */
+	fq_u16	epoch;		/* the VC's idle times so far, modulo 2^16 */
+};
+
+/* Where a best-effort packet's clock starts. */
+static inline fq_u64 edf_be_start(const struct edf_be_clock *c, fq_u64 now)
+{
+	return edf_max(now, c->frontier);
+}
+
+/*
+ * A best-effort flow's last deadline @last, given in @epoch, as its clock
+ * reads it now: 0 if the VC has been idle since.  (Wrapped around, an
+ * epoch of 2^16 idle times ago reads as current; that flow only starts
+ * from its own old deadline, as it would have without the epoch.)
+ */
+static inline fq_u64 edf_be_prev(const struct edf_be_clock *c, fq_u64 last,
+				 fq_u16 epoch)
+{
+	return epoch == c->epoch ? last : 0;
+}
+
+/* A best-effort flow of the VC got its first packet. */
+static inline void edf_be_wake(struct edf_be_clock *c)
+{
+	c->backlogged++;
+}
+
+/* A best-effort flow of the VC has no packet left. */
+static inline void edf_be_drain(struct edf_be_clock *c)
+{
+	if (c->backlogged && !--c->backlogged) {
+		c->frontier = 0;
+		c->epoch++;
+	}
+}
+
+/*
+ * A best-effort packet of deadline @deadline left, after its flow was
+ * drained if it was its last (edf_be_drain()): the frontier moves only
+ * while the VC has a backlog, so an idle VC starts again from now.
+ */
+static inline void edf_be_depart(struct edf_be_clock *c, fq_u64 deadline)
+{
+	if (c->backlogged)
+		c->frontier = edf_max(c->frontier, deadline);
 }
 
 /* A flow's deadlines never go backwards, whatever the explicit times say. */

@@ -4,12 +4,19 @@
 # vm: deterministic
 #
 # Best-effort classes share what the regulated VC leaves in proportion to
-# their rates: two saturating senders in classes of 3 and 1 Mbit/s on a
+# their rates: two saturating senders in classes of 3 and 1 kbit/s on a
 # 8 Mbit/s link get 75 % and 25 % of the bytes, within 3 points.
 #
+# Rates far below the link's, so that the VC's service frontier runs
+# ahead of real time 2000 times as fast (the rates are weights: the
+# classes are served 8 Mbit/s together) and passes the deadlines' cap of
+# 2^42 ns (73 min) after about 2.2 s.  The cap was taken from now, and
+# from then on every packet got the same deadline and the classes went in
+# turn: 62 % for 1:1 over the run (the module before the fix).
+#
 #   [ns A] veth0 (edf rate 8mbit) -----------> veth1 [ns B]
-#     1:1 rate 3mbit besteffort <- sender 1 (port 9101)
-#     1:2 rate 1mbit besteffort <- sender 2 (port 9102)
+#     1:1 rate 3kbit besteffort <- sender 1 (port 9101)
+#     1:2 rate 1kbit besteffort <- sender 2 (port 9102)
 . ./lib.sh
 
 require_cmd tc udp-lat
@@ -17,8 +24,8 @@ require_module sch_edf
 two_hosts 10
 
 ns_run A tc qdisc add dev veth0 root handle 1: edf rate 8mbit || fatal "edf"
-ns_run A tc class add dev veth0 parent 1: classid 1:1 edf rate 3mbit besteffort || fatal "1:1"
-ns_run A tc class add dev veth0 parent 1: classid 1:2 edf rate 1mbit besteffort || fatal "1:2"
+ns_run A tc class add dev veth0 parent 1: classid 1:1 edf rate 3kbit besteffort || fatal "1:1"
+ns_run A tc class add dev veth0 parent 1: classid 1:2 edf rate 1kbit besteffort || fatal "1:2"
 
 RUN=4
 field() { sed -n "s/.*\b$1=\([0-9.]*\).*/\1/p" | head -n1; }
@@ -46,4 +53,34 @@ log_test "best-effort classes 3 : 1 share the link 75 / 25"
 
 total_bps=$(awk -v a="${b1:-0}" -v b="${b2:-0}" -v t=$RUN 'BEGIN { printf "%d", 8 * (a + b) / t }')
 log_info "goodput $total_bps bit/s of UDP payload on an 8 Mbit/s link"
+
+# A VC with no best-effort packet queued starts again from now: its
+# frontier and its flows' clocks are forgotten, so a flow that ran its
+# clock ahead carries no state once idle, and is collected after its
+# grace period (1 s) like any other.  One socket sends 100 datagrams in
+# a 1 kbit/s class with a flow per socket: 800 s of clock ahead, queued
+# behind the 8 Mbit/s pacer.  2.5 s after they left, a datagram in 1:1
+# makes the qdisc look at its idle flows.  The socket's flow kept its
+# deadline 800 s ahead, and its place in the table, until the VC was
+# taken to start again.
+cl_field() {	# CLASSID flows|active (tc's "class show" has no JSON here)
+	local n=1
+
+	[ "$2" = active ] && n=2
+	ns_exec A tc -s class show dev veth0 classid "$1" |
+		sed -n "s/^ *flows \([0-9]*\) active \([0-9]*\).*/\\$n/p"
+}
+cl_idle() { [ "$(cl_field "$1" active)" = 0 ]; }
+ns_run A tc class add dev veth0 parent 1: classid 1:3 edf rate 1kbit besteffort perflow on ||
+	fatal "1:3"
+ns_run A udp-lat send --dst 10.10.0.2 --port 9103 --size 1000 --count 100 --prio 1:3 > /dev/null
+check_err $? "100 datagrams in class 1:3"
+wait_for 10 cl_idle 1:3 || check_err 1 "class 1:3 still has packets queued after 10 s"
+check_eq "class 1:3 flows after its socket sent" 1 "$(cl_field 1:3 flows)"
+sleep 2.5
+ns_run A udp-lat send --dst 10.10.0.2 --port 9101 --size 1000 --count 1 --prio 1:1 > /dev/null
+check_err $? "a datagram in class 1:1"
+check_eq "class 1:3 flows 2.5 s after it went idle" 0 "$(cl_field 1:3 flows)"
+ns_exec A tc -s class show dev veth0 classid 1:3 | sed 's/^/INFO: /'
+log_test "an idle best-effort VC starts again from now: its flows' clocks go"
 exit $EXIT_STATUS
