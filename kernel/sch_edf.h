@@ -117,7 +117,7 @@ struct edf_flow {
 	u8			held_vc;
 	u8			held_saq;
 	/* best effort: the VC's epoch of last_deadline (edf_be_prev()) */
-	u16			be_epoch;
+	u32			be_epoch:EDF_BE_EPOCH_BITS;
 	u64			last_deadline;
 };
 

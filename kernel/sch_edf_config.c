@@ -711,8 +711,13 @@ static int edf_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 				   "class has queued packets: change vc, smooth, perflow or burst on or off when it is idle");
 		return -EBUSY;
 	}
-	if (!new && perflow != cl->perflow) {
-		/* idle: only state goes */
+	/*
+	 * Idle: only state goes.  A class that changes VC, or goes in or out
+	 * of best effort (a token bucket), forgets its clocks as well: a
+	 * best-effort one reads its VC's virtual time, which may run hours
+	 * ahead of now (edf_be_clock), and another VC's epochs.
+	 */
+	if (!new && (perflow != cl->perflow || vc != cl->vc || !burst != !cl->burst)) {
 		edf_purge_flows(sch, cl, false);
 		edf_flow_free(q, &cl->shared);
 	}

@@ -734,7 +734,7 @@ static __always_inline u64 edf_deadline(struct edf_sched *q, struct edf_flow *f,
 
 		start = edf_be_start(be, now);
 		prev = edf_be_prev(be, prev, f->be_epoch);
-		f->be_epoch = be->epoch;
+		f->be_epoch = be->epoch & EDF_BE_EPOCH_MASK;
 	}
 
 	/*

@@ -156,8 +156,18 @@ static inline fq_u64 edf_cap_lead(fq_u64 deadline, fq_u64 start)
 struct edf_be_clock {
 	fq_u64	frontier;	/* deadline of the last departure; 0: now */
 	fq_u32	backlogged;	/* best-effort flows of the VC with packets */
-	fq_u16	epoch;		/* the VC's idle times so far, modulo 2^16 */
+	fq_u32	epoch;		/* the VC's idle times so far */
 };
+
+/*
+ * A flow keeps the epoch of its last deadline in EDF_BE_EPOCH_BITS (the
+ * room a flow has).  An epoch 2^24 idle times old reads as current: a
+ * flow idle across exactly a multiple of that many (16.7 million; at a
+ * million idle times a second, more than 16 s, when an idle flow of its
+ * own has long been collected) starts from its old deadline.
+ */
+#define EDF_BE_EPOCH_BITS	24
+#define EDF_BE_EPOCH_MASK	((1U << EDF_BE_EPOCH_BITS) - 1)
 
 /* Where a best-effort packet's clock starts. */
 static inline fq_u64 edf_be_start(const struct edf_be_clock *c, fq_u64 now)
@@ -166,15 +176,14 @@ static inline fq_u64 edf_be_start(const struct edf_be_clock *c, fq_u64 now)
 }
 
 /*
- * A best-effort flow's last deadline @last, given in @epoch, as its clock
- * reads it now: 0 if the VC has been idle since.  (Wrapped around, an
- * epoch of 2^16 idle times ago reads as current; that flow only starts
- * from its own old deadline, as it would have without the epoch.)
+ * A best-effort flow's last deadline @last, given in @epoch (its low
+ * EDF_BE_EPOCH_BITS), as its clock reads it now: 0 if the VC has been
+ * idle since.
  */
 static inline fq_u64 edf_be_prev(const struct edf_be_clock *c, fq_u64 last,
-				 fq_u16 epoch)
+				 fq_u32 epoch)
 {
-	return epoch == c->epoch ? last : 0;
+	return ((epoch ^ c->epoch) & EDF_BE_EPOCH_MASK) ? 0 : last;
 }
 
 /* A best-effort flow of the VC got its first packet. */

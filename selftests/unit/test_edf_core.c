@@ -216,7 +216,7 @@ UNIT_TEST(lead_is_capped)
 
 struct be_class {
 	fq_u64 rate, last;
-	fq_u16 epoch;
+	fq_u32 epoch;
 	fq_u64 fifo[BE_QUEUED];
 	unsigned int n, sent;
 	bool sending;
@@ -307,7 +307,7 @@ UNIT_TEST(besteffort_clock_starts_again_when_the_vc_drains)
 	};
 	struct edf_be_clock vc = { 0 };
 	fq_u64 now = 1000000000ULL, lead = edf_tx_time(BE_LEN, 125);
-	fq_u16 epoch;
+	fq_u32 epoch;
 	int i;
 
 	for (i = 0; i < 1000; i++)
@@ -319,7 +319,7 @@ UNIT_TEST(besteffort_clock_starts_again_when_the_vc_drains)
 		;
 	EXPECT_EQ(vc.backlogged, 0);
 	EXPECT_EQ(vc.frontier, 0);
-	EXPECT_EQ((fq_u16)(vc.epoch - epoch), 1);
+	EXPECT_EQ(vc.epoch - epoch, 1);
 	/* the class that ran ahead, and one that never sent: both from now */
 	be_enqueue(&vc, &cls[0], now);
 	EXPECT_EQ(cls[0].last, now + lead);
@@ -333,6 +333,36 @@ UNIT_TEST(besteffort_clock_starts_again_when_the_vc_drains)
 	vc.backlogged = 0;
 	edf_be_drain(&vc);
 	EXPECT_EQ(vc.backlogged, 0);
+}
+
+/*
+ * A flow keeps EDF_BE_EPOCH_BITS of its epoch: one idle time, or 2^16 of
+ * them (a count that 16 bits, as first kept, read as current: a flow
+ * that went idle with its clock hours ahead started from there again),
+ * make its last deadline stale; 2^24 read as current (edf_core.h).
+ */
+UNIT_TEST(besteffort_epochs_of_a_flow)
+{
+	struct edf_be_clock vc = { .epoch = 7 };
+	fq_u64 last = 123456789;
+	fq_u32 kept = 7 & EDF_BE_EPOCH_MASK;
+
+	EXPECT_EQ(edf_be_prev(&vc, last, kept), last);
+	vc.epoch = 8;
+	EXPECT_EQ(edf_be_prev(&vc, last, kept), 0);
+	vc.epoch = 7 + (1U << 16);
+	EXPECT_EQ(edf_be_prev(&vc, last, kept), 0);
+	vc.epoch = 7 + (1U << 20);
+	EXPECT_EQ(edf_be_prev(&vc, last, kept), 0);
+	vc.epoch = 7 + (1U << EDF_BE_EPOCH_BITS);
+	EXPECT_EQ(edf_be_prev(&vc, last, kept), last);
+	/* the clock's own count wraps at 2^32, a multiple of 2^24 */
+	vc.epoch = 0xffffffffU;
+	kept = vc.epoch & EDF_BE_EPOCH_MASK;
+	vc.backlogged = 1;
+	edf_be_drain(&vc);
+	EXPECT_EQ(vc.epoch, 0);
+	EXPECT_EQ(edf_be_prev(&vc, last, kept), 0);
 }
 
 int main(void)

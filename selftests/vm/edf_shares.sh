@@ -54,33 +54,4 @@ log_test "best-effort classes 3 : 1 share the link 75 / 25"
 total_bps=$(awk -v a="${b1:-0}" -v b="${b2:-0}" -v t=$RUN 'BEGIN { printf "%d", 8 * (a + b) / t }')
 log_info "goodput $total_bps bit/s of UDP payload on an 8 Mbit/s link"
 
-# A VC with no best-effort packet queued starts again from now: its
-# frontier and its flows' clocks are forgotten, so a flow that ran its
-# clock ahead carries no state once idle, and is collected after its
-# grace period (1 s) like any other.  One socket sends 100 datagrams in
-# a 1 kbit/s class with a flow per socket: 800 s of clock ahead, queued
-# behind the 8 Mbit/s pacer.  2.5 s after they left, a datagram in 1:1
-# makes the qdisc look at its idle flows.  The socket's flow kept its
-# deadline 800 s ahead, and its place in the table, until the VC was
-# taken to start again.
-cl_field() {	# CLASSID flows|active (tc's "class show" has no JSON here)
-	local n=1
-
-	[ "$2" = active ] && n=2
-	ns_exec A tc -s class show dev veth0 classid "$1" |
-		sed -n "s/^ *flows \([0-9]*\) active \([0-9]*\).*/\\$n/p"
-}
-cl_idle() { [ "$(cl_field "$1" active)" = 0 ]; }
-ns_run A tc class add dev veth0 parent 1: classid 1:3 edf rate 1kbit besteffort perflow on ||
-	fatal "1:3"
-ns_run A udp-lat send --dst 10.10.0.2 --port 9103 --size 1000 --count 100 --prio 1:3 > /dev/null
-check_err $? "100 datagrams in class 1:3"
-wait_for 10 cl_idle 1:3 || check_err 1 "class 1:3 still has packets queued after 10 s"
-check_eq "class 1:3 flows after its socket sent" 1 "$(cl_field 1:3 flows)"
-sleep 2.5
-ns_run A udp-lat send --dst 10.10.0.2 --port 9101 --size 1000 --count 1 --prio 1:1 > /dev/null
-check_err $? "a datagram in class 1:1"
-check_eq "class 1:3 flows 2.5 s after it went idle" 0 "$(cl_field 1:3 flows)"
-ns_exec A tc -s class show dev veth0 classid 1:3 | sed 's/^/INFO: /'
-log_test "an idle best-effort VC starts again from now: its flows' clocks go"
 exit $EXIT_STATUS
