@@ -4,7 +4,7 @@
 # vm: deterministic
 #
 # A best-effort VC's clock is virtual time: with a class of 1 kbit/s
-# alone on an 8 Mbit/s link its service frontier runs 8000 times as fast
+# alone on a 1 Mbit/s link its service frontier runs 1000 times as fast
 # as the clock (edf.rst, "Best-effort classes").  When the VC has no
 # best-effort packet left it forgets that frontier and its flows'
 # clocks, and its next packets start from now, as on a new qdisc:
@@ -12,20 +12,26 @@
 # 1. a flow with its clock ahead is collected after its grace period
 #    (1 s) once idle, like any other;
 # 2. a burst of a best-effort class of 100 Mbit/s that comes after the
-#    VC was idle is due from now, so behind the 8 Mbit/s pacer all its
+#    VC was idle is due from now, so behind the 1 Mbit/s pacer all its
 #    frames but the first arrive late (TTD < 0 at the receiver);
 # 3. a class that leaves best effort (here to regulated) forgets its
 #    clock as well: its burst is due from now, not from where its
 #    best-effort clock had got to.
 #
 # Each part first has a 1 kbit/s class send 100 datagrams of 1000 bytes:
-# 800 s of virtual time, which the link sends in 0.1 s.  The module
+# 800 s of virtual time, which the link sends in 0.85 s.  The module
 # before this behaviour kept the frontier (and the flows' clocks) ahead
 # for as long as the VC had ever run ahead: the flow stayed, and no
 # frame of either burst was late.
 #
-#   [ns A] veth0 (edf rate 8mbit ttd on) ---> veth1 [ns B] fabric_hdr
-#     1:3 rate 1kbit besteffort perflow on       fabric-stat
+# Parts 2 and 3 count late frames, which needs the burst sent faster than
+# the link sends it (8.5 ms a frame): the deterministic VM's time; on a
+# slow kernel (make check-debug) that check is an expected failure.  A
+# receiver listens on B throughout: an ICMP "port unreachable" would fail
+# the sender's next sends.
+#
+#   [ns A] veth0 (edf rate 1mbit ttd on) ---> veth1 [ns B] fabric_hdr
+#     1:3 rate 1kbit besteffort perflow on       fabric-stat, udp-lat recv
 #     1:4 rate 100mbit besteffort
 #     1:5 rate 1kbit besteffort, then rate 100mbit regulated
 . ./lib.sh
@@ -35,7 +41,7 @@ require_module sch_edf
 require_module fabric_hdr
 two_hosts 12 quiet
 
-ns_run A tc qdisc add dev veth0 root handle 1: edf rate 8mbit ttd on || fatal "edf"
+ns_run A tc qdisc add dev veth0 root handle 1: edf rate 1mbit ttd on || fatal "edf"
 ns_run A tc class add dev veth0 parent 1: classid 1:3 edf rate 1kbit besteffort \
 	perflow on || fatal "1:3"
 ns_run A tc class add dev veth0 parent 1: classid 1:4 edf rate 100mbit besteffort ||
@@ -52,6 +58,9 @@ cl_field() {	# CLASSID flows|active (tc's "class show" has no JSON here)
 }
 qdisc_idle() { [ "$(qdisc_stat A veth0 qlen)" = 0 ]; }
 BURST=20
+ns_bg B udp-lat recv --port 9300 --duration 600 --ready "$TMP_DIR/recv.r" > /dev/null
+RECV=$BG_PID
+wait_for 10 test -e "$TMP_DIR/recv.r" || fatal "the receiver did not start"
 rx_stat() { json_u64 "$(ns_exec B fabric-stat -j veth1)" "$1"; }
 # send a burst of BURST in CLASSID; in GOT how many arrived late, once all came
 burst_late() {	# CLASSID
@@ -89,9 +98,9 @@ log_test "an idle best-effort flow whose clock ran ahead is collected"
 run_ahead 1:3
 burst_late 1:4
 log_info "$GOT of $BURST frames of the burst late"
-# 80 us apart at 100 Mbit/s, 1 ms apart on the link: all but the first
+# 85 us apart at 100 Mbit/s, 8.5 ms apart on the link: all but the first
 [ "$GOT" -ge $((BURST - 2)) ]
-check_err $? "$GOT of $BURST frames late: the burst was not due from now"
+xfail_on_slow check_err $? "$GOT of $BURST frames late: the burst was not due from now"
 log_test "after an idle VC, a best-effort burst is due from now"
 
 # --- 3. a class that leaves best effort forgets its clock ------------------------
@@ -101,6 +110,8 @@ ns_run A tc class change dev veth0 classid 1:5 edf rate 100mbit regulated ||
 burst_late 1:5
 log_info "$GOT of $BURST frames of the burst late"
 [ "$GOT" -ge $((BURST - 2)) ]
-check_err $? "$GOT of $BURST frames late: the class kept its best-effort clock"
+xfail_on_slow check_err $? "$GOT of $BURST frames late: the class kept its best-effort clock"
 log_test "a class that leaves best effort starts its clock from now"
+kill $RECV 2>/dev/null
+bg_wait $RECV
 exit $EXIT_STATUS
