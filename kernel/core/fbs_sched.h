@@ -219,6 +219,12 @@ static inline void fbs_graph_free(struct fbs_graph *g)
 	free(g->pos);
 }
 
+/*
+ * No send yet, for send numbers: they run past 16 bits (64 nodes x 2^20
+ * slots), so FBS_IDLE, a destination's, would name a real send.
+ */
+#define FBS_NO_SEND	0xffffffffU
+
 static inline bool fbs_graph_build(struct fbs_graph *g, const struct fbs_sched *s)
 {
 	fq_u32 t, i, n = 0, d, j, k, cnt[FBS_MAX_NODES] = { 0 };
@@ -248,7 +254,7 @@ static inline bool fbs_graph_build(struct fbs_graph *g, const struct fbs_sched *
 	}
 	/* number the sends; link each to the previous send to its destination */
 	for (d = 0; d < s->nodes; d++)
-		last[d] = first_to[d] = FBS_IDLE;
+		last[d] = first_to[d] = FBS_NO_SEND;
 	n = 0;
 	for (t = 0; t < s->slots; t++) {
 		for (i = 0; i < s->nodes; i++) {
@@ -258,7 +264,7 @@ static inline bool fbs_graph_build(struct fbs_graph *g, const struct fbs_sched *
 			g->slot[n] = t;
 			g->node[n] = i;
 			cnt[i]++;
-			if (last[d] == FBS_IDLE)
+			if (last[d] == FBS_NO_SEND)
 				first_to[d] = n;
 			else
 				g->succ[last[d]] = n;
@@ -269,7 +275,7 @@ static inline bool fbs_graph_build(struct fbs_graph *g, const struct fbs_sched *
 	/* the last send to a destination in the period: its successor is
 	 * the first of the next period */
 	for (d = 0; d < s->nodes; d++)
-		if (last[d] != FBS_IDLE)
+		if (last[d] != FBS_NO_SEND)
 			g->succ[last[d]] = first_to[d];
 	for (j = 0; j < n; j++) {
 		k = g->succ[j];

@@ -41,6 +41,35 @@ UNIT_TEST(fig5_cycle_is_a_d_c_b)
 	fbs_sched_free(&s);
 }
 
+/*
+ * Send numbers run past 16 bits: two nodes sending to each other in each
+ * of 40000 slots make 80000 sends.  "No send yet" was once 0xffff, so
+ * send 65535 passed for none: its successor was never set, and the
+ * last send to node 0 was linked to send 65537 instead of the period's
+ * first.  Each send's successor is the next send to its destination,
+ * two sends on, the last ones wrapping to the first two.
+ */
+UNIT_TEST(graph_numbers_sends_past_16_bits)
+{
+	struct fbs_graph g;
+	struct fbs_sched s;
+	fq_u32 t, j, bad = 0;
+
+	ASSERT_TRUE(fbs_sched_alloc(&s, 2, 40000));
+	for (t = 0; t < 40000; t++) {
+		*fbs_dst_at(&s, t, 0) = 1;
+		*fbs_dst_at(&s, t, 1) = 0;
+	}
+	ASSERT_TRUE(fbs_graph_build(&g, &s));
+	ASSERT_EQ(g.nsends, 80000);
+	for (j = 0; j < g.nsends; j++)
+		if (g.succ[j] != (j + 2) % g.nsends || g.succ_dist[j] != 1)
+			bad++;
+	EXPECT_EQ(bad, 0);
+	fbs_graph_free(&g);
+	fbs_sched_free(&s);
+}
+
 UNIT_TEST(fig6_conflict_free_and_synchronizing)
 {
 	struct fbs_conflict cf;
