@@ -29,7 +29,8 @@
  * (tbf, netem).  The scheduler asks a child for its head with ->peek()
  * and takes exactly that packet with qdisc_dequeue_peeked() (rr, which
  * needs no length to decide, takes the head at once); a held child
- * is passed over with its deficit kept; when a child empties, at our
+ * is passed over with its deficit kept (at most its mtu: weight it could
+ * not use is not banked, dt_kept_deficit()); when a child empties, at our
  * dequeue or by its own drops (qlen_notify), its class loses its deficit
  * and the link.
  *
@@ -619,8 +620,12 @@ static int dtable_prepare(struct Qdisc *sch, struct nlattr **tb, u16 nclasses,
 			}
 		}
 	} else {
+		/* the default within the range a user may give, so that what
+		 * the dump shows a change takes back (lo: 65536 + 14) */
+		u32 dev_mtu = min_t(u32, psched_mtu(qdisc_dev(sch)), DTABLE_MTU_MAX);
+
 		for (i = 0; i < nclasses; i++)
-			cfg->mtu[i] = init ? psched_mtu(qdisc_dev(sch)) : q->core_cls[i].mtu;
+			cfg->mtu[i] = init ? dev_mtu : q->core_cls[i].mtu;
 	}
 
 	if (tb[TCA_DTABLE_PRIOMAP]) {
@@ -713,22 +718,35 @@ static int dtable_prepare(struct Qdisc *sch, struct nlattr **tb, u16 nclasses,
 	return -EINVAL;
 }
 
-/* Install @cfg; under sch_tree_lock unless @init.  Returns the old table. */
+/*
+ * Install @cfg; under sch_tree_lock unless @init.  Returns the table to
+ * free: the old one, or the new one if it repeats the old.  The walk
+ * starts again only if the schedule changed: a change of the priomap or
+ * the credits, or a controller pushing the same table again, leaves it
+ * where it is (a restart hands the first entry's class its weight once
+ * more, and changes in a row would give that class the link).
+ */
 static struct dt_entry *dtable_commit(struct Qdisc *sch, struct dtable_cfg *cfg)
 {
 	struct dtable_sched *q = qdisc_priv(sch);
+	struct dt_entry *table = cfg->table ? cfg->table : q->table;
+	bool reshape = !dt_same_schedule(&q->core, table, cfg->n, cfg->mode, cfg->credit);
 	struct dt_entry *old = NULL;
 	u32 i;
 
-	for (i = 0; i < q->nclasses; i++)
+	for (i = 0; i < q->nclasses; i++) {
+		reshape |= q->core_cls[i].mtu != cfg->mtu[i];
 		q->core_cls[i].mtu = cfg->mtu[i];
+	}
 	memcpy(q->prio2cls, cfg->prio2cls, sizeof(q->prio2cls));
 	if (cfg->table) {
-		old = q->table;
-		q->table = cfg->table;
+		old = reshape ? q->table : cfg->table;
+		if (reshape)
+			q->table = cfg->table;
 		cfg->table = NULL;
 	}
-	dt_set_table(&q->core, q->table, cfg->n, cfg->mode, cfg->credit);
+	if (reshape)
+		dt_set_table(&q->core, q->table, cfg->n, cfg->mode, cfg->credit);
 	return old;
 }
 

@@ -9,8 +9,9 @@
  *  dtable  (Algorithm 2) the table is walked round robin to the next entry
  *          whose class is active; the class gets the entry's weight (in
  *          credits of @credit bytes) plus its deficit and sends while its
- *          head packet fits.  When the head no longer fits, what is left
- *          becomes the class's deficit; when the class goes idle its
+ *          head packet fits.  When the head no longer fits, or the
+ *          class's child holds it back, what is left becomes the class's
+ *          deficit, up to a packet size; when the class goes idle its
  *          deficit is cleared.  Real packet lengths are charged.
  *  sbt     (Algorithm 1) one entry per class, weights in packets: the class
  *          being served keeps sending while it has weight left, each packet
@@ -238,10 +239,49 @@ static inline void dt_class_idle(struct dt_sched *s, fq_u32 cls)
 }
 
 /*
+ * What a class that gives up the link with @acc bytes in hand keeps as
+ * deficit: at most one packet size.  A head that does not fit leaves
+ * less than that already (dt_fits()); a child that holds its packets
+ * back (tbf, netem, fq pacing a socket) leaves the link with most of
+ * its entry's weight unused, and were that kept, each visit that sent
+ * a packet and then found the child holding would add an entry's
+ * weight, without bound, for the class to spend in one run once the
+ * child lets go while every other class waits.  As in DRR, weight a
+ * class could not use is not banked.
+ */
+static fq_always_inline fq_u64 dt_kept_deficit(const struct dt_class *c, fq_u64 acc)
+{
+	return acc < c->mtu ? acc : c->mtu;
+}
+
+/*
+ * Would installing @table (@n entries), @mode and @credit change the
+ * schedule @s runs?  The class mtus are the caller's to compare.  Entries
+ * are compared by class and weight (the links are dt_set_table()'s).
+ */
+static inline bool dt_same_schedule(const struct dt_sched *s, const struct dt_entry *table,
+				    fq_u32 n, fq_u8 mode, fq_u32 credit)
+{
+	fq_u32 i;
+
+	if (!s->table || n != s->n || mode != s->mode || (credit ? credit : 1) != s->credit)
+		return false;
+	if (table == s->table)
+		return true;
+	for (i = 0; i < n; i++)
+		if (table[i].cls != s->table[i].cls || table[i].weight != s->table[i].weight)
+			return false;
+	return true;
+}
+
+/*
  * Install @table (@n entries) on @s; its next links are (re)computed.
- * Queued packets stay where they are: the class being served gives what
- * it holds back as deficit, the walk restarts at the first entry, sbt
- * weights restart full.  The caller has validated the table
+ * Queued packets stay where they are: the class being served keeps what
+ * it holds as deficit, up to a packet size (dt_kept_deficit()), the walk
+ * restarts at the first entry, sbt weights restart full; a new mode
+ * clears every deficit.  Every install gives the first entry's class its
+ * weight again, so the caller installs only a schedule that changed
+ * (dt_same_schedule()).  The caller has validated the table
  * (dt_table_check()).
  */
 static inline void dt_set_table(struct dt_sched *s, struct dt_entry *table,
@@ -249,8 +289,14 @@ static inline void dt_set_table(struct dt_sched *s, struct dt_entry *table,
 {
 	fq_u32 i, rounds = 1;
 
-	if (s->cur >= 0 && s->mode == DT_MODE_DTABLE)
-		s->cls[s->cur].deficit = s->acc;
+	if (mode != s->mode) {
+		/* only dtable mode owes deficits: none comes back from an
+		 * earlier spell of it after sbt or rr */
+		for (i = 0; i < s->ncls; i++)
+			s->cls[i].deficit = 0;
+	} else if (s->cur >= 0 && mode == DT_MODE_DTABLE) {
+		s->cls[s->cur].deficit = dt_kept_deficit(&s->cls[s->cur], s->acc);
+	}
 	if (s->table) {
 		/*
 		 * A drained class is idle from here: the new walk (or sbt,
@@ -574,10 +620,10 @@ static fq_always_inline bool dt_fits(const struct dt_class *c, fq_u32 len, fq_u6
  * the moment it emptied: the lazy drain changes no decision and no count.
  */
 
-/* The class being served, @c, gives up the link and keeps what it holds. */
+/* The class being served, @c, gives up the link and keeps what it may. */
 static fq_always_inline void dt_cur_release(struct dt_sched *s, struct dt_class *c)
 {
-	c->deficit = s->acc;
+	c->deficit = dt_kept_deficit(c, s->acc);
 	s->cur = -1;
 	s->acc = 0;
 }

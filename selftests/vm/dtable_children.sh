@@ -31,6 +31,13 @@
 #    released, which no timer of the child's does: tc's change schedules
 #    the device queue.
 #
+# 4. A child that lets a packet out now and then (a slow tbf) under
+#    entries of 15000 bytes: each visit sends one packet and finds the
+#    child holding the next.  The class may keep at most a packet size
+#    of what it did not use; it once kept it all and grew by an entry
+#    per packet (400 KB after 30 packets), to be sent in one run, every
+#    other class waiting, once the child let go.
+#
 #   [ns A] veth0: tbf 10: -> dtable 1: ------------------> veth1 [ns B]
 #     10.24.0.1/24   1:1 netem 11: -> tbf 111: (burst 1000)   10.24.0.2/24
 #                    1:2 pfifo | codel | fq_codel ...          udp-lat recv
@@ -306,6 +313,51 @@ plugged() {
 for mode in "${MODES[@]}"; do
 	plugged $mode
 done
+
+# ---- 4. a held class banks no weight ---------------------------------------
+# class_deficit CLASS: the deficit tc -s shows for it
+class_deficit() {
+	ns_exec A tc -s class show dev veth0 classid "$1" |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "deficit") { print $(i + 1); exit } }'
+}
+# class_sent_at_least CLASS N
+class_sent_at_least() { [ "$(class_sent "$1")" -ge "$2" ] 2>/dev/null; }
+
+held_banks_no_weight() {
+	local n=60 rpid deficit worst=0 k
+	ns_exec A tc qdisc del dev veth0 root 2>/dev/null
+	ns_run A tc qdisc add dev veth0 root handle 10: tbf rate 100mbit burst 64k limit 1000000 &&
+	ns_run A tc qdisc add dev veth0 parent 10:1 handle 1: dtable classes 2 mtu 1500 \
+		credit 1500 table 0:10 1:10 &&
+	ns_run A tc qdisc replace dev veth0 parent 1:1 handle 11: tbf rate 200kbit burst 1600 \
+		limit 1000000 || fatal "held: setting up"
+
+	ns_bg B udp-lat recv --port 9702 --count $n --duration 30 \
+		--ready "$TMP_DIR/held.ready" > /dev/null
+	rpid=$BG_PID
+	wait_for 10 test -e "$TMP_DIR/held.ready" || fatal "receiver did not start"
+	# 60 x 642 bytes behind 200 kbit/s: one out every 26 ms, for 1.5 s
+	ns_exec A udp-lat send --dst $DST --port 9702 --count $n --size 600 --prio 1:1 > /dev/null ||
+		check_err 1 "held: sending"
+	for k in 10 20 30 40; do
+		wait_for 20 class_sent_at_least 1:1 $k || break
+		deficit=$(class_deficit 1:1)
+		if [ "${deficit:-0}" -gt "$worst" ]; then worst=$deficit; fi
+	done
+	class_sent_at_least 1:1 40
+	check_err $? "held: the class sent $(class_sent 1:1) of $n"
+	# the served class shows what it holds: a packet size and an entry
+	[ "$worst" -le $((1500 + 10 * 1500)) ]
+	check_err $? "held: the class's deficit reached $worst bytes, want at most 16500"
+	log_info "held: largest deficit seen $worst bytes"
+	bg_wait $rpid
+	check_err $? "held: not every packet of the held class arrived"
+	wait_for 10 tree_is_empty
+	check_err $? "held: dtable $(qlen_backlog dtable 1:) after the run"
+	log_test "dtable: a class held by its child keeps at most a packet size of its weight"
+}
+
+held_banks_no_weight
 
 ns_run A tc qdisc del dev veth0 root
 exit $EXIT_STATUS

@@ -103,7 +103,15 @@ accept "256 classes" qdisc add dev dummy0 root handle 1: dtable classes 256
 check_eq "classes" 256 "$(tcq class show dev dummy0 | grep -c 'class dtable 1:')"
 tcq qdisc del dev dummy0 root
 reject "257 classes" "" qdisc add dev dummy0 root handle 1: dtable classes 257
-log_test "boundaries: 4096 entries, credit and mtu 65536, 256 classes"
+# lo's packet size, 65536 + 14, is above what a user may give: the default
+# stops at 65536, so that the mtu the dump shows a change takes back
+ns_run C ip link set lo up
+accept "on lo with defaults" qdisc add dev lo root handle 1: dtable classes 2
+lo_mtu=$(tcq class show dev lo classid 1:1 | sed -n 's/.* mtu \([0-9]*\) .*/\1/p')
+check_eq "default mtu on lo" 65536 "$lo_mtu"
+accept "the mtu shown, given back" qdisc change dev lo root handle 1: dtable mtu "$lo_mtu"
+tcq qdisc del dev lo root
+log_test "boundaries: 4096 entries, credit and mtu 65536, 256 classes, lo's mtu"
 
 # ---- traffic --------------------------------------------------------------------
 two_hosts 21 quiet

@@ -18,6 +18,10 @@
 #    over a window in which every class stays backlogged.  dtable: within
 #    1 point of 10/30/50/5/5; sbt (weights 10/30/50/5/5 packets): packet
 #    shares within 1 point of those; rr: 20 % of the packets each.
+#    dtable again with the same table pushed again and again meanwhile
+#    (tc -batch, as a controller that re-applies its configuration):
+#    within 1 point all the same.  Each change once restarted the walk
+#    at the first entry, whose class got its weight again.
 # 2. every class offered half its share, Poisson arrivals: p90 and p99
 #    latency per class; under dtable VO (distance 2) has the lowest p99.
 #    dtable's run is 8 s, so VO's p99 rests on dozens of samples, not a
@@ -91,17 +95,31 @@ nothing_queued() {
 # saturate MODE: byte and packet shares in % over a window, "b1..b5 p1..p5"
 # on stdout; its checks count, so call it in this shell, not in $(...)
 saturate() {
-	local mode=$1 pids=() k
+	local mode=$1 pids=() k churn changes
 	for k in 0 1 2 3 4; do
 		ns_bg A udp-lat send --dst $DST --port $((9500 + k)) --size "$(payload "${FRAME[$k]}")" \
 			--duration 10 --stream $k --prio 1:$((k + 1)) > /dev/null
 		pids+=($BG_PID)
 	done
 	wait_for 20 all_backlogged || xfail_on_slow check_err 1 "$mode: not every class got backlogged"
+	if [ "$mode" = churn ]; then
+		ns_bg A tc -force -batch "$TMP_DIR/churn.batch" > /dev/null 2>&1
+		churn=$BG_PID
+		changes=$(table_changes)
+	fi
 	class_counters > "$TMP_DIR/before-$mode"
 	sleep 2
 	class_counters > "$TMP_DIR/after-$mode"
 	all_backlogged || xfail_on_slow check_err 1 "$mode: a class ran dry during the window"
+	if [ "$mode" = churn ]; then
+		changes=$(($(table_changes) - changes))
+		kill "$churn" 2>/dev/null
+		bg_wait "$churn"
+		log_info "churn: $changes changes in the window"
+		# a window with a handful of changes tells nothing
+		[ "$changes" -ge 20 ]
+		xfail_on_slow check_err $? "churn: only $changes changes in the window"
+	fi
 	# enough: stop the senders rather than wait out their duration
 	for k in "${pids[@]}"; do kill "$k" 2>/dev/null; bg_wait "$k"; done
 	wait_for 20 nothing_queued || check_err 1 "$mode: the classes did not drain"
@@ -110,6 +128,15 @@ saturate() {
 		END { for (k = 1; k <= 5; k++) printf "%.2f ", B ? 100 * db[k] / B : 0
 		      for (k = 1; k <= 5; k++) printf "%.2f ", P ? 100 * dp[k] / P : 0 }'
 }
+
+# table_changes: the qdisc's count of changes
+table_changes() {
+	ns_exec A tc -s qdisc show dev veth0 |
+		awk '/^qdisc dtable/ { d = 1 } d { for (i = 1; i < NF; i++) if ($i == "table_changes") { print $(i + 1); exit } }'
+}
+# the configuration a controller keeps pushing: the same table, thousands
+# of times over (the batch is killed when the window ends)
+for k in $(seq 5000); do echo "${DTABLE_CMD#tc }"; done > "$TMP_DIR/churn.batch"
 
 # paced MODE SECONDS: every class at half its share, Poisson, over SECONDS;
 # the receiver's report in lat-MODE
@@ -153,6 +180,11 @@ for mode in dtable sbt rr; do
 	paced $mode "$([ $mode = dtable ] && echo 8 || echo 1)"
 	LAT[$mode]=$(latency $mode p99)
 	log_info "$mode: latency us at half load (VO VI CL BE BK): p90 $(latency $mode p90)| p99 ${LAT[$mode]}"
+	if [ $mode = dtable ]; then
+		saturate churn > "$TMP_DIR/shares-churn"
+		SH[churn]=$(cat "$TMP_DIR/shares-churn")
+		log_info "dtable, its table pushed again meanwhile: byte shares % $(bytes_of "${SH[churn]}")"
+	fi
 done
 
 # within POINTS of WANT (space-separated lists)
@@ -166,6 +198,10 @@ close_to() {
 close_to "$(bytes_of "${SH[dtable]}")" "10 30 50 5 5" 1
 xfail_on_slow check_err $? "dtable byte shares $(bytes_of "${SH[dtable]}"), want 10 30 50 5 5 +- 1"
 log_test "dtable: byte shares 10/30/50/5/5 within 1 point"
+
+close_to "$(bytes_of "${SH[churn]}")" "10 30 50 5 5" 1
+xfail_on_slow check_err $? "dtable byte shares $(bytes_of "${SH[churn]}") while its table was pushed again, want 10 30 50 5 5 +- 1"
+log_test "dtable: the same shares while its table is pushed again and again"
 
 close_to "$(pkts_of "${SH[sbt]}")" "10 30 50 5 5" 1
 xfail_on_slow check_err $? "sbt packet shares $(pkts_of "${SH[sbt]}"), want 10 30 50 5 5 +- 1"
