@@ -194,6 +194,16 @@ static struct fbs_class *fbs_slot_class(const struct fbs_sched *q, u32 t)
 	return &q->classes[d == TC_FBS_UNRESERVED ? q->ndests : d];
 }
 
+/*
+ * Is @skb above "frame"?  With verify on the fabric header's 20 bytes go
+ * on at dequeue.  Checked at enqueue, and again for what is queued when a
+ * change lowers frame or turns verify on (fbs_trim()).
+ */
+static bool fbs_too_long(const struct fbs_sched *q, const struct sk_buff *skb)
+{
+	return skb->len + (q->watch ? FABRIC_HDR_LEN : 0) > q->frame;
+}
+
 /* ---- enqueue ------------------------------------------------------------- */
 
 static struct fbs_class *fbs_classify(struct sk_buff *skb, struct Qdisc *sch, int *qerr)
@@ -289,8 +299,7 @@ static int fbs_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 		__qdisc_drop(skb, to_free);
 		return err;
 	}
-	/* verify on: the fabric header's 20 bytes go on at dequeue */
-	if (unlikely(skb->len + (q->watch ? FABRIC_HDR_LEN : 0) > q->frame)) {
+	if (unlikely(fbs_too_long(q, skb))) {
 		q->oversize++;
 		goto drop;
 	}
@@ -717,28 +726,45 @@ static u16 *fbs_commit(struct Qdisc *sch, struct fbs_cfg *cfg)
 }
 
 /* Packets of classes that lost their slots, and over a smaller limit, go. */
+static void fbs_trim_drop(struct Qdisc *sch, struct fbs_class *cl, struct sk_buff *skb,
+			  unsigned int *dropped, unsigned int *bytes)
+{
+	cl->qstats.backlog -= qdisc_pkt_len(skb);
+	cl->drops++;
+	cl->qstats.drops++;
+	(*dropped)++;
+	*bytes += qdisc_pkt_len(skb);
+	qdisc_qstats_backlog_dec(sch, skb);
+	sch->q.qlen--;
+	qdisc_qstats_drop(sch);
+	rtnl_kfree_skbs(skb, skb);
+}
+
 static void fbs_trim(struct Qdisc *sch)
 {
 	struct fbs_sched *q = qdisc_priv(sch);
-	unsigned int dropped = 0, bytes = 0;
+	unsigned int dropped = 0, bytes = 0, n;
 	struct fbs_class *cl;
 	struct sk_buff *skb;
 	u32 i;
 
 	for (i = 0; i <= q->ndests; i++) {
 		cl = &q->classes[i];
-		while (cl->q.qlen && (!cl->slots || cl->q.qlen > q->limit)) {
+		/*
+		 * a frame queued before a smaller frame, or verify on, would
+		 * run past its slot, or over the device's MTU with its header
+		 */
+		for (n = cl->q.qlen; n; n--) {
 			skb = __qdisc_dequeue_head(&cl->q);
-			cl->qstats.backlog -= qdisc_pkt_len(skb);
-			cl->drops++;
-			cl->qstats.drops++;
-			dropped++;
-			bytes += qdisc_pkt_len(skb);
-			qdisc_qstats_backlog_dec(sch, skb);
-			sch->q.qlen--;
-			qdisc_qstats_drop(sch);
-			rtnl_kfree_skbs(skb, skb);
+			if (fbs_too_long(q, skb)) {
+				q->oversize++;
+				fbs_trim_drop(sch, cl, skb, &dropped, &bytes);
+			} else {
+				__qdisc_enqueue_tail(skb, &cl->q);
+			}
 		}
+		while (cl->q.qlen && (!cl->slots || cl->q.qlen > q->limit))
+			fbs_trim_drop(sch, cl, __qdisc_dequeue_head(&cl->q), &dropped, &bytes);
 	}
 	if (dropped)
 		qdisc_tree_reduce_backlog(sch, dropped, bytes);

@@ -295,6 +295,25 @@ check_eq "class 1:1 packets" 30 "$(cstat 1:1 packets)"
 check_eq "class 1:3 packets" 30 "$(cstat 1:3 packets)"
 log_test "a class without a slot and frames above \"frame\" dropped and counted; the rest sent"
 
+# a change that lowers "frame" drops what is queued above it: such a frame
+# would run past its slot (they were once kept and sent)
+tca qdisc del dev veth0 root
+tca qdisc add dev veth0 root handle 1: fbs dests 1 slot 200us table 0 - || fatal "fbs, frame"
+tca qdisc change dev veth0 root handle 1: fbs pause on || fatal "pause on"
+ns_exec A udp-lat send --dst $DST --port 9000 --size 1200 --count 5 --rate 1000 \
+	--prio 1:1 --no-retry > /dev/null 2>&1
+ns_exec A udp-lat send --dst $DST --port 9000 --size 300 --count 5 --rate 1000 \
+	--prio 1:1 --no-retry > /dev/null 2>&1
+check_eq "queued while paused" 10 "$(xstat qlen)"
+tca qdisc change dev veth0 root handle 1: fbs frame 1000 || check_err 1 "frame 1000"
+check_eq "oversize after frame 1000" 5 "$(xstat oversize)"
+check_eq "queued after frame 1000" 5 "$(xstat qlen)"
+check_eq "class 1:1 drops" 5 "$(cstat 1:1 drops)"
+tca qdisc change dev veth0 root handle 1: fbs pause off || check_err 1 "pause off"
+wait_for 10 eval '[ "$(xstat qlen)" = 0 ]'
+check_eq "class 1:1 packets: the short ones" 5 "$(cstat 1:1 packets)"
+log_test "frames queued above a lowered \"frame\" dropped and counted"
+
 # GSO: a 30 KB UDP send leaves as wire frames, each in a slot of its own
 tca qdisc del dev veth0 root
 tca qdisc add dev veth0 root handle 1: fbs dests 1 slot 100us table - || fatal "fbs again"
