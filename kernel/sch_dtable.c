@@ -621,8 +621,9 @@ static int dtable_prepare(struct Qdisc *sch, struct nlattr **tb, u16 nclasses,
 		}
 	} else {
 		/* the default within the range a user may give, so that what
-		 * the dump shows a change takes back (lo: 65536 + 14) */
-		u32 dev_mtu = min_t(u32, psched_mtu(qdisc_dev(sch)), DTABLE_MTU_MAX);
+		 * the dump shows a change takes back (lo: 65536 + 14; a
+		 * device of mtu 0 with no link header: 0) */
+		u32 dev_mtu = clamp_t(u32, psched_mtu(qdisc_dev(sch)), 1, DTABLE_MTU_MAX);
 
 		for (i = 0; i < nclasses; i++)
 			cfg->mtu[i] = init ? dev_mtu : q->core_cls[i].mtu;
@@ -730,7 +731,9 @@ static struct dt_entry *dtable_commit(struct Qdisc *sch, struct dtable_cfg *cfg)
 {
 	struct dtable_sched *q = qdisc_priv(sch);
 	struct dt_entry *table = cfg->table ? cfg->table : q->table;
-	bool reshape = !dt_same_schedule(&q->core, table, cfg->n, cfg->mode, cfg->credit);
+	/* init: dt_init() put the table in the core, but not in q->table */
+	bool reshape = !q->table ||
+		       !dt_same_schedule(&q->core, table, cfg->n, cfg->mode, cfg->credit);
 	struct dt_entry *old = NULL;
 	u32 i;
 

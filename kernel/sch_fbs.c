@@ -740,7 +740,12 @@ static void fbs_trim_drop(struct Qdisc *sch, struct fbs_class *cl, struct sk_buf
 	rtnl_kfree_skbs(skb, skb);
 }
 
-static void fbs_trim(struct Qdisc *sch)
+/*
+ * Drop what a change left that may not stay: with @recheck (frame
+ * lowered, or verify turned on) the frames now too long; then the
+ * packets of classes without a slot, and those over the limit.
+ */
+static void fbs_trim(struct Qdisc *sch, bool recheck)
 {
 	struct fbs_sched *q = qdisc_priv(sch);
 	unsigned int dropped = 0, bytes = 0, n;
@@ -754,7 +759,7 @@ static void fbs_trim(struct Qdisc *sch)
 		 * a frame queued before a smaller frame, or verify on, would
 		 * run past its slot, or over the device's MTU with its header
 		 */
-		for (n = cl->q.qlen; n; n--) {
+		for (n = recheck ? cl->q.qlen : 0; n; n--) {
 			skb = __qdisc_dequeue_head(&cl->q);
 			if (fbs_too_long(q, skb)) {
 				q->oversize++;
@@ -890,6 +895,7 @@ static int fbs_change(struct Qdisc *sch, struct nlattr *opt,
 	struct fabric_slot_watch *watch, *old_watch;
 	struct fabric_link *link, *old_link;
 	struct fbs_cfg cfg;
+	bool recheck;
 	u16 *old;
 	int err;
 
@@ -952,6 +958,8 @@ static int fbs_change(struct Qdisc *sch, struct nlattr *opt,
 		q->paused = false;
 		q->restarts++;
 	}
+	/* only a smaller frame, or the header's 20 bytes, can make one too long */
+	recheck = cfg.frame < q->frame || (watch && !q->watch);
 	old_watch = q->watch;
 	q->watch = watch;
 	old = fbs_commit(sch, &cfg);	/* publishes the clock on the watch */
@@ -959,7 +967,7 @@ static int fbs_change(struct Qdisc *sch, struct nlattr *opt,
 	q->link = link;
 	if (!link)
 		q->held = false;
-	fbs_trim(sch);
+	fbs_trim(sch, recheck);
 	sch_tree_unlock(sch);
 	kvfree(old);
 	if (old_link && old_link != link)

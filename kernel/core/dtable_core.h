@@ -277,9 +277,9 @@ static inline bool dt_same_schedule(const struct dt_sched *s, const struct dt_en
 /*
  * Install @table (@n entries) on @s; its next links are (re)computed.
  * Queued packets stay where they are: the class being served keeps what
- * it holds as deficit, up to a packet size (dt_kept_deficit()), the walk
- * restarts at the first entry, sbt weights restart full; a new mode
- * clears every deficit.  Every install gives the first entry's class its
+ * it holds as deficit; every deficit is held to its class's packet size
+ * (dt_kept_deficit()), or cleared by a new mode; the walk restarts at the
+ * first entry, sbt weights restart full.  Every install gives the first entry's class its
  * weight again, so the caller installs only a schedule that changed
  * (dt_same_schedule()).  The caller has validated the table
  * (dt_table_check()).
@@ -289,13 +289,17 @@ static inline void dt_set_table(struct dt_sched *s, struct dt_entry *table,
 {
 	fq_u32 i, rounds = 1;
 
-	if (mode != s->mode) {
-		/* only dtable mode owes deficits: none comes back from an
-		 * earlier spell of it after sbt or rr */
-		for (i = 0; i < s->ncls; i++)
-			s->cls[i].deficit = 0;
-	} else if (s->cur >= 0 && mode == DT_MODE_DTABLE) {
-		s->cls[s->cur].deficit = dt_kept_deficit(&s->cls[s->cur], s->acc);
+	if (s->cur >= 0 && mode == DT_MODE_DTABLE)
+		s->cls[s->cur].deficit = s->acc;
+	for (i = 0; i < s->ncls; i++) {
+		struct dt_class *c = &s->cls[i];
+
+		/*
+		 * only dtable mode owes deficits: none comes back from an
+		 * earlier spell of it after sbt or rr; and none above a
+		 * class's mtu, which the change may have lowered
+		 */
+		c->deficit = mode != s->mode ? 0 : dt_kept_deficit(c, c->deficit);
 	}
 	if (s->table) {
 		/*

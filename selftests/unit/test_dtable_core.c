@@ -502,6 +502,22 @@ UNIT_TEST(mode_change_clears_deficits)
 	EXPECT_EQ(CLS[0].deficit, 0);	/* not the old spell's 100 back */
 }
 
+/* a lowered mtu holds every deficit to it, not the served class's alone */
+UNIT_TEST(mtu_change_holds_every_deficit_to_it)
+{
+	static struct dt_entry t[] = { { .cls = 0, .weight = 1 }, { .cls = 1, .weight = 1 } };
+
+	setup(t, 2, 2, DT_MODE_DTABLE, 100, 150);
+	fake_push(&F, 0, 150);	/* does not fit its 100: keeps them */
+	fake_push(&F, 1, 100);
+	fake_push(&F, 1, 100);
+	EXPECT_STEP(&S, &F, 1, 100);
+	EXPECT_EQ(CLS[0].deficit, 100);
+	CLS[0].mtu = 60;
+	dt_set_table(&S, t, 2, DT_MODE_DTABLE, 100);
+	EXPECT_EQ(CLS[0].deficit, 60);
+}
+
 UNIT_TEST(same_schedule_compares_what_the_walk_uses)
 {
 	static struct dt_entry t[] = { { .cls = 0, .weight = 3 }, { .cls = 1, .weight = 2 } };

@@ -350,6 +350,10 @@ held_banks_no_weight() {
 	[ "$worst" -le $((1500 + 10 * 1500)) ]
 	check_err $? "held: the class's deficit reached $worst bytes, want at most 16500"
 	log_info "held: largest deficit seen $worst bytes"
+	# a class seen with no deficit each time was idle when asked: the
+	# sender lost the race against the tbf, and nothing was tested
+	[ "$worst" -gt 0 ]
+	xfail_on_slow check_err $? "held: the class never showed a deficit: never caught holding"
 	bg_wait $rpid
 	check_err $? "held: not every packet of the held class arrived"
 	wait_for 10 tree_is_empty
