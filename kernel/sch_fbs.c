@@ -725,7 +725,7 @@ static u16 *fbs_commit(struct Qdisc *sch, struct fbs_cfg *cfg)
 	return old;
 }
 
-/* Packets of classes that lost their slots, and over a smaller limit, go. */
+/* @skb, just taken off @cl's queue, goes: a change left no place for it. */
 static void fbs_trim_drop(struct Qdisc *sch, struct fbs_class *cl, struct sk_buff *skb,
 			  unsigned int *dropped, unsigned int *bytes)
 {

@@ -279,9 +279,9 @@ static inline bool dt_same_schedule(const struct dt_sched *s, const struct dt_en
  * Queued packets stay where they are: the class being served keeps what
  * it holds as deficit; every deficit is held to its class's packet size
  * (dt_kept_deficit()), or cleared by a new mode; the walk restarts at the
- * first entry, sbt weights restart full.  Every install gives the first entry's class its
- * weight again, so the caller installs only a schedule that changed
- * (dt_same_schedule()).  The caller has validated the table
+ * first entry, sbt weights restart full.  Every install gives the first
+ * entry's class its weight again, so the caller installs only a schedule
+ * that changed (dt_same_schedule()).  The caller has validated the table
  * (dt_table_check()).
  */
 static inline void dt_set_table(struct dt_sched *s, struct dt_entry *table,
