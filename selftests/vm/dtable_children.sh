@@ -35,7 +35,7 @@
 #    entries of 15000 bytes: each visit sends one packet and finds the
 #    child holding the next.  The class may keep at most a packet size
 #    of what it did not use; it once kept it all and grew by an entry
-#    per packet (400 KB after 30 packets), to be sent in one run, every
+#    per packet (603 KB after 40 packets), to be sent in one run, every
 #    other class waiting, once the child let go.
 #
 #   [ns A] veth0: tbf 10: -> dtable 1: ------------------> veth1 [ns B]
