@@ -485,36 +485,46 @@ UNIT_TEST(table_change_keeps_a_packet_of_served_credit)
 	EXPECT_EQ(dt_class_deficit(&S, 0), 0);
 }
 
+/*
+ * Entries of 100 bytes, mtu 150: class 0's head of 150 does not fit, so
+ * it keeps its 100 as deficit while class 1 sends.
+ */
+static struct dt_entry kept_table[] = { { .cls = 0, .weight = 1 }, { .cls = 1, .weight = 1 } };
+
+/* the class the step sent from (1 wanted), its length in *len */
+static int class_0_keeps_100(int *len)
+{
+	setup(kept_table, 2, 2, DT_MODE_DTABLE, 100, 150);
+	fake_push(&F, 0, 150);
+	fake_push(&F, 1, 100);
+	fake_push(&F, 1, 100);
+	return step(&S, &F, len);
+}
+
 /* a deficit means something in dtable mode only: a new mode clears them */
 UNIT_TEST(mode_change_clears_deficits)
 {
-	static struct dt_entry t[] = { { .cls = 0, .weight = 1 }, { .cls = 1, .weight = 1 } };
+	int len = 0;
 
-	setup(t, 2, 2, DT_MODE_DTABLE, 100, 150);
-	fake_push(&F, 0, 150);	/* does not fit its 100: keeps them */
-	fake_push(&F, 1, 100);
-	fake_push(&F, 1, 100);
-	EXPECT_STEP(&S, &F, 1, 100);
+	EXPECT_EQ(class_0_keeps_100(&len), 1);
+	EXPECT_EQ(len, 100);
 	EXPECT_EQ(CLS[0].deficit, 100);
-	dt_set_table(&S, t, 2, DT_MODE_RR, 100);
+	dt_set_table(&S, kept_table, 2, DT_MODE_RR, 100);
 	EXPECT_EQ(CLS[0].deficit, 0);
-	dt_set_table(&S, t, 2, DT_MODE_DTABLE, 100);
+	dt_set_table(&S, kept_table, 2, DT_MODE_DTABLE, 100);
 	EXPECT_EQ(CLS[0].deficit, 0);	/* not the old spell's 100 back */
 }
 
 /* a lowered mtu holds every deficit to it, not the served class's alone */
 UNIT_TEST(mtu_change_holds_every_deficit_to_it)
 {
-	static struct dt_entry t[] = { { .cls = 0, .weight = 1 }, { .cls = 1, .weight = 1 } };
+	int len = 0;
 
-	setup(t, 2, 2, DT_MODE_DTABLE, 100, 150);
-	fake_push(&F, 0, 150);	/* does not fit its 100: keeps them */
-	fake_push(&F, 1, 100);
-	fake_push(&F, 1, 100);
-	EXPECT_STEP(&S, &F, 1, 100);
+	EXPECT_EQ(class_0_keeps_100(&len), 1);
+	EXPECT_EQ(len, 100);
 	EXPECT_EQ(CLS[0].deficit, 100);
 	CLS[0].mtu = 60;
-	dt_set_table(&S, t, 2, DT_MODE_DTABLE, 100);
+	dt_set_table(&S, kept_table, 2, DT_MODE_DTABLE, 100);
 	EXPECT_EQ(CLS[0].deficit, 60);
 }
 
