@@ -1093,7 +1093,8 @@ static int dtable_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 	st.packets = c->packets;
 	st.bytes = c->bytes;
 	st.drops = cl->drops;
-	st.left = c->left;
+	/* sbt's alone: the other modes leave it at the first entry's weight */
+	st.left = q->core.mode == DT_MODE_SBT ? c->left : 0;
 	sch_tree_unlock(sch);
 	if (gnet_stats_copy_basic(d, NULL, &cl->qdisc->bstats, true) < 0 ||
 	    qdisc_qstats_copy(d, cl->qdisc) < 0)

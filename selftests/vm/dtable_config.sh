@@ -70,6 +70,9 @@ check_eq "entries" 4 "$(opt_field entries)"
 qdisc_text | grep_quiet "table 0:24 1:24 0:24 2:48" || check_err 1 "table: $(qdisc_text)"
 tcq class show dev dummy0 classid 1:1 | grep_quiet "entries 2 weight 48" ||
 	check_err 1 "class 1:1: $(tcq class show dev dummy0 classid 1:1)"
+# "left" is sbt's: it once showed the first entry's weight in every mode
+tcq -s class show dev dummy0 classid 1:1 | grep_quiet " left 0$" ||
+	check_err 1 "dtable mode, class 1:1: $(tcq -s class show dev dummy0 classid 1:1 | grep left)"
 log_test "change installs a table"
 
 reject "missing class" "class that does not exist" $Q table 0:24 1:24 3:24 2:24
@@ -97,6 +100,8 @@ tcq class show dev dummy0 classid 1:3 | grep_quiet "entries 1365 weight 32760" |
 accept "credit 65536" $Q credit 65536 mtu 65536 table 0:1 1:1 2:1
 accept "sbt" $Q mode sbt table 0:10 1:30 2:60
 check_eq "mode" '"sbt"' "$(opt_field mode)"
+tcq -s class show dev dummy0 classid 1:2 | grep_quiet " left 30$" ||
+	check_err 1 "sbt, class 1:2: $(tcq -s class show dev dummy0 classid 1:2 | grep left)"
 accept "rr" $Q mode rr
 tcq qdisc del dev dummy0 root
 accept "256 classes" qdisc add dev dummy0 root handle 1: dtable classes 256
