@@ -602,9 +602,9 @@ static inline int dt_table_check(const struct dt_entry *table, fq_u32 n,
 
 /*
  * Does a head of @len fit in @acc bytes?  A packet longer than the class's
- * packet size (a GSO packet, a misconfigured class) goes once the class
- * holds a full packet size, and is charged what the class holds, so no
- * packet waits forever.
+ * packet size (a class given too small a one: sch_dtable cuts GSO packets
+ * that long into frames) goes once the class holds a full packet size,
+ * and is charged what the class holds, so no packet waits forever.
  */
 static fq_always_inline bool dt_fits(const struct dt_class *c, fq_u32 len, fq_u64 acc)
 {

@@ -38,13 +38,18 @@
 #    per packet (603 KB after 40 packets), to be sent in one run, every
 #    other class waiting, once the child let go.
 #
+# 5. A bulk TCP transfer (GSO packets, TSO on veth) in one class against
+#    full-size datagrams in another, equal weights: byte shares 50 / 50
+#    within 5 points.  A GSO packet once went whole for an mtu's charge,
+#    and the UDP class got 2 % of the link.
+#
 #   [ns A] veth0: tbf 10: -> dtable 1: ------------------> veth1 [ns B]
 #     10.24.0.1/24   1:1 netem 11: -> tbf 111: (burst 1000)   10.24.0.2/24
 #                    1:2 pfifo | codel | fq_codel ...          udp-lat recv
 #                    ...
 . ./lib.sh
 
-require_cmd tc udp-lat
+require_cmd tc udp-lat tcp-bulk
 require_module sch_dtable
 two_hosts 24 quiet
 
@@ -362,6 +367,67 @@ held_banks_no_weight() {
 }
 
 held_banks_no_weight
+
+# ---- 5. GSO packets longer than their class's mtu ---------------------------
+# class_bytes CLASS: bytes the scheduler sent from it (its statistics)
+class_bytes() {
+	ns_exec A tc -s class show dev veth0 classid "$1" |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "bytes" && $(i - 2) == "packets") { print $(i + 1); exit } }'
+}
+class_queued() {
+	ns_exec A tc -s class show dev veth0 classid "$1" |
+		awk '$1 == "backlog" { q = $3; sub(/p$/, "", q); print q; exit }'
+}
+both_backlogged() { [ "$(class_queued 1:1)" -gt 0 ] && [ "$(class_queued 1:2)" -gt 0 ]; } 2>/dev/null
+
+# A bulk TCP transfer (veth offloads TSO: GSO packets of up to 64 KB) in
+# class 1:1 against datagrams of the device's MTU in 1:2, behind an 8
+# Mbit/s link, with the default table: one entry of the class mtu (the
+# device's) each, so equal shares.  A GSO packet once went whole, once its
+# class held an mtu, charged an mtu: TCP took 43 times its weight per
+# visit, UDP got 2 % of the link.  Now it is cut into its frames.
+gso_shares() {
+	local tsink usink tcp udp b1 b2 a1 a2 share
+	ns_exec A tc qdisc del dev veth0 root 2>/dev/null
+	ns_run A tc qdisc add dev veth0 root handle 10: tbf rate 8mbit burst 128k \
+		limit 1000000 &&
+	# priority 0 (TCP's) to 1:1; the default priomap's is the last class
+	ns_run A tc qdisc add dev veth0 parent 10:1 handle 1: dtable classes 2 \
+		priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 || fatal "gso: setting up"
+	# veth offloads TSO by default: say so where ethtool is at hand
+	if command -v ethtool > /dev/null; then
+		ns_run A ethtool -K veth0 tso on gso on || fatal "gso: tso on"
+	fi
+
+	ns_bg B tcp-bulk -l $DST -p 9703 -t 60000 -r "$TMP_DIR/gso-tcp.ready"
+	tsink=$BG_PID
+	ns_bg B udp-lat recv --port 9704 --duration 60 > /dev/null
+	usink=$BG_PID
+	wait_for 10 test -e "$TMP_DIR/gso-tcp.ready" || fatal "tcp receiver did not start"
+	ns_bg A tcp-bulk -c $DST -p 9703 -b 1000000000 -t 60000
+	tcp=$BG_PID
+	ns_bg A udp-lat send --dst $DST --port 9704 --size 1472 --duration 30 --prio 1:2 > /dev/null
+	udp=$BG_PID
+	wait_for 20 both_backlogged || check_err 1 "gso: the two classes never both held packets"
+	b1=$(class_bytes 1:1) b2=$(class_bytes 1:2)
+	sleep 1
+	a1=$(class_bytes 1:1) a2=$(class_bytes 1:2)
+	both_backlogged || check_err 1 "gso: a class ran dry during the window"
+	kill $tcp $udp 2>/dev/null
+	bg_wait $tcp; bg_wait $udp
+	kill $tsink $usink 2>/dev/null
+	bg_wait $tsink; bg_wait $usink
+	share=$(awk -v t=$((a1 - b1)) -v u=$((a2 - b2)) \
+		'BEGIN { printf "%.1f %.1f", t + u ? 100 * t / (t + u) : 0, t + u ? 100 * u / (t + u) : 0 }')
+	log_info "gso: byte shares TCP / UDP $share % over $((a1 - b1 + a2 - b2)) bytes"
+	awk -v s="$share" 'BEGIN { split(s, v, " "); exit !(v[1] >= 45 && v[2] >= 45) }'
+	check_err $? "gso: byte shares TCP / UDP $share %, want 50 / 50 within 5 points"
+	wait_for 10 tree_is_empty
+	check_err $? "gso: dtable $(qlen_backlog dtable 1:) after the run"
+	log_test "dtable: GSO packets longer than their class's mtu are charged their frames"
+}
+
+gso_shares
 
 ns_run A tc qdisc del dev veth0 root
 exit $EXIT_STATUS

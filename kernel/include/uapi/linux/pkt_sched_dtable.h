@@ -85,7 +85,7 @@ struct tc_dtable_class_xstats {
 	__u64	skipped;	/* ... passed over: nothing to send */
 	__u64	packets;	/* sent */
 	__u64	bytes;
-	__u64	drops;		/* refused by the class's child at enqueue */
+	__u64	drops;		/* refused at enqueue: by the child, or GSO not cut */
 	__u64	left;		/* sbt: packets left in this round */
 };
 
