@@ -457,18 +457,20 @@ static bool fbs_catch_up(struct fbs_sched *q, u64 now)
 }
 
 /*
- * Slots from the current one on until one whose class has something
- * queued, within a period; 0 when none does (nothing queued can go).
- * Each class with packets is looked up in the table's index (core
- * fbs_next.h), not the table walked: a period of 32000 slots, walked at
- * every dequeue that sent nothing, cost some 28 us under the lock.
+ * Slots from the current one on until one whose class, other than
+ * @skip (may be NULL), has something queued, within a period; 0 when
+ * none does (nothing queued can go).  Each class with packets is looked
+ * up in the table's index (core fbs_next.h), not the table walked: a
+ * period of 32000 slots, walked at every dequeue that sent nothing, cost
+ * some 28 us under the lock.
  */
-static u32 fbs_slots_to_next_send(const struct fbs_sched *q)
+static u32 fbs_slots_to_next_send(const struct fbs_sched *q,
+				  const struct fbs_class *skip)
 {
 	u32 c, k, best = 0;
 
 	for (c = 0; c <= q->ndests; c++) {
-		if (!q->classes[c].q.qlen)
+		if (!q->classes[c].q.qlen || &q->classes[c] == skip)
 			continue;
 		k = fbs_next_in(&q->next, c, q->ex.slot, q->nslots);
 		if (k && (!best || k < best))
@@ -516,7 +518,7 @@ static struct sk_buff *fbs_dequeue(struct Qdisc *sch)
 {
 	struct fbs_sched *q = qdisc_priv(sch);
 	unsigned int vc, len;
-	struct fbs_class *cl;
+	struct fbs_class *cl, *refused = NULL;
 	struct sk_buff *skb;
 	u64 now = ktime_get_ns();
 	u32 k;
@@ -559,12 +561,20 @@ static struct sk_buff *fbs_dequeue(struct Qdisc *sch)
 
 			vc = tag ? (cl == &q->classes[q->ndests] ? FABRIC_VC_BESTEFFORT :
 				    FABRIC_VC_REGULATED) : fabric_link_skb_vc(q->link, skb);
-			/* refused: the link runs us again when credits come */
+			/*
+			 * Refused: the link runs us again when credits on that
+			 * VC come, which may be never in this slot; another
+			 * class's slot must not wait for them, so the timer is
+			 * armed for the next one (below), though not for this
+			 * class's own: a timer per slot until the credits came
+			 * would tell nothing the link's wake does not.
+			 */
 			if (q->link && !fabric_link_take(q->link, vc,
 							 skb->len + (tag ? FABRIC_HDR_LEN : 0))) {
 				if (!q->refused_ns)
 					q->refused_ns = now;
-				return NULL;
+				refused = cl;
+				goto arm;
 			}
 			skb = __qdisc_dequeue_head(&cl->q);
 			len = qdisc_pkt_len(skb);
@@ -590,11 +600,14 @@ static struct sk_buff *fbs_dequeue(struct Qdisc *sch)
 			return skb;
 		}
 	}
+arm:
 	/* the next slot that has something to send, or the next slot */
 	if (sch->q.qlen) {
 		u64 at = fbs_exec_due(&q->ex);
 
-		k = fbs_slots_to_next_send(q);
+		k = fbs_slots_to_next_send(q, refused);
+		if (!k && refused)
+			return NULL;
 		if (k > 1)
 			at = q->ex.slot_start +
 			     fq_mul_div64(k, q->ex.slot_ns * (u64)FBS_EXEC_PPB,

@@ -20,6 +20,10 @@
 #    and nothing is lost.  Without credits the same host runs at its own
 #    clock's pace and the stalls stay 0.
 #
+# 4. With credits on, a best-effort frame that the switch never has room
+#    for (larger than its VC1 buffer) is refused slot after slot, and
+#    the frames for H4 queued behind it still go in their slots.
+#
 #   [ns A] veth0: fbs 1: -----------------------> veth1 [ns B]
 #   [H1] eth0 fbs credits on --- s1 [S] sw0 (2mbit, buffer 2k) s4 --- eth0 [H4]
 . ./lib.sh
@@ -218,5 +222,43 @@ check_eq "credits off: no stall" 0 "$DSTALLS"
 [ "$DT_MS" -lt $((COUNT * FRAME_US / 1000 / 2)) ]
 xfail_on_slow check_err $? "credits off: $COUNT frames took $DT_MS ms, the switch's pace"
 log_test "credits off: the host runs at its own clock's pace, no stalls"
+
+# --- 4. a best-effort frame refused for credits holds up no reserved slot ----------------
+# H1's table is "0 -": a slot for H4, then one for best effort.  Its
+# best-effort frame is 2000 bytes (H1's MTU raised for it), larger than
+# the 1536 bytes S grants on VC1, so it is refused in every unreserved
+# slot for good; five frames for H4 queued behind it must still go, one
+# per reserved slot.  A refusal once armed no timer: the dequeue of the
+# unreserved slot returned with nothing set to run it again, and the
+# frames for H4 waited for the next enqueue.
+ns_exec H1 tc qdisc del dev eth0 root
+ns_run S ip link set s1 type vcsw_slave credits on vc0_in_buffer 8192 vc1_in_buffer 1536 ||
+	fatal "credits s1"
+ns_run H1 ip link set eth0 mtu 2000 || fatal "H1 mtu"
+ns_run H1 tc qdisc add dev eth0 root handle 1: fbs dests 1 slot 1ms frame 2100 table 0 - \
+	limit 1000 credits on || fatal "fbs H1"
+ns_run H1 tc filter add dev eth0 parent 1: protocol all pref 1 flower dst_mac $H4_MAC \
+	classid 1:1 || fatal "H1's filter"
+rx0=$(rx_frames)
+send_vc() {	# VC DST_MAC COUNT PAYLOAD
+	ns_exec H1 fabric-send -i eth0 --dst-mac "$2" --src-ip 10.49.0.1 \
+		--dst-ip 10.49.0.4 --dport 9 --vc "$1" --flow 1 --count "$3" \
+		--payload "$4" > /dev/null
+}
+# the link up and granting again
+send_vc 0 $H4_MAC 1 "$PAYLOAD" || fatal "fabric-send"
+wait_for 20 eval '[ "$(rx_frames)" = $((rx0 + 1)) ]' || fatal "no frame through the switch"
+rs0=$(qstat H1 eth0 reserved_frames)
+send_vc 1 02:00:00:49:00:05 1 "$(printf '%01938d' 0)" || fatal "fabric-send, 2000 bytes"
+send_vc 0 $H4_MAC 5 "$PAYLOAD" || fatal "fabric-send"
+wait_for 10 eval '[ "$(qstat H1 eth0 reserved_frames)" = $((rs0 + 5)) ]'
+check_err $? "refused best effort: $(($(qstat H1 eth0 reserved_frames) - rs0)) of 5 frames for H4 sent"
+wait_for 10 eval '[ "$(rx_frames)" = $((rx0 + 6)) ]'
+check_err $? "refused best effort: H4 received $(($(rx_frames) - rx0)) of 6 frames"
+# the best-effort frame is still there, refused: nothing was tested otherwise
+check_eq "refused best effort: H1 holds the large frame" "1 0" \
+	"$(qstat H1 eth0 qlen) $(qstat H1 eth0 unreserved_frames)"
+log_test "credits on: a refused best-effort frame holds up no reserved slot"
+ns_exec H1 tc qdisc del dev eth0 root
 
 exit $EXIT_STATUS
