@@ -41,7 +41,7 @@
 # 5. A bulk TCP transfer (GSO packets, TSO on veth) in one class against
 #    full-size datagrams in another, equal weights: byte shares 50 / 50
 #    within 5 points.  A GSO packet once went whole for an mtu's charge,
-#    and the UDP class got 2 % of the link.
+#    and the UDP class got 4.5 % of the link (6.1).
 #
 #   [ns A] veth0: tbf 10: -> dtable 1: ------------------> veth1 [ns B]
 #     10.24.0.1/24   1:1 netem 11: -> tbf 111: (burst 1000)   10.24.0.2/24
@@ -384,8 +384,9 @@ both_backlogged() { [ "$(class_queued 1:1)" -gt 0 ] && [ "$(class_queued 1:2)" -
 # class 1:1 against datagrams of the device's MTU in 1:2, behind an 8
 # Mbit/s link, with the default table: one entry of the class mtu (the
 # device's) each, so equal shares.  A GSO packet once went whole, once its
-# class held an mtu, charged an mtu: TCP took 43 times its weight per
-# visit, UDP got 2 % of the link.  Now it is cut into its frames.
+# class held an mtu, charged an mtu: TCP took up to 43 times its weight
+# per visit, and UDP got 4.5 % of the link on 6.1.  Now it is cut into
+# its frames.
 gso_shares() {
 	local tsink usink tcp udp b1 b2 a1 a2 share
 	ns_exec A tc qdisc del dev veth0 root 2>/dev/null
