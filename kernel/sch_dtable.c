@@ -246,9 +246,6 @@ static __always_inline int dtable_classify(struct sk_buff *skb, struct Qdisc *sc
 	return TC_H_MIN(prio) - 1;
 }
 
-static noinline int dtable_enqueue_cut(struct sk_buff *skb, struct Qdisc *sch,
-				       int c, struct sk_buff **to_free);
-
 /* Queue @skb in class @c (0..nclasses - 1). */
 static __always_inline int dtable_enqueue_class(struct sk_buff *skb,
 						struct Qdisc *sch, int c,
@@ -276,20 +273,54 @@ static __always_inline int dtable_enqueue_class(struct sk_buff *skb,
 	return NET_XMIT_SUCCESS;
 }
 
+/* @skb's wire frames, cut in software; NULL when it cannot be cut */
+static struct sk_buff *dtable_segments(struct sk_buff *skb)
+{
+	netdev_features_t features = netif_skb_features(skb);
+	struct sk_buff *segs;
+
+	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
+	return IS_ERR(segs) ? NULL : segs;
+}
+
+/* a frame of a GSO packet dtable_enqueue_frames() cut for class *@ctx */
+static int dtable_enqueue_frame(struct sk_buff *seg, struct Qdisc *sch, void *ctx,
+				u32 parts, u8 flags, struct sk_buff **to_free)
+{
+	return dtable_enqueue_class(seg, sch, *(int *)ctx, to_free);
+}
+
+/* GSO packet @skb, classified to @c, queued in @c as its wire frames */
+static noinline int dtable_enqueue_frames(struct sk_buff *skb, struct Qdisc *sch,
+					  int c, struct sk_buff **to_free)
+{
+	struct dtable_sched *q = qdisc_priv(sch);
+	struct sk_buff *segs = dtable_segments(skb);
+
+	if (!segs) {
+		q->classes[c].drops++;
+		return qdisc_drop(skb, sch, to_free);
+	}
+	return fq_enqueue_segments(skb, segs, sch, dtable_enqueue_frame, &c,
+				   to_free);
+}
+
 /*
- * Inlined in the enqueue: as a call of its own, the test for GSO in front
- * of it cost a second prologue and epilogue per packet.
- *
- * A GSO packet longer than its class's mtu is queued as its wire frames.
- * Whole, it would go once the class held an mtu and be charged no more
- * than that (dt_fits()): a bulk TCP class on a device with TSO (GSO
- * packets of up to 64 KB, the class mtu the device's) took 43 times its
- * weight per visit.  A class given an mtu that covers its GSO packets
- * keeps them whole, charged their length.
+ * A GSO packet is cut into its wire frames, each charged its length and
+ * queued in the class the packet was classified to, when
+ *  - it is longer than its class's mtu.  Whole, it would go once the
+ *    class held an mtu and be charged no more than that (dt_fits()): a
+ *    bulk TCP class on a device with TSO (GSO packets of up to 64 KB, the
+ *    class mtu the device's) took 43 times its weight per visit.  A class
+ *    given an mtu that covers its GSO packets keeps them whole, charged
+ *    their length.
+ *  - credits are on: a credit link counts wire frames, and a GSO packet
+ *    would cross a veth whole (credits.rst, Hosts).
+ * The packet is classified once, so its frames share a class whatever
+ * the filters would make of their lengths.
  */
-static __always_inline int dtable_enqueue_one(struct sk_buff *skb,
-					      struct Qdisc *sch,
-					      struct sk_buff **to_free)
+static int dtable_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+				struct sk_buff **to_free)
 {
 	struct dtable_sched *q = qdisc_priv(sch);
 	int err, c;
@@ -301,73 +332,10 @@ static __always_inline int dtable_enqueue_one(struct sk_buff *skb,
 		__qdisc_drop(skb, to_free);
 		return err;
 	}
-	if (unlikely(qdisc_pkt_len(skb) > q->core_cls[c].mtu) && skb_is_gso(skb))
-		return dtable_enqueue_cut(skb, sch, c, to_free);
+	if (unlikely(qdisc_pkt_len(skb) > q->core_cls[c].mtu || q->gate.link) &&
+	    skb_is_gso(skb))
+		return dtable_enqueue_frames(skb, sch, c, to_free);
 	return dtable_enqueue_class(skb, sch, c, to_free);
-}
-
-/*
- * A credit link counts wire frames, and a GSO packet would cross a veth
- * whole (credits.rst, Hosts): with credits on, its segments are queued
- * instead, each classified as it will leave.
- */
-static int dtable_enqueue_seg(struct sk_buff *seg, struct Qdisc *sch, void *ctx,
-			      u32 parts, u8 flags, struct sk_buff **to_free)
-{
-	return dtable_enqueue_one(seg, sch, to_free);
-}
-
-/* @skb's wire frames, cut in software; NULL when it cannot be cut */
-static struct sk_buff *dtable_segments(struct sk_buff *skb)
-{
-	netdev_features_t features = netif_skb_features(skb);
-	struct sk_buff *segs;
-
-	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
-	return IS_ERR(segs) ? NULL : segs;
-}
-
-static noinline int dtable_enqueue_segments(struct sk_buff *skb,
-					    struct Qdisc *sch,
-					    struct sk_buff **to_free)
-{
-	struct sk_buff *segs = dtable_segments(skb);
-
-	if (!segs)
-		return qdisc_drop(skb, sch, to_free);
-	return fq_enqueue_segments(skb, segs, sch, dtable_enqueue_seg, NULL,
-				   to_free);
-}
-
-/* dtable_enqueue_one()'s GSO packet too long for class *@ctx: its frames */
-static int dtable_enqueue_cut_seg(struct sk_buff *seg, struct Qdisc *sch, void *ctx,
-				  u32 parts, u8 flags, struct sk_buff **to_free)
-{
-	return dtable_enqueue_class(seg, sch, *(int *)ctx, to_free);
-}
-
-static noinline int dtable_enqueue_cut(struct sk_buff *skb, struct Qdisc *sch,
-				       int c, struct sk_buff **to_free)
-{
-	struct dtable_sched *q = qdisc_priv(sch);
-	struct sk_buff *segs = dtable_segments(skb);
-
-	if (!segs) {
-		q->classes[c].drops++;
-		return qdisc_drop(skb, sch, to_free);
-	}
-	return fq_enqueue_segments(skb, segs, sch, dtable_enqueue_cut_seg, &c,
-				   to_free);
-}
-
-static int dtable_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
-				struct sk_buff **to_free)
-{
-	struct dtable_sched *q = qdisc_priv(sch);
-
-	if (unlikely(q->gate.link) && skb_is_gso(skb))
-		return dtable_enqueue_segments(skb, sch, to_free);
-	return dtable_enqueue_one(skb, sch, to_free);
 }
 
 /*
