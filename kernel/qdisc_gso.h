@@ -26,6 +26,12 @@ typedef int (*fq_segment_enqueue_t)(struct sk_buff *seg, struct Qdisc *sch,
  * Queue @segs, the segments of @skb (from skb_gso_segment()), through
  * @one, and consume @skb.  The parents counted one packet of @skb's
  * length: they are told what was queued instead.
+ *
+ * When no segment was queued, the answer is NET_XMIT_CN if a child took
+ * any of them under congestion (fq_codel dropping older packets of the
+ * same flow in exchange): they were not lost, so the parents must not
+ * count a drop, nor the sender (TCP) take the data as unsent.  Only when
+ * every segment was dropped is it NET_XMIT_DROP.
  */
 static inline int fq_enqueue_segments(struct sk_buff *skb, struct sk_buff *segs,
 				      struct Qdisc *sch, fq_segment_enqueue_t one,
@@ -34,6 +40,8 @@ static inline int fq_enqueue_segments(struct sk_buff *skb, struct sk_buff *segs,
 	unsigned int prev_len = qdisc_pkt_len(skb), len = 0, seg_len;
 	struct sk_buff *seg, *next;
 	u32 parts = 0, queued = 0;
+	bool congested = false;
+	int ret;
 
 	skb_list_walk_safe(segs, seg, next)
 		parts++;
@@ -47,15 +55,20 @@ static inline int fq_enqueue_segments(struct sk_buff *skb, struct sk_buff *segs,
 			flags |= FABRIC_HDR_F_TAIL;
 		seg_len = seg->len;
 		qdisc_skb_cb(seg)->pkt_len = seg_len;
-		if (one(seg, sch, ctx, parts, flags, to_free) == NET_XMIT_SUCCESS) {
+		ret = one(seg, sch, ctx, parts, flags, to_free);
+		if (ret == NET_XMIT_SUCCESS) {
 			queued++;
 			len += seg_len;
+		} else if ((ret & NET_XMIT_MASK) == NET_XMIT_CN) {
+			congested = true;
 		}
 	}
-	if (queued)
-		qdisc_tree_reduce_backlog(sch, 1 - (int)queued, prev_len - len);
 	consume_skb(skb);
-	return queued ? NET_XMIT_SUCCESS : NET_XMIT_DROP;
+	if (queued) {
+		qdisc_tree_reduce_backlog(sch, 1 - (int)queued, prev_len - len);
+		return NET_XMIT_SUCCESS;
+	}
+	return congested ? NET_XMIT_CN : NET_XMIT_DROP;
 }
 
 #endif /* _FQ_QDISC_GSO_H */

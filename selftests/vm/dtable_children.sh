@@ -43,6 +43,10 @@
 #    within 5 points.  A GSO packet once went whole for an mtu's charge,
 #    and the UDP class got 4.5 % of the link (6.1).
 #
+# 6. GSO packets cut into frames that a full fq_codel child takes by
+#    dropping older packets of the flow (NET_XMIT_CN): the sender must
+#    not see them refused.  Every such send once came back ENOBUFS.
+#
 #   [ns A] veth0: tbf 10: -> dtable 1: ------------------> veth1 [ns B]
 #     10.24.0.1/24   1:1 netem 11: -> tbf 111: (burst 1000)   10.24.0.2/24
 #                    1:2 pfifo | codel | fq_codel ...          udp-lat recv
@@ -434,6 +438,52 @@ gso_shares() {
 }
 
 gso_shares
+
+# ---- 6. a GSO packet whose frames a congested child takes -------------------
+# fq_codel_dropped: packets fq_codel 11: has dropped
+fq_codel_dropped() {
+	ns_exec A tc -s qdisc show dev veth0 | awk '
+		/^qdisc/ { d = ($2 == "fq_codel" && $3 == "11:"); next }
+		d && $1 == "Sent" { for (i = 1; i < NF; i++) if ($i == "(dropped") { sub(/,$/, "", $(i + 1)); print $(i + 1); exit } }'
+}
+
+# Class 1:1's child is fq_codel with room for one packet, held full by
+# an 8 kbit/s root, and each of 40 UDP_SEGMENT sends of four 1000-byte
+# datagrams is cut by dtable into its frames (longer than the class mtu).
+# fq_codel takes each frame and drops an older packet of the same flow:
+# NET_XMIT_CN, not a loss of this frame.  The send must not be refused:
+# the sender once saw ENOBUFS for every such packet (dropped= in
+# udp-lat's count), because no frame had come back NET_XMIT_SUCCESS.
+gso_congested_child() {
+	local rpid out refused dropped
+	ns_exec A tc qdisc del dev veth0 root 2>/dev/null
+	ns_run A tc qdisc add dev veth0 root handle 10: tbf rate 8kbit burst 10k \
+		limit 1000000 &&
+	ns_run A tc qdisc add dev veth0 parent 10:1 handle 1: dtable classes 2 &&
+	ns_run A tc qdisc replace dev veth0 parent 1:1 handle 11: fq_codel limit 1 ||
+		fatal "congested child: setting up"
+
+	ns_bg B udp-lat recv --port 9705 --duration 30 --ready "$TMP_DIR/cn.ready" > /dev/null
+	rpid=$BG_PID
+	wait_for 10 test -e "$TMP_DIR/cn.ready" || fatal "receiver did not start"
+	out=$(ns_exec A udp-lat send --dst $DST --port 9705 --count 40 --size 1000 \
+		--frame-bytes 4000 --frame-interval 100 --gso --no-retry --prio 1:1)
+	check_err $? "congested child: sending"
+	log_info "congested child: udp-lat: $out"
+	refused=$(echo "$out" | sed -n 's/.* dropped=\([0-9]*\).*/\1/p')
+	dropped=$(fq_codel_dropped)
+	# nothing tested unless the child was congested
+	[ "${dropped:-0}" -gt 0 ]
+	check_err $? "congested child: fq_codel dropped '$dropped' packets, want some"
+	check_eq "congested child: datagrams refused to the sender (ENOBUFS)" 0 "$refused"
+	kill $rpid 2>/dev/null
+	bg_wait $rpid
+	wait_for 20 tree_is_empty
+	check_err $? "congested child: dtable $(qlen_backlog dtable 1:) after the run"
+	log_test "dtable: frames a congested child takes are not a drop to the sender"
+}
+
+gso_congested_child
 
 ns_run A tc qdisc del dev veth0 root
 exit $EXIT_STATUS
