@@ -680,6 +680,13 @@ static int dtable_prepare(struct Qdisc *sch, struct nlattr **tb, u16 nclasses,
 			NL_SET_ERR_MSG_MOD(extack, "the table has no entries");
 			return -EINVAL;
 		}
+		/* zero now, so that a later field can use it */
+		for (i = 0; i < n; i++) {
+			if (e[i].pad) {
+				NL_SET_ERR_MSG_MOD(extack, "a table entry's pad is not zero");
+				return -EINVAL;
+			}
+		}
 		cfg->table = kvcalloc(n, sizeof(*cfg->table), GFP_KERNEL);
 		if (!cfg->table)
 			return -ENOMEM;

@@ -27,7 +27,7 @@ enum {
 /* One table entry. */
 struct tc_dtable_entry {
 	__u16	cls;		/* class number: classid MAJ:cls+1 */
-	__u16	pad;
+	__u16	pad;		/* must be 0 */
 	__u32	weight;		/* credits (dtable), packets (sbt), unused (rr) */
 };
 

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dtable-raw-table: change a dtable qdisc's table with entries tc would
+ * never build, for selftests/vm/dtable_config.sh.
+ *
+ *   dtable-raw-table DEV HANDLE CLS:WEIGHT[:PAD] ...
+ *
+ * Sends one RTM_NEWQDISC (change) for the root qdisc HANDLE (e.g. 1:) of
+ * DEV with a TCA_DTABLE_TABLE of the given entries, each with its pad
+ * field as given (0 if left out; tc always sends 0).  Prints "accepted",
+ * or "refused: ERROR: EXTACK MESSAGE" and exits 1.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+
+#include "linux/pkt_sched_dtable.h"
+
+#define PROG "dtable-raw-table"
+#define MAX_ENTRIES 64
+
+static void usage(void)
+{
+	fprintf(stderr, "Usage: " PROG " DEV HANDLE CLS:WEIGHT[:PAD] ... (at most %d)\n",
+		MAX_ENTRIES);
+	exit(2);
+}
+
+/* the kernel's extended ack message, if the error carries one */
+static const char *extack_msg(const struct nlmsghdr *nlh)
+{
+	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *attr, *tlvs;
+	unsigned int off = sizeof(*err);
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return "";
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += mnl_nlmsg_get_payload_len(&err->msg);
+	tlvs = (const struct nlattr *)((const char *)err + off);
+	mnl_attr_for_each_payload(tlvs, mnl_nlmsg_get_payload_len(nlh) - off) {
+		if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG)
+			return mnl_attr_get_str(attr);
+	}
+	return "";
+}
+
+int main(int argc, char **argv)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct tc_dtable_entry table[MAX_ENTRIES];
+	unsigned int maj, min, cls, weight, pad, one = 1;
+	struct mnl_socket *nl;
+	struct nlmsghdr *nlh;
+	struct nlattr *opts;
+	struct tcmsg *t;
+	int i, n, ifindex, len;
+
+	if (argc < 4 || argc - 3 > MAX_ENTRIES)
+		usage();
+	ifindex = (int)if_nametoindex(argv[1]);
+	if (!ifindex) {
+		fprintf(stderr, PROG ": no device %s\n", argv[1]);
+		return 2;
+	}
+	if (sscanf(argv[2], "%x:%x", &maj, &min) < 1)
+		usage();
+	n = argc - 3;
+	memset(table, 0, sizeof(table));
+	for (i = 0; i < n; i++) {
+		pad = 0;
+		if (sscanf(argv[3 + i], "%u:%u:%u", &cls, &weight, &pad) < 2 ||
+		    cls > 0xffff || pad > 0xffff)
+			usage();
+		table[i].cls = (__u16)cls;
+		table[i].weight = weight;
+		table[i].pad = (__u16)pad;
+	}
+
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_NEWQDISC;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = 1;
+	t = mnl_nlmsg_put_extra_header(nlh, sizeof(*t));
+	t->tcm_family = AF_UNSPEC;
+	t->tcm_ifindex = ifindex;
+	t->tcm_handle = maj << 16;
+	t->tcm_parent = TC_H_ROOT;
+	mnl_attr_put_strz(nlh, TCA_KIND, "dtable");
+	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put(nlh, TCA_DTABLE_TABLE, sizeof(table[0]) * (size_t)n, table);
+	mnl_attr_nest_end(nlh, opts);
+
+	nl = mnl_socket_open(NETLINK_ROUTE);
+	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		perror(PROG ": netlink");
+		return 2;
+	}
+	/* ask for the extended ack: the message is what the test checks */
+	mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one));
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+		perror(PROG ": send");
+		return 2;
+	}
+	len = (int)mnl_socket_recvfrom(nl, buf, sizeof(buf));
+	if (len < (int)sizeof(struct nlmsghdr)) {
+		perror(PROG ": receive");
+		return 2;
+	}
+	nlh = (struct nlmsghdr *)buf;
+	if (nlh->nlmsg_type == NLMSG_ERROR) {
+		const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+
+		if (err->error) {
+			printf("refused: %s: %s\n", strerror(-err->error), extack_msg(nlh));
+			mnl_socket_close(nl);
+			return 1;
+		}
+	}
+	printf("accepted\n");
+	mnl_socket_close(nl);
+	return 0;
+}
