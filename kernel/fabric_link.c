@@ -658,7 +658,9 @@ bool fabric_link_room(struct fabric_link *l, unsigned int vc, u32 len, u64 *grew
 	spin_lock(&l->lock);
 	if (vc >= l->books.vcs)
 		vc = FABRIC_VC_BESTEFFORT;
-	ok = fabric_link_may_send(l, vc, len);
+	ok = fcr_tx_room_capped(&l->books, vc, fcr_wire_len(len));
+	if (!ok)
+		l->waiting = true;	/* cleared only by the wake */
 	if (grew_ns)
 		*grew_ns = l->grew_ns[vc];
 	spin_unlock(&l->lock);

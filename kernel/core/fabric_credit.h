@@ -107,6 +107,9 @@
 struct fcr_tx_vc {
 	fq_u32	sent;		/* units sent, running total */
 	fq_u32	limit;		/* the peer's grant, running total */
+	fq_u32	most;		/* the most units a grant has left us at
+				 * once since the peer's start: its buffer,
+				 * once seen with nothing of ours in it */
 	fq_u32	queued;		/* of @sent, units still in our own queue,
 				 * not yet handed to the device
 				 * (fcr_tx_queue(), fcr_tx_handed()) */
@@ -416,6 +419,22 @@ static inline bool fcr_tx_may_send(const struct fcr_link *l, unsigned int vc,
 				   fq_u32 len)
 {
 	return fcr_tx_credits(l, vc) >= fcr_units(l, len);
+}
+
+/*
+ * Room on @vc for a frame of @len bytes, or, if the peer has never
+ * granted that much at once, for all it has granted (its buffer free):
+ * a frame that large could never go, and waiting for that room would
+ * wait for good.
+ */
+static inline bool fcr_tx_room_capped(const struct fcr_link *l, unsigned int vc,
+				      fq_u32 len)
+{
+	fq_u32 u = fcr_units(l, len), most = l->tx[vc].most;
+
+	if (most && u > most)
+		u = most;
+	return fcr_tx_credits(l, vc) >= u;
 }
 
 /*
@@ -894,8 +913,11 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 		 * way, and taken into it they are not counted, as the new
 		 * life never sent them
 		 */
-		for (vc = 0; vc < l->vcs; vc++)
+		for (vc = 0; vc < l->vcs; vc++) {
 			l->rx[vc].received = fhc_get_be32(p + FCR_VC_OFF(vc));
+			/* its buffer may have changed: learnt again */
+			l->tx[vc].most = 0;
+		}
 	} else {
 		/*
 		 * A quiet total covers everything that has arrived or ever
@@ -974,6 +996,8 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 		t->limit_ok = true;
 		if (fcr_tx_credits(l, vc) > before)
 			ret |= FCR_CREDITS_GREW;
+		if (fcr_tx_credits(l, vc) > t->most)
+			t->most = fcr_tx_credits(l, vc);
 	}
 	/* a restarted peer has not heard our totals yet */
 	if (restart)

@@ -80,6 +80,56 @@ static void handshake(struct fcr_link *a, struct fcr_link *b)
 	fcr_msg_receive(b, m, sizeof(m), 0);
 }
 
+/*
+ * The room an FBS slot's end waits for: a largest frame, or the peer's
+ * whole buffer when that is smaller (a frame above it never fits: waiting
+ * for its room once waited for good).  The buffer is learnt again when
+ * the peer restarts, maybe with a smaller one.
+ */
+UNIT_TEST(room_capped_at_the_peers_buffer)
+{
+	struct fcr_link a, b;
+	fq_u8 m[MSG_LEN];
+
+	fcr_init(&a, 11, UNIT, BUFFER, QUIET_NS);
+	fcr_init(&b, 22, UNIT, 24, QUIET_NS);	/* 1536 bytes */
+	EXPECT_TRUE(!fcr_tx_room_capped(&a, 0, 2100));	/* nothing granted */
+	handshake(&a, &b);
+	EXPECT_EQ(a.tx[0].most, 24);
+	EXPECT_TRUE(!fcr_tx_may_send(&a, 0, 2100));
+	EXPECT_TRUE(fcr_tx_room_capped(&a, 0, 2100));
+	EXPECT_TRUE(fcr_tx_room_capped(&a, 0, 1000));
+	/* a frame of 17 units in b's buffer: no room until it leaves */
+	fcr_tx_sent(&a, 0, 1062, 100);
+	EXPECT_TRUE(fcr_rx_arrive(&b, 0, 1062, 100));
+	EXPECT_TRUE(!fcr_tx_room_capped(&a, 0, 2100));
+	EXPECT_TRUE(fcr_tx_room_capped(&a, 0, 400));	/* 7 units: 448 bytes */
+	fcr_rx_free(&b, 0, 1062);
+	fcr_msg_build(&b, m, 200);
+	fcr_msg_receive(&a, m, sizeof(m), 200);
+	EXPECT_EQ(fcr_tx_credits(&a, 0), 24);
+	EXPECT_TRUE(fcr_tx_room_capped(&a, 0, 2100));
+	EXPECT_EQ(a.tx[0].most, 24);
+	/* b starts again with 16 units: a's cap follows, down */
+	fcr_restart(&b, 33, UNIT, 16, QUIET_NS);
+	fcr_msg_build(&b, m, 300);
+	fcr_msg_receive(&a, m, sizeof(m), 300);
+	fcr_msg_build(&a, m, 300);
+	fcr_msg_receive(&b, m, sizeof(m), 300);
+	fcr_msg_build(&b, m, 300);
+	fcr_msg_receive(&a, m, sizeof(m), 300);
+	EXPECT_EQ(fcr_tx_credits(&a, 0), 16);
+	EXPECT_EQ(a.tx[0].most, 16);
+	EXPECT_TRUE(fcr_tx_room_capped(&a, 0, 2100));
+	/* a peer whose buffer holds the frame: its room, as before */
+	fcr_init(&b, 44, UNIT, BUFFER, QUIET_NS);
+	fcr_init(&a, 55, UNIT, BUFFER, QUIET_NS);
+	handshake(&a, &b);
+	fcr_tx_sent(&a, 0, 7000, 100);	/* 110 of 128 units */
+	EXPECT_TRUE(!fcr_tx_room_capped(&a, 0, 2100));
+	EXPECT_TRUE(fcr_tx_room_capped(&a, 0, 1100));
+}
+
 UNIT_TEST(grant_follows_the_buffer)
 {
 	struct fcr_link a, b;

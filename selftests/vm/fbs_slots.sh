@@ -23,6 +23,9 @@
 # 4. With credits on, a best-effort frame that the switch never has room
 #    for (larger than its VC1 buffer) is refused slot after slot, and
 #    the frames for H4 queued behind it still go in their slots.
+# 5. With credits on and "frame" larger than the switch's VC0 buffer,
+#    each slot's end waits for the whole buffer, not for room that never
+#    comes: every frame for H4 goes.
 #
 #   [ns A] veth0: fbs 1: -----------------------> veth1 [ns B]
 #   [H1] eth0 fbs credits on --- s1 [S] sw0 (2mbit, buffer 2k) s4 --- eth0 [H4]
@@ -259,6 +262,32 @@ check_err $? "refused best effort: H4 received $(($(rx_frames) - rx0)) of 6 fram
 check_eq "refused best effort: H1 holds the large frame" "1 0" \
 	"$(qstat H1 eth0 qlen) $(qstat H1 eth0 unreserved_frames)"
 log_test "credits on: a refused best-effort frame holds up no reserved slot"
+ns_exec H1 tc qdisc del dev eth0 root
+
+# --- 5. "frame" above what the switch ever grants -----------------------------------------
+# A slot's end waits for the link's room for a largest frame: the frame
+# it sent has left the switch.  Here "frame" (2100 bytes) is larger than
+# S's VC0 buffer (1536), so that room never comes; the end waits for the
+# whole buffer instead.  It once waited for good: the first frame for H4
+# went, and the five behind it stayed queued, the clock held.
+ns_run S ip link set s1 type vcsw_slave credits on vc0_in_buffer 1536 vc1_in_buffer 1536 ||
+	fatal "credits s1"
+ns_run H1 tc qdisc add dev eth0 root handle 1: fbs dests 1 slot 1ms frame 2100 table 0 - \
+	limit 1000 credits on || fatal "fbs H1"
+ns_run H1 tc filter add dev eth0 parent 1: protocol all pref 1 flower dst_mac $H4_MAC \
+	classid 1:1 || fatal "H1's filter"
+rx0=$(rx_frames)
+send_vc 0 $H4_MAC 1 "$PAYLOAD" || fatal "fabric-send"
+wait_for 20 eval '[ "$(rx_frames)" = $((rx0 + 1)) ]' || fatal "no frame through the switch"
+send_vc 0 $H4_MAC 5 "$PAYLOAD" || fatal "fabric-send"
+wait_for 10 eval '[ "$(rx_frames)" = $((rx0 + 6)) ]'
+check_err $? "frame above the buffer: H4 received $(($(rx_frames) - rx0)) of 6 frames"
+check_eq "frame above the buffer: H1's queue" 0 "$(qstat H1 eth0 qlen)"
+# the feedback still holds: one frame in S's buffer at a time
+j=$(link_json S s1)
+check_eq "frame above the buffer: no credit violation at S" 0 \
+	"$(json_obj_u64 "$j" credits_vc0 violations)"
+log_test "credits on: a frame size above the switch's buffer does not stop the slots"
 ns_exec H1 tc qdisc del dev eth0 root
 
 exit $EXIT_STATUS
