@@ -7,7 +7,8 @@
 # as tc reads it (runs as W*K) and in JSON; classes with their slot
 # counts; a change of table, slot, drift and limit; packets for a class
 # the table gives no slot and packets above "frame" dropped and counted;
-# classes refuse children; a GSO send is queued as wire frames; the
+# classes refuse children; a GSO send is queued as wire frames, and one
+# a filter shoots is answered as a plain datagram would be; the
 # qdisc deleted and the module unloaded while traffic flows; pause holds
 # the schedule until "pause off" or a restart; a table of any length
 # leaves the qdisc in every dump; a change keeps the clock's phase.
@@ -322,6 +323,22 @@ ns_exec A udp-lat send --dst $DST --port 9000 --size 1400 --frame-bytes 28000 \
 wait_for 10 eval '[ "$(xstat qlen)" = 0 ]'
 check_eq "segments sent, one per slot" 20 "$(xstat unreserved_frames)"
 log_test "a GSO send is queued as its wire frames"
+
+# a filter that shoots every frame of a GSO send: the sender is answered as
+# for a plain datagram shot (success; the qdisc counts the drops), not with
+# ENOBUFS, which every such send once got (udp-lat's dropped=)
+refused() { sed -n 's/.* dropped=\([0-9]*\).*/\1/p'; }
+tca filter add dev veth0 parent 1: protocol ip prio 1 u32 match ip dport 9001 0xffff \
+	action drop || fatal "the dropping filter"
+d0=$(xstat drops)
+out=$(ns_exec A udp-lat send --dst $DST --port 9001 --size 1000 --count 5 --no-retry)
+check_eq "plain datagrams shot: refused to the sender" 0 "$(refused <<< "$out")"
+out=$(ns_exec A udp-lat send --dst $DST --port 9001 --size 1000 --frame-bytes 4000 \
+	--frame-interval 1000 --gso --count 5 --no-retry)
+check_eq "GSO sends shot: refused to the sender" 0 "$(refused <<< "$out")"
+# 5 datagrams and 5 x 4 frames, each counted once
+check_eq "drops counted by the qdisc" 25 "$(($(xstat drops) - d0))"
+log_test "a GSO send whose frames a filter drops is answered as a datagram would be"
 
 # pause (fbs-boot's ring): nothing scheduled leaves until "pause off" or
 # a restart, and the queues keep what comes meanwhile
