@@ -207,9 +207,11 @@ fuzz: fuzzers
 # and the tests start them thousands of times.  Those that use libmnl
 # (no static archive in Debian) stay dynamic.
 vm_helper_link = $(if $(shell grep -l 'libmnl' $(1)),$(USER_LDLIBS),-static -lm)
-$(B)/selftests/vm/%: selftests/vm/%.c $(CORE_HEADERS) $(wildcard userspace/lib/*.h)
+# a helper that reads netlink acks shares the tools' reader
+vm_helper_srcs = $(if $(shell grep -l '"nl_ack.h"' $(1)),userspace/lib/nl_ack.c)
+$(B)/selftests/vm/%: selftests/vm/%.c $(CORE_HEADERS) $(wildcard userspace/lib/*.h) userspace/lib/nl_ack.c
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -o $@ $< $(call vm_helper_link,$<)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(call vm_helper_srcs,$<) $(call vm_helper_link,$<)
 
 # The kernels a target needs: check runs the default pair unless
 # VM_KERNEL names one; the others use VM_KERNEL or 6.1.

@@ -22,6 +22,7 @@
 #include <linux/rtnetlink.h>
 
 #include "linux/pkt_sched_dtable.h"
+#include "nl_ack.h"
 
 #define PROG "dtable-raw-table"
 #define MAX_ENTRIES 64
@@ -33,35 +34,16 @@ static void usage(void)
 	exit(2);
 }
 
-/* the kernel's extended ack message, if the error carries one */
-static const char *extack_msg(const struct nlmsghdr *nlh)
-{
-	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *attr, *tlvs;
-	unsigned int off = sizeof(*err);
-
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
-		return "";
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-		off += mnl_nlmsg_get_payload_len(&err->msg);
-	tlvs = (const struct nlattr *)((const char *)err + off);
-	mnl_attr_for_each_payload(tlvs, mnl_nlmsg_get_payload_len(nlh) - off) {
-		if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG)
-			return mnl_attr_get_str(attr);
-	}
-	return "";
-}
-
 int main(int argc, char **argv)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[MNL_SOCKET_BUFFER_SIZE], msg[256];
 	struct tc_dtable_entry table[MAX_ENTRIES];
 	unsigned int maj, min, cls, weight, pad, one = 1;
 	struct mnl_socket *nl;
 	struct nlmsghdr *nlh;
 	struct nlattr *opts;
 	struct tcmsg *t;
-	int i, n, ifindex, len;
+	int i, n, ifindex, len, err;
 
 	if (argc < 4 || argc - 3 > MAX_ENTRIES)
 		usage();
@@ -110,21 +92,18 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	len = (int)mnl_socket_recvfrom(nl, buf, sizeof(buf));
-	if (len < (int)sizeof(struct nlmsghdr)) {
-		perror(PROG ": receive");
+	nlh = (struct nlmsghdr *)buf;
+	if (len < 0 || !mnl_nlmsg_ok(nlh, len) || nlh->nlmsg_type != NLMSG_ERROR) {
+		fprintf(stderr, PROG ": no acknowledgement\n");
 		return 2;
 	}
-	nlh = (struct nlmsghdr *)buf;
-	if (nlh->nlmsg_type == NLMSG_ERROR) {
-		const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
-
-		if (err->error) {
-			printf("refused: %s: %s\n", strerror(-err->error), extack_msg(nlh));
-			mnl_socket_close(nl);
-			return 1;
-		}
+	err = nl_ack_error(nlh, msg, sizeof(msg));
+	mnl_socket_close(nl);
+	if (err) {
+		printf("refused: %s: %s\n",
+		       err > 0 ? strerror(err) : "malformed acknowledgement", msg);
+		return 1;
 	}
 	printf("accepted\n");
-	mnl_socket_close(nl);
 	return 0;
 }
