@@ -107,9 +107,9 @@
 struct fcr_tx_vc {
 	fq_u32	sent;		/* units sent, running total */
 	fq_u32	limit;		/* the peer's grant, running total */
-	fq_u32	most;		/* the most units a grant has left us at
-				 * once since the peer's start: its buffer,
-				 * once seen with nothing of ours in it */
+	fq_u32	peer_buffer;	/* the peer's input buffer, units, as its
+				 * last message said; 0: not said (a peer
+				 * built before it said nothing there) */
 	fq_u32	queued;		/* of @sent, units still in our own queue,
 				 * not yet handed to the device
 				 * (fcr_tx_queue(), fcr_tx_handed()) */
@@ -422,18 +422,17 @@ static inline bool fcr_tx_may_send(const struct fcr_link *l, unsigned int vc,
 }
 
 /*
- * Room on @vc for a frame of @len bytes, or, if the peer has never
- * granted that much at once, for all it has granted (its buffer free):
- * a frame that large could never go, and waiting for that room would
- * wait for good.
+ * Room on @vc for a frame of @len bytes, or, if the peer's input buffer
+ * is smaller, for the whole buffer (all of it free): a frame that large
+ * could never go, and waiting for its room would wait for good.
  */
 static inline bool fcr_tx_room_capped(const struct fcr_link *l, unsigned int vc,
 				      fq_u32 len)
 {
-	fq_u32 u = fcr_units(l, len), most = l->tx[vc].most;
+	fq_u32 u = fcr_units(l, len), buffer = l->tx[vc].peer_buffer;
 
-	if (most && u > most)
-		u = most;
+	if (buffer && u > buffer)
+		u = buffer;
 	return fcr_tx_credits(l, vc) >= u;
 }
 
@@ -667,10 +666,27 @@ static inline void fcr_rx_set_buffer(struct fcr_link *l, unsigned int vc,
  *   0 type (FABRIC_CTRL_LINK)   1 number of VCs   2-3 unit, bytes
  *   4-7 sender's epoch          8-11 echo of the receiver's epoch
  *  12-15 message number
- *  then per VC, 12 bytes: sent total, limit (grant) total, flags, 3 zero
+ *  then per VC, 12 bytes: sent total, limit (grant) total, flags, the
+ *  sender's input buffer (units, 3 bytes; 0 from a peer built before it)
  *  then 4 bytes: number of the receiver's last message taken (0: none)
  */
 #define FCR_VC_OFF(vc)	(16 + 12 * (vc))
+#define FCR_BUFFER_SAID_MAX	0xffffff	/* what 3 bytes say; beyond
+						 * any frame's units anyway */
+
+static inline void fcr_put_be24(fq_u8 *p, fq_u32 v)
+{
+	if (v > FCR_BUFFER_SAID_MAX)
+		v = FCR_BUFFER_SAID_MAX;
+	p[0] = (fq_u8)(v >> 16);
+	p[1] = (fq_u8)(v >> 8);
+	p[2] = (fq_u8)v;
+}
+
+static inline fq_u32 fcr_get_be24(const fq_u8 *p)
+{
+	return (fq_u32)p[0] << 16 | (fq_u32)p[1] << 8 | p[2];
+}
 /* the largest message, header and payload, of any VC count */
 #define FCR_MSG_MAX	(FABRIC_HDR_LEN + FABRIC_CTRL_LINK_LEN_VCS(FCR_MAX_VCS))
 
@@ -760,7 +776,7 @@ static inline fq_u32 fcr_msg_build(struct fcr_link *l, fq_u8 *buf, fq_u64 now)
 		fhc_put_be32(v, l->tx[vc].sent);
 		fhc_put_be32(v + 4, fcr_rx_limit(l, vc));
 		v[8] = flags;
-		v[9] = v[10] = v[11] = 0;
+		fcr_put_be24(v + 9, l->rx[vc].buffer);
 		l->rx[vc].freed_unadvertised = 0;
 	}
 	fhc_put_be32(p + FABRIC_CTRL_LINK_ACK_OFF_VCS(l->vcs), l->rx_seq);
@@ -913,11 +929,8 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 		 * way, and taken into it they are not counted, as the new
 		 * life never sent them
 		 */
-		for (vc = 0; vc < l->vcs; vc++) {
+		for (vc = 0; vc < l->vcs; vc++)
 			l->rx[vc].received = fhc_get_be32(p + FCR_VC_OFF(vc));
-			/* its buffer may have changed: learnt again */
-			l->tx[vc].most = 0;
-		}
 	} else {
 		/*
 		 * A quiet total covers everything that has arrived or ever
@@ -990,14 +1003,13 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 		struct fcr_tx_vc *t = &l->tx[vc];
 		fq_u32 before = fcr_tx_credits(l, vc);
 
+		t->peer_buffer = fcr_get_be24(v + 9);
 		if (!(v[8] & FABRIC_CTRL_F_LIMIT))
 			continue;
 		t->limit = fhc_get_be32(v + 4);
 		t->limit_ok = true;
 		if (fcr_tx_credits(l, vc) > before)
 			ret |= FCR_CREDITS_GREW;
-		if (fcr_tx_credits(l, vc) > t->most)
-			t->most = fcr_tx_credits(l, vc);
 	}
 	/* a restarted peer has not heard our totals yet */
 	if (restart)

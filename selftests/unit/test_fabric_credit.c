@@ -83,8 +83,9 @@ static void handshake(struct fcr_link *a, struct fcr_link *b)
 /*
  * The room an FBS slot's end waits for: a largest frame, or the peer's
  * whole buffer when that is smaller (a frame above it never fits: waiting
- * for its room once waited for good).  The buffer is learnt again when
- * the peer restarts, maybe with a smaller one.
+ * for its room once waited for good).  Each message says the sender's
+ * buffer per VC, so the cap follows a buffer resized in place and is the
+ * buffer itself however much of it our frames hold.
  */
 UNIT_TEST(room_capped_at_the_peers_buffer)
 {
@@ -95,7 +96,8 @@ UNIT_TEST(room_capped_at_the_peers_buffer)
 	fcr_init(&b, 22, UNIT, 24, QUIET_NS);	/* 1536 bytes */
 	EXPECT_TRUE(!fcr_tx_room_capped(&a, 0, 2100));	/* nothing granted */
 	handshake(&a, &b);
-	EXPECT_EQ(a.tx[0].most, 24);
+	EXPECT_EQ(a.tx[0].peer_buffer, 24);
+	EXPECT_EQ(b.tx[0].peer_buffer, BUFFER);
 	EXPECT_TRUE(!fcr_tx_may_send(&a, 0, 2100));
 	EXPECT_TRUE(fcr_tx_room_capped(&a, 0, 2100));
 	EXPECT_TRUE(fcr_tx_room_capped(&a, 0, 1000));
@@ -109,25 +111,42 @@ UNIT_TEST(room_capped_at_the_peers_buffer)
 	fcr_msg_receive(&a, m, sizeof(m), 200);
 	EXPECT_EQ(fcr_tx_credits(&a, 0), 24);
 	EXPECT_TRUE(fcr_tx_room_capped(&a, 0, 2100));
-	EXPECT_EQ(a.tx[0].most, 24);
-	/* b starts again with 16 units: a's cap follows, down */
-	fcr_restart(&b, 33, UNIT, 16, QUIET_NS);
+	/* b's buffer shrinks in place to 16 units: the cap follows, down */
+	fcr_rx_set_buffer(&b, 0, 16);
+	fcr_msg_build(&b, m, 300);
+	fcr_msg_receive(&a, m, sizeof(m), 300);
+	EXPECT_EQ(a.tx[0].peer_buffer, 16);
+	EXPECT_EQ(fcr_tx_credits(&a, 0), 16);
+	EXPECT_TRUE(fcr_tx_room_capped(&a, 0, 2100));
+	/* b starts again, our frame still in it: the cap is the buffer */
+	fcr_init(&b, 44, UNIT, 40, QUIET_NS);
+	fcr_init(&a, 55, UNIT, BUFFER, QUIET_NS);
+	handshake(&a, &b);
+	fcr_tx_sent(&a, 0, 1062, 100);		/* 17 units */
+	EXPECT_TRUE(fcr_rx_arrive(&b, 0, 1062, 100));
+	fcr_restart(&b, 66, UNIT, 40, QUIET_NS);
 	fcr_msg_build(&b, m, 300);
 	fcr_msg_receive(&a, m, sizeof(m), 300);
 	fcr_msg_build(&a, m, 300);
 	fcr_msg_receive(&b, m, sizeof(m), 300);
 	fcr_msg_build(&b, m, 300);
 	fcr_msg_receive(&a, m, sizeof(m), 300);
-	EXPECT_EQ(fcr_tx_credits(&a, 0), 16);
-	EXPECT_EQ(a.tx[0].most, 16);
-	EXPECT_TRUE(fcr_tx_room_capped(&a, 0, 2100));
-	/* a peer whose buffer holds the frame: its room, as before */
-	fcr_init(&b, 44, UNIT, BUFFER, QUIET_NS);
-	fcr_init(&a, 55, UNIT, BUFFER, QUIET_NS);
-	handshake(&a, &b);
-	fcr_tx_sent(&a, 0, 7000, 100);	/* 110 of 128 units */
+	EXPECT_EQ(a.tx[0].peer_buffer, 40);
+	/* a frame of 33 units fits the buffer of 40: its own room, as ever */
+	fcr_tx_sent(&a, 0, 2100, 400);
 	EXPECT_TRUE(!fcr_tx_room_capped(&a, 0, 2100));
-	EXPECT_TRUE(fcr_tx_room_capped(&a, 0, 1100));
+	/* a peer that says no buffer (built before it): no cap */
+	fcr_init(&b, 77, UNIT, 24, QUIET_NS);
+	fcr_init(&a, 88, UNIT, BUFFER, QUIET_NS);
+	handshake(&a, &b);
+	fcr_msg_build(&b, m, 0);
+	m[FABRIC_HDR_LEN + FCR_VC_OFF(0) + 9] = 0;
+	m[FABRIC_HDR_LEN + FCR_VC_OFF(0) + 10] = 0;
+	m[FABRIC_HDR_LEN + FCR_VC_OFF(0) + 11] = 0;
+	fcr_msg_receive(&a, m, sizeof(m), 0);
+	EXPECT_EQ(a.tx[0].peer_buffer, 0);
+	EXPECT_TRUE(!fcr_tx_room_capped(&a, 0, 2100));
+	EXPECT_TRUE(fcr_tx_room_capped(&a, 0, 1536));
 }
 
 UNIT_TEST(grant_follows_the_buffer)
@@ -759,6 +778,9 @@ static void sim_settle(struct sim *s, int *unit_failed, bool exact)
 		for (vc = 0; vc < sim_vcs; vc++) {
 			EXPECT_EQ(s->e[i].l.rx[vc].held, 0);
 			EXPECT_EQ(fcr_tx_credits(&s->e[i].l, vc),
+				  s->e[!i].l.rx[vc].buffer);
+			/* what the peer's messages said of its buffer */
+			EXPECT_EQ(s->e[i].l.tx[vc].peer_buffer,
 				  s->e[!i].l.rx[vc].buffer);
 			if (!exact)
 				continue;

@@ -51,7 +51,8 @@
  *   4-7 sender's epoch   8-11 receiver's epoch as last heard (0: none)
  *  12-15 message number
  *  16 + 12 * vc: units sent (total), units granted (total),
- *                flags (FABRIC_CTRL_F_*), 3 bytes 0
+ *                flags (FABRIC_CTRL_F_*), the sender's input buffer
+ *                on the VC in units, 3 bytes (0: not said)
  *  16 + 12 * n:  number of the receiver's last message taken (0: none),
  *                4 bytes
  */
