@@ -153,7 +153,8 @@ struct edf_class {
 struct edf_sched {
 	/* configuration */
 	u64			rate;		/* pacing, bytes/s; 0: off */
-	u64			link_rate;	/* rate, else device speed */
+	u64			link_rate;	/* rate, else device speed
+						 * (edf_speed_list) */
 	u64			eligibility;
 	u64			horizon;
 	u32			limit;
@@ -208,6 +209,10 @@ struct edf_sched {
 	u32			recn_pass_gen;	/* ... of the count under way */
 	u32			recn_left;	/* its flows not yet looked at */
 	u64			recn_next_ns;	/* no count before this */
+
+	/* on edf_speed_list (sch_edf_config.c); under RTNL */
+	struct list_head	speed_node;
+	struct Qdisc		*sch;
 };
 
 /*

@@ -53,6 +53,8 @@ static const struct nla_policy edf_policy[TCA_EDF_MAX + 1] = {
 	[TCA_EDF_RECN_SAQS]	= NLA_POLICY_RANGE(NLA_U8, 1, RECN_SAQ_MAX),
 	[TCA_EDF_RECN_LEASE]	= NLA_POLICY_FULL_RANGE(NLA_U64, &edf_recn_lease_range),
 	[TCA_EDF_RECN_IDLE]	= NLA_POLICY_FULL_RANGE(NLA_U64, &edf_recn_idle_range),
+	[TCA_EDF_LINK_RATE]	= { .type = NLA_REJECT,
+				    .reject_message = "link_rate is read only: give rate" },
 };
 
 static const struct nla_policy edf_class_policy[TCA_EDF_CLASS_MAX + 1] = {
@@ -93,6 +95,59 @@ static u64 edf_device_rate(struct net_device *dev)
 		return (u64)ks.base.speed * 1000000ULL / 8;
 	return EDF_FALLBACK_LINK_RATE;
 }
+
+/*
+ * Every edf qdisc, for the device notifier: one without "rate" takes the
+ * device's speed, which a NIC may only know once its link is up, and
+ * which changes when the link renegotiates (a carrier change).  Added
+ * and removed under RTNL, as the notifier runs; the lock is for the
+ * reader's sake all the same.
+ */
+static LIST_HEAD(edf_speed_list);
+static DEFINE_SPINLOCK(edf_speed_lock);
+
+static bool edf_follows_device(const struct edf_sched *q,
+			       const struct net_device *dev)
+{
+	return !q->rate && qdisc_dev(q->sch) == dev;
+}
+
+static int edf_device_event(struct notifier_block *nb, unsigned long event,
+			    void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct edf_sched *q;
+	bool ours = false;
+	u64 rate;
+
+	if (event != NETDEV_UP && event != NETDEV_CHANGE)
+		return NOTIFY_DONE;
+	spin_lock(&edf_speed_lock);
+	list_for_each_entry(q, &edf_speed_list, speed_node)
+		ours |= edf_follows_device(q, dev);
+	spin_unlock(&edf_speed_lock);
+	if (!ours)
+		return NOTIFY_DONE;
+	/* drivers may sleep to tell their speed: ask before the locks */
+	rate = edf_device_rate(dev);
+	spin_lock(&edf_speed_lock);
+	list_for_each_entry(q, &edf_speed_list, speed_node) {
+		if (!edf_follows_device(q, dev) || q->link_rate == rate)
+			continue;
+		if (q->link)
+			fabric_link_set_rate(q->link, rate);
+		sch_tree_lock(q->sch);
+		q->link_rate = rate;
+		q->default_cl.rate = rate;
+		sch_tree_unlock(q->sch);
+	}
+	spin_unlock(&edf_speed_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block edf_device_notifier = {
+	.notifier_call = edf_device_event,
+};
 
 /* Fewer VCs than a class uses would leave it no VC: refused. */
 static int edf_check_vcs(struct Qdisc *sch, u8 vcs, const struct nlattr *attr,
@@ -354,6 +409,9 @@ static int edf_init(struct Qdisc *sch, struct nlattr *opt,
 	struct edf_sched *q = qdisc_priv(sch);
 	int err, i;
 
+	/* first: edf_destroy() takes it off the list, also after a failure */
+	INIT_LIST_HEAD(&q->speed_node);
+	q->sch = sch;
 	q->limit = EDF_DEFAULT_LIMIT;
 	q->flow_limit = EDF_DEFAULT_FLOW_LIMIT;
 	q->max_flows = EDF_DEFAULT_MAX_FLOWS;
@@ -390,6 +448,9 @@ static int edf_init(struct Qdisc *sch, struct nlattr *opt,
 	err = qdisc_class_hash_init(&q->clhash);
 	if (err)
 		return err;
+	spin_lock(&edf_speed_lock);
+	list_add(&q->speed_node, &edf_speed_list);
+	spin_unlock(&edf_speed_lock);
 	return edf_change(sch, opt, extack);
 }
 
@@ -467,6 +528,9 @@ static void edf_destroy(struct Qdisc *sch)
 		fabric_link_recn_put(q->link);
 	if (q->link)
 		fabric_link_put(q->link);
+	spin_lock(&edf_speed_lock);
+	list_del_init(&q->speed_node);
+	spin_unlock(&edf_speed_lock);
 }
 
 static int edf_dump(struct Qdisc *sch, struct sk_buff *skb)
@@ -478,6 +542,7 @@ static int edf_dump(struct Qdisc *sch, struct sk_buff *skb)
 	if (!opts)
 		goto nla_put_failure;
 	if (nla_put_u64_64bit(skb, TCA_EDF_RATE, q->rate, TCA_EDF_PAD) ||
+	    nla_put_u64_64bit(skb, TCA_EDF_LINK_RATE, q->link_rate, TCA_EDF_PAD) ||
 	    nla_put_u64_64bit(skb, TCA_EDF_ELIGIBILITY, q->eligibility,
 			      TCA_EDF_PAD) ||
 	    nla_put_u32(skb, TCA_EDF_LIMIT, q->limit) ||
@@ -913,15 +978,25 @@ static int __init edf_module_init(void)
 					   EDF_FLOW_ALIGN, 0, NULL);
 	if (!edf_flow_cache)
 		return -ENOMEM;
+	err = register_netdevice_notifier(&edf_device_notifier);
+	if (err)
+		goto out_cache;
 	err = register_qdisc(&edf_qdisc_ops);
 	if (err)
-		kmem_cache_destroy(edf_flow_cache);
+		goto out_notifier;
+	return 0;
+
+out_notifier:
+	unregister_netdevice_notifier(&edf_device_notifier);
+out_cache:
+	kmem_cache_destroy(edf_flow_cache);
 	return err;
 }
 
 static void __exit edf_module_exit(void)
 {
 	unregister_qdisc(&edf_qdisc_ops);
+	unregister_netdevice_notifier(&edf_device_notifier);
 	kmem_cache_destroy(edf_flow_cache);
 }
 

@@ -667,6 +667,10 @@ static int edf_print_qopt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 
 	if (edf_attr_u64(tb[TCA_EDF_RATE], &v64))
 		tc_print_rate(PRINT_ANY, "rate", "rate %s ", v64);
+	/* what control classes and the default class run at: with -d */
+	if (edf_attr_u64(tb[TCA_EDF_LINK_RATE], &v64))
+		tc_print_rate(show_details ? PRINT_ANY : PRINT_JSON, "link_rate",
+			      "link_rate %s ", v64);
 	if (edf_attr_u64(tb[TCA_EDF_ELIGIBILITY], &v64))
 		edf_print_time("eligibility", "eligibility %s ", v64);
 	if (edf_attr_u32(tb[TCA_EDF_LIMIT], &v32))

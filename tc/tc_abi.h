@@ -64,4 +64,7 @@ int get_percent_rate64(__u64 *rate, const char *str, const char *dev);
 void tc_print_rate(enum output_type t, const char *key, const char *fmt,
 		   unsigned long long rate);
 
+/* tc.c: the count of -d (-details) options given */
+extern int show_details;
+
 #endif

@@ -57,6 +57,8 @@ check_eq "default flows" 65536 "$(opt_field flows)"
 check_eq "default ttd" false "$(opt_field ttd)"
 check_eq "default horizon" 2000000000 "$(opt_field horizon)"
 check_eq "default class" 0 "$(opt_field default)"
+# a dummy device tells no speed: 1 Gbit/s
+check_eq "default link_rate" 125000000 "$(opt_field link_rate)"
 log_test "defaults in tc -j"
 
 # --- qdisc parameters: largest accepted, smallest rejected ---------------------
@@ -308,5 +310,42 @@ accept "then queue 1 alone may change" qdisc change dev veth0 parent 1:1 handle 
 	recn_saqs 6
 accept "delete mq" qdisc del dev veth0 root
 log_test "recn: the children of mq share one RECN"
+
+# --- the link rate follows the device's speed ------------------------------------
+# A tap tells the speed ethtool last set on it (10 Mbit/s at first).  edf
+# reads it when added, and again when the device comes up or its link
+# changes: a NIC may know its speed only once up, and a renegotiation
+# changes it.  It once read it only when added or changed.
+tap_json() { tcq -j qdisc show dev tap0 | tr -d ' \n'; }
+tap_link_rate() { tap_json | sed -n 's/.*"options":{[^}]*"link_rate":\([^,}]*\).*/\1/p'; }
+if ! command -v ethtool > /dev/null; then
+	log_info "no ethtool: the link rate's part skipped"
+elif ! ns_exec C ip tuntap add dev tap0 mode tap 2> /dev/null; then
+	log_info "no tap device: the link rate's part skipped"
+else
+	accept "edf on a tap" qdisc add dev tap0 root handle 1: edf
+	check_eq "link_rate of a new tap (10 Mbit/s)" 1250000 "$(tap_link_rate)"
+	ns_run C ethtool -s tap0 speed 1000 duplex full autoneg off || fatal "ethtool -s tap0"
+	ns_run C ip link set tap0 up
+	check_eq "link_rate once the tap is up at 1 Gbit/s" 125000000 "$(tap_link_rate)"
+	tcq -d qdisc show dev tap0 | grep_quiet "link_rate 1Gbit" ||
+		check_err 1 "tc -d: $(tcq -d qdisc show dev tap0)"
+	ns_run C ip link set tap0 down
+	ns_run C ethtool -s tap0 speed 100 duplex full autoneg off || fatal "ethtool -s tap0"
+	ns_run C ip link set tap0 up
+	check_eq "link_rate up again at 100 Mbit/s" 12500000 "$(tap_link_rate)"
+	# given a rate, edf keeps it
+	accept "rate 5mbit" qdisc change dev tap0 root handle 1: edf rate 5mbit
+	ns_run C ip link set tap0 down
+	ns_run C ethtool -s tap0 speed 1000 duplex full autoneg off || fatal "ethtool -s tap0"
+	ns_run C ip link set tap0 up
+	check_eq "link_rate with rate given" 625000 "$(tap_link_rate)"
+	# and without it again, the device's
+	accept "rate 0" qdisc change dev tap0 root handle 1: edf rate 0
+	check_eq "link_rate without rate" 125000000 "$(tap_link_rate)"
+	accept "delete" qdisc del dev tap0 root
+	ns_exec C ip link del tap0
+	log_test "the link rate follows the device's speed when it comes up"
+fi
 
 exit $EXIT_STATUS

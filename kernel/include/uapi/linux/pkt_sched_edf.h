@@ -36,6 +36,10 @@ enum {
 	TCA_EDF_RECN_SAQS,	/* u8: SAQs per VC, 1..16 (8) */
 	TCA_EDF_RECN_LEASE,	/* u64: ns an Xoff holds unless repeated (200 us) */
 	TCA_EDF_RECN_IDLE,	/* u64: ns a SAQ stays empty before it is freed (1 ms) */
+	TCA_EDF_LINK_RATE,	/* u64: dump only: the link rate in use, bytes/s:
+				 * TCA_EDF_RATE, else the device's speed (read
+				 * again when the device comes up or changes),
+				 * else 1 Gbit/s */
 	__TCA_EDF_MAX,
 };
 #define TCA_EDF_MAX (__TCA_EDF_MAX - 1)
