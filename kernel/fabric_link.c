@@ -260,7 +260,7 @@ bool fabric_link_rcv(struct net_device *dev, struct sk_buff *skb)
 	/* or what we grant moved while our messages were backed off */
 	if ((r & FCR_REPLY_NOW) || fcr_woke(&l->books))
 		fabric_link_kick(l);
-	if ((r & FCR_CREDITS_GREW) && l->waiting) {
+	if ((r & (FCR_CREDITS_GREW | FCR_BUFFER_SAID)) && l->waiting) {
 		l->waiting = false;
 		wake = true;
 	}

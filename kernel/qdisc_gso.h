@@ -30,10 +30,10 @@ typedef int (*fq_segment_enqueue_t)(struct sk_buff *seg, struct Qdisc *sch,
  * When no segment was queued, the answer is NET_XMIT_CN if a child took
  * any of them under congestion (fq_codel dropping older packets of the
  * same flow in exchange): they were not lost, so the sender (TCP) must
- * not take the data as unsent.  Otherwise it is what the segments were
- * answered (the last one's): NET_XMIT_DROP when they were dropped, and
- * for segments a filter took (stolen) or shot, what the kernel answers
- * for such a packet, which the root turns into success for the sender.
+ * not take the data as unsent.  Otherwise NET_XMIT_DROP if any segment
+ * was dropped; if a filter shot or took (stole) them all, what the kernel
+ * answers for such a packet, which the root turns into success for the
+ * sender: shot before stolen, as shot ones count as drops.
  */
 static inline int fq_enqueue_segments(struct sk_buff *skb, struct sk_buff *segs,
 				      struct Qdisc *sch, fq_segment_enqueue_t one,
@@ -42,8 +42,8 @@ static inline int fq_enqueue_segments(struct sk_buff *skb, struct sk_buff *segs,
 	unsigned int prev_len = qdisc_pkt_len(skb), len = 0, seg_len;
 	struct sk_buff *seg, *next;
 	u32 parts = 0, queued = 0;
-	int ret, answer = NET_XMIT_DROP;
-	bool congested = false;
+	bool congested = false, dropped = false, shot = false;
+	int ret;
 
 	skb_list_walk_safe(segs, seg, next)
 		parts++;
@@ -63,8 +63,10 @@ static inline int fq_enqueue_segments(struct sk_buff *skb, struct sk_buff *segs,
 			len += seg_len;
 		} else if ((ret & NET_XMIT_MASK) == NET_XMIT_CN) {
 			congested = true;
-		} else {
-			answer = ret;
+		} else if ((ret & NET_XMIT_MASK) != NET_XMIT_SUCCESS) {
+			dropped = true;
+		} else if (ret & __NET_XMIT_BYPASS) {
+			shot = true;
 		}
 	}
 	consume_skb(skb);
@@ -72,7 +74,11 @@ static inline int fq_enqueue_segments(struct sk_buff *skb, struct sk_buff *segs,
 		qdisc_tree_reduce_backlog(sch, 1 - (int)queued, prev_len - len);
 		return NET_XMIT_SUCCESS;
 	}
-	return congested ? NET_XMIT_CN : answer;
+	if (congested)
+		return NET_XMIT_CN;
+	if (dropped)
+		return NET_XMIT_DROP;
+	return NET_XMIT_SUCCESS | (shot ? __NET_XMIT_BYPASS : __NET_XMIT_STOLEN);
 }
 
 #endif /* _FQ_QDISC_GSO_H */

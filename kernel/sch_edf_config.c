@@ -85,7 +85,8 @@ static int edf_check_rate(u64 rate, bool zero_ok,
 	return 0;
 }
 
-static u64 edf_device_rate(struct net_device *dev)
+/* The device's speed, bytes/s; 0 when it tells none (no link, no ethtool). */
+static u64 edf_device_speed(struct net_device *dev)
 {
 	struct ethtool_link_ksettings ks;
 
@@ -93,7 +94,12 @@ static u64 edf_device_rate(struct net_device *dev)
 	if (__ethtool_get_link_ksettings(dev, &ks) == 0 &&
 	    ks.base.speed != SPEED_UNKNOWN && ks.base.speed)
 		return (u64)ks.base.speed * 1000000ULL / 8;
-	return EDF_FALLBACK_LINK_RATE;
+	return 0;
+}
+
+static u64 edf_device_rate(struct net_device *dev)
+{
+	return edf_device_speed(dev) ?: EDF_FALLBACK_LINK_RATE;
 }
 
 /*
@@ -128,8 +134,13 @@ static int edf_device_event(struct notifier_block *nb, unsigned long event,
 	spin_unlock(&edf_speed_lock);
 	if (!ours)
 		return NOTIFY_DONE;
-	/* drivers may sleep to tell their speed: ask before the locks */
-	rate = edf_device_rate(dev);
+	/*
+	 * Drivers may sleep to tell their speed: ask before the locks.  A
+	 * link going down tells no speed: the last one known stays.
+	 */
+	rate = edf_device_speed(dev);
+	if (!rate)
+		return NOTIFY_DONE;
 	spin_lock(&edf_speed_lock);
 	list_for_each_entry(q, &edf_speed_list, speed_node) {
 		if (!edf_follows_device(q, dev) || q->link_rate == rate)

@@ -123,6 +123,9 @@ struct fcr_tx_vc {
 
 struct fcr_rx_vc {
 	fq_u32	buffer;		/* units of input buffer */
+	fq_u32	said;		/* the buffer our messages state: its whole
+				 * size, where a switch port advertises less
+				 * while old frames hold some (fcr_port) */
 	fq_u32	received;	/* units received (or known lost), total */
 	fq_u32	held;		/* units in the buffer now */
 	fq_u32	freed_unadvertised; /* freed since the last message */
@@ -190,6 +193,9 @@ struct fcr_link {
 
 /* What a message taken by fcr_msg_receive() asks of the caller. */
 #define FCR_CREDITS_GREW	0x1	/* a sender stalled on us may go on */
+#define FCR_BUFFER_SAID		0x4	/* the peer stated another buffer: a
+					 * wait for room capped at it may be
+					 * over (fcr_tx_room_capped()) */
 #define FCR_REPLY_NOW		0x2	/* the peer has not heard our epoch, or
 					 * has news that it waits for us to
 					 * acknowledge while we are backed off */
@@ -229,7 +235,7 @@ static inline void fcr_init(struct fcr_link *l, fq_u32 epoch, fq_u32 unit,
 	l->vcs = FCR_DEFAULT_VCS;
 	l->quiet_ns = quiet_ns;
 	for (vc = 0; vc < FCR_MAX_VCS; vc++)
-		l->rx[vc].buffer = buffer;
+		l->rx[vc].buffer = l->rx[vc].said = buffer;
 }
 
 /*
@@ -280,7 +286,7 @@ static inline void fcr_set_sink(struct fcr_link *l, fq_u32 buffer)
 
 	l->sink = true;
 	for (vc = 0; vc < FCR_MAX_VCS; vc++)
-		l->rx[vc].buffer = buffer;
+		l->rx[vc].buffer = l->rx[vc].said = buffer;
 }
 
 /*
@@ -651,9 +657,9 @@ static inline bool fcr_rx_free(struct fcr_link *l, unsigned int vc,
 static inline void fcr_rx_set_buffer(struct fcr_link *l, unsigned int vc,
 				     fq_u32 buffer)
 {
-	if (l->rx[vc].buffer != buffer)
+	if (l->rx[vc].buffer != buffer || l->rx[vc].said != buffer)
 		fcr_wake(l);
-	l->rx[vc].buffer = buffer;
+	l->rx[vc].buffer = l->rx[vc].said = buffer;
 	if (l->rx[vc].late > buffer)
 		l->rx[vc].late = buffer;
 }
@@ -776,7 +782,7 @@ static inline fq_u32 fcr_msg_build(struct fcr_link *l, fq_u8 *buf, fq_u64 now)
 		fhc_put_be32(v, l->tx[vc].sent);
 		fhc_put_be32(v + 4, fcr_rx_limit(l, vc));
 		v[8] = flags;
-		fcr_put_be24(v + 9, l->rx[vc].buffer);
+		fcr_put_be24(v + 9, l->rx[vc].said);
 		l->rx[vc].freed_unadvertised = 0;
 	}
 	fhc_put_be32(p + FABRIC_CTRL_LINK_ACK_OFF_VCS(l->vcs), l->rx_seq);
@@ -1003,7 +1009,10 @@ static inline unsigned int fcr_msg_receive(struct fcr_link *l,
 		struct fcr_tx_vc *t = &l->tx[vc];
 		fq_u32 before = fcr_tx_credits(l, vc);
 
-		t->peer_buffer = fcr_get_be24(v + 9);
+		if (fcr_get_be24(v + 9) != t->peer_buffer) {
+			t->peer_buffer = fcr_get_be24(v + 9);
+			ret |= FCR_BUFFER_SAID;
+		}
 		if (!(v[8] & FABRIC_CTRL_F_LIMIT))
 			continue;
 		t->limit = fhc_get_be32(v + 4);
@@ -1088,8 +1097,13 @@ static inline void fcr_port_advertise(struct fcr_port *p, unsigned int vc)
 {
 	fq_u32 room = p->in_bytes[vc] > p->old_bytes[vc] ?
 		      p->in_bytes[vc] - p->old_bytes[vc] : 0;
+	fq_u32 said = p->in_bytes[vc] / p->l.unit, was = p->l.rx[vc].said;
 
 	fcr_rx_set_buffer(&p->l, vc, room / p->l.unit);
+	/* what the peer's frames wait for room in is the whole buffer */
+	p->l.rx[vc].said = said;
+	if (said != was)
+		fcr_wake(&p->l);
 }
 
 /* Off, empty, input buffers of @in_bytes per VC, @unit bytes a credit. */

@@ -60,7 +60,8 @@ UNIT_TEST(nothing_sent_before_a_grant_for_our_epoch)
 	EXPECT_TRUE(r & FCR_REPLY_NOW);
 	fcr_msg_build(&b, m, 0);
 	r = fcr_msg_receive(&a, m, sizeof(m), 0);
-	EXPECT_EQ(r, FCR_CREDITS_GREW);
+	/* the first grant, with the first word of b's buffer */
+	EXPECT_EQ(r, FCR_CREDITS_GREW | FCR_BUFFER_SAID);
 	EXPECT_EQ(fcr_tx_credits(&a, 0), BUFFER);
 	EXPECT_EQ(fcr_tx_credits(&a, 1), BUFFER);
 	EXPECT_TRUE(fcr_tx_may_send(&a, 0, BUFFER * UNIT));
@@ -111,10 +112,11 @@ UNIT_TEST(room_capped_at_the_peers_buffer)
 	fcr_msg_receive(&a, m, sizeof(m), 200);
 	EXPECT_EQ(fcr_tx_credits(&a, 0), 24);
 	EXPECT_TRUE(fcr_tx_room_capped(&a, 0, 2100));
-	/* b's buffer shrinks in place to 16 units: the cap follows, down */
+	/* b's buffer shrinks in place to 16 units: the cap follows, down,
+	 * and a wait for room may be over though no credit came back */
 	fcr_rx_set_buffer(&b, 0, 16);
 	fcr_msg_build(&b, m, 300);
-	fcr_msg_receive(&a, m, sizeof(m), 300);
+	EXPECT_TRUE(fcr_msg_receive(&a, m, sizeof(m), 300) & FCR_BUFFER_SAID);
 	EXPECT_EQ(a.tx[0].peer_buffer, 16);
 	EXPECT_EQ(fcr_tx_credits(&a, 0), 16);
 	EXPECT_TRUE(fcr_tx_room_capped(&a, 0, 2100));
@@ -1314,7 +1316,7 @@ UNIT_TEST(four_vcs_message_and_grants)
 	len = fcr_msg_build(&b, m, 0);
 	/* b's acknowledgement of a's message, after the fourth VC */
 	EXPECT_EQ(fhc_get_be32(m + FABRIC_HDR_LEN + 16 + 4 * 12), a.tx_seq);
-	EXPECT_EQ(fcr_msg_receive(&a, m, len, 0), FCR_CREDITS_GREW);
+	EXPECT_EQ(fcr_msg_receive(&a, m, len, 0), FCR_CREDITS_GREW | FCR_BUFFER_SAID);
 	EXPECT_EQ(a.acked_seq, a.tx_seq);
 	for (vc = 0; vc < 4; vc++)
 		EXPECT_EQ(fcr_tx_credits(&a, vc), BUFFER);
@@ -1541,6 +1543,7 @@ UNIT_TEST(port_restart_keeps_room_for_old_frames)
 	struct fcr_port p;
 	struct fcr_charge old[4], c;
 	struct fcr_stats st;
+	fq_u8 m[MSG_LEN];
 	int i;
 
 	fcr_port_init(&p, UNIT, BUFFER * UNIT);
@@ -1555,6 +1558,11 @@ UNIT_TEST(port_restart_keeps_room_for_old_frames)
 	EXPECT_EQ(p.held_bytes[0], 0);
 	EXPECT_EQ(p.l.rx[0].buffer, 41);
 	EXPECT_EQ(p.l.rx[1].buffer, 81);
+	/* its messages state the whole buffer all the same: what a frame
+	 * waits for room in (an FBS slot's end, fcr_tx_room_capped()) */
+	EXPECT_EQ(p.l.rx[0].said, 81);
+	fcr_msg_build(&p.l, m, 0);
+	EXPECT_EQ(fcr_get_be24(m + FABRIC_HDR_LEN + FCR_VC_OFF(0) + 9), 81);
 	fcr_port_read_stats(&p, &st);
 	EXPECT_EQ(st.vc[0].violations, 1);
 	/* 41 units of 100 bytes: 4100 bytes, and no more */
@@ -1567,6 +1575,7 @@ UNIT_TEST(port_restart_keeps_room_for_old_frames)
 		EXPECT_TRUE(!fcr_port_release(&p, &old[i]));
 	EXPECT_EQ(p.old_bytes[0], 0);
 	EXPECT_EQ(p.l.rx[0].buffer, 81);
+	EXPECT_EQ(p.l.rx[0].said, 81);
 	EXPECT_TRUE(!fcr_port_release(&p, &old[0]));
 	fcr_port_release(&p, &c);
 	EXPECT_EQ(p.l.rx[0].held, 0);

@@ -318,10 +318,11 @@ log_test "recn: the children of mq share one RECN"
 # changes it.  It once read it only when added or changed.
 tap_json() { tcq -j qdisc show dev tap0 | tr -d ' \n'; }
 tap_link_rate() { tap_json | sed -n 's/.*"options":{[^}]*"link_rate":\([^,}]*\).*/\1/p'; }
+LINK_RATE_TEST="the link rate follows the device's speed when it comes up"
 if ! command -v ethtool > /dev/null; then
-	log_info "no ethtool: the link rate's part skipped"
+	printf "TEST: %-60s  [SKIP] no ethtool\n" "$LINK_RATE_TEST"
 elif ! ns_exec C ip tuntap add dev tap0 mode tap 2> /dev/null; then
-	log_info "no tap device: the link rate's part skipped"
+	printf "TEST: %-60s  [SKIP] no tap device\n" "$LINK_RATE_TEST"
 else
 	accept "edf on a tap" qdisc add dev tap0 root handle 1: edf
 	check_eq "link_rate of a new tap (10 Mbit/s)" 1250000 "$(tap_link_rate)"
@@ -345,7 +346,7 @@ else
 	check_eq "link_rate without rate" 125000000 "$(tap_link_rate)"
 	accept "delete" qdisc del dev tap0 root
 	ns_exec C ip link del tap0
-	log_test "the link rate follows the device's speed when it comes up"
+	log_test "$LINK_RATE_TEST"
 fi
 
 exit $EXIT_STATUS

@@ -149,7 +149,7 @@ size_t lf_build(struct lf_state *s, uint8_t *buf, enum lf_class *cls)
 		       (uint8_t)(FABRIC_CTRL_F_LIMIT |
 				 (ff_next(&s->rng) & FABRIC_CTRL_F_QUIET));
 		if (one_in(&s->rng, 16))
-			memset(v + 9, 0xff, 3);	/* reserved bytes set */
+			memset(v + 9, 0xff, 3);	/* the largest buffer a message can state */
 	}
 	/* the acknowledgement: any number, or none */
 	fhc_put_be32(p + FABRIC_CTRL_LINK_ACK_OFF,
