@@ -392,7 +392,7 @@ both_backlogged() { [ "$(class_queued 1:1)" -gt 0 ] && [ "$(class_queued 1:2)" -
 # per visit, and UDP got 4.5 % of the link on 6.1.  Now it is cut into
 # its frames.
 gso_shares() {
-	local tsink usink tcp udp b1 b2 a1 a2 share
+	local tsink usink tcp udp b1 b2 a1 a2 share dry
 	ns_exec A tc qdisc del dev veth0 root 2>/dev/null
 	ns_run A tc qdisc add dev veth0 root handle 10: tbf rate 8mbit burst 128k \
 		limit 1000000 &&
@@ -417,7 +417,12 @@ gso_shares() {
 	b1=$(class_bytes 1:1) b2=$(class_bytes 1:2)
 	sleep 1
 	a1=$(class_bytes 1:1) a2=$(class_bytes 1:2)
-	both_backlogged || check_err 1 "gso: a class ran dry during the window"
+	# the premise: a sender that did not keep its class backlogged (a
+	# slow kernel's: UDP, 40 % on the debug kernel once) leaves shares
+	# that judge the sender, not the scheduler
+	both_backlogged
+	dry=$?
+	xfail_on_slow check_err $dry "gso: a class ran dry during the window"
 	kill $tcp $udp 2>/dev/null
 	bg_wait $tcp; bg_wait $udp
 	kill $tsink $usink 2>/dev/null
@@ -427,7 +432,11 @@ gso_shares() {
 	log_info "gso: byte shares TCP / UDP $share % over $((a1 - b1 + a2 - b2)) bytes"
 	# the defect: the GSO class took the link
 	awk -v s="$share" 'BEGIN { split(s, v, " "); exit !(v[2] >= 45) }'
-	check_err $? "gso: byte shares TCP / UDP $share %, want 50 / 50 within 5 points"
+	if [ "$dry" = 0 ]; then
+		check_err $? "gso: byte shares TCP / UDP $share %, want 50 / 50 within 5 points"
+	else
+		xfail_on_slow check_err $? "gso: byte shares TCP / UDP $share %, want 50 / 50 within 5 points"
+	fi
 	# short of its share, TCP's sender kept its class too short a queue
 	# (47 % on the debug kernel, 50.0 on 6.1 and 6.12)
 	awk -v s="$share" 'BEGIN { split(s, v, " "); exit !(v[1] >= 45) }'
