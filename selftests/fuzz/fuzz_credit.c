@@ -996,7 +996,17 @@ static void receive(struct world *w, int x, const fq_u8 *src, fq_u32 len,
 	stale = l->st.msgs_stale - before.st.msgs_stale;
 	/* each message is taken, refused or ignored, and counted once */
 	FUZZ_CHECK(taken + refused + stale == 1);
-	FUZZ_CHECK(!(r & ~(unsigned int)(FCR_CREDITS_GREW | FCR_REPLY_NOW)));
+	FUZZ_CHECK(!(r & ~(unsigned int)(FCR_CREDITS_GREW | FCR_REPLY_NOW |
+					 FCR_BUFFER_SAID)));
+	/* the buffer the peer stated is new exactly when the answer says so */
+	{
+		bool said_new = false;
+		unsigned int v;
+
+		for (v = 0; v < FCR_MAX_VCS; v++)
+			said_new |= l->tx[v].peer_buffer != before.tx[v].peer_buffer;
+		FUZZ_CHECK(said_new == !!(r & FCR_BUFFER_SAID));
+	}
 	/* refused exactly when not well formed: short, unknown type, other
 	 * VC count, epoch 0, other version, other unit */
 	FUZZ_CHECK(wf == !refused);
