@@ -79,8 +79,8 @@ bool fabric_link_take(struct fabric_link *l, unsigned int vc, u32 len);
  * was accepted, and (@grew_ns, may be NULL) when the VC's credits last
  * grew, which with a one-frame buffer is when that frame left the switch
  * plus the way back.  A peer whose buffer on @vc is smaller than @len
- * (it has never granted that much at once) has room once its whole
- * buffer is free.  When there is no room, the qdisc is scheduled again
+ * (as its link messages state it) has room once its whole buffer is
+ * free.  When there is no room, the qdisc is scheduled again
  * when credits come back, as after a refused take.  BHs off.
  */
 bool fabric_link_room(struct fabric_link *l, unsigned int vc, u32 len, u64 *grew_ns);
