@@ -65,6 +65,7 @@
 #include "cli_util.h"
 #include "fbs_ring.h"
 #include "nl_ack.h"
+#include "nl_tc.h"
 
 #define PROG		"fbs-boot"
 #define BOOT_MAGIC	0x46425342u	/* "FBSB" */
@@ -187,32 +188,17 @@ static const char *const qdisc_op_name[] = { "pausing", "resuming", "restarting"
 static int change_qdisc(const char *dev, uint32_t handle, enum qdisc_op op, uint64_t at_real)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE], msg[256];
-	struct mnl_socket *nl;
 	struct nlmsghdr *nlh;
 	struct nlattr *opts;
-	struct tcmsg *tcm;
 	unsigned int ifindex = if_nametoindex(dev);
-	int one = 1, ret = -1, n, err;
+	int err;
 
 	if (!ifindex) {
 		fprintf(stderr, PROG ": %s: no such device\n", dev);
 		return -1;
 	}
-	nl = mnl_socket_open(NETLINK_ROUTE);
-	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		perror(PROG ": netlink");
-		goto out;
-	}
-	mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one));
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_NEWQDISC;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh = nl_tc_request(buf, RTM_NEWQDISC, 0, (int)ifindex, handle, TC_H_ROOT);
 	nlh->nlmsg_seq = 1;
-	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
-	tcm->tcm_family = AF_UNSPEC;
-	tcm->tcm_ifindex = (int)ifindex;
-	tcm->tcm_handle = handle;
-	tcm->tcm_parent = TC_H_ROOT;
 	mnl_attr_put_strz(nlh, TCA_KIND, "fbs");
 	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
 	if (op == QDISC_RESTART) {
@@ -223,34 +209,19 @@ static int change_qdisc(const char *dev, uint32_t handle, enum qdisc_op op, uint
 		mnl_attr_put_u8(nlh, TCA_FBS_PAUSE, op == QDISC_PAUSE);
 	}
 	mnl_attr_nest_end(nlh, opts);
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
-		perror(PROG ": netlink send");
-		goto out;
+	err = nl_route_ask(nlh, msg, sizeof(msg));
+	if (err < 0) {
+		fprintf(stderr, PROG ": %s the fbs qdisc of %s: netlink: %s\n",
+			qdisc_op_name[op], dev, strerror(errno));
+		return -1;
 	}
-	n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-	if (n < 0) {
-		perror(PROG ": netlink receive");
-		goto out;
-	}
-	nlh = (struct nlmsghdr *)buf;
-	if (!mnl_nlmsg_ok(nlh, (int)n) || nlh->nlmsg_type != NLMSG_ERROR) {
-		fprintf(stderr, PROG ": %s the fbs qdisc of %s: no acknowledgement\n",
-			qdisc_op_name[op], dev);
-		goto out;
-	}
-	err = nl_ack_error(nlh, msg, sizeof(msg));
 	if (err) {
 		/* the kernel's reason (extack), e.g. a start signal too old */
 		fprintf(stderr, PROG ": %s the fbs qdisc of %s: %s%s%s\n", qdisc_op_name[op],
-			dev, err > 0 ? strerror(err) : "malformed acknowledgement",
-			msg[0] ? ": " : "", msg);
-		goto out;
+			dev, strerror(err), msg[0] ? ": " : "", msg);
+		return -1;
 	}
-	ret = 0;
-out:
-	if (nl)
-		mnl_socket_close(nl);
-	return ret;
+	return 0;
 }
 
 /* SIGINT, SIGTERM: the ring stops, the qdisc's pause ends */

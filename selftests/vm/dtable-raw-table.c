@@ -23,6 +23,7 @@
 
 #include "linux/pkt_sched_dtable.h"
 #include "nl_ack.h"
+#include "nl_tc.h"
 
 #define PROG "dtable-raw-table"
 #define MAX_ENTRIES 64
@@ -38,12 +39,10 @@ int main(int argc, char **argv)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE], msg[256];
 	struct tc_dtable_entry table[MAX_ENTRIES];
-	unsigned int maj, min, cls, weight, pad, one = 1;
-	struct mnl_socket *nl;
+	unsigned int maj, min, cls, weight, pad;
 	struct nlmsghdr *nlh;
 	struct nlattr *opts;
-	struct tcmsg *t;
-	int i, n, ifindex, len, err;
+	int i, n, ifindex, err;
 
 	if (argc < 4 || argc - 3 > MAX_ENTRIES)
 		usage();
@@ -66,42 +65,21 @@ int main(int argc, char **argv)
 		table[i].pad = (__u16)pad;
 	}
 
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_NEWQDISC;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh = nl_tc_request(buf, RTM_NEWQDISC, 0, ifindex, maj << 16, TC_H_ROOT);
 	nlh->nlmsg_seq = 1;
-	t = mnl_nlmsg_put_extra_header(nlh, sizeof(*t));
-	t->tcm_family = AF_UNSPEC;
-	t->tcm_ifindex = ifindex;
-	t->tcm_handle = maj << 16;
-	t->tcm_parent = TC_H_ROOT;
 	mnl_attr_put_strz(nlh, TCA_KIND, "dtable");
 	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
 	mnl_attr_put(nlh, TCA_DTABLE_TABLE, sizeof(table[0]) * (size_t)n, table);
 	mnl_attr_nest_end(nlh, opts);
 
-	nl = mnl_socket_open(NETLINK_ROUTE);
-	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+	/* the extended ack's message is what the test checks */
+	err = nl_route_ask(nlh, msg, sizeof(msg));
+	if (err < 0) {
 		perror(PROG ": netlink");
 		return 2;
 	}
-	/* ask for the extended ack: the message is what the test checks */
-	mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one));
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
-		perror(PROG ": send");
-		return 2;
-	}
-	len = (int)mnl_socket_recvfrom(nl, buf, sizeof(buf));
-	nlh = (struct nlmsghdr *)buf;
-	if (len < 0 || !mnl_nlmsg_ok(nlh, len) || nlh->nlmsg_type != NLMSG_ERROR) {
-		fprintf(stderr, PROG ": no acknowledgement\n");
-		return 2;
-	}
-	err = nl_ack_error(nlh, msg, sizeof(msg));
-	mnl_socket_close(nl);
 	if (err) {
-		printf("refused: %s: %s\n",
-		       err > 0 ? strerror(err) : "malformed acknowledgement", msg);
+		printf("refused: %s: %s\n", strerror(err), msg);
 		return 1;
 	}
 	printf("accepted\n");

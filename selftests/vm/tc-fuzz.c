@@ -39,6 +39,7 @@
 #include "linux/pkt_sched_aoq.h"
 #include "linux/pkt_sched_dtable.h"
 #include "linux/pkt_sched_edf.h"
+#include "nl_tc.h"
 
 #define PROG "tc-fuzz"
 #define ROOT_MAJOR	1
@@ -290,22 +291,6 @@ static void random_attrs(struct nlmsghdr *nlh, unsigned int max, int depth)
 	}
 }
 
-static struct nlmsghdr *tc_msg(char *buf, uint16_t type, uint16_t flags,
-			       int ifindex, uint32_t handle, uint32_t parent)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct tcmsg *t;
-
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
-	t = mnl_nlmsg_put_extra_header(nlh, sizeof(*t));
-	t->tcm_family = AF_UNSPEC;
-	t->tcm_ifindex = ifindex;
-	t->tcm_handle = handle;
-	t->tcm_parent = parent;
-	return nlh;
-}
-
 static void count(struct raw_stats *st, int ret)
 {
 	st->sent++;
@@ -318,7 +303,7 @@ static void count(struct raw_stats *st, int ret)
 static void raw_dump(int ifindex, uint16_t type, struct raw_stats *st)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = tc_msg(buf, type, NLM_F_DUMP, ifindex, 0, 0);
+	struct nlmsghdr *nlh = nl_tc_request(buf, type, NLM_F_DUMP, ifindex, 0, 0);
 	int ret;
 
 	nlh->nlmsg_flags &= (uint16_t)~NLM_F_ACK;
@@ -364,8 +349,8 @@ static void raw(const char *dev, unsigned long n)
 		case 0: case 1: case 2:		/* the root, our kind, random options */
 			if (chance(30))
 				kidx = below(3);
-			nlh = tc_msg(buf, RTM_NEWQDISC, PICK(create_flags), ifindex,
-				     TC_H_MAKE(ROOT_MAJOR << 16, 0), TC_H_ROOT);
+			nlh = nl_tc_request(buf, RTM_NEWQDISC, PICK(create_flags), ifindex,
+					    TC_H_MAKE(ROOT_MAJOR << 16, 0), TC_H_ROOT);
 			mnl_attr_put_strz(nlh, TCA_KIND, k[kidx].kind);
 			if (chance(90)) {
 				opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
@@ -375,9 +360,9 @@ static void raw(const char *dev, unsigned long n)
 			count(&st, raw_request(nlh));
 			break;
 		case 3: case 4: case 5:		/* a class, random options */
-			nlh = tc_msg(buf, RTM_NEWTCLASS, PICK(create_flags), ifindex,
-				     TC_H_MAKE(ROOT_MAJOR << 16, minor),
-				     TC_H_MAKE(ROOT_MAJOR << 16, 0));
+			nlh = nl_tc_request(buf, RTM_NEWTCLASS, PICK(create_flags), ifindex,
+					    TC_H_MAKE(ROOT_MAJOR << 16, minor),
+					    TC_H_MAKE(ROOT_MAJOR << 16, 0));
 			mnl_attr_put_strz(nlh, TCA_KIND, k[kidx].kind);
 			if (chance(90)) {
 				opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
@@ -387,13 +372,13 @@ static void raw(const char *dev, unsigned long n)
 			count(&st, raw_request(nlh));
 			break;
 		case 6:
-			nlh = tc_msg(buf, RTM_DELTCLASS, 0, ifindex,
-				     TC_H_MAKE(ROOT_MAJOR << 16, minor), 0);
+			nlh = nl_tc_request(buf, RTM_DELTCLASS, 0, ifindex,
+					    TC_H_MAKE(ROOT_MAJOR << 16, minor), 0);
 			count(&st, raw_request(nlh));
 			break;
 		case 7:
 			if (chance(20)) {
-				nlh = tc_msg(buf, RTM_DELQDISC, 0, ifindex, 0, TC_H_ROOT);
+				nlh = nl_tc_request(buf, RTM_DELQDISC, 0, ifindex, 0, TC_H_ROOT);
 				count(&st, raw_request(nlh));
 			}
 			break;

@@ -2,6 +2,7 @@
 /*
  * nl_ack.c: the error and extack message of a netlink ack (nl_ack.h).
  */
+#include <errno.h>
 #include <stdio.h>
 
 #include <linux/netlink.h>
@@ -42,4 +43,40 @@ int nl_ack_error(const struct nlmsghdr *nlh, char *msg, size_t len)
 			mnl_attr_parse(nlh, off, ack_attr_cb, &m);
 	}
 	return -e->error;
+}
+
+int nl_route_ask(const struct nlmsghdr *nlh, char *msg, size_t len)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	const struct nlmsghdr *ack = (const struct nlmsghdr *)buf;
+	struct mnl_socket *nl;
+	int one = 1, ret = -1, saved;
+	ssize_t n;
+
+	if (len)
+		msg[0] = '\0';
+	nl = mnl_socket_open(NETLINK_ROUTE);
+	if (!nl)
+		return -1;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
+		goto out;
+	/* without it the kernel keeps its reason to itself */
+	mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one));
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+		goto out;
+	n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+	if (n < 0)
+		goto out;
+	if (!mnl_nlmsg_ok(ack, (int)n) || ack->nlmsg_type != NLMSG_ERROR) {
+		errno = EBADMSG;
+		goto out;
+	}
+	ret = nl_ack_error(ack, msg, len);
+	if (ret < 0)
+		errno = EBADMSG;
+out:
+	saved = errno;
+	mnl_socket_close(nl);
+	errno = saved;
+	return ret;
 }

@@ -20,4 +20,13 @@
  */
 int nl_ack_error(const struct nlmsghdr *nlh, char *msg, size_t len);
 
+/*
+ * Send request @nlh, which asked for an ack, on a NETLINK_ROUTE socket of
+ * its own that asks for extended acks, and wait for the answer.  The
+ * errno the kernel answered (0: done) with its extack message in @msg
+ * (@len bytes, "" when none), as nl_ack_error(); -1 with errno set when
+ * no answer came (EBADMSG: something other than an ack did).
+ */
+int nl_route_ask(const struct nlmsghdr *nlh, char *msg, size_t len);
+
 #endif
