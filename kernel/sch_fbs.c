@@ -15,7 +15,8 @@
  *
  * The slot clock is core/fbs_exec.h: the next slot starts when the clock
  * says, and, with "credits on", only once the link's credits show that
- * the frame sent in the slot was accepted downstream.  A node that is
+ * the destination's frame sent in the slot was accepted downstream (best
+ * effort is not feedback).  A node that is
  * ahead of the others finds its frame held in the switch and its credits
  * late by more than the link's own round trip; its next slot starts that
  * much later (half a slot at most while it is in step): the stall is the
@@ -79,6 +80,7 @@ struct fbs_sched {
 	u32			frame;
 	u32			limit;
 	bool			sent;		/* a frame went in the current slot */
+	bool			sent_reserved;	/* in a destination's slot: feedback */
 	bool			held;		/* its end waits for the link's credits */
 	bool			paused;		/* nothing scheduled leaves (fbs-boot) */
 	u8			sent_vc;
@@ -428,7 +430,14 @@ static bool fbs_catch_up(struct fbs_sched *q, u64 now)
 	while (now >= fbs_exec_due(&q->ex)) {
 		u64 held = 0, back;
 
-		if (q->sent && q->link) {
+		/*
+		 * Only a destination's frame is feedback.  Best effort in an
+		 * unreserved slot may meet other hosts' in the switch, which
+		 * the schedule allows: its wait there says nothing of our
+		 * clock, and waiting for its VC's room would stop the
+		 * reserved slots while best effort is congested.
+		 */
+		if (q->sent && q->sent_reserved && q->link) {
 			if (!fabric_link_room(q->link, q->sent_vc, q->frame, &back)) {
 				q->held = true;
 				return false;
@@ -581,15 +590,16 @@ static struct sk_buff *fbs_dequeue(struct Qdisc *sch)
 			if (q->watch)
 				fbs_tag(q, skb, tag, vc, now);
 			q->sent = true;
+			q->sent_reserved = cl != &q->classes[q->ndests];
 			q->sent_vc = vc;
 			q->sent_len = skb->len;
 			q->sent_ns = now;
 			q->sent_gated_ns = fbs_gated_ns(q, now);
 			q->refused_ns = 0;
-			if (cl == &q->classes[q->ndests])
-				q->unreserved_frames++;
-			else
+			if (q->sent_reserved)
 				q->reserved_frames++;
+			else
+				q->unreserved_frames++;
 			cl->qstats.backlog -= len;
 			cl->packets++;
 			cl->bytes += len;

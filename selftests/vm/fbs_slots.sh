@@ -27,9 +27,13 @@
 #    (shrunk in place), each slot's end waits for the whole buffer, not
 #    for room that never comes: every frame for H4 goes, each slot still
 #    held until its frame left the switch.
+# 6. With credits on, a best-effort frame that stays in the switch for
+#    good (its output never gets credits) stops no reserved slot: only a
+#    destination's frame is feedback.
 #
 #   [ns A] veth0: fbs 1: -----------------------> veth1 [ns B]
 #   [H1] eth0 fbs credits on --- s1 [S] sw0 (2mbit, buffer 2k) s4 --- eth0 [H4]
+#                                        s5 --- h5 (6: credits on, never granted)
 . ./lib.sh
 
 require_cmd tc udp-lat fabric-send fabric-stat
@@ -153,8 +157,11 @@ ns_run S ip link set s4 type vcsw_slave fdb_add $H4_MAC || fatal "fdb H4"
 # the smallest input buffer vcsw takes, a full-size frame (24 credits of
 # 64 bytes): one of our 1062-byte frames (17), not two
 ns_run S ip link set s1 type vcsw_slave credits on in_buffer 1536 || fatal "credits s1"
+# every slot H4's: only a destination's frame is feedback (part 6)
 ns_run H1 tc qdisc add dev eth0 root handle 1: fbs dests 1 slot 100us frame 1100 \
-	table - limit 1000 credits on || fatal "fbs H1"
+	table 0 limit 1000 credits on || fatal "fbs H1"
+ns_run H1 tc filter add dev eth0 parent 1: protocol all pref 1 flower dst_mac $H4_MAC \
+	classid 1:1 || fatal "H1's filter"
 ns_run S ip link set sw0 up
 for h in 1 4; do
 	ns_run S ip link set s$h up
@@ -174,7 +181,7 @@ run() {	# lossless|lossy: the counters over COUNT frames sent as fast as fabric-
 	local st0 sn0 sl0 fr0 rx0
 
 	sl0=$(qstat H1 eth0 slots) st0=$(qstat H1 eth0 stalls) sn0=$(qstat H1 eth0 stall_ns)
-	fr0=$(qstat H1 eth0 unreserved_frames) rx0=$(rx_frames)
+	fr0=$(qstat H1 eth0 reserved_frames) rx0=$(rx_frames)
 	t0=$(now_ns)
 	send $COUNT || fatal "fabric-send"
 	if ! wait_for 60 eval '[ "$(qstat H1 eth0 qlen)" = 0 ]'; then
@@ -186,7 +193,7 @@ run() {	# lossless|lossy: the counters over COUNT frames sent as fast as fabric-
 	DSLOTS=$(($(qstat H1 eth0 slots) - sl0))
 	DSTALLS=$(($(qstat H1 eth0 stalls) - st0))
 	DSTALL_MS=$((($(qstat H1 eth0 stall_ns) - sn0) / 1000000))
-	DFRAMES=$(($(qstat H1 eth0 unreserved_frames) - fr0))
+	DFRAMES=$(($(qstat H1 eth0 reserved_frames) - fr0))
 	# lossless, H4 receives every frame; lossy, S's small buffer drops
 	# most and H4's count is final once S holds nothing (waiting for
 	# every frame there only ran out the wait, 20 s of guest time)
@@ -297,5 +304,45 @@ log_info "frame above the buffer: $dst of 20 slots stalled for their frame"
 check_err $? "frame above the buffer: $dst of 20 slots stalled for their frame"
 log_test "credits on: a frame size above the switch's buffer does not stop the slots"
 ns_exec H1 tc qdisc del dev eth0 root
+
+# --- 6. best effort held in the switch stops no reserved slot ----------------------------
+# Only a destination's frame is feedback: best effort in an unreserved
+# slot may meet other hosts' in the switch, which says nothing of H1's
+# clock.  Here S can never deliver H1's best effort: it goes to h5, a
+# port with credits on whose peer grants none, so the first such frame
+# waits in S's output to h5 for good, the second in S's VC1 input, and
+# the third is refused.  The ten frames for H4 sent then, on VC0, must
+# still go one per period.  Once the end of the unreserved slot waited
+# for room on VC1: after the second frame no slot ended again and none
+# of the ten went.
+H5_MAC=02:00:00:49:00:05
+ns_run S ip link add s5 type veth peer name h5 || fatal "veth s5"
+for d in s5 h5; do ns_exec S sysctl -qw net.ipv6.conf.$d.disable_ipv6=1; done
+ns_run S ip link set s5 master sw0 || fatal "s5 master"
+ns_run S ip link set s5 type vcsw_slave credits on fdb_add $H5_MAC || fatal "s5 credits"
+ns_run S ip link set h5 up
+ns_run S ip link set s5 up
+ns_run S ip link set s1 type vcsw_slave vc0_in_buffer 8192 || fatal "S's VC0 buffer 8192"
+ns_run H1 tc qdisc add dev eth0 root handle 1: fbs dests 1 slot 1ms frame 2100 \
+	table 0 - limit 1000 credits on || fatal "fbs H1"
+ns_run H1 tc filter add dev eth0 parent 1: protocol all pref 1 flower dst_mac $H4_MAC \
+	classid 1:1 || fatal "H1's filter"
+rx0=$(rx_frames)
+send_vc 0 $H4_MAC 1 "$PAYLOAD" || fatal "fabric-send"
+wait_for 20 eval '[ "$(rx_frames)" = $((rx0 + 1)) ]' || fatal "no frame through the switch"
+us0=$(qstat H1 eth0 unreserved_frames)
+send_vc 1 $H5_MAC 3 "$PAYLOAD" || fatal "fabric-send to h5"
+wait_for 10 eval '[ "$(qstat H1 eth0 unreserved_frames)" = $((us0 + 2)) ]' ||
+	fatal "$(($(qstat H1 eth0 unreserved_frames) - us0)) of 2 best-effort frames went to S"
+SMALL=$(printf '%0100d' 0)	# 162-byte frames: 0.65 ms at S's 2 Mbit/s
+send_vc 0 $H4_MAC 10 "$SMALL" || fatal "fabric-send"
+wait_for 10 eval '[ "$(rx_frames)" = $((rx0 + 11)) ]'
+check_err $? "held best effort: H4 received $(($(rx_frames) - rx0 - 1)) of 10 frames"
+# the premise: S still holds both best-effort frames, the third waits
+check_eq "held best effort: best-effort frames sent, queued" "2 1" \
+	"$(($(qstat H1 eth0 unreserved_frames) - us0)) $(qstat H1 eth0 qlen)"
+log_test "credits on: best effort held in the switch stops no reserved slot"
+ns_exec H1 tc qdisc del dev eth0 root
+ns_exec S ip link del s5
 
 exit $EXIT_STATUS
