@@ -15,15 +15,15 @@
  *
  * The slot clock is core/fbs_exec.h: the next slot starts when the clock
  * says, and, with "credits on", only once the link's credits show that
- * the destination's frame sent in the slot was accepted downstream (best
- * effort is not feedback).  A node that is
- * ahead of the others finds its frame held in the switch and its credits
- * late by more than the link's own round trip; its next slot starts that
- * much later (half a slot at most while it is in step): the stall is the
- * feedback that keeps all nodes at the pace of the slowest.  The switch's
- * input buffer must hold one frame, so that "credits back" means "the
- * frame left".  The link's round trip is learnt
- * (core fbs_feedback); "rate" times frames on the wire to tell it apart.
+ * the frame sent in the slot was accepted downstream, if it is feedback
+ * (fbs_is_feedback(): best effort on a VC of its own is not).  A node
+ * that is ahead of the others finds its frame held in the switch and its
+ * credits late by more than the link's own round trip; its next slot
+ * starts that much later (half a slot at most while it is in step): the
+ * stall is the feedback that keeps all nodes at the pace of the slowest.
+ * The switch's input buffer must hold one frame, so that "credits back"
+ * means "the frame left".  The link's round trip is learnt (core
+ * fbs_feedback); "rate" times frames on the wire to tell it apart.
  * "drift" runs the clock fast or slow, to reproduce what namespaces
  * sharing one clock cannot show.
  *
@@ -80,14 +80,16 @@ struct fbs_sched {
 	u32			frame;
 	u32			limit;
 	bool			sent;		/* a frame went in the current slot */
-	bool			sent_reserved;	/* in a destination's slot: feedback */
+	bool			sent_feedback;	/* its wait in the switch is feedback */
+	u8			reserved_vcs;	/* VCs a destination's frame went on
+						 * (since verify was last turned) */
 	bool			held;		/* its end waits for the link's credits */
 	bool			paused;		/* nothing scheduled leaves (fbs-boot) */
 	u8			sent_vc;
 	u32			sent_len;	/* its bytes on the wire */
 	u64			sent_ns;	/* when it went */
 	u64			sent_gated_ns;	/* of its lateness, the wait for credits */
-	struct fbs_credit_wait	credit_wait;	/* for the last sent frame's */
+	struct fbs_credit_wait	credit_wait;	/* for the last feedback frame's */
 	u64			refused_ns;	/* the link first refused this slot's frame */
 	u64			rate;		/* the link's, bytes/s; 0: a slot is
 						 * one largest frame on the wire */
@@ -430,14 +432,7 @@ static bool fbs_catch_up(struct fbs_sched *q, u64 now)
 	while (now >= fbs_exec_due(&q->ex)) {
 		u64 held = 0, back;
 
-		/*
-		 * Only a destination's frame is feedback.  Best effort in an
-		 * unreserved slot may meet other hosts' in the switch, which
-		 * the schedule allows: its wait there says nothing of our
-		 * clock, and waiting for its VC's room would stop the
-		 * reserved slots while best effort is congested.
-		 */
-		if (q->sent && q->sent_reserved && q->link) {
+		if (q->sent && q->sent_feedback && q->link) {
 			if (!fabric_link_room(q->link, q->sent_vc, q->frame, &back)) {
 				q->held = true;
 				return false;
@@ -486,6 +481,29 @@ static u32 fbs_slots_to_next_send(const struct fbs_sched *q,
 			best = k;
 	}
 	return best;
+}
+
+/*
+ * Is the wait in the switch of a frame of class @cl, going on @vc, the
+ * clock's feedback?  A destination's frame is.  Best effort in an
+ * unreserved slot may meet other hosts' in the switch, as the schedule
+ * allows, so its wait says nothing of our clock, and waiting for its
+ * VC's room would let best effort that is congested stop the reserved
+ * slots after it.  Unless it shares a VC with the destinations' frames
+ * (untagged frames, or a header that says so): then it holds the buffer
+ * their next frame needs, and the slot's end waits for it as before, so
+ * that the next reserved frame finds room in its own slot.
+ */
+static bool fbs_is_feedback(struct fbs_sched *q, const struct fbs_class *cl,
+			    unsigned int vc)
+{
+	u8 bit = 1U << (vc & 7);
+
+	if (cl != &q->classes[q->ndests]) {
+		q->reserved_vcs |= bit;
+		return true;
+	}
+	return q->reserved_vcs & bit;
 }
 
 /*
@@ -590,16 +608,16 @@ static struct sk_buff *fbs_dequeue(struct Qdisc *sch)
 			if (q->watch)
 				fbs_tag(q, skb, tag, vc, now);
 			q->sent = true;
-			q->sent_reserved = cl != &q->classes[q->ndests];
+			q->sent_feedback = fbs_is_feedback(q, cl, vc);
 			q->sent_vc = vc;
 			q->sent_len = skb->len;
 			q->sent_ns = now;
 			q->sent_gated_ns = fbs_gated_ns(q, now);
 			q->refused_ns = 0;
-			if (q->sent_reserved)
-				q->reserved_frames++;
-			else
+			if (cl == &q->classes[q->ndests])
 				q->unreserved_frames++;
+			else
+				q->reserved_frames++;
 			cl->qstats.backlog -= len;
 			cl->packets++;
 			cl->bytes += len;
@@ -984,6 +1002,9 @@ static int fbs_change(struct Qdisc *sch, struct nlattr *opt,
 	/* only a smaller frame, or the header's 20 bytes, can make one too long */
 	recheck = cfg.frame < q->frame || (watch && !q->watch);
 	old_watch = q->watch;
+	/* frames tagged or not go on other VCs from here: learn them anew */
+	if (!watch != !q->watch)
+		q->reserved_vcs = 0;
 	q->watch = watch;
 	old = fbs_commit(sch, &cfg);	/* publishes the clock on the watch */
 	old_link = q->link;

@@ -211,7 +211,7 @@ static int change_qdisc(const char *dev, uint32_t handle, enum qdisc_op op, uint
 	mnl_attr_nest_end(nlh, opts);
 	err = nl_route_ask(nlh, msg, sizeof(msg));
 	if (err < 0) {
-		fprintf(stderr, PROG ": %s the fbs qdisc of %s: netlink: %s\n",
+		fprintf(stderr, PROG ": %s the fbs qdisc of %s: no answer from netlink (%s)\n",
 			qdisc_op_name[op], dev, strerror(errno));
 		return -1;
 	}

@@ -13,12 +13,12 @@
 #    Slot counts are bracketed by the guest clock read just before and
 #    just after each statistics read, so no figure of this machine's
 #    speed is assumed.
-# 3. Feedback: H1's fbs with "credits on" sends into a vcsw port whose
-#    input buffer holds one of its frames, to an output of 2 Mbit/s.  The host's
-#    100-us slots wait for the switch: it sends at the switch's pace (a
-#    frame every 4.2 ms), every slot stalls until its frame was accepted,
-#    and nothing is lost.  Without credits the same host runs at its own
-#    clock's pace and the stalls stay 0.
+# 3. Feedback: H1's fbs with "credits on" sends, in H4's slots, into a
+#    vcsw port whose input buffer holds one of its frames, to an output
+#    of 2 Mbit/s.  The host's 100-us slots wait for the switch: it sends
+#    at the switch's pace (a frame every 4.2 ms), every slot stalls until
+#    its frame was accepted, and nothing is lost.  Without credits the
+#    same host runs at its own clock's pace and the stalls stay 0.
 #
 # 4. With credits on, a best-effort frame that the switch never has room
 #    for (larger than its VC1 buffer) is refused slot after slot, and
@@ -28,12 +28,15 @@
 #    for room that never comes: every frame for H4 goes, each slot still
 #    held until its frame left the switch.
 # 6. With credits on, a best-effort frame that stays in the switch for
-#    good (its output never gets credits) stops no reserved slot: only a
-#    destination's frame is feedback.
+#    good (its output never gets credits) stops no reserved slot: a
+#    best-effort frame on a VC of its own is not feedback.
+# 7. Best effort on the VC of the destinations' frames is: each of its
+#    slots waits until its frame left the switch's input.
 #
 #   [ns A] veth0: fbs 1: -----------------------> veth1 [ns B]
 #   [H1] eth0 fbs credits on --- s1 [S] sw0 (2mbit, buffer 2k) s4 --- eth0 [H4]
-#                                        s5 --- h5 (6: credits on, never granted)
+#                                        s5 --- h5 (6: credits on, never granted;
+#                                                    7: credits off)
 . ./lib.sh
 
 require_cmd tc udp-lat fabric-send fabric-stat
@@ -342,6 +345,36 @@ check_err $? "held best effort: H4 received $(($(rx_frames) - rx0 - 1)) of 10 fr
 check_eq "held best effort: best-effort frames sent, queued" "2 1" \
 	"$(($(qstat H1 eth0 unreserved_frames) - us0)) $(qstat H1 eth0 qlen)"
 log_test "credits on: best effort held in the switch stops no reserved slot"
+ns_exec H1 tc qdisc del dev eth0 root
+
+# --- 7. best effort on the destinations' VC is feedback -----------------------------------
+# A best-effort frame on the VC that H1's frames for H4 take holds the
+# buffer their next one needs, so its slot's end waits for it as for
+# theirs.  H4's frames go on VC1 here, and so do 20 best-effort frames
+# to h5 (credits off now: S delivers them at its 2 Mbit/s, a frame per
+# 4.2 ms, one in its output and one in its VC1 input at most), one per
+# 2-ms period: once S is full, each of their slots stalls until its
+# frame left S's input, as in part 3 (16 and 17 of 20 on 6.1 and 6.12:
+# the first few found room, and the last one's stall is counted only
+# when its slot ends, after the count is read).  Without the shared VC
+# (part 6) none would.
+ns_run S ip link set s5 type vcsw_slave credits off || fatal "s5 credits off"
+ns_run H1 tc qdisc add dev eth0 root handle 1: fbs dests 1 slot 1ms frame 2100 \
+	table 0 - limit 1000 credits on || fatal "fbs H1"
+ns_run H1 tc filter add dev eth0 parent 1: protocol all pref 1 flower dst_mac $H4_MAC \
+	classid 1:1 || fatal "H1's filter"
+rx0=$(rx_frames)
+send_vc 1 $H4_MAC 1 "$PAYLOAD" || fatal "fabric-send"
+wait_for 20 eval '[ "$(rx_frames)" = $((rx0 + 1)) ]' || fatal "no frame through the switch"
+st0=$(qstat H1 eth0 stalls) us0=$(qstat H1 eth0 unreserved_frames)
+send_vc 1 $H5_MAC 20 "$PAYLOAD" || fatal "fabric-send to h5"
+wait_for 20 eval '[ "$(qstat H1 eth0 unreserved_frames)" = $((us0 + 20)) ]'
+check_err $? "shared VC: $(($(qstat H1 eth0 unreserved_frames) - us0)) of 20 best-effort frames sent"
+dst=$(($(qstat H1 eth0 stalls) - st0))
+log_info "shared VC: $dst of 20 best-effort slots stalled for their frame"
+[ "$dst" -ge 10 ]
+check_err $? "shared VC: $dst of 20 best-effort slots stalled for their frame"
+log_test "credits on: best effort on the destinations' VC is feedback"
 ns_exec H1 tc qdisc del dev eth0 root
 ns_exec S ip link del s5
 

@@ -72,8 +72,10 @@ int nl_route_ask(const struct nlmsghdr *nlh, char *msg, size_t len)
 		goto out;
 	}
 	ret = nl_ack_error(ack, msg, len);
-	if (ret < 0)
+	if (ret < 0) {
+		ret = -1;
 		errno = EBADMSG;
+	}
 out:
 	saved = errno;
 	mnl_socket_close(nl);
