@@ -249,19 +249,24 @@ ns_exec H1 tc qdisc del dev eth0 root
 ns_run S ip link set s1 type vcsw_slave credits on vc0_in_buffer 8192 vc1_in_buffer 1536 ||
 	fatal "credits s1"
 ns_run H1 ip link set eth0 mtu 2000 || fatal "H1 mtu"
-ns_run H1 tc qdisc add dev eth0 root handle 1: fbs dests 1 slot 1ms frame 2100 table 0 - \
-	limit 1000 credits on || fatal "fbs H1"
-ns_run H1 tc filter add dev eth0 parent 1: protocol all pref 1 flower dst_mac $H4_MAC \
-	classid 1:1 || fatal "H1's filter"
-rx0=$(rx_frames)
 send_vc() {	# VC DST_MAC COUNT PAYLOAD
 	ns_exec H1 fabric-send -i eth0 --dst-mac "$2" --src-ip 10.49.0.1 \
 		--dst-ip 10.49.0.4 --dport 9 --vc "$1" --flow 1 --count "$3" \
 		--payload "$4" > /dev/null
 }
-# the link up and granting again
-send_vc 0 $H4_MAC 1 "$PAYLOAD" || fatal "fabric-send"
-wait_for 20 eval '[ "$(rx_frames)" = $((rx0 + 1)) ]' || fatal "no frame through the switch"
+# h1_fbs SLOT VC: H1's qdisc (a slot for H4, then one for best effort,
+# credits on) with its filter to 1:1, and a first frame on VC through to
+# H4: the link up and granting; rx0 is H4's count before that frame
+h1_fbs() {
+	ns_run H1 tc qdisc add dev eth0 root handle 1: fbs dests 1 slot "$1" frame 2100 \
+		table 0 - limit 1000 credits on || fatal "fbs H1"
+	ns_run H1 tc filter add dev eth0 parent 1: protocol all pref 1 flower dst_mac $H4_MAC \
+		classid 1:1 || fatal "H1's filter"
+	rx0=$(rx_frames)
+	send_vc "$2" $H4_MAC 1 "$PAYLOAD" || fatal "fabric-send"
+	wait_for 20 eval '[ "$(rx_frames)" = $((rx0 + 1)) ]' || fatal "no frame through the switch"
+}
+h1_fbs 1ms 0
 rs0=$(qstat H1 eth0 reserved_frames)
 send_vc 1 02:00:00:49:00:05 1 "$(printf '%01938d' 0)" || fatal "fabric-send, 2000 bytes"
 send_vc 0 $H4_MAC 5 "$PAYLOAD" || fatal "fabric-send"
@@ -283,13 +288,7 @@ ns_exec H1 tc qdisc del dev eth0 root
 # which S's credit messages state.  It once waited for good: the first
 # frame for H4 after the shrink went, and those behind it stayed queued,
 # the clock held.
-ns_run H1 tc qdisc add dev eth0 root handle 1: fbs dests 1 slot 100us frame 2100 \
-	table 0 - limit 1000 credits on || fatal "fbs H1"
-ns_run H1 tc filter add dev eth0 parent 1: protocol all pref 1 flower dst_mac $H4_MAC \
-	classid 1:1 || fatal "H1's filter"
-rx0=$(rx_frames)
-send_vc 0 $H4_MAC 1 "$PAYLOAD" || fatal "fabric-send"
-wait_for 20 eval '[ "$(rx_frames)" = $((rx0 + 1)) ]' || fatal "no frame through the switch"
+h1_fbs 100us 0
 ns_run S ip link set s1 type vcsw_slave vc0_in_buffer 1536 || fatal "S's VC0 buffer 1536"
 st0=$(qstat H1 eth0 stalls)
 send_vc 0 $H4_MAC 20 "$PAYLOAD" || fatal "fabric-send"
@@ -326,13 +325,7 @@ ns_run S ip link set s5 type vcsw_slave credits on fdb_add $H5_MAC || fatal "s5 
 ns_run S ip link set h5 up
 ns_run S ip link set s5 up
 ns_run S ip link set s1 type vcsw_slave vc0_in_buffer 8192 || fatal "S's VC0 buffer 8192"
-ns_run H1 tc qdisc add dev eth0 root handle 1: fbs dests 1 slot 1ms frame 2100 \
-	table 0 - limit 1000 credits on || fatal "fbs H1"
-ns_run H1 tc filter add dev eth0 parent 1: protocol all pref 1 flower dst_mac $H4_MAC \
-	classid 1:1 || fatal "H1's filter"
-rx0=$(rx_frames)
-send_vc 0 $H4_MAC 1 "$PAYLOAD" || fatal "fabric-send"
-wait_for 20 eval '[ "$(rx_frames)" = $((rx0 + 1)) ]' || fatal "no frame through the switch"
+h1_fbs 1ms 0
 us0=$(qstat H1 eth0 unreserved_frames)
 send_vc 1 $H5_MAC 3 "$PAYLOAD" || fatal "fabric-send to h5"
 wait_for 10 eval '[ "$(qstat H1 eth0 unreserved_frames)" = $((us0 + 2)) ]' ||
@@ -359,13 +352,7 @@ ns_exec H1 tc qdisc del dev eth0 root
 # when its slot ends, after the count is read).  Without the shared VC
 # (part 6) none would.
 ns_run S ip link set s5 type vcsw_slave credits off || fatal "s5 credits off"
-ns_run H1 tc qdisc add dev eth0 root handle 1: fbs dests 1 slot 1ms frame 2100 \
-	table 0 - limit 1000 credits on || fatal "fbs H1"
-ns_run H1 tc filter add dev eth0 parent 1: protocol all pref 1 flower dst_mac $H4_MAC \
-	classid 1:1 || fatal "H1's filter"
-rx0=$(rx_frames)
-send_vc 1 $H4_MAC 1 "$PAYLOAD" || fatal "fabric-send"
-wait_for 20 eval '[ "$(rx_frames)" = $((rx0 + 1)) ]' || fatal "no frame through the switch"
+h1_fbs 1ms 1
 st0=$(qstat H1 eth0 stalls) us0=$(qstat H1 eth0 unreserved_frames)
 send_vc 1 $H5_MAC 20 "$PAYLOAD" || fatal "fabric-send to h5"
 wait_for 20 eval '[ "$(qstat H1 eth0 unreserved_frames)" = $((us0 + 20)) ]'
