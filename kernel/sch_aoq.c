@@ -284,6 +284,26 @@ static __always_inline int aoq_enqueue_frame(struct sk_buff *skb,
 	return NET_XMIT_SUCCESS;
 }
 
+/*
+ * Did the child drop @skb itself?  A child that answers NET_XMIT_CN took
+ * the frame but dropped one of the same flow for it: sfq drops the
+ * flow's newest, the frame just offered; fq_codel the flow's oldest,
+ * keeping the frame.  What it drops goes on @to_free, which the kernel
+ * frees only after the root's enqueue returns, so the list names it.
+ * The list holds this enqueue's drops: at most the GSO packet's
+ * segments and what children dropped for them.
+ */
+static bool aoq_dropped_itself(const struct sk_buff *skb,
+			       struct sk_buff *const *to_free)
+{
+	const struct sk_buff *dropped;
+
+	for (dropped = *to_free; dropped; dropped = dropped->next)
+		if (dropped == skb)
+			return true;
+	return false;
+}
+
 /* A segment is a frame of the GSO message; its last one is the tail. */
 static int aoq_enqueue_seg(struct sk_buff *seg, struct Qdisc *sch, void *ctx,
 			   u32 parts, u8 flags, struct sk_buff **to_free)
@@ -300,10 +320,11 @@ static int aoq_enqueue_seg(struct sk_buff *seg, struct Qdisc *sch, void *ctx,
 		 * A message without its tail: it ends with its last frame
 		 * queued.  (NET_XMIT_CN: the child may have queued the tail
 		 * and dropped another frame; ending there is harmless then,
-		 * and it is not counted lost.)
+		 * and the tail is lost only if it is the frame dropped.)
 		 */
 		aoq_lane_cut(&q->core, ((struct aoq_class *)ctx)->lane);
-		if ((ret & NET_XMIT_MASK) != NET_XMIT_CN)
+		if ((ret & NET_XMIT_MASK) != NET_XMIT_CN ||
+		    aoq_dropped_itself(seg, to_free))
 			q->xs.tails_lost++;
 	}
 	return ret;
