@@ -88,7 +88,7 @@ struct fbs_sched {
 	u8			sent_vc;
 	u32			sent_len;	/* its bytes on the wire */
 	u64			sent_ns;	/* when it went */
-	u64			sent_gated_ns;	/* of its lateness, the wait for credits */
+	u64			sent_gated_ns;	/* of its lateness, credits (feedback) */
 	struct fbs_credit_wait	credit_wait;	/* for the last feedback frame's */
 	u64			refused_ns;	/* the link first refused this slot's frame */
 	u64			rate;		/* the link's, bytes/s; 0: a slot is
@@ -612,7 +612,9 @@ static struct sk_buff *fbs_dequeue(struct Qdisc *sch)
 			q->sent_vc = vc;
 			q->sent_len = skb->len;
 			q->sent_ns = now;
-			q->sent_gated_ns = fbs_gated_ns(q, now);
+			/* only a feedback frame's wait is read (fbs_catch_up()) */
+			if (q->sent_feedback)
+				q->sent_gated_ns = fbs_gated_ns(q, now);
 			q->refused_ns = 0;
 			if (cl == &q->classes[q->ndests])
 				q->unreserved_frames++;

@@ -326,7 +326,7 @@ ns_run S ip link set h5 up
 ns_run S ip link set s5 up
 ns_run S ip link set s1 type vcsw_slave vc0_in_buffer 8192 || fatal "S's VC0 buffer 8192"
 h1_fbs 1ms 0
-us0=$(qstat H1 eth0 unreserved_frames)
+us0=$(qstat H1 eth0 unreserved_frames) st0=$(qstat H1 eth0 stalls)
 send_vc 1 $H5_MAC 3 "$PAYLOAD" || fatal "fabric-send to h5"
 wait_for 10 eval '[ "$(qstat H1 eth0 unreserved_frames)" = $((us0 + 2)) ]' ||
 	fatal "$(($(qstat H1 eth0 unreserved_frames) - us0)) of 2 best-effort frames went to S"
@@ -337,6 +337,13 @@ check_err $? "held best effort: H4 received $(($(rx_frames) - rx0 - 1)) of 10 fr
 # the premise: S still holds both best-effort frames, the third waits
 check_eq "held best effort: best-effort frames sent, queued" "2 1" \
 	"$(($(qstat H1 eth0 unreserved_frames) - us0)) $(qstat H1 eth0 qlen)"
+# and no slot's end waited: S's output to H4 sends a small frame in a
+# third of a period, so the reserved slots never wait for their room,
+# and a best-effort slot that waited for its frame's, even for a
+# bounded time, would count here
+dst=$(($(qstat H1 eth0 stalls) - st0))
+log_info "held best effort: $dst slots stalled"
+check_eq "held best effort: slots stalled" 0 "$dst"
 log_test "credits on: best effort held in the switch stops no reserved slot"
 ns_exec H1 tc qdisc del dev eth0 root
 
