@@ -340,10 +340,11 @@ check_eq "held best effort: best-effort frames sent, queued" "2 1" \
 # and no slot's end waited: S's output to H4 sends a small frame in a
 # third of a period, so the reserved slots never wait for their room,
 # and a best-effort slot that waited for its frame's, even for a
-# bounded time, would count here
+# bounded time, would count here (a kernel too slow to keep up has its
+# reserved frames' credits come late: 5 stalls on the debug kernel)
 dst=$(($(qstat H1 eth0 stalls) - st0))
 log_info "held best effort: $dst slots stalled"
-check_eq "held best effort: slots stalled" 0 "$dst"
+xfail_on_slow check_eq "held best effort: slots stalled" 0 "$dst"
 log_test "credits on: best effort held in the switch stops no reserved slot"
 ns_exec H1 tc qdisc del dev eth0 root
 
