@@ -149,12 +149,32 @@ static void print_tc(FILE *f, const char *dev, const char *end)
 	fputs(end, f);
 }
 
+/*
+ * A name the kernel takes for a device (dev_valid_name(): at most 15
+ * characters, not "." or "..", no '/', ':' or blank) and that goes into
+ * the JSON string and the printed command line as it is: no quote,
+ * backslash or control character either.
+ */
+static int valid_dev_name(const char *name)
+{
+	const char *p;
+
+	if (!*name || strlen(name) > 15 || !strcmp(name, ".") || !strcmp(name, ".."))
+		return 0;
+	for (p = name; *p; p++)
+		if (*p == '/' || *p == ':' || *p == '"' || *p == '\\' ||
+		    isspace((unsigned char)*p) || iscntrl((unsigned char)*p))
+			return 0;
+	return 1;
+}
+
 static void print_json(const char *dev)
 {
 	fq_u32 i;
 
-	printf("{\"entries\":%u,\"gmtu\":%u,\"w\":%u,\"k\":%u,\"credit\":%u,",
-	       cfg.n, cfg.gmtu_bytes, cfg.w, cfg.k, cfg.credit);
+	/* entries: as asked; table_entries: as built (unused slots dropped) */
+	printf("{\"entries\":%u,\"table_entries\":%u,\"gmtu\":%u,\"w\":%u,\"k\":%u,\"credit\":%u,",
+	       cfg.n, cfg.len, cfg.gmtu_bytes, cfg.w, cfg.k, cfg.credit);
 	printf("\"pool\":%llu,\"max_weight\":%llu,\"total_weight_before\":%llu,\"total_weight\":%llu,\n",
 	       (unsigned long long)cfg.pool, (unsigned long long)cfg.max_weight,
 	       (unsigned long long)cfg.total_before, (unsigned long long)cfg.total_after);
@@ -294,6 +314,12 @@ int main(int argc, char **argv)
 			json = 1;
 			break;
 		case 'd':
+			if (!valid_dev_name(optarg)) {
+				fprintf(stderr, PROG ": --dev %s: not a device name we print "
+					"(1..15 characters, none of / : \" \\ or blanks)\n",
+					optarg);
+				return 2;
+			}
 			dev = optarg;
 			break;
 		case 'h':
