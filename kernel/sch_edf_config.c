@@ -270,7 +270,7 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 	struct sk_buff *skb;
 	u8 vcs = q->vcs;
 	struct recn_host_cfg recn_cfg;
-	bool recn, credits, old_recn;
+	bool recn, credits, old_recn, repace;
 	u64 link_rate;
 	int err;
 
@@ -365,7 +365,8 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 	old_link = q->link;
 	q->link = link;
 	q->vcs = vcs;
-	if (rate != q->rate)
+	repace = rate != q->rate;
+	if (repace)
 		q->next_tx = 0;		/* no wait left over from the old rate */
 	q->rate = rate;
 	q->link_rate = link_rate;
@@ -408,8 +409,12 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 		fabric_link_recn_put(old_link);
 	if (old_link && old_link != link)
 		fabric_link_put(old_link);
-	/* heads that waited for credits go now, if credits went off */
-	if (!link && old_link)
+	/*
+	 * Heads that waited for credits go now, if credits went off, and
+	 * those the pacer held for the old rate: its watchdog is still set
+	 * for then, and a backlog that gets no new packet would wait for it.
+	 */
+	if ((!link && old_link) || repace)
 		__netif_schedule(qdisc_root(sch));
 	return 0;
 }
