@@ -294,8 +294,14 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 	if (tb[TCA_EDF_LIMIT])
 		limit = nla_get_u32(tb[TCA_EDF_LIMIT]);
+	/*
+	 * A limit given alone takes the flows' down with it: "limit 50" must
+	 * not be refused for the flow_limit of 100 the user never gave.
+	 */
 	if (tb[TCA_EDF_FLOW_LIMIT])
 		flow_limit = nla_get_u32(tb[TCA_EDF_FLOW_LIMIT]);
+	else
+		flow_limit = min(flow_limit, limit);
 	if (flow_limit > limit) {
 		NL_SET_ERR_MSG_MOD(extack, "flow_limit cannot exceed limit");
 		return -EINVAL;

@@ -90,6 +90,15 @@ reject "limit 1000001" "" $Q limit 1000001
 reject "flow_limit above limit" "flow_limit cannot exceed limit" $Q limit 10 flow_limit 11
 accept "flow_limit = limit" $Q limit 10 flow_limit 10
 reject "flow_limit 0" "" $Q flow_limit 0
+# a limit under the default flow_limit, given alone, takes it down too
+# (it was refused for a flow_limit the user never gave)
+tcq qdisc del dev dummy0 root
+accept "add with limit 50 alone" qdisc add dev dummy0 root handle 1: edf limit 50
+check_eq "flow_limit after limit 50 alone" 50 "$(opt_field flow_limit)"
+accept "limit 20 alone" $Q limit 20
+check_eq "flow_limit after limit 20 alone" 20 "$(opt_field flow_limit)"
+accept "limit raised alone" $Q limit 30
+check_eq "flow_limit after the limit is raised alone" 20 "$(opt_field flow_limit)"
 accept "limit back" $Q limit 10000 flow_limit 100
 log_test "limit 1..1000000, flow_limit 1..limit"
 
