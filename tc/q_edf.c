@@ -251,6 +251,20 @@ static int edf_put_qopt(struct nlmsghdr *n, const struct edf_qopt *o)
 	return addattr_nest_end(n, nest) < 0 ? -1 : 0;
 }
 
+/* A count of packets: "100", or "100p" as tc qdisc show prints it. */
+static int edf_get_packets(__u32 *v, const char *arg)
+{
+	char buf[16];
+	size_t len = strlen(arg);
+
+	if (len > 1 && len < sizeof(buf) && arg[len - 1] == 'p') {
+		memcpy(buf, arg, len - 1);
+		buf[len - 1] = '\0';
+		arg = buf;
+	}
+	return get_u32(v, arg, 10);
+}
+
 static int edf_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			  struct nlmsghdr *n, const char *dev)
 {
@@ -276,13 +290,13 @@ static int edf_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			if (tc_opt_once("edf", &o.given, TCA_EDF_LIMIT, key) ||
 			    tc_opt_next_arg(&argc, &argv))
 				return -1;
-			if (get_u32(&o.limit, *argv, 10))
+			if (edf_get_packets(&o.limit, *argv))
 				return tc_opt_illegal(key);
 		} else if (strcmp(key, "flow_limit") == 0) {
 			if (tc_opt_once("edf", &o.given, TCA_EDF_FLOW_LIMIT, key) ||
 			    tc_opt_next_arg(&argc, &argv))
 				return -1;
-			if (get_u32(&o.flow_limit, *argv, 10))
+			if (edf_get_packets(&o.flow_limit, *argv))
 				return tc_opt_illegal(key);
 		} else if (strcmp(key, "flows") == 0) {
 			if (tc_opt_once("edf", &o.given, TCA_EDF_MAX_FLOWS, key) ||
@@ -717,13 +731,27 @@ static int edf_print_copt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	 */
 	open_json_object("options");
 
-	if (edf_attr_u8(tb[TCA_EDF_CLASS_MODE], &v8))
-		edf_print_enum("mode", "mode %s ", "mode %u ", edf_mode_names,
-			       TC_EDF_MODE_MAX + 1, v8);
+	/*
+	 * The text says the mode as "tc class add" takes it, so that it can
+	 * be given back: "rate R" and "frame T" (their values below),
+	 * "control", "txtime".  JSON has "mode" and the values apart.
+	 */
+	if (edf_attr_u8(tb[TCA_EDF_CLASS_MODE], &v8)) {
+		if (v8 > TC_EDF_MODE_MAX || !edf_mode_names[v8]) {
+			print_color_uint(PRINT_ANY, COLOR_NONE, "mode",
+					 "mode %u ", v8);
+		} else {
+			print_color_string(PRINT_JSON, COLOR_NONE, "mode", NULL,
+					   edf_mode_names[v8]);
+			if (v8 == TC_EDF_MODE_CONTROL || v8 == TC_EDF_MODE_TXTIME)
+				print_color_string(PRINT_FP, COLOR_NONE, NULL,
+						   "%s ", edf_mode_names[v8]);
+		}
+	}
 	if (edf_attr_u64(tb[TCA_EDF_CLASS_RATE], &v64))
 		tc_print_rate(PRINT_ANY, "rate", "rate %s ", v64);
 	if (edf_attr_u64(tb[TCA_EDF_CLASS_LATENCY], &v64))
-		edf_print_time("latency", "latency %s ", v64);
+		edf_print_time("latency", "frame %s ", v64);
 	if (edf_attr_u8(tb[TCA_EDF_CLASS_VC], &v8))
 		edf_print_enum("vc", "%s ", "vc %u ", edf_vc_names,
 			       sizeof(edf_vc_names) / sizeof(edf_vc_names[0]), v8);

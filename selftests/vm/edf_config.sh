@@ -146,19 +146,35 @@ log_test "rejected change leaves the old configuration"
 # --- classes ---------------------------------------------------------------------
 C="class add dev dummy0 parent 1: classid"
 accept "control class" $C 1:1 edf control
-class_has 1:1 "mode control"
+class_has 1:1 "control"
 class_has 1:1 "regulated"
 class_has 1:1 "perflow on"
 accept "frame class" $C 1:2 edf frame 10ms smooth
-class_has 1:2 "mode frame"
-class_has 1:2 "latency 10ms"
+class_has 1:2 "frame 10ms"
 class_has 1:2 "smooth"
 accept "best-effort class" $C 1:3 edf rate 200mbit besteffort
 class_has 1:3 "rate 200Mbit"
 class_has 1:3 "besteffort"
 class_has 1:3 "perflow off"
 accept "txtime class" $C 1:4 edf txtime
+class_has 1:4 "txtime"
 log_test "class modes shown by tc class show"
+
+# what tc shows can be given back: each class's options, and the
+# qdisc's ("limit 10000p"), as tc prints them, are taken by a change
+# and come out the same
+for c in 1:1 1:2 1:3 1:4; do
+	shown=$(class_line $c | sed 's/^class edf [0-9a-f:]* root //')
+	accept "class $c given back its options '$shown'" \
+		class change dev dummy0 classid $c edf $shown
+	check_eq "class $c after its options given back" "$shown" \
+		"$(class_line $c | sed 's/^class edf [0-9a-f:]* root //')"
+done
+qdisc_line() { tcq qdisc show dev dummy0 | head -n1 | sed 's/^qdisc edf 1: root refcnt [0-9]* //'; }
+shown=$(qdisc_line)
+accept "qdisc given back its options '$shown'" $Q $shown
+check_eq "qdisc after its options given back" "$shown" "$(qdisc_line)"
+log_test "tc shows options that tc takes back"
 
 accept "class rate 1kbit" $C 1:10 edf rate 1kbit
 accept "class rate 400gbit" $C 1:11 edf rate 400gbit
@@ -184,12 +200,11 @@ log_test "class errors and changes"
 # no rate (nothing would read it), and back again no latency
 accept "rate class 1:5" $C 1:5 edf rate 20mbit
 accept "1:5 to frame" class change dev dummy0 classid 1:5 edf frame 5ms
-class_has 1:5 "mode frame"
-class_has 1:5 "latency 5ms"
+class_has 1:5 "frame 5ms"
 class_line 1:5 | grep_quiet " rate "
 check_fail $? "frame class 1:5 still shows a rate: '$(class_line 1:5)'"
 accept "1:5 to control" class change dev dummy0 classid 1:5 edf control
-class_line 1:5 | grep_quiet " latency "
+class_line 1:5 | grep_quiet " frame "
 check_fail $? "control class 1:5 still shows a latency: '$(class_line 1:5)'"
 accept "1:5 to rate" class change dev dummy0 classid 1:5 edf rate 30mbit
 class_has 1:5 "rate 30Mbit"
