@@ -62,8 +62,6 @@
 #include "qdisc_gso.h"
 
 #define AOQ_DEFAULT_STALL_NS	(100 * NSEC_PER_MSEC)
-#define AOQ_MIN_STALL_NS	NSEC_PER_MSEC
-#define AOQ_MAX_STALL_NS	(60 * NSEC_PER_SEC)
 /* frames; 256 holds any GSO message of 64 KB down to an MSS of 256 */
 #define AOQ_DEFAULT_MESSAGE_LIMIT	AOQ_MSG_LIMIT_DEFAULT
 
@@ -459,7 +457,7 @@ static struct sk_buff *aoq_qdisc_dequeue(struct Qdisc *sch)
 /* ---- configuration -------------------------------------------------- */
 
 static struct netlink_range_validation aoq_stall_range = {
-	.min = AOQ_MIN_STALL_NS, .max = AOQ_MAX_STALL_NS,
+	.min = TC_AOQ_MIN_STALL_NS, .max = TC_AOQ_MAX_STALL_NS,
 };
 
 /* NLA_POLICY_RANGE() holds s16 bounds: 65535 needs the full form */

@@ -122,13 +122,16 @@ static int aoq_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			if (tc_opt_once("aoq", &given, TCA_AOQ_STALL, key) ||
 			    tc_opt_next_arg(&argc, &argv))
 				return -1;
-			if (tc_opt_time(&stall, *argv))
+			if (tc_opt_time(&stall, *argv) ||
+			    stall < TC_AOQ_MIN_STALL_NS ||
+			    stall > TC_AOQ_MAX_STALL_NS)
 				return tc_opt_illegal(key);
 		} else if (strcmp(key, "default") == 0) {
 			if (tc_opt_once("aoq", &given, TCA_AOQ_DEFAULT, key) ||
 			    tc_opt_next_arg(&argc, &argv))
 				return -1;
-			if (aoq_get_minor(&def, *argv, n))
+			if (aoq_get_minor(&def, *argv, n) ||
+			    def > TC_AOQ_MAX_LANES)
 				return tc_opt_illegal(key);
 		} else if (strcmp(key, "segment") == 0) {
 			if (tc_opt_once("aoq", &given, TCA_AOQ_SEGMENT, key) ||
@@ -197,7 +200,8 @@ static int aoq_parse_copt(struct qdisc_util *qu, int argc, char **argv,
 			if (tc_opt_once("aoq", &given, TCA_AOQ_CLASS_WEIGHT, key) ||
 			    tc_opt_next_arg(&argc, &argv))
 				return -1;
-			if (get_u32(&weight, *argv, 10))
+			if (get_u32(&weight, *argv, 10) || !weight ||
+			    weight > TC_AOQ_MAX_WEIGHT)
 				return tc_opt_illegal(key);
 		} else if (strcmp(key, "help") == 0) {
 			aoq_explain();

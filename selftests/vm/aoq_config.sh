@@ -75,9 +75,9 @@ accept "stall 1ms" $Q stall 1ms
 check_eq "stall 1ms" 1000000 "$(opt_field stall)"
 accept "stall 60s" $Q stall 60s
 check_eq "stall 60s" 60000000000 "$(opt_field stall)"
-reject "stall 999us" "" $Q stall 999us
-reject "stall 60.001s" "" $Q stall 60001ms
-reject "stall 0" "" $Q stall 0
+reject "stall 999us" "Illegal" $Q stall 999us
+reject "stall 60.001s" "Illegal" $Q stall 60001ms
+reject "stall 0" "Illegal" $Q stall 0
 accept "stall back" $Q stall 100ms
 log_test "stall 1ms..60s"
 
@@ -85,7 +85,7 @@ accept "default 40 (64)" $Q default 40
 check_eq "default 64" 64 "$(opt_field default)"
 accept "default 1:3" $Q default 1:3
 check_eq "default 3" 3 "$(opt_field default)"
-reject "default 41 (65)" "" $Q default 41
+reject "default 41 (65)" "Illegal" $Q default 41
 reject "default of another qdisc" "not a class" $Q default 2:3
 accept "default 0" $Q default 0
 log_test "default 0..64"
@@ -126,8 +126,8 @@ class_has 1:1 "weight 1"
 accept "lane 64" $C 1:40 aoq weight 256
 class_has 1:40 "weight 256"
 reject "lane 65" "minor must be 1..64" $C 1:41 aoq
-reject "weight 0" "" $C 1:2 aoq weight 0
-reject "weight 257" "" $C 1:2 aoq weight 257
+reject "weight 0" "Illegal" $C 1:2 aoq weight 0
+reject "weight 257" "Illegal" $C 1:2 aoq weight 257
 reject "duplicate lane" "" $C 1:1 aoq
 reject "lane under a lane" "" class add dev dummy0 parent 1:1 classid 1:3 aoq
 reject "estimator" "estimators are not supported" $C 1:4 estimator 1s 8s aoq

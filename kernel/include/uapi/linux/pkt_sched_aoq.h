@@ -15,6 +15,8 @@
 #define TC_AOQ_MAX_LANES	64
 #define TC_AOQ_MAX_WEIGHT	256
 #define TC_AOQ_MAX_MESSAGE	65535	/* frames: the largest message_limit */
+#define TC_AOQ_MIN_STALL_NS	1000000ULL		/* stall: 1 ms .. */
+#define TC_AOQ_MAX_STALL_NS	60000000000ULL		/* .. 60 s */
 
 /* Disciplines. */
 enum {
