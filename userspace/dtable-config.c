@@ -150,10 +150,11 @@ static void print_tc(FILE *f, const char *dev, const char *end)
 }
 
 /*
- * A name the kernel takes for a device (dev_valid_name(): at most 15
- * characters, not "." or "..", no '/', ':' or blank) and that goes into
- * the JSON string and the printed command line as it is: no quote,
- * backslash or control character either.
+ * A device name that goes into the JSON string and the printed command
+ * line as it is, which a shell runs as it is: letters, digits and
+ * ". _ - @ +" (no quote, backslash, blank, shell character, control
+ * character or byte above ASCII), 1..15 of them as the kernel takes
+ * (dev_valid_name()), not "." or "..".
  */
 static int valid_dev_name(const char *name)
 {
@@ -161,10 +162,12 @@ static int valid_dev_name(const char *name)
 
 	if (!*name || strlen(name) > 15 || !strcmp(name, ".") || !strcmp(name, ".."))
 		return 0;
-	for (p = name; *p; p++)
-		if (*p == '/' || *p == ':' || *p == '"' || *p == '\\' ||
-		    isspace((unsigned char)*p) || iscntrl((unsigned char)*p))
+	for (p = name; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c >= 0x80 || (!isalnum(c) && !strchr("._-@+", c)))
 			return 0;
+	}
 	return 1;
 }
 
@@ -316,8 +319,7 @@ int main(int argc, char **argv)
 		case 'd':
 			if (!valid_dev_name(optarg)) {
 				fprintf(stderr, PROG ": --dev %s: not a device name we print "
-					"(1..15 characters, none of / : \" \\ or blanks)\n",
-					optarg);
+					"(1..15 letters, digits or . _ - @ +)\n", optarg);
 				return 2;
 			}
 			dev = optarg;

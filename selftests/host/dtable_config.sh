@@ -7,8 +7,9 @@
 # the unused slots are dropped (it gave the asked number alone, 128 for
 # a table of 96), and names the device given; a --dev that the JSON
 # string or the command line could not carry as it is (a quote, a
-# backslash, a blank) or that the kernel would refuse is refused with a
-# message, exit 2, and nothing printed on stdout.  The algorithm is
+# backslash, a blank, a shell character, a byte above ASCII) or that
+# the kernel would refuse is refused with a message, exit 2, and nothing
+# printed on stdout.  The algorithm is
 # unit-tested (unit/test_dtable_config) and run in vm/dtable_shares.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DC=$ROOT/build/bin/dtable-config
@@ -41,7 +42,8 @@ for b in bad:
 sys.exit(1 if bad else 0)
 EOF
 
-for dev in 'a"b' 'a\b' 'a b' 'a/b' 'a:b' '' 'longer-than-15ch' '.' '..' $'a\tb'; do
+for dev in 'a"b' 'a\b' 'a b' 'a/b' 'a:b' '' 'longer-than-15ch' '.' '..' $'a\tb' \
+	'x;id' 'a$b' 'a`b' "a'b" 'a&b' 'a|b' 'a*b' 'a(b' $'a\xffb'; do
 	"$DC" "${REQ[@]}" --json --dev "$dev" > "$work/out" 2> "$work/err"
 	rc=$?
 	[ $rc = 2 ] || fail "--dev '$dev': exit $rc, want 2"
