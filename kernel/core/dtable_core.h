@@ -687,6 +687,23 @@ static fq_always_inline void dt_held_note(struct dt_held *h, fq_u32 cls)
 	h->bits[cls / 32] |= 1U << (cls % 32);
 }
 
+/* dt_ask(), or DT_HELD for a class in @held (NULL: none is yet). */
+static fq_always_inline int dt_ask_unless_held(struct dt_sched *s, const struct dt_held *held,
+					       dt_head_fn head, void *ctx, fq_u32 cls)
+{
+	if (held && dt_held_known(held, cls))
+		return DT_HELD;
+	return dt_ask(s, head, ctx, cls);
+}
+
+/* The set of a pick that has just found its first held class, @cls. */
+static fq_always_inline struct dt_held *dt_held_start(struct dt_held *h, fq_u32 cls)
+{
+	memset(h, 0, sizeof(*h));
+	dt_held_note(h, cls);
+	return h;
+}
+
 static int dt_walk_dtable_held(struct dt_sched *s, dt_head_fn head, void *ctx,
 			       fq_u64 visits, int held_from, fq_u32 cls);
 
@@ -722,13 +739,9 @@ static fq_always_inline int dt_walk_dtable_on(struct dt_sched *s, dt_head_fn hea
 			break;
 		e = &s->table[p];
 		c = &s->cls[e->cls];
-		if (held && dt_held_known(held, e->cls)) {
-			len = DT_HELD;
-		} else {
-			len = dt_ask(s, head, ctx, e->cls);
-			if (len == DT_IDLE)
-				continue;	/* see dt_walk_finds_empty() */
-		}
+		len = dt_ask_unless_held(s, held, head, ctx, e->cls);
+		if (len == DT_IDLE)
+			continue;	/* see dt_walk_finds_empty() */
 		if ((fq_u32)p <= s->pos)
 			s->walks++;
 		s->pos = p;
@@ -766,9 +779,8 @@ static fq_noinline_rare int dt_walk_dtable_held(struct dt_sched *s, dt_head_fn h
 {
 	struct dt_held held;
 
-	memset(&held, 0, sizeof(held));
-	dt_held_note(&held, cls);
-	return dt_walk_dtable_on(s, head, ctx, visits, held_from, &held);
+	return dt_walk_dtable_on(s, head, ctx, visits, held_from,
+				 dt_held_start(&held, cls));
 }
 
 static fq_always_inline int dt_walk_dtable(struct dt_sched *s, dt_head_fn head, void *ctx)
@@ -1115,13 +1127,9 @@ static fq_always_inline int dt_pick_rr_on(struct dt_sched *s, dt_head_fn head, v
 			break;
 		e = &s->table[p];
 		c = &s->cls[e->cls];
-		if (held && dt_held_known(held, e->cls)) {
-			len = DT_HELD;
-		} else {
-			len = dt_ask(s, head, ctx, e->cls);
-			if (len == DT_IDLE)
-				continue;	/* see dt_walk_finds_empty() */
-		}
+		len = dt_ask_unless_held(s, held, head, ctx, e->cls);
+		if (len == DT_IDLE)
+			continue;	/* see dt_walk_finds_empty() */
 		if ((fq_u32)p <= s->pos)
 			s->walks++;
 		s->pos = p;
@@ -1146,9 +1154,7 @@ static fq_noinline_rare int dt_pick_rr_held(struct dt_sched *s, dt_head_fn head,
 {
 	struct dt_held held;
 
-	memset(&held, 0, sizeof(held));
-	dt_held_note(&held, cls);
-	return dt_pick_rr_on(s, head, ctx, i, first, &held);
+	return dt_pick_rr_on(s, head, ctx, i, first, dt_held_start(&held, cls));
 }
 
 static fq_always_inline int dt_pick_rr(struct dt_sched *s, dt_head_fn head, void *ctx)
