@@ -413,7 +413,9 @@ gso_shares() {
 	tcp=$BG_PID
 	ns_bg A udp-lat send --dst $DST --port 9704 --size 1472 --duration 30 --prio 1:2 > /dev/null
 	udp=$BG_PID
-	wait_for 20 both_backlogged || check_err 1 "gso: the two classes never both held packets"
+	# the senders' pace (the debug kernel: never both)
+	wait_for 20 both_backlogged ||
+		xfail_on_slow check_err 1 "gso: the two classes never both held packets"
 	b1=$(class_bytes 1:1) b2=$(class_bytes 1:2)
 	sleep 1
 	a1=$(class_bytes 1:1) a2=$(class_bytes 1:2)

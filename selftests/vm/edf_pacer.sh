@@ -76,8 +76,12 @@ wait "$SEND_PID" 2>/dev/null
 # window is 7
 permille=$(( (b1 - b0) * 8 * 1000000000 / (t1 - t0) * 1000 / RATE_BPS ))
 log_info "$((b1 - b0)) bytes in $(( (t1 - t0) / 1000000 )) ms: $permille per mille of the rate"
-((permille >= 950 && permille <= 1015))
-check_err $? "GSO packets at rate: $permille per mille of the rate, want 950 .. 1015"
+# over the rate is the pacer's doing at any speed; under it, a sender
+# too slow to keep the queue full (the debug kernel: 679)
+((permille <= 1015))
+check_err $? "GSO packets at rate: $permille per mille of the rate, want at most 1015"
+((permille >= 950))
+xfail_on_slow check_err $? "GSO packets at rate: $permille per mille of the rate, want at least 950"
 log_test "pacer: a whole GSO packet's headers count once per segment"
 
 wait_for 20 eval '[ "$(qd_stat qlen)" = 0 ]' || fatal "the queue did not drain"
