@@ -11,6 +11,7 @@
 #include <linux/types.h>
 #include <linux/stddef.h>
 #include <linux/math64.h>
+#include <linux/bitops.h>
 #else
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,6 +34,9 @@
  * away from it).
  */
 #define fq_noinline_rare __attribute__((__noinline__, __cold__, __unused__))
+
+/* For a loop of a per-packet path that is not rare, kept out of its registers. */
+#define fq_noinline __attribute__((__noinline__, __unused__))
 
 #ifdef __KERNEL__
 typedef u8 fq_u8;
@@ -59,6 +63,13 @@ typedef int64_t fq_s64;
 
 /* @a modulo @b, 64 bits (the kernel's div64 has no % of its own here) */
 #define fq_mod64(a, b)	((fq_u64)(a) - fq_div64((a), (b)) * (fq_u64)(b))
+
+/* The set bits of @x (a popcnt where the CPU has one). */
+#ifdef __KERNEL__
+#define fq_popcount64(x)	((fq_u32)hweight64(x))
+#else
+#define fq_popcount64(x)	((fq_u32)__builtin_popcountll(x))
+#endif
 
 /* @a x @b / @c with a 128-bit product, rounded down (no overflow inside). */
 #ifdef __KERNEL__

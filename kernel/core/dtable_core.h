@@ -72,11 +72,30 @@ enum dt_mode {
 #error "table positions are kept in 16 bits"
 #endif
 
+/*
+ * A class's entries are found by 64-entry word, the walk bits' unit
+ * (dt_set_table() sets the links): the class's first entry in each word
+ * it has entries in holds their bits and the next such entry of the
+ * class, so that marking a class or counting its idle passes takes a
+ * step per word, at most 64, however many entries it has.
+ */
 struct dt_entry {
 	fq_u16 cls;
-	fq_u16 next;		/* next entry of the same class (dt_set_table) */
+	fq_u16 next_word;	/* on a class's first entry of a word: its first
+				 * entry of the next word it has, DT_NO_ENTRY:
+				 * none; elsewhere unused */
 	fq_u32 weight;		/* dtable: credits; sbt: packets; rr: unused */
+	fq_u64 word_bits;	/* on that entry: the class's entries of the
+				 * word, as walk bits; elsewhere 0 */
 };
+
+/*
+ * The unit tests count the steps of those lists (to show they stay
+ * bounded); nothing else does.
+ */
+#ifndef DT_LIST_STEP
+#define DT_LIST_STEP()	do { } while (0)
+#endif
 
 /*
  * 64 bytes, so that the picks find a class with a shift: sbt's weight is
@@ -155,40 +174,76 @@ static fq_always_inline void dt_mark_entry(struct dt_sched *s, fq_u32 e, bool on
 }
 
 /*
+ * Set or clear the walk bits of a class of several entries, a word at a
+ * time.  Out of line, as dt_idle_passes_words(): the loops' registers
+ * would otherwise be saved at every enqueue that wakes a class.
+ */
+static fq_noinline void dt_mark_words(struct dt_sched *s, const struct dt_class *c, bool on)
+{
+	fq_u32 e;
+
+	for (e = c->first; e != DT_NO_ENTRY; e = s->table[e].next_word) {
+		DT_LIST_STEP();
+		if (on)
+			s->emask[e / 64] |= s->table[e].word_bits;
+		else
+			s->emask[e / 64] &= ~s->table[e].word_bits;
+	}
+}
+
+/*
  * Set or clear the walk bits of class @c's entries.  A class of one
  * entry (every class of sbt's, which marks and clears at every wake-up
  * and drain) needs no walk of its list.
  */
-static inline void dt_mark(struct dt_sched *s, const struct dt_class *c, bool on)
+static fq_always_inline void dt_mark(struct dt_sched *s, const struct dt_class *c, bool on)
 {
+	if (c->nent == 1)
+		dt_mark_entry(s, c->first, on);
+	else
+		dt_mark_words(s, c, on);
+}
+
+/* The bits of word @word for the entries at or before position @pos. */
+static fq_always_inline fq_u64 dt_bits_upto(fq_u32 pos, fq_u32 word)
+{
+	if (pos / 64 != word)
+		return pos / 64 > word ? ~0ULL : 0;
+	return (2ULL << (pos % 64)) - 1;	/* pos % 64 == 63: all */
+}
+
+/* dt_idle_passes()'s sum of the brackets, for a class of several entries */
+static fq_noinline fq_u64 dt_idle_passes_words(const struct dt_sched *s,
+					       const struct dt_class *c)
+{
+	fq_u64 passes = 0;
 	fq_u32 e;
 
-	if (c->nent == 1) {
-		dt_mark_entry(s, c->first, on);
-		return;
+	for (e = c->first; e != DT_NO_ENTRY; e = s->table[e].next_word) {
+		fq_u64 bits = s->table[e].word_bits;
+
+		DT_LIST_STEP();
+		/* mod 2^64, as the sum is: the total is not negative */
+		passes += fq_popcount64(bits & dt_bits_upto(s->pos, e / 64));
+		passes -= fq_popcount64(bits & dt_bits_upto(c->idle_pos, e / 64));
 	}
-	for (e = c->first; e != DT_NO_ENTRY; e = s->table[e].next)
-		dt_mark_entry(s, e, on);
+	return passes;
 }
 
 /*
  * Passes of the walk over idle class @c's entries since it went idle.
  * With W = walks x n + pos the walk's position, entry i is passed once
  * per k in (W1, W2] with k = i mod n, which is (walks2 - walks1) +
- * [i <= pos2] - [i <= pos1]: no division, one look per entry.
+ * [i <= pos2] - [i <= pos1]: no division, and the brackets summed over a
+ * word's entries are the set bits up to each position.
  */
 static inline fq_u64 dt_idle_passes(const struct dt_sched *s, const struct dt_class *c)
 {
 	fq_u64 passes = s->walks - c->idle_walks;
-	fq_u32 e;
 
 	if (c->nent == 1)	/* as dt_mark() */
 		return passes + (c->first <= s->pos) - (c->first <= c->idle_pos);
-	passes *= c->nent;
-
-	for (e = c->first; e != DT_NO_ENTRY; e = s->table[e].next)
-		passes += (e <= s->pos) - (e <= c->idle_pos);
-	return passes;
+	return passes * c->nent + dt_idle_passes_words(s, c);
 }
 
 static inline bool dt_counts_lazily(const struct dt_sched *s)
@@ -334,13 +389,25 @@ static inline void dt_set_table(struct dt_sched *s, struct dt_entry *table,
 		s->cls[i].nent = 0;
 	}
 	s->sbt_total = 0;
-	/* links built backwards so each list is in table order */
+	/*
+	 * links built backwards so each list is in table order: an entry in
+	 * the word of its class's first so far takes over that word's bits
+	 */
 	for (i = n; i-- > 0; ) {
 		struct dt_class *c = &s->cls[table[i].cls];
 		fq_u64 w = (fq_u64)table[i].weight * s->credit;
 		fq_u32 r;
 
-		table[i].next = c->first;
+		table[i].word_bits = 1ULL << (i % 64);
+		table[i].next_word = c->first;
+		if (c->first != DT_NO_ENTRY && c->first / 64 == i / 64) {
+			struct dt_entry *prev = &table[c->first];
+
+			table[i].word_bits |= prev->word_bits;
+			table[i].next_word = prev->next_word;
+			prev->word_bits = 0;
+			prev->next_word = DT_NO_ENTRY;
+		}
 		c->first = (fq_u16)i;
 		c->nent++;
 		s->sbt_total += table[i].weight;
@@ -374,6 +441,24 @@ static inline void dt_init(struct dt_sched *s, struct dt_class *cls, fq_u32 ncls
 	dt_set_table(s, table, n, mode, credit);
 }
 
+/* Idle class @c has packets now. */
+static fq_always_inline void dt_wake(struct dt_sched *s, struct dt_class *c)
+{
+	dt_fold_idle(s, c);
+	c->active = true;
+	dt_mark(s, c, true);
+}
+
+/*
+ * The same for a class of several entries, out of line, so that the
+ * enqueue's common case (a class active already) saves no register
+ * for its lists' loops.
+ */
+static fq_noinline void dt_wake_words(struct dt_sched *s, struct dt_class *c)
+{
+	dt_wake(s, c);
+}
+
 /* Class @cls has packets now (idempotent: call after every enqueue). */
 static fq_always_inline void dt_class_active(struct dt_sched *s, fq_u32 cls)
 {
@@ -383,9 +468,10 @@ static fq_always_inline void dt_class_active(struct dt_sched *s, fq_u32 cls)
 		c->drained = false;
 		return;
 	}
-	dt_fold_idle(s, c);
-	c->active = true;
-	dt_mark(s, c, true);
+	if (c->nent == 1)
+		dt_wake(s, c);
+	else
+		dt_wake_words(s, c);
 }
 
 /*

@@ -7,6 +7,10 @@
  */
 #include "unit.h"
 
+/* the steps of the classes' entry lists, counted (dt_mark(), dt_idle_passes()) */
+static unsigned long list_steps;
+#define DT_LIST_STEP()	(list_steps++)
+
 #include "core/dtable_core.h"
 #include "core/dtable_config.h"
 
@@ -1753,6 +1757,150 @@ UNIT_TEST(dtable_held_class_of_many_entries)
 UNIT_TEST(rr_held_class_of_many_entries)
 {
 	held_class_of_many_entries(unit_failed, DT_MODE_RR);
+}
+
+/*
+ * A class's entries are kept by 64-entry word (dt_set_table()): its walk
+ * bits and its idle passes must be those of its entries one by one, on
+ * tables of several words with classes of many entries in each.  The
+ * reference counts each idle class's passes from the definition (entry i
+ * passed once per walk, plus [i <= pos now] - [i <= pos when it went
+ * idle]) over the whole table; check_invariants() compares every walk
+ * bit with its class.  Random pushes, holds, picks and new tables, in
+ * dtable and rr.
+ */
+static void idle_passes_plain(const struct dt_sched *s, fq_u64 *passes)
+{
+	fq_u32 i;
+
+	for (i = 0; i < s->ncls; i++)
+		passes[i] = (s->walks - s->cls[i].idle_walks) * s->cls[i].nent;
+	for (i = 0; i < s->n; i++) {
+		const struct dt_class *c = &s->cls[s->table[i].cls];
+
+		passes[s->table[i].cls] += (i <= s->pos) - (i <= c->idle_pos);
+	}
+}
+
+static fq_u32 wide_table(struct dt_entry *t, fq_u32 ncls, fq_u8 mode)
+{
+	fq_u32 n = ncls + pick_rnd(DT_MAX_ENTRIES - ncls + 1), i;
+
+	for (i = 0; i < n; i++) {
+		/* every class once, then runs and scatter of a few */
+		t[i].cls = i < ncls ? i : pick_rnd(4) ? t[i - 1].cls : pick_rnd(ncls);
+		t[i].weight = mode == DT_MODE_DTABLE ? 1 + pick_rnd(4) : 1;
+	}
+	return n;
+}
+
+UNIT_TEST(wide_tables_keep_walk_bits_and_idle_passes)
+{
+	static struct dt_entry t[2][DT_MAX_ENTRIES];
+	static fq_u64 plain[DT_MAX_CLASSES];
+	int round, op, bad = 0, sent = 0, checked = 0, l;
+
+	for (round = 0; round < 240 && !bad; round++) {
+		fq_u8 mode = round % 2 ? DT_MODE_RR : DT_MODE_DTABLE;
+		fq_u32 ncls = 2 + pick_rnd(DT_MAX_CLASSES - 1), n, c, i;
+		int cur_t = 0;
+
+		n = wide_table(t[cur_t], ncls, mode);
+		setup(t[cur_t], n, ncls, mode, 500, 1000);
+		for (op = 0; op < 300 && !bad; op++) {
+			c = pick_rnd(ncls);
+			switch (pick_rnd(8)) {
+			case 0:
+			case 1:
+			case 2:
+				if (fake_room(&F, c))
+					fake_push(&F, c, 1 + pick_rnd(1000));
+				break;
+			case 3:
+				F.held[c] = pick_rnd(4) == 0;
+				break;
+			case 4:
+				if (pick_rnd(8))
+					break;
+				cur_t = !cur_t;
+				n = wide_table(t[cur_t], ncls, mode);
+				dt_set_table(&S, t[cur_t], n, mode, 500);
+				break;
+			default:
+				sent += step_bracketed(&S, &F, &l) >= 0;
+				break;
+			}
+			bad = check_invariants("wide table", round);
+			idle_passes_plain(&S, plain);
+			for (i = 0; i < ncls && !bad; i++) {
+				if (CLS[i].active)
+					continue;
+				checked++;
+				if (dt_idle_passes(&S, &CLS[i]) != plain[i])
+					bad = printf("#   round %d op %d: class %u (%u entries) idle passes %llu, expected %llu\n",
+						     round, op, i, CLS[i].nent,
+						     (unsigned long long)dt_idle_passes(&S, &CLS[i]),
+						     (unsigned long long)plain[i]);
+			}
+		}
+	}
+	EXPECT_EQ(bad, 0);
+	EXPECT_TRUE(sent > 10000);	/* not vacuous */
+	EXPECT_TRUE(checked > 100000);
+}
+
+/*
+ * A class on every other entry of 4096 (2048 entries, in all 64 words)
+ * empties and fills again with each of its packets, beside a class
+ * always backlogged on the rest.  Its wake-up (idle passes counted,
+ * walk bits set) and its leaving the walk took a step per entry, 6144
+ * a packet; by word, at most 3 x 64.
+ */
+static void wide_class_wakes_by_word(int *unit_failed, fq_u8 mode)
+{
+	static struct dt_entry t[DT_MAX_ENTRIES];
+	fq_u32 i, n = DT_MAX_ENTRIES, sent1 = 0;
+	int k, l, cycles = 3000;
+	fq_u64 passes[DT_MAX_CLASSES];
+
+	for (i = 0; i < n; i++) {
+		t[i].cls = i % 2;
+		t[i].weight = 1;
+	}
+	/* a credit of one packet per entry */
+	setup(t, n, 2, mode, 500, 500);
+	F.endless[0] = true;
+	fake_push(&F, 0, 500);
+	list_steps = 0;
+	for (k = 0; k < cycles; k++) {
+		fake_push(&F, 1, 500);
+		/* class 1 sends at its next entry, the walk finds it empty at the one after */
+		for (i = 0; i < 8 && (CLS[1].active || F.head[1] != F.tail[1]); i++)
+			sent1 += step_bracketed(&S, &F, &l) == 1;
+		if (CLS[1].active) {
+			UNIT_FAIL("cycle %d: class 1 still in the walk", k);
+			return;
+		}
+	}
+	EXPECT_EQ(sent1, (fq_u32)cycles);
+	/* with a cycle's slack */
+	EXPECT_TRUE(list_steps <= 3UL * 64 * (cycles + 1));
+	if (list_steps > 3UL * 64 * (cycles + 1))
+		printf("#   %lu list steps in %d cycles\n", list_steps, cycles);
+	/* and the passes are still every entry's */
+	idle_passes_plain(&S, passes);
+	EXPECT_EQ(dt_idle_passes(&S, &CLS[1]), passes[1]);
+	EXPECT_TRUE(dt_class_visited(&S, 1) >= (fq_u64)cycles);
+}
+
+UNIT_TEST(dtable_wide_class_wakes_by_word)
+{
+	wide_class_wakes_by_word(unit_failed, DT_MODE_DTABLE);
+}
+
+UNIT_TEST(rr_wide_class_wakes_by_word)
+{
+	wide_class_wakes_by_word(unit_failed, DT_MODE_RR);
 }
 
 int main(void)
