@@ -133,7 +133,8 @@ modules: kdir-ready
 
 userspace: $(TOOLS)
 plugins: $(TC_PLUGINS) $(IP_PLUGINS)
-selftests-build: $(UNIT_TESTS) $(VM_HELPERS) $(B)/bench/core_cost
+selftests-build: $(UNIT_TESTS) $(VM_HELPERS) $(B)/bench/core_cost \
+	$(B)/selftests/tc/plugin_json_keys
 
 $(B)/bin/%: userspace/%.c $(CORE_HEADERS) $(wildcard userspace/lib/*.h userspace/lib/*.c)
 	@mkdir -p $(@D)
@@ -171,6 +172,12 @@ $(B)/bench/core_cost: selftests/bench/core_cost.c $(CORE_HEADERS)
 $(B)/tc/%.so: tc/%.c $(wildcard tc/*.h) $(CORE_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -fPIC -shared -o $@ $<
+
+# Loads a tc plugin as tc does (host/tc_json_keys): -rdynamic, so that the
+# plugin finds the iproute2 helpers in the program.
+$(B)/selftests/tc/plugin_json_keys: selftests/tc/plugin_json_keys.c $(wildcard tc/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -rdynamic -o $@ $<
 
 # The unit tests run the portable cores, the code the modules run, under
 # AddressSanitizer and UndefinedBehaviorSanitizer: an index out of bounds

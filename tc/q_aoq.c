@@ -322,8 +322,9 @@ static void aoq_print_class_stats(const struct tc_aoq_class_stats *st)
 	aoq_counter("used", "used", st->used);
 	aoq_counter("frames", "frames", st->frames);
 	aoq_counter("messages", "messages", st->messages);
-	aoq_counter("bytes", "bytes", st->bytes);
-	aoq_counter("drops", "drops", st->drops);
+	/* not tc's own keys in the class's "stats" object (6.2 on) */
+	aoq_counter("dequeued_bytes", "bytes", st->bytes);
+	aoq_counter("enqueue_drops", "drops", st->drops);
 	aoq_counter("abandoned", "abandoned", st->abandoned);
 	aoq_counter("forced_tails", "forced_tails", st->forced_tails);
 	print_color_string(PRINT_FP, COLOR_NONE, NULL, "\n ", NULL);

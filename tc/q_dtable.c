@@ -337,10 +337,15 @@ static int dtable_print_copt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	return 0;
 }
 
+static void dtable_counter_as(const char *key, const char *label, __u64 v)
+{
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, " %s ", label);
+	print_color_u64(PRINT_ANY, COLOR_NONE, key, "%" PRIu64, v);
+}
+
 static void dtable_counter(const char *key, __u64 v)
 {
-	print_color_string(PRINT_FP, COLOR_NONE, NULL, " %s ", key);
-	print_color_u64(PRINT_ANY, COLOR_NONE, key, "%" PRIu64, v);
+	dtable_counter_as(key, key, v);
 }
 
 /*
@@ -362,9 +367,14 @@ static int dtable_print_xstats(struct qdisc_util *qu, FILE *f,
 		struct tc_dtable_class_xstats st = {};
 
 		memcpy(&st, RTA_DATA(xstats), len < sizeof(st) ? len : sizeof(st));
-		dtable_counter("packets", st.packets);
-		dtable_counter("bytes", st.bytes);
-		dtable_counter("drops", st.drops);
+		/*
+		 * newer tc (iproute2 6.2 on) prints these in the class's "stats"
+		 * object, after its own "packets", "bytes" and "drops",
+		 * which are the child's: JSON keys of their own
+		 */
+		dtable_counter_as("dequeued_packets", "packets", st.packets);
+		dtable_counter_as("dequeued_bytes", "bytes", st.bytes);
+		dtable_counter_as("enqueue_drops", "drops", st.drops);
 		dtable_counter("deficit", st.deficit);
 		dtable_counter("visited", st.visited);
 		dtable_counter("skipped", st.skipped);

@@ -441,10 +441,15 @@ static int fbs_print_copt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	return 0;
 }
 
+static void fbs_counter_as(const char *key, const char *label, __u64 v)
+{
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, " %s ", label);
+	print_color_u64(PRINT_ANY, COLOR_NONE, key, "%" PRIu64, v);
+}
+
 static void fbs_counter(const char *key, __u64 v)
 {
-	print_color_string(PRINT_FP, COLOR_NONE, NULL, " %s ", key);
-	print_color_u64(PRINT_ANY, COLOR_NONE, key, "%" PRIu64, v);
+	fbs_counter_as(key, key, v);
 }
 
 /*
@@ -491,9 +496,10 @@ static int fbs_print_xstats(struct qdisc_util *qu, FILE *f, struct rtattr *xstat
 		struct tc_fbs_class_xstats st = {};
 
 		memcpy(&st, RTA_DATA(xstats), len < sizeof(st) ? len : sizeof(st));
-		fbs_counter("packets", st.packets);
-		fbs_counter("bytes", st.bytes);
-		fbs_counter("drops", st.drops);
+		/* not tc's own keys in the class's "stats" object (6.2 on) */
+		fbs_counter_as("dequeued_packets", "packets", st.packets);
+		fbs_counter_as("dequeued_bytes", "bytes", st.bytes);
+		fbs_counter_as("enqueue_drops", "drops", st.drops);
 	} else if (type == TC_FBS_XSTATS_QDISC) {
 		struct tc_fbs_xstats st = {};
 

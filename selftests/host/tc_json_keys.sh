@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 60
+#
+# The JSON keys of our tc plugins' statistics do not repeat a key of the
+# object tc prints them in: a qdisc's beside tc's own "bytes", "packets",
+# "drops", ... at the qdisc's top level, a class's (iproute2 6.2 on)
+# inside the class's "stats" object after tc's counters of the same
+# names.  dtable's, fbs's and aoq's classes printed "packets", "bytes"
+# and "drops" of their own there, an object with a key twice.  tc 6.1,
+# in the VM, prints classes as text only, so no VM test can see it:
+# selftests/tc/plugin_json_keys loads each plugin as tc does and records
+# the keys its hooks print (see there).
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B=${FQ_BUILD:-$ROOT/build}
+KEYS=$B/selftests/tc/plugin_json_keys
+[ -x "$KEYS" ] || { echo "FAIL: $KEYS not built"; exit 1; }
+n=0 fails=0
+for so in "$B"/tc/q_*.so; do
+	[ -e "$so" ] || continue
+	kind=$(basename "$so" .so)
+	kind=${kind#q_}
+	n=$((n + 1))
+	"$KEYS" "$so" "$kind" || fails=$((fails + 1))
+done
+[ "$n" -ge 4 ] || { echo "FAIL: $n tc plugins in $B/tc, want edf, aoq, dtable, fbs"; exit 1; }
+[ "$fails" -eq 0 ] || { echo "FAIL: $fails of $n plugins"; exit 1; }
+echo "ok: $n plugins"
