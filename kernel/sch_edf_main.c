@@ -1152,17 +1152,15 @@ static __always_inline struct sk_buff *edf_take(struct Qdisc *sch,
 }
 
 /*
- * The bytes @skb puts on the wire, from the Ethernet header on, for the
- * pacer: what the root counted (a GSO packet's headers once per segment,
- * qdisc_pkt_len_init()), and the fabric header, @pushed bytes, on each of
- * its frames.
+ * The bytes a packet of @segs frames puts on the wire, from the Ethernet
+ * header on, for the pacer: what the root counted (a GSO packet's headers
+ * once per segment, qdisc_pkt_len_init()), and the fabric header,
+ * @pushed bytes, on each of its frames.
  */
-static u32 edf_wire_len(const struct sk_buff *skb, unsigned int pushed)
+static u32 edf_wire_len(const struct sk_buff *skb, unsigned int segs,
+			unsigned int pushed)
 {
-	u32 frames = skb_is_gso(skb) ?
-		     max_t(u32, skb_shinfo(skb)->gso_segs, 1) : 1;
-
-	return qdisc_pkt_len(skb) + pushed * frames;
+	return qdisc_pkt_len(skb) + pushed * max(segs, 1U);
 }
 
 static noinline struct sk_buff *edf_dequeue_busy(struct Qdisc *sch)
@@ -1173,7 +1171,7 @@ static noinline struct sk_buff *edf_dequeue_busy(struct Qdisc *sch)
 	struct sk_buff *skb;
 	struct edf_flow *f;
 	struct runheap_node *n;
-	unsigned int pushed;
+	unsigned int pushed, segs;
 	u64 now;
 
 	now = ktime_get_ns();
@@ -1215,24 +1213,28 @@ static noinline struct sk_buff *edf_dequeue_busy(struct Qdisc *sch)
 	cb = edf_skb_cb(skb);
 	edf_account_departure(q, cl, cb->deadline, now);
 
-	pushed = skb->len;
-	if (q->ttd)
+	pushed = 0;
+	if (q->ttd) {
+		pushed = skb->len;
 		edf_push_ttd(sch, skb, f, cb->deadline, cb->msg_flags, now);
-	pushed = skb->len - pushed;
+		pushed = skb->len - pushed;
+	}
 	/* after the push, which still reads the flow; most often nothing is due */
 	if (edf_flow_gc_due(q, now))
 		edf_flow_gc(q, now);
 
+	/*
+	 * A GSO packet kept whole counts its segments, in the class's
+	 * counters (its xstats, dump) as in the qdisc's: bstats_update()
+	 * twice, its segment count read once.
+	 */
+	segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 	if (q->rate)
 		q->next_tx = edf_vclock_deadline(q->next_tx, now,
-						 edf_wire_len(skb, pushed),
+						 edf_wire_len(skb, segs, pushed),
 						 q->rate);
-	/*
-	 * The class's packets and bytes in its xstats are these (dump): a
-	 * GSO packet kept whole counts its segments, as the qdisc's do.
-	 */
-	bstats_update(&cl->bstats, skb);
-	qdisc_bstats_update(sch, skb);
+	_bstats_update(&cl->bstats, qdisc_pkt_len(skb), segs);
+	_bstats_update(&sch->bstats, qdisc_pkt_len(skb), segs);
 	return skb;
 }
 
