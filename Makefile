@@ -175,7 +175,7 @@ $(B)/tc/%.so: tc/%.c $(wildcard tc/*.h) $(CORE_HEADERS)
 
 # Loads a tc plugin as tc does (host/tc_json_keys): -rdynamic, so that the
 # plugin finds the iproute2 helpers in the program.
-$(B)/selftests/tc/plugin_json_keys: selftests/tc/plugin_json_keys.c $(wildcard tc/*.h)
+$(B)/selftests/tc/plugin_json_keys: selftests/tc/plugin_json_keys.c $(wildcard tc/*.h) $(CORE_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -rdynamic -o $@ $<
 

@@ -496,10 +496,13 @@ static int fbs_print_xstats(struct qdisc_util *qu, FILE *f, struct rtattr *xstat
 		struct tc_fbs_class_xstats st = {};
 
 		memcpy(&st, RTA_DATA(xstats), len < sizeof(st) ? len : sizeof(st));
-		/* not tc's own keys in the class's "stats" object (6.2 on) */
+		/*
+		 * not tc's own keys in the class's "stats" object (6.2 on);
+		 * the drops include frames a change left no place (trimmed)
+		 */
 		fbs_counter_as("dequeued_packets", "packets", st.packets);
 		fbs_counter_as("dequeued_bytes", "bytes", st.bytes);
-		fbs_counter_as("enqueue_drops", "drops", st.drops);
+		fbs_counter_as("class_drops", "drops", st.drops);
 	} else if (type == TC_FBS_XSTATS_QDISC) {
 		struct tc_fbs_xstats st = {};
 

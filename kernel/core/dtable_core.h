@@ -336,7 +336,7 @@ static inline bool dt_same_schedule(const struct dt_sched *s, const struct dt_en
 }
 
 /*
- * Install @table (@n entries) on @s; its next links are (re)computed.
+ * Install @table (@n entries) on @s; its class lists by word are (re)made.
  * Queued packets stay where they are: the class being served keeps what
  * it holds as deficit; every deficit is held to its class's packet size
  * (dt_kept_deficit()), or cleared by a new mode; the walk restarts at the

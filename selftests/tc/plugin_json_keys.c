@@ -208,8 +208,9 @@ int get_percent_rate64(__u64 *rate, const char *str, const char *dev)
 /* tc_qdisc.c: the qdisc's own keys, then its counters beside them */
 static const char *const qdisc_keys[] = {
 	"kind", "handle", "root", "parent", "refcnt", "options", "dev",
+	"offloaded", "ingress_block", "egress_block",
 	"bytes", "packets", "drops", "overlimits", "requeues", "rate", "pps",
-	"backlog", "qlen",
+	"backlog", "qlen", "sw_bytes", "sw_packets", "hw_bytes", "hw_packets",
 };
 
 /* tc_class.c (6.2 on): the class object, then its "stats" */
@@ -218,7 +219,7 @@ static const char *const class_keys[] = {
 };
 static const char *const class_stats_keys[] = {
 	"bytes", "packets", "drops", "overlimits", "requeues", "rate", "pps",
-	"backlog", "qlen",
+	"backlog", "qlen", "sw_bytes", "sw_packets", "hw_bytes", "hw_packets",
 };
 
 static void seed(const char *const *keys, size_t n)
@@ -229,7 +230,11 @@ static void seed(const char *const *keys, size_t n)
 		record(keys[i]);
 }
 
-/* one TCA_STATS_APP of @len bytes starting with @head (a type word or 0s) */
+/*
+ * One TCA_STATS_APP of @len bytes: @head (a type word, or nothing), then
+ * bytes of 1, so that every counter is non-zero and the parts a plugin
+ * prints only when set (the credit link's block) are printed too.
+ */
 static void print_stats(struct qdisc_util *qu, bool class, const void *head,
 			size_t head_len, size_t len)
 {
@@ -240,6 +245,7 @@ static void print_stats(struct qdisc_util *qu, bool class, const void *head,
 
 	memset(&a, 0, sizeof(a));
 	a.rta.rta_len = RTA_LENGTH(len);
+	memset(RTA_DATA(&a.rta), 1, len);
 	if (head_len)
 		memcpy(RTA_DATA(&a.rta), head, head_len);
 
@@ -269,7 +275,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s PLUGIN.so KIND\n", argv[0]);
 		return 2;
 	}
-	dl = dlopen(argv[1], RTLD_LAZY);
+	/* every symbol now: one this program lacks fails here, not later */
+	dl = dlopen(argv[1], RTLD_NOW);
 	if (!dl) {
 		printf("FAIL: %s\n", dlerror());
 		return 1;

@@ -142,7 +142,7 @@ struct tc_fbs_class_xstats {
 	__u32	pad;
 	__u64	packets;	/* sent */
 	__u64	bytes;
-	__u64	drops;		/* over the limit, or oversize */
+	__u64	drops;		/* over the limit, oversize, or trimmed by a change */
 };
 
 #endif /* _UAPI_LINUX_PKT_SCHED_FBS_H */
