@@ -337,14 +337,17 @@ check_err $? "held best effort: H4 received $(($(rx_frames) - rx0 - 1)) of 10 fr
 # the premise: S still holds both best-effort frames, the third waits
 check_eq "held best effort: best-effort frames sent, queued" "2 1" \
 	"$(($(qstat H1 eth0 unreserved_frames) - us0)) $(qstat H1 eth0 qlen)"
-# and no slot's end waited: S's output to H4 sends a small frame in a
-# third of a period, so the reserved slots never wait for their room,
-# and a best-effort slot that waited for its frame's, even for a
-# bounded time, would count here (a kernel too slow to keep up has its
-# reserved frames' credits come late: 5 stalls on the debug kernel)
+# and the slots' ends did not wait: S's output to H4 sends a small frame
+# in a third of a period, so the reserved slots hardly ever wait for
+# their room, and a best-effort slot that waited for its frame's, even
+# for a bounded time, would stall in each of the ten periods, with the
+# third frame waiting.  Mostly 0; 1 was seen on 6.12 (the deterministic
+# VM's boots differ), so a few are allowed; a kernel too slow to keep
+# up has its reserved frames' credits come late (5 on the debug kernel)
 dst=$(($(qstat H1 eth0 stalls) - st0))
 log_info "held best effort: $dst slots stalled"
-xfail_on_slow check_eq "held best effort: slots stalled" 0 "$dst"
+[ "$dst" -le 3 ]
+xfail_on_slow check_err $? "held best effort: $dst slots stalled, at most 3"
 log_test "credits on: best effort held in the switch stops no reserved slot"
 ns_exec H1 tc qdisc del dev eth0 root
 
