@@ -126,9 +126,11 @@ static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
 	if (last) {
 		vcsw_count(last, VCSW_PS_FLOODED);
 		vcsw_forward_one(last, skb, fw, now);
-	} else {
-		consume_skb(skb);
+		return;
 	}
+	/* no other port is up: the frame has nowhere to go, as with flood off */
+	vcsw_count(in, VCSW_PS_DROP_UNROUTED);
+	kfree_skb(skb);
 }
 
 /*

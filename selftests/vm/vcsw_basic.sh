@@ -7,14 +7,15 @@
 #  - connectivity: ARP floods, learning, ping and UDP between every pair;
 #  - static entries: fdb_add / fdb_del through the port's slave options;
 #  - frames without the fabric header go to VC1, with it to their VC;
-#  - malformed fabric headers are dropped and counted per port.
+#  - malformed fabric headers are dropped and counted per port;
+#  - a frame with no other port up to flood to is dropped and counted.
 #
 #   [H1] eth0 10.40.0.1 ---- p1 -+
 #   [H2] eth0 10.40.0.2 ---- p2 -+- sw0 (vcsw) [S]
 #   [H3] eth0 10.40.0.3 ---- p3 -+
 . ./lib.sh
 
-require_cmd ip udp-lat fabric-send
+require_cmd ip udp-lat fabric-send mac-flood
 require_module vcsw
 require_module fabric_hdr
 tmp_dir_create
@@ -167,6 +168,21 @@ wait_for 20 eval 'test "$(pstat p1 port drop_malformed)" = $((bad + 8))'
 check_err $? "malformed drops $(pstat p1 port drop_malformed), want $((bad + 8))"
 check_eq "fabric frames counted" $((rx + 4)) "$(pstat p1 port rx_fabric)"
 log_test "malformed fabric headers dropped and counted (8 of 8)"
+
+# --- nowhere to flood ------------------------------------------------------------------
+# With p2 and p3 down a broadcast or an unknown address from H1 has no
+# port to go to: dropped and counted at its input, as with flood off.
+ns_run S ip link set p2 down
+ns_run S ip link set p3 down
+unrouted=$(pstat p1 port drop_unrouted)
+for to in ff:ff:ff:ff:ff:ff 33:33:00:00:00:01 02:00:00:40:00:99; do
+	ns_run H1 mac-flood -i eth0 --dst $to --count 5 --ethertype 0x88b7 > /dev/null
+done
+wait_for 20 eval 'test "$(pstat p1 port drop_unrouted)" -ge $((unrouted + 15))'
+check_eq "p1 drop_unrouted with no other port up" $((unrouted + 15)) "$(pstat p1 port drop_unrouted)"
+ns_run S ip link set p2 up
+ns_run S ip link set p3 up
+log_test "frames with nowhere to flood dropped and counted (15 of 15)"
 
 # --- frames in the switch no longer count against the sender ---------------------------
 # A 100 kbit/s port with a 1 MB buffer: 400 datagrams of 1000 bytes sent

@@ -205,7 +205,7 @@ struct vcsw_port_stats {
 	__u64	rx_routed;		/* fabric frames in, forwarded by their route */
 	__u64	drop_route;		/* in: the route names no port, or this one */
 	__u64	drop_unrouted;		/* in: no route, no known destination,
-					 * flood off */
+					 * flood off or no other port up */
 	__u64	drop_gso;		/* in: a GSO frame its sender sized
 					 * into too many segments */
 };
