@@ -138,9 +138,12 @@ for d in sa sb; do
 	done
 done
 check_eq "S p4 vc0 drops_full" 0 "$(pstat S p4 vc0 drops_full)"
-# the inputs backed up (else there was nothing to arbitrate)
+# the inputs backed up (else there was nothing to arbitrate); a slow
+# kernel (the debug one, KASAN under TCG) may not send the two streams at
+# their rate, so that S keeps up and nothing waits: as with the order
+# errors below, expected there
 [ "$(pstat SA ax credits_vc0 stalls)" -gt 0 ] && [ "$(pstat SB bx credits_vc0 stalls)" -gt 0 ]
-check_err $? "the upstream switches never waited for S's credits"
+xfail_on_slow check_err $? "the upstream switches never both waited for S's credits (stalls: SA ax $(pstat SA ax credits_vc0 stalls), SB bx $(pstat SB bx credits_vc0 stalls))"
 log_test "every architecture lossless on the credit path, inputs backed up"
 
 # round robin sends H2's far-off frames between H1's urgent ones

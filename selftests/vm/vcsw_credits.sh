@@ -226,7 +226,9 @@ check_eq "... and reached H4" "$sent" "$(($(h4_rx) - rx0))"
 sb_lossless "lossless"
 stalls=$(($(pstat SA ax credits_vc0 stalls) + $(pstat SA ax credits_vc1 stalls)))
 [ "$stalls" -gt 0 ]
-check_err $? "SA's credit port never waited for credits"
+# a slow kernel (the debug one: KASAN under TCG) may not send at three
+# times the output's rate, so that SB keeps up and SA never waits
+xfail_on_slow check_err $? "SA's credit port never waited for credits"
 log_info "sent on the credit link $sent of $((3 * COUNT_FG)); SA ax stalls $stalls," \
 	"lost in SA's lossy-fed output: vc0 $(pstat SA ax vc0 drops_full) vc1 $(pstat SA ax vc1 drops_full)"
 [ "$(pstat SA ax credits msgs_received)" -gt 0 ] && [ "$(pstat SB bx credits msgs_received)" -gt 0 ]
