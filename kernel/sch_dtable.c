@@ -200,6 +200,10 @@ static __always_inline int dtable_take_head(void *ctx, u32 c)
 	return min_t(unsigned int, qdisc_pkt_len(skb), INT_MAX);
 }
 
+/* rr's pick with each head, both continued past a held class (dtable_rr.h) */
+DT_DEFINE_RR_HELD(dtable_rr_held_peek, dtable_head)
+DT_DEFINE_RR_HELD(dtable_rr_held_take, dtable_take_head)
+
 /* ... and of dt_cur_ready(): the class being served is seldom empty */
 static __always_inline int dtable_head_cur(void *ctx, u32 c)
 {
@@ -355,7 +359,7 @@ static __always_inline int dtable_pick_class(struct dtable_sched *q, u8 mode)
 	case DT_MODE_SBT:
 		return dtable_pick_sbt(q);
 	case DT_MODE_RR:
-		return dt_pick_mode(&q->core, DT_MODE_RR, dtable_head, q);
+		return dt_pick_rr_with(&q->core, dtable_head, q, dtable_rr_held_peek);
 	default:
 		return dt_pick_mode(&q->core, DT_MODE_DTABLE, dtable_head, q);
 	}
@@ -526,7 +530,7 @@ static noinline struct sk_buff *dtable_dequeue_rr(struct Qdisc *sch)
 	struct dtable_sched *q = qdisc_priv(sch);
 	int c;
 
-	c = dt_pick_mode(&q->core, DT_MODE_RR, dtable_take_head, q);
+	c = dt_pick_rr_with(&q->core, dtable_take_head, q, dtable_rr_held_take);
 	if (c < 0)
 		return NULL;	/* only held-back children: their timers call us */
 	return dtable_sent_taken(sch, DT_MODE_RR, c);

@@ -11,15 +11,21 @@
 #error "include core/dtable_core.h"
 #endif
 
-static int dt_pick_rr_held(struct dt_sched *s, dt_head_fn head, void *ctx,
-			   fq_u32 i, int first, fq_u32 cls);
+/*
+ * The rest of an rr pick that found class @cls held (dt_pick_rr_on()):
+ * out of line, so that the common pick keeps no set of held classes.
+ */
+typedef int (*dt_rr_held_fn)(struct dt_sched *s, dt_head_fn head, void *ctx,
+			     fq_u32 i, int first, fq_u32 cls);
 
 /*
  * Round robin: the next active entry, one packet each.  @held as in
- * dt_walk_dtable_on(): NULL until a class is found held.
+ * dt_walk_dtable_on(): NULL until a class is found held; the pick then
+ * goes on in @rest.
  */
 static fq_always_inline int dt_pick_rr_on(struct dt_sched *s, dt_head_fn head, void *ctx,
-					  fq_u32 i, int first, struct dt_held *held)
+					  fq_u32 i, int first, struct dt_held *held,
+					  dt_rr_held_fn rest)
 {
 	while (i < s->n) {
 		const struct dt_entry *e;
@@ -45,25 +51,50 @@ static fq_always_inline int dt_pick_rr_on(struct dt_sched *s, dt_head_fn head, v
 			first = p;
 		i++;
 		if (!held)
-			return dt_pick_rr_held(s, head, ctx, i, first, e->cls);
+			return rest(s, head, ctx, i, first, e->cls);
 		dt_held_note(held, e->cls);
 	}
 	s->empty_scans++;
 	return -1;
 }
 
+/*
+ * DT_DEFINE_RR_HELD(name, head_fn): a rest of the pick for dt_pick_rr_with()
+ * that asks with @head_fn, known here.  A qdisc that picks with more
+ * than one head defines one per head: a single rest reached with several
+ * would call its head through a pointer at every entry it asks (a
+ * retpoline in the kernel) and never inline it.
+ */
+#define DT_DEFINE_RR_HELD(name, head_fn)					\
+static fq_noinline_rare int name(struct dt_sched *s, dt_head_fn head,		\
+				 void *ctx, fq_u32 i, int first, fq_u32 cls)	\
+{										\
+	struct dt_held held;							\
+										\
+	(void)head;								\
+	return dt_pick_rr_on(s, head_fn, ctx, i, first,				\
+			     dt_held_start(&held, cls), NULL);			\
+}
+
+/* The rest for any head, as passed: for callers with one head. */
 static fq_noinline_rare int dt_pick_rr_held(struct dt_sched *s, dt_head_fn head,
 					    void *ctx, fq_u32 i, int first,
 					    fq_u32 cls)
 {
 	struct dt_held held;
 
-	return dt_pick_rr_on(s, head, ctx, i, first, dt_held_start(&held, cls));
+	return dt_pick_rr_on(s, head, ctx, i, first, dt_held_start(&held, cls), NULL);
+}
+
+static fq_always_inline int dt_pick_rr_with(struct dt_sched *s, dt_head_fn head, void *ctx,
+					    dt_rr_held_fn rest)
+{
+	return dt_pick_rr_on(s, head, ctx, 0, -1, NULL, rest);
 }
 
 static fq_always_inline int dt_pick_rr(struct dt_sched *s, dt_head_fn head, void *ctx)
 {
-	return dt_pick_rr_on(s, head, ctx, 0, -1, NULL);
+	return dt_pick_rr_with(s, head, ctx, dt_pick_rr_held);
 }
 
 #endif

@@ -1652,6 +1652,20 @@ static int counting_head(void *ctx, fq_u32 c)
 }
 
 /*
+ * rr's pick as sch_dtable.c makes it, with a rest of its own head
+ * (DT_DEFINE_RR_HELD()); @own_rest false: dt_pick(), whose rest is passed
+ * the head.
+ */
+DT_DEFINE_RR_HELD(rr_held_counting, counting_head)
+
+static int pick_counting(struct dt_sched *s, struct fake *f, bool own_rest)
+{
+	if (own_rest)
+		return dt_pick_rr_with(s, counting_head, f, rr_held_counting);
+	return dt_pick(s, counting_head, f);
+}
+
+/*
  * A pick whose active classes are all held (a shaping child) asks each
  * held class once: a head held now is held for the rest of the dequeue.
  * A table of 4096 entries, class 0's but for class 1's one in the middle
@@ -1661,7 +1675,7 @@ static int counting_head(void *ctx, fq_u32 c)
  * entries still count as visited and skipped.  1000 picks, each an
  * enqueue's run of the qdisc, then the hold lifts and class 1 goes.
  */
-static void held_classes_asked_once(int *unit_failed, fq_u8 mode)
+static void held_classes_asked_once(int *unit_failed, fq_u8 mode, bool own_rest)
 {
 	static struct dt_entry t[DT_MAX_ENTRIES];
 	fq_u32 i, n = DT_MAX_ENTRIES;
@@ -1679,7 +1693,7 @@ static void held_classes_asked_once(int *unit_failed, fq_u8 mode)
 	F.held[1] = F.held[2] = 1;
 	walks0 = S.walks;
 	for (k = 0; k < 1000; k++)
-		if (dt_pick(&S, counting_head, &F) >= 0) {
+		if (pick_counting(&S, &F, own_rest) >= 0) {
 			UNIT_FAIL("pick %d served a held class", k);
 			return;
 		}
@@ -1699,12 +1713,17 @@ static void held_classes_asked_once(int *unit_failed, fq_u8 mode)
 
 UNIT_TEST(dtable_held_classes_asked_once_per_pick)
 {
-	held_classes_asked_once(unit_failed, DT_MODE_DTABLE);
+	held_classes_asked_once(unit_failed, DT_MODE_DTABLE, false);
 }
 
 UNIT_TEST(rr_held_classes_asked_once_per_pick)
 {
-	held_classes_asked_once(unit_failed, DT_MODE_RR);
+	held_classes_asked_once(unit_failed, DT_MODE_RR, false);
+}
+
+UNIT_TEST(rr_held_classes_asked_once_per_pick_own_rest)
+{
+	held_classes_asked_once(unit_failed, DT_MODE_RR, true);
 }
 
 /*
@@ -1715,7 +1734,7 @@ UNIT_TEST(rr_held_classes_asked_once_per_pick)
  * Class 0 still gets every pick, and class 1's entries still count as
  * visited and skipped.
  */
-static void held_class_of_many_entries(int *unit_failed, fq_u8 mode)
+static void held_class_of_many_entries(int *unit_failed, fq_u8 mode, bool own_rest)
 {
 	static struct dt_entry t[DT_MAX_ENTRIES];
 	fq_u32 i, n = DT_MAX_ENTRIES;
@@ -1733,7 +1752,7 @@ static void held_class_of_many_entries(int *unit_failed, fq_u8 mode)
 	fake_push(&F, 1, 500);
 	F.held[1] = 1;
 	for (k = 0; k < picks; k++) {
-		if (dt_pick(&S, counting_head, &F) != 0) {
+		if (pick_counting(&S, &F, own_rest) != 0) {
 			UNIT_FAIL("pick %d did not serve class 0", k);
 			return;
 		}
@@ -1751,12 +1770,17 @@ static void held_class_of_many_entries(int *unit_failed, fq_u8 mode)
 
 UNIT_TEST(dtable_held_class_of_many_entries)
 {
-	held_class_of_many_entries(unit_failed, DT_MODE_DTABLE);
+	held_class_of_many_entries(unit_failed, DT_MODE_DTABLE, false);
 }
 
 UNIT_TEST(rr_held_class_of_many_entries)
 {
-	held_class_of_many_entries(unit_failed, DT_MODE_RR);
+	held_class_of_many_entries(unit_failed, DT_MODE_RR, false);
+}
+
+UNIT_TEST(rr_held_class_of_many_entries_own_rest)
+{
+	held_class_of_many_entries(unit_failed, DT_MODE_RR, true);
 }
 
 /*
