@@ -795,8 +795,11 @@ static int aoq_class_graft(struct Qdisc *sch, unsigned long arg,
 
 	if (!new) {
 		new = qdisc_create_dflt(sch->dev_queue, &pfifo_qdisc_ops,
-					cl->common.classid, NULL);
-		if (!new)
+					cl->common.classid, extack);
+		/* in the device's list, as tc qdisc show and its statistics find it */
+		if (new)
+			qdisc_hash_add(new, true);
+		else
 			new = &noop_qdisc;
 	}
 	/*

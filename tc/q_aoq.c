@@ -68,7 +68,7 @@ static int aoq_get_minor(__u32 *minor, const char *arg, const struct nlmsghdr *n
 {
 	const struct tcmsg *t = NLMSG_DATA(n);
 	unsigned long qmajor = TC_H_MAJ(t->tcm_handle) >> 16, maj = 0, min;
-	const char *colon = strchr(arg, ':');
+	const char *colon = strchr(arg, ':'), *given = arg;
 	char *end;
 
 	if (colon) {
@@ -86,9 +86,13 @@ static int aoq_get_minor(__u32 *minor, const char *arg, const struct nlmsghdr *n
 	if (*end || min > 0xffff)
 		return -1;
 	if (maj && qmajor && maj != qmajor) {
-		fprintf(stderr, "aoq: %s is not a class of qdisc %lx:\n", arg, qmajor);
+		fprintf(stderr, "aoq: %s is not a class of qdisc %lx:\n", given, qmajor);
 		return -1;
 	}
+	if (maj && !qmajor)
+		fprintf(stderr,
+			"aoq: no handle given: the major of %s is not checked, lane %lx is taken\n",
+			given, min);
 	*minor = min;
 	return 0;
 }

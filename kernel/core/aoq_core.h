@@ -570,6 +570,8 @@ static inline void aoq_deactivate(struct aoq_sched *s, unsigned int lane)
 		return;
 	l->active = false;
 	l->busy = false;
+	/* visits to a lane with nothing to send are no message's */
+	l->msg_opps = 0;
 	s->nactive--;
 	s->active_mask &= ~aoq_bit(lane);
 	if (aoq_oc_before(s->vcount, l->oc))

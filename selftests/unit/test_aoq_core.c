@@ -898,6 +898,37 @@ static void t_lane_readd(struct aoq_sched *s, unsigned int lane)
 }
 
 /*
+ * A lane visited while its child holds its frame (tbf), then found idle
+ * when the child drops it (codel): the visits offered no message of its.
+ * Its next message, one frame sent at the first visit, took one
+ * opportunity; the stale visits came with it and M read 50 and more.
+ */
+UNIT_TEST(idle_lane_forgets_unused_opportunities)
+{
+	struct t_churn c = { .q = { 100000, 1 }, .hold1 = true };
+	struct aoq_sched s;
+	unsigned int now = 0;
+
+	aoq_init(&s, AOQ_MODE_AOQ, 2);
+	aoq_lane_arrive(&s, 0);
+	aoq_lane_arrive(&s, 1);
+	while (++now <= 50)
+		aoq_dequeue(&s, now, &t_churn_ops, &c);
+	EXPECT_EQ(c.sent[1], 0);
+	c.q[1] = 0;	/* the child dropped what it held */
+	while (++now <= 100)
+		aoq_dequeue(&s, now, &t_churn_ops, &c);
+	c.q[1] = 1;
+	c.hold1 = false;
+	aoq_lane_arrive(&s, 1);
+	while (++now <= 150)
+		aoq_dequeue(&s, now, &t_churn_ops, &c);
+	EXPECT_EQ(c.sent[1], 1);
+	EXPECT_EQ(s.lane[1].max_msg_opps, 1);
+	EXPECT_EQ(s.max_msg_opps, 1);
+}
+
+/*
  * Class delete and re-add of a lane that keeps receiving frames (the
  * default lane), thousands of times within one busy period, held open by
  * lane 1 whose child holds its frames back (sch_aoq with a tbf child).

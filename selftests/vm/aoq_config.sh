@@ -86,7 +86,12 @@ check_eq "default 64" 64 "$(opt_field default)"
 accept "default 1:3" $Q default 1:3
 check_eq "default 3" 3 "$(opt_field default)"
 reject "default 41 (65)" "Illegal" $Q default 41
-reject "default of another qdisc" "not a class" $Q default 2:3
+reject "default of another qdisc" "2:3 is not a class" $Q default 2:3
+# without a handle tc cannot check the major: it says so
+out=$(tcq qdisc change dev dummy0 root aoq default 2:3 2>&1)
+check_err $? "default 2:3 without a handle refused: $out"
+echo "$out" | grep_quiet "major of 2:3 is not checked"
+check_err $? "no word on the unchecked major: '$out'"
 accept "default 0" $Q default 0
 log_test "default 0..64"
 
@@ -149,6 +154,12 @@ log_test "weights need mode aoq"
 accept "graft tbf" qdisc add dev dummy0 parent 1:2 handle 20: tbf rate 1mbit burst 10k limit 100k
 tcq qdisc show dev dummy0 | grep "qdisc tbf 20: parent 1:2" >/dev/null
 check_err $? "tbf not grafted under 1:2"
+# a child deleted: the lane's new default child is listed, as a class's
+# first one is (the graft once left it out of tc qdisc show)
+accept "delete tbf" qdisc del dev dummy0 parent 1:2 handle 20:
+tcq qdisc show dev dummy0 | grep "qdisc pfifo [0-9a-f]*: parent 1:2 " >/dev/null
+check_err $? "no default child listed under 1:2 after its tbf went: $(tcq qdisc show dev dummy0)"
+accept "graft tbf again" qdisc add dev dummy0 parent 1:2 handle 20: tbf rate 1mbit burst 10k limit 100k
 accept "graft netem" qdisc add dev dummy0 parent 1:1 handle 10: netem delay 1ms
 accept "filter to 1:2" filter add dev dummy0 parent 1: protocol ip prio 1 u32 \
 	match ip dport 5000 0xffff flowid 1:2

@@ -74,7 +74,7 @@ struct tc_aoq_qd_stats {
 	__u64	max_spread;	/* mode aoq: largest count difference of two lanes active together */
 	__u64	busy_periods;	/* times every lane went idle (counts reset) */
 	__u64	gso_segmented;	/* GSO packets split at enqueue */
-	__u64	unclassified;	/* frames dropped for want of a lane */
+	__u64	unclassified;	/* packets dropped for want of a lane, or by a filter */
 	__u64	idle_dequeues;	/* dequeues that sent nothing with frames queued */
 	__u64	abandoned;	/* messages given up, all lanes */
 	__u64	tails_lost;	/* GSO messages whose last segment was dropped */
