@@ -619,22 +619,26 @@ static bool fabric_link_may_send(struct fabric_link *l, unsigned int vc, u32 len
 	return ok;
 }
 
-bool fabric_link_take(struct fabric_link *l, unsigned int vc, u32 len)
+enum fabric_link_verdict fabric_link_take(struct fabric_link *l, unsigned int vc,
+					  u32 len)
 {
+	enum fabric_link_verdict v = FABRIC_LINK_GO;
 	u32 wire = fcr_wire_len(len);
-	bool ok;
 
 	spin_lock(&l->lock);
 	if (vc >= l->books.vcs)
 		vc = FABRIC_VC_BESTEFFORT;
-	ok = fabric_link_may_send(l, vc, len);
-	if (ok) {
+	if (fabric_link_may_send(l, vc, len)) {
 		fcr_tx_sent(&l->books, vc, wire, ktime_get_ns());
 		l->stalled[vc] = false;
 		/* the first frame after an idle spell: speak again */
 		if (unlikely(fcr_woke(&l->books)))
 			fabric_link_kick(l);
+	} else if (unlikely(fcr_tx_too_big(&l->books, vc, wire))) {
+		/* no grant will cover it: not a wait */
+		v = FABRIC_LINK_TOO_BIG;
 	} else {
+		v = FABRIC_LINK_WAIT;
 		/*
 		 * waiting is set by every refusal, cleared only by the wake:
 		 * a qdisc's success must not hide another's wait (the
@@ -647,9 +651,20 @@ bool fabric_link_take(struct fabric_link *l, unsigned int vc, u32 len)
 		}
 	}
 	spin_unlock(&l->lock);
-	return ok;
+	return v;
 }
 EXPORT_SYMBOL_GPL(fabric_link_take);
+
+void fabric_dequeue_drop(struct Qdisc *sch, struct fabric_dequeue_drops *d,
+			 struct sk_buff *skb)
+{
+	d->packets++;
+	d->bytes += qdisc_pkt_len(skb);
+	qdisc_qstats_drop(sch);
+	kfree_skb(skb);
+	fabric_dequeue_drops_tell(sch, d);
+}
+EXPORT_SYMBOL_GPL(fabric_dequeue_drop);
 
 bool fabric_link_room(struct fabric_link *l, unsigned int vc, u32 len, u64 *grew_ns)
 {
@@ -714,7 +729,10 @@ struct sk_buff *fabric_gate_dequeue_slow(struct Qdisc *sch,
 					 struct sk_buff *(*pick)(struct Qdisc *))
 {
 	struct sk_buff *skb = g->skb;
+	enum fabric_link_verdict v;
 
+	fabric_dequeue_drops_tell(sch, &g->drops);
+again:
 	if (!skb) {
 		skb = pick(sch);
 		if (!skb)
@@ -730,10 +748,17 @@ struct sk_buff *fabric_gate_dequeue_slow(struct Qdisc *sch,
 	 * the qdisc counts it when it leaves.  Credits turned off while it
 	 * waited: it goes first.
 	 */
-	if (!g->link || fabric_link_take(g->link, fabric_link_skb_vc(g->link, skb),
-					 skb->len)) {
+	v = g->link ? fabric_link_take(g->link, fabric_link_skb_vc(g->link, skb), skb->len) :
+		      FABRIC_LINK_GO;
+	if (v == FABRIC_LINK_GO) {
 		qdisc_bstats_update(sch, skb);
 		return skb;
+	}
+	if (unlikely(v == FABRIC_LINK_TOO_BIG)) {
+		/* each turn drops a packet off the queue: as many as it held */
+		fabric_dequeue_drop(sch, &g->drops, skb);
+		skb = NULL;
+		goto again;
 	}
 	/* the scheduler's choice stands: it waits, first in line */
 	g->skb = skb;
@@ -747,6 +772,9 @@ void fabric_gate_purge(struct Qdisc *sch, struct fabric_credit_gate *g)
 {
 	struct sk_buff *skb = g->skb;
 
+	/* a reset: the parents forget our packets too */
+	g->drops.packets = 0;
+	g->drops.bytes = 0;
 	if (!skb)
 		return;
 	g->skb = NULL;

@@ -67,11 +67,21 @@ unsigned int fabric_link_skb_vc(const struct fabric_link *l,
 
 /*
  * Take the credits for a frame of @len bytes (from the Ethernet header
- * on) on @vc: true if the peer has room and the frame may go now, false
- * if not, and then the qdisc is scheduled again when credits come back.
- * BHs off (a dequeue).
+ * on) on @vc.  FABRIC_LINK_GO: the peer has room, the frame may go now.
+ * FABRIC_LINK_WAIT: not yet; the qdisc is scheduled again when credits
+ * come back.  FABRIC_LINK_TOO_BIG: the frame is larger than the whole
+ * input buffer the peer states, so no grant will ever cover it: the
+ * caller drops it (a wait would hold its VC for good).  BHs off (a
+ * dequeue).
  */
-bool fabric_link_take(struct fabric_link *l, unsigned int vc, u32 len);
+enum fabric_link_verdict {
+	FABRIC_LINK_WAIT,
+	FABRIC_LINK_GO,
+	FABRIC_LINK_TOO_BIG,
+};
+
+enum fabric_link_verdict fabric_link_take(struct fabric_link *l, unsigned int vc,
+					  u32 len);
 
 /*
  * Whether the peer has room now for a frame of @len bytes on @vc, taking
@@ -94,13 +104,45 @@ void fabric_link_read_vc(struct fabric_link *l, unsigned int vc,
 /*
  * For a scheduler that does not tell VCs apart (aoq, dtable): the packet
  * it picked waits here, still counted in the qdisc's queue, until the
- * link has credits for it, and nothing overtakes it.  @pick is the
- * scheduler's own dequeue, which leaves the qdisc's bstats to this
- * (updated when a packet leaves).  With no link, @pick alone.
+ * link has credits for it, and nothing overtakes it; one too big for the
+ * peer's buffer is dropped (the qdisc's drops) and the next picked.
+ * @pick is the scheduler's own dequeue, which leaves the qdisc's bstats
+ * to this (updated when a packet leaves).  With no link, @pick alone.
  */
+/*
+ * Packets a qdisc took off its queue at dequeue and dropped (too big for
+ * the link's peer), not yet told to its parents: qdisc_tree_reduce_backlog()
+ * would tell an emptied qdisc's parent from inside the parent's own
+ * dequeue that its class went idle, which some parents do not survive
+ * (sch_codel defers it the same way).  Told at the next dequeue that finds
+ * packets queued.
+ */
+struct fabric_dequeue_drops {
+	u32	packets;
+	u32	bytes;
+};
+
+static inline void fabric_dequeue_drops_tell(struct Qdisc *sch,
+					     struct fabric_dequeue_drops *d)
+{
+	if (unlikely(d->packets) && sch->q.qlen) {
+		qdisc_tree_reduce_backlog(sch, d->packets, d->bytes);
+		d->packets = 0;
+		d->bytes = 0;
+	}
+}
+
+/*
+ * @skb, already off @sch's queue and backlog, dropped at dequeue: counted
+ * in @sch's drops, its parents told (now or later, above).
+ */
+void fabric_dequeue_drop(struct Qdisc *sch, struct fabric_dequeue_drops *d,
+			 struct sk_buff *skb);
+
 struct fabric_credit_gate {
 	struct fabric_link	*link;
 	struct sk_buff		*skb;
+	struct fabric_dequeue_drops drops;
 };
 
 /* A packet waits, or credits are on: fabric_gate_dequeue()'s slow path. */
@@ -133,7 +175,7 @@ fabric_gate_dequeue(struct Qdisc *sch, struct fabric_credit_gate *g,
 		qdisc_bstats_update(sch, skb);
 	return skb;
 }
-/* the waiting packet, if any, dropped (reset, destroy, credits off) */
+/* the waiting packet, if any, dropped, and drops not yet told forgotten (reset, destroy) */
 void fabric_gate_purge(struct Qdisc *sch, struct fabric_credit_gate *g);
 
 /*

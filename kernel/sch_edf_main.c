@@ -964,13 +964,15 @@ bool edf_gets_header(const struct edf_sched *q, const struct sk_buff *skb)
 }
 
 #define EDF_CREDITS_TAKEN	BIT(31)	/* edf_take_credits(): @f may go */
+#define EDF_CREDITS_TOO_BIG	BIT(30)	/* ... its head never will: drop it */
 
 /*
  * Credits on: take the link's credits for @f's head as it will leave:
  * with the header (its class's VC, 20 bytes more) if it gets one, else
  * on its own header's VC, VC1 without one.  @refused: wire VCs already
  * refused in this dequeue; nothing overtakes a refused head on them.
- * Returns EDF_CREDITS_TAKEN, or @refused with the head's wire VC added.
+ * Returns EDF_CREDITS_TAKEN, EDF_CREDITS_TOO_BIG (larger than the peer's
+ * whole buffer), or @refused with the head's wire VC added.
  * (By value: a pointer to the caller's local would cost the dequeue a
  * stack canary per packet, credits on or off.)
  */
@@ -991,10 +993,17 @@ static unsigned int edf_take_credits(struct edf_sched *q, struct edf_flow *f,
 
 	if (refused & BIT(vc))
 		return refused;
-	if (fabric_link_take(q->link, vc, skb->len + (hdr ? FABRIC_HDR_LEN : 0)))
+	switch (fabric_link_take(q->link, vc, skb->len + (hdr ? FABRIC_HDR_LEN : 0))) {
+	case FABRIC_LINK_GO:
 		return EDF_CREDITS_TAKEN;
-	return refused | BIT(vc);
+	case FABRIC_LINK_TOO_BIG:
+		return EDF_CREDITS_TOO_BIG;
+	default:
+		return refused | BIT(vc);
+	}
 }
+
+static void edf_drop_too_big(struct Qdisc *sch, struct edf_flow *f, u64 now);
 
 /*
  * The flow whose head goes next: the smallest deadline of VC0, else of
@@ -1003,11 +1012,12 @@ static unsigned int edf_take_credits(struct edf_sched *q, struct edf_flow *f,
  * on the wire's VC1), while the other wire VC may go: NULL when neither
  * can, and the link's next credits run us again.
  */
-static __always_inline struct edf_flow *edf_pick_flow(struct edf_sched *q,
-						      const bool recn)
+static __always_inline struct edf_flow *edf_pick_flow(struct Qdisc *sch,
+						      const bool recn, u64 now)
 {
+	struct edf_sched *q = qdisc_priv(sch);
 	struct edf_recn_look look = { .asked = 0 };
-	unsigned int vc, refused = 0;
+	unsigned int vc, refused = 0, r;
 	struct runheap_node *n;
 	struct edf_flow *f;
 
@@ -1021,9 +1031,16 @@ static __always_inline struct edf_flow *edf_pick_flow(struct edf_sched *q,
 			}
 			if (!q->link)
 				return f;
-			refused = edf_take_credits(q, f, refused);
-			if (refused == EDF_CREDITS_TAKEN)
+			fabric_dequeue_drops_tell(sch, &q->credit_drops);
+			r = edf_take_credits(q, f, refused);
+			if (r == EDF_CREDITS_TAKEN)
 				return f;
+			/* each turn drops a packet off the queue: as many as it held */
+			if (unlikely(r == EDF_CREDITS_TOO_BIG)) {
+				edf_drop_too_big(sch, f, now);
+				continue;
+			}
+			refused = r;
 			break;
 		}
 	}
@@ -1044,7 +1061,7 @@ static noinline struct edf_flow *edf_pick_flow_recn(struct Qdisc *sch, u64 now)
 		edf_recn_recount(sch, now);
 	if (q->recn_held_flows)
 		edf_recn_release(q, now);
-	return edf_pick_flow(q, true);
+	return edf_pick_flow(sch, true, now);
 }
 
 static void edf_account_departure(struct edf_sched *q, struct edf_class *cl,
@@ -1152,6 +1169,21 @@ static __always_inline struct sk_buff *edf_take(struct Qdisc *sch,
 }
 
 /*
+ * @f's head is larger than the link's peer can ever take: dropped
+ * (oversize), so that it does not hold its wire VC for good.
+ */
+static noinline void edf_drop_too_big(struct Qdisc *sch, struct edf_flow *f, u64 now)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct edf_class *cl = f->cl;
+
+	q->xs.drops[TC_EDF_DROP_OVERSIZE]++;
+	cl->xs.drops[TC_EDF_DROP_OVERSIZE]++;
+	cl->qstats.drops++;
+	fabric_dequeue_drop(sch, &q->credit_drops, edf_take(sch, f, now));
+}
+
+/*
  * The bytes a packet of @segs frames puts on the wire, from the Ethernet
  * header on, for the pacer: what the root counted (a GSO packet's headers
  * once per segment, qdisc_pkt_len_init()), and the fabric header,
@@ -1186,7 +1218,7 @@ static noinline struct sk_buff *edf_dequeue_busy(struct Qdisc *sch)
 	if (!f) {
 		edf_release_eligible(q, now);
 		if (likely(!q->recn))
-			f = edf_pick_flow(q, false);
+			f = edf_pick_flow(sch, false, now);
 		else
 			f = edf_pick_flow_recn(sch, now);
 	}

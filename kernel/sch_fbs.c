@@ -96,6 +96,8 @@ struct fbs_sched {
 	struct fbs_feedback	fb;		/* its round trip, learnt */
 	struct qdisc_watchdog	watchdog;
 	struct fabric_link	*link;		/* credits on */
+	/* frames too big for the link's peer, dropped at dequeue */
+	struct fabric_dequeue_drops credit_drops;
 	u16			node;		/* our index: the verified frames' sender */
 	u64			delay_ns;
 	struct fabric_slot_watch *watch;	/* verify on */
@@ -541,19 +543,51 @@ static void fbs_tag(struct fbs_sched *q, struct sk_buff *skb, bool tag,
 		q->untagged++;
 }
 
+/*
+ * @cl's head (@boot: fbs-boot's) is larger than the link's peer can ever
+ * take: dropped, so that it holds up neither its slots nor the rest.
+ */
+static noinline void fbs_drop_too_big(struct Qdisc *sch, struct fbs_class *cl, bool boot)
+{
+	struct fbs_sched *q = qdisc_priv(sch);
+	struct sk_buff *skb;
+
+	if (boot) {
+		skb = __qdisc_dequeue_head(&q->boot);
+	} else {
+		skb = __qdisc_dequeue_head(&cl->q);
+		cl->qstats.backlog -= qdisc_pkt_len(skb);
+		cl->drops++;
+		cl->qstats.drops++;
+	}
+	qdisc_qstats_backlog_dec(sch, skb);
+	sch->q.qlen--;
+	fabric_dequeue_drop(sch, &q->credit_drops, skb);
+}
+
 static struct sk_buff *fbs_dequeue(struct Qdisc *sch)
 {
 	struct fbs_sched *q = qdisc_priv(sch);
+	enum fabric_link_verdict v;
 	unsigned int vc, len;
 	struct fbs_class *cl, *refused = NULL;
 	struct sk_buff *skb;
 	u64 now = ktime_get_ns();
 	u32 k;
 
+	fabric_dequeue_drops_tell(sch, &q->credit_drops);
+	/* each turn drops a frame too big for the peer off the queue, if any */
+again:
 	if (unlikely(q->boot.head)) {
 		skb = q->boot.head;
-		if (q->link && !fabric_link_take(q->link, FABRIC_VC_REGULATED, skb->len))
+		v = q->link ? fabric_link_take(q->link, FABRIC_VC_REGULATED, skb->len) :
+			      FABRIC_LINK_GO;
+		if (v == FABRIC_LINK_WAIT)
 			return NULL;
+		if (unlikely(v == FABRIC_LINK_TOO_BIG)) {
+			fbs_drop_too_big(sch, NULL, true);
+			goto again;
+		}
 		skb = __qdisc_dequeue_head(&q->boot);
 		q->boot_frames++;
 		qdisc_qstats_backlog_dec(sch, skb);
@@ -596,8 +630,14 @@ static struct sk_buff *fbs_dequeue(struct Qdisc *sch)
 			 * class's own: a timer per slot until the credits came
 			 * would tell nothing the link's wake does not.
 			 */
-			if (q->link && !fabric_link_take(q->link, vc,
-							 skb->len + (tag ? FABRIC_HDR_LEN : 0))) {
+			v = q->link ? fabric_link_take(q->link, vc,
+						       skb->len + (tag ? FABRIC_HDR_LEN : 0)) :
+				      FABRIC_LINK_GO;
+			if (unlikely(v == FABRIC_LINK_TOO_BIG)) {
+				fbs_drop_too_big(sch, cl, false);
+				goto again;
+			}
+			if (v == FABRIC_LINK_WAIT) {
 				if (!q->refused_ns)
 					q->refused_ns = now;
 				refused = cl;
@@ -1124,6 +1164,8 @@ static void fbs_reset(struct Qdisc *sch)
 	sch->q.qlen = 0;
 	sch->qstats.backlog = 0;
 	q->held = false;
+	/* our parents forget our packets too */
+	memset(&q->credit_drops, 0, sizeof(q->credit_drops));
 	qdisc_watchdog_cancel(&q->watchdog);
 }
 

@@ -124,10 +124,12 @@ static void vcsw_ent_free(struct vcsw_ent *e)
  * is down, where frames are dropped anyway) the head, VC0 first.  With
  * credits the chosen head of each VC and only it is checked (the
  * appendix's rule): a VC0 head the downstream cannot take yet holds VC0,
- * while VC1 may go (and so on down the VCs, with four).  Caller holds
- * the switch's lock and p->lock.
+ * while VC1 may go (and so on down the VCs, with four).  A head larger
+ * than the peer's whole input buffer never will: it is returned with
+ * @too_big set, to be dropped.  Caller holds the switch's lock and
+ * p->lock.
  */
-static struct vcsw_node *vcsw_slave_next(struct vcsw_slave *p)
+static struct vcsw_node *vcsw_slave_next(struct vcsw_slave *p, bool *too_big)
 {
 	struct vcsw_port *q = &p->x.out;
 	unsigned int vc;
@@ -141,6 +143,10 @@ static struct vcsw_node *vcsw_slave_next(struct vcsw_slave *p)
 			continue;
 		if (fcr_tx_may_send(&p->cp.l, vc, fcr_wire_len(h->len)))
 			return h;
+		if (unlikely(fcr_tx_too_big(&p->cp.l, vc, fcr_wire_len(h->len)))) {
+			*too_big = true;
+			return h;
+		}
 		if (!p->stalled[vc]) {
 			p->stalled[vc] = true;
 			p->cst_stalls[vc]++;
@@ -159,7 +165,7 @@ static void vcsw_slave_service(struct vcsw_slave *p, u64 now,
 			       struct sk_buff_head *out)
 {
 	struct vcsw_port *q = &p->x.out;
-	bool credits = p->credits && vcsw_slave_up(p);
+	bool credits = p->credits && vcsw_slave_up(p), too_big = false;
 	struct vcsw_node *n;
 
 	lockdep_assert_held(&p->sw->lock);
@@ -175,9 +181,17 @@ static void vcsw_slave_service(struct vcsw_slave *p, u64 now,
 					      HRTIMER_MODE_ABS_SOFT);
 			break;
 		}
-		n = vcsw_slave_next(p);
+		n = vcsw_slave_next(p, &too_big);
 		if (!n)
 			break;
+		if (unlikely(too_big)) {
+			/* a wait would hold its VC for good (credits.rst) */
+			vcsw_vc_unqueue(&q->vc[n->vc], n, now);
+			vcsw_count(p, VCSW_PS_DROP_OVERSIZE);
+			vcsw_ent_free(container_of(n, struct vcsw_ent, node));
+			too_big = false;
+			continue;
+		}
 		n = vcsw_port_dequeue_vc(q, n->vc, now);
 		e = container_of(n, struct vcsw_ent, node);
 		skb = e->skb;

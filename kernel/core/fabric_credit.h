@@ -428,6 +428,19 @@ static inline bool fcr_tx_may_send(const struct fcr_link *l, unsigned int vc,
 }
 
 /*
+ * Whether a frame of @len bytes is larger than the input buffer the peer
+ * last stated for @vc: no grant can ever cover it.  False while the peer
+ * has stated none (not heard yet, or built before it said its buffer).
+ */
+static inline bool fcr_tx_too_big(const struct fcr_link *l, unsigned int vc,
+				  fq_u32 len)
+{
+	fq_u32 buffer = l->tx[vc].peer_buffer;
+
+	return buffer && fcr_units(l, len) > buffer;
+}
+
+/*
  * Room on @vc for a frame of @len bytes, or, if the peer's input buffer
  * is smaller, for the whole buffer (all of it free): a frame that large
  * could never go, and waiting for its room would wait for good.

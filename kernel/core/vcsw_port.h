@@ -359,6 +359,19 @@ static inline unsigned int vcsw_sojourn_bucket(fq_u64 ns)
 }
 
 /*
+ * Take @n, the node vcsw_vc_pick() chose, out of VC @v at @now, counting
+ * no departure: the caller drops it (and counts that).
+ */
+static inline void vcsw_vc_unqueue(struct vcsw_vc *v, struct vcsw_node *n,
+				   fq_u64 now)
+{
+	if (v->mode == VCSW_MODE_RECN)
+		v->rq->now = now;
+	vcsw_vc_unlink(v, n);
+	v->backlog -= n->len;
+}
+
+/*
  * Take @n, the node vcsw_vc_pick() chose, out of VC @v at @now and count
  * its departure: an order error if a smaller deadline is left waiting,
  * and its time in the VC.
@@ -368,10 +381,7 @@ static inline void vcsw_vc_take(struct vcsw_vc *v, struct vcsw_node *n,
 {
 	struct pheap_node *min;
 
-	if (v->mode == VCSW_MODE_RECN)
-		v->rq->now = now;
-	vcsw_vc_unlink(v, n);
-	v->backlog -= n->len;
+	vcsw_vc_unqueue(v, n, now);
 	min = pheap_peek(&v->waiting);
 	if (min && min->key < n->deadline)
 		v->st.order_errors++;

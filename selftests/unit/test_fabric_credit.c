@@ -151,6 +151,33 @@ UNIT_TEST(room_capped_at_the_peers_buffer)
 	EXPECT_TRUE(fcr_tx_room_capped(&a, 0, 1536));
 }
 
+/*
+ * A frame above the whole buffer the peer states can never be granted:
+ * the senders drop it (fabric_link_take(), vcsw_slave_next()) rather
+ * than wait for good.  Not before the peer said its buffer, and not a
+ * frame that fills the buffer exactly.
+ */
+UNIT_TEST(too_big_for_the_peers_buffer)
+{
+	struct fcr_link a, b;
+	fq_u8 m[MSG_LEN];
+
+	fcr_init(&a, 11, UNIT, BUFFER, QUIET_NS);
+	fcr_init(&b, 22, UNIT, 24, QUIET_NS);	/* 1536 bytes */
+	EXPECT_TRUE(!fcr_tx_too_big(&a, 0, 2100));	/* not said yet */
+	handshake(&a, &b);
+	EXPECT_TRUE(fcr_tx_too_big(&a, 0, 2100));
+	EXPECT_TRUE(fcr_tx_too_big(&a, 1, 1537));
+	EXPECT_TRUE(!fcr_tx_too_big(&a, 0, 1536));
+	EXPECT_TRUE(fcr_tx_may_send(&a, 0, 1536));
+	/* the buffer grows in place: the frame fits now */
+	fcr_rx_set_buffer(&b, 0, 40);
+	fcr_msg_build(&b, m, 100);
+	fcr_msg_receive(&a, m, sizeof(m), 100);
+	EXPECT_TRUE(!fcr_tx_too_big(&a, 0, 2100));
+	EXPECT_TRUE(fcr_tx_too_big(&a, 1, 2100));
+}
+
 UNIT_TEST(grant_follows_the_buffer)
 {
 	struct fcr_link a, b;
