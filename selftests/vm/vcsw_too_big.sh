@@ -12,15 +12,15 @@
 #    each qdisc drops the frame at dequeue (counted in its drops; edf's as
 #    oversize), and the small frames sent after it reach H4;
 #  - through S, from a host without credits, towards T, whose input
-#    behind the credit link sx = tx has 4 KB: S's port sx drops it
+#    behind the credit link s2t = t2s has 4 KB: S's port s2t drops it
 #    (drop_oversize), and the small frames after it reach H4.
 # Nothing is refused as a violation: the big frames never go.
 #
 #   [H1] edf    --- s1 -+
 #   [H2] aoq    --- s2 -+
-#   [H3] dtable --- s3 -+- [S] sw0 sx ===== tx [T] sw0 t4 --- [H4]
+#   [H3] dtable --- s3 -+- [S] sw0 s2t ===== t2s [T] sw0 t4 --- [H4]
 #   [H6] fbs    --- s6 -+
-#   [H5] (none) --- s5 -+    credits on s1, s2, s3, s6 and sx = tx
+#   [H5] (none) --- s5 -+    credits on s1, s2, s3, s6 and s2t = t2s
 . ./lib.sh
 
 require_cmd ip tc fabric-send fabric-stat
@@ -54,7 +54,7 @@ send() {
 idle() {
 	local h
 
-	vcsw_ports_empty S s1 s2 s3 s5 s6 sx && vcsw_ports_empty T tx t4 || return 1
+	vcsw_ports_empty S s1 s2 s3 s5 s6 s2t && vcsw_ports_empty T t2s t4 || return 1
 	for h in 1 2 3 6; do
 		[ "$(qstat H$h qlen)" = 0 ] || return 1
 	done
@@ -64,14 +64,14 @@ idle() {
 for n in S T H1 H2 H3 H4 H5 H6; do ns_create $n; done
 ns_run S ip link add sw0 type vcsw || fatal "vcsw S"
 ns_run T ip link add sw0 type vcsw || fatal "vcsw T"
-ip link add sx netns "$(ns_name S)" type veth peer name tx netns "$(ns_name T)" || fatal veth
+ip link add s2t netns "$(ns_name S)" type veth peer name t2s netns "$(ns_name T)" || fatal veth
 for h in $HOSTS; do
 	ip link add eth0 netns "$(ns_name H$h)" address 02:00:00:4b:00:0$h type veth \
 		peer name s$h netns "$(ns_name S)" || fatal "veth H$h"
 done
 ip link add eth0 netns "$(ns_name H4)" address $H4_MAC type veth \
 	peer name t4 netns "$(ns_name T)" || fatal "veth H4"
-for d in "S sx" "S s1" "S s2" "S s3" "S s5" "S s6" "T tx" "T t4"; do
+for d in "S s2t" "S s1" "S s2" "S s3" "S s5" "S s6" "T t2s" "T t4"; do
 	set -- $d
 	ns_exec $1 sysctl -qw net.ipv6.conf.$2.disable_ipv6=1
 	ns_run $1 ip link set $2 master sw0 || fatal "$2 master"
@@ -79,16 +79,16 @@ done
 for h in $HOSTS 4; do
 	ns_exec H$h sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
 done
-ns_run S ip link set sx type vcsw_slave fdb_add $H4_MAC || fatal "fdb S"
+ns_run S ip link set s2t type vcsw_slave fdb_add $H4_MAC || fatal "fdb S"
 ns_run T ip link set t4 type vcsw_slave fdb_add $H4_MAC || fatal "fdb T"
 for p in s1 s2 s3 s6; do
 	ns_run S ip link set $p type vcsw_slave credits on vc0_in_buffer 4k vc1_in_buffer 4k ||
 		fatal "credits $p"
 done
-ns_run S ip link set sx type vcsw_slave credits on || fatal "credits sx"
-ns_run T ip link set tx type vcsw_slave credits on vc0_in_buffer 4k vc1_in_buffer 4k ||
-	fatal "credits tx"
-for d in "S sx" "S s1" "S s2" "S s3" "S s5" "S s6" "T tx" "T t4" \
+ns_run S ip link set s2t type vcsw_slave credits on || fatal "credits s2t"
+ns_run T ip link set t2s type vcsw_slave credits on vc0_in_buffer 4k vc1_in_buffer 4k ||
+	fatal "credits t2s"
+for d in "S s2t" "S s1" "S s2" "S s3" "S s5" "S s6" "T t2s" "T t4" \
 	 "H1 eth0" "H2 eth0" "H3 eth0" "H4 eth0" "H5 eth0" "H6 eth0"; do
 	set -- $d
 	ns_run $1 ip link set $2 mtu 9000 || fatal "mtu $2"
@@ -102,15 +102,15 @@ ns_run H6 tc qdisc add dev eth0 root handle 1: fbs dests 1 slot 100us frame 8000
 	table 0 limit 1000 credits on || fatal "fbs"
 ns_run H6 tc filter add dev eth0 parent 1: protocol all pref 1 flower dst_mac $H4_MAC \
 	classid 1:1 || fatal "H6's filter"
-for d in "S sw0" "T sw0" "S sx" "S s1" "S s2" "S s3" "S s5" "S s6" "T tx" "T t4" \
+for d in "S sw0" "T sw0" "S s2t" "S s1" "S s2" "S s3" "S s5" "S s6" "T t2s" "T t4" \
 	 "H1 eth0" "H2 eth0" "H3 eth0" "H4 eth0" "H5 eth0" "H6 eth0"; do
 	set -- $d
 	ns_run $1 ip link set $2 up
 done
 
 # every sender's books have the peer's grant before anything is sent
-wait_for 20 vcsw_books_exact S sx T tx
-check_err $? "books not exact on the new link sx = tx"
+wait_for 20 vcsw_books_exact S s2t T t2s
+check_err $? "books not exact on the new link s2t = t2s"
 for h in 1 2 3 6; do
 	wait_for 20 eval '[ "$(ns_exec H'$h' tc -s qdisc show dev eth0 root | grep -c "tx_credits vc0 64 vc1 64")" = 1 ]'
 	check_err $? "H$h: no grant of 64 units per VC: $(ns_exec H$h tc -s qdisc show dev eth0 root | grep credits)"
@@ -141,19 +141,19 @@ for p in s1 s2 s3 s6; do
 done
 log_test "edf, aoq, dtable, fbs: a frame above the peer's buffer dropped at dequeue, the rest flows"
 
-# --- a switch: S's port sx drops it -------------------------------------------------------
-o0=$(vcsw_stat S sx port drop_oversize)
+# --- a switch: S's port s2t drops it -------------------------------------------------------
+o0=$(vcsw_stat S s2t port drop_oversize)
 rx0=$(rx_frames)
 send 5 1 "$BIG" || fatal "fabric-send big H5"
 send 5 20 "$SMALL" || fatal "fabric-send small H5"
 wait_for 30 idle
 check_err $? "frames still wait behind the big one in S"
 check_eq "H4 received H5's small frames" 20 $(($(rx_frames) - rx0))
-check_eq "S sx drop_oversize" 1 $(($(vcsw_stat S sx port drop_oversize) - o0))
+check_eq "S s2t drop_oversize" 1 $(($(vcsw_stat S s2t port drop_oversize) - o0))
 for k in "credits_vc0 violations" "credits_vc1 violations"; do
-	check_eq "T tx $k" 0 "$(vcsw_stat T tx $k)"
+	check_eq "T t2s $k" 0 "$(vcsw_stat T t2s $k)"
 done
-wait_for 10 vcsw_books_exact S sx T tx
+wait_for 10 vcsw_books_exact S s2t T t2s
 check_err $? "books not exact once idle"
 log_test "a switch port: a frame above its peer's buffer dropped (drop_oversize), the rest flows"
 
