@@ -73,9 +73,10 @@
  *   4 + 12 * i: kind (FABRIC_RECN_*), VC, SL, digits (1 to 6),
  *               the route digits to the congested point, 8 bytes
  *
- * A frame with anything else (another length, a nonzero reserved byte,
- * an unknown kind, a VC above 1, a point no route can pass) is refused
- * whole.  Receivers that do not run RECN refuse every one.
+ * A frame with anything else (shorter than n messages, a nonzero reserved
+ * byte, an unknown kind, a VC above 1, a point no route can pass) is
+ * refused whole; bytes after the n messages are not read.  Receivers
+ * that do not run RECN refuse every one.
  */
 #define FABRIC_CTRL_RECN	2
 #define FABRIC_CTRL_RECN_MAX	16
