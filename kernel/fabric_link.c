@@ -403,7 +403,8 @@ struct fabric_link *fabric_link_get(struct net_device *dev, u32 unit,
 	hash_add_rcu(fabric_links, &l->node, (unsigned long)dev);
 	spin_unlock_bh(&fabric_links_lock);
 	/* a NIC that filters multicast must let the peer's messages in */
-	if (dev_mc_add(dev, fabric_link_group))
+	l->mc_joined = !dev_mc_add(dev, fabric_link_group);
+	if (!l->mc_joined)
 		netdev_warn(dev, "cannot join the credit link group: a multicast filter may drop the link's messages\n");
 
 	/* say who we are at once: the peer grants nothing before that */
@@ -575,7 +576,12 @@ void fabric_link_put(struct fabric_link *l)
 		hash_del_rcu(&l->node);
 	spin_unlock_bh(&fabric_links_lock);
 	if (last) {
-		dev_mc_del(l->dev, fabric_link_group);
+		/*
+		 * only our own join: the group is also LLDP's nearest-bridge
+		 * address, which others (lldpd) may have joined
+		 */
+		if (l->mc_joined)
+			dev_mc_del(l->dev, fabric_link_group);
 		fabric_link_free(l);
 	}
 }

@@ -23,6 +23,7 @@ struct fabric_link {
 	spinlock_t		lock;
 	bool			dead;		/* no more timer starts */
 	bool			carrier;	/* as last seen: restart when back */
+	bool			mc_joined;	/* dev_mc_add() of the group took */
 	struct fcr_link		books;
 	u32			prev_epoch;	/* the books' before these */
 	struct hrtimer		timer;
