@@ -661,14 +661,13 @@ enum fabric_link_verdict fabric_link_take(struct fabric_link *l, unsigned int vc
 }
 EXPORT_SYMBOL_GPL(fabric_link_take);
 
-void fabric_dequeue_drop(struct Qdisc *sch, struct fabric_dequeue_drops *d,
-			 struct sk_buff *skb)
+void fabric_dequeue_drop(struct Qdisc *sch, struct sk_buff *skb)
 {
-	d->packets++;
-	d->bytes += qdisc_pkt_len(skb);
 	qdisc_qstats_drop(sch);
+	qdisc_tree_reduce_backlog(sch, 1, qdisc_pkt_len(skb));
 	kfree_skb(skb);
-	fabric_dequeue_drops_tell(sch, d);
+	if (!sch->q.qlen)
+		__netif_schedule(qdisc_root_bh(sch));
 }
 EXPORT_SYMBOL_GPL(fabric_dequeue_drop);
 
@@ -737,7 +736,6 @@ struct sk_buff *fabric_gate_dequeue_slow(struct Qdisc *sch,
 	struct sk_buff *skb = g->skb;
 	enum fabric_link_verdict v;
 
-	fabric_dequeue_drops_tell(sch, &g->drops);
 again:
 	if (!skb) {
 		skb = pick(sch);
@@ -762,7 +760,7 @@ again:
 	}
 	if (unlikely(v == FABRIC_LINK_TOO_BIG)) {
 		/* each turn drops a packet off the queue: as many as it held */
-		fabric_dequeue_drop(sch, &g->drops, skb);
+		fabric_dequeue_drop(sch, skb);
 		skb = NULL;
 		goto again;
 	}
@@ -778,9 +776,6 @@ void fabric_gate_purge(struct Qdisc *sch, struct fabric_credit_gate *g)
 {
 	struct sk_buff *skb = g->skb;
 
-	/* a reset: the parents forget our packets too */
-	g->drops.packets = 0;
-	g->drops.bytes = 0;
 	if (!skb)
 		return;
 	g->skb = NULL;

@@ -110,39 +110,18 @@ void fabric_link_read_vc(struct fabric_link *l, unsigned int vc,
  * to this (updated when a packet leaves).  With no link, @pick alone.
  */
 /*
- * Packets a qdisc took off its queue at dequeue and dropped (too big for
- * the link's peer), not yet told to its parents: qdisc_tree_reduce_backlog()
- * would tell an emptied qdisc's parent from inside the parent's own
- * dequeue that its class went idle, which some parents do not survive
- * (sch_codel defers it the same way).  Told at the next dequeue that finds
- * packets queued.
+ * @skb, already off @sch's queue and backlog, dropped at dequeue (too big
+ * for the link's peer): counted in @sch's drops, and its parents told at
+ * once, as sch_codel does since the kernels we build for made every
+ * qlen_notify() safe to call from a parent's own dequeue.  A drop that
+ * empties @sch runs the root again: a parent that peeked us (drr, hfsc,
+ * qfq, ets) returns nothing this round though its other classes wait.
  */
-struct fabric_dequeue_drops {
-	u32	packets;
-	u32	bytes;
-};
-
-static inline void fabric_dequeue_drops_tell(struct Qdisc *sch,
-					     struct fabric_dequeue_drops *d)
-{
-	if (unlikely(d->packets) && sch->q.qlen) {
-		qdisc_tree_reduce_backlog(sch, d->packets, d->bytes);
-		d->packets = 0;
-		d->bytes = 0;
-	}
-}
-
-/*
- * @skb, already off @sch's queue and backlog, dropped at dequeue: counted
- * in @sch's drops, its parents told (now or later, above).
- */
-void fabric_dequeue_drop(struct Qdisc *sch, struct fabric_dequeue_drops *d,
-			 struct sk_buff *skb);
+void fabric_dequeue_drop(struct Qdisc *sch, struct sk_buff *skb);
 
 struct fabric_credit_gate {
 	struct fabric_link	*link;
 	struct sk_buff		*skb;
-	struct fabric_dequeue_drops drops;
 };
 
 /* A packet waits, or credits are on: fabric_gate_dequeue()'s slow path. */
@@ -175,7 +154,7 @@ fabric_gate_dequeue(struct Qdisc *sch, struct fabric_credit_gate *g,
 		qdisc_bstats_update(sch, skb);
 	return skb;
 }
-/* the waiting packet, if any, dropped, and drops not yet told forgotten (reset, destroy) */
+/* the waiting packet, if any, dropped (reset, destroy) */
 void fabric_gate_purge(struct Qdisc *sch, struct fabric_credit_gate *g);
 
 /*

@@ -163,8 +163,6 @@ struct edf_sched {
 	u32			default_minor;
 	bool			ttd;
 	struct fabric_link	*link;		/* credits on: the device's */
-	/* heads too big for the link's peer, dropped at dequeue */
-	struct fabric_dequeue_drops credit_drops;
 	u16			priomap[TC_EDF_PRIO_BANDS];
 	/* what each band resolves to (edf_resolve_bands); NULL: default_cl */
 	struct edf_class	*band_cl[TC_EDF_PRIO_BANDS];

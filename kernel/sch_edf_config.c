@@ -512,8 +512,6 @@ static void edf_reset(struct Qdisc *sch)
 	edf_class_purge_shared(sch, &q->default_cl);
 	q->next_tx = 0;
 	memset(q->be, 0, sizeof(q->be));
-	/* our parents forget our packets too */
-	memset(&q->credit_drops, 0, sizeof(q->credit_drops));
 	qdisc_watchdog_cancel(&q->watchdog);
 }
 

@@ -1031,7 +1031,6 @@ static __always_inline struct edf_flow *edf_pick_flow(struct Qdisc *sch,
 			}
 			if (!q->link)
 				return f;
-			fabric_dequeue_drops_tell(sch, &q->credit_drops);
 			r = edf_take_credits(q, f, refused);
 			if (r == EDF_CREDITS_TAKEN)
 				return f;
@@ -1180,7 +1179,7 @@ static noinline void edf_drop_too_big(struct Qdisc *sch, struct edf_flow *f, u64
 	q->xs.drops[TC_EDF_DROP_OVERSIZE]++;
 	cl->xs.drops[TC_EDF_DROP_OVERSIZE]++;
 	cl->qstats.drops++;
-	fabric_dequeue_drop(sch, &q->credit_drops, edf_take(sch, f, now));
+	fabric_dequeue_drop(sch, edf_take(sch, f, now));
 }
 
 /*

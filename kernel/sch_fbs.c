@@ -96,8 +96,6 @@ struct fbs_sched {
 	struct fbs_feedback	fb;		/* its round trip, learnt */
 	struct qdisc_watchdog	watchdog;
 	struct fabric_link	*link;		/* credits on */
-	/* frames too big for the link's peer, dropped at dequeue */
-	struct fabric_dequeue_drops credit_drops;
 	u16			node;		/* our index: the verified frames' sender */
 	u64			delay_ns;
 	struct fabric_slot_watch *watch;	/* verify on */
@@ -562,7 +560,7 @@ static noinline void fbs_drop_too_big(struct Qdisc *sch, struct fbs_class *cl, b
 	}
 	qdisc_qstats_backlog_dec(sch, skb);
 	sch->q.qlen--;
-	fabric_dequeue_drop(sch, &q->credit_drops, skb);
+	fabric_dequeue_drop(sch, skb);
 }
 
 static struct sk_buff *fbs_dequeue(struct Qdisc *sch)
@@ -575,7 +573,6 @@ static struct sk_buff *fbs_dequeue(struct Qdisc *sch)
 	u64 now = ktime_get_ns();
 	u32 k;
 
-	fabric_dequeue_drops_tell(sch, &q->credit_drops);
 	/* each turn drops a frame too big for the peer off the queue, if any */
 again:
 	if (unlikely(q->boot.head)) {
@@ -1164,8 +1161,6 @@ static void fbs_reset(struct Qdisc *sch)
 	sch->q.qlen = 0;
 	sch->qstats.backlog = 0;
 	q->held = false;
-	/* our parents forget our packets too */
-	memset(&q->credit_drops, 0, sizeof(q->credit_drops));
 	qdisc_watchdog_cancel(&q->watchdog);
 }
 

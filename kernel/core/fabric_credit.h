@@ -429,15 +429,17 @@ static inline bool fcr_tx_may_send(const struct fcr_link *l, unsigned int vc,
 
 /*
  * Whether a frame of @len bytes is larger than the input buffer the peer
- * last stated for @vc: no grant can ever cover it.  False while the peer
- * has stated none (not heard yet, or built before it said its buffer).
+ * states for @vc: no grant can ever cover it.  Only with a grant for our
+ * epoch (the buffer is taken with it, so it is this life's of the peer's,
+ * not one from before a restart); false while the peer has stated none
+ * (not heard yet, or built before it said its buffer).
  */
 static inline bool fcr_tx_too_big(const struct fcr_link *l, unsigned int vc,
 				  fq_u32 len)
 {
-	fq_u32 buffer = l->tx[vc].peer_buffer;
+	const struct fcr_tx_vc *t = &l->tx[vc];
 
-	return buffer && fcr_units(l, len) > buffer;
+	return t->limit_ok && t->peer_buffer && fcr_units(l, len) > t->peer_buffer;
 }
 
 /*

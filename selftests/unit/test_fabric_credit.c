@@ -176,6 +176,22 @@ UNIT_TEST(too_big_for_the_peers_buffer)
 	fcr_msg_receive(&a, m, sizeof(m), 100);
 	EXPECT_TRUE(!fcr_tx_too_big(&a, 0, 2100));
 	EXPECT_TRUE(fcr_tx_too_big(&a, 1, 2100));
+	/*
+	 * b starts again with 40 units on VC1: until it grants for our
+	 * epoch, the 24 it stated before are not taken for its buffer (a
+	 * frame they would refuse is not dropped, it waits)
+	 */
+	fcr_restart(&b, 33, UNIT, 40, QUIET_NS);
+	fcr_msg_build(&b, m, 200);
+	fcr_msg_receive(&a, m, sizeof(m), 200);
+	EXPECT_TRUE(!fcr_tx_too_big(&a, 1, 2100));
+	fcr_msg_build(&a, m, 200);
+	fcr_msg_receive(&b, m, sizeof(m), 200);
+	fcr_msg_build(&b, m, 200);
+	fcr_msg_receive(&a, m, sizeof(m), 200);
+	EXPECT_EQ(a.tx[1].peer_buffer, 40);
+	EXPECT_TRUE(!fcr_tx_too_big(&a, 1, 2100));
+	EXPECT_TRUE(fcr_tx_too_big(&a, 1, 2700));
 }
 
 UNIT_TEST(grant_follows_the_buffer)
