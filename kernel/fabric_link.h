@@ -102,14 +102,6 @@ void fabric_link_read_vc(struct fabric_link *l, unsigned int vc,
 			 u32 *tx_credits, u64 *stalls);
 
 /*
- * For a scheduler that does not tell VCs apart (aoq, dtable): the packet
- * it picked waits here, still counted in the qdisc's queue, until the
- * link has credits for it, and nothing overtakes it; one too big for the
- * peer's buffer is dropped (the qdisc's drops) and the next picked.
- * @pick is the scheduler's own dequeue, which leaves the qdisc's bstats
- * to this (updated when a packet leaves).  With no link, @pick alone.
- */
-/*
  * @skb, already off @sch's queue and backlog, dropped at dequeue (too big
  * for the link's peer): counted in @sch's drops, and its parents told at
  * once, as sch_codel does since the kernels we build for made every
@@ -119,6 +111,14 @@ void fabric_link_read_vc(struct fabric_link *l, unsigned int vc,
  */
 void fabric_dequeue_drop(struct Qdisc *sch, struct sk_buff *skb);
 
+/*
+ * For a scheduler that does not tell VCs apart (aoq, dtable): the packet
+ * it picked waits here, still counted in the qdisc's queue, until the
+ * link has credits for it, and nothing overtakes it; one too big for the
+ * peer's buffer is dropped (the qdisc's drops) and the next picked.
+ * @pick is the scheduler's own dequeue, which leaves the qdisc's bstats
+ * to this (updated when a packet leaves).  With no link, @pick alone.
+ */
 struct fabric_credit_gate {
 	struct fabric_link	*link;
 	struct sk_buff		*skb;
