@@ -214,9 +214,12 @@ fuzz: fuzzers
 # and the tests start them thousands of times.  Those that use libmnl
 # (no static archive in Debian) stay dynamic.
 vm_helper_link = $(if $(shell grep -l 'libmnl' $(1)),$(USER_LDLIBS),-static -lm)
-# a helper that reads netlink acks shares the tools' reader
-vm_helper_srcs = $(if $(shell grep -l '"nl_ack.h"' $(1)),userspace/lib/nl_ack.c)
-$(B)/selftests/vm/%: selftests/vm/%.c $(CORE_HEADERS) $(wildcard userspace/lib/*.h) userspace/lib/nl_ack.c
+# a helper that reads netlink acks shares the tools' reader, one that
+# talks to fabric_hdr's family the tools' socket (which reads acks too)
+vm_helper_srcs = $(if $(shell grep -l '"nl_ack.h"\|"fabric_genl.h"' $(1)),userspace/lib/nl_ack.c) \
+	$(if $(shell grep -l '"fabric_genl.h"' $(1)),userspace/lib/fabric_genl.c)
+$(B)/selftests/vm/%: selftests/vm/%.c $(CORE_HEADERS) $(wildcard userspace/lib/*.h) \
+		userspace/lib/nl_ack.c userspace/lib/fabric_genl.c
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(call vm_helper_srcs,$<) $(call vm_helper_link,$<)
 

@@ -266,6 +266,16 @@ int fabric_route_genl_del(struct sk_buff *skb, struct genl_info *info)
 	const u8 *dst = NULL;
 	int err = 0;
 
+	/*
+	 * A route is deleted by its device and destination.  A request with
+	 * a route in it means something else by it (or is a mistaken add):
+	 * read as the delete it would otherwise be, it could flush the
+	 * device's or the namespace's whole table.
+	 */
+	if (info->attrs[FABRIC_A_ROUTE] || info->attrs[FABRIC_A_ROUTE_REPLACE]) {
+		GENL_SET_ERR_MSG(info, "a delete names a device and a destination, not a route");
+		return -EINVAL;
+	}
 	/* no device: flush the namespace */
 	if (!info->attrs[FABRIC_A_IFINDEX]) {
 		if (info->attrs[FABRIC_A_ROUTE_DST]) {

@@ -28,7 +28,7 @@
 # route and no known destination (drop_unrouted).
 . ./lib.sh
 
-require_cmd ip tc ping fabric-send fabric-stat fabric-cac fabric-route mac-flood
+require_cmd ip tc ping fabric-send fabric-stat fabric-cac fabric-route fabric-route-raw mac-flood
 require_module vcsw
 require_module fabric_hdr
 tmp_dir_create
@@ -226,6 +226,16 @@ refused "unicast" add dev eth0 to ff:ff:ff:ff:ff:ff ports 2
 refused "unicast" add dev eth0 to 00:00:00:00:00:00 ports 2
 refused "Ethernet" add dev lo to 02:00:00:57:00:99 ports 2
 refused "no route" del dev eth0 to 02:00:00:57:00:99
+# a delete with a route in it (fabric-route never sends one) is refused,
+# not read as a flush of the device's or the namespace's routes
+for words in "route 5" "dev eth0 route 5" "replace" "dev eth0 replace"; do
+	out=$(ns_exec H0 fabric-route-raw del $words)
+	check_fail $? "a delete with $words accepted"
+	[[ $out == *"not a route"* ]]
+	check_err $? "a delete with $words: no reason: $out"
+done
+check_eq "H0 keeps its three routes after the refused deletes" 3 \
+	"$(ns_exec H0 fabric-route show | grep -c '^dev eth0 to ')"
 ns_exec H0 fabric-route replace dev eth0 to "$(mac 3)" ports 3,1
 check_err $? "replace refused"
 [[ "$(ns_exec H0 fabric-route show dev eth0)" == *"to $(mac 3) ports 3,1 turnpool 0x80000084"* ]]

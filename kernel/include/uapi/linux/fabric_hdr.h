@@ -182,7 +182,8 @@ enum {
 	FABRIC_CMD_GET_STATS,	/* doit: FABRIC_A_IFINDEX; dump: all devices */
 	FABRIC_CMD_ROUTE_NEW,	/* IFINDEX, ROUTE_DST, ROUTE [, ROUTE_REPLACE] */
 	FABRIC_CMD_ROUTE_DEL,	/* IFINDEX, ROUTE_DST: one; IFINDEX: the
-				 * device's; nothing: the namespace's */
+				 * device's; nothing: the namespace's;
+				 * ROUTE or ROUTE_REPLACE: refused */
 	FABRIC_CMD_ROUTE_GET,	/* dump: every route of the namespace */
 	__FABRIC_CMD_MAX,
 };
