@@ -144,8 +144,10 @@ log_info "H4 had all $N1 frames after $((alone / 1000)) ms alone, $((blocked / 1
 [ $((share * 100)) -le 85000 ]
 xfail_on_slow check_err $? "behind the congestion H4 got $share per mille of its rate alone: no blocking"
 waits=$(ns_exec H1 tc -s qdisc show dev eth0 | sed -n 's/.*stalls vc0 [0-9]* vc1 \([0-9]*\).*/\1/p')
+# as the shares: only where the senders outpace the link (not on a debug
+# kernel, where H4 alone took 26 s for 2.1 s of frames)
 [ "${waits:-0}" -gt 0 ]
-check_err $? "H1's qdisc never waited for credits"
+xfail_on_slow check_err $? "H1's qdisc never waited for credits"
 for p in 1 2 5; do
 	check_eq "s$p: nothing dropped in its input buffer" 0 "$(pstat S s$p in_vc1 drops_full)"
 done
@@ -165,7 +167,7 @@ log_info "without credits H4 had all its frames after $((DUR_US / 1000)) ms: $lo
 [ $((lossy * 100)) -ge 90000 ]
 xfail_on_slow check_err $? "without credits H4 got $lossy per mille of its rate alone"
 [ "$(pstat S s3 vc1 drops_full)" -gt "$d0" ]
-check_err $? "s3 dropped nothing without credits"
+xfail_on_slow check_err $? "s3 dropped nothing without credits"
 log_test "without credits: no blocking, the congested output drops instead"
 
 exit $EXIT_STATUS
