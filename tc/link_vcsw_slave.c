@@ -228,8 +228,9 @@ static void vcsw_slave_print_credits(struct rtattr *rta, struct rtattr *const *v
 		return;
 	memcpy(&cs, RTA_DATA(rta), RTA_PAYLOAD(rta) < sizeof(cs) ?
 	       RTA_PAYLOAD(rta) : sizeof(cs));
+	/* in JSON not "credits": beside the option of that name */
 	print_color_string(PRINT_FP, COLOR_NONE, NULL, "%s", "\n    credits: ");
-	open_json_object("credits");
+	open_json_object("credit_stats");
 	vcsw_print_u64("msgs_sent", cs.msgs_sent);
 	vcsw_print_u64("msgs_received", cs.msgs_received);
 	vcsw_print_u64("msgs_malformed", cs.msgs_malformed);
@@ -279,8 +280,9 @@ static void vcsw_slave_print_recn(struct rtattr *rta)
 		return;
 	memcpy(&rs, RTA_DATA(rta), RTA_PAYLOAD(rta) < sizeof(rs) ?
 	       RTA_PAYLOAD(rta) : sizeof(rs));
+	/* in JSON not "recn": beside the option of that name */
 	print_color_string(PRINT_FP, COLOR_NONE, NULL, "%s", "\n    recn: ");
-	open_json_object("recn");
+	open_json_object("recn_stats");
 	vcsw_print_u64("notify_tx", rs.notify_tx);
 	vcsw_print_u64("notify_rx", rs.notify_rx);
 	vcsw_print_u64("xoff_tx", rs.xoff_tx);
@@ -332,8 +334,7 @@ static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 		vcsw_print_u64("rate", *rate);
 	trust = vcsw_rta_data(tb[IFLA_VCSW_PORT_TRUST], sizeof(*trust));
 	if (trust)
-		print_color_string(PRINT_ANY, COLOR_NONE, "trust", "trust %s ",
-				   *trust ? "on" : "off");
+		print_color_on_off(PRINT_ANY, COLOR_NONE, "trust", "trust %s ", *trust);
 	rate = vcsw_rta_data(tb[IFLA_VCSW_PORT_VC0_RATE], sizeof(*rate));
 	if (rate)
 		vcsw_print_rate("vc0_rate", *rate);
@@ -353,8 +354,7 @@ static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 		print_color_int(PRINT_ANY, COLOR_NONE, "ttd_max", "ttd_max %dns ", *ttd);
 	trust = vcsw_rta_data(tb[IFLA_VCSW_PORT_CREDITS], sizeof(*trust));
 	if (trust)
-		print_color_string(PRINT_ANY, COLOR_NONE, "credits", "credits %s ",
-				   *trust ? "on" : "off");
+		print_color_on_off(PRINT_ANY, COLOR_NONE, "credits", "credits %s ", *trust);
 	u32 = vcsw_rta_data(tb[IFLA_VCSW_PORT_CREDIT_UNIT], sizeof(*u32));
 	if (u32)
 		print_color_uint(PRINT_ANY, COLOR_NONE, "credit_unit", "credit_unit %u ", *u32);
@@ -373,8 +373,7 @@ static void vcsw_slave_print_opt(struct link_util *lu, FILE *f,
 	}
 	trust = vcsw_rta_data(tb[IFLA_VCSW_PORT_RECN], sizeof(*trust));
 	if (trust)
-		print_color_string(PRINT_ANY, COLOR_NONE, "recn", "recn %s ",
-				   *trust ? "on" : "off");
+		print_color_on_off(PRINT_ANY, COLOR_NONE, "recn", "recn %s ", *trust);
 	if (tb[IFLA_VCSW_PORT_STATS]) {
 		struct rtattr *rta = tb[IFLA_VCSW_PORT_STATS];
 

@@ -89,14 +89,17 @@ static void edf_explain(void)
 /*
  * RATE in tc's syntax, or a percentage of the device's speed.  get_rate64()
  * takes a sign, "inf" and out-of-range values without complaint and turns
- * the last into 0, which here would mean "no pacing": refuse those.
+ * the last into 0, which here would mean "no pacing": refuse those.  A
+ * percentage too small to be a byte a second would become 0 as well.
  */
 static int edf_get_rate(__u64 *rate, const char *arg, const char *dev)
 {
-	if (strchr(arg, '%'))
-		return get_percent_rate64(rate, arg, dev);
-	if (!tc_opt_starts_numeric(arg) || get_rate64(rate, arg))
+	if (strchr(arg, '%')) {
+		if (get_percent_rate64(rate, arg, dev))
+			return -1;
+	} else if (!tc_opt_starts_numeric(arg) || get_rate64(rate, arg)) {
 		return -1;
+	}
 	if (*rate == 0 && strtod(arg, NULL) != 0)
 		return -1;
 	return 0;

@@ -10,7 +10,9 @@
 # and "drops" of their own there, an object with a key twice.  tc 6.1,
 # in the VM, prints classes as text only, so no VM test can see it:
 # selftests/tc/plugin_json_keys loads each plugin as tc does and records
-# the keys its hooks print (see there).
+# the keys its hooks print (see there).  ip's link plugins too: a port's
+# option "credits" and its group of credit counters were both "credits"
+# in info_slave_data (and "recn" likewise).
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${FQ_BUILD:-$ROOT/build}
 KEYS=$B/selftests/tc/plugin_json_keys
@@ -24,5 +26,14 @@ for so in "$B"/tc/q_*.so; do
 	"$KEYS" "$so" "$kind" || fails=$((fails + 1))
 done
 [ "$n" -ge 4 ] || { echo "FAIL: $n tc plugins in $B/tc, want edf, aoq, dtable, fbs"; exit 1; }
+# ip's: a switch's and a port's options and counters in one object each
+for so in "$B"/tc/link_*.so; do
+	[ -e "$so" ] || continue
+	kind=$(basename "$so" .so)
+	kind=${kind#link_}
+	n=$((n + 1))
+	"$KEYS" "$so" "$kind" || fails=$((fails + 1))
+done
+[ "$n" -ge 6 ] || { echo "FAIL: $n plugins in $B/tc, want vcsw and vcsw_slave too"; exit 1; }
 [ "$fails" -eq 0 ] || { echo "FAIL: $fails of $n plugins"; exit 1; }
 echo "ok: $n plugins"

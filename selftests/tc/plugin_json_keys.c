@@ -14,6 +14,12 @@
  * with tc's, and a repeat, or a value printed with no key inside an
  * object, is an error.
  *
+ * ip's link plugins (link_vcsw.so, link_vcsw_slave.so: <kind>_link_util)
+ * print their options and counters into one object, ip -d -j's
+ * "info_data" or "info_slave_data", so there an option and a group of
+ * counters of the same name collide: their print_opt is given every
+ * attribute at once.
+ *
  * The iproute2 helpers the plugin calls are this program's own (it is
  * linked with -rdynamic, as tc is): the printers record; the parsers,
  * which no statistics hook calls, fail.
@@ -25,6 +31,7 @@
 #include <string.h>
 
 #include "../../tc/tc_abi.h"
+#include "../../tc/vcsw_ipdecl.h"
 
 #include <linux/pkt_sched_aoq.h>
 #include <linux/pkt_sched_dtable.h>
@@ -77,8 +84,9 @@ static void record(const char *key)
 	for (i = 0; i < l->nkeys; i++)
 		if (!strcmp(l->keys[i], key))
 			error("key \"%s\" twice in object \"%s\"", key, l->name);
+	/* a copy: a plugin may build its keys in one buffer, one after another */
 	if (l->nkeys < MAX_KEYS)
-		l->keys[l->nkeys++] = key;
+		l->keys[l->nkeys++] = strdup(key);
 }
 
 static void push(const char *name, bool array)
@@ -202,6 +210,7 @@ int get_percent_rate64(__u64 *rate, const char *str, const char *dev)
 {
 	return not_here(__func__);
 }
+int ll_addr_a2n(char *lladdr, int len, const char *arg) { return not_here(__func__); }
 
 /* ---- the objects tc prints statistics in -------------------------------- */
 
@@ -264,10 +273,55 @@ static void print_stats(struct qdisc_util *qu, bool class, const void *head,
 		error("%d objects or arrays left open", depth - (class ? 3 : 2));
 }
 
+/*
+ * A link plugin's options and counters: every attribute of its table
+ * present, each long enough for any of them and filled with bytes of 1
+ * (every counter non-zero, every index in range).
+ */
+#define LINK_ATTR_LEN	4096
+
+static int print_link(struct link_util *lu, const char *kind)
+{
+	static union {
+		struct rtattr rta;
+		char buf[RTA_SPACE(LINK_ATTR_LEN)];
+	} *a;
+	struct rtattr **tb;
+	int i;
+
+	a = calloc(lu->maxattr + 1, sizeof(*a));
+	tb = calloc(lu->maxattr + 1, sizeof(*tb));
+	if (!a || !tb) {
+		printf("FAIL: out of memory\n");
+		return 1;
+	}
+	for (i = 1; i <= lu->maxattr; i++) {
+		a[i].rta.rta_type = i;
+		a[i].rta.rta_len = RTA_LENGTH(LINK_ATTR_LEN);
+		memset(RTA_DATA(&a[i].rta), 1, LINK_ATTR_LEN);
+		tb[i] = &a[i].rta;
+	}
+	what = kind;
+	depth = 0;
+	push("(top)", true);		/* ip's array of links */
+	push("link", false);
+	open_json_object(strstr(kind, "_slave") ? "info_slave_data" : "info_data");
+	lu->print_opt(lu, stdout, tb);
+	close_json_object();
+	if (depth != 2)
+		error("%d objects or arrays left open", depth - 2);
+	free(tb);
+	free(a);
+	if (!errors)
+		printf("ok: %s: link options and counters keys\n", kind);
+	return errors ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	char sym[64];
 	struct qdisc_util *qu;
+	struct link_util *lu;
 	void *dl;
 	__u32 type;
 
@@ -280,6 +334,15 @@ int main(int argc, char **argv)
 	if (!dl) {
 		printf("FAIL: %s\n", dlerror());
 		return 1;
+	}
+	snprintf(sym, sizeof(sym), "%s_link_util", argv[2]);
+	lu = dlsym(dl, sym);
+	if (lu) {
+		if (!lu->print_opt) {
+			printf("FAIL: %s has no print_opt\n", sym);
+			return 1;
+		}
+		return print_link(lu, argv[2]);
 	}
 	snprintf(sym, sizeof(sym), "%s_qdisc_util", argv[2]);
 	qu = dlsym(dl, sym);

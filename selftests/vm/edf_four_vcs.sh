@@ -107,7 +107,7 @@ for k in 0 1 2 3; do
 	check_eq "S p1 in_vc$k frames" $COUNT "$(pstat S p1 in_vc$k packets)"
 	check_eq "S p1 credits_vc$k violations" 0 "$(pstat S p1 credits_vc$k violations)"
 done
-check_eq "S p1 msgs_malformed" 0 "$(pstat S p1 credits msgs_malformed)"
+check_eq "S p1 msgs_malformed" 0 "$(pstat S p1 credit_stats msgs_malformed)"
 # tc -s shows the four VCs' credits
 [[ $(qdisc_json) =~ \"stalls\":\[[0-9]+,[0-9]+,[0-9]+,[0-9]+\] ]]
 check_err $? "tc -s does not show four VCs' stalls: $(qdisc_json)"

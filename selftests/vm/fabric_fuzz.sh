@@ -121,7 +121,7 @@ pstat() {	# DEV OBJ KEY
 		sed -n "s/.*\"$3\":\([0-9]*\).*/\1/p"
 }
 rx0=$(pstat p1 port rx_packets); fab0=$(pstat p1 port rx_fabric)
-bad0=$(pstat p1 port drop_malformed); off0=$(pstat p1 credits msgs_off)
+bad0=$(pstat p1 port drop_malformed); off0=$(pstat p1 credit_stats msgs_off)
 dbad0=$(d_malformed)
 out=$(ns_exec C fabric-send -i eth0 --dst-mac 02:00:00:51:00:04 --src-ip 10.51.1.3 \
 	--dst-ip 10.51.1.4 --fuzz --fuzz-macs --seed $((SEED + 1)) --count "$FRAMES")
@@ -139,7 +139,7 @@ arrived() { [ "$(pstat p1 port rx_packets)" -ge $((rx0 + sent - ctrl)) ]; }
 wait_for 30 arrived
 check_err $? "not every frame counted at p1 within 30 s"
 check_eq "p1 rx_packets" $((rx0 + sent - ctrl)) "$(pstat p1 port rx_packets)"
-check_eq "p1 link messages with credits off" $((off0 + ctrl)) "$(pstat p1 credits msgs_off)"
+check_eq "p1 link messages with credits off" $((off0 + ctrl)) "$(pstat p1 credit_stats msgs_off)"
 check_eq "p1 rx_fabric (valid headers)" $((fab0 + $(fuzz_field "$out" valid))) "$(pstat p1 port rx_fabric)"
 check_eq "p1 drop_malformed" $((bad0 + malformed)) "$(pstat p1 port drop_malformed)"
 check_eq "malformed frames the switch let through to D" "$dbad0" "$(d_malformed)"
@@ -189,10 +189,10 @@ log_test "host: every forged link message taken or refused as the core says"
 
 # p1 with credits on: a switch port's end (the input's books)
 ns_run S ip link set p1 type vcsw_slave credits on || fatal "p1 credits on"
-pcred() { pstat p1 credits "$1"; }
+pcred() { pstat p1 credit_stats "$1"; }
 # a frame of RECN's type is a RECN frame to a switch port: with recn off
 # (the default), refused as one, not counted by the credit books
-recn0=$(pstat p1 recn frames_refused)
+recn0=$(pstat p1 recn_stats frames_refused)
 out=$(ns_exec C taskset -c 0 fabric-send -i eth0 --link-fuzz 64 --seed $((SEED + 2)) --count "$LINK_FRAMES")
 check_err $? "fabric-send --link-fuzz failed"
 log_info "$out"
@@ -200,14 +200,14 @@ log_info "$out"
 check_err $? "p1's own link messages never heard: no forged grant echoed its epoch"
 p_counted() {
 	[ $(( $(pcred msgs_received) + $(pcred msgs_malformed) + $(pcred msgs_unit) + \
-		$(pcred msgs_stale) + $(pstat p1 recn frames_refused) - recn0 )) -ge $LINK_FRAMES ]
+		$(pcred msgs_stale) + $(pstat p1 recn_stats frames_refused) - recn0 )) -ge $LINK_FRAMES ]
 }
 wait_for 30 p_counted
 for k in received malformed unit stale; do
 	check_eq "p1 msgs_$k" "$(link_field "$out" $k)" "$(pcred msgs_$k)"
 done
 check_eq "p1 RECN frames refused" $((recn0 + $(link_field "$out" recn))) \
-	"$(pstat p1 recn frames_refused)"
+	"$(pstat p1 recn_stats frames_refused)"
 ns_run S ip link set p1 type vcsw_slave credits off || fatal "p1 credits off"
 log_test "switch port: every forged link message taken or refused as the core says"
 

@@ -50,8 +50,7 @@ COUNT_FG=750			# per sender, where the script waits for the end
 
 # pstat NS DEV OBJ KEY: counter KEY of object OBJ of port DEV
 pstat() { json_obj_u64 "$(link_json "$1" "$2")" "$3" "$4"; }
-# popt NS DEV KEY: option KEY of port DEV (a word or a number; not the
-# object of the same name, "credits":{...}, which has no such value)
+# popt NS DEV KEY: option KEY of port DEV (a word, a number, true or false)
 popt() {
 	local j re="^.*\"$3\":\"?([0-9a-z]+)"
 
@@ -160,7 +159,7 @@ ns_run SA ip link set ax type vcsw_slave fdb_add $H4_MAC || fatal "fdb SA"
 ns_run SB ip link set b4 type vcsw_slave fdb_add $H4_MAC || fatal "fdb SB"
 
 # --- configuration ----------------------------------------------------------------
-check_eq "credits off by default" off "$(popt SA ax credits)"
+check_eq "credits off by default" false "$(popt SA ax credits)"
 check_eq "credit_unit by default" 64 "$(popt SA ax credit_unit)"
 ns_exec SA ip link set ax type vcsw_slave credit_unit 0 2>/dev/null
 check_fail $? "credit_unit 0 accepted"
@@ -231,7 +230,7 @@ stalls=$(($(pstat SA ax credits_vc0 stalls) + $(pstat SA ax credits_vc1 stalls))
 xfail_on_slow check_err $? "SA's credit port never waited for credits"
 log_info "sent on the credit link $sent of $((3 * COUNT_FG)); SA ax stalls $stalls," \
 	"lost in SA's lossy-fed output: vc0 $(pstat SA ax vc0 drops_full) vc1 $(pstat SA ax vc1 drops_full)"
-[ "$(pstat SA ax credits msgs_received)" -gt 0 ] && [ "$(pstat SB bx credits msgs_received)" -gt 0 ]
+[ "$(pstat SA ax credit_stats msgs_received)" -gt 0 ] && [ "$(pstat SB bx credit_stats msgs_received)" -gt 0 ]
 check_err $? "no link message taken"
 wait_for 5 books_exact
 check_err $? "books not exact once idle: $(books_log)"
@@ -326,9 +325,9 @@ ns_run SB tc qdisc add dev bx clsact || skip "no clsact"
 msg_drop SA ax 2 match u8 0x01 0x01 at 35 || skip "no u32"
 msg_drop SB bx 2 match u8 0x01 0x01 at 35 || skip "no u32"
 ax0=$(out SA ax); b40=$(out SB b4); rx0=$(h4_rx); bxin0=$(pstat SB bx port rx_packets)
-ms0=$(pstat SA ax credits msgs_sent); mr0=$(pstat SB bx credits msgs_received)
+ms0=$(pstat SA ax credit_stats msgs_sent); mr0=$(pstat SB bx credit_stats msgs_received)
 COUNT=$COUNT_FG send
-ms=$(($(pstat SA ax credits msgs_sent) - ms0)); mr=$(($(pstat SB bx credits msgs_received) - mr0))
+ms=$(($(pstat SA ax credit_stats msgs_sent) - ms0)); mr=$(($(pstat SB bx credit_stats msgs_received) - mr0))
 log_info "SA sent $ms link messages while half were dropped, SB took $mr"
 [ "$mr" -gt 0 ] && [ "$mr" -lt "$ms" ]
 check_err $? "not half of the link messages lost: SA sent $ms, SB took $mr"
@@ -359,7 +358,7 @@ check_err $? "books not exact once idle after lost messages: $(books_log)"
 log_test "link messages lost (half, then all for 200 ms): traffic resumes, no leak"
 
 # --- the link flapped under traffic -----------------------------------------------------
-r0=$(pstat SA ax credits restarts)
+r0=$(pstat SA ax credit_stats restarts)
 send &
 sender=$!
 bg_track $sender
@@ -373,7 +372,7 @@ wait_for 60 settled
 check_err $? "the path did not drain after the flap"
 [ "$(h4_rx)" -gt "$rx_mid" ]
 xfail_on_slow check_err $? "no traffic after the flap"
-[ "$(pstat SA ax credits restarts)" -gt "$r0" ]
+[ "$(pstat SA ax credit_stats restarts)" -gt "$r0" ]
 check_err $? "SA's books did not start again on the way up"
 for k in "in_vc0 drops_full" "in_vc1 drops_full" "credits_vc0 violations" \
 	"credits_vc1 violations"; do
@@ -394,9 +393,9 @@ log_test "link flapped under traffic: traffic resumes, books exact"
 # 2000: a link that did not back off fails it.  Every section after this one
 # starts from a backed-off link.
 sleep 1
-ms0=$(pstat SA ax credits msgs_sent); mr0=$(pstat SB bx credits msgs_sent)
+ms0=$(pstat SA ax credit_stats msgs_sent); mr0=$(pstat SB bx credit_stats msgs_sent)
 sleep 2
-ms=$(($(pstat SA ax credits msgs_sent) - ms0)); mr=$(($(pstat SB bx credits msgs_sent) - mr0))
+ms=$(($(pstat SA ax credit_stats msgs_sent) - ms0)); mr=$(($(pstat SB bx credit_stats msgs_sent) - mr0))
 log_info "idle for 2 s: ax sent $ms link messages, bx $mr"
 [ "$ms" -gt 0 ] && [ "$ms" -lt 400 ] && [ "$mr" -gt 0 ] && [ "$mr" -lt 400 ]
 check_err $? "an idle link did not back off: ax sent $ms, bx $mr in 2 s (2000 at the base period)"
@@ -405,19 +404,19 @@ log_test "idle link: link messages backed off"
 # --- credits off again: a lossy port as before ----------------------------------------
 ns_run SB ip link set bx type vcsw_slave credits off
 # SA's messages still come: taken by nobody, never forwarded
-wait_for 5 eval '[ "$(pstat SB bx credits msgs_off)" -gt 0 ]'
+wait_for 5 eval '[ "$(pstat SB bx credit_stats msgs_off)" -gt 0 ]'
 check_err $? "link messages to a port without credits not counted"
 ns_run SA ip link set ax type vcsw_slave credits off
 sleep 0.1
-off0=$(pstat SB bx credits msgs_off); sent0=$(pstat SA ax credits msgs_sent)
+off0=$(pstat SB bx credit_stats msgs_off); sent0=$(pstat SA ax credit_stats msgs_sent)
 rx0=$(h4_rx)
 COUNT=200 send
 wait_for 30 settled
 check_err $? "the path did not drain without credits"
 [ "$(h4_rx)" -gt "$rx0" ]
 check_err $? "nothing forwarded without credits"
-check_eq "no link message sent without credits" "$sent0" "$(pstat SA ax credits msgs_sent)"
-check_eq "none arrived" "$off0" "$(pstat SB bx credits msgs_off)"
+check_eq "no link message sent without credits" "$sent0" "$(pstat SA ax credit_stats msgs_sent)"
+check_eq "none arrived" "$off0" "$(pstat SB bx credit_stats msgs_off)"
 check_eq "H4 got no link message" 0 "$(json_u64 "$(ns_exec H4 fabric-stat -j eth0)" drop_inner_type)"
 log_test "credits off: forwarded lossy, no link messages"
 

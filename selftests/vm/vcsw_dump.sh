@@ -67,7 +67,7 @@ done
 log_test "switch: every attribute, one link and in a dump"
 
 for j in "$port" "$all"; do
-	has "$j" trust '"off"'
+	has "$j" trust false
 	has "$j" vc0_rate 1500000
 	has "$j" vc0_burst 32768
 	has "$j" vc0_exceed '"demote"'
@@ -86,7 +86,7 @@ log_test "port: every attribute, one link and in a dump"
 
 port2=$(ns_exec S ip -j -d link show dev p2 | tr -d ' \n')
 for j in "$port2" "$all"; do
-	has "$j" credits '"on"'
+	has "$j" credits true
 	has "$j" credit_unit 128
 	has "$j" vc0_in_buffer 16384
 	has "$j" vc1_in_buffer 12288

@@ -128,7 +128,7 @@ done
 # VC3's frames waited for credits at SA: the later VCs overtook them there
 [ "$(pstat SA ax credits_vc3 stalls)" -gt 0 ]
 check_err $? "SA never waited for S's VC3 credits"
-check_eq "S sa msgs_malformed" 0 "$(pstat S sa credits msgs_malformed)"
+check_eq "S sa msgs_malformed" 0 "$(pstat S sa credit_stats msgs_malformed)"
 log_test "four VCs, each strictly before the next, lossless on the credit path"
 
 # --- the same through two-VC switches -----------------------------------------------------
@@ -149,11 +149,11 @@ check_eq "S p4 vc1 frames" $((4 * COUNT)) "$(pstat S p4 vc1 packets)"
 log_test "two VCs: VC2 and VC3 frames are best effort (VC1, FIFO): the order check fails"
 
 # --- ends that disagree -------------------------------------------------------------------
-m0=$(pstat S sa credits msgs_malformed)
+m0=$(pstat S sa credit_stats msgs_malformed)
 ns_run SA ip link set sw0 down
 ns_run SA ip link set sw0 type vcsw vcs 4 || fatal "vcs 4 SA"
 ns_run SA ip link set sw0 up
-wait_for 10 eval '[ "$(pstat S sa credits msgs_malformed)" -gt $m0 ]'
+wait_for 10 eval '[ "$(pstat S sa credit_stats msgs_malformed)" -gt $m0 ]'
 check_err $? "a two-VC end took a four-VC end's link messages"
 ns_run S ip link set sw0 down
 ns_run S ip link set sw0 type vcsw vcs 4 || fatal "vcs 4 S"

@@ -271,11 +271,11 @@ done
 # is a fifth of 2000, which a link that did not back off fails
 sleep 1
 for h in 1 2 3; do
-	hm0[h]=$(qcredit H$h msgs_sent); pm0[h]=$(pstat S s$h credits msgs_sent)
+	hm0[h]=$(qcredit H$h msgs_sent); pm0[h]=$(pstat S s$h credit_stats msgs_sent)
 done
 sleep 2
 for h in 1 2 3; do
-	hm=$(($(qcredit H$h msgs_sent) - hm0[h])); pm=$(($(pstat S s$h credits msgs_sent) - pm0[h]))
+	hm=$(($(qcredit H$h msgs_sent) - hm0[h])); pm=$(($(pstat S s$h credit_stats msgs_sent) - pm0[h]))
 	log_info "idle for 2 s: H$h sent $hm link messages, s$h $pm"
 	[ "$hm" -gt 0 ] && [ "$hm" -lt 400 ] && [ "$pm" -gt 0 ] && [ "$pm" -lt 400 ]
 	check_err $? "H$h: an idle link did not back off: the host sent $hm, s$h $pm in 2 s"
@@ -288,7 +288,7 @@ for h in 1 2 3; do
 	sent0[h]=$(qsent H$h); drops0[h]=$(qdrops H$h); in0[h]=$(pstat S s$h port rx_packets)
 	st0[h]=$(($(qcredit_vc H$h stalls 0) + $(qcredit_vc H$h stalls 1)))
 done
-hm0=$(qcredit H1 msgs_sent); pm0=$(pstat S s1 credits msgs_sent)
+hm0=$(qcredit H1 msgs_sent); pm0=$(pstat S s1 credit_stats msgs_sent)
 pids=()
 for h in 1 2 3; do
 	send_bg $h $COUNT
@@ -327,7 +327,7 @@ switch_lossless "three hosts"
 # A timing premise: H1's 1 ms timer keeps its period only on a kernel
 # fast enough for the load.  The debug kernel gave H1 5909, s1 2313 with
 # the test alone in its boot, but H1 2929, s1 2482 after six other tests
-hm=$(($(qcredit H1 msgs_sent) - hm0)); pm=$(($(pstat S s1 credits msgs_sent) - pm0))
+hm=$(($(qcredit H1 msgs_sent) - hm0)); pm=$(($(pstat S s1 credit_stats msgs_sent) - pm0))
 log_info "busy: H1 sent $hm link messages, s1 $pm"
 [ "$hm" -gt 0 ] && [ $((4 * pm)) -lt $((3 * hm)) ]
 xfail_on_slow check_err $? "s1 (2 Mbit/s) sent $pm link messages, H1 (1 ms) $hm: its period did not follow the rate"

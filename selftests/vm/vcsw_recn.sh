@@ -192,7 +192,7 @@ log_test "arch trad: a congestion tree blocks a flow that shares its links"
 
 # --- with RECN: isolated ------------------------------------------------------------------
 set_arch recn
-[[ $(link_json S p1) == *'"recn":"on"'* ]]
+[[ $(link_json S p1) == *'"recn":true'* ]]
 check_err $? "S p1 does not show recn on"
 run 0
 recn_alone=$DUR_US
@@ -217,7 +217,7 @@ recn_log() {
 		line=
 		for k in saq_alloc saq_full notify_tx notify_rx xoff_tx xoff_rx xon_tx xon_rx \
 			 release_tx lease_expired stale_rx frames_tx frames_rx msgs_dropped; do
-			line+=" $k $(json_obj_u64 "$j" recn $k)"
+			line+=" $k $(json_obj_u64 "$j" recn_stats $k)"
 		done
 		log_info "$p:$line"
 	done
@@ -229,15 +229,15 @@ recn_log
 for p in "B p3 notify_tx" "S p1 notify_rx" "S p1 saq_alloc" "S p0 notify_tx" \
 	 "A p3 saq_alloc" "B p3 xoff_tx" "S p1 xoff_rx"; do
 	set -- $p
-	v=$(pstat $1 $2 recn $3)
+	v=$(pstat $1 $2 recn_stats $3)
 	[ "${v:-0}" -gt 0 ]
 	check_err $? "$1 $2: recn $3 is ${v:-none}"
 done
 for p in "A p3" "S p0" "S p1" "B p3"; do
 	set -- $p
-	check_eq "$1 $2: RECN frames refused" 0 "$(pstat $1 $2 recn frames_refused)"
-	check_eq "$1 $2: SAQs still in use after the tree" 0 "$(pstat $1 $2 recn saqs)"
-	a=$(pstat $1 $2 recn saq_alloc); f=$(pstat $1 $2 recn saq_free)
+	check_eq "$1 $2: RECN frames refused" 0 "$(pstat $1 $2 recn_stats frames_refused)"
+	check_eq "$1 $2: SAQs still in use after the tree" 0 "$(pstat $1 $2 recn_stats saqs)"
+	a=$(pstat $1 $2 recn_stats saq_alloc); f=$(pstat $1 $2 recn_stats saq_free)
 	check_eq "$1 $2: every SAQ made was freed" "$a" "$f"
 done
 for p in "A p0" "A p1" "A p3" "S p0" "S p1" "B p0" "B p1" "B p3"; do
@@ -253,7 +253,7 @@ log_test "SAQs made along the branch, Xoff sent, all freed, nothing dropped"
 # notifications) is refused there, as if lost on the link: an Xon lost
 # leaves a SAQ of S's stopped until its lease runs out.  Every frame
 # still arrives, and every SAQ is freed after.
-r0=$(pstat S p1 recn frames_refused); l0=$(pstat S p1 recn lease_expired)
+r0=$(pstat S p1 recn_stats frames_refused); l0=$(pstat S p1 recn_stats lease_expired)
 ( sleep 1; ns_exec S ip link set p1 type vcsw_slave recn off
   sleep 1; ns_exec S ip link set p1 type vcsw_slave recn on ) &
 deaf=$!
@@ -264,7 +264,7 @@ check_err $? "could not turn S p1's RECN off and on"
 lost_share=$((recn_alone * 1000 / DUR_US))
 log_info "recn with S deaf to B for a second: $lost_share per mille"
 recn_log
-r1=$(pstat S p1 recn frames_refused); l1=$(pstat S p1 recn lease_expired)
+r1=$(pstat S p1 recn_stats frames_refused); l1=$(pstat S p1 recn_stats lease_expired)
 [ "$r1" -gt "$r0" ]
 check_err $? "S p1 refused no RECN frame from B while off ($r0 -> $r1)"
 # A lease runs out only if a SAQ was stopped when S went deaf, or B's
@@ -273,7 +273,7 @@ check_err $? "S p1 refused no RECN frame from B while off ($r0 -> $r1)"
 log_info "S p1: $((l1 - l0)) leases ran out, $((r1 - r0)) RECN frames refused while deaf"
 for p in "A p3" "S p0" "S p1" "B p3"; do
 	set -- $p
-	check_eq "$1 $2: SAQs still in use after the lost messages" 0 "$(pstat $1 $2 recn saqs)"
+	check_eq "$1 $2: SAQs still in use after the lost messages" 0 "$(pstat $1 $2 recn_stats saqs)"
 done
 log_test "lost RECN messages: every frame arrives, every SAQ is freed"
 
@@ -286,21 +286,21 @@ log_test "lost RECN messages: every frame arrives, every SAQ is freed"
 # it stops.
 FUZZ=$(fq_param recn_fuzz_frames 20000)
 ns_run A ip link set p2 type vcsw_slave recn on || fatal "recn on A p2"
-rx0=$(pstat A p2 recn frames_rx); ref0=$(pstat A p2 recn frames_refused)
+rx0=$(pstat A p2 recn_stats frames_rx); ref0=$(pstat A p2 recn_stats frames_refused)
 out=$(ns_exec H2 fabric-send -i eth0 --recn-fuzz --seed "$(fq_param fuzz_seed 1)" --count "$FUZZ")
 check_err $? "fabric-send --recn-fuzz failed"
 log_info "$out"
 fz() { echo "$out" | sed -n "s/.* $1=\([0-9]*\).*/\1/p"; }
 fuzz_counted() {
-	[ $(( $(pstat A p2 recn frames_rx) + $(pstat A p2 recn frames_refused) - rx0 - ref0 )) \
+	[ $(( $(pstat A p2 recn_stats frames_rx) + $(pstat A p2 recn_stats frames_refused) - rx0 - ref0 )) \
 		-ge $(( $(fz taken) + $(fz refused) )) ]
 }
 wait_for 30 fuzz_counted
-check_eq "A p2: RECN frames taken" $((rx0 + $(fz taken))) "$(pstat A p2 recn frames_rx)"
-check_eq "A p2: RECN frames refused" $((ref0 + $(fz refused))) "$(pstat A p2 recn frames_refused)"
-saqs_freed() { [ "$(pstat A p2 recn saqs)" = 0 ]; }
+check_eq "A p2: RECN frames taken" $((rx0 + $(fz taken))) "$(pstat A p2 recn_stats frames_rx)"
+check_eq "A p2: RECN frames refused" $((ref0 + $(fz refused))) "$(pstat A p2 recn_stats frames_refused)"
+saqs_freed() { [ "$(pstat A p2 recn_stats saqs)" = 0 ]; }
 wait_for 10 saqs_freed
-check_err $? "A p2: $(pstat A p2 recn saqs) SAQs still in use after the forger stopped"
+check_err $? "A p2: $(pstat A p2 recn_stats saqs) SAQs still in use after the forger stopped"
 ns_run A ip link set p2 type vcsw_slave recn off
 run 0
 log_test "forged RECN frames: each taken or refused whole, the switch unharmed"
@@ -388,11 +388,11 @@ v=$(hstat held)
 check_err $? "H1's edf held no flow back for a SAQ"
 check_eq "H1's edf: RECN frames refused" 0 "$(hstat frames_refused)"
 check_eq "H1's edf: flows still held after the tree" 0 "$(hstat held_flows)"
-saqs_gone() { [ "$(hstat saqs)" = 0 ] && [ "$(pstat A p1 recn saqs)" = 0 ]; }
+saqs_gone() { [ "$(hstat saqs)" = 0 ] && [ "$(pstat A p1 recn_stats saqs)" = 0 ]; }
 wait_for 10 saqs_gone
-check_err $? "SAQs still in use after the tree: H1 $(hstat saqs), A p1 $(pstat A p1 recn saqs)"
-check_eq "A p1: RECN frames refused" 0 "$(pstat A p1 recn frames_refused)"
-v=$(pstat A p1 recn release_rx)
+check_err $? "SAQs still in use after the tree: H1 $(hstat saqs), A p1 $(pstat A p1 recn_stats saqs)"
+check_eq "A p1: RECN frames refused" 0 "$(pstat A p1 recn_stats frames_refused)"
+v=$(pstat A p1 recn_stats release_rx)
 [ "${v:-0}" -gt 0 ]
 check_err $? "A p1 heard no RELEASE from H1"
 check_eq "A p1: nothing dropped in its input buffer" 0 "$(pstat A p1 in_vc1 drops_full)"
