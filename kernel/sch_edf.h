@@ -47,12 +47,12 @@
 #define EDF_DEFAULT_MAX_FLOWS	65536
 #define EDF_DEFAULT_ELIG_NS	20000ULL
 #define EDF_DEFAULT_HORIZON_NS	(2 * NSEC_PER_SEC)
-#define EDF_MAX_LIMIT		1000000
-#define EDF_MAX_FLOWS_LIMIT	1048576
-#define EDF_MAX_ELIG_NS		NSEC_PER_SEC
-#define EDF_MIN_TIME_NS		1000ULL
-#define EDF_MAX_TIME_NS		(10 * NSEC_PER_SEC)
-#define EDF_MAX_BURST		(64 << 20)	/* bytes, a class's token bucket */
+#define EDF_MAX_LIMIT		TC_EDF_LIMIT_MAX
+#define EDF_MAX_FLOWS_LIMIT	TC_EDF_FLOWS_MAX
+#define EDF_MAX_ELIG_NS		TC_EDF_ELIG_MAX_NS
+#define EDF_MIN_TIME_NS		TC_EDF_TIME_MIN_NS
+#define EDF_MAX_TIME_NS		TC_EDF_TIME_MAX_NS
+#define EDF_MAX_BURST		TC_EDF_BURST_MAX	/* bytes, a class's token bucket */
 /* When neither the qdisc nor the device tells the link rate. */
 #define EDF_FALLBACK_LINK_RATE	(1000000000ULL / 8)
 #define EDF_RECN_RECOUNT_NS	(100 * NSEC_PER_USEC)	/* edf_recn_recount() */

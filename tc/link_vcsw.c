@@ -124,7 +124,7 @@ static int vcsw_parse_recn(uint32_t *v, unsigned int i, const char *arg)
 
 	switch (vcsw_recn_opts[i].kind) {
 	case VCSW_RECN_COUNT:
-		err = get_u32(v, arg, 0);
+		err = get_u32(v, arg, 10);
 		break;
 	case VCSW_RECN_BYTES:
 		err = vcsw_parse_size(v, arg);
@@ -195,7 +195,7 @@ static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
 			argc--, argv++;
 			addattr64(n, VCSW_MSG_MAX, IFLA_VCSW_RATE, rate);
 		} else if (!strcmp(*argv, "vcs")) {
-			if (argc < 2 || get_u32(&v, argv[1], 0) || v < VCSW_NUM_VCS ||
+			if (argc < 2 || get_u32(&v, argv[1], 10) || v < VCSW_NUM_VCS ||
 			    v > VCSW_MAX_VCS) {
 				fprintf(stderr, "vcsw: Illegal \"vcs\": 2, 3 or 4\n");
 				return -1;
@@ -217,7 +217,7 @@ static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
 		} else if (!strcmp(*argv, "fdb_max") || !strcmp(*argv, "ageing")) {
 			const char *what = *argv;
 
-			if (argc < 2 || get_u32(&v, argv[1], 0)) {
+			if (argc < 2 || get_u32(&v, argv[1], 10)) {
 				fprintf(stderr, "vcsw: Illegal \"%s\"\n", what);
 				return -1;
 			}
@@ -225,6 +225,7 @@ static int vcsw_parse_opt(struct link_util *lu, int argc, char **argv,
 			addattr32(n, VCSW_MSG_MAX, !strcmp(what, "fdb_max") ?
 				  IFLA_VCSW_FDB_MAX : IFLA_VCSW_AGEING, v);
 		} else if (!strcmp(*argv, "group_fwd_mask")) {
+			/* a mask: 0x... as the bridge's; every other number decimal */
 			if (argc < 2 || get_u32(&v, argv[1], 0) || v > 0xffff) {
 				fprintf(stderr, "vcsw: Illegal \"group_fwd_mask\"\n");
 				return -1;

@@ -133,7 +133,7 @@ static int vcsw_slave_parse_opt(struct link_util *lu, int argc, char **argv,
 							    IFLA_VCSW_PORT_RECN,
 				 !strcmp(*argv, "on"));
 		} else if (!strcmp(*argv, "credit_unit")) {
-			if (argc < 2 || get_u32(&v, argv[1], 0) || !v || v > 65535) {
+			if (argc < 2 || get_u32(&v, argv[1], 10) || !v || v > 65535) {
 				fprintf(stderr, "vcsw_slave: Illegal \"credit_unit\": 1 .. 65535 bytes\n");
 				return -1;
 			}

@@ -89,6 +89,7 @@ struct dtable_qopt {
 	struct tc_dtable_entry *table;
 	int nentries;
 	struct tc_credits_opt credits;
+	unsigned int given;	/* 1 << TCA_DTABLE_*: each word once */
 };
 
 static int dtable_parse_mtu(struct dtable_qopt *o, const char *arg)
@@ -157,6 +158,8 @@ static int dtable_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			if (r < 0)
 				goto out;
 		} else if (!strcmp(*argv, "classes")) {
+			if (tc_opt_once("dtable", &o.given, TCA_DTABLE_CLASSES, *argv))
+				goto out;
 			if (tc_opt_next_arg(&argc, &argv))
 				goto out;
 			if (dtable_number(*argv, 1, TC_DTABLE_MAX_CLASSES, &v, NULL)) {
@@ -165,6 +168,8 @@ static int dtable_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			}
 			o.classes = v;
 		} else if (!strcmp(*argv, "mode")) {
+			if (tc_opt_once("dtable", &o.given, TCA_DTABLE_MODE, *argv))
+				goto out;
 			if (tc_opt_next_arg(&argc, &argv))
 				goto out;
 			for (i = 0; i <= TC_DTABLE_MODE_MAX; i++)
@@ -176,6 +181,8 @@ static int dtable_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			}
 			o.mode = i;
 		} else if (!strcmp(*argv, "credit")) {
+			if (tc_opt_once("dtable", &o.given, TCA_DTABLE_CREDIT, *argv))
+				goto out;
 			if (tc_opt_next_arg(&argc, &argv))
 				goto out;
 			if (dtable_number(*argv, 1, 65536, &v, NULL)) {
@@ -184,9 +191,13 @@ static int dtable_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			}
 			o.credit = v;
 		} else if (!strcmp(*argv, "mtu")) {
+			if (tc_opt_once("dtable", &o.given, TCA_DTABLE_MTU, *argv))
+				goto out;
 			if (tc_opt_next_arg(&argc, &argv) || dtable_parse_mtu(&o, *argv))
 				goto out;
 		} else if (!strcmp(*argv, "priomap")) {
+			if (tc_opt_once("dtable", &o.given, TCA_DTABLE_PRIOMAP, *argv))
+				goto out;
 			for (i = 0; i < TC_DTABLE_PRIO_BANDS; i++) {
 				if (tc_opt_next_arg(&argc, &argv))
 					goto out;
@@ -198,7 +209,8 @@ static int dtable_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			}
 			o.has_prio = true;
 		} else if (!strcmp(*argv, "table")) {
-			free(o.table);
+			if (tc_opt_once("dtable", &o.given, TCA_DTABLE_TABLE, *argv))
+				goto out;
 			if (dtable_parse_table(&o, &argc, &argv))
 				goto out;
 		} else if (!strcmp(*argv, "help")) {

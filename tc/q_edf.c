@@ -268,6 +268,18 @@ static int edf_get_packets(__u32 *v, const char *arg)
 	return get_u32(v, arg, 10);
 }
 
+/* A count in @min .. @max, or the option's message with the range. */
+static int edf_get_count_in(__u32 *v, const char *arg, const char *key, __u32 min,
+			    __u32 max, bool packets)
+{
+	if ((packets ? edf_get_packets(v, arg) : get_u32(v, arg, 10)) ||
+	    *v < min || *v > max) {
+		fprintf(stderr, "edf: Illegal \"%s\": %u .. %u\n", key, min, max);
+		return -1;
+	}
+	return 0;
+}
+
 static int edf_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			  struct nlmsghdr *n, const char *dev)
 {
@@ -287,26 +299,27 @@ static int edf_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			if (tc_opt_once("edf", &o.given, TCA_EDF_ELIGIBILITY, key) ||
 			    tc_opt_next_arg(&argc, &argv))
 				return -1;
-			if (tc_opt_time(&o.eligibility, *argv))
-				return tc_opt_illegal(key);
+			if (edf_get_time_in(&o.eligibility, *argv, key, 0, TC_EDF_ELIG_MAX_NS,
+					    "0 .. 1s"))
+				return -1;
 		} else if (strcmp(key, "limit") == 0) {
 			if (tc_opt_once("edf", &o.given, TCA_EDF_LIMIT, key) ||
 			    tc_opt_next_arg(&argc, &argv))
 				return -1;
-			if (edf_get_packets(&o.limit, *argv))
-				return tc_opt_illegal(key);
+			if (edf_get_count_in(&o.limit, *argv, key, 1, TC_EDF_LIMIT_MAX, true))
+				return -1;
 		} else if (strcmp(key, "flow_limit") == 0) {
 			if (tc_opt_once("edf", &o.given, TCA_EDF_FLOW_LIMIT, key) ||
 			    tc_opt_next_arg(&argc, &argv))
 				return -1;
-			if (edf_get_packets(&o.flow_limit, *argv))
-				return tc_opt_illegal(key);
+			if (edf_get_count_in(&o.flow_limit, *argv, key, 1, TC_EDF_LIMIT_MAX, true))
+				return -1;
 		} else if (strcmp(key, "flows") == 0) {
 			if (tc_opt_once("edf", &o.given, TCA_EDF_MAX_FLOWS, key) ||
 			    tc_opt_next_arg(&argc, &argv))
 				return -1;
-			if (get_u32(&o.max_flows, *argv, 10))
-				return tc_opt_illegal(key);
+			if (edf_get_count_in(&o.max_flows, *argv, key, 1, TC_EDF_FLOWS_MAX, false))
+				return -1;
 		} else if (strcmp(key, "ttd") == 0) {
 			if (tc_opt_once("edf", &o.given, TCA_EDF_TTD, key) ||
 			    tc_opt_next_arg(&argc, &argv))
@@ -319,8 +332,9 @@ static int edf_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			if (tc_opt_once("edf", &o.given, TCA_EDF_HORIZON, key) ||
 			    tc_opt_next_arg(&argc, &argv))
 				return -1;
-			if (tc_opt_time(&o.horizon, *argv))
-				return tc_opt_illegal(key);
+			if (edf_get_time_in(&o.horizon, *argv, key, TC_EDF_TIME_MIN_NS,
+					    TC_EDF_TIME_MAX_NS, "1us .. 10s"))
+				return -1;
 		} else if (strcmp(key, "default") == 0) {
 			__u16 minor;
 
@@ -490,8 +504,9 @@ static int edf_parse_copt(struct qdisc_util *qu, int argc, char **argv,
 			if (edf_set_mode(&o, TC_EDF_MODE_FRAME) ||
 			    tc_opt_next_arg(&argc, &argv))
 				return -1;
-			if (tc_opt_time(&o.latency, *argv))
-				return tc_opt_illegal(key);
+			if (edf_get_time_in(&o.latency, *argv, key, TC_EDF_TIME_MIN_NS,
+					    TC_EDF_TIME_MAX_NS, "1us .. 10s"))
+				return -1;
 			o.given |= 1U << TCA_EDF_CLASS_LATENCY;
 		} else if (strcmp(key, "txtime") == 0) {
 			if (edf_set_mode(&o, TC_EDF_MODE_TXTIME))
@@ -517,8 +532,10 @@ static int edf_parse_copt(struct qdisc_util *qu, int argc, char **argv,
 			if (tc_opt_once("edf", &o.given, TCA_EDF_CLASS_BURST, key) ||
 			    tc_opt_next_arg(&argc, &argv))
 				return -1;
-			if (get_size(&o.burst, *argv))
-				return tc_opt_illegal(key);
+			if (get_size(&o.burst, *argv) || o.burst > TC_EDF_BURST_MAX) {
+				fprintf(stderr, "edf: Illegal \"burst\": 0 .. 64m bytes\n");
+				return -1;
+			}
 		} else if (strcmp(key, "smooth") == 0) {
 			if (edf_set_smooth(&o, 1))
 				return -1;

@@ -29,7 +29,8 @@
 static void fbs_explain(void)
 {
 	fprintf(stderr,
-		"Usage: ... fbs dests N { slot TIME [ rate RATE ] | rate RATE } [ table SLOT... ]\n"
+		"Usage: ... fbs dests N { slot TIME [ rate RATE ] | rate RATE frame BYTES }\n"
+		"               [ table SLOT... ]\n"
 		"               [ drift PPM ] [ frame BYTES ] [ limit PACKETS ]\n"
 		"               [ credits { on | off } ] [ credit_unit BYTES ]\n"
 		"               [ node I ] [ verify { on | off } ] [ delay TIME ]\n"
@@ -38,8 +39,9 @@ static void fbs_explain(void)
 		"           MAJ:N+1 is best effort (the default class)\n"
 		"  slot     a slot's length: one largest frame at the link rate, and\n"
 		"           with credits on the way back of its credits\n"
-		"  rate     the link rate: it times each frame on the wire; alone, it\n"
-		"           makes the slot: frame x 8 / rate\n"
+		"  rate     the link rate: it times each frame on the wire; with frame\n"
+		"           and no slot it makes the slot: frame x 8 / rate; on change\n"
+		"           alone, the slot stays\n"
 		"  table    this host's column of the schedule, one word per slot: the\n"
 		"           destination 0..N-1 it sends to, - (unreserved: best\n"
 		"           effort's) or x (silent: nothing); W*K repeats word W K\n"
@@ -80,6 +82,7 @@ struct fbs_qopt {
 	__u16 *table;
 	unsigned int nslots;
 	struct tc_credits_opt credits;
+	unsigned int given;	/* 1 << TCA_FBS_*: each word once */
 };
 
 /* "-", "D", "W*K": one table word into @o; -1 if it is none */
@@ -161,12 +164,17 @@ static int fbs_number(const char *key, const char *arg, long lo, long hi, long *
 	return 0;
 }
 
-/* "300", "-12.5", "+0.001" ppm into parts per 10^9 */
+/*
+ * "300", "-12.5", "+0.001" ppm into parts per 10^9; "12.5ppm" too, as
+ * tc qdisc show prints it
+ */
 static int fbs_drift(const char *arg, __s32 *ppb)
 {
 	char *end;
 	double v = strtod(arg, &end);
 
+	if (!strcmp(end, "ppm") && end != arg)
+		end += 3;
 	if (end == arg || *end || !(v >= -100000.0 && v <= 100000.0))
 		return tc_opt_illegal("drift");
 	*ppb = (__s32)(v * 1000.0 + (v < 0 ? -0.5 : 0.5));
@@ -186,10 +194,14 @@ static int fbs_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			if (r < 0)
 				goto out;
 		} else if (!strcmp(*argv, "dests")) {
+			if (tc_opt_once("fbs", &o.given, TCA_FBS_DESTS, *argv))
+				goto out;
 			if (tc_opt_next_arg(&argc, &argv) ||
 			    fbs_number("dests", *argv, 1, TC_FBS_MAX_DESTS, &o.dests))
 				goto out;
 		} else if (!strcmp(*argv, "slot")) {
+			if (tc_opt_once("fbs", &o.given, TCA_FBS_SLOT_NS, *argv))
+				goto out;
 			if (tc_opt_next_arg(&argc, &argv))
 				goto out;
 			if (tc_opt_time(&o.slot_ns, *argv) || o.slot_ns < TC_FBS_MIN_SLOT_NS ||
@@ -199,6 +211,8 @@ static int fbs_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			}
 			o.has_slot = true;
 		} else if (!strcmp(*argv, "rate")) {
+			if (tc_opt_once("fbs", &o.given, TCA_FBS_RATE, *argv))
+				goto out;
 			if (tc_opt_next_arg(&argc, &argv))
 				goto out;
 			if (!tc_opt_starts_numeric(*argv) || get_rate64(&o.rate, *argv) || !o.rate) {
@@ -206,34 +220,49 @@ static int fbs_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 				goto out;
 			}
 		} else if (!strcmp(*argv, "table")) {
-			free(o.table);
+			if (tc_opt_once("fbs", &o.given, TCA_FBS_TABLE, *argv))
+				goto out;
 			if (fbs_parse_table(&o, &argc, &argv))
 				goto out;
 		} else if (!strcmp(*argv, "drift")) {
+			if (tc_opt_once("fbs", &o.given, TCA_FBS_DRIFT_PPB, *argv))
+				goto out;
 			if (tc_opt_next_arg(&argc, &argv) || fbs_drift(*argv, &o.drift_ppb))
 				goto out;
 			o.has_drift = true;
 		} else if (!strcmp(*argv, "frame")) {
+			if (tc_opt_once("fbs", &o.given, TCA_FBS_FRAME, *argv))
+				goto out;
 			if (tc_opt_next_arg(&argc, &argv) ||
 			    fbs_number("frame", *argv, 60, 65535, &o.frame))
 				goto out;
 		} else if (!strcmp(*argv, "limit")) {
+			if (tc_opt_once("fbs", &o.given, TCA_FBS_LIMIT, *argv))
+				goto out;
 			if (tc_opt_next_arg(&argc, &argv) ||
 			    fbs_number("limit", *argv, 1, 1000000, &o.limit))
 				goto out;
 		} else if (!strcmp(*argv, "node")) {
+			if (tc_opt_once("fbs", &o.given, TCA_FBS_NODE, *argv))
+				goto out;
 			if (tc_opt_next_arg(&argc, &argv) ||
 			    fbs_number("node", *argv, 0, TC_FBS_MAX_DESTS - 1, &o.node))
 				goto out;
 		} else if (!strcmp(*argv, "verify")) {
+			if (tc_opt_once("fbs", &o.given, TCA_FBS_VERIFY, *argv))
+				goto out;
 			if (tc_opt_next_arg(&argc, &argv) ||
 			    (o.verify = tc_opt_on_off("verify", *argv)) < 0)
 				goto out;
 		} else if (!strcmp(*argv, "pause")) {
+			if (tc_opt_once("fbs", &o.given, TCA_FBS_PAUSE, *argv))
+				goto out;
 			if (tc_opt_next_arg(&argc, &argv) ||
 			    (o.pause = tc_opt_on_off("pause", *argv)) < 0)
 				goto out;
 		} else if (!strcmp(*argv, "delay")) {
+			if (tc_opt_once("fbs", &o.given, TCA_FBS_DELAY_NS, *argv))
+				goto out;
 			if (tc_opt_next_arg(&argc, &argv))
 				goto out;
 			if (tc_opt_time(&o.delay_ns, *argv) || o.delay_ns > TC_FBS_MAX_SLOT_NS) {
@@ -242,6 +271,8 @@ static int fbs_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 			}
 			o.has_delay = true;
 		} else if (!strcmp(*argv, "restart")) {
+			if (tc_opt_once("fbs", &o.given, TCA_FBS_RESTART, *argv))
+				goto out;
 			o.restart = true;
 			if (argc > 1 && !strcmp(argv[1], "at")) {
 				char *end;
@@ -269,12 +300,17 @@ static int fbs_parse_qopt(struct qdisc_util *qu, int argc, char **argv,
 		argc--;
 		argv++;
 	}
-	if (o.rate && !o.has_slot) {
-		/* a slot carries the largest frame at the rate */
-		if (o.frame < 0) {
-			fprintf(stderr, "fbs: \"rate\" needs \"frame\" to make a slot of\n");
-			goto out;
-		}
+	/*
+	 * A rate with a frame and no slot makes the slot: one largest frame
+	 * at the rate.  A rate alone makes one only where there is none yet
+	 * (tc qdisc add); a change keeps the qdisc's slot and gives the link
+	 * another rate (the kernel checks that a largest frame still fits).
+	 */
+	if (o.rate && !o.has_slot && o.frame < 0 && (n->nlmsg_flags & NLM_F_EXCL)) {
+		fprintf(stderr, "fbs: \"rate\" needs \"frame\" to make a slot of, or a \"slot\"\n");
+		goto out;
+	}
+	if (o.rate && !o.has_slot && o.frame >= 0) {
 		o.slot_ns = ((__u64)o.frame * 1000000000ULL + o.rate - 1) / o.rate;
 		if (o.slot_ns < TC_FBS_MIN_SLOT_NS || o.slot_ns > TC_FBS_MAX_SLOT_NS) {
 			fprintf(stderr, "fbs: frame %ld at that rate makes a slot of %llu ns: want 1us to 1s\n",

@@ -82,6 +82,8 @@ reject "a class left out" "no table entry" $Q table 0:24 1:24
 reject "mtu raised above a weight" "below its class's mtu" $Q mtu 1600
 reject "credit lowered under the weights" "below its class's mtu" $Q credit 32
 reject "sbt with two entries of a class" "one table entry per class" $Q mode sbt
+# a word given twice is refused, not taken at its last value
+reject "credit given twice" "\"credit\" is given twice" $Q credit 100 credit 200
 reject "classes changed" "cannot change" $Q classes 4
 reject "priomap to a missing class" "priomap" $Q priomap 0 1 2 3 0 0 0 0 0 0 0 0 0 0 0 0
 reject "4097 entries" "too many table entries" $Q credit 64 table $(mktable 4097 3 24)

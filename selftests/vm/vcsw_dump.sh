@@ -19,9 +19,10 @@ require_module vcsw
 tmp_dir_create
 
 ns_create S
+# ageing 077 is 77 s, not octal (the mask alone takes hex, as the bridge's)
 ns_bg S ip -d monitor link > "$TMP_DIR/monitor"
 ns_run S ip link add sw0 type vcsw vc0 ideal rate 300mbit vc0_buffer 96k vc1_buffer 48k \
-	fdb_max 2000 ageing 77 group_fwd_mask 0x4008 wormhole on flood off ||
+	fdb_max 2000 ageing 077 group_fwd_mask 0x4008 wormhole on flood off ||
 	fatal "vcsw with every option"
 ns_run S ip link set sw0 up
 for i in 1 2; do

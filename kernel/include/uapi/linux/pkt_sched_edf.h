@@ -14,6 +14,14 @@
 
 #define TC_EDF_PRIO_BANDS	16	/* skb->priority values the priomap maps */
 
+/* What the kernel takes; tc checks them too, to name the option refused. */
+#define TC_EDF_LIMIT_MAX	1000000		/* limit, flow_limit: packets, from 1 */
+#define TC_EDF_FLOWS_MAX	1048576		/* flows kept, from 1 */
+#define TC_EDF_ELIG_MAX_NS	1000000000ULL	/* eligibility, from 0 */
+#define TC_EDF_TIME_MIN_NS	1000ULL		/* horizon, a class's latency */
+#define TC_EDF_TIME_MAX_NS	10000000000ULL
+#define TC_EDF_BURST_MAX	(64 << 20)	/* bytes, a class's token bucket */
+
 /* Qdisc options (TCA_OPTIONS of "tc qdisc ... edf"). */
 enum {
 	TCA_EDF_UNSPEC,
