@@ -61,9 +61,11 @@ check_err $? "ping before the test"
 # --- down / up, nomaster / master under traffic ------------------------------------
 # one load for the whole test; cleanup stops it
 traffic 600
-# the senders start slowly on a loaded host: allow them time
+# the senders start slowly on a loaded host: allow them time (a debug
+# kernel's senders never outpace the 5 Mbit/s port: there the changes
+# below run beside whatever traffic there is)
 wait_for 20 eval 'test "$(pstat p2 vc1 backlog_packets)" -gt 5'
-check_err $? "no queue formed on p2 ($(pstat p2 vc1 backlog_packets) waiting)"
+xfail_on_slow check_err $? "no queue formed on p2 ($(pstat p2 vc1 backlog_packets) waiting)"
 ns_run S ip link set p2 down
 wait_for 20 eval 'test "$(pstat p2 port drop_down)" -gt 0'
 check_err $? "frames for a down port not counted as drop_down"
@@ -125,7 +127,7 @@ log_test "namespace with a switch deleted"
 # --- module unload under traffic ------------------------------------------------------------
 # the senders start slowly on a loaded host: allow them time
 wait_for 20 eval 'test "$(pstat p2 vc1 backlog_packets)" -gt 5'
-check_err $? "no queue before unloading"
+xfail_on_slow check_err $? "no queue before unloading"
 module_unload vcsw
 check_err $? "modprobe -r vcsw under traffic"
 ns_exec S ip link show sw0 >/dev/null 2>&1
