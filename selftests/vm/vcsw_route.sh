@@ -1,6 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 300
+# slow-timeout: 2400
+# (on the 6.12 debug kernel the parts before the dump under change took
+# 540 s, and that one more than 650)
 #
 # Source routing through a folded butterfly of vcsw switches, on the
 # routes fabric-cac chose.  A 2-ary 2-tree: four hosts, two leaf and two
