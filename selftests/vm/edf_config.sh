@@ -73,6 +73,9 @@ reject "rate above 400gbit" "1kbit and 400gbit" $Q rate 401gbit
 # a percentage of the device's speed (a veth tells 10 Gbit/s; a dummy
 # device none); one too small to be a byte a second was sent as 0, off
 ns_run C ip link add pv0 type veth peer name pv1 || fatal "veth"
+# (sysfs tells a device's speed only while it is up)
+ns_run C ip link set pv1 up
+ns_run C ip link set pv0 up
 ns_run C tc qdisc add dev pv0 root handle 1: edf rate 1% || check_err 1 "rate 1% refused"
 check_eq "rate 1% of 10 Gbit/s in bytes/s" 12500000 \
 	"$(tcq -j qdisc show dev pv0 | tr -d ' \n' | sed -n 's/.*"rate":\([0-9]*\).*/\1/p')"
