@@ -245,8 +245,9 @@ static void print_text(const char *dev)
 		       (long long)s->dweight, (unsigned long long)s->total_weight,
 		       dtc_frac(s->total_weight, cfg.total_after));
 		if (s->dweight_left)
-			printf("     warning: %lld of the correction could not be applied (entries at the MTU)\n",
-			       (long long)s->dweight_left);
+			printf("     warning: %lld of the correction could not be applied (entries at the %s)\n",
+			       (long long)s->dweight_left,
+			       s->dweight_left < 0 ? "MTU" : "largest weight, 16777216 credits");
 	}
 	printf("%-4s %-10s %5s %5s %4u %8s %8s %8s %7s %8s %8s %7s %8llu\n",
 	       "", "total", "", "", cfg.len, "", "", "", "", "",

@@ -394,6 +394,7 @@ static int read_resv(const char *path, const struct fbs_names *nm, struct resv *
 	unsigned long k;
 	unsigned int line = 0;
 	struct resv *v = NULL, *nv;
+	int r;
 	size_t n = 0;
 	int ia, ib;
 
@@ -401,10 +402,15 @@ static int read_resv(const char *path, const struct fbs_names *nm, struct resv *
 		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	while (fgets(buf, sizeof(buf), f)) {
+	while ((r = read_line(buf, sizeof(buf), f))) {
 		char *hash = strchr(buf, '#');
 
 		line++;
+		if (r < 0) {
+			fprintf(stderr, PROG ": %s:%u: line longer than %zu characters\n",
+				path, line, sizeof(buf) - 1);
+			goto bad;
+		}
 		if (hash)
 			*hash = '\0';
 		if (strspn(buf, " \t\r\n") == strlen(buf))

@@ -106,12 +106,12 @@ static inline double dtc_max_share(const struct dtc_config *c, const struct dtc_
 
 /*
  * Spread @dweight credits over the entries of class @cls in @table, one at
- * a time, from its last entry backwards, round robin, never below @mtu.
- * Returns what could not be applied (non-zero only when lowering and every
- * entry is at @mtu).
+ * a time, from its last entry backwards, round robin, never below @mtu nor
+ * above @max.  Returns what could not be applied (non-zero only when every
+ * entry is at @mtu, lowering, or at @max, raising).
  */
 static inline fq_s64 dtc_spread(struct dt_entry *table, fq_u32 len, fq_u32 cls,
-				fq_s64 dweight, fq_u32 mtu)
+				fq_s64 dweight, fq_u32 mtu, fq_u32 max)
 {
 	fq_u32 last = len, i, stuck = 0, mine = 0;
 
@@ -126,11 +126,11 @@ static inline fq_s64 dtc_spread(struct dt_entry *table, fq_u32 len, fq_u32 cls,
 	i = last;
 	while (dweight && stuck < mine) {
 		if (table[i].cls == cls) {
-			if (dweight > 0) {
+			if (dweight > 0 && table[i].weight < max) {
 				table[i].weight++;
 				dweight--;
 				stuck = 0;
-			} else if (table[i].weight > mtu) {
+			} else if (dweight < 0 && table[i].weight > mtu) {
 				table[i].weight--;
 				dweight++;
 				stuck = 0;
@@ -355,7 +355,26 @@ static inline int dtc_build(struct dtc_config *c)
 		dtc_s128 half = DTC_ONE / 2;
 
 		s->dweight = (fq_s64)((num >= 0 ? num + half : num - half) / DTC_ONE);
-		s->dweight_left = dtc_spread(c->table, c->len, i, s->dweight, s->mtu);
+		/*
+		 * within the qdisc's bound (not M: the paper's own tables
+		 * correct entries past it, CL's 130 over 128 in its Table 10)
+		 */
+		s->dweight_left = dtc_spread(c->table, c->len, i, s->dweight, s->mtu,
+					     DT_MAX_WEIGHT);
+	}
+	/* what the qdisc would say of it: the same check (dt_table_check()) */
+	{
+		fq_u32 mtus[DT_MAX_CLASSES], bad;
+		int err;
+
+		for (i = 0; i < c->nsl; i++)
+			mtus[i] = c->sl[i].mtu_bytes;
+		err = dt_table_check(c->table, c->len, DT_MODE_DTABLE, c->credit, mtus,
+				     c->nsl, &bad);
+		if (err != DT_TABLE_OK)
+			return snprintf(c->err, sizeof(c->err),
+					"the table would be refused: %s (entry %u)",
+					dt_table_strerror(err), bad), -1;
 	}
 	c->total_after = 0;
 	for (i = 0; i < c->nsl; i++)

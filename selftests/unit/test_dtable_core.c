@@ -1394,15 +1394,43 @@ UNIT_TEST(config_paper_table6_spread)
 	static const fq_u32 want[] = { 4, 2, 3, 4, 3, 3, 3, 4 };
 	fq_u32 i;
 
-	EXPECT_EQ(dtc_spread(t, 8, 0, -3, 1), 0);
-	EXPECT_EQ(dtc_spread(t, 8, 1, 1, 1), 0);
-	EXPECT_EQ(dtc_spread(t, 8, 2, 2, 1), 0);
+	EXPECT_EQ(dtc_spread(t, 8, 0, -3, 1, 100), 0);
+	EXPECT_EQ(dtc_spread(t, 8, 1, 1, 1, 100), 0);
+	EXPECT_EQ(dtc_spread(t, 8, 2, 2, 1, 100), 0);
 	for (i = 0; i < 8; i++)
 		EXPECT_EQ(t[i].weight, want[i]);
 	/* never below the MTU: only entry 0 is above 3, 3 are reported */
-	EXPECT_EQ(dtc_spread(t, 8, 0, -4, 3), -3);
+	EXPECT_EQ(dtc_spread(t, 8, 0, -4, 3, 100), -3);
 	EXPECT_EQ(t[0].weight, 3);
 	EXPECT_EQ(t[2].weight, 3);
+	/* never above the bound: class 1's entries at 2 and 3 take 3 of 5 */
+	EXPECT_EQ(dtc_spread(t, 8, 1, 5, 1, 4), 2);
+	EXPECT_EQ(t[1].weight, 4);
+	EXPECT_EQ(t[5].weight, 4);
+}
+
+/*
+ * The bandwidth correction raised an entry already at the largest weight
+ * a qdisc takes (2^24): dtable-config printed a table the qdisc refuses
+ * (entry 16777217), exit 0.  Now the correction stops at the bound, and
+ * what it could not place is reported as left over.
+ */
+UNIT_TEST(config_correction_stays_within_the_largest_weight)
+{
+	fq_u32 i, mtus[3], bad;
+
+	cfg(4, 65536, 1024, 128, 1);
+	sl("a", 500000000, 4, 1);
+	sl("b", 500000, 4, 1);
+	sl("c", 499500000, 2, 1);
+	EXPECT_EQ(dtc_build(&C), 0);
+	for (i = 0; i < C.len; i++)
+		if (C.table[i].weight > DT_MAX_WEIGHT)
+			UNIT_FAIL("entry %u weighs %u", i, C.table[i].weight);
+	for (i = 0; i < C.nsl; i++)
+		mtus[i] = C.sl[i].mtu_bytes;
+	EXPECT_EQ(dt_table_check(C.table, C.len, DT_MODE_DTABLE, 1, mtus, C.nsl, &bad),
+		  DT_TABLE_OK);
 }
 
 UNIT_TEST(config_paper_table10)

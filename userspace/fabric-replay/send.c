@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_util.h"
 #include "fabric-replay.h"
 #include "recn_trace.h"
 
@@ -84,6 +85,7 @@ int fr_send(const struct fr_send_opts *o)
 	unsigned long lineno = 0;
 	char line[256];
 	struct rt_frame f;
+	int r;
 	FILE *in;
 
 	for (s = 0; s < RT_SLS; s++)
@@ -97,12 +99,18 @@ int fr_send(const struct fr_send_opts *o)
 		rc = 1;
 		goto out;
 	}
-	while (fgets(line, sizeof(line), in)) {
+	while ((r = read_line(line, sizeof(line), in))) {
 		struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(o->port) };
 		struct rt_probe p;
 		uint32_t plen;
 
 		lineno++;
+		if (r < 0) {
+			fprintf(stderr, PROG ": %s:%lu: longer than %zu characters\n",
+				o->trace, lineno, sizeof(line) - 1);
+			rc = 1;
+			goto out;
+		}
 		switch (rt_parse_line(line, &f)) {
 		case RT_BLANK:
 			continue;

@@ -36,6 +36,18 @@ static inline bool parse_u64(const char *s, int base, uint64_t max, uint64_t *v)
 	return true;
 }
 
+/*
+ * The next line of @f into @buf (@size bytes), as fgets(): 1 a line, 0
+ * the end, -1 one longer than @size - 1 characters, which the caller
+ * refuses (read on, its rest would be taken for a line of its own).
+ */
+static inline int read_line(char *buf, int size, FILE *f)
+{
+	if (!fgets(buf, size, f))
+		return 0;
+	return strchr(buf, '\n') || feof(f) ? 1 : -1;
+}
+
 /* "02:00:00:00:00:01": six hex bytes, any address; false if not. */
 static inline bool parse_mac(const char *s, uint8_t *mac)
 {

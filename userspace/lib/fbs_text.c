@@ -131,7 +131,8 @@ int fbs_text_read(FILE *f, const char *fname, struct fbs_sched *s,
 
 			errno = 0;
 			k = n == 2 && isdigit((unsigned char)w[1][0]) ? strtoul(w[1], &end, 10) : 0;
-			if (n != 2 || errno || *end || !k || k > FBS_MAX_SLOTS) {
+			/* !k first: @end is set only when strtoul() ran */
+			if (n != 2 || !k || errno || *end || k > FBS_MAX_SLOTS) {
 				fail(err, errlen, fname, line, "want \"empty N\", N from 1 to %u",
 				     FBS_MAX_SLOTS);
 				goto bad;

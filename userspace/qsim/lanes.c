@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "core/aoq_core.h"
 #include "qsim.h"
 
@@ -322,7 +323,6 @@ static int lanes_main(int argc, char **argv)
 	unsigned int smin = 1, smax = 50;
 	double load = 0.8, bubble = 0.1;
 	bool example = false, sweep = false, header = true;
-	char *end;
 	int c;
 
 	optind = 1;
@@ -352,15 +352,14 @@ static int lanes_main(int argc, char **argv)
 			}
 			break;
 		case 'l':
-			load = strtod(optarg, &end);
-			if (*end || end == optarg || load <= 0 || load > 1.5) {
+			/* !(x > 0): NaN too */
+			if (!parse_double(optarg, 0, 1.5, &load) || !(load > 0)) {
 				fprintf(stderr, "qsim lanes: --load in (0, 1.5]\n");
 				return 2;
 			}
 			break;
 		case 'b':
-			bubble = strtod(optarg, &end);
-			if (*end || end == optarg || bubble < 0 || bubble >= 1) {
+			if (!parse_double(optarg, 0, 1, &bubble) || !(bubble < 1)) {
 				fprintf(stderr, "qsim lanes: --bubble in [0, 1)\n");
 				return 2;
 			}

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "qsim.h"
 #include "core/vcsw_port.h"
 
@@ -80,6 +81,7 @@ static int port_main(int argc, char **argv)
 	FILE *in = stdin;
 	char line[512];
 	unsigned long lineno = 0;
+	int r;
 
 	while ((c = getopt_long(argc, argv, "m:r:q0:1:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -125,13 +127,18 @@ static int port_main(int argc, char **argv)
 		}
 	}
 
-	while (fgets(line, sizeof(line), in)) {
+	while ((r = read_line(line, sizeof(line), in))) {
 		unsigned long long t, dl;
 		unsigned int flow, len, vc;
 		struct qsim_flow *f;
 		char *p;
 
 		lineno++;
+		if (r < 0) {
+			fprintf(stderr, "qsim port: line %lu: longer than %zu characters\n",
+				lineno, sizeof(line) - 1);
+			return 1;
+		}
 		p = qsim_trace_data(line);
 		if (!p)
 			continue;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "qsim.h"
 #include "recn_net.h"
 #include "recn_trace.h"
@@ -162,6 +163,7 @@ static int rq_main(int argc, char **argv)
 	char line[512];
 	FILE *in = stdin;
 	unsigned long lineno = 0;
+	int r;
 	bool vc0_given = false;
 	int c;
 
@@ -244,11 +246,16 @@ static int rq_main(int argc, char **argv)
 	}
 	if (rn_net_init(&net, &p, NULL, 0))
 		return 2;
-	while (fgets(line, sizeof(line), in)) {
+	while ((r = read_line(line, sizeof(line), in))) {
 		struct rt_frame f;
 		int fi;
 
 		lineno++;
+		if (r < 0) {
+			fprintf(stderr, "qsim recn: line %lu: longer than %zu characters\n",
+				lineno, sizeof(line) - 1);
+			return 1;
+		}
 		switch (rt_parse_line(line, &f)) {
 		case RT_BLANK:
 			continue;

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "qsim.h"
 #include "core/vcsw_xbar.h"
 
@@ -120,6 +121,7 @@ static int sw_main(int argc, char **argv)
 	unsigned long lineno = 0;
 	FILE *in = stdin;
 	char line[512];
+	int r;
 
 	while ((c = getopt_long(argc, argv, "a:r:i:o:v:qh", opts, NULL)) != -1) {
 		switch (c) {
@@ -176,7 +178,7 @@ static int sw_main(int argc, char **argv)
 		}
 	}
 
-	while (fgets(line, sizeof(line), in)) {
+	while ((r = read_line(line, sizeof(line), in))) {
 		unsigned long long t, dl;
 		unsigned int flow, len, fvc, fin, fout;
 		struct qsim_flow *f;
@@ -184,6 +186,11 @@ static int sw_main(int argc, char **argv)
 		char *s;
 
 		lineno++;
+		if (r < 0) {
+			fprintf(stderr, "qsim switch: line %lu: longer than %zu characters\n",
+				lineno, sizeof(line) - 1);
+			return 1;
+		}
 		s = qsim_trace_data(line);
 		if (!s)
 			continue;

@@ -17,11 +17,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "core/dtable_core.h"
 #include "qsim.h"
 
 #define TS_NS		1000000000ULL
 #define TS_INF		UINT64_MAX
+/* the options' bounds: a run's times stay far below 2^64 ns */
+#define TS_MAX_LEN	65536		/* bytes, a packet */
+#define TS_MIN_LOAD	1e-6		/* of the link, a class */
+#define TS_MAX_LOAD	1000.0
+#define TS_MAX_RATE	1000000000000ULL	/* bytes/s */
+#define TS_MAX_LIMIT	1000000		/* packets queued per class */
+#define TS_MAX_DURATION	1e6		/* s */
 
 enum ts_kind { TS_CBR, TS_POISSON, TS_SAT, TS_TRACE };
 
@@ -80,7 +88,10 @@ static void ts_usage(FILE *f)
 "  --trace   lines \"TIME_NS CLASS LEN\" in time order instead of --class sources\n"
 "            (give --classes N with it)\n"
 "  --mtu     per class packet size for dtable (default: the largest --class LEN)\n"
-"  --limit   packets queued per class (default 1000); more are dropped\n");
+"  --limit   packets queued per class (default 1000, at most 1000000); more are\n"
+"            dropped\n"
+"LEN: 1..65536 bytes; LOAD: 0.000001..1000; --rate up to 10^12; --duration up to\n"
+"10^6 s.\n");
 }
 
 static int ts_parse_table(const char *s)
@@ -110,26 +121,45 @@ static int ts_parse_table(const char *s)
 	return ts.n ? 0 : -1;
 }
 
+/*
+ * LEN:LOAD, LEN:LOAD:poisson or LEN:sat; LEN 1..TS_MAX_LEN bytes, LOAD
+ * a finite TS_MIN_LOAD .. TS_MAX_LOAD of the link (a gap between packets
+ * is then some ns and far from 2^64)
+ */
 static int ts_parse_class(const char *s)
 {
 	struct ts_class *c = &ts.cls[ts.ncls];
-	char *e;
+	char num[64], *colon;
+	uint64_t len;
+	size_t n;
 
 	if (ts.ncls >= DT_MAX_CLASSES)
 		return -1;
-	c->len = strtoul(s, &e, 10);
-	if (e == s || *e != ':' || !c->len)
+	colon = strchr(s, ':');
+	n = colon ? (size_t)(colon - s) : 0;
+	if (!n || n >= sizeof(num))
 		return -1;
-	s = e + 1;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (!parse_u64(num, 10, TS_MAX_LEN, &len) || !len)
+		return -1;
+	c->len = (uint32_t)len;
+	s = colon + 1;
 	if (!strcmp(s, "sat")) {
 		c->kind = TS_SAT;
 	} else {
-		c->load = strtod(s, &e);
-		if (e == s || c->load <= 0)
+		const char *kind = strchr(s, ':');
+
+		n = kind ? (size_t)(kind - s) : strlen(s);
+		if (!n || n >= sizeof(num))
 			return -1;
-		if (!*e)
+		memcpy(num, s, n);
+		num[n] = '\0';
+		if (!parse_double(num, TS_MIN_LOAD, TS_MAX_LOAD, &c->load))
+			return -1;
+		if (!kind)
 			c->kind = TS_CBR;
-		else if (!strcmp(e, ":poisson"))
+		else if (!strcmp(kind, ":poisson"))
 			c->kind = TS_POISSON;
 		else
 			return -1;
@@ -176,8 +206,14 @@ static int ts_trace_next(uint64_t *t, uint32_t *cls, uint32_t *len)
 	unsigned long long tt;
 	unsigned int c, l;
 	char line[256];
+	int r;
 
-	while (fgets(line, sizeof(line), ts.trace)) {
+	while ((r = read_line(line, sizeof(line), ts.trace))) {
+		if (r < 0) {
+			fprintf(stderr, "qsim table: a trace line longer than %zu characters\n",
+				sizeof(line) - 1);
+			return -1;
+		}
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
 		if (sscanf(line, "%llu %u %u", &tt, &c, &l) != 3 || c >= ts.ncls || !l) {
@@ -396,6 +432,7 @@ static int ts_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	int o, rc;
+	uint64_t u;
 	char *e;
 
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -411,20 +448,23 @@ static int ts_main(int argc, char **argv)
 				goto bad;
 			break;
 		case 'r':
-			ts.rate = strtoull(optarg, &e, 10);
-			if (*e || !ts.rate)
+			if (!parse_u64(optarg, 10, TS_MAX_RATE, &ts.rate) || !ts.rate)
 				goto bad;
 			break;
 		case 'c':
-			ts.credit = strtoul(optarg, &e, 10);
-			if (*e || !ts.credit || ts.credit > DT_MAX_CREDIT)
+			if (!parse_u64(optarg, 10, DT_MAX_CREDIT, &u) || !u)
 				goto bad;
+			ts.credit = (uint32_t)u;
 			break;
 		case 'u':
 			for (e = optarg; *e; ) {
-				if (ts.nmtu >= DT_MAX_CLASSES)
+				if (ts.nmtu >= DT_MAX_CLASSES || *e < '0' || *e > '9')
 					goto bad;
-				ts.mtu[ts.nmtu++] = strtoul(e, &e, 10);
+				errno = 0;
+				u = strtoull(e, &e, 10);
+				if (errno || !u || u > TS_MAX_LEN)
+					goto bad;
+				ts.mtu[ts.nmtu++] = (uint32_t)u;
 				if (*e == ',')
 					e++;
 				else if (*e)
@@ -440,9 +480,9 @@ static int ts_main(int argc, char **argv)
 				goto bad;
 			break;
 		case 'N':
-			ts.ncls = strtoul(optarg, &e, 10);
-			if (*e || !ts.ncls || ts.ncls > DT_MAX_CLASSES)
+			if (!parse_u64(optarg, 10, DT_MAX_CLASSES, &u) || !u)
 				goto bad;
+			ts.ncls = (unsigned int)u;
 			for (rc = 0; rc < (int)ts.ncls; rc++)
 				ts.cls[rc].kind = TS_TRACE;
 			break;
@@ -454,17 +494,18 @@ static int ts_main(int argc, char **argv)
 			}
 			break;
 		case 'l':
-			ts.limit = strtoul(optarg, &e, 10);
-			if (*e || !ts.limit)
+			if (!parse_u64(optarg, 10, TS_MAX_LIMIT, &u) || !u)
 				goto bad;
+			ts.limit = (uint32_t)u;
 			break;
 		case 'd':
-			ts.duration = strtod(optarg, &e);
-			if (*e || ts.duration <= 0)
+			if (!parse_double(optarg, 0, TS_MAX_DURATION, &ts.duration) ||
+			    !(ts.duration > 0))
 				goto bad;
 			break;
 		case 's':
-			ts.seed = strtoull(optarg, &e, 10);
+			if (!parse_u64(optarg, 10, UINT64_MAX, &ts.seed))
+				goto bad;
 			break;
 		case 'j':
 			ts.json = 1;

@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 60
+#
+# The tools' readers refuse what they cannot take, saying so, instead of
+# reading it wrong:
+#  - a line longer than a reader's buffer (fbs-sched reserve, the traces
+#    of qsim port, switch, recn and table): its rest was read as a line
+#    of its own, so the tail of a long comment became a frame;
+#  - numbers that are not finite or out of range (qsim table's --class
+#    LOAD and LEN, --duration; qsim lanes' --load and --bubble): NaN
+#    passed every range check, and a cast of it (or of 1e-300's gap) to
+#    an integer was undefined: a run that never ended, or 10^9 arrivals.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B=${FQ_BUILD:-$ROOT/build}
+QSIM=$B/bin/qsim
+FBS_SCHED=$B/bin/fbs-sched
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+for bin in "$QSIM" "$FBS_SCHED"; do
+	[ -x "$bin" ] || { echo "FAIL: $bin not built"; exit 1; }
+done
+
+# refused WHY COMMAND...: COMMAND exits non-zero within 10 s, saying WHY
+refused() {
+	local why=$1 rc
+
+	shift
+	timeout 10 "$@" > "$T/out" 2> "$T/err"
+	rc=$?
+	if [ $rc = 0 ] || [ $rc = 124 ]; then
+		echo "FAIL: accepted (exit $rc): $*"
+		fail=1
+	elif ! grep -q -- "$why" "$T/err"; then
+		echo "FAIL: no \"$why\" from: $*: $(head -c 300 "$T/err")"
+		fail=1
+	fi
+}
+
+# a comment longer than every reader's buffer, a frame's words at its end
+long="# $(printf 'x%.0s' $(seq 1 600)) 5 0 1 100 0"
+printf '%s\n1000 0 1 100 0\n' "$long" > "$T/recn"
+refused "longer than" "$QSIM" recn "$T/recn"
+printf '%s\n1000 0 100 5000 0\n' "$long" > "$T/port"
+refused "longer than" "$QSIM" port "$T/port"
+printf '%s\n1000 0 100 5000 0 0 1\n' "$long" > "$T/switch"
+refused "longer than" "$QSIM" switch "$T/switch"
+printf '%s\n100 0 100\n' "$long" > "$T/table"
+refused "longer than" "$QSIM" table --mode rr --rate 1000000 --table 0:1 --classes 1 \
+	--trace "$T/table"
+printf 'A B\n' > "$T/sched"
+printf '%s\nA B 1\n' "$long" > "$T/resv"
+refused "longer than" "$FBS_SCHED" reserve "$T/resv" --nodes A,B --period 100
+# the same files with a short comment are taken
+printf '# short\n1000 0 1 100 0\n' > "$T/recn"
+timeout 30 "$QSIM" recn "$T/recn" > /dev/null 2>&1 || { echo "FAIL: qsim recn: a good trace"; fail=1; }
+
+TABLE=("$QSIM" table --mode rr --rate 1000000 --table 0:1)
+for load in nan inf -inf 1e-300 0 1001; do
+	refused "bad" "${TABLE[@]}" --class "100:$load" --duration 0.01
+done
+refused "bad" "${TABLE[@]}" --class 4294967297:0.5 --duration 0.01
+for d in nan inf 1e11 0 -1; do
+	refused "bad" "${TABLE[@]}" --class 100:0.5 --duration "$d"
+done
+out=$(timeout 30 "${TABLE[@]}" --class 100:0.5 --duration 0.01) ||
+	{ echo "FAIL: qsim table: a good run"; fail=1; }
+[[ $out == *$'\n0 '*50*5000* ]] || { echo "FAIL: qsim table: 50 packets of 100 bytes: $out"; fail=1; }
+for v in nan inf 0 1.6; do
+	refused "load" "$QSIM" lanes --load "$v" --cycles 100
+done
+for v in nan 1 -0.1; do
+	refused "bubble" "$QSIM" lanes --bubble "$v" --cycles 100
+done
+
+[ $fail = 0 ] && echo "ok: long lines and non-finite numbers refused"
+exit $fail
