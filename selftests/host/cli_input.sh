@@ -10,7 +10,8 @@
 #  - numbers that are not finite or out of range (qsim table's --class
 #    LOAD and LEN, --duration; qsim lanes' --load and --bubble): NaN
 #    passed every range check, and a cast of it (or of 1e-300's gap) to
-#    an integer was undefined: a run that never ended, or 10^9 arrivals.
+#    an integer was undefined: a run that never ended, or 10^9 arrivals;
+#  - hex that begins with a letter (fbs-boot --handle ff:) was refused.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${FQ_BUILD:-$ROOT/build}
 QSIM=$B/bin/qsim
@@ -74,5 +75,11 @@ for v in nan 1 -0.1; do
 	refused "bubble" "$QSIM" lanes --bubble "$v" --cycles 100
 done
 
-[ $fail = 0 ] && echo "ok: long lines and non-finite numbers refused"
+# hex that starts with a letter is hex (fbs-boot said "hex, 1 to ffff"
+# and refused ff:); the next word's complaint shows --handle was taken
+out=$(timeout 10 "$B/bin/fbs-boot" --handle ff: 2>&1)
+[[ $out != *'--handle: "ff:"'* ]] || { echo "FAIL: fbs-boot --handle ff: refused: $out"; fail=1; }
+refused '--handle: "fg:"' "$B/bin/fbs-boot" --handle fg:
+
+[ $fail = 0 ] && echo "ok: long lines, non-finite numbers and hex refused or taken"
 exit $fail

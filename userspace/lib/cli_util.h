@@ -9,6 +9,7 @@
 #define FQ_CLI_UTIL_H
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <endian.h>
 #include <errno.h>
 #include <math.h>
@@ -26,7 +27,8 @@ static inline bool parse_u64(const char *s, int base, uint64_t max, uint64_t *v)
 	unsigned long long x;
 	char *end;
 
-	if (*s < '0' || *s > '9')
+	/* a digit first: no sign, no blank (hex: "ff" too) */
+	if (!(base == 16 ? isxdigit((unsigned char)*s) : isdigit((unsigned char)*s)))
 		return false;
 	errno = 0;
 	x = strtoull(s, &end, base);
