@@ -39,7 +39,7 @@ pstat() {
 		sed -n "s/.*\"$2\":{\([^}]*\)}.*/\1/p" |
 		sed -n "s/.*\"$3\":\([0-9]*\).*/\1/p"
 }
-slave() {	# DEV KEY: a port option as ip -j prints it
+slave() {	# DEV KEY: a port option as ip -j prints it (on and off: true, false)
 	ns_exec S ip -j -d link show dev "$1" | tr -d ' \n' |
 		sed -n "s/.*\"$2\":\"*\([-0-9a-z]*\).*/\1/p"
 }
@@ -68,7 +68,7 @@ ns_run H2 tc class add dev eth0 parent 1: classid 1:1 edf control
 ns_run H2 tc class add dev eth0 parent 1: classid 1:3 edf rate 10mbit besteffort
 
 # --- configuration -------------------------------------------------------------------
-check_eq "trusted by default" on "$(slave p1 trust)"
+check_eq "trusted by default" true "$(slave p1 trust)"
 ns_exec S ip link set p1 type vcsw_slave ttd_min 2ms ttd_max 1ms 2>"$TMP_DIR/err"
 check_fail $? "ttd_min above ttd_max accepted"
 grep -q "ttd_min is above ttd_max" "$TMP_DIR/err"
@@ -131,7 +131,7 @@ log_test "trusted port: forged VC0 starves best effort (${be_rx:-0} of ${be_sent
 # --- untrusted: policed and clamped -------------------------------------------------------
 ns_run S ip link set p1 type vcsw_slave trust off vc0_rate 4mbit vc0_burst $BURST ||
 	fatal "trust off"
-check_eq "trust shown" off "$(slave p1 trust)"
+check_eq "trust shown" false "$(slave p1 trust)"
 check_eq "vc0_rate shown" 500000 "$(slave p1 vc0_rate)"
 pd0=$(pstat p1 port police_drop)
 tc0=$(pstat p1 port ttd_clamped)
