@@ -134,6 +134,8 @@ static struct packet_offload fabric_offload __read_mostly = {
  * would copy the header unchanged into every segment, and a tunnel's
  * packet is one fabric_gso_segment() cannot cut: the caller must segment
  * first there.
+ *
+ * Return: whether @skb may be sent whole.
  */
 bool fabric_hdr_gso_whole_ok(const struct net_device *dev,
 			     const struct sk_buff *skb)

@@ -82,7 +82,9 @@ static struct fabric_link *fabric_link_find(const struct net_device *dev)
  *
  * For a caller that builds the frame under a lock it cannot send under
  * (the soft switch's RECN messages); fabric_link_xmit_msg() builds and
- * sends at once.  GFP_ATOMIC.  Returns the frame or NULL.
+ * sends at once.  GFP_ATOMIC.
+ *
+ * Return: the frame, or NULL when no memory was to be had.
  */
 struct sk_buff *fabric_link_msg_skb(struct net_device *dev, const u8 *msg, u32 len)
 {
@@ -117,7 +119,8 @@ EXPORT_SYMBOL_GPL(fabric_link_msg_skb);
  * Straight to the driver: a qdisc on the device would hold the message
  * behind data, and credits that wait behind the data they pay for stall
  * the link.  Caller holds rcu_read_lock() with BHs off (a timer).
- * Returns 0 or a negative errno.
+ *
+ * Return: 0 or a negative errno.
  */
 int fabric_link_xmit_msg(struct net_device *dev, const u8 *msg, u32 len)
 {
@@ -322,6 +325,8 @@ static bool fabric_link_dev_is_switch_port(struct net_device *dev)
  *
  * For vcsw, which must not take such a device as a port.  Under RTNL,
  * which every qdisc change holds.
+ *
+ * Return: true if a qdisc on @dev has a credit link.
  */
 bool fabric_link_dev_has_link(const struct net_device *dev)
 {
@@ -342,7 +347,9 @@ EXPORT_SYMBOL_GPL(fabric_link_dev_has_link);
  * @vcs: VCs the link carries, 2 to FCR_MAX_VCS; the peer must have the same
  * @extack: for the error
  *
- * Under RTNL.  Returns the link or an ERR_PTR().
+ * Under RTNL.
+ *
+ * Return: the link, or an ERR_PTR().
  */
 struct fabric_link *fabric_link_get(struct net_device *dev, u32 unit,
 				    unsigned int vcs,
@@ -464,6 +471,9 @@ static int fabric_link_set_books(struct fabric_link *l, u32 unit,
  * commits: so callers call this last of what may fail.  The caller asks
  * fabric_link_may_start() under the tree lock, puts the link in place
  * and then, if it differs from @cur, fabric_link_put(@cur).  Under RTNL.
+ *
+ * Return: the link the qdisc should have (NULL: credits off), or an
+ * ERR_PTR().
  */
 struct fabric_link *fabric_link_configure(struct Qdisc *sch,
 					  struct fabric_link *cur,
@@ -521,6 +531,8 @@ EXPORT_SYMBOL_GPL(fabric_link_configure);
  * caller puts the link in place, and would then wait for a grant no
  * link gives.  So the caller asks again here, under the lock, before it
  * commits anything; on -EBUSY it unlocks and puts @link.
+ *
+ * Return: 0, or -EBUSY when the qdisc holds packets.
  */
 int fabric_link_may_start(struct Qdisc *sch, const struct fabric_link *cur,
 			  const struct fabric_link *link,
@@ -597,6 +609,8 @@ EXPORT_SYMBOL_GPL(fabric_link_put);
  * count, as the port counts with its own.  The header may be in a
  * fragment (a packet socket's TX ring puts only the Ethernet header in
  * the linear part): the port pulls it, so it is read wherever it is.
+ *
+ * Return: the VC, below the link's VC count.
  */
 unsigned int fabric_link_skb_vc(const struct fabric_link *l,
 				const struct sk_buff *skb)

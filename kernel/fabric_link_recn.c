@@ -127,7 +127,9 @@ static enum hrtimer_restart fabric_link_recn_timer(struct hrtimer *t)
  * @cfg: its settings; those of the first qdisc hold for all
  * @extack: for the error
  *
- * RTNL.  Returns 0 or a negative errno.
+ * RTNL.
+ *
+ * Return: 0 or a negative errno.
  */
 int fabric_link_recn_get(struct fabric_link *l, const struct recn_host_cfg *cfg,
 			 struct netlink_ext_ack *extack)
@@ -171,6 +173,8 @@ EXPORT_SYMBOL_GPL(fabric_link_recn_get);
  * @extack: for the error
  *
  * Only if no other qdisc shares it.  RTNL.
+ *
+ * Return: 0, or a negative errno with @extack set.
  */
 int fabric_link_recn_can_set(struct fabric_link *l, const struct recn_host_cfg *cfg,
 			     struct netlink_ext_ack *extack)

@@ -93,6 +93,8 @@ static struct fabric_route *fabric_route_lookup(struct fabric_route_net *fr,
  * @dst: its destination MAC address
  *
  * Any context.
+ *
+ * Return: the route, or 0 when there is none.
  */
 u32 fabric_route_find(const struct net_device *dev, const u8 *dst)
 {
