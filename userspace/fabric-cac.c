@@ -101,22 +101,79 @@ struct opts {
 
 /* ---- the state file ---------------------------------------------------------- */
 
+/* Word @s as parse_u64() takes it, an unsigned int of at most @max. */
+static bool parse_uint(const char *s, unsigned int max, unsigned int *v)
+{
+	uint64_t x;
+
+	if (!parse_u64(s, 10, max, &x))
+		return false;
+	*v = (unsigned int)x;
+	return true;
+}
+
 /*
- * Line 1: "fabric-cac 1 tree K N link BPS cap PCT"; then one line per
- * reservation: "resv ID SRC DST CLASS BPS CHOICE", and for a frame
- * reservation " frame LATENCY_NS BYTES PERIOD_NS" after it, and " peak"
- * after that if it is charged its peak (BPS then is its mean or its
- * peak, checked against the terms).
+ * The state is read word by word, each number through parse_u64() at
+ * most what its field holds: sscanf()'s %u wrapped past 2^32, so that
+ * "resv 4294967297 ..." was reservation 1 and "tree 4294967298 2" a
+ * 2-ary tree.  The ranges are cac_init()'s and cac_add_on()'s to check.
  */
+
+/* Line 1: "fabric-cac 1 tree K N link BPS cap PCT" */
+static bool parse_head(char *line, unsigned int *k, unsigned int *n, uint64_t *link,
+		       unsigned int *cap)
+{
+	char *w[9];
+
+	return split_words(line, " \t\n", w, 9) == 9 && !strcmp(w[0], "fabric-cac") &&
+	       !strcmp(w[1], "1") && !strcmp(w[2], "tree") &&
+	       parse_uint(w[3], UINT32_MAX, k) && parse_uint(w[4], UINT32_MAX, n) &&
+	       !strcmp(w[5], "link") && parse_u64(w[6], 10, UINT64_MAX, link) &&
+	       !strcmp(w[7], "cap") && parse_uint(w[8], 100, cap);
+}
+
+/*
+ * Then one line per reservation: "resv ID SRC DST CLASS BPS CHOICE", and
+ * for a frame reservation "frame LATENCY_NS BYTES PERIOD_NS" after it,
+ * and "peak" after that if it is charged its peak (BPS then is its mean
+ * or its peak, checked against the terms).  Into @r and @frame; false if
+ * @line is not one.
+ */
+static bool parse_resv(char *line, struct cac_resv *r, bool *frame)
+{
+	unsigned int n;
+	char *w[12];
+
+	/* without its newline the line was cut short: its last number too */
+	if (!strchr(line, '\n'))
+		return false;
+	n = split_words(line, " \t\n", w, 12);
+	if ((n != 7 && n != 11 && n != 12) || strcmp(w[0], "resv") ||
+	    (n > 7 && strcmp(w[7], "frame")) || (n == 12 && strcmp(w[11], "peak")))
+		return false;
+	memset(r, 0, sizeof(*r));
+	*frame = n > 7;
+	r->frame.charge = n == 12 ? CAC_CHARGE_PEAK : CAC_CHARGE_MEAN;
+	return parse_uint(w[1], UINT32_MAX, &r->id) && r->id &&
+	       parse_uint(w[2], UINT32_MAX, &r->src) &&
+	       parse_uint(w[3], UINT32_MAX, &r->dst) &&
+	       parse_uint(w[4], 0xffff, &r->cls) && r->cls &&
+	       parse_u64(w[5], 10, UINT64_MAX, &r->rate_bps) &&
+	       parse_uint(w[6], UINT32_MAX, &r->choice) &&
+	       (!*frame || (parse_u64(w[8], 10, UINT64_MAX, &r->frame.latency_ns) &&
+			    parse_u64(w[9], 10, UINT64_MAX, &r->frame.bytes) &&
+			    parse_u64(w[10], 10, UINT64_MAX, &r->frame.period_ns)));
+}
+
 static int state_load(struct cac *c, struct opts *o)
 {
-	unsigned int k, n, cap, id, src, dst, cls, choice, line = 1;
-	unsigned long long link, rate, lat, bytes, period;
-	struct cac_resv v;
+	unsigned int k, n, cap, line = 1;
+	struct cac_resv r, v;
+	uint64_t link;
 	char buf[256];
+	bool frame;
 	FILE *f;
-	int err, nf, end6, end9;
-	bool peak;
+	int err;
 
 	f = fopen(o->state, "r");
 	if (!f) {
@@ -136,9 +193,8 @@ static int state_load(struct cac *c, struct opts *o)
 		}
 		return 0;
 	}
-	if (!fgets(buf, sizeof(buf), f) ||
-	    sscanf(buf, "fabric-cac 1 tree %u %u link %llu cap %u", &k, &n, &link,
-		   &cap) != 4 || cac_init(c, k, n, link, cap)) {
+	if (!fgets(buf, sizeof(buf), f) || !parse_head(buf, &k, &n, &link, &cap) ||
+	    cac_init(c, k, n, link, cap)) {
 		fprintf(stderr, PROG ": %s:1: not a fabric-cac state\n", o->state);
 		fclose(f);
 		return -1;
@@ -146,50 +202,30 @@ static int state_load(struct cac *c, struct opts *o)
 	if ((o->have_tree && (o->k != k || o->n != n)) ||
 	    (o->link_bps && o->link_bps != link) ||
 	    (o->have_cap && o->cap_pct != cap)) {
-		fprintf(stderr, PROG ": %s holds tree %u,%u, link %llu, cap %u%%: options differ\n",
-			o->state, k, n, link, cap);
+		fprintf(stderr, PROG ": %s holds tree %u,%u, link %" PRIu64
+			", cap %u%%: options differ\n", o->state, k, n, link, cap);
 		fclose(f);
 		return -1;
 	}
 	while (fgets(buf, sizeof(buf), f)) {
 		line++;
-		/* the whole line, nothing after it: %n says how far it went */
-		end6 = end9 = 0;
-		nf = sscanf(buf, "resv %u %u %u %u %llu %u%n frame %llu %llu %llu%n", &id,
-			    &src, &dst, &cls, &rate, &choice, &end6, &lat, &bytes, &period,
-			    &end9);
-		peak = false;
-		/* " peak" after the terms, a blank before it */
-		if (nf == 9 && (buf[end9] == ' ' || buf[end9] == '\t')) {
-			size_t blank = strspn(buf + end9, " \t");
-
-			peak = !strncmp(buf + end9 + blank, "peak", 4);
-			if (peak)
-				end9 += (int)blank + 4;
-		}
-		if ((nf == 6 && buf[end6 + strspn(buf + end6, " \t")] != '\n') ||
-		    (nf == 9 && buf[end9 + strspn(buf + end9, " \t")] != '\n') ||
-		    (nf != 6 && nf != 9) || !id || !cls || cls > 0xffff ||
-		    strpbrk(buf, "+-")) {	/* %u takes "-1" as UINT_MAX */
+		if (!parse_resv(buf, &r, &frame)) {
 			fprintf(stderr, PROG ": %s:%u: not a reservation\n", o->state, line);
 			fclose(f);
 			return -1;
 		}
-		if (nf == 9) {
-			struct cac_frame fr = {
-				lat, period, bytes,
-				peak ? CAC_CHARGE_PEAK : CAC_CHARGE_MEAN
-			};
-
-			err = cac_add_frame_on(c, id, src, dst, cls, &fr, choice, &v);
-			if (!err && v.rate_bps != rate)
+		if (frame) {
+			err = cac_add_frame_on(c, r.id, r.src, r.dst, r.cls, &r.frame, r.choice,
+					       &v);
+			if (!err && v.rate_bps != r.rate_bps)
 				err = CAC_EINVAL;
 		} else {
-			err = cac_add_on(c, id, src, dst, cls, rate, choice, NULL);
+			err = cac_add_on(c, r.id, r.src, r.dst, r.cls, r.rate_bps, r.choice,
+					 NULL);
 		}
 		if (err) {
 			fprintf(stderr, PROG ": %s:%u: reservation %u %s\n", o->state,
-				line, id, err == CAC_EFULL ? "does not fit" :
+				line, r.id, err == CAC_EFULL ? "does not fit" :
 				err == CAC_EROUTE ? "takes another route than its pair's first" :
 				"is invalid");
 			fclose(f);
@@ -491,7 +527,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->state = optarg;
 			break;
 		case 't':
-			if (sscanf(optarg, "%u,%u", &o->k, &o->n) != 2) {
+			/* K and N in range: cac_init()'s to say, or the state's */
+			if (!parse_uint_pair(optarg, ',', UINT32_MAX, UINT32_MAX, &o->k,
+					     &o->n)) {
 				fprintf(stderr, PROG ": --tree: want K,N, e.g. 4,2\n");
 				return -1;
 			}

@@ -562,7 +562,6 @@ static int parse_options(int argc, char **argv, struct topo *o)
 	static const uint8_t mac[6] = FT_MAC_BASE;
 	const char *mac_arg = NULL;
 	unsigned int k = 0, n = 0;
-	char tail;
 	int c;
 
 	memcpy(o->mac, mac, 6);
@@ -575,7 +574,7 @@ static int parse_options(int argc, char **argv, struct topo *o)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (sscanf(optarg, "%u,%u%c", &k, &n, &tail) != 2 ||
+			if (!parse_uint_pair(optarg, ',', UINT32_MAX, UINT32_MAX, &k, &n) ||
 			    ft_init(&o->t, k, n)) {
 				fprintf(stderr, PROG ": --tree: want K,N with K 2 .. %d, N 1 .. %d, K^N at most %d\n",
 					FT_MAX_K, FT_MAX_N, FT_MAX_HOSTS);
@@ -631,9 +630,8 @@ static int parse_options(int argc, char **argv, struct topo *o)
 			mac_arg = optarg;
 			break;
 		case 'N':
-			if (sscanf(optarg, "%u.%u%c", &o->net[0], &o->net[1], &tail) != 2 ||
-			    !o->net[0] || o->net[0] > 223 || o->net[0] == 127 ||
-			    o->net[1] > 255) {
+			if (!parse_uint_pair(optarg, '.', 223, 255, &o->net[0], &o->net[1]) ||
+			    !o->net[0] || o->net[0] == 127) {
 				fprintf(stderr, PROG ": --net: want A.B, a unicast /16 (e.g. 10.59)\n");
 				return -1;
 			}

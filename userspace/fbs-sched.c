@@ -390,9 +390,9 @@ static int read_resv(const char *path, const struct fbs_names *nm, struct resv *
 		     size_t *nout)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	char buf[512], a[64], b[64], extra[2];
-	unsigned long k;
+	char buf[512], *w[3];
 	unsigned int line = 0;
+	uint64_t k;
 	struct resv *v = NULL, *nv;
 	int r;
 	size_t n = 0;
@@ -415,17 +415,18 @@ static int read_resv(const char *path, const struct fbs_names *nm, struct resv *
 			*hash = '\0';
 		if (strspn(buf, " \t\r\n") == strlen(buf))
 			continue;
-		if (sscanf(buf, "%63s %63s %lu %1s", a, b, &k, extra) != 3 || !k ||
-		    k > FBS_MAX_SLOTS) {
+		/* not sscanf()'s %lu: it took "-18446744073709551615" for 1 */
+		if (split_words(buf, " \t\r\n\v\f", w, 3) != 3 ||
+		    !parse_u64(w[2], 10, FBS_MAX_SLOTS, &k) || !k) {
 			fprintf(stderr, PROG ": %s:%u: want \"SRC DST SLOTS\" (SLOTS from 1 to %u)\n",
 				path, line, FBS_MAX_SLOTS);
 			goto bad;
 		}
-		ia = fbs_name_find(nm, a);
-		ib = fbs_name_find(nm, b);
+		ia = fbs_name_find(nm, w[0]);
+		ib = fbs_name_find(nm, w[1]);
 		if (ia < 0 || ib < 0) {
 			fprintf(stderr, PROG ": %s:%u: %s is not a node of --nodes\n", path, line,
-				ia < 0 ? a : b);
+				ia < 0 ? w[0] : w[1]);
 			goto bad;
 		}
 		nv = realloc(v, (n + 1) * sizeof(*v));

@@ -11,15 +11,21 @@
 #    LOAD and LEN, --duration; qsim lanes' --load and --bubble): NaN
 #    passed every range check, and a cast of it (or of 1e-300's gap) to
 #    an integer was undefined: a run that never ended, or 10^9 arrivals;
+#  - numbers past what sscanf()'s %u holds (fabric-cac's state file and
+#    --tree, fabric-topo's --tree and --net): they wrapped, 4294967298
+#    was 2; and a sign wrapped %lu and %llu (fbs-sched reserve's SLOTS,
+#    fabric-cac's link): -18446744073709551615 was 1;
 #  - hex that begins with a letter (fbs-boot --handle ff:) was refused.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${FQ_BUILD:-$ROOT/build}
 QSIM=$B/bin/qsim
 FBS_SCHED=$B/bin/fbs-sched
+CAC=$B/bin/fabric-cac
+TOPO=$B/bin/fabric-topo
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail=0
-for bin in "$QSIM" "$FBS_SCHED"; do
+for bin in "$QSIM" "$FBS_SCHED" "$CAC" "$TOPO"; do
 	[ -x "$bin" ] || { echo "FAIL: $bin not built"; exit 1; }
 done
 
@@ -75,11 +81,45 @@ for v in nan 1 -0.1; do
 	refused "bubble" "$QSIM" lanes --bubble "$v" --cycles 100
 done
 
+# numbers past 2^32, or signed past 2^64, were taken for the small ones
+# they wrapped to; each state file is named for the field that wraps,
+# and the same state and reserve file without them are taken
+head='fabric-cac 1 tree 2 2 link 100000000 cap 70'
+for f in "id 4294967297 0 2 1 30000000 0" "src 1 4294967296 2 1 30000000 0" \
+	 "dst 1 0 4294967298 1 30000000 0" "class 1 0 2 4294967297 30000000 0" \
+	 "choice 1 0 2 1 30000000 4294967296"; do
+	printf '%s\nresv %s\n' "$head" "${f#* }" > "$T/${f%% *}"
+	refused "not a reservation" "$CAC" --state "$T/${f%% *}" show
+done
+for f in "k tree 4294967298 2 link 100000000 cap 70" \
+	 "n tree 2 4294967298 link 100000000 cap 70" \
+	 "cap tree 2 2 link 100000000 cap 4294967366" \
+	 "link tree 2 2 link -18446744073709551615 cap 70"; do
+	printf 'fabric-cac 1 %s\n' "${f#* }" > "$T/${f%% *}"
+	refused "not a fabric-cac state" "$CAC" --state "$T/${f%% *}" show
+done
+printf '%s\nresv 1 0 2 1 30000000 0\n' "$head" > "$T/cac"
+timeout 10 "$CAC" --state "$T/cac" show > /dev/null 2>&1 ||
+	{ echo "FAIL: fabric-cac: a good state"; fail=1; }
+for tree in 4294967298,2 2,4294967298; do
+	refused "--tree: want K,N" "$CAC" --state "$T/none" --tree "$tree" --link 100mbit show
+	refused "--tree: want K,N" "$TOPO" --tree "$tree" script
+done
+# fabric-cac's --tree took anything after K,N too (fabric-topo's refused it)
+refused "--tree: want K,N" "$CAC" --state "$T/none" --tree 2,2x --link 100mbit show
+refused "--net: want A.B" "$TOPO" --tree 2,2 --net 4294967306.59 script
+refused "--net: want A.B" "$TOPO" --tree 2,2 --net 10.4294967355 script
+printf 'A B -18446744073709551615\n' > "$T/resv"
+refused 'want "SRC DST SLOTS"' "$FBS_SCHED" reserve "$T/resv" --nodes A,B --period 100
+printf 'A B 1\n' > "$T/resv"
+timeout 10 "$FBS_SCHED" reserve "$T/resv" --nodes A,B --period 100 > /dev/null 2>&1 ||
+	{ echo "FAIL: fbs-sched reserve: a good file"; fail=1; }
+
 # hex that starts with a letter is hex (fbs-boot said "hex, 1 to ffff"
 # and refused ff:); the next word's complaint shows --handle was taken
 out=$(timeout 10 "$B/bin/fbs-boot" --handle ff: 2>&1)
 [[ $out != *'--handle: "ff:"'* ]] || { echo "FAIL: fbs-boot --handle ff: refused: $out"; fail=1; }
 refused '--handle: "fg:"' "$B/bin/fbs-boot" --handle fg:
 
-[ $fail = 0 ] && echo "ok: long lines, non-finite numbers and hex refused or taken"
+[ $fail = 0 ] && echo "ok: long lines, non-finite and wrapping numbers, hex refused or taken"
 exit $fail

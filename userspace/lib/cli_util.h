@@ -39,6 +39,51 @@ static inline bool parse_u64(const char *s, int base, uint64_t max, uint64_t *v)
 }
 
 /*
+ * "A<sep>B" (--tree 4,2, --net 10.59): two numbers as parse_u64() takes
+ * them, in base 10, A at most @max_a and B at most @max_b.  sscanf()'s
+ * "%u,%u" wrapped numbers past 2^32 (4294967298,2 was 2,2) and took a
+ * sign, blanks and, unless told, words after B.
+ */
+static inline bool parse_uint_pair(const char *s, char sep, unsigned int max_a,
+				   unsigned int max_b, unsigned int *a, unsigned int *b)
+{
+	const char *at = strchr(s, sep);
+	char num[32];
+	uint64_t x, y;
+
+	if (!at || (size_t)(at - s) >= sizeof(num))
+		return false;
+	memcpy(num, s, (size_t)(at - s));
+	num[at - s] = '\0';
+	if (!parse_u64(num, 10, max_a, &x) || !parse_u64(at + 1, 10, max_b, &y))
+		return false;
+	*a = (unsigned int)x;
+	*b = (unsigned int)y;
+	return true;
+}
+
+/*
+ * @s split in place at the characters of @blanks into at most @max words
+ * in @w; returns how many words @s has, @max + 1 if more.  The readers of
+ * state and reserve files take a line word by word, each number through
+ * parse_u64(): sscanf()'s %u and %lu wrap past their type (and take
+ * "-18446744073709551615" for 1).
+ */
+static inline unsigned int split_words(char *s, const char *blanks, char **w,
+				       unsigned int max)
+{
+	unsigned int n = 0;
+	char *save, *t;
+
+	for (t = strtok_r(s, blanks, &save); t; t = strtok_r(NULL, blanks, &save)) {
+		if (n == max)
+			return max + 1;
+		w[n++] = t;
+	}
+	return n;
+}
+
+/*
  * The next line of @f into @buf (@size bytes), as fgets(): 1 a line, 0
  * the end, -1 one longer than @size - 1 characters, which the caller
  * refuses (read on, its rest would be taken for a line of its own).
