@@ -12,9 +12,13 @@
 #    passed every range check, and a cast of it (or of 1e-300's gap) to
 #    an integer was undefined: a run that never ended, or 10^9 arrivals;
 #  - numbers past what sscanf()'s %u holds (fabric-cac's state file and
-#    --tree, fabric-topo's --tree and --net): they wrapped, 4294967298
-#    was 2; and a sign wrapped %lu and %llu (fbs-sched reserve's SLOTS,
-#    fabric-cac's link): -18446744073709551615 was 1;
+#    --tree, fabric-topo's --tree and --net, fabric-replay's --net and
+#    --class-base, qsim lanes' --size, the traces of qsim port, switch
+#    and table): they wrapped, 4294967298 was 2; and a sign wrapped %lu
+#    and %llu (fbs-sched reserve's SLOTS, fabric-cac's link, the traces'
+#    times and deadlines): -18446744073709551615 was 1;
+#  - trace times and deadlines past 2^62 ns (qsim port, switch, table):
+#    the clock ran into 2^64 - 1, the simulators' "no next event";
 #  - hex that begins with a letter (fbs-boot --handle ff:) was refused.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${FQ_BUILD:-$ROOT/build}
@@ -22,10 +26,11 @@ QSIM=$B/bin/qsim
 FBS_SCHED=$B/bin/fbs-sched
 CAC=$B/bin/fabric-cac
 TOPO=$B/bin/fabric-topo
+FR=$B/bin/fabric-replay
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail=0
-for bin in "$QSIM" "$FBS_SCHED" "$CAC" "$TOPO"; do
+for bin in "$QSIM" "$FBS_SCHED" "$CAC" "$TOPO" "$FR"; do
 	[ -x "$bin" ] || { echo "FAIL: $bin not built"; exit 1; }
 done
 
@@ -114,6 +119,64 @@ refused 'want "SRC DST SLOTS"' "$FBS_SCHED" reserve "$T/resv" --nodes A,B --peri
 printf 'A B 1\n' > "$T/resv"
 timeout 10 "$FBS_SCHED" reserve "$T/resv" --nodes A,B --period 100 > /dev/null 2>&1 ||
 	{ echo "FAIL: fbs-sched reserve: a good file"; fail=1; }
+
+# fabric-replay's --net as fabric-topo's; its --class-base wrapped in hex
+# (100000001:100 was 1:100, -ffffffff:100 too); good ones are taken, and
+# the host, checked after them, is refused
+: > "$T/trace"
+REPLAY=("$FR" send --trace "$T/trace" --start 1)
+for net in 4294967306.59 10.4294967355; do
+	refused "--net: want A.B" "${REPLAY[@]}" --host 1 --net "$net"
+done
+for cls in 100000001:100 1:100000100 -ffffffff:100; do
+	refused "--class-base: want MAJ:MIN" "${REPLAY[@]}" --host 1 --class-base "$cls"
+done
+refused "a /16 holds hosts" "${REPLAY[@]}" --host 65533 --net 10.59 --class-base ff:100
+for size in 4294967297-50 1-4294967346; do
+	refused "--size MIN-MAX" "$QSIM" lanes --size "$size" --cycles 100
+done
+timeout 10 "$QSIM" lanes --size 1-50 --cycles 100 > /dev/null 2>&1 ||
+	{ echo "FAIL: qsim lanes: a good --size"; fail=1; }
+
+# the traces: each file is named for the field that wraps or takes a
+# sign, "late" for a time past 2^62, "late-deadline" for a deadline; a
+# line of each field's largest is taken
+for f in "flow 0 4294967297 100 5000 0" "len 0 1 4294967396 5000 0" \
+	 "deadline 0 1 100 -18446744073709551615 0" "vc 0 1 100 5000 4294967296" \
+	 "time -1 1 100 5000 0"; do
+	printf '%s\n' "${f#* }" > "$T/${f%% *}"
+	refused 'want "time_ns flow len' "$QSIM" port "$T/${f%% *}"
+done
+for f in "late 4611686018427387905 1 100 5000 0" "late-deadline 0 1 100 4611686018427387905 0"; do
+	printf '%s\n' "${f#* }" > "$T/${f%% *}"
+	refused "at most 2^62" "$QSIM" port "$T/${f%% *}"
+done
+printf '4611686018427387904 4294967295 65536 4611686018427387904 1\n' > "$T/port"
+timeout 10 "$QSIM" port "$T/port" > /dev/null 2>&1 ||
+	{ echo "FAIL: qsim port: a good trace"; fail=1; }
+for f in "flow 0 4294967297 100 5 0 0 1" "len 0 1 4294967396 5 0 0 1" \
+	 "deadline 0 1 100 -18446744073709551611 0 0 1" "vc 0 1 100 5 4294967296 0 1" \
+	 "input 0 1 100 5 0 4294967296 1" "output 0 1 100 5 0 0 4294967297"; do
+	printf '%s\n' "${f#* }" > "$T/${f%% *}"
+	refused 'want "time_ns flow len' "$QSIM" switch "$T/${f%% *}"
+done
+for f in "late 4611686018427387905 1 100 5 0 0 1" \
+	 "late-deadline 0 1 100 4611686018427387905 0 0 1"; do
+	printf '%s\n' "${f#* }" > "$T/${f%% *}"
+	refused "at most 2^62" "$QSIM" switch "$T/${f%% *}"
+done
+printf '4611686018427387904 4294967295 65536 4611686018427387904 1 63 0\n' > "$T/switch"
+timeout 10 "$QSIM" switch --in-buffer 65536 --out-buffer 65536 "$T/switch" > /dev/null 2>&1 ||
+	{ echo "FAIL: qsim switch: a good trace"; fail=1; }
+for f in "class 100 4294967296 100" "len 100 0 4294967396" "time -1 0 100" \
+	 "late 4611686018427387905 0 100"; do
+	printf '%s\n' "${f#* }" > "$T/${f%% *}"
+	refused "bad trace line" "$QSIM" table --mode rr --rate 1000000 --table 0:1 --classes 1 \
+		--trace "$T/${f%% *}"
+done
+printf '100 0 4294967295\n4611686018427387904 0 100\n' > "$T/table"
+timeout 10 "$QSIM" table --mode rr --rate 1000000 --table 0:1 --classes 1 --trace "$T/table" \
+	> /dev/null 2>&1 || { echo "FAIL: qsim table: a good trace"; fail=1; }
 
 # hex that starts with a letter is hex (fbs-boot said "hex, 1 to ffff"
 # and refused ff:); the next word's complaint shows --handle was taken

@@ -47,15 +47,18 @@ static void usage(FILE *f)
 		RT_FRAME_MIN);
 }
 
+/*
+ * MAJ:MIN, a class handle as parse_prio() reads one (not sscanf()'s
+ * "%x:%x", which kept the low 32 bits: 100000001:100 was 1:100), with
+ * room for the eight SLs' classes above MIN.
+ */
 static int parse_class(const char *s, uint32_t *prio)
 {
-	unsigned int maj, min;
-	char tail;
+	uint64_t v;
 
-	if (sscanf(s, "%x:%x%c", &maj, &min, &tail) != 2 || !maj || maj > 0xffff ||
-	    min > 0xffff - 7)
+	if (!strchr(s, ':') || !parse_prio(s, &v) || !(v >> 16) || (v & 0xffff) > 0xffff - 7)
 		return -1;
-	*prio = maj << 16 | min;
+	*prio = (uint32_t)v;
 	return 0;
 }
 
@@ -87,7 +90,6 @@ int main(int argc, char **argv)
 	bool have_net = false, have_class = false, have_linger = false;
 	const char *cmd;
 	unsigned int a, b;
-	char tail;
 	int c;
 
 	if (argc < 2) {
@@ -132,8 +134,7 @@ int main(int argc, char **argv)
 			have_linger = true;
 			break;
 		case 'n':
-			if (sscanf(optarg, "%u.%u%c", &a, &b, &tail) != 2 || !a || a > 223 ||
-			    a == 127 || b > 255)
+			if (!parse_uint_pair(optarg, '.', 223, 255, &a, &b) || !a || a == 127)
 				return bad("--net: want A.B, a unicast /16 (e.g. 10.59)");
 			so.net[0] = (uint8_t)a;
 			so.net[1] = (uint8_t)b;

@@ -345,8 +345,9 @@ static int lanes_main(int argc, char **argv)
 			}
 			break;
 		case 's':
-			if (sscanf(optarg, "%u-%u", &smin, &smax) != 2 || !smin ||
-			    smin > smax || smax > 100000) {
+			/* not sscanf()'s "%u-%u": 4294967297-50 was 1-50 */
+			if (!parse_uint_pair(optarg, '-', 100000, 100000, &smin, &smax) ||
+			    !smin || smin > smax) {
 				fprintf(stderr, "qsim lanes: --size MIN-MAX, 1 <= MIN <= MAX\n");
 				return 2;
 			}

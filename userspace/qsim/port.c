@@ -36,8 +36,8 @@ static void port_usage(FILE *out)
 		"                 [ --buffer0 BYTES ] [ --buffer1 BYTES ] [ --quiet ] [ FILE ]\n"
 		"  reads arrivals \"time_ns flow len deadline_ns vc\" from FILE or stdin;\n"
 		"  prints \"dep time_ns flow len deadline_ns vc sojourn_ns ttd_ns\" per departure\n"
-		"  (--quiet: statistics only).  Defaults: takeover, 125000000 (1 Gbit/s),\n"
-		"  buffers 65536 bytes each.\n");
+		"  (--quiet: statistics only).  Times and deadlines at most 2^62 ns.\n"
+		"  Defaults: takeover, 125000000 (1 Gbit/s), buffers 65536 bytes each.\n");
 }
 
 static void port_print_vc(int vc, const struct vcsw_vc *v)
@@ -128,10 +128,9 @@ static int port_main(int argc, char **argv)
 	}
 
 	while ((r = read_line(line, sizeof(line), in))) {
-		unsigned long long t, dl;
-		unsigned int flow, len, vc;
+		uint64_t t, flow, len, dl, vc;
 		struct qsim_flow *f;
-		char *p;
+		char *p, *w[5];
 
 		lineno++;
 		if (r < 0) {
@@ -142,10 +141,20 @@ static int port_main(int argc, char **argv)
 		p = qsim_trace_data(line);
 		if (!p)
 			continue;
-		if (sscanf(p, "%llu %u %u %llu %u", &t, &flow, &len, &dl, &vc) != 5 ||
-		    vc >= VCSW_NUM_VCS || !len || len > EDF_LEN_MAX) {
+		if (split_words(p, QSIM_BLANKS, w, 5) != 5 ||
+		    !parse_u64(w[0], 10, UINT64_MAX, &t) ||
+		    !parse_u64(w[1], 10, UINT32_MAX, &flow) ||
+		    !parse_u64(w[2], 10, EDF_LEN_MAX, &len) || !len ||
+		    !parse_u64(w[3], 10, UINT64_MAX, &dl) ||
+		    !parse_u64(w[4], 10, VCSW_NUM_VCS - 1, &vc)) {
 			fprintf(stderr, "qsim port: line %lu: want \"time_ns flow len(1..%u) deadline_ns vc(0|1)\"\n",
 				lineno, EDF_LEN_MAX);
+			return 1;
+		}
+		/* further on, the clock would run into 2^64 - 1, "no next event" */
+		if (t > QSIM_TIME_MAX || dl > QSIM_TIME_MAX) {
+			fprintf(stderr, "qsim port: line %lu: time_ns and deadline_ns at most 2^62\n",
+				lineno);
 			return 1;
 		}
 		if (npkts && t < pkts[npkts - 1].arrival) {
@@ -156,17 +165,17 @@ static int port_main(int argc, char **argv)
 			fprintf(stderr, "qsim port: out of memory\n");
 			return 1;
 		}
-		f = qsim_flow_of(&flows, &nflows, flow);
+		f = qsim_flow_of(&flows, &nflows, (uint32_t)flow);
 		if (!f) {
 			fprintf(stderr, "qsim port: out of memory\n");
 			return 1;
 		}
 		memset(&pkts[npkts], 0, sizeof(pkts[npkts]));
 		pkts[npkts].arrival = t;
-		pkts[npkts].flow = flow;
+		pkts[npkts].flow = (fq_u32)flow;
 		pkts[npkts].seq = f->next_seq++;
 		pkts[npkts].node.deadline = dl;
-		pkts[npkts].node.len = len;
+		pkts[npkts].node.len = (fq_u32)len;
 		pkts[npkts].node.vc = (fq_u8)vc;
 		pkts[npkts].node.timed = true;
 		npkts++;

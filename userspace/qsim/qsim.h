@@ -38,6 +38,29 @@ extern const struct qsim_cmd qsim_cmd_switch;
 extern const struct qsim_cmd qsim_cmd_fbs;
 extern const struct qsim_cmd qsim_cmd_recn;
 
+/*
+ * The latest time or deadline a trace of port, switch or table may give:
+ * 2^62 ns (146 years, as recn's traces, RT_TIME_MAX).  The clock then
+ * has 3 * 2^62 ns left before 64 bits wrap for what is queued to leave:
+ * a port holds at most its two buffers, 2 * (2^32 - 1) bytes, 8.6 * 10^18
+ * ns at 1 byte/s; a switch's hosts hold any number of frames, and should
+ * they take longer the core's sums saturate (edf_add_sat()) and the run
+ * stops "stuck", it does not wrap.  2^64 - 1, the subcommands' "no next
+ * event", is never a time: a trace's "18446744073709551615" (or, to
+ * sscanf(), "-1") ended table's trace and stopped switch as stuck.  A
+ * deadline less the clock, ttd_ns, printed signed, is right while both
+ * are below 2^63.
+ */
+#define QSIM_TIME_MAX	(1ULL << 62)
+
+/*
+ * The blanks between a trace line's words: those sscanf() skipped when
+ * it read the lines, a CRLF line's "\r" too.  The words go through
+ * split_words(), each number through parse_u64(): sscanf()'s %u wrapped
+ * past 2^32 (flow 4294967297 was flow 1) and took a sign.
+ */
+#define QSIM_BLANKS	" \t\r\n\v\f"
+
 /* flows.c: for the trace-driven subcommands */
 struct qsim_flow {
 	uint32_t id;

@@ -51,9 +51,10 @@ static void sw_usage(FILE *out)
 		"  reads frames \"time_ns flow len deadline_ns vc in out\" from FILE or\n"
 		"  stdin (ports 0..%d, vc below --vcs, each VC strictly before the next;\n"
 		"  4: Traditional 4 VCs); prints \"dep time_ns flow len deadline_ns vc in out\n"
-		"  sojourn_ns ttd_ns\" per departure (--quiet: counters only).  Defaults:\n"
-		"  advanced, 125000000 (1 Gbit/s) per output link, 8192-byte buffers per\n"
-		"  VC (the paper's 8 KB), 2 VCs.\n", SW_MAX_PORTS - 1);
+		"  sojourn_ns ttd_ns\" per departure (--quiet: counters only); times and\n"
+		"  deadlines at most 2^62 ns.  Defaults: advanced, 125000000 (1 Gbit/s) per\n"
+		"  output link, 8192-byte buffers per VC (the paper's 8 KB), 2 VCs.\n",
+		SW_MAX_PORTS - 1);
 }
 
 static void sw_print_vc(unsigned int port, const char *side, unsigned int vc,
@@ -179,11 +180,10 @@ static int sw_main(int argc, char **argv)
 	}
 
 	while ((r = read_line(line, sizeof(line), in))) {
-		unsigned long long t, dl;
-		unsigned int flow, len, fvc, fin, fout;
+		uint64_t t, flow, len, dl, fvc, fin, fout;
 		struct qsim_flow *f;
 		struct sw_pkt *k;
-		char *s;
+		char *s, *w[7];
 
 		lineno++;
 		if (r < 0) {
@@ -194,17 +194,28 @@ static int sw_main(int argc, char **argv)
 		s = qsim_trace_data(line);
 		if (!s)
 			continue;
-		if (sscanf(s, "%llu %u %u %llu %u %u %u", &t, &flow, &len, &dl,
-			   &fvc, &fin, &fout) != 7 || fvc >= vcs || !len ||
-		    len > EDF_LEN_MAX || fin >= SW_MAX_PORTS ||
-		    fout >= SW_MAX_PORTS || fin == fout) {
+		if (split_words(s, QSIM_BLANKS, w, 7) != 7 ||
+		    !parse_u64(w[0], 10, UINT64_MAX, &t) ||
+		    !parse_u64(w[1], 10, UINT32_MAX, &flow) ||
+		    !parse_u64(w[2], 10, EDF_LEN_MAX, &len) || !len ||
+		    !parse_u64(w[3], 10, UINT64_MAX, &dl) ||
+		    !parse_u64(w[4], 10, vcs - 1, &fvc) ||
+		    !parse_u64(w[5], 10, SW_MAX_PORTS - 1, &fin) ||
+		    !parse_u64(w[6], 10, SW_MAX_PORTS - 1, &fout) || fin == fout) {
 			fprintf(stderr, "qsim switch: line %lu: want \"time_ns flow len(1..%u) deadline_ns vc(0..%u) in out\", in and out two ports of 0..%d\n",
 				lineno, EDF_LEN_MAX, (unsigned int)vcs - 1, SW_MAX_PORTS - 1);
 			return 1;
 		}
+		/* further on, the clock would run into 2^64 - 1, "no next event" */
+		if (t > QSIM_TIME_MAX || dl > QSIM_TIME_MAX) {
+			fprintf(stderr, "qsim switch: line %lu: time_ns and deadline_ns at most 2^62\n",
+				lineno);
+			return 1;
+		}
 		if (len > inbuf || len > outbuf) {
 			fprintf(stderr, "qsim switch: line %lu: a %u-byte frame never fits a %llu-byte buffer\n",
-				lineno, len, (unsigned long long)(len > inbuf ? inbuf : outbuf));
+				lineno, (unsigned int)len,
+				(unsigned long long)(len > inbuf ? inbuf : outbuf));
 			return 1;
 		}
 		if (npkts && t < pkts[npkts - 1].offered) {
@@ -215,7 +226,7 @@ static int sw_main(int argc, char **argv)
 			fprintf(stderr, "qsim switch: out of memory\n");
 			return 1;
 		}
-		f = qsim_flow_of(&flows, &nflows, flow);
+		f = qsim_flow_of(&flows, &nflows, (uint32_t)flow);
 		if (!f) {
 			fprintf(stderr, "qsim switch: out of memory\n");
 			return 1;
@@ -223,18 +234,18 @@ static int sw_main(int argc, char **argv)
 		k = &pkts[npkts++];
 		memset(k, 0, sizeof(*k));
 		k->offered = t;
-		k->flow = flow;
-		k->in = fin;
+		k->flow = (fq_u32)flow;
+		k->in = (fq_u32)fin;
 		k->seq = f->next_seq++;
 		k->node.deadline = dl;
-		k->node.len = len;
+		k->node.len = (fq_u32)len;
 		k->node.vc = (fq_u8)fvc;
 		k->node.out = (fq_u16)fout;
 		k->node.timed = true;
 		if (fin >= nports)
-			nports = fin + 1;
+			nports = (unsigned int)fin + 1;
 		if (fout >= nports)
-			nports = fout + 1;
+			nports = (unsigned int)fout + 1;
 	}
 	if (in != stdin)
 		fclose(in);

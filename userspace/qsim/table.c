@@ -86,7 +86,7 @@ static void ts_usage(FILE *f)
 "  --class   one per class, in class order: packets of LEN bytes at LOAD (a fraction\n"
 "            of the link) evenly spaced, or Poisson, or saturated (always backlogged)\n"
 "  --trace   lines \"TIME_NS CLASS LEN\" in time order instead of --class sources\n"
-"            (give --classes N with it)\n"
+"            (give --classes N with it); TIME_NS at most 2^62\n"
 "  --mtu     per class packet size for dtable (default: the largest --class LEN)\n"
 "  --limit   packets queued per class (default 1000, at most 1000000); more are\n"
 "            dropped\n"
@@ -200,12 +200,14 @@ static int ts_head(void *ctx, fq_u32 cls)
 	return c->count ? (int)c->q[c->head].len : DT_IDLE;
 }
 
-/* trace: the next line's arrival, class and length; 0 at the end */
+/*
+ * trace: the next line's arrival, class and length; 0 at the end.  A
+ * time is at most QSIM_TIME_MAX: TS_INF, past it, says the trace ended.
+ */
 static int ts_trace_next(uint64_t *t, uint32_t *cls, uint32_t *len)
 {
-	unsigned long long tt;
-	unsigned int c, l;
-	char line[256];
+	char line[256], words[256], *w[3];
+	uint64_t tt, c, l;
 	int r;
 
 	while ((r = read_line(line, sizeof(line), ts.trace))) {
@@ -216,13 +218,18 @@ static int ts_trace_next(uint64_t *t, uint32_t *cls, uint32_t *len)
 		}
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
-		if (sscanf(line, "%llu %u %u", &tt, &c, &l) != 3 || c >= ts.ncls || !l) {
+		/* split a copy: the message quotes the line */
+		strcpy(words, line);
+		if (split_words(words, QSIM_BLANKS, w, 3) != 3 ||
+		    !parse_u64(w[0], 10, QSIM_TIME_MAX, &tt) ||
+		    !parse_u64(w[1], 10, ts.ncls - 1, &c) ||
+		    !parse_u64(w[2], 10, UINT32_MAX, &l) || !l) {
 			fprintf(stderr, "qsim table: bad trace line: %s", line);
 			return -1;
 		}
 		*t = tt;
-		*cls = c;
-		*len = l;
+		*cls = (uint32_t)c;
+		*len = (uint32_t)l;
 		return 1;
 	}
 	return 0;
