@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "core/dtable_config.h"
 
 #define PROG "dtable-config"
@@ -46,14 +47,15 @@ static void usage(FILE *f)
 		DT_MAX_ENTRIES);
 }
 
+/*
+ * Digits only (parse_u64()): strtoul() skipped blanks and then took a
+ * sign, so that --entries " -18446744073709551615" was 1.
+ */
 static int parse_u32(const char *s, const char *what, fq_u32 *v)
 {
-	char *end;
-	unsigned long x;
+	uint64_t x;
 
-	errno = 0;
-	x = strtoul(s, &end, 10);
-	if (errno || end == s || *end || x > 0xffffffffUL || s[0] == '-') {
+	if (!parse_u64(s, 10, UINT32_MAX, &x)) {
 		fprintf(stderr, PROG ": %s: \"%s\" is not a number\n", what, s);
 		return -1;
 	}

@@ -23,6 +23,7 @@
 #include <linux/fabric_hdr.h>
 
 #include "../kernel/core/fabric_hdr_core.h"
+#include "cli_util.h"
 #include "fabric_genl.h"
 
 #define PROG "fabric-route"
@@ -52,23 +53,6 @@ struct fr_route {
 	bool		has_route;
 };
 
-static int fr_parse_mac(const char *s, uint8_t *mac)
-{
-	unsigned int b[ETH_ALEN];
-	char tail;
-	int i;
-
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4],
-		   &b[5], &tail) != ETH_ALEN)
-		return -1;
-	for (i = 0; i < ETH_ALEN; i++) {
-		if (b[i] > 0xff)
-			return -1;
-		mac[i] = (uint8_t)b[i];
-	}
-	return 0;
-}
-
 /* "2,0,5": the route leaving by those ports */
 static int fr_parse_ports(const char *s, uint32_t *route)
 {
@@ -95,15 +79,15 @@ static int fr_parse_ports(const char *s, uint32_t *route)
 	return fhc_route_build(ports, n, route) ? 0 : -1;
 }
 
-/* A 32-bit number; whether a switch follows it, the kernel says. */
+/*
+ * A 32-bit number; whether a switch follows it, the kernel says.  No
+ * sign: strtoull() took one after blanks, " -18446744073709551615" was 1.
+ */
 static int fr_parse_turnpool(const char *s, uint32_t *route)
 {
-	unsigned long long v;
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || !*s || *s == '-' || v > UINT32_MAX)
+	if (!parse_u64(s, 0, UINT32_MAX, &v))
 		return -1;
 	*route = (uint32_t)v;
 	return 0;
@@ -133,7 +117,7 @@ static int fr_parse(int argc, char **argv, bool want_route, struct fr_route *r)
 				return -1;
 			}
 		} else if (!strcmp(key, "to")) {
-			if (fr_parse_mac(val, r->dst) < 0) {
+			if (!parse_mac(val, r->dst)) {
 				fprintf(stderr, PROG ": \"%s\" is not a MAC address\n", val);
 				return -1;
 			}

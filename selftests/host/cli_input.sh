@@ -19,6 +19,14 @@
 #    times and deadlines): -18446744073709551615 was 1;
 #  - trace times and deadlines past 2^62 ns (qsim port, switch, table):
 #    the clock ran into 2^64 - 1, the simulators' "no next event";
+#  - a sign, which strtoul() takes after blanks and negates with
+#    (" -18446744073709551614" was 2): qsim port's, switch's, recn's and
+#    lanes' options, fabric-route's turnpool, dtable-config's numbers and
+#    qsim table's --table, whose weights were also cut to 32 bits;
+#  - MAC addresses read with sscanf()'s %x: fabric-route's, fabric-topo's
+#    and fabric-cac's octets wrapped ("100000002:..." and "-fffffffe:..."
+#    were 02:...), and fbs-sched's, fbs-boot's and fabric-send's (%2x)
+#    took "-2" for fe;
 #  - hex that begins with a letter (fbs-boot --handle ff:) was refused.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${FQ_BUILD:-$ROOT/build}
@@ -27,10 +35,13 @@ FBS_SCHED=$B/bin/fbs-sched
 CAC=$B/bin/fabric-cac
 TOPO=$B/bin/fabric-topo
 FR=$B/bin/fabric-replay
+ROUTE=$B/bin/fabric-route
+DC=$B/bin/dtable-config
+BOOT=$B/bin/fbs-boot
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail=0
-for bin in "$QSIM" "$FBS_SCHED" "$CAC" "$TOPO" "$FR"; do
+for bin in "$QSIM" "$FBS_SCHED" "$CAC" "$TOPO" "$FR" "$ROUTE" "$DC" "$BOOT"; do
 	[ -x "$bin" ] || { echo "FAIL: $bin not built"; exit 1; }
 done
 
@@ -178,11 +189,67 @@ printf '100 0 4294967295\n4611686018427387904 0 100\n' > "$T/table"
 timeout 10 "$QSIM" table --mode rr --rate 1000000 --table 0:1 --classes 1 --trace "$T/table" \
 	> /dev/null 2>&1 || { echo "FAIL: qsim table: a good trace"; fail=1; }
 
+# a sign after a blank: strtoul() skips the blank, then negates, so that
+# " -18446744073709551615" is 1 and " -18446744073709551516" 100; the
+# same numbers without the sign are taken
+neg=" -18446744073709551615"
+printf '0 1 100 5000 0\n' > "$T/port1"
+printf '0 1 100 5 0 0 1\n' > "$T/switch1"
+refused "bad rate" "$QSIM" port --rate "$neg" "$T/port1"
+refused "bad buffer" "$QSIM" port --buffer0 "$neg" "$T/port1"
+refused "bad rate" "$QSIM" switch --rate "$neg" "$T/switch1"
+refused "bad buffer" "$QSIM" switch --in-buffer " -18446744073709551516" "$T/switch1"
+refused "bad --vcs" "$QSIM" switch --vcs " -18446744073709551614" "$T/switch1"
+refused "bad --vcs" "$QSIM" recn --vcs " -18446744073709551614" "$T/recn"
+timeout 10 "$QSIM" switch --rate 1 --in-buffer 100 --vcs 2 "$T/switch1" > /dev/null 2>&1 ||
+	{ echo "FAIL: qsim switch: good options"; fail=1; }
+# lanes' took a sign even with no blank
+for opt in lanes buffer cycles; do
+	refused "--$opt" "$QSIM" lanes "--$opt" -18446744073709551615 --cycles 100
+done
+refused "not a 32-bit number" "$ROUTE" add dev lo to 02:00:00:00:00:01 turnpool "$neg"
+REQ=(--gmtu 1024 --w 8 --k 2 --sl VO:10%:2:128 --sl VI:30%:4:256)
+refused "--entries: .* is not a number" "$DC" "${REQ[@]}" --entries " -18446744073709551488"
+refused "--sl distance: .* is not a number" "$DC" --entries 128 "${REQ[@]}" \
+	--sl "BE:10%: -18446744073709551600:128"
+timeout 10 "$DC" --entries 128 "${REQ[@]}" --sl BE:10%:16:128 > /dev/null 2>&1 ||
+	{ echo "FAIL: dtable-config: a good one"; fail=1; }
+
+# qsim table's --table C:W: W was cut to 32 bits (0:4294967297 was 0:1)
+# and either took a sign; separators as before are taken
+SBT=("$QSIM" table --mode sbt --rate 1000000 --duration 0.01 --class 100:0.5)
+for t in 0:4294967297 0:-18446744073709551615; do
+	refused "bad $t" "${SBT[@]}" --table "$t"
+done
+refused "bad 0:1 -18446744073709551615:1" "${SBT[@]}" --class 100:0.5 \
+	--table "0:1 -18446744073709551615:1"
+timeout 10 "${SBT[@]}" --class 100:0.5 --table $' 0:7,\t1:39 ,' > /dev/null 2>&1 ||
+	{ echo "FAIL: qsim table: a good --table"; fail=1; }
+
+# MAC addresses: %x without a width kept an octet's low 32 bits, and its
+# sign negated them (fabric-route, fabric-topo, fabric-cac: 100000002 and
+# -fffffffe were 02); %2x took "-2" for fe (fbs-sched, fbs-boot).  An
+# octet is one or two hex digits, and single ones are taken
+for mac in 100000002:00:00:00:00:01 -fffffffe:00:00:00:00:01; do
+	refused "is not a MAC address" "$ROUTE" add dev lo to "$mac" ports 1
+done
+for mac in 100000002:00:00:57:10:00 -fffffffe:00:00:57:10:00; do
+	refused "--mac: want a unicast" "$TOPO" --tree 2,2 --mac "$mac" script
+	refused 'want "dev DEV" or "mac MAC"' "$CAC" --state "$T/cac" routes 0 mac "$mac"
+done
+timeout 10 "$TOPO" --tree 2,2 --mac 2:0:0:57:10:0 script > /dev/null 2>&1 ||
+	{ echo "FAIL: fabric-topo: single-digit octets"; fail=1; }
+printf 'A B\nB A\n' > "$T/sched"
+refused "want a unicast MAC" "$FBS_SCHED" tc "$T/sched" --slot 1ms --node A --mac -2:fa:0:0:1:0
+refused "want a unicast MAC" "$BOOT" --left -2:00:00:00:00:01 --rounds 1 --dev fq-no-such-dev
+timeout 10 "$FBS_SCHED" tc "$T/sched" --slot 1ms --node A --mac 2:fa:0:0:1:0 > /dev/null 2>&1 ||
+	{ echo "FAIL: fbs-sched tc: single-digit octets"; fail=1; }
+
 # hex that starts with a letter is hex (fbs-boot said "hex, 1 to ffff"
 # and refused ff:); the next word's complaint shows --handle was taken
-out=$(timeout 10 "$B/bin/fbs-boot" --handle ff: 2>&1)
+out=$(timeout 10 "$BOOT" --handle ff: 2>&1)
 [[ $out != *'--handle: "ff:"'* ]] || { echo "FAIL: fbs-boot --handle ff: refused: $out"; fail=1; }
-refused '--handle: "fg:"' "$B/bin/fbs-boot" --handle fg:
+refused '--handle: "fg:"' "$BOOT" --handle fg:
 
 [ $fail = 0 ] && echo "ok: long lines, non-finite and wrapping numbers, hex refused or taken"
 exit $fail

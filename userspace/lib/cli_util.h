@@ -95,17 +95,26 @@ static inline int read_line(char *buf, int size, FILE *f)
 	return strchr(buf, '\n') || feof(f) ? 1 : -1;
 }
 
-/* "02:00:00:00:00:01": six hex bytes, any address; false if not. */
+/*
+ * "02:00:00:00:00:01" (or "2:0:0:0:0:1"): six bytes of one or two hex
+ * digits each, any address; false if not.  Not sscanf()'s %x: it also
+ * takes blanks, "0x" and a sign, and keeps the low bits of the negated
+ * number ("-2:..." was fe:...) and, given no width, of one past 2^32
+ * ("100000002:..." was 02:...).
+ */
 static inline bool parse_mac(const char *s, uint8_t *mac)
 {
-	unsigned int b[6], i;
-	char extra;
+	unsigned int i, n;
+	uint8_t m[6];
 
-	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4],
-		   &b[5], &extra) != 6)
-		return false;
-	for (i = 0; i < 6; i++)
-		mac[i] = (uint8_t)b[i];
+	for (i = 0; i < 6; i++, s += n + 1) {
+		for (n = 0; n < 2 && isxdigit((unsigned char)s[n]); n++)
+			;
+		if (!n || s[n] != (i < 5 ? ':' : '\0'))
+			return false;
+		m[i] = (uint8_t)strtoul(s, NULL, 16);
+	}
+	memcpy(mac, m, 6);
 	return true;
 }
 

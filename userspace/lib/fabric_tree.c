@@ -3,7 +3,9 @@
  * k-ary n-trees and their up*-down* routes (fabric_tree.h has the wiring).
  */
 #include <stdio.h>
+#include <string.h>
 
+#include "cli_util.h"
 #include "fabric_tree.h"
 
 int ft_init(struct ft_tree *t, unsigned int k, unsigned int n)
@@ -94,19 +96,12 @@ unsigned int ft_port_link(const struct ft_tree *t, unsigned int sw,
 
 bool ft_parse_mac_base(const struct ft_tree *t, const char *s, uint8_t *base)
 {
-	unsigned int b[6], i;
-	char tail;
+	uint8_t b[6];
 
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3],
-		   &b[4], &b[5], &tail) != 6)
+	if (!parse_unicast_mac(s, b) ||
+	    ((uint32_t)b[3] << 16 | b[4] << 8 | b[5]) + t->hosts > 0x1000000)
 		return false;
-	for (i = 0; i < 6; i++)
-		if (b[i] > 0xff)
-			return false;
-	if ((b[0] & 1) || (b[3] << 16 | b[4] << 8 | b[5]) + t->hosts > 0x1000000)
-		return false;
-	for (i = 0; i < 6; i++)
-		base[i] = (uint8_t)b[i];
+	memcpy(base, b, 6);
 	return true;
 }
 

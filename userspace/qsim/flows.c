@@ -1,23 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the trace-driven subcommands share: reading a number from the
- * command line and keeping per-flow sequence numbers to tell whether a
- * flow left in the order it arrived.
+ * What the trace-driven subcommands share: per-flow sequence numbers to
+ * tell whether a flow left in the order it arrived.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "qsim.h"
-
-int qsim_parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return errno || end == s || *end || *s == '-' ? -1 : 0;
-}
 
 struct qsim_flow *qsim_flow_of(struct qsim_flow **flows, size_t *nflows,
 			       uint32_t id)

@@ -28,7 +28,6 @@
  *   qsim lanes [options]            one run, one CSV line
  *   qsim lanes --sweep              the data of Figs. 7 and 8 as CSV
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -291,14 +290,16 @@ static void lanes_usage(FILE *f)
 		"buffer 512 flits, 200000 cycles, seed 1.\n", lanes_csv_header);
 }
 
+/* through parse_u64(): strtoull() took a sign, --cycles -18446744073709551615 was 1 */
 static int lanes_parse_ull(const char *arg, unsigned long long lo,
 			   unsigned long long hi, unsigned long long *v)
 {
-	char *end;
+	uint64_t x;
 
-	errno = 0;
-	*v = strtoull(arg, &end, 0);
-	return errno || *end || end == arg || *v < lo || *v > hi ? -1 : 0;
+	if (!parse_u64(arg, 0, hi, &x) || x < lo)
+		return -1;
+	*v = x;
+	return 0;
 }
 
 static int lanes_main(int argc, char **argv)

@@ -95,14 +95,14 @@ static int port_main(int argc, char **argv)
 			}
 			break;
 		case 'r':
-			if (qsim_parse_u64(optarg, &rate) || rate > EDF_RATE_MAX) {
+			if (!parse_u64(optarg, 10, EDF_RATE_MAX, &rate)) {
 				fprintf(stderr, "qsim port: bad rate \"%s\"\n", optarg);
 				return 2;
 			}
 			break;
 		case '0':
 		case '1':
-			if (qsim_parse_u64(optarg, &v) || v > 0xffffffffULL) {
+			if (!parse_u64(optarg, 10, UINT32_MAX, &v)) {
 				fprintf(stderr, "qsim port: bad buffer \"%s\"\n", optarg);
 				return 2;
 			}

@@ -68,8 +68,6 @@ struct qsim_flow {
 	uint64_t last_dep_seq;	/* +1; 0: none departed yet */
 };
 
-/* A decimal number, nothing else; 0 or -1. */
-int qsim_parse_u64(const char *s, uint64_t *v);
 /* The flow with @id, added if new; NULL when out of memory. */
 struct qsim_flow *qsim_flow_of(struct qsim_flow **flows, size_t *nflows,
 			       uint32_t id);

@@ -107,7 +107,7 @@ static void rq_print(const char *what, uint64_t frames, uint64_t bytes, uint64_t
 
 static int rq_opt(const char *name, const char *arg, uint64_t lo, uint64_t hi, uint64_t *v)
 {
-	if (qsim_parse_u64(arg, v) || *v < lo || *v > hi) {
+	if (!parse_u64(arg, 10, hi, v) || *v < lo) {
 		fprintf(stderr, "qsim recn: bad --%s \"%s\" (%" PRIu64 "..%" PRIu64 ")\n",
 			name, arg, lo, hi);
 		return -1;

@@ -138,7 +138,7 @@ static int sw_main(int argc, char **argv)
 			}
 			break;
 		case 'r':
-			if (qsim_parse_u64(optarg, &rate) || !rate || rate > EDF_RATE_MAX) {
+			if (!parse_u64(optarg, 10, EDF_RATE_MAX, &rate) || !rate) {
 				fprintf(stderr, "qsim switch: bad rate \"%s\" (1..%llu)\n",
 					optarg, (unsigned long long)EDF_RATE_MAX);
 				return 2;
@@ -146,15 +146,13 @@ static int sw_main(int argc, char **argv)
 			break;
 		case 'i':
 		case 'o':
-			if (qsim_parse_u64(optarg, c == 'i' ? &inbuf : &outbuf) ||
-			    (c == 'i' ? inbuf : outbuf) > 0xffffffffULL) {
+			if (!parse_u64(optarg, 10, UINT32_MAX, c == 'i' ? &inbuf : &outbuf)) {
 				fprintf(stderr, "qsim switch: bad buffer \"%s\"\n", optarg);
 				return 2;
 			}
 			break;
 		case 'v':
-			if (qsim_parse_u64(optarg, &vcs) || vcs < VCSW_NUM_VCS ||
-			    vcs > VCSW_MAX_VCS) {
+			if (!parse_u64(optarg, 10, VCSW_MAX_VCS, &vcs) || vcs < VCSW_NUM_VCS) {
 				fprintf(stderr, "qsim switch: bad --vcs \"%s\" (2..%d)\n",
 					optarg, VCSW_MAX_VCS);
 				return 2;

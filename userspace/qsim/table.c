@@ -94,31 +94,33 @@ static void ts_usage(FILE *f)
 "10^6 s.\n");
 }
 
+/*
+ * --table "C:W C:W ...", by blanks or commas, each entry through
+ * parse_uint_pair(): strtoul() kept the low 32 bits of W (0:4294967297
+ * was weight 1) and took a sign and blanks before either number.  The
+ * words are cut from a copy: the usage error quotes the option whole.
+ */
 static int ts_parse_table(const char *s)
 {
-	const char *p = s;
+	static const char sep[] = "," QSIM_BLANKS;
+	char *buf = strdup(s), *save, *e;
+	unsigned int c, w;
+	int r = -1;
 
-	while (*p) {
-		unsigned long c, w;
-		char *e;
-
-		while (*p == ' ' || *p == ',')
-			p++;
-		if (!*p)
-			break;
-		c = strtoul(p, &e, 10);
-		if (e == p || *e != ':')
-			return -1;
-		p = e + 1;
-		w = strtoul(p, &e, 10);
-		if (e == p || ts.n >= DT_MAX_ENTRIES || c >= DT_MAX_CLASSES)
-			return -1;
+	if (!buf)
+		return -1;
+	for (e = strtok_r(buf, sep, &save); e; e = strtok_r(NULL, sep, &save)) {
+		if (ts.n >= DT_MAX_ENTRIES ||
+		    !parse_uint_pair(e, ':', DT_MAX_CLASSES - 1, UINT32_MAX, &c, &w))
+			goto out;
 		ts.table[ts.n].cls = (fq_u16)c;
-		ts.table[ts.n].weight = (fq_u32)w;
+		ts.table[ts.n].weight = w;
 		ts.n++;
-		p = e;
 	}
-	return ts.n ? 0 : -1;
+	r = ts.n ? 0 : -1;
+out:
+	free(buf);
+	return r;
 }
 
 /*
