@@ -702,6 +702,17 @@ bool fabric_link_room(struct fabric_link *l, unsigned int vc, u32 len, u64 *grew
 }
 EXPORT_SYMBOL_GPL(fabric_link_room);
 
+u64 fabric_link_books_gen(struct fabric_link *l)
+{
+	u64 gen;
+
+	spin_lock(&l->lock);
+	gen = l->restarts + l->books.st.peer_epochs;
+	spin_unlock(&l->lock);
+	return gen;
+}
+EXPORT_SYMBOL_GPL(fabric_link_books_gen);
+
 void fabric_link_read_stats(struct fabric_link *l,
 			    struct tc_fabric_credit_xstats *st)
 {

@@ -95,6 +95,15 @@ enum fabric_link_verdict fabric_link_take(struct fabric_link *l, unsigned int vc
  */
 bool fabric_link_room(struct fabric_link *l, unsigned int vc, u32 len, u64 *grew_ns);
 
+/*
+ * A number that changes whenever either end's books start again (our
+ * restarts: the device down and up, a new unit; the peer's new
+ * epochs).  Credits that come back after it changed were granted by the
+ * new books, not returned for a frame sent before: an FBS executor that
+ * sent a frame under other books learns nothing from when they came.
+ */
+u64 fabric_link_books_gen(struct fabric_link *l);
+
 void fabric_link_read_stats(struct fabric_link *l,
 			    struct tc_fabric_credit_xstats *st);
 /* VC @vc's credits now and stalls (tc_fabric_credit_xstats has two VCs). */

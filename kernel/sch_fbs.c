@@ -32,6 +32,7 @@
  * the schedule, and counts the reserved ones among them as idle (or
  * late, had their class something queued).
  */
+#include <linux/if_arp.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
@@ -83,12 +84,12 @@ struct fbs_sched {
 	bool			sent_feedback;	/* its wait in the switch is feedback */
 	u8			reserved_vcs;	/* VCs a destination's frame went on
 						 * (since verify was last turned) */
-	bool			held;		/* its end waits for the link's credits */
 	bool			paused;		/* nothing scheduled leaves (fbs-boot) */
 	u8			sent_vc;
 	u32			sent_len;	/* its bytes on the wire */
 	u64			sent_ns;	/* when it went */
 	u64			sent_gated_ns;	/* of its lateness, credits (feedback) */
+	u64			sent_books;	/* the link's books then (feedback) */
 	struct fbs_credit_wait	credit_wait;	/* for the last feedback frame's */
 	u64			refused_ns;	/* the link first refused this slot's frame */
 	u64			rate;		/* the link's, bytes/s; 0: a slot is
@@ -272,7 +273,7 @@ static int fbs_boot_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	 * send another), at least its 12 bytes (the receiver refuses less),
 	 * at most a minimum frame (it is 12 bytes and padding).
 	 */
-	if (q->boot.qlen >= FBS_BOOT_LIMIT ||
+	if (q->boot.qlen >= FBS_BOOT_LIMIT || qdisc_dev(sch)->type != ARPHRD_ETHER ||
 	    skb->len < ETH_HLEN + FABRIC_FBS_BOOT_LEN || skb->len > ETH_ZLEN ||
 	    !pskb_may_pull(skb, ETH_HLEN) ||
 	    ((struct ethhdr *)skb->data)->h_proto != htons(FABRIC_INNER_FBS_BOOT) ||
@@ -417,7 +418,6 @@ static void fbs_slot_fresh(struct fbs_sched *q)
 {
 	q->sent = false;
 	q->refused_ns = 0;
-	q->held = false;
 }
 
 /*
@@ -432,11 +432,16 @@ static bool fbs_catch_up(struct fbs_sched *q, u64 now)
 	while (now >= fbs_exec_due(&q->ex)) {
 		u64 held = 0, back;
 
-		if (q->sent && q->sent_feedback && q->link) {
-			if (!fabric_link_room(q->link, q->sent_vc, q->frame, &back)) {
-				q->held = true;
+		/*
+		 * Books started again since (the device went down and up,
+		 * a new unit, the peer restarted): the credits that come
+		 * are the new books' grant, not the frame's return, and
+		 * waiting for them would take the restart for back-pressure
+		 */
+		if (q->sent && q->sent_feedback && q->link &&
+		    fabric_link_books_gen(q->link) == q->sent_books) {
+			if (!fabric_link_room(q->link, q->sent_vc, q->frame, &back))
 				return false;
-			}
 			/* how far the switch held it beyond the link's own trip */
 			held = fbs_feedback_held(&q->fb, &q->ex, q->sent_ns, back,
 						 fbs_wire_ns(q, q->sent_len),
@@ -510,9 +515,12 @@ static bool fbs_is_feedback(struct fbs_sched *q, const struct fbs_class *cl,
  * Verify on: whether @skb will carry the fabric header, which
  * fabric_hdr_push() gives only frames of a type the fabric carries.
  */
-static bool fbs_tags(const struct fbs_sched *q, const struct sk_buff *skb)
+static bool fbs_tags(struct Qdisc *sch, const struct sk_buff *skb)
 {
-	return q->watch && skb_headlen(skb) >= ETH_HLEN &&
+	const struct fbs_sched *q = qdisc_priv(sch);
+
+	/* the device's type as it is now: a bond takes its first slave's */
+	return q->watch && qdisc_dev(sch)->type == ARPHRD_ETHER && skb_headlen(skb) >= ETH_HLEN &&
 	       fhc_inner_probe_len(ntohs(((const struct ethhdr *)skb->data)->h_proto));
 }
 
@@ -607,7 +615,7 @@ again:
 		skb = cl->q.head;
 		/* too late to end in this slot: it waits for its next one */
 		if (skb && now > fbs_exec_send_by(&q->ex, fbs_wire_ns(q, skb->len +
-				(fbs_tags(q, skb) ? FABRIC_HDR_LEN : 0))))
+				(fbs_tags(sch, skb) ? FABRIC_HDR_LEN : 0))))
 			skb = NULL;
 		if (skb) {
 			/*
@@ -615,7 +623,7 @@ again:
 			 * count the frame as it leaves, so the push after
 			 * them must not fail for memory
 			 */
-			bool tag = fbs_tags(q, skb) && !fabric_hdr_make_room(skb);
+			bool tag = fbs_tags(sch, skb) && !fabric_hdr_make_room(skb);
 
 			vc = tag ? (cl == &q->classes[q->ndests] ? FABRIC_VC_BESTEFFORT :
 				    FABRIC_VC_REGULATED) : fabric_link_skb_vc(q->link, skb);
@@ -650,8 +658,11 @@ again:
 			q->sent_len = skb->len;
 			q->sent_ns = now;
 			/* only a feedback frame's wait is read (fbs_catch_up()) */
-			if (q->sent_feedback)
+			if (q->sent_feedback) {
 				q->sent_gated_ns = fbs_gated_ns(q, now);
+				if (q->link)
+					q->sent_books = fabric_link_books_gen(q->link);
+			}
 			q->refused_ns = 0;
 			if (cl == &q->classes[q->ndests])
 				q->unreserved_frames++;
@@ -868,6 +879,16 @@ static struct fabric_slot_watch *fbs_verify_configure(struct Qdisc *sch,
 		return cur;
 	if (!nla_get_u8(on))
 		return NULL;
+	/*
+	 * The tag is a fabric header after an Ethernet one: on a device of
+	 * another type (tun, ipip, wireguard) bytes 12 and 13 of the
+	 * packet are part of its IP header, and one whose bytes happened
+	 * to read as IPv4 or IPv6 would get a header pushed into it
+	 */
+	if (qdisc_dev(sch)->type != ARPHRD_ETHER) {
+		NL_SET_ERR_MSG_MOD(extack, "verify needs an Ethernet device");
+		return ERR_PTR(-EOPNOTSUPP);
+	}
 	return cur ? cur : fabric_slot_watch_get(qdisc_dev(sch), extack);
 }
 
@@ -1048,8 +1069,9 @@ static int fbs_change(struct Qdisc *sch, struct nlattr *opt,
 	old = fbs_commit(sch, &cfg);	/* publishes the clock on the watch */
 	old_link = q->link;
 	q->link = link;
-	if (!link)
-		q->held = false;
+	/* what the last frame's credits say is the old link's business */
+	if (link != old_link)
+		q->sent_feedback = false;
 	fbs_trim(sch, recheck);
 	sch_tree_unlock(sch);
 	kvfree(old);
@@ -1098,20 +1120,12 @@ static int fbs_init(struct Qdisc *sch, struct nlattr *opt,
 	err = fbs_prepare(sch, tb, ndests, true, &cfg, extack);
 	if (err)
 		return err;
-	link = fabric_link_configure(sch, NULL, tb[TCA_FBS_CREDITS],
-				     tb[TCA_FBS_CREDIT_UNIT],
-				     FCR_DEFAULT_VCS, extack);
-	if (IS_ERR(link)) {
-		kvfree(cfg.table);
-		return PTR_ERR(link);
-	}
-	q->link = link;		/* destroy() puts it if what follows fails */
 	watch = fbs_verify_configure(sch, NULL, tb[TCA_FBS_VERIFY], extack);
 	if (IS_ERR(watch)) {
 		kvfree(cfg.table);
 		return PTR_ERR(watch);
 	}
-	q->watch = watch;	/* ... and this */
+	q->watch = watch;	/* destroy() puts it if what follows fails */
 	q->classes = kcalloc(ndests + 1, sizeof(*q->classes), GFP_KERNEL);
 	if (!q->classes) {
 		kvfree(cfg.table);
@@ -1126,6 +1140,19 @@ static int fbs_init(struct Qdisc *sch, struct nlattr *opt,
 		kvfree(cfg.table);
 		return -EINVAL;
 	}
+	/*
+	 * The credit link last of what may fail: taking one up tells the
+	 * peer of a new epoch (fabric_link_configure()), which a refused
+	 * qdisc must not have done
+	 */
+	link = fabric_link_configure(sch, NULL, tb[TCA_FBS_CREDITS],
+				     tb[TCA_FBS_CREDIT_UNIT],
+				     FCR_DEFAULT_VCS, extack);
+	if (IS_ERR(link)) {
+		kvfree(cfg.table);
+		return PTR_ERR(link);
+	}
+	q->link = link;
 	fbs_feedback_init(&q->fb, 0);	/* capped by fbs_commit() */
 	/* created paused: the first restart starts it */
 	q->paused = tb[TCA_FBS_PAUSE] && nla_get_u8(tb[TCA_FBS_PAUSE]);
@@ -1160,7 +1187,6 @@ static void fbs_reset(struct Qdisc *sch)
 	fbs_purge(sch);
 	sch->q.qlen = 0;
 	sch->qstats.backlog = 0;
-	q->held = false;
 	qdisc_watchdog_cancel(&q->watchdog);
 }
 
@@ -1243,7 +1269,8 @@ static int fbs_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.restarts = q->restarts;
 	st.boot_frames = q->boot_frames;
 	st.boot_refused = q->boot_refused;
-	st.link_trip_ns = fbs_feedback_base(&q->fb);
+	/* learnt from credits: without them only the cap, which says nothing */
+	st.link_trip_ns = q->link ? fbs_feedback_base(&q->fb) : 0;
 	st.slot_start_ns = q->ex.slot_start;
 	BUILD_BUG_ON(FBS_LAT_BUCKETS != TC_FBS_LAT_BUCKETS ||
 		     FBS_LAT_PER_SLOT != TC_FBS_LAT_PER_SLOT);

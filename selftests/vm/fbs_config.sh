@@ -100,6 +100,9 @@ qdisc_text | grep_quiet "slot 1.25ms drift -12.500ppm frame 1250 .* rate 10Mbit 
 	check_err 1 "slot and rate: $(qdisc_text)"
 [[ $(json qdisc show dev dummy0) == *'"rate":1250000,'* ]]
 check_err $? "tc -j: the rate in bytes/s: $(json qdisc show dev dummy0)"
+# the link's round trip is learnt from credits: without them it is 0,
+# not the cap a slot leaves (1250 us less a frame's 1000 at this rate)
+check_eq "credits off: link_trip_ns" 0 "$(json_u64 "$(json -s qdisc show dev dummy0)" link_trip_ns)"
 reject "a slower rate than the frame fits" "largest frame takes longer than a slot at this rate" \
 	$Q slot 1250us rate 1mbit
 # a change of the rate alone keeps the slot (it was refused for want of
@@ -179,7 +182,21 @@ check_fail $? "two qdiscs verifying on one device"
 echo "$out" | grep_quiet "verifies slots already" || check_err 1 "no reason: $out"
 accept "the second without verify" qdisc add dev dummy1 parent 1:2 fbs dests 2 slot 100us
 ns_run C ip link del dummy1
-log_test "verify: node, delay, restart by change only (at a time of the last minute), one verifying qdisc per device"
+# the tag is a fabric header after an Ethernet one: a tun device's
+# packets begin with their IP header, whose bytes 12 and 13 (an IPv6
+# source address, an IPv4 one) read as an EtherType the header was
+# pushed in front of
+require_module tun
+ns_run C ip tuntap add dev tun0 mode tun || fatal "tun0"
+out=$(tcq qdisc add dev tun0 root handle 1: fbs dests 2 slot 100us verify on 2>&1)
+check_fail $? "verify on a tun device"
+echo "$out" | grep_quiet "verify needs an Ethernet device" || check_err 1 "tun0: no reason: $out"
+accept "fbs on a tun device, not verifying" qdisc add dev tun0 root handle 1: fbs dests 2 slot 100us
+out=$(tcq qdisc change dev tun0 root handle 1: fbs verify on 2>&1)
+check_fail $? "verify turned on on a tun device"
+echo "$out" | grep_quiet "verify needs an Ethernet device" || check_err 1 "tun0 change: no reason: $out"
+ns_run C ip link del tun0
+log_test "verify: node, delay, restart by change only (at a time of the last minute), one verifying qdisc per device, Ethernet only"
 
 # what fbs-sched prints for a node, tc takes as it is
 fbs-sched all-to-all 4 --drift-ppm 300 > "$TMP_DIR/sched" || fatal "fbs-sched all-to-all"

@@ -19,6 +19,8 @@
 #    at the switch's pace (a frame every 4.2 ms), every slot stalls until
 #    its frame was accepted, and nothing is lost.  Without credits the
 #    same host runs at its own clock's pace and the stalls stay 0.
+#    A frame after an idle spell is no stall, nor one after the host's
+#    link went down and up (the new books' grant is not its return).
 #
 # 4. With credits on, a best-effort frame that the switch never has room
 #    for (larger than its VC1 buffer) is refused slot after slot, and
@@ -226,6 +228,33 @@ j=$(link_json S s1)
 check_eq "credits on: no credit violation at S" 0 "$(json_obj_u64 "$j" credits_vc1 violations)"
 check_eq "credits on: no full input at S" 0 "$(json_obj_u64 "$j" in_vc1 drops_full)"
 log_test "credits on: the host's slots wait for the switch, nothing lost"
+
+# An idle host's last slot ends only when it is run again, and its
+# frame's credits are what it waits for then.  After H1's link went down
+# and up, the credits it finds are the new books' first grant, which
+# came long after that frame: taken for its return, they made the slot
+# a stall of half a slot or more (the tree before fbs_catch_up() looked
+# at the books' restarts: one stall per flap).  A frame sent after an
+# idle spell without a flap is the control: no stall either.
+one_frame() {	# WHAT: one frame to H4 after an idle spell; DSTALLS
+	local st0 rx0
+
+	wait_for 20 vcsw_ports_empty S s1 s4 || fatal "$1: S did not drain"
+	sleep 0.5
+	st0=$(qstat H1 eth0 stalls) rx0=$(rx_frames)
+	send 1 || fatal "$1: fabric-send"
+	wait_for 20 eval '[ "$(rx_frames)" = $((rx0 + 1)) ]' || fatal "$1: the frame did not arrive"
+	DSTALLS=$(($(qstat H1 eth0 stalls) - st0))
+}
+# the first ends the run's last slot, whose frame the switch did hold
+one_frame "after the run"
+one_frame "after an idle spell"
+check_eq "a frame after an idle spell: stalls" 0 "$DSTALLS"
+ns_run H1 ip link set eth0 down
+ns_run H1 ip link set eth0 up
+one_frame "after the flap"
+check_eq "a frame after the link went down and up: stalls" 0 "$DSTALLS"
+log_test "credits on: a link that went down and up is no stall"
 
 ns_run H1 tc qdisc change dev eth0 root handle 1: fbs credits off || fatal "credits off"
 ns_run S ip link set s1 type vcsw_slave credits off || fatal "credits off s1"
