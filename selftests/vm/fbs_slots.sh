@@ -235,7 +235,9 @@ log_test "credits on: the host's slots wait for the switch, nothing lost"
 # came long after that frame: taken for its return, they made the slot
 # a stall of half a slot or more (the tree before fbs_catch_up() looked
 # at the books' restarts: one stall per flap).  A frame sent after an
-# idle spell without a flap is the control: no stall either.
+# idle spell without a flap is the control: no stall either.  On a
+# slow kernel (the debug one) a lone frame's round trip itself varies by
+# more than a 100-us slot allows, and either may stall: expected there.
 one_frame() {	# WHAT: one frame to H4 after an idle spell; DSTALLS
 	local st0 rx0
 
@@ -249,11 +251,11 @@ one_frame() {	# WHAT: one frame to H4 after an idle spell; DSTALLS
 # the first ends the run's last slot, whose frame the switch did hold
 one_frame "after the run"
 one_frame "after an idle spell"
-check_eq "a frame after an idle spell: stalls" 0 "$DSTALLS"
+xfail_on_slow check_eq "a frame after an idle spell: stalls" 0 "$DSTALLS"
 ns_run H1 ip link set eth0 down
 ns_run H1 ip link set eth0 up
 one_frame "after the flap"
-check_eq "a frame after the link went down and up: stalls" 0 "$DSTALLS"
+xfail_on_slow check_eq "a frame after the link went down and up: stalls" 0 "$DSTALLS"
 log_test "credits on: a link that went down and up is no stall"
 
 ns_run H1 tc qdisc change dev eth0 root handle 1: fbs credits off || fatal "credits off"
