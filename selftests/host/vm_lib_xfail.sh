@@ -79,5 +79,28 @@ if ! [ "${plain_waited:-0}" -ge 1 ] || ! [ "${slow_waited:-0}" -ge 4 ] ||
 	fails=$((fails + 1))
 fi
 
-[ $fails = 0 ] && echo "ok: xfail_on_slow and wait_for on plain and slow kernels"
+# skip: a test that skips the rest after a failed check fails, whether
+# the failure was logged or not; one that skips with nothing failed skips
+skip_case() {	# CASE
+	cd "$ROOT/selftests/vm" && bash -c '
+		. ./lib.sh
+		FQ_SLOW=0
+		case $1 in
+		logged) check_eq "count" 1 2; log_test "accounting" ;;
+		pending) check_eq "count" 1 2 ;;
+		clean) check_eq "count" 1 1; log_test "accounting" ;;
+		esac
+		skip "no such feature"' _ "$1"
+}
+for c in logged:1 pending:1 clean:4; do
+	out=$(skip_case "${c%:*}"); rc=$?
+	[ $rc = "${c#*:}" ] || {
+		echo "FAIL: skip after a ${c%:*} check: exit $rc, want ${c#*:}:"
+		echo "$out" | sed 's/^/    /'
+		fails=$((fails + 1))
+	}
+done
+expect "a skip after a pending failure names it" 'count: expected .1., got .2.' "$(skip_case pending)"
+
+[ $fails = 0 ] && echo "ok: xfail_on_slow, wait_for and skip on plain and slow kernels"
 [ $fails = 0 ]

@@ -69,12 +69,14 @@ aoq_setup() {
 	ns_run A tc qdisc replace dev veth0 parent 1:4 handle 14: netem delay 2ms limit 200
 }
 
+# Both read the root alone: without "root" tc lists aoq's children too
+# (12:, 13:, 14:), and the greedy match read the last child's counters.
 root_backlog() {	# "qlen backlog" of the root qdisc
-	ns_exec A tc -s -j qdisc show dev veth0 | tr -d ' \n' |
+	ns_exec A tc -s -j qdisc show dev veth0 root | tr -d ' \n' |
 		sed -n 's/.*"backlog":\([0-9]*\),"qlen":\([0-9]*\).*/\2 \1/p'
 }
 sent_pkts() {
-	ns_exec A tc -s -j qdisc show dev veth0 | tr -d ' \n' |
+	ns_exec A tc -s -j qdisc show dev veth0 root | tr -d ' \n' |
 		sed -n 's/.*"packets":\([0-9]*\).*/\1/p'
 }
 sends_more_than() { [ "$(sent_pkts)" -gt "$1" ]; }

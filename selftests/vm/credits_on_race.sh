@@ -83,7 +83,7 @@ root_queue_settled() {
 # seconds a turn: the budget keeps make check's time, the turns vary)
 race() {
 	local name=$1 turns=$2 budget=$3 accepted=0 whole=0 i qlen backlog sender
-	local start=$SECONDS
+	local start=$SECONDS busy=0 refused=0 why= out
 
 	shift 3
 	ns_bg A udp-lat send --dst 10.19.0.2 --port 9400 --size 1400 \
@@ -93,9 +93,16 @@ race() {
 	for ((i = 0; i < turns && SECONDS - start < budget; i++)); do
 		# from an empty queue, so that the turn is not refused outright
 		# however loaded the machine (the frames keep coming)
-		wait_for 1 root_queue_is_empty || continue
-		ns_exec A tc qdisc change dev veth0 root handle 1: "$@" credits on \
-			2>/dev/null || continue
+		if ! wait_for 1 root_queue_is_empty; then
+			busy=$((busy + 1))
+			continue
+		fi
+		if ! out=$(ns_exec A tc qdisc change dev veth0 root handle 1: "$@" \
+			credits on 2>&1); then
+			refused=$((refused + 1))
+			why=$out
+			continue
+		fi
 		accepted=$((accepted + 1))
 		# a read that shows no whole packet is right: the backlog is
 		# read after the length, and a packet in stays in
@@ -117,7 +124,7 @@ race() {
 	wait "$sender" 2>/dev/null
 	# how many is the machine's doing (make check on a loaded host:
 	# edf 2 of 13 in 15 s), so it is reported, not checked
-	log_info "$name: credits on accepted $accepted of $i times in $((SECONDS - start)) s"
+	log_info "$name: credits on accepted $accepted of $i times in $((SECONDS - start)) s ($busy never empty, $refused refused${why:+, last: $why})"
 	check_eq "$name: turns that let a whole GSO packet in" 0 "$whole"
 	ns_run A tc qdisc del dev veth0 root || fatal "$name: delete"
 }

@@ -240,7 +240,7 @@ tbf_backlog() {
 	ns_exec A tc -s qdisc show dev veth0 |
 		awk '/qdisc tbf 12:/ { f = 1 } f && /backlog/ { print $3; exit }'
 }
-tbf_holds() { [ "$(tbf_backlog)" != 0p ]; }
+tbf_holds() { local b; b=$(tbf_backlog); [ -n "$b" ] && [ "$b" != 0p ]; }
 wait_for 10 tbf_holds
 check_err $? "the tbf child never held packets"
 log_info "tbf child holds $(tbf_backlog) when it is deleted"

@@ -122,7 +122,7 @@ check_cut
 check_eq "edf cut nothing" 0 "$(qdisc_stat H1 eth0 gso_segmented)"
 malformed=$(ns_exec S ip -s -j -d link show p1 | tr -d ' \n' |
 	sed -n 's/.*"drop_malformed":\([0-9]*\).*/\1/p')
-check_eq "switch port's malformed drops" 0 "${malformed:-0}"
+check_eq "switch port's malformed drops" 0 "$malformed"
 log_test "a vcsw port cuts them, every segment numbered"
 
 # --- 4. a tunnel's GSO packets, cut by edf ------------------------------------------

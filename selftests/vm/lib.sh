@@ -171,9 +171,17 @@ log_info()
 	echo "INFO: $*"
 }
 
+# skip REASON: the rest cannot run here.  Once a check has failed, a skip
+# would hide it (the test's verdict is its exit status): it fails instead.
 skip()
 {
 	echo "SKIP: $*"
+	if [[ $RET -ne 0 ]]; then
+		printf "TEST: %-60s  [FAIL]\n" "checks before the skip"
+		[[ -n "$retmsg" ]] && printf "\t%s\n" "$retmsg"
+		EXIT_STATUS=$KSFT_FAIL
+	fi
+	[[ $EXIT_STATUS -ne 0 ]] && exit $EXIT_STATUS
 	exit $KSFT_SKIP
 }
 
