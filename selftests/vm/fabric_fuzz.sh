@@ -26,24 +26,12 @@ FRAMES=$(fq_param fuzz_frames 50000)
 SEED=$(fq_param fuzz_seed 1)
 log_info "$FRAMES frames per run, seed $SEED"
 
+tmp_dir_create
 two_hosts 51 quiet
 MAC_B=02:00:00:00:33:02
 
 # fuzz_field OUT KEY: a count from fabric-send's summary line
 fuzz_field() { echo "$1" | sed -n "s/.* $2=\([0-9]*\).*/\1/p"; }
-# fstat NS DEV KEY: a receive counter of fabric_hdr (fabric-stat counts
-# 0 before any frame).  A read that fails is noted (fstat_read_ok), not
-# taken for 0: two failed reads would make a before and after agree.
-fstat() {
-	local v
-	v=$(json_u64 "$(ns_exec "$1" fabric-stat -j "$2" 2>/dev/null)" "$3")
-	[ -n "$v" ] || echo "$*" >> "$TMP_DIR/fstat_unread"
-	echo "${v:-0}"
-}
-fstat_read_ok() {
-	[ ! -e "$TMP_DIR/fstat_unread" ]
-	check_err $? "fabric-stat could not be read: $(sort -u "$TMP_DIR/fstat_unread" 2>/dev/null | tr '\n' ';')"
-}
 bstat() { fstat B veth1 "$1"; }
 # d_malformed: malformed fabric frames D's receive path dropped
 d_malformed() {

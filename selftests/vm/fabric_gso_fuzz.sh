@@ -28,16 +28,12 @@ FRAMES=$(fq_param gso_fuzz_frames 2000)
 SEED=$(fq_param fuzz_seed 1)
 log_info "$FRAMES frames per run, seed $SEED"
 
+tmp_dir_create
 two_hosts 52 quiet
 MAC_B=02:00:00:00:34:02
 MAC_D=02:00:00:52:00:04
 
-# fstat NS DEV KEY: a receive counter of fabric_hdr (0 before any frame)
-fstat() {
-	local v
-	v=$(json_u64 "$(ns_exec "$1" fabric-stat -j "$2" 2>/dev/null)" "$3")
-	echo "${v:-0}"
-}
+# fstat, fstat_read_ok: lib.sh
 # malformed NS DEV: malformed fabric frames that receive path dropped
 malformed() {
 	local k n=0
@@ -142,6 +138,7 @@ log_info "D: rx_frames $(fstat D eth0 rx_frames), p1: $(ns_exec S ip -j -d link 
 # D must have got some: the switch forwards what it could cut
 check_err $(( $(fstat D eth0 rx_frames) == 0 )) "no frame reached D"
 check_eq "malformed frames the switch let through to D" "$dbad0" "$(malformed D eth0)"
+fstat_read_ok
 valid_to C eth0 $MAC_D 10.52.1.3 10.52.1.4 D eth0
 check_err $? "ordinary frames no longer cross the switch after the fuzzing"
 log_test "switch port: GSO frames cut or dropped, none malformed forwarded"

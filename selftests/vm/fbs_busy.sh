@@ -73,8 +73,9 @@ for i in $HOSTS; do
 	[ $((dr * 100)) -ge $((ds * 95)) ] && [ "$ds" -ge 100 ]
 	xfail_on_slow check_err $? "V$i sent $dr frames in $ds slots: not in every slot"
 	out=$((dE[i] + dL[i] + dX[i]))
-	[ $((out * 100)) -le "${dF[i]}" ]
-	xfail_on_slow check_err $? "V$i: $out of ${dF[i]} frames out of their slot"
+	# judged some, as in part 2: 0 out of 0 would pass
+	[ "${dF[i]}" -ge 100 ] && [ $((out * 100)) -le "${dF[i]}" ]
+	xfail_on_slow check_err $? "V$i: $out of ${dF[i]} frames judged out of their slot"
 done
 for i in 1 2; do
 	[ "${dS[i]}" -gt 0 ]

@@ -617,6 +617,28 @@ host_rx_frames()
 	json_u64 "$j" rx_frames
 }
 
+# fstat NS DEV KEY: a receive counter of fabric_hdr on DEV (fabric-stat
+# counts 0 before any frame).  A read that fails is noted for
+# fstat_read_ok rather than taken for 0, as two failed reads would make a
+# before and an after agree; it prints 0 so that the caller's arithmetic
+# goes on (an empty operand would abort the caller's whole command).
+fstat()
+{
+	local v
+
+	[ -n "$TMP_DIR" ] || fatal "fstat needs tmp_dir_create"
+	v=$(json_u64 "$(ns_exec "$1" fabric-stat -j "$2" 2>/dev/null)" "$3")
+	[ -n "$v" ] || echo "$*" >> "$TMP_DIR/fstat_unread"
+	echo "${v:-0}"
+}
+
+# fstat_read_ok: a check that every fstat so far read its counter
+fstat_read_ok()
+{
+	[ ! -e "$TMP_DIR/fstat_unread" ]
+	check_err $? "fabric-stat could not be read: $(sort -u "$TMP_DIR/fstat_unread" 2>/dev/null | tr '\n' ';')"
+}
+
 # root_qlen NS: packets waiting in the root qdisc of NS's eth0
 root_qlen()
 {

@@ -225,13 +225,18 @@ recn_log() {
 recn_log
 
 # SAQs along the branch: B's input from S found the congestion and told
-# S, S's output to B set H1's frames aside and told A
+# S, S's output to B set H1's frames aside and told A.  The tree grows
+# that far only if the senders outpace the hot spot long enough: a debug
+# kernel's do not (there B's input made SAQs, 39, but never filled one
+# to its threshold, so S heard nothing), hence xfail_on_slow; what holds
+# at any load (nothing refused, every SAQ freed, nothing dropped) is
+# checked below everywhere.
 for p in "B p3 notify_tx" "S p1 notify_rx" "S p1 saq_alloc" "S p0 notify_tx" \
 	 "A p3 saq_alloc" "B p3 xoff_tx" "S p1 xoff_rx"; do
 	set -- $p
 	v=$(pstat $1 $2 recn_stats $3)
 	[ "${v:-0}" -gt 0 ]
-	check_err $? "$1 $2: recn $3 is ${v:-none}"
+	xfail_on_slow check_err $? "$1 $2: recn $3 is ${v:-none}"
 done
 for p in "A p3" "S p0" "S p1" "B p3"; do
 	set -- $p
@@ -265,8 +270,10 @@ lost_share=$((recn_alone * 1000 / DUR_US))
 log_info "recn with S deaf to B for a second: $lost_share per mille"
 recn_log
 r1=$(pstat S p1 recn_stats frames_refused); l1=$(pstat S p1 recn_stats lease_expired)
+# B speaks in that second only if the tree has formed by then: a debug
+# kernel's run took longer than the two seconds to get there
 [ "$r1" -gt "$r0" ]
-check_err $? "S p1 refused no RECN frame from B while off ($r0 -> $r1)"
+xfail_on_slow check_err $? "S p1 refused no RECN frame from B while off ($r0 -> $r1)"
 # A lease runs out only if a SAQ was stopped when S went deaf, or B's
 # Xoff was among what was lost (seen: 0 or 1 of them): a figure, not a
 # check.  test_vcsw_recn and host/recn_qsim check leases that run out.
@@ -378,14 +385,16 @@ log_info "H1's edf:$line held $(json_obj_u64 "$j" recn held)"
 xfail_on_slow check_err $? "with RECN at H1 its innocent flow kept $on_share per mille (off: $off_share)"
 log_test "RECN at the host: a host's innocent flow keeps its rate beside its own hot flow"
 
+# as along the branch: told only if its hot flow outpaced the port (not
+# on a debug kernel, where A p1 never notified it)
 for k in notify_rx xoff_rx xon_rx saq_alloc release_tx; do
 	v=$(hstat $k)
 	[ "${v:-0}" -gt 0 ]
-	check_err $? "H1's edf: recn $k is ${v:-none}"
+	xfail_on_slow check_err $? "H1's edf: recn $k is ${v:-none}"
 done
 v=$(hstat held)
 [ "${v:-0}" -gt 0 ]
-check_err $? "H1's edf held no flow back for a SAQ"
+xfail_on_slow check_err $? "H1's edf held no flow back for a SAQ"
 check_eq "H1's edf: RECN frames refused" 0 "$(hstat frames_refused)"
 check_eq "H1's edf: flows still held after the tree" 0 "$(hstat held_flows)"
 saqs_gone() { [ "$(hstat saqs)" = 0 ] && [ "$(pstat A p1 recn_stats saqs)" = 0 ]; }
@@ -394,7 +403,7 @@ check_err $? "SAQs still in use after the tree: H1 $(hstat saqs), A p1 $(pstat A
 check_eq "A p1: RECN frames refused" 0 "$(pstat A p1 recn_stats frames_refused)"
 v=$(pstat A p1 recn_stats release_rx)
 [ "${v:-0}" -gt 0 ]
-check_err $? "A p1 heard no RELEASE from H1"
+xfail_on_slow check_err $? "A p1 heard no RELEASE from H1"
 check_eq "A p1: nothing dropped in its input buffer" 0 "$(pstat A p1 in_vc1 drops_full)"
 log_test "H1 made SAQs when told, held its hot flow on Xoff, freed them after"
 

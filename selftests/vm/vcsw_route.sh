@@ -318,6 +318,10 @@ kill "$churner" 2> /dev/null
 bg_wait "$churner"
 log_info "shows: $good whole, $changing refused as the table kept changing, $wrong wrong"
 check_eq "shows with a wrong list" 0 "$wrong"
+# with none whole, nothing above was judged under change (the table
+# changes every 0.1 s; a slow kernel's dumps may all give up)
+[ "$good" -ge 1 ]
+xfail_on_slow check_err $? "no show completed while the table changed ($changing gave up)"
 check_eq "a show once the table is still: the routes that stay" 8000 \
 	"$(ns_exec H1 fabric-route show | grep ' to 0a:' | sort -u | wc -l)"
 ns_exec H1 fabric-route flush || fatal "flush H1"

@@ -124,7 +124,8 @@ be_sent=$(field sent < "$TMP_DIR/trusted.be.tx")
 be_rx=$(field packets < "$TMP_DIR/trusted.be")
 [ "${be_sent:-0}" -ge $((RUN * 400)) ]
 xfail_on_slow check_err $? "H2 sent only ${be_sent:-0} best-effort datagrams"
-[ $((${be_rx:-0} * 10)) -lt "${be_sent:-1}" ]
+# a number read, not a default: an unreadable receiver is no attack seen
+[[ $be_rx =~ ^[0-9]+$ ]] && [ $((be_rx * 10)) -lt "${be_sent:-1}" ]
 xfail_on_slow check_err $? "best effort got ${be_rx:-0} of ${be_sent:-0} through a trusted forger: no attack"
 log_test "trusted port: forged VC0 starves best effort (${be_rx:-0} of ${be_sent:-0})"
 
