@@ -7,7 +7,8 @@
 # there and an ordinary failure everywhere else; any other check fails
 # the test on both; wait_for waits FQ_SLOW_SCALE times as long.  The VM's
 # library is sourced here as a test would source it, with FQ_SLOW set as
-# fq_param would have set it.
+# fq_param would have set it.  read_num, the reader of a number, fails
+# a test on a read that gives none, never as an expected failure.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 fails=0
 
@@ -102,5 +103,45 @@ for c in logged:1 pending:1 clean:4; do
 done
 expect "a skip after a pending failure names it" 'count: expected .1., got .2.' "$(skip_case pending)"
 
-[ $fails = 0 ] && echo "ok: xfail_on_slow, wait_for and skip on plain and slow kernels"
+# read_num: a read that gives no number fails the test, in its own shell,
+# also on a slow kernel and under xfail_on_slow, and the checks after it
+# still run; a number is read as it is, by a CMD that sees the caller's
+# variables.  (The pattern it replaces, $((s + $(cmd))) with cmd printing
+# nothing, ended the loop around it and left the test passing.)
+num_case() {	# SLOW
+	cd "$ROOT/selftests/vm" && bash -c '
+		. ./lib.sh
+		FQ_SLOW=$1
+		out="seed=1 taken=12 refused=7"
+		fz() { echo "$out" | sed -n "s/.* $1=\([0-9]*\).*/\1/p"; }
+		read_num t fz taken && read_num r fz refused
+		check_eq "taken + refused" 19 "$((t + r))"
+		log_test "numbers read"
+		hrx() { [ "$1" = 2 ] || echo 10; }
+		sum=0
+		for h in 0 1 2 3; do read_num n hrx $h; sum=$((sum + n)); done
+		echo "loop ran to h=$h, sum $sum"
+		check_eq "a check after the loop" 1 1
+		log_test "an empty read in a sum"
+		reads() { read_num n echo 12abc; }
+		xfail_on_slow reads
+		log_test "a read that is no number, under xfail_on_slow"
+		read_num n sh -c "echo 5; exit 3"
+		log_test "a number from a command that failed"
+		exit $EXIT_STATUS' _ "$1"
+}
+for slow in 0 1; do
+	out=$(num_case $slow); rc=$?
+	expect "read_num (slow=$slow): numbers read" '^TEST: numbers read +\[ OK \]' "$out"
+	expect "read_num (slow=$slow): an empty read fails" '^TEST: an empty read in a sum +\[FAIL\]' "$out"
+	expect "... saying which" "hrx 2: not a number: ''\$" "$out"
+	expect "... and the loop and the checks after it run" '^loop ran to h=3, sum 30$' "$out"
+	expect "read_num (slow=$slow): no number fails, not XFAIL" '^TEST: a read that is no number, under xfail_on_slow +\[FAIL\]' "$out"
+	expect "... saying which" "echo 12abc: not a number: '12abc'\$" "$out"
+	expect "read_num (slow=$slow): a failed command fails" '^TEST: a number from a command that failed +\[FAIL\]' "$out"
+	expect "... with its status" "not a number: '5' \\(exit status 3\\)\$" "$out"
+	[ $rc = 1 ] || { echo "FAIL: read_num (slow=$slow): exit $rc, want 1"; fails=$((fails + 1)); }
+done
+
+[ $fails = 0 ] && echo "ok: xfail_on_slow, wait_for, skip and read_num on plain and slow kernels"
 [ $fails = 0 ]

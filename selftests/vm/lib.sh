@@ -7,6 +7,8 @@
 #
 #   RET / check_err / check_fail / log_test   sub-check bookkeeping; the
 #                                             script exits with $EXIT_STATUS
+#   read_num VAR CMD...                       CMD's output into VAR, a
+#                                             failed check if no number
 #   skip REASON                               exit 4 with the reason
 #   require_cmd / require_module              skip when the VM lacks them
 #   module_unload NAME                        modprobe -r, riding out readers
@@ -116,6 +118,42 @@ check_eq()
 		return 1
 	fi
 	return 0
+}
+
+# read_num VAR CMD...: CMD's output into VAR when CMD succeeded and
+# printed one unsigned decimal number (digits only); otherwise a failed
+# check, "CMD: not a number: 'OUTPUT'", and VAR set to 0.
+#
+# For the numbers a test sums or subtracts: in bash $((a + $(cmd))), with
+# cmd printing nothing, is a syntax error that ends the whole top-level
+# command around it (the loop, the function call) without a word in the
+# verdict: the checks after it never run and log_test says OK.  A helper
+# used as $(num CMD) could not record the failure (check_err would set
+# RET in the subshell), and one that printed something non-numeric would
+# only move the syntax error into the caller.  So this one assigns, like
+# read, and records the failure in the test's own shell: it must not be
+# run in $( ) or a pipeline.  VAR is 0 on a failure so that the caller's
+# arithmetic still runs (its result no longer matters: the test has
+# failed).  A read that gives no number is not a matter of speed: the
+# failure is never an expected one, even under xfail_on_slow.  Its local
+# names are uncommon because CMD, a function, sees them (bash's scoping
+# is dynamic): `local out` here would hide a caller's $out from CMD.
+read_num()
+{
+	local __read_num_var=$1 __read_num_out __read_num_rc
+
+	shift
+	__read_num_out=$("$@")
+	__read_num_rc=$?
+	if [[ $__read_num_rc -eq 0 && $__read_num_out =~ ^[0-9]+$ ]]; then
+		printf -v "$__read_num_var" '%s' "$__read_num_out"
+		return 0
+	fi
+	printf -v "$__read_num_var" '%s' 0
+	__read_num_out="$*: not a number: '${__read_num_out:0:200}'"
+	[[ $__read_num_rc -eq 0 ]] || __read_num_out+=" (exit status $__read_num_rc)"
+	FAIL_TO_XFAIL=0 check_err 1 "$__read_num_out"
+	return 1
 }
 
 # The seconds since the previous verdict, and the CPU seconds the guest
