@@ -88,10 +88,11 @@ for m in "${MACHINES[@]}"; do
 	for v in ${VARS[$m]}; do
 		dev=${v#*=}
 		j=$(link_json "$m" "$dev")
-		flooded=$((flooded + $(json_obj_u64 "$j" port flooded)))
-		drop_route=$((drop_route + $(json_obj_u64 "$j" port drop_route)))
-		unrouted=$((unrouted + $(json_obj_u64 "$j" port drop_unrouted)))
-		sent=$((sent + $(json_obj_u64 "$j" vc0 packets) + $(json_obj_u64 "$j" vc1 packets)))
+		read_num n json_obj_u64 "$j" port flooded; flooded=$((flooded + n))
+		read_num n json_obj_u64 "$j" port drop_route; drop_route=$((drop_route + n))
+		read_num n json_obj_u64 "$j" port drop_unrouted; unrouted=$((unrouted + n))
+		read_num n json_obj_u64 "$j" vc0 packets; sent=$((sent + n))
+		read_num n json_obj_u64 "$j" vc1 packets; sent=$((sent + n))
 	done
 done
 check_eq "flooded" 0 "$flooded"

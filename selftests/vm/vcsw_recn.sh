@@ -298,13 +298,15 @@ out=$(ns_exec H2 fabric-send -i eth0 --recn-fuzz --seed "$(fq_param fuzz_seed 1)
 check_err $? "fabric-send --recn-fuzz failed"
 log_info "$out"
 fz() { echo "$out" | sed -n "s/.* $1=\([0-9]*\).*/\1/p"; }
+read_num taken fz taken
+read_num refused fz refused
 fuzz_counted() {
 	[ $(( $(pstat A p2 recn_stats frames_rx) + $(pstat A p2 recn_stats frames_refused) - rx0 - ref0 )) \
-		-ge $(( $(fz taken) + $(fz refused) )) ]
+		-ge $((taken + refused)) ]
 }
 wait_for 30 fuzz_counted
-check_eq "A p2: RECN frames taken" $((rx0 + $(fz taken))) "$(pstat A p2 recn_stats frames_rx)"
-check_eq "A p2: RECN frames refused" $((ref0 + $(fz refused))) "$(pstat A p2 recn_stats frames_refused)"
+check_eq "A p2: RECN frames taken" $((rx0 + taken)) "$(pstat A p2 recn_stats frames_rx)"
+check_eq "A p2: RECN frames refused" $((ref0 + refused)) "$(pstat A p2 recn_stats frames_refused)"
 saqs_freed() { [ "$(pstat A p2 recn_stats saqs)" = 0 ]; }
 wait_for 10 saqs_freed
 check_err $? "A p2: $(pstat A p2 recn_stats saqs) SAQs still in use after the forger stopped"

@@ -331,10 +331,10 @@ log_test "a dump while the table changes: each route that stays once, or the cha
 # none_reached_none_flooded: a second on, no host received a fabric frame
 # since $before was counted, and no switch port flooded one
 none_reached_none_flooded() {
-	local h s p after=0
+	local h s p n after=0
 
 	sleep 1
-	for h in 0 1 2 3; do after=$((after + $(hrx $h))); done
+	for h in 0 1 2 3; do read_num n hrx $h; after=$((after + n)); done
 	check_eq "frames that reached a host" "$before" "$after"
 	switch_counters || check_err 1 "the switches' counters unreadable"
 	for s in $SWITCHES; do
@@ -344,7 +344,7 @@ none_reached_none_flooded() {
 	done
 }
 before=0
-for h in 0 1 2 3; do before=$((before + $(hrx $h))); done
+for h in 0 1 2 3; do read_num n hrx $h; before=$((before + n)); done
 bad() {	# ROUTE: FRAMES frames from H0 with it
 	ns_exec H0 fabric-send -i eth0 --dst-mac "$(mac 3)" --src-ip 10.57.0.0 \
 		--dst-ip 10.57.99.99 --dport 9 --route "$1" --count $FRAMES ||
@@ -378,7 +378,7 @@ for s in $SWITCHES; do
 	check_err $? "$s: $(ns_exec $s ip -d link show dev sw0)"
 done
 before=0
-for h in 0 1 2 3; do before=$((before + $(hrx $h))); done
+for h in 0 1 2 3; do read_num n hrx $h; before=$((before + n)); done
 for to in ff:ff:ff:ff:ff:ff 33:33:00:00:00:01 02:00:00:57:00:99; do
 	ns_exec H0 fabric-send -i eth0 --dst-mac $to --src-ip 10.57.0.0 \
 		--dst-ip 10.57.99.99 --dport 9 --count $FRAMES || fatal "fabric-send to $to"
