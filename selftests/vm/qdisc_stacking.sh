@@ -81,18 +81,23 @@ traffic_stop() {
 	SENDERS=()
 }
 
-# every qdisc on veth0 reports qlen 0 and backlog 0
+# every qdisc on veth0 reports qlen 0 and backlog 0: tc succeeded (the
+# pipeline fails with it, pipefail) and printed backlogs, all of them 0
 tree_idle() {
-	! tcq -s qdisc show dev veth0 | awk '
-		$1 == "backlog" && ($2 != "0b" || $3 != "0p") { bad = 1 }
-		END { exit !bad }'
+	tcq -s qdisc show dev veth0 | awk '
+		$1 == "backlog" { n++; if ($2 != "0b" || $3 != "0p") bad = 1 }
+		END { exit !(n > 0 && !bad) }'
 }
 backlogs() { tcq -s qdisc show dev veth0 | awk '/^qdisc/ { q = $2 " " $3 } $1 == "backlog" { print q, $2, $3 }' | tr '\n' ';'; }
 
-queued() {	# HANDLE: that qdisc holds packets
+# queued HANDLE: that qdisc holds packets; false when tc fails or the
+# qdisc (or its backlog line) is not in the dump.  awk reads to the end:
+# an early exit could kill tc with SIGPIPE, failing the pipeline.
+queued() {
 	tcq -s qdisc show dev veth0 | awk -v h="$1" '
 		/^qdisc/ { d = ($3 == h); next }
-		d && $1 == "backlog" { exit ($3 == "0p") }'
+		d && $1 == "backlog" && !seen { seen = 1; q = ($3 != "0p") }
+		END { exit !(seen && q) }'
 }
 
 settle() {	# NAME: the senders stop, the tree drains
