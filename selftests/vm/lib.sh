@@ -655,18 +655,26 @@ host_rx_frames()
 	json_u64 "$j" rx_frames
 }
 
-# fstat NS DEV KEY: a receive counter of fabric_hdr on DEV (fabric-stat
-# counts 0 before any frame).  A read that fails is noted for
-# fstat_read_ok rather than taken for 0, as two failed reads would make a
-# before and an after agree; it prints 0 so that the caller's arithmetic
-# goes on (an empty operand would abort the caller's whole command).
+# fstat NS DEV KEY: a receive counter of fabric_hdr on DEV, 0 before
+# DEV's first fabric frame (fabric-stat has no entry then, and says so).
+# Any other read that fails is noted for fstat_read_ok rather than taken
+# for 0, as two failed reads would make a before and an after agree; it
+# prints 0 so that the caller's arithmetic goes on (an empty operand
+# would abort the caller's whole command).
 fstat()
 {
-	local v
+	local v j
 
 	[ -n "$TMP_DIR" ] || fatal "fstat needs tmp_dir_create"
-	v=$(json_u64 "$(ns_exec "$1" fabric-stat -j "$2" 2>/dev/null)" "$3")
-	[ -n "$v" ] || echo "$*" >> "$TMP_DIR/fstat_unread"
+	j=$(ns_exec "$1" fabric-stat -j "$2" 2> "$TMP_DIR/fstat.err")
+	v=$(json_u64 "$j" "$3")
+	if [ -z "$v" ]; then
+		if [[ $(< "$TMP_DIR/fstat.err") == *"no fabric frame received yet"* ]]; then
+			v=0
+		else
+			echo "$*" >> "$TMP_DIR/fstat_unread"
+		fi
+	fi
 	echo "${v:-0}"
 }
 
