@@ -1261,9 +1261,9 @@ static noinline struct sk_buff *edf_dequeue_busy(struct Qdisc *sch)
 	 */
 	segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 	if (q->rate)
-		q->next_tx = edf_vclock_deadline(q->next_tx, now,
-						 edf_wire_len(skb, segs, pushed),
-						 q->rate);
+		q->next_tx = edf_pacer_next(q->next_tx, now,
+					    edf_wire_len(skb, segs, pushed),
+					    q->rate);
 	_bstats_update(&cl->bstats, qdisc_pkt_len(skb), segs);
 	_bstats_update(&sch->bstats, qdisc_pkt_len(skb), segs);
 	return skb;

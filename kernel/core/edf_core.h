@@ -55,6 +55,30 @@ static inline fq_u64 edf_vclock_deadline(fq_u64 prev, fq_u64 now, fq_u32 len,
 }
 
 /*
+ * The pacer (the qdisc's "rate"): the earliest time the packet after one
+ * of @len bytes sent at @now may go, @prev the time this one was due.
+ * Each packet waits its own length at @rate after the one before; but a
+ * packet sent late, its timer having fired after @prev (a loaded CPU, a
+ * softirq run late, a timer's slack), gets back up to half of its own
+ * time from the next wait.  Counting every wait from the late send, as
+ * the virtual clock above does, gave up each lateness for good: a pacer
+ * whose wakeups ran 2 ms late sent 1.8-ms packets every 3.8 ms, half its
+ * rate.  Never faster than @rate: the next packet is due at least
+ * len / rate after this one was (@prev), as now + tx - min(tx / 2, now -
+ * @prev) >= @prev + tx.  A packet after an idle spell gets the same half
+ * (its @prev long past): one packet's half-length burst at most.
+ */
+static inline fq_u64 edf_pacer_next(fq_u64 prev, fq_u64 now, fq_u32 len,
+				    fq_u64 rate)
+{
+	fq_u64 tx = edf_tx_time(len, rate);
+
+	if (now > prev)
+		tx -= now - prev < tx / 2 ? now - prev : tx / 2;
+	return edf_add_sat(edf_max(prev, now), tx);
+}
+
+/*
  * A token bucket of @rate and @burst bytes on a virtual clock: a packet
  * whose deadline is D (edf_vclock_deadline() from the class's last) may
  * leave from D minus this, the time @burst takes at @rate.  The clock's

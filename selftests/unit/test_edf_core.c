@@ -365,6 +365,90 @@ UNIT_TEST(besteffort_epochs_of_a_flow)
 	EXPECT_EQ(edf_be_prev(&vc, last, kept), 0);
 }
 
+/* the pacer: on time, each packet its own length after the one before */
+UNIT_TEST(pacer_on_time)
+{
+	/* 1500 bytes at 1 Gbit/s: 12 us */
+	EXPECT_EQ(edf_pacer_next(1000000, 1000000, 1500, 125000000), 1012000);
+	/* early (a dequeue before it was due cannot send; the clock holds) */
+	EXPECT_EQ(edf_pacer_next(2000000, 1000000, 1500, 125000000), 2012000);
+	/* late by 4 us: 4 us back; by 100 us: half of the 12 */
+	EXPECT_EQ(edf_pacer_next(1000000, 1004000, 1500, 125000000), 1012000);
+	EXPECT_EQ(edf_pacer_next(1000000, 1100000, 1500, 125000000), 1106000);
+	EXPECT_EQ(edf_pacer_next(EDF_TIME_MAX - 5, 0, 1500, EDF_RATE_MIN), EDF_TIME_MAX);
+	EXPECT_EQ(edf_pacer_next(0, EDF_TIME_MAX - 5, 1500, EDF_RATE_MIN), EDF_TIME_MAX);
+}
+
+/*
+ * A backlogged pacer whose every wakeup comes @late after the packet was
+ * due: the time 20000 packets take, against their time at the rate.
+ */
+static fq_u64 pacer_span(fq_u64 late, fq_u32 len, fq_u64 rate, unsigned int n)
+{
+	fq_u64 due = 0, sent = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		sent = due + late;
+		due = edf_pacer_next(due, sent, len, rate);
+	}
+	return sent;
+}
+
+/*
+ * Timers that fire late cost no rate while the lateness is under half a
+ * packet's time: the virtual clock, which the pacer was, sent a packet
+ * every tx + late (2 ms late at 1.8 ms a packet: about half the rate)
+ */
+UNIT_TEST(pacer_keeps_its_rate_when_woken_late)
+{
+	const fq_u64 rate = 6250000;		/* 50 Mbit/s */
+	const fq_u32 len = 11536;		/* 1845.76 us */
+	const unsigned int n = 20000;
+	fq_u64 ideal = (n - 1) * edf_tx_time(len, rate), late;
+
+	for (late = 0; late <= 900000; late += 50000) {
+		fq_u64 span = pacer_span(late, len, rate, n);
+
+		/* within one packet's time of the ideal over 20000 */
+		EXPECT_TRUE(span >= ideal && span <= ideal + edf_tx_time(len, rate) + late);
+	}
+	/* later than half a packet's time: tx / 2 + late a packet, no less */
+	EXPECT_EQ(pacer_span(3000000, len, rate, 3) - 3000000,
+		  2 * (edf_tx_time(len, rate) - edf_tx_time(len, rate) / 2 + 3000000));
+}
+
+/*
+ * Never faster than the rate, whatever the wakeups: the packets' due
+ * times are each at least one packet's time after the one before, and
+ * no send is before its due time, over many random latenesses and idle
+ * spells.
+ */
+UNIT_TEST(pacer_never_faster_than_its_rate)
+{
+	fq_u64 due = 0, now = 0, bytes = 0, rate = 1250000;
+	fq_u32 seed = 12345, len = 0;
+	unsigned int i, n = 200000;
+
+	for (i = 0; i < n; i++) {
+		fq_u64 next;
+
+		seed = seed * 1103515245 + 12345;
+		/* a send at or after its due time: late by 0 .. 4 ms, or idle up to 0.1 s */
+		now = due + ((seed >> 8) % 8 ? (seed >> 4) % 4000000 : (seed >> 4) % 100000000);
+		len = 64 + (seed >> 16) % 9000;
+		next = edf_pacer_next(due, now, len, rate);
+		EXPECT_TRUE(next >= due + edf_tx_time(len, rate));
+		EXPECT_TRUE(next >= now + edf_tx_time(len, rate) / 2);
+		if (next < due + edf_tx_time(len, rate))
+			break;
+		bytes += len;
+		due = next;
+	}
+	/* the bytes sent by the last due time at most that time at the rate */
+	EXPECT_TRUE(bytes <= fq_div64(due * rate, EDF_NSEC_PER_SEC) + 1);
+}
+
 int main(void)
 {
 	return unit_run();
