@@ -19,8 +19,9 @@
 #    at the switch's pace (a frame every 4.2 ms), every slot stalls until
 #    its frame was accepted, and nothing is lost.  Without credits the
 #    same host runs at its own clock's pace and the stalls stay 0.
-#    A frame after an idle spell is no stall, nor one after the host's
-#    link went down and up (the new books' grant is not its return).
+#    Frames after an idle spell seldom stall, nor do those after the
+#    host's link went down and up (the new books' grant is not their
+#    return).
 #
 # 4. With credits on, a best-effort frame that the switch never has room
 #    for (larger than its VC1 buffer) is refused slot after slot, and
@@ -234,10 +235,13 @@ log_test "credits on: the host's slots wait for the switch, nothing lost"
 # and up, the credits it finds are the new books' first grant, which
 # came long after that frame: taken for its return, they made the slot
 # a stall of half a slot or more (the tree before fbs_catch_up() looked
-# at the books' restarts: one stall per flap).  A frame sent after an
-# idle spell without a flap is the control: no stall either.  On a
-# slow kernel (the debug one) a lone frame's round trip itself varies by
-# more than a 100-us slot allows, and either may stall: expected there.
+# at the books' restarts: one stall at every flap).  A frame sent after
+# an idle spell without a flap is the control.  A lone frame's round
+# trip itself varies by more than a 100-us slot allows now and then
+# (6.12 stalled once here in a CI run, the debug kernel more often; not
+# traced), so either may stall on its own: FLAPS of each, and each kind
+# stalls in at most half, where the old tree stalled at every flap.
+FLAPS=6
 one_frame() {	# WHAT: one frame to H4 after an idle spell; DSTALLS
 	local st0 rx0
 
@@ -250,12 +254,20 @@ one_frame() {	# WHAT: one frame to H4 after an idle spell; DSTALLS
 }
 # the first ends the run's last slot, whose frame the switch did hold
 one_frame "after the run"
-one_frame "after an idle spell"
-xfail_on_slow check_eq "a frame after an idle spell: stalls" 0 "$DSTALLS"
-ns_run H1 ip link set eth0 down
-ns_run H1 ip link set eth0 up
-one_frame "after the flap"
-xfail_on_slow check_eq "a frame after the link went down and up: stalls" 0 "$DSTALLS"
+idle_stalls=0 flap_stalls=0
+for ((i = 0; i < FLAPS; i++)); do
+	one_frame "after an idle spell"
+	idle_stalls=$((idle_stalls + DSTALLS))
+	ns_run H1 ip link set eth0 down
+	ns_run H1 ip link set eth0 up
+	one_frame "after the flap"
+	flap_stalls=$((flap_stalls + DSTALLS))
+done
+log_info "lone frames that stalled: $idle_stalls of $FLAPS after an idle spell, $flap_stalls of $FLAPS after a flap"
+[ "$idle_stalls" -le $((FLAPS / 2)) ]
+xfail_on_slow check_err $? "frames after an idle spell: $idle_stalls of $FLAPS stalled"
+[ "$flap_stalls" -le $((FLAPS / 2)) ]
+xfail_on_slow check_err $? "frames after the link went down and up: $flap_stalls of $FLAPS stalled"
 log_test "credits on: a link that went down and up is no stall"
 
 ns_run H1 tc qdisc change dev eth0 root handle 1: fbs credits off || fatal "credits off"
