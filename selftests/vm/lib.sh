@@ -316,7 +316,7 @@ ns_entry()	# NS COMMAND: sets NS_ENTRY, the words that run COMMAND in NS
 {
 	case $2 in
 	tc|ip)	NS_ENTRY=("$2" -n "$NS_PREFIX-$1") ;;
-	udp-lat|udp-sink|fabric-*|mac-flood|txtime-stamp|cpu-steal|tc-fuzz|sysctl|ping)
+	udp-lat|udp-sink|fabric-*|mac-flood|txtime-stamp|cpu-steal|tc-fuzz|credits-race|sysctl|ping)
 		if [[ -n $NSENTER ]]; then
 			NS_ENTRY=("$NSENTER" --net="$NETNS_DIR/$NS_PREFIX-$1" "$2")
 		else
