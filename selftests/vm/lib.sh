@@ -697,6 +697,13 @@ root_qlen()
 # now_us: the clock in microseconds
 now_us() { echo "${EPOCHREALTIME/./}"; }
 
+# idle_backed_off N MS: whether an end of an idle credit link that sent N
+# link messages over MS ms (the window its counts were read over, from
+# before the first read to after the last) backed off: some, and fewer
+# than a fifth of the 1000 a second of the base period (1 ms; backed off
+# all the way, 64 ms apart, core fabric_credit.h, it sends some 16)
+idle_backed_off() { (($1 > 0 && $1 * 1000 < 200 * $2)); }
+
 # link_json NS DEV: DEV's `ip -j -d link show`, blanks removed, for
 # json_obj_u64 (one program per read of a port's counters).
 link_json()
