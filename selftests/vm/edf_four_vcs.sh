@@ -16,8 +16,9 @@
 # class, VC3's first and VC0's last, while its qdisc all but stops (rate
 # 1kbit: a frame every 8.5 s), so that every batch is queued however fast
 # or slow the sender is, and then sends at 1 Mbit/s: from the first VC0
-# frame on, H4 must receive the rest VC by VC; S's port counted every
-# frame on its VC and refused none (credits).  Frames that come with a
+# frame on, H4 must receive the rest VC by VC, through S at half that
+# rate: H1 waited for each VC's credits, S's port counted every frame on
+# its VC and refused none.  Frames that come with a
 # fabric header of their own take their header's VC's credits.
 # Last, a class of 400 kbit/s with a 10-frame burst ("burst 10620")
 # gets a 40-datagram batch as fast as the sender goes: once its bucket
@@ -45,6 +46,9 @@ qdisc_json() {
 	echo "${j//[[:space:]]/}"
 }
 drained() { [ "$(json_u64 "$(qdisc_json)" qlen)" = 0 ]; }
+# stalls VC: how often H1's qdisc waited for VC's credits
+stalls() { [[ $(qdisc_json) =~ \"stalls\":\[([0-9]+),([0-9]+),([0-9]+),([0-9]+)\] ]] &&
+	echo "${BASH_REMATCH[$(($1 + 1))]}"; }
 
 ns_create S
 ns_run S ip link add sw0 type vcsw arch trad vcs 4 || fatal "vcsw"
@@ -96,9 +100,26 @@ done
 # the first frame is on its way; the rest wait in the qdisc
 wait_for 30 eval '[ "$(json_u64 "$(qdisc_json)" qlen)" -ge $((4 * COUNT - 1)) ]' ||
 	fatal "the qdisc does not hold the batches: $(qdisc_json)"
+# S forwards at half H1's rate with 4 KB of output buffer per VC, so
+# that its buffers fill (4 KB out and 8 KB in, 11 frames, of each VC's
+# 30) and H1 waits for every VC's credits in turn: each VC stalled, none
+# lost, the credits tested and not only the order.  S's output serves
+# VC0 first, so the order H1 sends in reaches H4.  (Unthrottled, S held
+# nothing and no credits were ever short.)
+for k in 0 1 2 3; do st0[k]=$(stalls $k); done
+ns_run S ip link set sw0 type vcsw rate 500kbit vc0_buffer 4k vc1_buffer 4k \
+	vc2_buffer 4k vc3_buffer 4k || fatal "S rate 500kbit, 4 KB buffers"
 ns_run H1 tc qdisc change dev eth0 root handle 1: edf rate 1mbit || fatal "rate 1mbit"
 bg_wait $vcc
 check_err $? "H4 did not receive the $((4 * COUNT)) frames: $(cat "$TMP_DIR/vcc.out")"
+ns_run S ip link set sw0 type vcsw rate 0 vc0_buffer 64k vc1_buffer 64k vc2_buffer 64k \
+	vc3_buffer 64k || fatal "S rate 0, default buffers"
+log_info "H1's stalls per VC: ${st0[*]} before, $(stalls 0) $(stalls 1) $(stalls 2) $(stalls 3) after"
+for k in 0 1 2 3; do
+	st=$(stalls $k)
+	[[ -n $st && -n ${st0[k]} ]] && ((st > st0[k]))
+	check_err $? "H1 never waited for VC$k's credits: stalls ${st0[k]} -> $st"
+done
 order=$(sed -n 's/^order=//p' "$TMP_DIR/vcc.out")
 log_info "H4's order: $order"
 [[ ${order#${order%%0*}} =~ ^0+1*2*3*$ ]]
@@ -136,8 +157,6 @@ ns_exec H1 fabric-send -i eth0 --dst-mac $H4_MAC --src-ip 10.75.0.1 --dst-ip 10.
 	fatal "fabric-send VC3"
 # H1 holds what S has no room for, waiting for VC3's credits (a
 # stall on VC3, not on best effort's)
-stalls() { [[ $(qdisc_json) =~ \"stalls\":\[([0-9]+),([0-9]+),([0-9]+),([0-9]+)\] ]] &&
-	echo "${BASH_REMATCH[$(($1 + 1))]}"; }
 st3=$(stalls 3)
 wait_for 30 eval '[ "$(stalls 3)" -gt "$st3" ] && [ "$(json_u64 "$(qdisc_json)" qlen)" -gt 0 ]'
 check_err $? "H1 did not wait for VC3's credits: stalls $(stalls 0) $(stalls 1) $(stalls 2) $(stalls 3), qlen $(json_u64 "$(qdisc_json)" qlen)"

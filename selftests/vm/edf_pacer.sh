@@ -82,6 +82,10 @@ log_info "$((b1 - b0)) bytes in $(( (t1 - t0) / 1000000 )) ms: $permille per mil
 check_err $? "GSO packets at rate: $permille per mille of the rate, want at most 1015"
 ((permille >= 950))
 xfail_on_slow check_err $? "GSO packets at rate: $permille per mille of the rate, want at least 950"
+# the premise of this part and the next: edf kept the GSO packets whole
+# (cut at enqueue, each frame would be its own wire length and its own
+# packet, and both would pass whatever the pacer and the class counted)
+check_eq "GSO packets edf cut at enqueue" 0 "$(qd_stat gso_segmented)"
 log_test "pacer: a whole GSO packet's headers count once per segment"
 
 wait_for 20 eval '[ "$(qd_stat qlen)" = 0 ]' || fatal "the queue did not drain"
