@@ -331,6 +331,19 @@ check_eq "every frame sent, none dropped" "91 0" "$(edf_sent)"
 accept "delete qdisc" qdisc del dev dummy0 root
 log_test "recn: turned on and off while frames wait, none lost"
 
+# A lower limit takes effect at once: of 40 frames that wait for credits
+# (no peer speaks, so none leaves), limit 10 keeps 10 and drops 30, each
+# counted.  (edf_lifecycle shrinks the limit under load, where the queue
+# drains by itself before a read can tell a drop from a departure.)
+accept "edf, credits on, for the limit" qdisc add dev dummy0 root handle 1: edf credits on
+send_held 40 || check_err 1 "sending the frames for the limit"
+check_eq "frames waiting before the limit" "40 0" "$(edf_qlen) $(edf_sent | cut -d' ' -f2)"
+accept "limit 10 over 40 waiting" $Q limit 10 flow_limit 10
+check_eq "frames left by limit 10" 10 "$(edf_qlen)"
+check_eq "sent and dropped after limit 10" "0 30" "$(edf_sent)"
+accept "delete qdisc" qdisc del dev dummy0 root
+log_test "a lower limit drops the excess at once, counted"
+
 # the children of mq share the device's RECN: the same settings, or none
 ns_run C ip link add veth0 numtxqueues 2 type veth peer name veth1 || fatal "veth"
 ns_run C ip link set veth0 up
