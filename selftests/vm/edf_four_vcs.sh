@@ -195,9 +195,13 @@ held_gap=$(gap 5 20 39)
 log_info "mean gap: 1:5's first ten ${burst_gap} us, from the 21st ${held_gap} us"
 [ -n "$held_gap" ] && [ -n "$burst_gap" ] || fatal "arrivals missing"
 # past the burst: 1042 bytes (the class counts the frame before its
-# header) at 400 kbit/s, 20840 us, within 10 %
-[ "$held_gap" -ge 18756 ] && [ "$held_gap" -le 22924 ]
-check_err $? "1:5 past its burst: ${held_gap} us a frame, want 20840"
+# header) at 400 kbit/s, 20840 us, within 10 %: faster is the bucket's
+# doing at any speed; slower, a kernel too slow to send on time (the
+# debug kernel: 23600 us)
+[ "$held_gap" -ge 18756 ]
+check_err $? "1:5 past its burst: ${held_gap} us a frame, want 20840 (at least 18756)"
+[ "$held_gap" -le 22924 ]
+xfail_on_slow check_err $? "1:5 past its burst: ${held_gap} us a frame, want 20840 (at most 22924)"
 # the burst faster than the rate: at the link's pace (8497 us) or the
 # sender's, if it is slower
 [ $((burst_gap * 3)) -le $((held_gap * 2)) ]
