@@ -11,7 +11,7 @@
 #
 #   [ns A] veth0 (QDISC, held back) ---> veth1 [ns B] udp-lat recv
 #     udp-lat send: two UDP GSO frames of 8 datagrams back to back
-#     every 8 ms, on two sockets
+#     every 8 ms, on two sockets to two ports B listens on
 #
 # Each qdisc keeps a GSO packet whole without credits (dtable: a class
 # mtu that covers it; aoq: segment off; with their defaults both cut
@@ -54,7 +54,7 @@ ATTEMPTS=$(fq_param credits_race_attempts 3000)
 BUDGET=60
 FRAME_MAX=1514		# veth0's MTU 1500 and the Ethernet header
 
-ns_bg B udp-lat recv --port 9400 --duration 3600 --ready "$TMP_DIR/ready" > /dev/null
+ns_bg B udp-lat recv --port 9400 --ports 2 --duration 3600 --ready "$TMP_DIR/ready" > /dev/null
 wait_for 10 test -e "$TMP_DIR/ready" || fatal "receiver did not start"
 
 # race NAME TURNS SECONDS MIN: up to TURNS turns of credits-race (the
