@@ -28,7 +28,8 @@ runner_ns_gone() { ! ip netns list | grep_quiet '^fqs-'; }
 # host_stalls_seen NAME DIR: the premise of a run's "lossless": its hosts'
 # edf waited for credits (the stalls of every VC in DIR/qdisc.txt, tc -s
 # after the run), so that a switch that dropped what did not fit would
-# have been seen
+# have been seen.  The congestion needs hosts that keep up with the
+# offered load (164 to 758 stalls here): expected to miss on a slow kernel
 host_stalls_seen() {
 	local n
 
@@ -37,7 +38,7 @@ host_stalls_seen() {
 		END { print n + 0 }' "$2/qdisc.txt")
 	log_info "$1: the hosts' edf waited for credits $n times"
 	[[ $n -gt 0 ]]
-	check_err $? "$1: no host ever waited for credits, so nothing tested losslessness"
+	xfail_on_slow check_err $? "$1: no host ever waited for credits, so nothing tested losslessness"
 }
 # a run whose sender never got through keeps its hosts' and switch ports'
 # counters, credits included (fabric.sh): show them
