@@ -23,11 +23,24 @@
 #    within 1 point all the same.  Each change once restarted the walk
 #    at the first entry, whose class got its weight again.
 # 2. every class offered half its share, Poisson arrivals: p90 and p99
-#    latency per class; under dtable VO (distance 2) has the lowest p99.
+#    latency per class; under dtable VO (distance 2) has the lowest p99
+#    (the paper's figure; VO's frames being the smallest, any
+#    work-conserving scheduler gives it that, so part 3 tests the
+#    distance).
 #    dtable's run is 8 s, so VO's p99 rests on dozens of samples, not a
 #    dozen (a 3 s run left VO and VI close enough for one instruction-
 #    count change to swap them); p90 sits at the base latency for VO and
 #    VI alike and says nothing.
+# 3. the distance: VO at half its share (Poisson) while BE and BK
+#    (distance 16) are saturated, under the paper's table and under one
+#    that puts VO at distance 16 with the same share.  At distance 2 VO
+#    has every second entry, so at most one entry's worth of BE or BK
+#    waits ahead of it besides the frame being sent; at distance 16 up to
+#    fifteen.  VO's p99 at distance 2 must be below two thirds of its p99
+#    at distance 16, with the same arrivals (the senders' seeds are
+#    fixed).  In the deterministic VM: 2.2 ms (the frame in service, one
+#    1024-byte frame and VO's own) against 4.3 ms.  (rr, for scale, gave
+#    27 ms: one turn in three for VO is 460 a second for its 390 frames.)
 # The log gives every figure for the three disciplines.
 . ./lib.sh
 
@@ -43,13 +56,20 @@ DST=10.22.0.2
 # UDP payload that makes a frame of FRAME bytes at the qdisc
 payload() { echo $(($1 - 14 - 20 - 8)); }
 
-DTABLE_CMD=$(dtable-config --entries 128 --gmtu 1024 --w 8 --k 2 --credit 64 \
-	--sl VO:10%:2:128 --sl VI:30%:4:256 --sl CL:50%:8:512 \
-	--sl BE:5%:16:1024 --sl BK:5%:16:1024 --dev veth0 | grep '^tc qdisc') ||
-	fatal "dtable-config failed"
-# under the tbf rather than at the root
-DTABLE_CMD=${DTABLE_CMD/ root / parent 10:1 }
-DTABLE_CMD=${DTABLE_CMD/ replace / change }
+# table_for VO_DISTANCE: the tc command installing the paper's table,
+# VO at the given distance, under the tbf rather than at the root
+table_for() {
+	local cmd
+
+	cmd=$(dtable-config --entries 128 --gmtu 1024 --w 8 --k 2 --credit 64 \
+		--sl VO:10%:$1:128 --sl VI:30%:4:256 --sl CL:50%:8:512 \
+		--sl BE:5%:16:1024 --sl BK:5%:16:1024 --dev veth0 | grep '^tc qdisc') || return 1
+	cmd=${cmd/ root / parent 10:1 }
+	echo "${cmd/ replace / change }"
+}
+DTABLE_CMD=$(table_for 2) || fatal "dtable-config failed"
+# part 3's control: VO as far apart as BE and BK, its share the same
+FAR_CMD=$(table_for 16) || fatal "dtable-config failed (VO at distance 16)"
 
 ns_run A tc qdisc add dev veth0 root handle 10: tbf rate $((RATE * 8))bit burst 1100 latency 10s ||
 	fatal "tbf"
@@ -190,6 +210,46 @@ for mode in dtable sbt rr; do
 	fi
 done
 
+# guarded MODE: VO's p99 in us over 4 s of its Poisson arrivals while BE
+# and BK send all they can
+guarded() {
+	local mode=$1 pids=() k
+	ns_bg B udp-lat recv --port 9700 --duration 6 --ready "$TMP_DIR/ready-g$mode" \
+		> "$TMP_DIR/guarded-$mode"
+	local rpid=$BG_PID
+	wait_for 10 test -e "$TMP_DIR/ready-g$mode" || fatal "receiver did not start"
+	for k in 3 4; do
+		ns_bg A udp-lat send --dst $DST --port $((9500 + k)) --size "$(payload "${FRAME[$k]}")" \
+			--duration 6 --stream $k --prio 1:$((k + 1)) > /dev/null
+		pids+=($BG_PID)
+	done
+	wait_for 20 bulk_backlogged || xfail_on_slow check_err 1 "$mode: BE and BK did not get backlogged"
+	ns_run A udp-lat send --dst $DST --port 9700 --size "$(payload "${FRAME[0]}")" \
+		--duration 4 --poisson $((FRAME[0] * 200 * 1000000 / (SHARE[0] * RATE))) --seed 7 \
+		--stream 0 --prio 1:1 > /dev/null || check_err 1 "$mode: VO's sender failed"
+	bulk_backlogged || xfail_on_slow check_err 1 "$mode: BE or BK ran dry while VO sent"
+	for k in "${pids[@]}"; do kill "$k" 2>/dev/null; bg_wait "$k"; done
+	bg_wait $rpid
+	wait_for 20 nothing_queued || check_err 1 "$mode: the classes did not drain"
+	sed -n 's/^stream=0 .*lat_p99_us=\([0-9.]*\).*/\1/p' "$TMP_DIR/guarded-$mode" | head -n1
+}
+
+bulk_backlogged() {
+	class_counters | awk 'NR >= 4 && $3 == 0 { bad = 1 } END { exit bad }'
+}
+
+declare -A GUARD
+for mode in far dtable; do
+	if [ $mode = far ]; then
+		ns_exec A $FAR_CMD || fatal "installing the table with VO at distance 16"
+	else
+		set_mode dtable || fatal "mode dtable"
+	fi
+	guarded $mode > "$TMP_DIR/gp99-$mode"
+	GUARD[$mode]=$(cat "$TMP_DIR/gp99-$mode")
+done
+log_info "VO's p99 with BE and BK saturated: distance 2 ${GUARD[dtable]} us, distance 16 ${GUARD[far]} us"
+
 # within POINTS of WANT (space-separated lists)
 close_to() {
 	awk -v got="$1" -v want="$2" -v pts="$3" 'BEGIN {
@@ -216,5 +276,9 @@ awk -v l="${LAT[dtable]}" 'BEGIN { n = split(l, x, " "); if (n < 5 || x[1] <= 0)
 	for (i = 2; i <= 5; i++) if (x[i] <= x[1]) exit 1 }'
 xfail_on_slow check_err $? "dtable p99 latencies ${LAT[dtable]}: VO is not the lowest"
 log_test "dtable: the distance-2 class has the lowest p99 latency"
+
+awk -v d="${GUARD[dtable]}" -v f="${GUARD[far]}" 'BEGIN { exit !(d > 0 && f > 0 && 3 * d < 2 * f) }'
+xfail_on_slow check_err $? "VO's p99 beside saturated BE and BK: ${GUARD[dtable]} us at distance 2, ${GUARD[far]} us at 16; want below 2/3"
+log_test "dtable: VO's p99 beside saturated BE and BK below 2/3 of its p99 at distance 16"
 
 exit $EXIT_STATUS
