@@ -107,17 +107,23 @@ wait_for 20 full
 check_err $? "the buffers did not fill: p1 $(port_backlog p1), p2 $(port_backlog p2)"
 log_test "p1's output and p2's input fill"
 
-# One dump of every port per cycle (few processes: the senders keep the
-# VM busy).  A buffer that fills again after "up" takes a few ms.  A
-# cycle took 0.6 s on a loaded host; a slower one stops at 150 s of
-# cycles, short of CYCLES, rather than run into the timeout (how many
-# cycles ran changes how likely a regression is caught, not the verdict).
-kept=0 ran=0 unread=0 stop_at=$((SECONDS + 150))
+# One dump of every port per cycle, and one of p2 before the down (few
+# processes: the senders keep the VM busy).  A buffer that fills again
+# after "up" takes a few ms.  A cycle took 0.6 s on a loaded host; a
+# slower one stops at 150 s of cycles, short of CYCLES, rather than run
+# into the timeout (how many cycles ran changes how likely a regression
+# is caught, not the verdict).
+kept=0 ran=0 unread=0 filled=0 stop_at=$((SECONDS + 150))
 for c in $(seq 1 "$CYCLES"); do
 	[ $SECONDS -lt $stop_at ] || break
 	ran=$c
 	ns_exec S ip link set sw0 up
 	sleep 0.1
+	# the race needs frames waiting in an input as the switch goes down:
+	# p2's (one read; they wait there for p1's full output)
+	j=$(link_json S p2)
+	json_obj_num n "$j" in_vc1 backlog_packets && [ "$n" -gt 0 ] &&
+		filled=$((filled + 1))
 	ns_exec S ip link set sw0 down
 	j=$(ns_exec S ip -d -j link show master sw0)
 	# a dump that failed or lacks a buffer would read as "nothing kept":
@@ -134,13 +140,17 @@ for c in $(seq 1 "$CYCLES"); do
 				"p3 $(port_backlog p3), p4 $(port_backlog p4)"
 	fi
 done
-log_info "$ran of $CYCLES cycles ran"
+log_info "$ran of $CYCLES cycles ran, $filled with frames in p2's input just before down"
 check_eq "cycles whose dump did not list the 16 buffers" 0 "$unread"
 check_eq "cycles that left frames in a down switch" 0 "$kept"
 # fewer cycles catch the race less often (see CYCLES); only a very slow
 # kernel runs out of the 150 s
 [ "$ran" -ge "$CYCLES" ]
 xfail_on_slow check_err $? "only $ran of $CYCLES cycles ran in 150 s"
-log_test "a switch taken down under load keeps no frame ($ran cycles)"
+# the premise, cycle by cycle: a cycle whose input had not filled again
+# tests nothing (filling takes a few ms of the 100)
+[ $((2 * filled)) -ge "$ran" ]
+xfail_on_slow check_err $? "only $filled of $ran cycles had frames in p2's input before down"
+log_test "a switch taken down under load keeps no frame ($ran cycles, $filled of them with an input waiting)"
 
 exit $EXIT_STATUS
