@@ -423,9 +423,12 @@ static __always_inline struct edf_flow *edf_flow_lookup(struct edf_sched *q,
 	/*
 	 * A closed socket's memory is soon reused by a new one: a new
 	 * connection starts a new flow.  (The old one has no packets left:
-	 * they held the socket.)
+	 * they held the socket.)  A socket whose hash changed while it has
+	 * packets here is the same socket connected again (a UDP socket's
+	 * new port): the same flow, whose deadlines must not go back behind
+	 * its queued ones; it starts afresh once it has emptied.
 	 */
-	if (sk && sk_fullsock(sk) && f->socket_hash != sk->sk_hash) {
+	if (sk && sk_fullsock(sk) && f->socket_hash != sk->sk_hash && !f->qlen) {
 		f->socket_hash = sk->sk_hash;
 		f->last_deadline = 0;
 		f->seq = 0;

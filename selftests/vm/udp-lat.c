@@ -154,6 +154,10 @@ static void usage(FILE *f)
 "                         sharing one frame id and one send_ns\n"
 "  --frame-interval US    one frame every US microseconds (with --frame-bytes)\n"
 "  --gso                  send each frame in one sendmsg with UDP_SEGMENT\n"
+"  --reconnect N          every N rounds, dissolve each stream's connection\n"
+"                         and connect the same socket again: a new local\n"
+"                         port (unless --src-port) and so a new socket hash,\n"
+"                         as a client that reconnects has\n"
 "  --no-retry             count a datagram refused by a full or dropping qdisc\n"
 "                         (ENOBUFS) in blocked=, dropped= and errors= and go\n"
 "                         on, instead of retrying it\n"
@@ -177,6 +181,7 @@ static void usage(FILE *f)
 "    frame_max_us=X frames_in_window=N]\n"
 "  then:              total packets=N bytes=N bad=N\n"
 "  send:              sent=N bytes=N blocked=N dropped=N errors=N duration_s=X\n"
+"                     [reconnects=N]\n"
 "  bytes are UDP payload bytes.  lost = highest seq + 1 - packets.  bad on a\n"
 "  stream line counts datagrams of that stream with an inconsistent header;\n"
 "  on the total line also those without our magic.  bps_active is over the\n"
@@ -852,6 +857,7 @@ enum {
 	OPT_SEED, OPT_BURST, OPT_PRIO, OPT_TOS, OPT_PACING, OPT_FRAME_BYTES,
 	OPT_FRAME_INTERVAL, OPT_GSO, OPT_TXTIME_FRAME, OPT_TXTIME_OFFSET,
 	OPT_NO_RETRY,
+	OPT_RECONNECT,
 };
 
 /* getopt_long's complaint, in our words; @argv is the subcommand's. */
@@ -1023,6 +1029,7 @@ struct send_cfg {
 	double frame_gap_us;
 	bool gso;
 	bool no_retry;		/* a refused datagram is an error, not waited out */
+	uint64_t reconnect;	/* rounds between reconnections; 0: never */
 	uint16_t parts;		/* of a frame */
 	uint64_t txtime_latency_ns;	/* --txtime-frame; 0: off */
 	bool have_txtime_offset;
@@ -1042,6 +1049,7 @@ struct sender {
 	uint8_t *buf;
 	uint64_t sent, bytes, blocked, errors;
 	uint64_t dropped;	/* datagrams the qdisc dropped (ENOBUFS) */
+	uint64_t reconnects;	/* of each stream's socket (--reconnect) */
 	int64_t deadline;	/* 0: none */
 	int64_t last_progress;
 	int64_t last_retry;	/* of the refused sends since the last progress */
@@ -1341,6 +1349,28 @@ fail:
 }
 
 /*
+ * Dissolve @fd's connection (AF_UNSPEC) and connect it to stream @i's
+ * destination again.  Unless bound, the socket gives up its port and
+ * takes a new one: the kernel sees a new connection on the same socket.
+ */
+static int reconnect_send_socket(const struct send_cfg *c, unsigned int i, int fd)
+{
+	struct sockaddr_storage ss = { .ss_family = AF_UNSPEC };
+
+	if (connect(fd, (struct sockaddr *)&ss, sizeof(ss)) < 0) {
+		fprintf(stderr, PROG ": disconnect: %s\n", strerror(errno));
+		return -1;
+	}
+	ss = c->dst;
+	set_port(&ss, (uint16_t)(c->port + (c->same_port ? 0 : i)));
+	if (connect(fd, (struct sockaddr *)&ss, c->dst_len) < 0) {
+		fprintf(stderr, PROG ": connect again: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Check before sending that the kernel takes UDP_SEGMENT (exit 4 if not)
  * and that a segment fits the path MTU: otherwise every send would fail
  * with EINVAL, which we could not tell from a missing feature.
@@ -1403,6 +1433,12 @@ static int send_loop(struct sender *sn, int64_t start)
 		}
 		if (stop_requested)
 			break;
+		if (c->reconnect && round && !(round % c->reconnect)) {
+			for (i = 0; i < c->nstreams; i++)
+				if (reconnect_send_socket(c, i, sn->st[i].fd) < 0)
+					return 1;
+			sn->reconnects++;
+		}
 		for (i = 0; i < c->nstreams; i++) {
 			switch (send_item(sn, &sn->st[i])) {
 			case XMIT_NO_GSO:
@@ -1533,6 +1569,7 @@ static int parse_send_args(int argc, char **argv, struct send_cfg *c)
 		{ "frame-interval",  required_argument, NULL, OPT_FRAME_INTERVAL },
 		{ "gso",	     no_argument,	NULL, OPT_GSO },
 		{ "no-retry",	     no_argument,	NULL, OPT_NO_RETRY },
+		{ "reconnect",	     required_argument, NULL, OPT_RECONNECT },
 		{ "txtime-frame",    required_argument, NULL, OPT_TXTIME_FRAME },
 		{ "txtime-offset",   required_argument, NULL, OPT_TXTIME_OFFSET },
 		{ "help",	     no_argument,	NULL, 'h' },
@@ -1639,6 +1676,11 @@ static int parse_send_args(int argc, char **argv, struct send_cfg *c)
 		case OPT_NO_RETRY:
 			c->no_retry = true;
 			break;
+		case OPT_RECONNECT:
+			if (!parse_u64(optarg, 10, UINT64_MAX, &v) || !v)
+				return bad_value(name, optarg, "rounds, > 0");
+			c->reconnect = v;
+			break;
 		case OPT_GSO:
 			c->gso = true;
 			break;
@@ -1705,9 +1747,12 @@ static int cmd_send(int argc, char **argv)
 		return ret;
 
 	printf("sent=%" PRIu64 " bytes=%" PRIu64 " blocked=%" PRIu64 " dropped=%" PRIu64
-	       " errors=%" PRIu64 " duration_s=%.3f\n", sn.sent, sn.bytes, sn.blocked,
+	       " errors=%" PRIu64 " duration_s=%.3f", sn.sent, sn.bytes, sn.blocked,
 	       sn.dropped, sn.errors,
 	       (double)(end - start) / NSEC_PER_SEC);
+	if (c.reconnect)
+		printf(" reconnects=%" PRIu64, sn.reconnects);
+	printf("\n");
 	fflush(stdout);
 	if (!sn.sent) {
 		fprintf(stderr, PROG ": nothing sent\n");
