@@ -312,6 +312,8 @@ int edf_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		struct sk_buff **to_free);
 struct sk_buff *edf_dequeue(struct Qdisc *sch);
 struct sk_buff *edf_drop_one(struct Qdisc *sch, u64 now);
+void edf_recn_split_shared(struct Qdisc *sch, struct edf_class *cl, u64 now,
+			   unsigned int *pkts, unsigned int *bytes);
 
 /* sch_edf_recn.c */
 void edf_recn_arrive(struct Qdisc *sch, struct edf_class *cl,
@@ -326,6 +328,7 @@ bool edf_recn_recount_due(const struct edf_sched *q);
 void edf_recn_recount(struct Qdisc *sch, u64 now);
 void edf_recn_recount_soon(struct edf_sched *q, struct fabric_link *link);
 void edf_recn_untag_all(struct Qdisc *sch);
+void edf_recn_split_all(struct Qdisc *sch);
 void edf_recn_list_active(struct Qdisc *sch);
 struct edf_flow *edf_recn_first_held(struct edf_sched *q);
 

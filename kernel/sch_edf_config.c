@@ -236,7 +236,8 @@ static int edf_recn_prepare(struct edf_sched *q, struct fabric_link *link, bool 
  * The change, under the tree lock, before q->link changes: frames
  * counted where the old settings put them are taken out first, so that
  * the link never counts a frame twice or one that is gone; frames queued
- * when RECN goes on (or anew) are counted at the next dequeue.
+ * when RECN goes on (or anew) are counted at the next dequeue, those of
+ * a class's one queue in their destinations' queues by then.
  */
 static void edf_recn_commit(struct Qdisc *sch, struct fabric_link *link, bool on,
 			    const struct recn_host_cfg *cfg)
@@ -253,6 +254,7 @@ static void edf_recn_commit(struct Qdisc *sch, struct fabric_link *link, bool on
 	q->recn = on;
 	q->recn_cfg = *cfg;
 	if (on) {
+		edf_recn_split_all(sch);
 		edf_recn_list_active(sch);
 		edf_recn_recount_soon(q, link);
 	}

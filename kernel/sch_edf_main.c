@@ -515,6 +515,61 @@ static __always_inline void edf_flow_went_idle(struct edf_sched *q,
 		edf_flow_list_idle(q, f, now);
 }
 
+/*
+ * RECN goes on: the frames @cl's one queue holds go to their
+ * destinations' queues (edf_recn_dest_flow()), in order and with the
+ * deadlines they have.  Left there, they would be held all together for
+ * the SAQ of the first one's destination while the later frames to the
+ * others, queued apart, left before them.  A frame whose destination's
+ * queue cannot be made (no memory, max_flows) is dropped and counted;
+ * the caller fixes the tree's backlog by the frames and bytes this adds
+ * to *@pkts and *@bytes.
+ */
+void edf_recn_split_shared(struct Qdisc *sch, struct edf_class *cl, u64 now,
+			   unsigned int *pkts, unsigned int *bytes)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct edf_flow *one = &cl->shared, *f;
+	struct sk_buff *skb;
+	int reason;
+
+	if (cl->perflow || !one->head)
+		return;
+	edf_flow_unplace(q, one);
+	while (one->head) {
+		skb = edf_flow_take_head(one);
+		f = edf_recn_dest_flow(q, cl, skb, now);
+		if (IS_ERR(f)) {
+			reason = PTR_ERR(f) == -ENOSPC ? TC_EDF_DROP_FLOWS : TC_EDF_DROP_NOMEM;
+			q->xs.drops[reason]++;
+			cl->xs.drops[reason]++;
+			cl->qstats.drops++;
+			qdisc_qstats_drop(sch);
+			cl->qlen--;
+			cl->backlog -= qdisc_pkt_len(skb);
+			sch->q.qlen--;
+			qdisc_qstats_backlog_dec(sch, skb);
+			(*pkts)++;
+			*bytes += qdisc_pkt_len(skb);
+			rtnl_kfree_skbs(skb, skb);
+			continue;
+		}
+		edf_flow_add_skb(f, skb);
+		if (f->qlen == 1) {
+			cl->active_flows++;
+			if (edf_class_is_besteffort(cl))
+				edf_be_wake(&q->be[cl->vc]);
+			edf_flow_place(q, f, now, false);
+		}
+	}
+	/*
+	 * After the wakes: a best-effort VC that drained here would start
+	 * its clock again, and the class's next frames with it, ahead of
+	 * the deadlines its queued frames have.
+	 */
+	edf_flow_went_idle(q, one, now);
+}
+
 /* Drop every packet of a flow; the caller fixes the tree's backlog. */
 void edf_flow_purge(struct Qdisc *sch, struct edf_flow *f,
 		    struct sk_buff **to_free)

@@ -245,6 +245,26 @@ static void edf_recn_list_flow(struct edf_sched *q, struct edf_flow *f)
 }
 
 /*
+ * RECN goes on: each class without perflow gives the frames of its one
+ * queue to their destinations' queues (edf_recn_split_shared()).
+ */
+void edf_recn_split_all(struct Qdisc *sch)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	unsigned int i, pkts = 0, bytes = 0;
+	struct Qdisc_class_common *c;
+	u64 now = ktime_get_ns();
+
+	for (i = 0; i < q->clhash.hashsize; i++)
+		hlist_for_each_entry(c, &q->clhash.hash[i], hnode)
+			edf_recn_split_shared(sch, container_of(c, struct edf_class, common),
+					      now, &pkts, &bytes);
+	edf_recn_split_shared(sch, &q->default_cl, now, &pkts, &bytes);
+	if (pkts)
+		qdisc_tree_reduce_backlog(sch, pkts, bytes);
+}
+
+/*
  * RECN goes on: the flows with packets, for edf_recn_retag_all(): those
  * of the table (a walk of it, as edf_purge_flows()), then the classes'
  * own.

@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 240
+# vm: deterministic
+# kernels: first
+#
+# "recn on" in a host's edf while its default class (one queue, no
+# perflow) holds frames for two destinations: each destination's frames
+# still leave in order (Documentation/edf.rst, "RECN at the host").
+#
+#   [H0] eth0 edf credits ---- p0 -+
+#   [H1] eth0 edf credits ---- p1 -+- [A] sw0 arch recn, 4 Mbit/s
+#   [H2] eth0 ---------------- p2 -+      credits on p0 p1, recn on p1
+#   [H5] eth0 ---------------- p3 -+
+#
+# H0 and H1 send to H5 at the link's rate: A's output to H5 gets half of
+# what comes, its detection queue is the root of a congested point, and
+# A's input from H1 fills with H1's frames for it.  H1 also sends to H2
+# at a tenth of the rate, from the same class, so its one queue holds
+# both destinations' frames, interleaved.  Then recn goes on in H1's
+# edf: A tells H1 of the point and stops it (Xoff), and H1 holds back the
+# queue whose next frame goes there.  The frames to H2 queued before the
+# change must not wait there while the later ones to H2 go: H2's log of
+# arrivals must show H1's datagrams in order.  (Each frame carries a
+# fabric header with a source route, from fabric-route: RECN sets aside
+# only routed frames.)
+. ./lib.sh
+
+require_cmd ip tc udp-lat fabric-route
+require_module vcsw
+require_module fabric_hdr
+require_module sch_edf
+tmp_dir_create
+
+RATE=4mbit
+mac() { echo "02:00:00:5e:00:0$1"; }
+
+for n in A H0 H1 H2 H5; do ns_create $n; done
+ns_run A ip link add sw0 type vcsw arch recn rate $RATE flood off recn_refresh 2ms \
+	recn_lease 8ms recn_idle 40ms || fatal "vcsw"
+port=0
+for h in 0 1 2 5; do
+	ip link add eth0 netns "$(ns_name H$h)" address "$(mac $h)" type veth \
+		peer name p$port netns "$(ns_name A)" || fatal "veth H$h"
+	ns_exec A sysctl -qw net.ipv6.conf.p$port.disable_ipv6=1
+	ns_exec H$h sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
+	ns_run A ip link set p$port master sw0 || fatal "p$port master"
+	ns_run A ip link set p$port type vcsw_slave fdb_add "$(mac $h)" || fatal "fdb H$h"
+	ns_run H$h ip addr add "10.94.0.$h/24" dev eth0
+	port=$((port + 1))
+done
+for p in p0 p1; do
+	ns_run A ip link set $p type vcsw_slave credits on in_buffer 32k || fatal "credits $p"
+done
+ns_run A ip link set p1 type vcsw_slave recn on || fatal "recn on p1"
+for h in 0 1; do
+	ns_run H$h tc qdisc add dev eth0 root handle 1: edf rate $RATE limit 10000 \
+		flow_limit 10000 credits on ttd on || fatal "edf H$h"
+	# routes: one switch, the output port to each destination
+	ns_run H$h fabric-route add dev eth0 to "$(mac 2)" ports 2 || fatal "route H$h-H2"
+	ns_run H$h fabric-route add dev eth0 to "$(mac 5)" ports 3 || fatal "route H$h-H5"
+done
+ns_run A ip link set sw0 up
+for p in p0 p1 p2 p3; do ns_run A ip link set $p up; done
+for h in 0 1 2 5; do
+	ns_run H$h ip link set eth0 up
+	for o in 0 1 2 5; do
+		[ $o = $h ] || ns_run H$h ip neigh replace "10.94.0.$o" lladdr "$(mac $o)" \
+			dev eth0 nud permanent || fatal "neighbour"
+	done
+done
+
+ns_bg H5 udp-lat recv --port 9000 --duration 15 > /dev/null
+ns_bg H2 udp-lat recv --port 9001 --duration 15 --log "$TMP_DIR/h2.log" \
+	--ready "$TMP_DIR/ready" > "$TMP_DIR/h2.out"
+h2=$BG_PID
+wait_for 10 test -e "$TMP_DIR/ready" || fatal "H2's receiver did not start"
+# 1042-byte frames at 4 Mbit/s: 480 a second; a tenth of it: 48
+for h in 0 1; do
+	ns_bg H$h udp-lat send --dst 10.94.0.5 --port 9000 --size 1000 --rate 480 \
+		--duration 6 > /dev/null
+done
+ns_bg H1 udp-lat send --dst 10.94.0.2 --port 9001 --size 1000 --rate 48 --duration 6 \
+	--stream 7 > "$TMP_DIR/small.out"
+small=$BG_PID
+
+h1_backlogged() { [ "$(root_qlen H1)" -ge 100 ] 2>/dev/null; }
+wait_for 10 h1_backlogged
+check_err $? "H1's queue did not build: $(root_qlen H1) frames"
+sleep 0.5
+ns_run H1 tc qdisc change dev eth0 root edf recn on recn_lease 8ms recn_idle 40ms ||
+	fatal "recn on in H1's edf"
+bg_wait $small
+bg_wait $h2
+
+q=$(ns_exec H1 tc -s -j qdisc show dev eth0 root | tr -d ' \n')
+held=$(json_obj_u64 "$q" recn held)
+log_info "H1's edf after recn on: held $held, xoff_rx $(json_obj_u64 "$q" recn xoff_rx)"
+# the premise: the queue was held back for the congested point
+[ "${held:-0}" -gt 0 ]
+check_err $? "H1's edf held nothing back for A's Xoff"
+n=$(grep -c . "$TMP_DIR/h2.log")
+sent=$(sed -n 's/^sent=\([0-9]*\).*/\1/p' "$TMP_DIR/small.out")
+inv=$(awk '$1 == 7 { if (n++ && $2 < last) bad++; if ($2 > last) last = $2 } END { print bad + 0 }' \
+	"$TMP_DIR/h2.log")
+log_info "H2 got $n of the ${sent:-?} datagrams H1 sent it, $inv behind a later one"
+check_eq "datagrams H2 got of those H1 sent it" "${sent:-none}" "$n"
+check_eq "H1's datagrams to H2 that arrived after a later one" 0 "$inv"
+log_test "recn on under traffic: a destination's frames leave in order"
+
+exit $EXIT_STATUS
