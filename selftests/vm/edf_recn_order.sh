@@ -40,13 +40,7 @@ ns_run A ip link add sw0 type vcsw arch recn rate $RATE flood off recn_refresh 2
 	recn_lease 8ms recn_idle 40ms || fatal "vcsw"
 port=0
 for h in 0 1 2 5; do
-	ip link add eth0 netns "$(ns_name H$h)" address "$(mac $h)" type veth \
-		peer name p$port netns "$(ns_name A)" || fatal "veth H$h"
-	ns_exec A sysctl -qw net.ipv6.conf.p$port.disable_ipv6=1
-	ns_exec H$h sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
-	ns_run A ip link set p$port master sw0 || fatal "p$port master"
-	ns_run A ip link set p$port type vcsw_slave fdb_add "$(mac $h)" || fatal "fdb H$h"
-	ns_run H$h ip addr add "10.94.0.$h/24" dev eth0
+	fdb_host A p$port H$h "$(mac $h)" "10.94.0.$h/24"
 	port=$((port + 1))
 done
 for p in p0 p1; do
@@ -64,10 +58,7 @@ ns_run A ip link set sw0 up
 for p in p0 p1 p2 p3; do ns_run A ip link set $p up; done
 for h in 0 1 2 5; do
 	ns_run H$h ip link set eth0 up
-	for o in 0 1 2 5; do
-		[ $o = $h ] || ns_run H$h ip neigh replace "10.94.0.$o" lladdr "$(mac $o)" \
-			dev eth0 nud permanent || fatal "neighbour"
-	done
+	host_neighbours $h 10.94.0 0 1 2 5
 done
 
 ns_bg H5 udp-lat recv --port 9000 --duration 15 > /dev/null
@@ -96,16 +87,21 @@ bg_wait $h2
 q=$(ns_exec H1 tc -s -j qdisc show dev eth0 root | tr -d ' \n')
 held=$(json_obj_u64 "$q" recn held)
 log_info "H1's edf after recn on: held $held, xoff_rx $(json_obj_u64 "$q" recn xoff_rx)"
-# the premise: the queue was held back for the congested point
+# the premise: the queue was held back for the congested point (not
+# on a debug kernel, where A never notified H1, as in vcsw_recn)
 [ "${held:-0}" -gt 0 ]
-check_err $? "H1's edf held nothing back for A's Xoff"
+xfail_on_slow check_err $? "H1's edf held nothing back for A's Xoff"
 n=$(grep -c . "$TMP_DIR/h2.log")
 sent=$(sed -n 's/^sent=\([0-9]*\).*/\1/p' "$TMP_DIR/small.out")
 inv=$(awk '$1 == 7 { if (n++ && $2 < last) bad++; if ($2 > last) last = $2 } END { print bad + 0 }' \
 	"$TMP_DIR/h2.log")
 log_info "H2 got $n of the ${sent:-?} datagrams H1 sent it, $inv behind a later one"
 check_eq "datagrams H2 got of those H1 sent it" "${sent:-none}" "$n"
-check_eq "H1's datagrams to H2 that arrived after a later one" 0 "$inv"
+# in order on the deterministic VM's one CPU; a debug kernel's VM has
+# two, whose backlogs may reorder what a veth passes on (seen: 10 of
+# 288 with nothing held)
+[ "$inv" = 0 ]
+xfail_on_slow check_err $? "$inv of H1's datagrams to H2 arrived after a later one"
 log_test "recn on under traffic: a destination's frames leave in order"
 
 exit $EXIT_STATUS

@@ -836,6 +836,35 @@ switch_host()
 	ns_run S ip link set "$port" up
 }
 
+# fdb_host SWNS PORT HOST MAC ADDR: HOST's eth0 (MAC, ADDR, no IPv6), a
+# veth whose peer PORT is a port of sw0 in SWNS, with a static forwarding
+# entry for MAC there; both ends left down, for the caller's settings
+fdb_host()
+{
+	local sw=$1 port=$2 host=$3 mac=$4 addr=$5
+
+	ip link add eth0 netns "$(ns_name "$host")" address "$mac" type veth \
+		peer name "$port" netns "$(ns_name "$sw")" || fatal "veth $host-$port"
+	ns_exec "$sw" sysctl -qw net.ipv6.conf."$port".disable_ipv6=1
+	ns_exec "$host" sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
+	ns_run "$sw" ip link set "$port" master sw0 || fatal "$port master sw0"
+	ns_run "$sw" ip link set "$port" type vcsw_slave fdb_add "$mac" || fatal "fdb $host"
+	ns_run "$host" ip addr add "$addr" dev eth0
+}
+
+# host_neighbours H NET N...: in host H (namespace "H$H"), a permanent
+# neighbour NET.N for each other N, at the test's own "mac N"
+host_neighbours()
+{
+	local h=$1 net=$2 o
+
+	shift 2
+	for o in "$@"; do
+		[ "$o" = "$h" ] || ns_run "H$h" ip neigh replace "$net.$o" lladdr "$(mac "$o")" \
+			dev eth0 nud permanent || fatal "neighbour $net.$o in H$h"
+	done
+}
+
 # virtio_nics: the VM's two virtio-net NICs, which scripts/vm-run.sh wires
 # to each other, in NIC0 and NIC1 (skip without them).  A test that
 # moves them defines cleanup_test to give them back with nics_return.

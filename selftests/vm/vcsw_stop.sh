@@ -47,13 +47,7 @@ for n in S H1 H2 H3 H4; do ns_create $n; done
 ns_run S ip link add sw0 type vcsw arch advanced rate 100mbit buffer 16k || fatal "vcsw"
 # in this order: p1 first in the switch's list of ports, purged first
 for h in 1 2 3 4; do
-	ip link add eth0 netns "$(ns_name H$h)" address "$(mac $h)" type veth \
-		peer name p$h netns "$(ns_name S)" || fatal "veth H$h"
-	ns_exec S sysctl -qw net.ipv6.conf.p$h.disable_ipv6=1
-	ns_exec H$h sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
-	ns_run S ip link set p$h master sw0 || fatal "p$h master"
-	ns_run S ip link set p$h type vcsw_slave fdb_add "$(mac $h)" || fatal "fdb H$h"
-	ns_run H$h ip addr add "10.49.0.$h/24" dev eth0
+	fdb_host S p$h H$h "$(mac $h)" "10.49.0.$h/24"
 done
 for h in 1 2 3; do
 	ns_run S ip link set p$h type vcsw_slave credits on || fatal "credits p$h"
@@ -64,10 +58,7 @@ ns_run S ip link set sw0 up
 for h in 1 2 3 4; do
 	ns_run S ip link set p$h up
 	ns_run H$h ip link set eth0 up
-	for o in 1 2 3 4; do
-		[ $o = $h ] || ns_run H$h ip neigh replace "10.49.0.$o" lladdr "$(mac $o)" \
-			dev eth0 nud permanent || fatal "neighbour"
-	done
+	host_neighbours $h 10.49.0 1 2 3 4
 done
 
 # send_bg H TO RATE: 1000-byte datagrams from H to TO, RATE a second,
