@@ -97,9 +97,10 @@ inv=$(awk '$1 == 7 { if (n++ && $2 < last) bad++; if ($2 > last) last = $2 } END
 	"$TMP_DIR/h2.log")
 log_info "H2 got $n of the ${sent:-?} datagrams H1 sent it, $inv behind a later one"
 check_eq "datagrams H2 got of those H1 sent it" "${sent:-none}" "$n"
-# in order on the deterministic VM's one CPU; a debug kernel's VM has
-# two, whose backlogs may reorder what a veth passes on (seen: 10 of
-# 288 with nothing held)
+# strict but on a debug kernel, whose VM reordered a few with nothing
+# held at all (10 of 288; 3 in a run with holds), where the fast VM's two
+# CPUs on the plain kernel kept all 288 in order, holds or none: the
+# cause is not ours to fix here, and not established
 [ "$inv" = 0 ]
 xfail_on_slow check_err $? "$inv of H1's datagrams to H2 arrived after a later one"
 log_test "recn on under traffic: a destination's frames leave in order"
