@@ -24,7 +24,7 @@
  *                     frames taken once, before the frame's first send
  *   28  zeros up to --size
  *
- * With --txtime-frame or --txtime-offset each send also carries an
+ * With --txtime-frame, --txtime-offset or --txtime-fixed each send also carries an
  * SO_TXTIME time (CLOCK_MONOTONIC) for the edf qdisc's frame and txtime
  * classes, computed with userspace/lib/edf_frame.h.
  *
@@ -166,6 +166,8 @@ static void usage(FILE *f)
 "                         so the frame is due US microseconds after it starts\n"
 "  --txtime-offset US     give every send the SO_TXTIME now + US (may be\n"
 "                         negative: already late)\n"
+"  --txtime-fixed US      give every send the same SO_TXTIME: the sender's\n"
+"                         start + US, so those sent before it tie\n"
 "\n"
 "A datagram refused with ENOBUFS or EAGAIN (full qdisc or socket buffer) is\n"
 "retried after 100 us; each refusal counts in blocked=.  A refusal with ENOBUFS\n"
@@ -857,7 +859,7 @@ enum {
 	OPT_SEED, OPT_BURST, OPT_PRIO, OPT_TOS, OPT_PACING, OPT_FRAME_BYTES,
 	OPT_FRAME_INTERVAL, OPT_GSO, OPT_TXTIME_FRAME, OPT_TXTIME_OFFSET,
 	OPT_NO_RETRY,
-	OPT_RECONNECT,
+	OPT_RECONNECT, OPT_TXTIME_FIXED,
 };
 
 /* getopt_long's complaint, in our words; @argv is the subcommand's. */
@@ -1033,6 +1035,7 @@ struct send_cfg {
 	uint16_t parts;		/* of a frame */
 	uint64_t txtime_latency_ns;	/* --txtime-frame; 0: off */
 	bool have_txtime_offset;
+	bool txtime_fixed;	/* --txtime-fixed: the offset is from the start */
 	int64_t txtime_offset_ns;
 };
 
@@ -1051,6 +1054,7 @@ struct sender {
 	uint64_t dropped;	/* datagrams the qdisc dropped (ENOBUFS) */
 	uint64_t reconnects;	/* of each stream's socket (--reconnect) */
 	int64_t deadline;	/* 0: none */
+	int64_t start;
 	int64_t last_progress;
 	int64_t last_retry;	/* of the refused sends since the last progress */
 	bool gso_worked;
@@ -1095,10 +1099,14 @@ static bool gso_refused(int err)
 	return err == ENOPROTOOPT || err == EOPNOTSUPP || err == EIO || err == EINVAL;
 }
 
-/* --txtime-offset: now + offset; 0 would mean no txtime, so at least 1. */
-static uint64_t offset_txtime(const struct send_cfg *c, int64_t now)
+/*
+ * --txtime-offset: now + offset; --txtime-fixed: the start + offset.  0
+ * would mean no txtime, so at least 1.
+ */
+static uint64_t offset_txtime(const struct sender *sn, int64_t now)
 {
-	int64_t t = now + c->txtime_offset_ns;
+	const struct send_cfg *c = sn->cfg;
+	int64_t t = (c->txtime_fixed ? sn->start : now) + c->txtime_offset_ns;
 
 	return t > 0 ? (uint64_t)t : 1;
 }
@@ -1121,7 +1129,7 @@ static enum xmit_res xmit(struct sender *sn, struct sstream *s, size_t len,
 		if (restamp)
 			put64(sn->buf + OFF_SEND_NS, (uint64_t)now);
 		if (sn->cfg->have_txtime_offset)
-			txtime = offset_txtime(sn->cfg, now);
+			txtime = offset_txtime(sn, now);
 		if (!send_buf(s->fd, sn->buf, len, gso_size, txtime)) {
 			sn->last_progress = now_ns();
 			sn->last_retry = 0;
@@ -1490,7 +1498,7 @@ static int check_send_args(struct send_cfg *c, bool have_dst)
 	if (c->src_port && (unsigned int)c->src_port + c->nstreams - 1 > 65535)
 		return usage_error("send: %s go past port 65535", "--src-port + --streams");
 	if (c->txtime_latency_ns && c->have_txtime_offset)
-		return usage_error("send: %s", "--txtime-frame and --txtime-offset exclude each other");
+		return usage_error("send: %s", "--txtime-frame, --txtime-offset and --txtime-fixed exclude each other");
 	if (!c->frame_bytes) {
 		if (c->frame_gap_us > 0)
 			return usage_error("send: %s", "--frame-interval needs --frame-bytes");
@@ -1572,6 +1580,7 @@ static int parse_send_args(int argc, char **argv, struct send_cfg *c)
 		{ "reconnect",	     required_argument, NULL, OPT_RECONNECT },
 		{ "txtime-frame",    required_argument, NULL, OPT_TXTIME_FRAME },
 		{ "txtime-offset",   required_argument, NULL, OPT_TXTIME_OFFSET },
+		{ "txtime-fixed",    required_argument, NULL, OPT_TXTIME_FIXED },
 		{ "help",	     no_argument,	NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1690,10 +1699,14 @@ static int parse_send_args(int argc, char **argv, struct send_cfg *c)
 			c->txtime_latency_ns = (uint64_t)llround(d * 1000.0);
 			break;
 		case OPT_TXTIME_OFFSET:
+		case OPT_TXTIME_FIXED:
+			if (c->have_txtime_offset)
+				return usage_error("send: %s", "give one of --txtime-offset and --txtime-fixed, once");
 			if (!parse_double(optarg, -MAX_TXTIME_US, MAX_TXTIME_US, &d))
 				return bad_value(name, optarg, "microseconds, at most 86400 s either way");
 			c->txtime_offset_ns = llround(d * 1000.0);
 			c->have_txtime_offset = true;
+			c->txtime_fixed = o == OPT_TXTIME_FIXED;
 			break;
 		case 'h':
 			usage(stdout);
@@ -1735,6 +1748,7 @@ static int cmd_send(int argc, char **argv)
 
 	catch_signals();
 	start = now_ns();
+	sn.start = start;
 	sn.last_progress = start;
 	if (c.duration_s > 0)
 		sn.deadline = start + (int64_t)(c.duration_s * NSEC_PER_SEC);
