@@ -18,6 +18,7 @@
 #include <linux/if_ether.h>
 #include <linux/jhash.h>
 #include <linux/kernel.h>
+#include <linux/list_sort.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/netdevice.h>
@@ -314,6 +315,7 @@ struct sk_buff *edf_dequeue(struct Qdisc *sch);
 struct sk_buff *edf_drop_one(struct Qdisc *sch, u64 now);
 void edf_recn_split_shared(struct Qdisc *sch, struct edf_class *cl, u64 now,
 			   unsigned int *pkts, unsigned int *bytes);
+void edf_recn_join_dests(struct Qdisc *sch);
 
 /* sch_edf_recn.c */
 void edf_recn_arrive(struct Qdisc *sch, struct edf_class *cl,

@@ -237,17 +237,19 @@ static int edf_recn_prepare(struct edf_sched *q, struct fabric_link *link, bool 
  * counted where the old settings put them are taken out first, so that
  * the link never counts a frame twice or one that is gone; frames queued
  * when RECN goes on (or anew) are counted at the next dequeue, those of
- * a class's one queue in their destinations' queues by then.
+ * a class's one queue in their destinations' queues by then; when it
+ * goes off, the destinations' queues join their class's one queue again.
  */
 static void edf_recn_commit(struct Qdisc *sch, struct fabric_link *link, bool on,
 			    const struct recn_host_cfg *cfg)
 {
 	struct edf_sched *q = qdisc_priv(sch);
 	bool same = q->recn && on && link == q->link && recn_host_cfg_eq(cfg, &q->recn_cfg);
+	bool was_on = q->recn;
 
 	if (same)
 		return;
-	if (q->recn)
+	if (was_on)
 		edf_recn_untag_all(sch);
 	if (q->recn && on)
 		fabric_link_recn_set(link, cfg);
@@ -257,6 +259,8 @@ static void edf_recn_commit(struct Qdisc *sch, struct fabric_link *link, bool on
 		edf_recn_split_all(sch);
 		edf_recn_list_active(sch);
 		edf_recn_recount_soon(q, link);
+	} else if (was_on) {
+		edf_recn_join_dests(sch);
 	}
 }
 

@@ -570,6 +570,132 @@ void edf_recn_split_shared(struct Qdisc *sch, struct edf_class *cl, u64 now,
 	edf_flow_went_idle(q, one, now);
 }
 
+/* Two lists of frames in deadline order as one; @a's first on a tie. */
+static struct sk_buff *edf_skb_merge(struct sk_buff *a, struct sk_buff *b)
+{
+	struct sk_buff *head = NULL, **tail = &head;
+
+	while (a && b) {
+		if (edf_skb_cb(b)->deadline < edf_skb_cb(a)->deadline) {
+			*tail = b;
+			b = b->next;
+		} else {
+			*tail = a;
+			a = a->next;
+		}
+		tail = &(*tail)->next;
+	}
+	*tail = a ? a : b;
+	return head;
+}
+
+/*
+ * Bins of merged queues: bin i holds 2^i of them, as a binary counter
+ * (lib/list_sort.c sorts so), so that joining k queues of n frames in all
+ * takes n log k steps, not n k.  Flows are at most 2^20.
+ */
+#define EDF_JOIN_BINS	24
+
+/*
+ * The frames of @cl's destination queues, the flows from @first on its
+ * list @dests up to the first of another class, go back to @cl's one
+ * queue; returns the list's next flow (of another class) or NULL.
+ */
+static struct edf_flow *edf_recn_join_class(struct edf_sched *q,
+					    struct edf_flow *first,
+					    struct list_head *dests, u64 now)
+{
+	struct sk_buff *bins[EDF_JOIN_BINS] = { NULL }, *all = NULL, *carry;
+	struct edf_class *cl = first->cl;
+	struct edf_flow *one = &cl->shared, *f = first, *next;
+	unsigned int i, moved = 0;
+
+	list_for_each_entry_from(f, dests, recn_node) {
+		if (f->cl != cl)
+			break;
+		edf_flow_unplace(q, f);
+		carry = f->head;
+		moved += f->qlen;
+		for (i = 0; i < EDF_JOIN_BINS - 1 && bins[i]; i++) {
+			carry = edf_skb_merge(bins[i], carry);
+			bins[i] = NULL;
+		}
+		bins[i] = edf_skb_merge(bins[i], carry);
+	}
+	next = list_entry_is_head(f, dests, recn_node) ? NULL : f;
+	for (i = 0; i < EDF_JOIN_BINS; i++)
+		all = edf_skb_merge(all, bins[i]);
+
+	/* frames the one queue kept (none while recn was on) go first on a tie */
+	if (one->head)
+		edf_flow_unplace(q, one);
+	else {
+		cl->active_flows++;
+		if (edf_class_is_besteffort(cl))
+			edf_be_wake(&q->be[cl->vc]);
+	}
+	one->head = edf_skb_merge(one->head, all);
+	one->qlen += moved;
+	for (one->tail = one->head; one->tail->next; one->tail = one->tail->next)
+		;
+	edf_flow_place(q, one, now, false);
+
+	/* after the wake, as in edf_recn_split_shared() */
+	f = first;
+	list_for_each_entry_from(f, dests, recn_node) {
+		if (f->cl != cl)
+			break;
+		f->head = f->tail = NULL;
+		f->qlen = 0;
+		edf_flow_went_idle(q, f, now);
+	}
+	return next;
+}
+
+static int edf_flow_cmp_class(void *priv, const struct list_head *a,
+			      const struct list_head *b)
+{
+	const struct edf_class *ca = list_entry(a, struct edf_flow, recn_node)->cl;
+	const struct edf_class *cb = list_entry(b, struct edf_flow, recn_node)->cl;
+
+	return ca == cb ? 0 : ca < cb ? -1 : 1;
+}
+
+/*
+ * RECN went off (after edf_recn_untag_all(), so no flow is held or
+ * listed): each class without perflow takes the frames of its
+ * destinations' queues back into its one queue, in deadline order.  Left
+ * apart, a destination's older frames and its newer ones in the one queue
+ * would leave by the ready heap's order among equal deadlines, which
+ * serves them in turn: in a txtime class, whose frames may share a
+ * deadline, the newer would pass the older.  Merged by deadline, each
+ * destination's frames keep their order.
+ */
+void edf_recn_join_dests(struct Qdisc *sch)
+{
+	struct edf_sched *q = qdisc_priv(sch);
+	struct edf_flow *f, *tmp;
+	u64 now = ktime_get_ns();
+	LIST_HEAD(dests);
+	struct rb_node *n;
+	unsigned int i;
+
+	if (!q->flows)
+		return;
+	for (i = 0; i < (1U << EDF_FLOW_BUCKETS_LOG); i++)
+		for (n = rb_first(&q->flows[i]); n; n = rb_next(n)) {
+			f = rb_entry(n, struct edf_flow, hash_node);
+			if (f->dest && f->head && !f->cl->perflow)
+				list_add_tail(&f->recn_node, &dests);
+		}
+	list_sort(NULL, &dests, edf_flow_cmp_class);
+	f = list_first_entry_or_null(&dests, struct edf_flow, recn_node);
+	while (f)
+		f = edf_recn_join_class(q, f, &dests, now);
+	list_for_each_entry_safe(f, tmp, &dests, recn_node)
+		list_del_init(&f->recn_node);
+}
+
 /* Drop every packet of a flow; the caller fixes the tree's backlog. */
 void edf_flow_purge(struct Qdisc *sch, struct edf_flow *f,
 		    struct sk_buff **to_free)

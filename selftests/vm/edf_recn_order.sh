@@ -5,8 +5,9 @@
 # kernels: first
 #
 # "recn on" in a host's edf while its default class (one queue, no
-# perflow) holds frames for two destinations: each destination's frames
-# still leave in order (Documentation/edf.rst, "RECN at the host").
+# perflow) holds frames for two destinations, and "recn off" while its
+# destinations' queues hold frames: each destination's frames still
+# leave in order (Documentation/edf.rst, "RECN at the host").
 #
 #   [H0] eth0 edf credits ---- p0 -+
 #   [H1] eth0 edf credits ---- p1 -+- [A] sw0 arch recn, 4 Mbit/s
@@ -104,5 +105,54 @@ check_eq "datagrams H2 got of those H1 sent it" "${sent:-none}" "$n"
 [ "$inv" = 0 ]
 xfail_on_slow check_err $? "$inv of H1's datagrams to H2 arrived after a later one"
 log_test "recn on under traffic: a destination's frames leave in order"
+
+# Part 2, recn off.  While recn is on, a class without perflow keeps
+# each destination's frames in a queue of its own; after recn off its
+# frames go to its one queue again.  In a txtime class whose frames all
+# carry one SO_TXTIME they all have one deadline, and the ready heap
+# serves queues whose deadlines tie in turn: unless the destinations'
+# queues join the one queue at recn off, a newer frame to H2 there
+# leaves before the older ones still in H2's queue.  H1 alone sends now,
+# at twice its qdisc's rate, so that both destinations' queues grow.
+ns_run H1 tc qdisc del dev eth0 root || fatal "deleting H1's edf"
+ns_run H1 tc qdisc add dev eth0 root handle 1: edf rate 2mbit limit 10000 \
+	flow_limit 10000 credits on ttd on horizon 10s recn on recn_lease 8ms \
+	recn_idle 40ms || fatal "edf H1, recn on"
+ns_run H1 tc class add dev eth0 parent 1: classid 1:1 edf txtime nosmooth perflow off ||
+	fatal "H1's txtime class"
+ns_run H1 tc qdisc change dev eth0 root edf default 1 || fatal "default 1"
+
+ns_bg H5 udp-lat recv --port 9010 --duration 12 > /dev/null
+ns_bg H2 udp-lat recv --port 9011 --duration 12 --log "$TMP_DIR/h2b.log" \
+	--ready "$TMP_DIR/readyb" > /dev/null
+h2=$BG_PID
+wait_for 10 test -e "$TMP_DIR/readyb" || fatal "H2's second receiver did not start"
+# 2 Mbit/s: 240 frames a second; each destination gets that rate, and
+# every frame sent in the first 4 s is due 4 s after its sender started
+ns_bg H1 udp-lat send --dst 10.94.0.5 --port 9010 --size 1000 --rate 240 \
+	--duration 3 --txtime-fixed 4000000 > /dev/null
+ns_bg H1 udp-lat send --dst 10.94.0.2 --port 9011 --size 1000 --rate 240 \
+	--duration 3 --txtime-fixed 4000000 --stream 8 > "$TMP_DIR/tie.out"
+tie=$BG_PID
+wait_for 10 h1_backlogged
+check_err $? "H1's queue did not build: $(root_qlen H1) frames"
+sleep 0.5
+before=$(root_qlen H1)
+ns_run H1 tc qdisc change dev eth0 root edf recn off || fatal "recn off in H1's edf"
+bg_wait $tie
+bg_wait $h2
+
+q=$(ns_exec H1 tc -s -j qdisc show dev eth0 root | tr -d ' \n')
+log_info "H1's edf: $before frames queued at recn off;" \
+	"txtime_late $(json_u64 "$q" txtime_late), drops $(json_u64 "$q" drops)"
+n=$(grep -c . "$TMP_DIR/h2b.log")
+sent=$(sed -n 's/^sent=\([0-9]*\).*/\1/p' "$TMP_DIR/tie.out")
+inv=$(awk '$1 == 8 { if (n++ && $2 < last) bad++; if ($2 > last) last = $2 } END { print bad + 0 }' \
+	"$TMP_DIR/h2b.log")
+log_info "H2 got $n of the ${sent:-?} datagrams H1 sent it, $inv behind a later one"
+check_eq "datagrams H2 got of those H1 sent it, recn off" "${sent:-none}" "$n"
+[ "$inv" = 0 ]
+xfail_on_slow check_err $? "$inv of H1's datagrams to H2 arrived after a later one, recn off"
+log_test "recn off under traffic: a destination's frames leave in order"
 
 exit $EXIT_STATUS
