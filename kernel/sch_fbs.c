@@ -287,6 +287,8 @@ static int fbs_boot_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	return NET_XMIT_SUCCESS;
 }
 
+static bool fbs_catch_up(struct fbs_sched *q, u64 now);
+
 static int fbs_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 			   struct sk_buff **to_free)
 {
@@ -317,6 +319,14 @@ static int fbs_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	 * queue the others need */
 	if (unlikely(cl->q.qlen >= q->limit))
 		goto drop;
+	/*
+	 * The slots that ended before this packet came are judged by the
+	 * queues they ended with (fbs_slot_unused()): a host idle for a
+	 * while ran no clock, and its next dequeue would find this packet
+	 * queued and count every slot of its class since as run late.
+	 */
+	if (!q->paused)
+		fbs_catch_up(q, ktime_get_ns());
 	__qdisc_enqueue_tail(skb, &cl->q);
 	cl->qstats.backlog += len;
 	qdisc_qstats_backlog_inc(sch, skb);

@@ -13,6 +13,7 @@
 #    Slot counts are bracketed by the guest clock read just before and
 #    just after each statistics read, so no figure of this machine's
 #    speed is assumed.
+#    2b. The reserved slots of an idle spell count as idle, not late.
 # 3. Feedback: H1's fbs with "credits on" sends, in H4's slots, into a
 #    vcsw port whose input buffer holds one of its frames, to an output
 #    of 2 Mbit/s.  The host's 100-us slots wait for the switch: it sends
@@ -143,6 +144,35 @@ for p in "${pids[@]}"; do
 	kill "$p"
 	bg_wait "$p"
 done
+
+# --- 2b. an idle spell -----------------------------------------------------------------------
+# An idle qdisc runs no clock: the slots of an idle spell are counted when
+# the next packet comes, and they passed with nothing queued (idle_slots),
+# not with that packet queued (late_slots).  One reserved slot in four of
+# 1 ms: about 500 in 2 s.
+ns_run A tc qdisc del dev veth0 root
+ns_run A tc qdisc add dev veth0 root handle 1: fbs dests 1 slot 1ms table 0 - - - ||
+	fatal "fbs, one slot in four"
+ns_run A udp-lat send --dst $DST --port 9000 --size 500 --rate 10 --count 1 --prio 1:1 \
+	> /dev/null || fatal "first datagram"
+sleep 0.5
+snap A veth0
+l0=$LATE i0=$(qstat A veth0 idle_slots)
+sleep 2
+ns_run A udp-lat send --dst $DST --port 9000 --size 500 --rate 10 --count 1 --prio 1:1 \
+	> /dev/null || fatal "datagram after the idle spell"
+sleep 0.5
+snap A veth0
+dl=$((LATE - l0)) di=$(($(qstat A veth0 idle_slots) - i0))
+log_info "after 2 s idle: $di reserved slots idle, $dl late"
+# the premise: the spell's slots were counted at all
+[ "$di" -ge 250 ]
+check_err $? "reserved slots of the idle spell counted idle: $di, want 250 or more"
+# the slot the packet came in may end before its dequeue, and the slot
+# its dequeue missed, on a slow kernel
+[ "$dl" -le 2 ]
+check_err $? "reserved slots of an idle spell counted late: $dl"
+log_test "an idle spell's slots are idle, not late"
 ns_run A tc qdisc del dev veth0 root
 
 # --- 3. feedback from a switch's credits ---------------------------------------------------
