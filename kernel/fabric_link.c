@@ -379,6 +379,13 @@ struct fabric_link *fabric_link_get(struct net_device *dev, u32 unit,
 	spin_lock_bh(&fabric_links_lock);
 	l = fabric_link_find(dev);
 	if (l) {
+		if (l->alone) {
+			spin_unlock_bh(&fabric_links_lock);
+			kfree(fresh);
+			NL_SET_ERR_MSG(extack,
+				       "an fbs qdisc has this device's credits and needs them alone");
+			return ERR_PTR(-EBUSY);
+		}
 		if (l->books.unit != unit) {
 			spin_unlock_bh(&fabric_links_lock);
 			kfree(fresh);
@@ -570,6 +577,35 @@ static void fabric_link_free(struct fabric_link *l)
 	hrtimer_cancel(&l->timer);
 	kfree_rcu(l, rcu);
 }
+
+/**
+ * fabric_link_claim_alone - no other qdisc may share @l
+ * @l: from fabric_link_get(), the caller's
+ * @extack: for the error
+ *
+ * A qdisc that times its slots by when its own frames' credits come back
+ * (fbs) would take another's frames, sharing the books under mq, for
+ * back-pressure on its own.  The claim ends with the link, when the
+ * caller, its only user, puts it.  Under RTNL.
+ *
+ * Return: 0, or -EBUSY when another qdisc has @l; the caller puts it then.
+ */
+int fabric_link_claim_alone(struct fabric_link *l, struct netlink_ext_ack *extack)
+{
+	int err = 0;
+
+	spin_lock_bh(&fabric_links_lock);
+	if (l->users > 1) {
+		NL_SET_ERR_MSG(extack,
+			       "another qdisc of this device has credits on: fbs needs the device's credits alone");
+		err = -EBUSY;
+	} else {
+		l->alone = true;
+	}
+	spin_unlock_bh(&fabric_links_lock);
+	return err;
+}
+EXPORT_SYMBOL_GPL(fabric_link_claim_alone);
 
 /**
  * fabric_link_put - a qdisc is done with its link

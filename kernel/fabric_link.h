@@ -40,6 +40,12 @@ struct fabric_link *fabric_link_get(struct net_device *dev, u32 unit,
 				    unsigned int vcs,
 				    struct netlink_ext_ack *extack);
 void fabric_link_put(struct fabric_link *l);
+/*
+ * The caller's qdisc, which has @l, is to be its only user until it puts
+ * it (fbs, which times its slots by its own frames' credits): -EBUSY if
+ * another qdisc has it, and fabric_link_get() refuses others after.
+ */
+int fabric_link_claim_alone(struct fabric_link *l, struct netlink_ext_ack *extack);
 bool fabric_link_dev_has_link(const struct net_device *dev);
 /* refusal of credits on for a qdisc that holds packets */
 #define FABRIC_LINK_BUSY_MSG \

@@ -19,6 +19,9 @@ struct fabric_link {
 	struct rcu_head		rcu;
 	struct net_device	*dev;
 	unsigned int		users;		/* under fabric_links_lock */
+	bool			alone;		/* its one user wants no other
+						 * (fabric_link_claim_alone());
+						 * under fabric_links_lock */
 
 	spinlock_t		lock;
 	bool			dead;		/* no more timer starts */

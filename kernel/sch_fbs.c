@@ -998,6 +998,32 @@ static void fbs_clock_to(struct fbs_sched *q, u64 now)
 	}
 }
 
+/*
+ * "credits" and "credit_unit" (fabric_link_configure()), and a link new
+ * to the qdisc claimed for it alone: its slots wait for its own frames'
+ * credits, and a sibling under mq sharing the books would hold them
+ * with its frames (Documentation/fbs.rst, credits).
+ */
+static struct fabric_link *fbs_link_configure(struct Qdisc *sch,
+					      struct fabric_link *cur,
+					      struct nlattr **tb,
+					      struct netlink_ext_ack *extack)
+{
+	struct fabric_link *link;
+	int err;
+
+	link = fabric_link_configure(sch, cur, tb[TCA_FBS_CREDITS],
+				     tb[TCA_FBS_CREDIT_UNIT], FCR_DEFAULT_VCS, extack);
+	if (IS_ERR_OR_NULL(link) || link == cur)
+		return link;
+	err = fabric_link_claim_alone(link, extack);
+	if (err) {
+		fabric_link_put(link);
+		return ERR_PTR(err);
+	}
+	return link;
+}
+
 static int fbs_change(struct Qdisc *sch, struct nlattr *opt,
 		      struct netlink_ext_ack *extack)
 {
@@ -1036,9 +1062,7 @@ static int fbs_change(struct Qdisc *sch, struct nlattr *opt,
 		kvfree(cfg.table);
 		return PTR_ERR(watch);
 	}
-	link = fabric_link_configure(sch, q->link, tb[TCA_FBS_CREDITS],
-				     tb[TCA_FBS_CREDIT_UNIT],
-				     FCR_DEFAULT_VCS, extack);
+	link = fbs_link_configure(sch, q->link, tb, extack);
 	if (IS_ERR(link)) {
 		if (watch && watch != q->watch)
 			fabric_slot_watch_put(watch);
@@ -1155,9 +1179,7 @@ static int fbs_init(struct Qdisc *sch, struct nlattr *opt,
 	 * peer of a new epoch (fabric_link_configure()), which a refused
 	 * qdisc must not have done
 	 */
-	link = fabric_link_configure(sch, NULL, tb[TCA_FBS_CREDITS],
-				     tb[TCA_FBS_CREDIT_UNIT],
-				     FCR_DEFAULT_VCS, extack);
+	link = fbs_link_configure(sch, NULL, tb, extack);
 	if (IS_ERR(link)) {
 		kvfree(cfg.table);
 		return PTR_ERR(link);

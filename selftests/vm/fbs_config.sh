@@ -13,7 +13,8 @@
 # a filter shoots is answered as a plain datagram would be; the
 # qdisc deleted and the module unloaded while traffic flows; pause holds
 # the schedule until "pause off" or a restart; a table of any length
-# leaves the qdisc in every dump; a change keeps the clock's phase.
+# leaves the qdisc in every dump; a change keeps the clock's phase;
+# under mq, fbs has the device's credits alone.
 #
 #   [ns C] dummy0 (fbs 1:)                        configuration only
 #   [ns A] veth0: fbs 1: -------------------------> veth1 [ns B] udp-lat recv
@@ -22,6 +23,7 @@
 
 require_cmd tc udp-lat fbs-sched fbs-boot mac-flood
 require_module sch_fbs
+require_module sch_edf
 
 ns_create C
 ns_run C ip link add dummy0 type dummy || fatal "no dummy device"
@@ -120,6 +122,44 @@ tcq qdisc show dev dummy0 | grep_quiet "credits on credit_unit 64" ||
 	check_err 1 "credits: $(qdisc_text)"
 accept "credits off" $Q credits off
 log_test "change: table (W*K runs, silent slots, JSON), slot from rate and frame, slot and rate, rate alone, drift, limit, credits"
+
+# Under mq the children share the device's credit link; fbs times its
+# slots by its own frames' credits, so it takes the link alone, whichever
+# child came first.
+ns_run C ip link add dummymq numtxqueues 2 numrxqueues 2 type dummy || fatal "dummymq"
+ns_exec C sysctl -qw net.ipv6.conf.dummymq.disable_ipv6=1
+ns_run C ip link set dummymq up
+# refused DESC MSG_REGEX ARGS...: tc fails saying MSG
+refused() {
+	local desc=$1 msg=$2 out; shift 2
+	out=$(tcq "$@" 2>&1)
+	check_fail $? "$desc: accepted"
+	echo "$out" | grep_quiet -E "$msg" ||
+		check_err 1 "$desc: message '$out' does not match '$msg'"
+}
+M1="qdisc add dev dummymq parent 1:1 handle 11:"
+M2="qdisc add dev dummymq parent 1:2 handle 12:"
+FBS="fbs dests 1 slot 1ms"
+tcq qdisc add dev dummymq root handle 1: mq || fatal "mq"
+accept "fbs with credits under mq" $M1 $FBS credits on
+refused "a second fbs with credits" "fbs qdisc has this device's credits" $M2 $FBS credits on
+refused "an edf with credits beside fbs" "fbs qdisc has this device's credits" $M2 edf credits on
+accept "fbs without credits beside it" $M2 $FBS
+tcq qdisc del dev dummymq root
+tcq qdisc add dev dummymq root handle 1: mq || fatal "mq again"
+accept "edf with credits under mq" $M1 edf credits on
+refused "fbs with credits beside edf's" "another qdisc of this device has credits on" \
+	$M2 $FBS credits on
+accept "fbs without credits beside edf's" $M2 $FBS
+refused "credits on by a change beside edf's" "another qdisc of this device has credits on" \
+	qdisc change dev dummymq parent 1:2 handle 12: fbs credits on
+# with edf gone the link is free again
+tcq qdisc del dev dummymq root
+tcq qdisc add dev dummymq root handle 1: mq || fatal "mq a third time"
+accept "fbs with credits once the link is free" $M2 $FBS credits on
+tcq qdisc del dev dummymq root
+ns_run C ip link del dummymq
+log_test "credits under mq: fbs's link is its alone"
 
 out=$(tcq qdisc add dev dummy0 parent 1:1 handle 10: pfifo 2>&1)
 check_fail $? "a child grafted under an fbs class"
