@@ -16,7 +16,12 @@
  * - a cycle sends at most one unit, from the lane it returns, and in
  *   every mode but pbrr (which idles on its lane by design) it sends one
  *   whenever some lane has a frame its child lets go;
- * - every unit sent is counted once, in the lane's used count.
+ * - every unit sent is counted once, in the lane's used count;
+ * - in mode aoq every active lane's count is at least VirtualCount,
+ *   which goes back only when a busy period ends (aoq_cycle_aoq()).
+ *
+ * A message whose tail its child refused is cut, as sch_aoq cuts a GSO
+ * message whose last segment was refused.
  */
 #include "fuzz.h"
 
@@ -37,6 +42,8 @@ struct fz_lane {
 static struct aoq_sched S;
 static struct fz_lane L[AOQ_MAX_LANES];
 static fq_u64 now;
+/* VirtualCount and the busy periods ended at the last check */
+static fq_u64 last_vcount, last_busy_periods;
 
 /* what the cycle under way sent: units, and the lane of the last */
 static unsigned int cycle_units;
@@ -121,6 +128,11 @@ static void check_state(void)
 		/* every unit it sent counted once */
 		FUZZ_CHECK(l->used == L[i].sent);
 	}
+	/* VirtualCount never goes back within a busy period */
+	if (S.busy_periods == last_busy_periods)
+		FUZZ_CHECK(!aoq_oc_before(S.vcount, last_vcount));
+	last_vcount = S.vcount;
+	last_busy_periods = S.busy_periods;
 	FUZZ_CHECK(mask == S.active_mask);
 	FUZZ_CHECK((unsigned int)__builtin_popcountll(mask) == S.nactive);
 	FUZZ_CHECK(!(mask >> (S.nlanes - 1) >> 1));	/* no lane beyond nlanes */
@@ -131,6 +143,10 @@ static void check_state(void)
 		FUZZ_CHECK(S.nlist == 0);
 		return;
 	}
+	/* no active lane counts less than VirtualCount (Eq. 2 takes the least) */
+	for (i = 0; i < S.nlanes; i++)
+		if (S.lane[i].active)
+			FUZZ_CHECK(!aoq_oc_before(S.lane[i].oc, S.vcount));
 	/* the ActiveList: the active lanes but the anchor, once, sorted */
 	for (i = 0; i < S.nlist; i++) {
 		unsigned int lane = aoq_list_at(&S, i);
@@ -180,9 +196,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 1 + fuzz_below(&in, AOQ_MAX_LANES));
 	memset(L, 0, sizeof(L));
 	now = fuzz_u32(&in);
+	last_vcount = S.vcount;
+	last_busy_periods = S.busy_periods;
 
 	for (op = 0; op < FZ_MAX_OPS && fuzz_more(&in); op++) {
-		unsigned int lane = fuzz_below(&in, S.nlanes), k, n;
+		unsigned int lane = fuzz_below(&in, S.nlanes), k, n, lost;
 		struct fz_lane *l = &L[lane];
 		unsigned int what = fuzz_below(&in, 14);
 
@@ -194,12 +212,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 1:
 		case 2:	/* a message of n units arrives, its tail maybe lost */
 			n = 1 + fuzz_below(&in, 8);
+			lost = fuzz_u8(&in);
 			for (k = 0; k < n && l->count < FZ_RING; k++) {
 				l->tail[(l->head + l->count) % FZ_RING] =
-					k == n - 1 && !(fuzz_u8(&in) == 0xff);
+					k == n - 1 && lost < 0xf0;
 				l->count++;
 			}
 			aoq_lane_arrive(&S, lane);
+			/* refused at enqueue, as sch_aoq tells the core */
+			if (lost >= 0xf8)
+				aoq_lane_cut(&S, lane);
 			break;
 		case 3:	/* its child holds back, or lets go */
 			l->held = fuzz_u8(&in) & 1;
