@@ -425,8 +425,11 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 	 * Heads that waited for credits go now, if credits went off, and
 	 * those the pacer held for the old rate: its watchdog is still set
 	 * for then, and a backlog that gets no new packet would wait for it.
+	 * So do the flows recn off let go: held for a SAQ, they waited for
+	 * RECN's wake, which no longer comes, and not for the link's
+	 * credits, which wake only a qdisc they refused.
 	 */
-	if ((!link && old_link) || repace)
+	if ((!link && old_link) || repace || (old_recn && !recn))
 		__netif_schedule(qdisc_root(sch));
 	return 0;
 }

@@ -168,10 +168,10 @@ log_info "after 2 s idle: $di reserved slots idle, $dl late"
 # the premise: the spell's slots were counted at all
 [ "$di" -ge 250 ]
 check_err $? "reserved slots of the idle spell counted idle: $di, want 250 or more"
-# the slot the packet came in may end before its dequeue, and the slot
-# its dequeue missed, on a slow kernel
+# the slot the packet came in may end before its dequeue, and one its
+# dequeue missed; a slow kernel's timers miss more (10 on a debug kernel)
 [ "$dl" -le 2 ]
-check_err $? "reserved slots of an idle spell counted late: $dl"
+xfail_on_slow check_err $? "reserved slots of an idle spell counted late: $dl"
 log_test "an idle spell's slots are idle, not late"
 ns_run A tc qdisc del dev veth0 root
 
