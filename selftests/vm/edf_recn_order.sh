@@ -147,8 +147,9 @@ ns_bg H1 udp-lat send --dst 10.94.0.5 --port 9010 --size 1000 --rate 240 \
 ns_bg H1 udp-lat send --dst 10.94.0.2 --port 9011 --size 1000 --rate 240 \
 	--duration 3 --txtime-fixed 4000000 --stream 8 > "$TMP_DIR/tie.out"
 tie=$BG_PID
+# the premise; a debug kernel's senders may not outrun even 2 Mbit/s
 wait_for 10 h1_backlogged
-check_err $? "H1's queue did not build: $(root_qlen H1) frames"
+xfail_on_slow check_err $? "H1's queue did not build: $(root_qlen H1) frames"
 sleep 0.5
 before=$(root_qlen H1)
 ns_run H1 tc qdisc change dev eth0 root edf recn off || fatal "recn off in H1's edf"
