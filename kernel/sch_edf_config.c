@@ -276,7 +276,8 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 	struct sk_buff *skb;
 	u8 vcs = q->vcs;
 	struct recn_host_cfg recn_cfg;
-	bool recn, credits, old_recn, repace;
+	bool recn, credits, old_recn, repace, released;
+	u32 held;
 	u64 link_rate;
 	int err;
 
@@ -373,7 +374,9 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 	/* the heaps see the new settings; the direct packet was outside */
 	edf_direct_spill(q);
 	old_recn = q->recn;
+	held = q->recn_held_flows;
 	edf_recn_commit(sch, link, recn, &recn_cfg);
+	released = q->recn_held_flows < held;
 	old_link = q->link;
 	q->link = link;
 	q->vcs = vcs;
@@ -425,11 +428,12 @@ static int edf_change(struct Qdisc *sch, struct nlattr *opt,
 	 * Heads that waited for credits go now, if credits went off, and
 	 * those the pacer held for the old rate: its watchdog is still set
 	 * for then, and a backlog that gets no new packet would wait for it.
-	 * So do the flows recn off let go: held for a SAQ, they waited for
-	 * RECN's wake, which no longer comes, and not for the link's
-	 * credits, which wake only a qdisc they refused.
+	 * So do the flows the change let go (recn off, or set anew): held
+	 * for a SAQ, they waited for its Xon, which no longer comes (its
+	 * SAQ is gone), and not for the link's credits, which wake only a
+	 * qdisc they refused.
 	 */
-	if ((!link && old_link) || repace || (old_recn && !recn))
+	if ((!link && old_link) || repace || released)
 		__netif_schedule(qdisc_root(sch));
 	return 0;
 }
