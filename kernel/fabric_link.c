@@ -383,7 +383,7 @@ struct fabric_link *fabric_link_get(struct net_device *dev, u32 unit,
 			spin_unlock_bh(&fabric_links_lock);
 			kfree(fresh);
 			NL_SET_ERR_MSG(extack,
-				       "an fbs qdisc has this device's credits and needs them alone");
+				       "an fbs qdisc has this device's credits and needs them alone (to replace it, turn its credits off first)");
 			return ERR_PTR(-EBUSY);
 		}
 		if (l->books.unit != unit) {
@@ -597,7 +597,7 @@ int fabric_link_claim_alone(struct fabric_link *l, struct netlink_ext_ack *extac
 	spin_lock_bh(&fabric_links_lock);
 	if (l->users > 1) {
 		NL_SET_ERR_MSG(extack,
-			       "another qdisc of this device has credits on: fbs needs the device's credits alone");
+			       "another qdisc of this device has credits on, one this replaces included: fbs needs the device's credits alone");
 		err = -EBUSY;
 	} else {
 		l->alone = true;

@@ -158,6 +158,16 @@ tcq qdisc del dev dummymq root
 tcq qdisc add dev dummymq root handle 1: mq || fatal "mq a third time"
 accept "fbs with credits once the link is free" $M2 $FBS credits on
 tcq qdisc del dev dummymq root
+# a replace makes the new qdisc while the old one has the link
+tcq qdisc add dev dummymq root handle 1: edf credits on || fatal "edf at the root"
+refused "edf replaced by fbs, credits on in both" "one this replaces included" \
+	qdisc replace dev dummymq root $FBS credits on
+tcq qdisc change dev dummymq root handle 1: edf credits off || fatal "edf credits off"
+accept "edf without credits replaced by fbs with them" qdisc replace dev dummymq root \
+	$FBS credits on
+refused "fbs replaced by edf, credits on in both" "to replace it, turn its credits off" \
+	qdisc replace dev dummymq root edf credits on
+tcq qdisc del dev dummymq root
 ns_run C ip link del dummymq
 log_test "credits under mq: fbs's link is its alone"
 
