@@ -35,10 +35,14 @@ R1=$BG_PID
 ns_bg B udp-lat recv --port 9102 --duration $((RUN + 2)) --ready "$TMP_DIR/r2" > "$TMP_DIR/c2"
 R2=$BG_PID
 wait_for 10 test -e "$TMP_DIR/r1" -a -e "$TMP_DIR/r2" || fatal "receivers did not start"
-# one process per class, so a full class never stalls the other's sender
-ns_bg A udp-lat send --dst 10.10.0.2 --port 9101 --size 1000 --duration "$RUN" --prio 1:1 > /dev/null
+# one process per class, so a full class never stalls the other's sender;
+# each at twice the link's 960 frames a second, a full class's refusals
+# not retried (retries every 100 us cost the VM more than the traffic)
+ns_bg A udp-lat send --dst 10.10.0.2 --port 9101 --size 1000 --duration "$RUN" --prio 1:1 \
+	--rate 2000 --no-retry > /dev/null
 S1=$BG_PID
-ns_bg A udp-lat send --dst 10.10.0.2 --port 9102 --size 1000 --duration "$RUN" --prio 1:2 > /dev/null
+ns_bg A udp-lat send --dst 10.10.0.2 --port 9102 --size 1000 --duration "$RUN" --prio 1:2 \
+	--rate 2000 --no-retry > /dev/null
 S2=$BG_PID
 bg_wait $S1; bg_wait $S2; bg_wait $R1; bg_wait $R2
 

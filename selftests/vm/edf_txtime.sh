@@ -102,8 +102,10 @@ run_phase() {
 		--ready "$TMP_DIR/$name.r2" > "$TMP_DIR/$name.bulk"
 	r2=$BG_PID
 	wait_for 10 test -e "$TMP_DIR/$name.r2" || fatal "$name: the bulk's receiver did not start"
+	# twice the link's 1733 frames a second, refusals not retried (a
+	# retry every 100 us costs the VM more than the traffic does)
 	ns_bg A udp-lat send --dst $DST --port 9403 --size 1400 \
-		--duration $((RUN + 600)) --prio 1:3 > /dev/null
+		--duration $((RUN + 600)) --prio 1:3 --rate 3500 --no-retry > /dev/null
 	bulk=$BG_PID
 	# its single flow fills up to flow_limit (100) within a few ms once
 	# it runs, if it can send faster than the class's 10 Mbit/s: a debug
@@ -215,7 +217,7 @@ wait_for 10 test -e "$TMP_DIR/hostile.r" || fatal "hostile: its receiver did not
 late_before=$(cstat 1:4 txtime_late)
 sent_before=$(class_sent 1:4)
 ns_bg A udp-lat send --dst $DST --port 9407 --size 1400 --duration $((RUN + 600)) \
-	--txtime-offset -86400000000 --prio 1:4 > "$TMP_DIR/hostile.send"
+	--txtime-offset -86400000000 --prio 1:4 --rate 3500 --no-retry > "$TMP_DIR/hostile.send"
 hostile=$BG_PID
 hostile_is_backlogged() { [ "$(backlog_pkts class classid 1:4)" -ge 50 ] 2>/dev/null; }
 # as the bulk in run_phase: a debug kernel's sender may not outrun the link
