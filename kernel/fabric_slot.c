@@ -4,8 +4,10 @@
  * fabric_hdr.ko; fabric_slot.h).
  *
  * The paper's prototype checks that every packet received was sent in
- * the slot the schedule gives it, by the node it names.  Here a sender's
- * fbs qdisc ("verify on") tags each frame with its slot and its node,
+ * the slot the schedule gives it.  Here a sender's fbs qdisc ("verify
+ * on") tags each frame with its slot and its node (the node is not
+ * checked: any host can tag a frame, and so only skew these counts;
+ * Documentation/trust.rst, "FBS"),
  * and the receiver's fbs qdisc publishes its own slot clock on the
  * device the frames arrive on.  A frame is expected to have arrived a
  * known delay after its slot began (one slot for a frame that fills its

@@ -87,14 +87,17 @@ _Static_assert(sizeof(struct boot_msg) == FABRIC_FBS_BOOT_LEN &&
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: " PROG " --left MAC --rounds N [--leader | --follow] [--dev DEV]\n"
-"                [--handle MAJ:] [--timeout S] [--no-restart]\n"
+"Usage: " PROG " --left MAC --rounds N [--leader | --follow [--leader-mac MAC]]\n"
+"                [--dev DEV] [--handle MAJ:] [--timeout S] [--no-restart]\n"
 "  --left     the Ethernet address of the next host of the ring\n"
 "  --rounds   rounds of the ring, at least the number of hosts\n"
 "  --leader   when the ring ends, broadcast the start signal; slot 0\n"
 "             begins as it goes (one host of the ring)\n"
 "  --follow   slot 0 begins when the leader's start signal arrived (every\n"
 "             other host); without either, at the ring's end here\n"
+"  --leader-mac  with --follow: take the start signal only from this\n"
+"             address (any host can send one); a copy claiming to have\n"
+"             gone more than 1 s after the first is never taken\n"
 "  --dev      the device the ring runs on, whose fbs qdisc begins slot 0\n"
 "             at the end (eth0)\n"
 "  --handle   that qdisc's handle, root (1:)\n"
@@ -104,7 +107,8 @@ static void usage(FILE *f)
 "Messages are Ethernet frames of type 0x%04x, which the fbs qdisc sends at\n"
 "once, outside its schedule, in a fabric header.  Prints \"synchronised\n"
 "after N rounds\", the time the last round took, and with a start signal\n"
-"how long before the restart it came.  Exit status: 0 done, 1 timeout or\n"
+"how long before the restart it came, and the copies not taken from other\n"
+"addresses or claiming over 1 s.  Exit status: 0 done, 1 timeout or\n"
 "a netlink error, 2 usage.\n", TC_FBS_BOOT_ETHERTYPE);
 }
 
@@ -239,6 +243,9 @@ struct start_signal {
 	bool have;		/* leader: the first copy went; follower: one came */
 	uint64_t at_real;	/* when the first copy went (CLOCK_REALTIME) */
 	unsigned int sent;	/* leader: copies sent */
+	struct fbs_go_rule rule;	/* follower: which copies count */
+	unsigned int strangers;	/* follower: copies from other addresses */
+	unsigned int too_late;	/* ... claiming over FBS_GO_AFTER_MAX_NS */
 };
 
 static void send_go(int fd, int ifindex, struct start_signal *g)
@@ -257,15 +264,27 @@ static void send_go(int fd, int ifindex, struct start_signal *g)
  * A message that came outside the ring's logic: the right resending its
  * last round (our ack was lost: answer it), or the start signal, which
  * counts once our ring is in its last round (an earlier one is another
- * boot's).
+ * boot's), from the leader (fbs_go_check).
  */
 static void serve(int fd, const struct boot_msg *m, const struct sockaddr_ll *from,
 		  uint64_t rx_real, const struct fbs_ring *ring, struct start_signal *g)
 {
 	if (ntohl(m->type) == BOOT_GO) {
-		if (g->follow && !g->have && ring->round + 1 >= ring->rounds) {
+		if (!g->follow || g->have)
+			return;
+		switch (fbs_go_check(ring, &g->rule, from->sll_addr, ntohl(m->round))) {
+		case FBS_GO_TAKE:
 			g->at_real = rx_real - ntohl(m->round);
 			g->have = true;
+			break;
+		case FBS_GO_STRANGER:
+			g->strangers++;
+			break;
+		case FBS_GO_TOO_LATE:
+			g->too_late++;
+			break;
+		case FBS_GO_EARLY:
+			break;
 		}
 		return;
 	}
@@ -280,6 +299,7 @@ int main(int argc, char **argv)
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "leader", no_argument, NULL, 'L' },
 		{ "follow", no_argument, NULL, 'F' },
+		{ "leader-mac", required_argument, NULL, 'M' },
 		{ "dev", required_argument, NULL, 'd' },
 		{ "handle", required_argument, NULL, 'H' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -316,6 +336,14 @@ int main(int argc, char **argv)
 			break;
 		case 'L': go.leader = true; break;
 		case 'F': go.follow = true; break;
+		case 'M':
+			if (!parse_unicast_mac(optarg, go.rule.leader)) {
+				fprintf(stderr, PROG ": --leader-mac: \"%s\": want a unicast MAC\n",
+					optarg);
+				return 2;
+			}
+			go.rule.have_leader = true;
+			break;
 		case 'd': dev = optarg; break;
 		case 'H': {
 			size_t n = strlen(optarg);
@@ -350,6 +378,10 @@ int main(int argc, char **argv)
 	}
 	if (go.leader && go.follow) {
 		fprintf(stderr, PROG ": --leader and --follow: a host is one or the other\n");
+		return 2;
+	}
+	if (go.rule.have_leader && !go.follow) {
+		fprintf(stderr, PROG ": --leader-mac: only with --follow\n");
 		return 2;
 	}
 	handle = (uint32_t)major << 16;
@@ -452,6 +484,9 @@ int main(int argc, char **argv)
 	if (go.have)
 		printf("; slot 0 began at the start signal, %.1f us before the restart",
 		       lag / 1e3);
+	if (go.strangers || go.too_late)
+		printf("; start signals not taken: %u from other addresses, %u claiming over 1 s",
+		       go.strangers, go.too_late);
 	printf("\n");
 	fflush(stdout);
 	/*

@@ -132,6 +132,46 @@ UNIT_TEST(resent_and_stray_messages)
 	EXPECT_TRUE(!fbs_ring_to_send(&r, &round));
 }
 
+/*
+ * Which start signals a follower takes: in its ring's last round or
+ * after it, from the leader's address when it was given one, claiming
+ * at most FBS_GO_AFTER_MAX_NS after the first copy.
+ */
+UNIT_TEST(start_signal_taken_only_from_the_leader_within_a_second)
+{
+	static const uint8_t leader[6] = { 2, 0xfa, 0, 0, 0, 0 };
+	static const uint8_t other[6] = { 2, 0xfa, 0, 0, 0, 9 };
+	struct fbs_go_rule anyone = { .have_leader = false };
+	struct fbs_go_rule known = { .have_leader = true };
+	struct fbs_ring r;
+	uint32_t ack;
+
+	memcpy(known.leader, leader, sizeof(leader));
+	fbs_ring_init(&r, 3);
+	EXPECT_EQ(fbs_go_check(&r, &known, leader, 0), FBS_GO_EARLY);
+	EXPECT_TRUE(fbs_ring_receive(&r, FBS_RING_ROUND, 0, &ack));
+	EXPECT_TRUE(!fbs_ring_receive(&r, FBS_RING_ACK, 0, &ack));
+	EXPECT_EQ(fbs_go_check(&r, &known, leader, 0), FBS_GO_EARLY);
+	EXPECT_TRUE(fbs_ring_receive(&r, FBS_RING_ROUND, 1, &ack));
+	EXPECT_TRUE(!fbs_ring_receive(&r, FBS_RING_ACK, 1, &ack));
+	ASSERT_EQ(r.round, 2);
+	/* the last round, and done: the same answers */
+	for (int pass = 0; pass < 2; pass++) {
+		EXPECT_EQ(fbs_go_check(&r, &known, leader, 0), FBS_GO_TAKE);
+		EXPECT_EQ(fbs_go_check(&r, &known, leader, 20000000), FBS_GO_TAKE);
+		EXPECT_EQ(fbs_go_check(&r, &known, leader, FBS_GO_AFTER_MAX_NS), FBS_GO_TAKE);
+		EXPECT_EQ(fbs_go_check(&r, &known, leader, FBS_GO_AFTER_MAX_NS + 1),
+			  FBS_GO_TOO_LATE);
+		EXPECT_EQ(fbs_go_check(&r, &known, leader, UINT32_MAX), FBS_GO_TOO_LATE);
+		EXPECT_EQ(fbs_go_check(&r, &known, other, 0), FBS_GO_STRANGER);
+		EXPECT_EQ(fbs_go_check(&r, &anyone, other, 0), FBS_GO_TAKE);
+		EXPECT_EQ(fbs_go_check(&r, &anyone, other, UINT32_MAX), FBS_GO_TOO_LATE);
+		EXPECT_TRUE(fbs_ring_receive(&r, FBS_RING_ROUND, 2, &ack));
+		EXPECT_TRUE(!fbs_ring_receive(&r, FBS_RING_ACK, 2, &ack));
+		EXPECT_TRUE(fbs_ring_done(&r));
+	}
+}
+
 int main(void)
 {
 	return unit_run();

@@ -135,15 +135,16 @@ fbs_traffic_stop()
 
 # fbs_boot: the ring V0 -> V1 -> ... -> V0 (each one's left is the next),
 # all at once, twice as many rounds as hosts; V0 leads: slot 0 begins on
-# every host when V0's start signal arrived.  FBS_BOOT_LOG: V0's report.
+# every host when V0's start signal arrived (from V0's address only).
+# FBS_BOOT_LOG: V0's report.
 fbs_boot()
 {
 	local i pids=() role
 
 	for i in $FBS_HOSTS; do
-		role=--follow
-		[ $i = 0 ] && role=--leader
-		ns_bg V$i fbs-boot --left "$(fbs_mac $(((i + 1) % FBS_N)))" $role \
+		role=(--follow --leader-mac "$(fbs_mac 0)")
+		[ $i = 0 ] && role=(--leader)
+		ns_bg V$i fbs-boot --left "$(fbs_mac $(((i + 1) % FBS_N)))" "${role[@]}" \
 			--rounds $((2 * FBS_N)) --dev eth0 --timeout $FBS_BOOT_TIMEOUT \
 			> "$TMP_DIR/boot$i" 2>&1
 		pids+=($BG_PID)

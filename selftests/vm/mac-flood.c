@@ -6,7 +6,7 @@
  *
  *	mac-flood -i DEV [ --count N ] [ --dst MAC ] [ --src MAC | --random-src ]
  *	          [ --seed S ] [ --ethertype T ] [ --len BYTES ] [ --interval US ]
- *	          [ --vlan ID ]
+ *	          [ --vlan ID ] [ --payload HEX ]
  *
  * --random-src gives frame i the source 02:SS:xx:xx:xx:xx, where SS is the
  * seed's low byte and the last four bytes are a bijection of i (an odd
@@ -14,7 +14,11 @@
  * administered unicast addresses, the same ones for the same seed.
  * Without either, the source is DEV's own address.  --vlan puts an
  * 802.1Q tag with that id in front of the EtherType (--len includes it).
+ * --payload puts those bytes after the EtherType of every frame (a
+ * forged message of some protocol), where the frame's number goes
+ * otherwise; --len must leave room for them.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -39,10 +43,12 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: " PROG " -i DEV [ --count N ] [ --dst MAC ] [ --src MAC | --random-src ]\n"
 		"                 [ --seed S ] [ --ethertype T ] [ --len BYTES ] [ --interval US ]\n"
-		"                 [ --vlan ID ]\n"
+		"                 [ --vlan ID ] [ --payload HEX ]\n"
 		"Defaults: --count 1 --dst ff:ff:ff:ff:ff:ff --seed 1 --ethertype 0x88b6\n"
 		"--len 60 (14 to 1514, 18 up with --vlan); the source is DEV's address\n"
-		"unless given; --vlan ID (1 to 4094) tags every frame.\n");
+		"unless given; --vlan ID (1 to 4094) tags every frame; --payload HEX\n"
+		"(an even number of hex digits) follows the EtherType instead of the\n"
+		"frame's number.\n");
 }
 
 static bool parse_mac(const char *s, uint8_t *mac)
@@ -70,6 +76,24 @@ static bool parse_ul(const char *s, unsigned long max, unsigned long *v)
 	return !errno && end != s && !*end && *v <= max;
 }
 
+/* "0a1B..." into @out (at most @max bytes); the count, or -1 */
+static long parse_hex(const char *s, uint8_t *out, size_t max)
+{
+	size_t n = strlen(s), i;
+
+	if (!n || n % 2 || n / 2 > max)
+		return -1;
+	for (i = 0; i < n / 2; i++) {
+		unsigned int b;
+
+		if (!isxdigit((unsigned char)s[2 * i]) || !isxdigit((unsigned char)s[2 * i + 1]) ||
+		    sscanf(s + 2 * i, "%2x", &b) != 1)
+			return -1;
+		out[i] = (uint8_t)b;
+	}
+	return (long)(n / 2);
+}
+
 static void sleep_us(unsigned long us)
 {
 	struct timespec ts = {
@@ -84,7 +108,7 @@ static void sleep_us(unsigned long us)
 int main(int argc, char **argv)
 {
 	enum { O_COUNT = 256, O_DST, O_SRC, O_RANDOM, O_SEED, O_TYPE, O_LEN,
-	       O_INTERVAL, O_VLAN };
+	       O_INTERVAL, O_VLAN, O_PAYLOAD };
 	static const struct option opts[] = {
 		{ "dev",	required_argument, NULL, 'i' },
 		{ "count",	required_argument, NULL, O_COUNT },
@@ -96,10 +120,13 @@ int main(int argc, char **argv)
 		{ "len",	required_argument, NULL, O_LEN },
 		{ "interval",	required_argument, NULL, O_INTERVAL },
 		{ "vlan",	required_argument, NULL, O_VLAN },
+		{ "payload",	required_argument, NULL, O_PAYLOAD },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint8_t frame[ETH_FRAME_LEN], dst[ETH_ALEN], src[ETH_ALEN];
+	uint8_t payload[ETH_FRAME_LEN];
+	long payload_len = 0;
 	unsigned long count = 1, seed = 1, type = 0x88b6, len = 60;
 	unsigned long interval = 0, vlan = 0, i;
 	size_t hlen = ETH_HLEN;
@@ -147,6 +174,11 @@ int main(int argc, char **argv)
 			if (!parse_ul(optarg, 60000000, &interval))
 				goto bad;
 			break;
+		case O_PAYLOAD:
+			payload_len = parse_hex(optarg, payload, sizeof(payload));
+			if (payload_len < 0)
+				goto bad;
+			break;
 		case O_VLAN:
 			if (!parse_ul(optarg, 4094, &vlan) || !vlan)
 				goto bad;
@@ -161,7 +193,8 @@ int main(int argc, char **argv)
 	}
 	if (vlan)
 		hlen += 4;
-	if (!dev || optind < argc || (have_src && random_src) || len < hlen) {
+	if (!dev || optind < argc || (have_src && random_src) ||
+	    len < hlen + (size_t)payload_len) {
 		usage(stderr);
 		return 1;
 	}
@@ -200,6 +233,7 @@ int main(int argc, char **argv)
 	}
 	frame[hlen - 2] = (uint8_t)(type >> 8);
 	frame[hlen - 1] = (uint8_t)type;
+	memcpy(frame + hlen, payload, (size_t)payload_len);
 	for (i = 0; i < count; i++) {
 		if (i && interval)
 			sleep_us(interval);
@@ -215,7 +249,7 @@ int main(int argc, char **argv)
 		}
 		memcpy(frame + ETH_ALEN, src, ETH_ALEN);
 		/* frame i carries i, so a receiver can tell them apart */
-		if (len >= hlen + 4) {
+		if (!payload_len && len >= hlen + 4) {
 			frame[hlen] = (uint8_t)(i >> 24);
 			frame[hlen + 1] = (uint8_t)(i >> 16);
 			frame[hlen + 2] = (uint8_t)(i >> 8);

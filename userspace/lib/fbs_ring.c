@@ -2,6 +2,8 @@
 /*
  * fbs_ring: one host's state in the FBS bootstrap ring (fbs_ring.h).
  */
+#include <string.h>
+
 #include "fbs_ring.h"
 
 void fbs_ring_init(struct fbs_ring *r, uint32_t rounds)
@@ -41,4 +43,16 @@ bool fbs_ring_receive(struct fbs_ring *r, enum fbs_ring_type type, uint32_t roun
 		r->acked = false;
 	}
 	return reply;
+}
+
+enum fbs_go_verdict fbs_go_check(const struct fbs_ring *r, const struct fbs_go_rule *rule,
+				 const uint8_t *src, uint32_t after_ns)
+{
+	if (r->round + 1 < r->rounds)
+		return FBS_GO_EARLY;
+	if (rule->have_leader && memcmp(src, rule->leader, sizeof(rule->leader)))
+		return FBS_GO_STRANGER;
+	if (after_ns > FBS_GO_AFTER_MAX_NS)
+		return FBS_GO_TOO_LATE;
+	return FBS_GO_TAKE;
 }

@@ -45,4 +45,32 @@ bool fbs_ring_to_send(const struct fbs_ring *r, uint32_t *round);
 bool fbs_ring_receive(struct fbs_ring *r, enum fbs_ring_type type, uint32_t round,
 		      uint32_t *ack);
 
+/*
+ * The leader's start signal (fbs-boot --leader, --follow): sent three
+ * times, 10 ms apart, each copy saying in ns how long after the first it
+ * went, so that a follower that takes a later copy still begins slot 0
+ * when the first went.  Any host can send one: a follower that took a
+ * forged copy would begin its slot 0 where the forger chose, for good.
+ * So a copy counts only from the leader's address when the follower was
+ * given it, and only if it claims to have gone within a second of the
+ * first (a claim of up to 4.3 s set the slot 0 of every follower that
+ * much earlier).  An address can be forged too (trust.rst).
+ */
+#define FBS_GO_AFTER_MAX_NS	1000000000u
+
+enum fbs_go_verdict {
+	FBS_GO_TAKE,		/* slot 0 began when the first copy went */
+	FBS_GO_EARLY,		/* our ring is not in its last round: another boot's */
+	FBS_GO_STRANGER,	/* not from the leader's address */
+	FBS_GO_TOO_LATE,	/* claims to have gone too long after the first */
+};
+
+struct fbs_go_rule {
+	bool have_leader;	/* the leader's address is known */
+	uint8_t leader[6];
+};
+
+enum fbs_go_verdict fbs_go_check(const struct fbs_ring *r, const struct fbs_go_rule *rule,
+				 const uint8_t *src, uint32_t after_ns);
+
 #endif
