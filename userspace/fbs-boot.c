@@ -292,6 +292,29 @@ static void serve(int fd, const struct boot_msg *m, const struct sockaddr_ll *fr
 		send_msg(fd, from->sll_ifindex, from->sll_addr, FBS_RING_ACK, ntohl(m->round));
 }
 
+/*
+ * For @ns: answer what comes (serve) and send the leader's copies of the
+ * start signal as they fall due; with @until_sent, only until the last
+ * copy went.
+ */
+static void linger(int fd, int ifindex, const struct fbs_ring *ring, struct start_signal *g,
+		   uint64_t ns, bool until_sent)
+{
+	uint64_t end = now_ns() + ns, rx_real;
+
+	while (now_ns() < end && !(until_sent && g->sent >= GO_COPIES)) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct sockaddr_ll from;
+		struct boot_msg m;
+
+		if (g->leader && g->sent < GO_COPIES &&
+		    clock_ns(CLOCK_REALTIME) >= g->at_real + g->sent * RESEND_MS * 1000000ULL)
+			send_go(fd, ifindex, g);
+		if (poll(&pfd, 1, 1) > 0 && recv_msg(fd, &m, &from, &rx_real))
+			serve(fd, &m, &from, rx_real, ring, g);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -454,8 +477,17 @@ int main(int argc, char **argv)
 			next_send = 0;		/* the next round's message at once */
 		}
 	}
-	if (go.leader)
+	/*
+	 * Every copy of the signal before the restart: each says how long
+	 * after the first it went, and a restart that took longer than a
+	 * follower believes (FBS_GO_AFTER_MAX_NS) would make the later
+	 * copies worthless.  The leader's slot 0 begins at the first copy
+	 * all the same (restart at).
+	 */
+	if (go.leader) {
 		send_go(fd, ifindex, &go);
+		linger(fd, ifindex, &ring, &go, 1000000000ULL, true);
+	}
 	/* a follower waits for the signal, answering the right meanwhile */
 	while (go.follow && !go.have) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
@@ -489,22 +521,8 @@ int main(int argc, char **argv)
 		       go.strangers, go.too_late);
 	printf("\n");
 	fflush(stdout);
-	/*
-	 * The right may resend its last message if our ack was lost: answer
-	 * a while.  The leader sends the rest of its copies meanwhile.
-	 */
-	t = now_ns() + 200000000ULL;
-	while (now_ns() < t) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		struct sockaddr_ll from;
-		struct boot_msg m;
-
-		if (go.leader && go.sent < GO_COPIES &&
-		    clock_ns(CLOCK_REALTIME) >= go.at_real + go.sent * RESEND_MS * 1000000ULL)
-			send_go(fd, ifindex, &go);
-		if (poll(&pfd, 1, RESEND_MS) > 0 && recv_msg(fd, &m, &from, &rx_real))
-			serve(fd, &m, &from, rx_real, &ring, &go);
-	}
+	/* the right may resend its last message if our ack was lost: answer a while */
+	linger(fd, ifindex, &ring, &go, 200000000ULL, false);
 	close(fd);
 	return 0;
 fail:

@@ -135,6 +135,7 @@ saturate() {
 		ns_entry A tc
 		churn_feed | "${NS_ENTRY[@]}" -force -batch - > /dev/null 2>&1 &
 		churn=$!
+		bg_track $churn
 		changes=$(table_changes)
 	fi
 	class_counters > "$TMP_DIR/before-$mode"
@@ -145,7 +146,7 @@ saturate() {
 		changes=$(($(table_changes) - changes))
 		# tc gone, the feed's next line ends it (SIGPIPE)
 		kill "$churn" 2>/dev/null
-		wait "$churn"
+		bg_wait "$churn"
 		# stdout is the shares': the count goes to a file
 		echo "$changes" > "$TMP_DIR/churn-changes"
 	fi
