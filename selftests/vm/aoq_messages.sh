@@ -13,7 +13,7 @@
 #     (sendmsg to last frame received) with aoq is at most 0.75x fbrr's,
 #     the last message of a round completes at the same time (same
 #     throughput).  arr and pbrr are measured for the record.
-#  2. Saturation: the four senders send back to back; over 1.2 s the link
+#  2. Saturation: the four senders send twice their share; over 1.2 s the link
 #     is >= 95 % busy with aoq and with fbrr and each lane gets 25 % of the
 #     bytes within 5 % (of 25 %).
 #  3. Lane 1:1 behind a 5 Mbit/s tbf child, saturation: aoq keeps the link
@@ -137,13 +137,20 @@ xfail_on_slow check_err $? "a round's last message aoq ${LAST[aoq]} us vs fbrr $
 log_test "same throughput: the last message of a round completes together"
 
 # --- saturation helpers ---------------------------------------------------------
-senders_start() {	# SECONDS: four independent back-to-back senders
+# A saturating sender sends a message every SAT_US, twice what a lane
+# gets of the link when four share it (a 64000-byte message is 10.24 ms
+# of 50 Mbit/s), and does not retry a send its lane's full queue refused:
+# unpaced, each refused 64 KB send was built and cut again every 100 us,
+# and four such senders kept the deterministic VM's CPU busy for nothing
+# the shares show.
+SAT_US=20000
+senders_start() {	# SECONDS: four independent saturating senders
 	local i
 	SENDERS=()
 	for i in 0 1 2 3; do
 		ns_bg A udp-lat send --dst 10.19.0.2 --port $((9000 + i)) --stream $i \
 			--prio 2:$((i + 1)) --size $PART --frame-bytes $MSG \
-			--frame-interval 1 --gso --duration "$1" \
+			--frame-interval $SAT_US --no-retry --gso --duration "$1" \
 			> "$TMP_DIR/send$i.out" 2> "$TMP_DIR/send$i.err"
 		SENDERS+=("$BG_PID")
 	done
@@ -223,7 +230,7 @@ log_test "held lane: aoq keeps the link >= 95 % busy, pbrr leaves it idle"
 
 # --- 4. fairness with unequal messages --------------------------------------------
 # Lane 2:1 sends 64 KB messages (44 frames), lane 2:2 one-frame messages,
-# both back to back.  Opportunity fairness: aoq keeps the count spread
+# both at twice what they may get.  Opportunity fairness: aoq keeps the count spread
 # within M (44 plus the odd unused visit; Lemma 2, so RF <= 2M), so the
 # two lanes are offered and get about the same number of frames; arr and
 # pbrr give each anchor its whole message, so lane 2:1 is offered 44
@@ -244,12 +251,16 @@ lane_offered() {
 declare -A SPREAD MAXM SMALL OFFERED
 for mode in fbrr arr aoq pbrr; do
 	setup $mode || fatal "cannot set up aoq mode $mode"
+	# twice what either lane may get: the big one a message every
+	# 10.8 ms under arr, the small one some 2100 frames a second under
+	# aoq (half of the link's)
 	ns_bg A udp-lat send --dst 10.19.0.2 --port 9000 --stream 0 --prio 2:1 \
-		--size $PART --frame-bytes $MSG --frame-interval 1 --gso --duration 0.8 \
-		> "$TMP_DIR/big.out" 2> "$TMP_DIR/big.err"
+		--size $PART --frame-bytes $MSG --frame-interval 5000 --no-retry --gso \
+		--duration 0.8 > "$TMP_DIR/big.out" 2> "$TMP_DIR/big.err"
 	BIG=$BG_PID
 	ns_bg A udp-lat send --dst 10.19.0.2 --port 9001 --stream 1 --prio 2:2 \
-		--size $PART --duration 0.8 > "$TMP_DIR/small.out" 2> "$TMP_DIR/small.err"
+		--size $PART --rate 5000 --no-retry --duration 0.8 \
+		> "$TMP_DIR/small.out" 2> "$TMP_DIR/small.err"
 	SMALLP=$BG_PID
 	bg_wait "$BIG"
 	bg_wait "$SMALLP"
@@ -282,14 +293,15 @@ xfail_on_slow check_err $? "arr: the one-frame lane got ${SMALL[arr]} of the fra
 log_test "unequal messages: aoq's spread stays within M, arr favours the big lane"
 
 # --- 5. weights ---------------------------------------------------------------------
-# Lanes 2:1 (weight 1) and 2:2 (weight 3), both sending 64 KB messages back
-# to back: every opportunity is used, so frames follow opportunities, 1:3.
+# Lanes 2:1 (weight 1) and 2:2 (weight 3), both sending 64 KB messages
+# every 5 ms, more than either gets: every opportunity is used, so frames
+# follow opportunities, 1:3.
 setup aoq || fatal "cannot set up aoq"
 ns_run A tc class change dev veth0 classid 2:2 aoq weight 3 || fatal "weight 3"
 for i in 0 1; do
 	ns_bg A udp-lat send --dst 10.19.0.2 --port $((9000 + i)) --stream $i \
-		--prio 2:$((i + 1)) --size $PART --frame-bytes $MSG --frame-interval 1 \
-		--gso --duration 0.8 > "$TMP_DIR/w$i.out" 2> "$TMP_DIR/w$i.err"
+		--prio 2:$((i + 1)) --size $PART --frame-bytes $MSG --frame-interval 5000 \
+		--no-retry --gso --duration 0.8 > "$TMP_DIR/w$i.out" 2> "$TMP_DIR/w$i.err"
 	W[$i]=$BG_PID
 done
 sleep 0.2
