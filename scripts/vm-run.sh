@@ -169,7 +169,7 @@ boot_watch() {
 	local limit=$1 pid
 
 	while ((SECONDS < limit)); do
-		sleep 5
+		sleep 1
 		grep -q '^fabric-qos: \[' "$CONSOLE_LOG" 2>/dev/null && return 0
 	done
 	pid=$(cat "$PIDFILE" 2>/dev/null) || return 0

@@ -72,11 +72,11 @@ exec sleep 300
 EOF
 	chmod +x "$work/bin/qemu-system-x86_64"
 }
-watched() {	# MODE WANT(yes|no) TIMEOUT: vm-run.sh under a 6 s boot limit
+watched() {	# MODE WANT(yes|no) TIMEOUT: vm-run.sh under a 3 s boot limit
 	local t0=$SECONDS got=no
 
 	fake_qemu "$1"
-	PATH=$work/bin:$PATH FQ_VM_LOCK_HELD=1 FQ_VM_BOOT_LIMIT=6 \
+	PATH=$work/bin:$PATH FQ_VM_LOCK_HELD=1 FQ_VM_BOOT_LIMIT=3 \
 		"$ROOT/scripts/vm-run.sh" /dev/null "$work/watch-$1.log" "$work/watch-$1.ktap" "$3" \
 		> /dev/null 2>&1
 	grep -q "$FQ_BOOT_HUNG" "$work/watch-$1.log" && got=yes
@@ -91,9 +91,9 @@ watched() {	# MODE WANT(yes|no) TIMEOUT: vm-run.sh under a 6 s boot limit
 	fi
 }
 if fq_vm_abi > /dev/null 2>&1; then
-	watched hang yes 60	# stopped at 6 to 11 s by the watch, else at 60
+	watched hang yes 60	# stopped at 3 to 4 s by the watch, else at 60
 	expect yes watch-hang.log
-	watched test no 10	# past the limit and the watch's next look
+	watched test no 5	# past the limit and the watch's next look
 	expect no watch-test.log
 else
 	echo "no VM kernel prepared (make setup): the boot watch not run"
