@@ -20,13 +20,16 @@
 # 2. claiming 0.95 s, within that bound, from X's own address, to a
 #    follower with --leader-mac L: refused as from another address.
 # Each time F's slot 0 must have begun at L's signal, not at a forged
-# one: less than half the forged claim before F ended (L's came 7 to
-# 8 ms before in the fast VM).  A boot tests this only if a forged copy
-# reached F in its ring's last round, which F counts among those it did
-# not take; boots run until one did, up to five, and one must.  On a
-# slow kernel (make check-debug) the flood is sparser, and a follower
-# late by half a second or one whose socket lost every copy is an
-# expected failure.
+# one: less than the forged claim before F ended.  A forged copy taken
+# puts slot 0 at least its claim back, on any machine; L's came 2 to
+# 8 ms before in the fast VM, so only a stall of the guest as long as
+# the claim (0.95 s) between the signal and F's report could fail it.
+# A boot tests this only if a forged copy reached F in its ring's last
+# round, which F counts among those it did not take; boots run until
+# one did, up to five, and one must.  On a slow kernel (make
+# check-debug) the flood is sparser, and a follower late by as much as
+# the claim, or one whose socket lost every copy, is an expected
+# failure.
 . ./lib.sh
 
 require_cmd ip fbs-boot mac-flood
@@ -88,9 +91,9 @@ part() {
 			xfail_on_slow check_err 1 "$desc, boot $n: the follower's ring failed"
 			continue
 		fi
-		awk -v l="${LAG_US:-x}" -v max=$((after / 2000)) \
+		awk -v l="${LAG_US:-x}" -v max=$((after / 1000)) \
 			'BEGIN { exit !(l ~ /^[0-9.]+$/ && l < max) }'
-		xfail_on_slow check_err $? "$desc, boot $n: slot 0 began ${LAG_US:-?} us before the end, want the leader's signal (under $((after / 2000)) us)"
+		xfail_on_slow check_err $? "$desc, boot $n: slot 0 began ${LAG_US:-?} us before the end, want the leader's signal (under the forged $((after / 1000)) us)"
 		[ "$NOT_TAKEN" -gt 0 ] && { tested=$n; break; }
 	done
 	[ "$tested" -gt 0 ]
