@@ -44,7 +44,13 @@ RATE=4mbit
 PAYLOAD=$(printf '%01000d' 0)	# 1062-byte frames: 14 + 20 + 20 + 8 + 1000
 INTERVAL=2124			# us: 1062 bytes at 4 Mbit/s
 N0=400				# H0's frames, at half the rate: 1.7 s
-N_HOT=1200			# each hot sender's, at the whole rate
+# Each hot sender's frames, at the whole rate.  The hot spot takes a third
+# from each, so the tree stands until it has sent all 3 * N_HOT: 3.8 s.
+# H0's flow must finish inside it (at most 2.9 s, in trad; 3.1 s with
+# messages lost), or a short tree would let H0 catch up and pass recn's
+# check without RECN.  1200 kept the tree 7.6 s, half of it a drain
+# after every measurement was done.
+N_HOT=600
 SL=4				# every flow: best effort, VC1
 ON=2147483648			# a route's "on" bit (fabric-header.rst)
 # routes, a digit per switch (port + 1, the first switch lowest)
@@ -84,9 +90,9 @@ flow() {
 # run HOT: H0's flow, with the congestion tree if HOT is 1; DUR_US is the
 # time until H3 had all of H0's frames.
 run() {
-	local hot=$1 pids=() p h3_0 t0
+	local hot=$1 pids=() p h3_0 h5_0 t0
 
-	h3_0=$(rx_frames 3)
+	h3_0=$(rx_frames 3); h5_0=$(rx_frames 5)
 	t0=$(now_us)
 	if [ "$hot" = 1 ]; then
 		flow 1 5 $R_H1_H5 $N_HOT $INTERVAL &
@@ -101,9 +107,23 @@ run() {
 	ns_exec H3 fabric-stat --wait-rx $((h3_0 + N0)) --timeout 120 eth0 > /dev/null
 	DUR_US=$(( ${EPOCHREALTIME/./} - t0 ))
 	check_eq "H3 received every frame H0 sent it" $((h3_0 + N0)) "$(rx_frames 3)"
-	for p in "${pids[@]}"; do
+	drain "$hot" "${pids[@]}"
+}
+
+# drain HOT PID...: the senders done, the tree's frames at H5 (one waiter
+# that asks every 10 ms, where settled's polls started a dozen programs
+# every 0.1 s of the drain), then the fabric settled
+drain() {
+	local hot=$1 p
+
+	shift
+	for p in "$@"; do
 		bg_wait "$p" || fatal "fabric-send"
 	done
+	if [ "$hot" = 1 ]; then
+		ns_exec H5 fabric-stat --wait-rx $((h5_0 + 3 * N_HOT)) --timeout 120 eth0 > /dev/null
+		check_eq "H5 received every hot frame" $((h5_0 + 3 * N_HOT)) "$(rx_frames 5)"
+	fi
 	wait_for 120 settled
 	check_err $? "the fabric did not drain"
 }
@@ -330,9 +350,9 @@ R_H1_H2=$((ON | 3))			# A p2
 # run_host HOT: H1's innocent flow, beside the tree if HOT is 1; DUR_US
 # as run's
 run_host() {
-	local hot=$1 pids=() p h2_0 t0
+	local hot=$1 pids=() p h2_0 h5_0 t0
 
-	h2_0=$(rx_frames 2)
+	h2_0=$(rx_frames 2); h5_0=$(rx_frames 5)
 	t0=$(now_us)
 	if [ "$hot" = 1 ]; then
 		flow 1 5 $R_H1_H5 $N_HOT $INTERVAL &
@@ -347,11 +367,7 @@ run_host() {
 	ns_exec H2 fabric-stat --wait-rx $((h2_0 + N0)) --timeout 120 eth0 > /dev/null
 	DUR_US=$(( ${EPOCHREALTIME/./} - t0 ))
 	check_eq "H2 received every frame H1 sent it" $((h2_0 + N0)) "$(rx_frames 2)"
-	for p in "${pids[@]}"; do
-		bg_wait "$p" || fatal "fabric-send"
-	done
-	wait_for 120 settled
-	check_err $? "the fabric did not drain"
+	drain "$hot" "${pids[@]}"
 }
 qjson() { ns_exec H1 tc -s -j qdisc show dev eth0 root | tr -d ' \n'; }
 hstat() { json_obj_u64 "$(qjson)" recn "$1"; }
