@@ -32,8 +32,7 @@
 # The assertions count frames and credits, and idleness is polled for.
 # It runs in the deterministic VM (guest time is instructions): there a
 # vCPU the host does not run cannot hold a frame beyond the credits'
-# quiet time, and idle waits cost no wall time (32 guest seconds, about
-# a minute of the host's).
+# quiet time, and idle waits cost no wall time (about 24 guest seconds).
 . ./lib.sh
 
 require_cmd ip tc fabric-send fabric-stat
@@ -45,8 +44,16 @@ H4_MAC=02:00:00:47:00:04
 RATE=4mbit
 PAYLOAD=$(printf '%01000d' 0)	# 1062-byte frames: 14 + 20 + 20 + 8 + 1000
 INTERVAL=2124			# us: 1062 bytes at 4 Mbit/s, per sender
-COUNT=1500			# per sender, while the link is disturbed: about 3 s
-COUNT_FG=750			# per sender, where the script waits for the end
+# Per sender, while the link is disturbed: 2.1 s, so that traffic runs
+# most of a second past the end of each disturbance (1.2 s and 1.3 s in)
+# for "traffic resumes" to see.  It was 1500: 3.2 s.
+COUNT=1000
+# Per sender, where the script waits for the end: 0.8 s, about 500
+# frames on the credit link, SA out of credits about 270 times, netem's
+# 5% about 25 losses, its 50 ms hold 16 or more stalls of SA, each of which
+# would be marked quiet and found lost by the bug that section targets.
+# 750 did each twice over.
+COUNT_FG=375
 
 # pstat NS DEV OBJ KEY: counter KEY of object OBJ of port DEV
 pstat() { json_obj_u64 "$(link_json "$1" "$2")" "$3" "$4"; }
@@ -434,7 +441,8 @@ log_test "credits off: forwarded lossy, no link messages"
 # --- teardown under traffic -----------------------------------------------------------
 ns_run SA ip link set ax type vcsw_slave credits on
 ns_run SB ip link set bx type vcsw_slave credits on
-send &
+# 600 frames a sender: 1.3 s, traffic still running when the port goes
+COUNT=600 send &
 sender=$!
 bg_track $sender
 sleep 0.5
