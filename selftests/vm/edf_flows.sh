@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 420
 #
-# A million flows: pktgen sends 1,048,544 distinct UDP 5-tuples through
-# edf on a dummy device, in a class whose every packet is due 10 s out
-# (frame 10s), so each flow keeps deadline state for 10 s after its
-# packet.  With flows 1048576 the qdisc creates a flow per tuple and
+# Half a million flows: pktgen sends 524,272 distinct UDP 5-tuples
+# through edf on a dummy device, in a class whose every packet is due
+# 10 s out (frame 10s), so each flow keeps deadline state for 10 s after
+# its packet.  With flows 1048576 the qdisc creates a flow per tuple and
 # collects none whose deadline has not passed; with a small bound the
 # table stays at the bound, the least recently emptied flows are
 # collected and no packet is dropped for want of a flow.  Every flow is
@@ -13,7 +13,7 @@
 # back to where it was).
 #
 # Nothing here depends on how fast pktgen runs.  The tuples are distinct
-# by construction: 16 runs of 65534 packets, each to its own destination
+# by construction: 8 runs of 65534 packets, each to its own destination
 # address, over a source-port range of at least 65534 values (pktgen's
 # range is 1..65534 or 1..65535, depending on whether it counts its
 # maximum), so no run wraps its ports.  Which flows may have been
@@ -36,10 +36,18 @@ ns_run F ip addr add 10.12.0.1/24 dev dummy0
 
 PG=/proc/net/pktgen
 RUN_PKTS=65534		# fewer than the ports in the range: no run repeats one
-RUNS=16
+# 8 runs, not 16: nothing in edf changes with the count short of the
+# bound (2^20, TC_EDF_FLOWS_MAX, which this case stays under by design;
+# "flows 4096" below proves the bound): the table is 1024 buckets
+# (EDF_FLOW_BUCKETS_LOG) of rb-trees, so 524,272 flows are still some
+# 500 a bucket, and its counters are u32.  The 8 runs take 10-14 s, so
+# the first runs' deadlines pass during the test and collection at this
+# scale is still met (16 runs took 21-27 s of the fast VM's 2 vCPUs).
+RUNS=8
 PKTS=$((RUNS * RUN_PKTS))
 DEADLINE_S=10		# the class's frame latency
-# distinct 32-bit flow hashes: a million random tuples share a few dozen
+# distinct 32-bit flow hashes: half a million random tuples share about
+# 32 (n^2 / 2^33)
 HASH_SLACK=1000
 
 # now_us: this guest's clock, in microseconds (bash's, no fork)
@@ -128,7 +136,7 @@ check_err $? "created $created flows for $PKTS distinct 5-tuples"
 check_eq "created - collected = kept" "$flows" "$((created - collected))"
 check_eq "flows allocated by the module: before + kept" \
 	"$((alloc_before + flows))" "$(flows_allocated)"
-log_test "1,048,544 distinct flows through edf"
+log_test "524,272 distinct flows through edf"
 
 log_info "$flows flows tracked at the end; at most $(collectable_at "$t_read")" \
 	"could have passed their deadline"
@@ -137,7 +145,7 @@ check_err $? "flows collected before their deadline: $early"
 log_test "flows whose deadline is ahead are kept, at any rate"
 
 ns_run F tc qdisc del dev dummy0 root
-check_err $? "deleting the qdisc with a million flows"
+check_err $? "deleting the qdisc with half a million flows"
 # every flow is freed: the module's count is back where it started, and
 # so, roughly, is the memory (the log shows it; the slab keeps some pages)
 flows_freed() { [ "$(flows_allocated)" = "$alloc_before" ]; }
