@@ -266,13 +266,16 @@ log_test "fbs-sched tc: a node's column, classes and filters, as tc -b takes the
 # always; and a qdisc dumped after it is there too.  The lengths cover
 # where the table fits a first dump buffer of a page but its statistics
 # (800 bytes, written twice) do not, and the same in 32 KiB buffers.
+# The qdisc went missing (a8c0f5a) for about 900 to 1500 slots in a page
+# and 15300 to 15900 in 32 KiB: lengths 200 slots (400 bytes) apart put
+# three in each window, and two in one half as wide (a margin short by
+# one of the two copies of the statistics).
 ns_run C ip link add dummy2 type dummy && ns_run C ip link set dummy2 up ||
 	fatal "dummy2"
 ns_run C tc qdisc add dev dummy2 root handle 2: pfifo limit 7 || fatal "pfifo on dummy2"
 missing=
-for n in 1 600 800 900 1000 1100 1200 1300 1400 1500 1600 1700 2000 4000 8000 \
-	 12000 15000 15200 15300 15400 15500 15600 15700 15800 15900 16000 16300 \
-	 20000 32000; do
+for n in 1 600 800 1000 1200 1400 1600 2000 8000 \
+	 15000 15200 15400 15600 15800 16000 16300 32000; do
 	tcq qdisc replace dev dummy0 root handle 1: fbs dests 2 slot 100us table "0*$n" ||
 		{ check_err 1 "a table of $n slots"; continue; }
 	tcq qdisc show dev dummy0 | grep_quiet "fbs 1: .*slots $n " || missing+=" $n(show)"
