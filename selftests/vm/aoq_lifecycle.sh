@@ -103,6 +103,11 @@ root_pkts() {	# packets the root qdisc sent
 	ns_exec A tc -s -j qdisc show dev veth0 root | tr -d ' \n' |
 		sed -n 's/.*"packets":\([0-9]*\).*/\1/p' | head -n1
 }
+# root_read, then root_num FIELD: several numbers from one read of the
+# root qdisc (a tc program costs about 0.3 s of the busy fast VM); the
+# same greedy match as qd_stat's and root_pkts'
+root_read() { ROOT_JSON=$(ns_exec A tc -s -j qdisc show dev veth0 root | tr -d ' \n'); }
+root_num() { sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" <<< "$ROOT_JSON" | head -n1; }
 lane_qlen() {	# LANE: frames queued in the lane's child
 	ns_exec A tc -s class show dev veth0 classid "$1" |
 		sed -n 's/.*backlog [0-9]*b \([0-9]*\)p.*/\1/p' | head -n1
@@ -173,7 +178,10 @@ ns_run A tc qdisc replace dev veth0 parent 1:3 handle 13: tbf rate 8kbit burst 5
 	fatal "slow tbf on 1:3"
 wait_for 30 eval '[ "$(lane_qlen 1:3)" -ge 100 ] 2>/dev/null'
 check_err $? "lane 1:3 not backlogged behind its tbf: $(lane_qlen 1:3) frames"
-for i in $(seq 100); do
+# passes of 250 cycles: each tc program (its start, and the read after
+# it) costs about 0.3 s of the busy fast VM, the cycles about 3 ms each
+CHURN_PER=250
+for i in $(seq $CHURN_PER); do
 	echo "class del dev veth0 classid 1:1"
 	echo "class add dev veth0 parent 1: classid 1:1 aoq"
 done > "$TMP_DIR/readd.batch"
@@ -186,9 +194,10 @@ count_raced() {
 	uncl_last=${u:-0}
 }
 pktgen_start
-busy0=$(qd_stat busy_periods); uncl0=$(qd_stat unclassified); pkts0=$(root_pkts)
+root_read
+busy0=$(root_num busy_periods); uncl0=$(root_num unclassified); pkts0=$(root_num packets)
 uncl_last=$uncl0
-churn "$TMP_DIR/readd.batch" 100 $CHURN_CYCLES count_raced
+churn "$TMP_DIR/readd.batch" $CHURN_PER $CHURN_CYCLES count_raced
 check_err $? "tc -batch failed after $CYCLES cycles: $(tail -n3 "$TMP_DIR/batch.out")"
 log_info "default lane deleted and re-added $CYCLES times in $CHURN_MS ms"
 # Not "lane 1:3 still backlogged" at this instant: its sender is a
@@ -196,25 +205,27 @@ log_info "default lane deleted and re-added $CYCLES times in $CHURN_MS ms"
 # at the poll while the busy period held).  The busy period not ending is
 # what the churn needs, and is asserted.
 log_info "lane 1:3 after the churn: $(lane_qlen 1:3) frames queued"
-check_eq "busy periods ended during the churn" "$busy0" "$(qd_stat busy_periods)"
+root_read
+check_eq "busy periods ended during the churn" "$busy0" "$(root_num busy_periods)"
 # Frames came while the lane was away: the churn met the race it is
 # there for.  Neither a count per cycle nor a share of the passes: how
 # many frames a window between two commands meets is how the guest's
 # scheduler interleaves pktgen's thread with tc, 29 per cycle in one run
 # and 1.8 in another, and on a host where the two share a vCPU for a
-# stretch a pass of 100 cycles can meet none.
-uncl=$(( $(qd_stat unclassified) - uncl0 )); sent=$(( $(root_pkts) - pkts0 ))
+# stretch a pass of 100 cycles can meet none.  (CI's runs: 10 of 10
+# passes of 100 met frames; a pass of 250 is less likely to meet none.)
+uncl=$(( $(root_num unclassified) - uncl0 )); sent=$(( $(root_num packets) - pkts0 ))
 log_info "frames dropped while the lane was away: $uncl, sent: $sent; $raced of $PASSES passes met frames with the lane away"
 [ "$raced" -gt 0 ] && [ "$uncl" -gt 0 ]
 check_err $? "no frame came while the lane was away ($uncl unclassified in $PASSES passes)"
 log_test "default lane deleted/re-added $CYCLES times in one busy period"
 
 # The same lane's child grafted and removed, inside the same busy period.
-for i in $(seq 100); do
+for i in $(seq $CHURN_PER); do
 	echo "qdisc replace dev veth0 parent 1:1 handle 21: pfifo limit 3"
 	echo "qdisc del dev veth0 parent 1:1 handle 21:"
 done > "$TMP_DIR/graft.batch"
-churn "$TMP_DIR/graft.batch" 100 $CHURN_CYCLES
+churn "$TMP_DIR/graft.batch" $CHURN_PER $CHURN_CYCLES
 check_err $? "tc -batch failed after $CYCLES cycles: $(tail -n3 "$TMP_DIR/batch.out")"
 log_info "default lane's child grafted and removed $CYCLES times in $CHURN_MS ms"
 check_eq "busy periods ended during the grafts" "$busy0" "$(qd_stat busy_periods)"
