@@ -136,26 +136,37 @@ plugins: $(TC_PLUGINS) $(IP_PLUGINS)
 selftests-build: $(UNIT_TESTS) $(VM_HELPERS) $(B)/bench/core_cost \
 	$(B)/selftests/tc/plugin_json_keys
 
-$(B)/bin/%: userspace/%.c $(CORE_HEADERS) $(wildcard userspace/lib/*.h userspace/lib/*.c)
+# The tools' common code (userspace/lib), compiled once into an archive
+# that every tool links: each tool used to compile all of it again, a
+# fifth of the tree's build.
+LIB_OBJS := $(patsubst userspace/lib/%.c,$(B)/lib/%.o,$(wildcard userspace/lib/*.c))
+LIBFQ := $(B)/lib/libfabricqos.a
+$(B)/lib/%.o: userspace/lib/%.c $(CORE_HEADERS) $(wildcard userspace/lib/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -o $@ $< $(wildcard userspace/lib/*.c) $(USER_LDLIBS)
+	$(CC) $(USER_CFLAGS) -c -o $@ $<
+$(LIBFQ): $(LIB_OBJS)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(B)/bin/%: userspace/%.c $(CORE_HEADERS) $(wildcard userspace/lib/*.h) $(LIBFQ)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(LIBFQ) $(USER_LDLIBS)
 
 # qsim: one file per family of disciplines (userspace/qsim/qsim.h)
-$(B)/bin/qsim: $(QSIM_SOURCES) userspace/qsim/qsim.h $(CORE_HEADERS) $(wildcard userspace/lib/*.h)
+$(B)/bin/qsim: $(QSIM_SOURCES) userspace/qsim/qsim.h $(CORE_HEADERS) $(wildcard userspace/lib/*.h) $(LIBFQ)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -Iuserspace/qsim -o $@ $(QSIM_SOURCES) $(wildcard userspace/lib/*.c) $(USER_LDLIBS)
+	$(CC) $(USER_CFLAGS) -Iuserspace/qsim -o $@ $(QSIM_SOURCES) $(LIBFQ) $(USER_LDLIBS)
 
 # fabric-meter: one file per job (userspace/fabric-meter/fabric-meter.h)
 $(B)/bin/fabric-meter: $(METER_SOURCES) userspace/fabric-meter/fabric-meter.h $(CORE_HEADERS) \
-		$(wildcard userspace/lib/*.h userspace/lib/*.c)
+		$(wildcard userspace/lib/*.h) $(LIBFQ)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -o $@ $(METER_SOURCES) $(wildcard userspace/lib/*.c) $(USER_LDLIBS)
+	$(CC) $(USER_CFLAGS) -o $@ $(METER_SOURCES) $(LIBFQ) $(USER_LDLIBS)
 
 # fabric-send: one file per job (userspace/fabric-send/fabric-send.h)
 $(B)/bin/fabric-send: $(SEND_SOURCES) userspace/fabric-send/fabric-send.h $(CORE_HEADERS) \
-		$(wildcard userspace/lib/*.h userspace/lib/*.c)
+		$(wildcard userspace/lib/*.h) $(LIBFQ)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -o $@ $(SEND_SOURCES) $(wildcard userspace/lib/*.c) $(USER_LDLIBS)
+	$(CC) $(USER_CFLAGS) -o $@ $(SEND_SOURCES) $(LIBFQ) $(USER_LDLIBS)
 
 # fabric-replay: the RECN trace on live hosts (userspace/fabric-replay/fabric-replay.h)
 $(B)/bin/fabric-replay: $(REPLAY_SOURCES) userspace/fabric-replay/fabric-replay.h \
