@@ -242,6 +242,13 @@ timeout 10 "$TOPO" --tree 2,2 --mac 2:0:0:57:10:0 script > /dev/null 2>&1 ||
 printf 'A B\nB A\n' > "$T/sched"
 refused "want a unicast MAC" "$FBS_SCHED" tc "$T/sched" --slot 1ms --node A --mac -2:fa:0:0:1:0
 refused "want a unicast MAC" "$BOOT" --left -2:00:00:00:00:01 --rounds 1 --dev fq-no-such-dev
+# all zero is no host's address: a follower told to take the start
+# signal only from it took none (review of 76d975c)
+refused "want a unicast MAC" "$BOOT" --left 02:00:00:00:00:01 --rounds 1 --follow \
+	--leader-mac 00:00:00:00:00:00 --dev fq-no-such-dev
+refused "want a unicast MAC" "$BOOT" --left 0:0:0:0:0:0 --rounds 1 --dev fq-no-such-dev
+refused "want a unicast MAC" "$FBS_SCHED" tc "$T/sched" --slot 1ms --node A --mac 00:00:00:00:00:00
+refused "--mac: want a unicast" "$TOPO" --tree 2,2 --mac 00:00:00:00:00:00 script
 timeout 10 "$FBS_SCHED" tc "$T/sched" --slot 1ms --node A --mac 2:fa:0:0:1:0 > /dev/null 2>&1 ||
 	{ echo "FAIL: fbs-sched tc: single-digit octets"; fail=1; }
 

@@ -118,12 +118,17 @@ static inline bool parse_mac(const char *s, uint8_t *mac)
 	return true;
 }
 
-/* The same, and a unicast address (the group bit clear). */
+/*
+ * The same, and an address a host can send from: the group bit clear,
+ * and not all zero (no device takes 00:00:00:00:00:00; as a base of
+ * host addresses it would give the first host that one).
+ */
 static inline bool parse_unicast_mac(const char *s, uint8_t *mac)
 {
+	static const uint8_t zero[6];
 	uint8_t m[6];
 
-	if (!parse_mac(s, m) || (m[0] & 1))
+	if (!parse_mac(s, m) || (m[0] & 1) || !memcmp(m, zero, 6))
 		return false;
 	memcpy(mac, m, 6);
 	return true;
