@@ -15,11 +15,19 @@ require_cmd tc udp-lat
 require_module sch_edf
 two_hosts 7
 
+# One tc -batch (stopping at the first command that fails, as the &&
+# chain did): the test is about the qdisc coming and going under load,
+# not about four tc starts of some 100 ms each in the VM; it runs ten
+# times.  The kernel loads sch_edf by itself for the first command of
+# the batch as for a lone tc.
+cat > "$TMP_DIR/edf_setup" <<EOF
+qdisc replace dev veth0 root handle 1: edf rate 20mbit
+class replace dev veth0 parent 1: classid 1:1 edf control
+class replace dev veth0 parent 1: classid 1:2 edf rate 5mbit besteffort
+class replace dev veth0 parent 1: classid 1:3 edf frame 5ms smooth
+EOF
 edf_setup() {
-	ns_run A tc qdisc replace dev veth0 root handle 1: edf rate 20mbit &&
-	ns_run A tc class replace dev veth0 parent 1: classid 1:1 edf control &&
-	ns_run A tc class replace dev veth0 parent 1: classid 1:2 edf rate 5mbit besteffort &&
-	ns_run A tc class replace dev veth0 parent 1: classid 1:3 edf frame 5ms smooth
+	ns_run A tc -batch "$TMP_DIR/edf_setup"
 }
 
 # qlen and backlog of the root qdisc, "qlen backlog"
@@ -34,8 +42,13 @@ start_traffic() {	# SECONDS
 	RECV_PID=$BG_PID
 	wait_for 10 test -e "$TMP_DIR/recv.ready" || fatal "receiver did not start"
 	rm -f "$TMP_DIR/recv.ready"
+	# 3 x 2000 datagrams/s of 1000 bytes against edf's 20 Mbit/s (2500/s):
+	# its 300 places (flow_limit 100, three flows) fill within a tenth of
+	# a second of a new qdisc, and what it refuses is counted, not
+	# retried every 100 us as an unpaced sender did, burning a vCPU
 	ns_bg A udp-lat send --dst 10.7.0.2 --port 7000 --size 1000 --duration "$1" \
 		--streams 3 --prio 0x10001 --prio 0x10002 --prio 0x10003 \
+		--rate 2000 --no-retry \
 		> "$TMP_DIR/send.out" 2> "$TMP_DIR/send.err"
 	SEND_PID=$BG_PID
 }
@@ -43,19 +56,24 @@ start_traffic() {	# SECONDS
 edf_setup || fatal "cannot set up edf"
 start_traffic 600
 
+# Between the steps the queue refills: at 3500 datagrams/s above what
+# edf lets out, 300 in less than 0.1 s; with the next tc start's own
+# 0.1 s that is the nap below, where 0.2 to 0.3 s were slept.
+refill() { nap 0.1; }
+
 # --- changes under load ----------------------------------------------------------
 for i in 1 2 3 4 5; do
 	ns_run A tc qdisc change dev veth0 root handle 1: edf limit $((100 * i)) flow_limit 50
 	check_err $? "qdisc change $i"
 	ns_run A tc class change dev veth0 classid 1:2 edf rate $((i))mbit besteffort
 	check_err $? "class change $i"
-	sleep 0.2
+	refill
 done
 log_test "qdisc and class changes under load"
 
 ns_run A tc qdisc change dev veth0 root handle 1: edf limit 1 flow_limit 1
 check_err $? "shrinking the limit under load"
-sleep 0.5
+nap 0.2	# 1200 datagrams offered meanwhile
 read -r qlen backlog <<< "$(root_backlog)"
 [ "${qlen:-99}" -le 1 ]
 check_err $? "qlen $qlen above limit 1"
@@ -67,10 +85,10 @@ log_test "limit shrunk under load: the queue holds at most the new limit"
 for i in 1 2 3; do
 	ns_run A tc class del dev veth0 classid 1:2
 	check_err $? "class delete $i under load"
-	sleep 0.2
+	refill
 	ns_run A tc class add dev veth0 parent 1: classid 1:2 edf rate 5mbit besteffort
 	check_err $? "class add $i under load"
-	sleep 0.2
+	refill
 done
 log_test "class delete/add under load"
 
@@ -79,17 +97,17 @@ for i in 1 2 3; do
 	check_err $? "qdisc delete $i under load"
 	edf_setup
 	check_err $? "qdisc re-add $i under load"
-	sleep 0.3
+	refill
 done
 log_test "qdisc delete/add under load"
 
 for i in 1 2 3; do
 	ns_run A tc qdisc replace dev veth0 root handle 2: pfifo limit 100
 	check_err $? "replace edf by pfifo $i"
-	sleep 0.2
+	refill
 	edf_setup
 	check_err $? "replace pfifo by edf $i"
-	sleep 0.2
+	refill
 done
 log_test "qdisc replace under load"
 
@@ -103,7 +121,7 @@ for i in 1 2 3; do
 	# the kernel loads it again by itself on the next tc command
 	edf_setup
 	check_err $? "edf set up again after unload $i"
-	sleep 0.3
+	refill
 done
 log_test "module unload and autoload under load"
 
