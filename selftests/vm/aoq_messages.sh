@@ -191,8 +191,13 @@ wait_for 10 test -e "$TMP_DIR/sink.ready" || fatal "sink did not start"
 declare -A UTIL_OF
 for mode in fbrr aoq; do
 	setup $mode || fatal "cannot set up aoq mode $mode"
-	senders_start 2
-	sleep 0.4
+	# Every lane is backlogged from its first 20-ms message, so 0.2 s
+	# settles the queues; the senders stop 0.1 s after the window, not
+	# 0.4 s (the shares were within 0.004 of 0.25 over 1.2 s; the window
+	# stays 1.2 s, as one 64000-byte message is 0.009 of its bytes and
+	# the tolerance 0.0125).
+	senders_start 1.5
+	sleep 0.2
 	window 1.2
 	UTIL_OF[$mode]=$UTIL
 	log_info "$mode: link busy $UTIL, byte shares ${SHARE[1]} ${SHARE[2]} ${SHARE[3]} ${SHARE[4]}"
@@ -215,9 +220,13 @@ for mode in aoq pbrr; do
 	setup $mode || fatal "cannot set up aoq mode $mode"
 	ns_run A tc qdisc replace dev veth0 parent 2:1 handle 21: tbf \
 		rate 5mbit burst 10k limit 300k || fatal "tbf child"
-	senders_start 1.4
+	# The link's busy fraction is what the scheduler does with a held
+	# lane, not a sampling effect: 1.000 for aoq and 0.35 for pbrr over
+	# 0.8 s against limits of 0.95 and 0.60, so 0.5 s tells them apart;
+	# the 0.4 s before it lets the tbf's burst go and pbrr settle.
+	senders_start 1.0
 	sleep 0.4
-	window 0.8
+	window 0.5
 	UTIL_OF[$mode]=$UTIL
 	log_info "$mode with lane 2:1 behind tbf 5mbit: link busy $UTIL, shares ${SHARE[1]} ${SHARE[2]} ${SHARE[3]} ${SHARE[4]}"
 	senders_wait
@@ -236,6 +245,10 @@ log_test "held lane: aoq keeps the link >= 95 % busy, pbrr leaves it idle"
 # pbrr give each anchor its whole message, so lane 2:1 is offered 44
 # opportunities for each one of lane 2:2.  max_spread is kept in mode aoq
 # only: the other modes keep no VirtualCount, their counts say nothing.
+# 0.4 s of sending: some 1700 frames on the link, 38 of the big lane's
+# messages; the shares were 0.50 (aoq) and 0.025 (arr) over 0.8 s against
+# limits of 0.40-0.60 and 0.10, and a message of 44 frames is 2.6 % of
+# the 0.4 s's frames; M and the spread reach 44 with the first message.
 qd_field() {	# FIELD of the aoq qdisc's statistics
 	tcA -s qdisc show dev veth0 parent 1:1 |
 		sed -n "s/.* $1 \([0-9]*\) .*/\1/p" | head -n1
@@ -256,10 +269,10 @@ for mode in fbrr arr aoq pbrr; do
 	# aoq (half of the link's)
 	ns_bg A udp-lat send --dst 10.19.0.2 --port 9000 --stream 0 --prio 2:1 \
 		--size $PART --frame-bytes $MSG --frame-interval 5000 --no-retry --gso \
-		--duration 0.8 > "$TMP_DIR/big.out" 2> "$TMP_DIR/big.err"
+		--duration 0.4 > "$TMP_DIR/big.out" 2> "$TMP_DIR/big.err"
 	BIG=$BG_PID
 	ns_bg A udp-lat send --dst 10.19.0.2 --port 9001 --stream 1 --prio 2:2 \
-		--size $PART --rate 5000 --no-retry --duration 0.8 \
+		--size $PART --rate 5000 --no-retry --duration 0.4 \
 		> "$TMP_DIR/small.out" 2> "$TMP_DIR/small.err"
 	SMALLP=$BG_PID
 	bg_wait "$BIG"
