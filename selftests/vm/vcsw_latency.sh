@@ -30,7 +30,11 @@ require_module sch_edf
 require_module fabric_hdr
 tmp_dir_create
 
-RUN=5		# guest seconds of traffic per discipline
+# Guest seconds of traffic per discipline: 4 puts 2000 control messages
+# in each mean (p99 on the slowest 20); the verdicts' margins (below) are
+# set by the discipline and the videos' phase, not by the count, and 5 s
+# spent a fifth more of the test's busy time for 500 more.
+RUN=4
 N=41
 mac() { printf '02:00:00:%02x:00:%02x' $N "$1"; }
 
@@ -73,19 +77,26 @@ run_phase() {
 	oe0=$(pstat p4 vc0 order_errors)
 	to0=$(pstat p4 vc0 takeovers)
 	for p in 1 2 3; do rm -f "$TMP_DIR/$m.r$p"; done
-	ns_bg H4 udp-lat recv --port 9001 --duration $((RUN + 3)) --log "$TMP_DIR/$m.ctl.log" \
+	# RUN + 1: the receivers are ready before the senders start, and
+	# the slowest datagram, best effort behind VC1's 64 KB, arrives
+	# 0.32 s after it was sent; 3 s more were idle guest time
+	ns_bg H4 udp-lat recv --port 9001 --duration $((RUN + 1)) --log "$TMP_DIR/$m.ctl.log" \
 		--ready "$TMP_DIR/$m.r1" > "$TMP_DIR/$m.ctl"
 	r1=$BG_PID
-	ns_bg H4 udp-lat recv --port 9002 --duration $((RUN + 3)) --log "$TMP_DIR/$m.vid.log" \
+	ns_bg H4 udp-lat recv --port 9002 --duration $((RUN + 1)) --log "$TMP_DIR/$m.vid.log" \
 		--ready "$TMP_DIR/$m.r2" > "$TMP_DIR/$m.vid"
 	r2=$BG_PID
-	ns_bg H4 udp-lat recv --port 9003 --duration $((RUN + 3)) \
+	ns_bg H4 udp-lat recv --port 9003 --duration $((RUN + 1)) \
 		--ready "$TMP_DIR/$m.r3" > "$TMP_DIR/$m.be"
 	r3=$BG_PID
 	wait_for 10 test -e "$TMP_DIR/$m.r1" -a -e "$TMP_DIR/$m.r2" -a -e "$TMP_DIR/$m.r3" ||
 		fatal "receivers did not start"
 
-	ns_bg H1 udp-lat send --dst 10.$N.0.4 --port 9003 --size 1000 --rate 1500 \
+	# Best effort only has to keep VC1 full: it got 234 datagrams a
+	# second of what video and control leave; 600 overflows VC1's 64 KB
+	# within half a second as 1500 did, without three times the
+	# datagrams dropped at VC1 after a trip through H1's edf and sw0.
+	ns_bg H1 udp-lat send --dst 10.$N.0.4 --port 9003 --size 1000 --rate 600 \
 		--duration "$RUN" --prio 1:3 > /dev/null
 	be=$BG_PID
 	ns_bg H1 udp-lat send --dst 10.$N.0.4 --port 9002 --stream 1 --size 1000 \
@@ -140,7 +151,7 @@ done
 # "almost the same as ideal" over a whole fabric, where such phases
 # average out; on one port and one draw the claim that holds is the
 # ordering: ideal best, takeover between, fifo worst.  The means rest on
-# 2500 messages each (p99 on the slowest 25):
+# 2000 messages each (p99 on the slowest 20):
 #  - ideal's mean at most 10 % above takeover's (run-to-run noise; a
 #    sorted VC cannot lose to the approximation);
 #  - takeover's mean at most 0.8 of fifo's (0.40 to 0.63 seen), its p99
