@@ -164,6 +164,15 @@ xfail_on_slow check_err $? "frame p50 ${p50} us without txtime, want >= 99 ms (1
 log_test "without txtime the 10 calls take 10 x 10 ms (negative control)"
 
 # --- txtime class: due 5 ms after the send, under load ---------------------------------
+# From here 2 s of measurement, not 4: the frame phases above keep 4 (the
+# 99 % rule allows a miss only from 100 frames on; without txtime 49
+# frames completed, 20 required), but here 1000 packets due 5 ms ahead
+# show a miss as well as 2000 (none seen; p50 0.3 ms against best
+# effort's 56 ms, 10x required), and below the victim's p99 (57.8 ms
+# against 100) is the hostile backlog's depth, reached within
+# milliseconds, and its 1000 datagrams show starvation (it would send a
+# few hundred: its flow_limit and socket buffer, whatever the RUN).
+RUN=2
 run_phase ahead 9404 "" --size 200 --interval 2000 --txtime-offset 5000 --prio 1:4
 ns_exec A tc -s class show dev veth0 | sed 's/^/INFO: /'
 sent=$(field sent < "$TMP_DIR/ahead.send")
