@@ -95,19 +95,12 @@ start_traffic() {	# SECONDS
 	SEND_PID=$BG_PID
 }
 
-qd_stat() {	# FIELD: a number from the root qdisc's xstats
-	ns_exec A tc -s -j qdisc show dev veth0 root | tr -d ' \n' |
-		sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" | head -n1
-}
-root_pkts() {	# packets the root qdisc sent
-	ns_exec A tc -s -j qdisc show dev veth0 root | tr -d ' \n' |
-		sed -n 's/.*"packets":\([0-9]*\).*/\1/p' | head -n1
-}
-# root_read, then root_num FIELD: several numbers from one read of the
-# root qdisc (a tc program costs about 0.3 s of the busy fast VM); the
-# same greedy match as qd_stat's and root_pkts'
+# root_read, then root_num FIELD: numbers from one read of the root
+# qdisc's tc -s -j (a tc program costs about 0.3 s of the busy fast VM):
+# FIELD's value, each field appearing once in the root qdisc's JSON
 root_read() { ROOT_JSON=$(ns_exec A tc -s -j qdisc show dev veth0 root | tr -d ' \n'); }
 root_num() { sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" <<< "$ROOT_JSON" | head -n1; }
+qd_stat() { root_read; root_num "$1"; }	# FIELD: one read, one number
 lane_qlen() {	# LANE: frames queued in the lane's child
 	ns_exec A tc -s class show dev veth0 classid "$1" |
 		sed -n 's/.*backlog [0-9]*b \([0-9]*\)p.*/\1/p' | head -n1

@@ -79,15 +79,16 @@ flow() {
 		--count "$3" --interval "$4" --payload "$PAYLOAD" > /dev/null
 }
 
-# run CONGEST: H1's two flows, with H2 and H5 congesting s3 if CONGEST is
-# 1; sets DUR_US, the time from the start until H4 had all of H1's frames
+# run CONGEST CREDITS: H1's two flows, with H2 and H5 congesting s3 if
+# CONGEST is 1, the hosts' credits CREDITS (on: lossless, every frame is
+# awaited at H3 before the fabric settles); sets DUR_US, the time from the start until H4 had all of H1's frames
 # for it.  H4's path is never congested: it gets every frame in the end,
 # credits or not; the time says at what rate.  (Not the frames H4 had
 # when H1's sender ended: a sender whose frames wait in its qdisc is held
 # back by its socket's send buffer, and ends later, at the rate it is
 # drained.)
 run() {
-	local congest=$1 pids=() p h3_0 h4_0 t0
+	local congest=$1 credits=$2 pids=() p h3_0 h4_0 t0
 
 	h3_0=$(rx_frames 3)
 	h4_0=$(rx_frames 4)
@@ -111,7 +112,7 @@ run() {
 	# Lossless, every frame reaches H3 in the end: one waiter for the
 	# last, rather than polling the switch and three qdiscs (six program
 	# starts) ten times a second through seconds of held frames.
-	if [ "$CREDITS" = on ]; then
+	if [ "$credits" = on ]; then
 		ns_exec H3 fabric-stat --wait-rx $((h3_0 + N1 + congest * 2 * N_CONGEST)) \
 			--timeout 60 eth0 > /dev/null
 	fi
@@ -147,10 +148,9 @@ wait_for 10 settled
 check_err $? "the switch did not settle"
 
 # --- H4's rate: alone, then behind a congested output ---------------------------------
-CREDITS=on
-run 0
+run 0 on
 alone=$DUR_US
-run 1
+run 1 on
 blocked=$DUR_US
 # H4's rate behind the congestion, per mille of its rate alone
 share=$((alone * 1000 / blocked))
@@ -175,8 +175,7 @@ for h in 1 2 5; do
 	ns_run H$h tc qdisc change dev eth0 root handle 1: edf credits off || fatal "edf H$h off"
 done
 d0=$(pstat S s3 vc1 drops_full)
-CREDITS=off
-run 1
+run 1 off
 lossy=$((alone * 1000 / DUR_US))
 log_info "without credits H4 had all its frames after $((DUR_US / 1000)) ms: $lossy per mille" \
 	"of its rate alone; s3 dropped $(($(pstat S s3 vc1 drops_full) - d0))"

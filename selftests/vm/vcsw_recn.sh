@@ -112,16 +112,17 @@ run() {
 	ns_exec H3 fabric-stat --wait-rx $((h3_0 + N0)) --timeout 120 eth0 > /dev/null
 	DUR_US=$(( ${EPOCHREALTIME/./} - t0 ))
 	check_eq "H3 received every frame H0 sent it" $((h3_0 + N0)) "$(rx_frames 3)"
-	drain "$hot" "${pids[@]}"
+	drain "$hot" "$h5_0" "${pids[@]}"
 }
 
-# drain HOT PID...: the senders done, the tree's frames at H5 (one waiter
-# that asks every 10 ms, where settled's polls started a dozen programs
-# every 0.1 s of the drain), then the fabric settled
+# drain HOT H5_0 PID...: the senders done, the tree's frames at H5, which
+# had H5_0 before (one waiter that asks every 10 ms, where settled's polls
+# started a dozen programs every 0.1 s of the drain), then the fabric
+# settled
 drain() {
-	local hot=$1 p
+	local hot=$1 h5_0=$2 p
 
-	shift
+	shift 2
 	for p in "$@"; do
 		bg_wait "$p" || fatal "fabric-send"
 	done
@@ -372,7 +373,7 @@ run_host() {
 	ns_exec H2 fabric-stat --wait-rx $((h2_0 + N0)) --timeout 120 eth0 > /dev/null
 	DUR_US=$(( ${EPOCHREALTIME/./} - t0 ))
 	check_eq "H2 received every frame H1 sent it" $((h2_0 + N0)) "$(rx_frames 2)"
-	drain "$hot" "${pids[@]}"
+	drain "$hot" "$h5_0" "${pids[@]}"
 }
 qjson() { ns_exec H1 tc -s -j qdisc show dev eth0 root | tr -d ' \n'; }
 hstat() { json_obj_u64 "$(qjson)" recn "$1"; }
