@@ -63,7 +63,8 @@ lane2_udp() {
 # --- pbrr waits for the stall time, then moves on by itself -------------------
 # Stall times are long against the waits below: a loaded host can take
 # seconds between two steps of the script.
-setup pbrr 8s || fatal "cannot set up aoq"
+STALL_S=8
+setup pbrr ${STALL_S}s || fatal "cannot set up aoq"
 dead_message
 check_err $? "fabric-send failed"
 dead_t0=${EPOCHREALTIME/./}
@@ -81,7 +82,7 @@ log_test "pbrr: a dead anchor holds the link"
 # before it, rather than start a tc ten times a second for 6 s (0.7 of
 # the test's 1.7 busy guest seconds).  Lane 1:2 not served before the
 # stall is the check above; this one is that it is served after it.
-idle_us=$((7500000 - (${EPOCHREALTIME/./} - dead_t0)))
+idle_us=$((STALL_S * 1000000 - 500000 - (${EPOCHREALTIME/./} - dead_t0)))
 [ "$idle_us" -gt 0 ] && nap "$((idle_us / 1000000)).$(printf '%06d' $((idle_us % 1000000)))"
 wait_for 20 lane_frames_are 1:2 5
 check_err $? "lane 1:2 not served after the stall: frames $(lane_stat 1:2 frames)"
