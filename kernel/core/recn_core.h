@@ -39,12 +39,13 @@
  *    ends with the lease and a lost Xoff is sent again;
  *  - a SAQ that empties while no upstream SAQ depends on it (a leaf) is
  *    freed, and it tells the place downstream it was notified by
- *    (RELEASE), which stops counting it; at a source (a host: struct
- *    recn_set's source) only after @idle_ns empty.  A SAQ whose upstream never says
- *    so (a lost RELEASE) is freed after @idle_ns empty all the same; so is
- *    a root.  So a few SAQs follow congestion as it moves.  A place with
- *    no SAQ free for a notification answers FULL, so the notifier does
- *    not count on one there.
+ *    (RELEASE), which stops counting it (unless it notified that place
+ *    in this refresh period: recn_forget_port()); at a source (a host:
+ *    struct recn_set's source) only after @idle_ns empty.  A SAQ whose
+ *    upstream never says so (a lost RELEASE) is freed after @idle_ns
+ *    empty all the same; so is a root.  So a few SAQs follow congestion
+ *    as it moves.  A place with no SAQ free for a notification answers
+ *    FULL, so the notifier does not count on one there.
  *
  * A new SAQ waits until the frames of its point that came before it have
  * left the queue they went to (its detection queue or a shorter SAQ), so
@@ -769,11 +770,39 @@ static inline void recn_saq_alloc(struct recn_set *s, const struct recn_point *p
 }
 
 /*
+ * Port @bit of @t has no SAQ any more (@full: it could not make one), as
+ * far as the message says.  A port whose SAQ is gone is told again at
+ * its next frame if the point is still congested; one that had none free
+ * only after the refresh period (@fresh stays), so it is not asked at
+ * every frame.
+ *
+ * But a RELEASE from a port notified in this refresh period may have
+ * crossed that notification: sent as its old SAQ emptied, before the
+ * notification (and the Xoff with it) made it a new one.  The crossbar
+ * moves a SAQ let go by an Xon whole before it delivers what that
+ * posted, so inside a switch this happens at every such drain that
+ * finds the point congested again.  Such a port stays told: forgotten,
+ * it would hear none of the repeated Xoffs, and its new SAQ would go on
+ * at the end of each lease, into a point still full (vcsw_recn,
+ * 2026-12-07).  If it holds no SAQ after all, the repeats are stale
+ * there, and it is notified again at its next frame, as any port whose
+ * SAQ is gone; a notifier that keeps it told is freed idle at the latest.
+ */
+static inline void recn_forget_port(struct recn_tell *t, fq_u64 bit, bool full)
+{
+	if (full) {
+		t->told &= ~bit;
+		return;
+	}
+	if (!(t->fresh & bit))
+		t->told &= ~bit;
+	t->fresh &= ~bit;
+}
+
+/*
  * Upstream port @from has no SAQ for @pt any more (@full: it could not
- * make one).  Only a port that was told counts: a RELEASE from any other
- * is stale.  A port whose SAQ is gone is told again at its next frame if
- * the point is still congested; one that had none free only after the
- * refresh period (@fresh stays), so it is not asked at every frame.
+ * make one): recn_forget_port().  Only a port that was told counts: a
+ * RELEASE from any other is stale.
  */
 static inline void recn_release(struct recn_set *s, const struct recn_point *pt,
 				fq_u32 from, bool full, recn_send_fn send, void *ctx)
@@ -786,9 +815,7 @@ static inline void recn_release(struct recn_set *s, const struct recn_point *pt,
 		struct recn_saq *q = &s->saq[i];
 
 		found = true;
-		q->t.told &= ~bit;
-		if (!full)
-			q->t.fresh &= ~bit;
+		recn_forget_port(&q->t, bit, full);
 		if (!q->t.told && !q->frames)
 			recn_saq_free(s, (fq_u32)i, send, ctx);
 	}
@@ -803,9 +830,7 @@ static inline void recn_release(struct recn_set *s, const struct recn_point *pt,
 			if (r->sl != pt->sl || !(r->t.told & bit))
 				continue;
 			found = true;
-			r->t.told &= ~bit;
-			if (!full)
-				r->t.fresh &= ~bit;
+			recn_forget_port(&r->t, bit, full);
 			if (!r->t.told && s->detq[r->detq].bytes < s->cfg.detect)
 				recn_root_free(s, j);
 		}

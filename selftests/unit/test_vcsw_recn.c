@@ -341,6 +341,112 @@ UNIT_TEST(xoff_stops_a_saq_and_xon_restarts_it)
 	EXPECT_TRUE(rq_out[1][1].set.st.xon_tx >= 1);
 }
 
+/* The ports the root of output @o's detection queue @d with @sl told, or 0. */
+static fq_u64 root_told(unsigned int o, fq_u32 d, fq_u8 sl)
+{
+	const struct recn_set *s = &rq_out[o][1].set;
+	unsigned int i;
+
+	for (i = 0; i < RECN_ROOT_MAX; i++)
+		if (s->root[i].used && s->root[i].detq == d && s->root[i].sl == sl)
+			return s->root[i].t.told;
+	return 0;
+}
+
+/* Input @in's SAQ on VC 1, if it has exactly one, else -1. */
+static int only_saq(unsigned int in)
+{
+	fq_u32 used = rq_in[in][1].set.saq_used;
+
+	if (!used || (used & (used - 1)))
+		return -1;
+	return __builtin_ctz(used);
+}
+
+/*
+ * A RELEASE that crosses a notification.  Output 1 (the hot spot, a
+ * route that ends at the next hop: its root is detection queue 0) lets
+ * input 0's stopped SAQ go at Xon; the crossbar moves all of it in one
+ * run, so the first of its frames finds the root congested again, which
+ * notifies input 0 anew (a refresh period has passed) and stops it, and
+ * the last empties the SAQ, which is freed: RELEASE.  Both are delivered
+ * after the run: the notification gives input 0 a new SAQ, stopped, and
+ * the RELEASE reaches the root after it.  The root must still count
+ * input 0 as told, or it never repeats its Xoff there: the new SAQ's
+ * lease runs out while the hot spot is still full, and every frame it
+ * gathered meanwhile goes on into it (vcsw_recn, 2026-12-07: a host's
+ * frames through a port that churned so took the whole hot spot, and
+ * the others' SAQs stayed stopped).
+ */
+UNIT_TEST(release_crossing_a_notification_keeps_the_port_told)
+{
+	fq_u32 hot = route2(1, -1), seq = 0, out;
+	fq_u64 now = 0, leases, free0, notified0;
+	struct frame *f;
+	unsigned int k;
+	int i;
+
+	setup(100 * LEN, 100 * LEN);
+	/* input 0 faces a host that does not run RECN: its SAQs are leaves */
+	vcsw_rq_init(&rq_in[0][1], &cfg, &box, 0, VCSW_RQ_IN, 1, false);
+	for (k = 0; k < 8; k++) {
+		EXPECT_EQ(arrive(0, hot, 5, 1, now, 0, seq++), VCSW_ENQ_OK);
+		settle(now);
+	}
+	i = only_saq(0);
+	ASSERT_TRUE(i >= 0);
+	ASSERT_TRUE(rq_in[0][1].set.saq[i].stopped);
+	ASSERT_TRUE(rq_in[0][1].set.saq[i].frames >= 2);
+	/* a refresh period on: the root may notify input 0 again */
+	now += cfg.refresh_ns;
+	tick(now);
+	free0 = rq_in[0][1].set.st.saq_free;
+	notified0 = rq_in[0][1].set.st.notify_rx;
+	/* output 1 sends until its Xon lets the SAQ go */
+	for (out = 0; out < 8 && rq_in[0][1].set.st.xon_rx == 0; out++) {
+		f = send1(1, now);
+		ASSERT_TRUE(f != NULL);
+		EXPECT_EQ(f->seq, out);
+	}
+	ASSERT_TRUE(rq_in[0][1].set.st.xon_rx >= 1);
+	/* it crossed whole, was freed, and its RELEASE crossed a notification */
+	EXPECT_EQ(vcsw_vc_qlen(&xp[0].in[1]), 0);
+	EXPECT_EQ(rq_in[0][1].set.st.saq_free, free0 + 1);
+	EXPECT_EQ(rq_in[0][1].set.st.notify_rx, notified0 + 1);
+	i = only_saq(0);
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(rq_in[0][1].set.saq[i].stopped);
+	EXPECT_TRUE(root_told(1, 0, 5) & 1);
+	/*
+	 * More frames for the hot spot wait in the new SAQ while output 1,
+	 * still above xon, sends nothing: its repeated Xoff keeps them there,
+	 * lease after lease.
+	 */
+	for (k = 0; k < 3; k++)
+		EXPECT_EQ(arrive(0, hot, 5, 1, now, 0, seq++), VCSW_ENQ_OK);
+	settle(now);
+	leases = rq_in[0][1].set.st.lease_expired;
+	for (k = 0; k < 4 * cfg.lease_ns / cfg.refresh_ns; k++) {
+		now += cfg.refresh_ns;
+		tick(now);
+	}
+	EXPECT_EQ(rq_in[0][1].set.st.lease_expired, leases);
+	EXPECT_EQ(vcsw_vc_qlen(&xp[0].in[1]), 3);
+	/* then output 1 drains, and every frame leaves in order */
+	for (; out < seq; out++) {
+		f = send1(1, now);
+		if (!f) {
+			now += cfg.refresh_ns;
+			tick(now);
+			f = send1(1, now);
+		}
+		ASSERT_TRUE(f != NULL);
+		EXPECT_EQ(f->seq, out);
+	}
+	EXPECT_EQ(vcsw_vc_qlen(&xp[0].in[1]), 0);
+	EXPECT_EQ(vcsw_port_qlen(&xp[1].out), 0);
+}
+
 /*
  * The far end of port 1 notifies a point behind it: port 1's output side
  * sets frames for it aside; Xoff from there stops them and not the
