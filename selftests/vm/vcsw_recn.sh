@@ -52,7 +52,7 @@ N0=400				# H0's frames, at half the rate: 1.7 s
 # does, in about one run in nine: a RELEASE that crossed a notification
 # inside B made B forget its port to a hot host, whose SAQ then ran out
 # its lease every 8 ms and took the whole hot spot; 00e2b6b.  The leases
-# checked below catch that in every run.)
+# checked below show the defect in passing runs too.)
 N_HOT=600
 SL=4				# every flow: best effort, VC1
 ON=2147483648			# a route's "on" bit (fabric-header.rst)
@@ -276,10 +276,10 @@ done
 # The hot hosts' ports hear their Xoffs from inside the switch, where
 # none is lost and each is repeated every refresh while the hot spot is
 # full: a lease that runs out there means the output forgot the port.
-# Before 00e2b6b it did, at a RELEASE that crossed a notification: 14 to
-# 15 leases ran out at each of B p0 and p1 in every run, and some runs
-# lost the isolation.  (A slow kernel's tick may come later than the
-# 8-ms lease.)
+# Before 00e2b6b it did, at a RELEASE that crossed a notification: in
+# passing runs too (14 and 15 leases at B p0 and p1 in one, 107 at A p1
+# in another), and some runs lost the isolation.  (A slow kernel's tick
+# may come later than the 8-ms lease.)
 for p in "A p1" "B p0" "B p1"; do
 	set -- $p
 	v=$(pstat $1 $2 recn_stats lease_expired)
