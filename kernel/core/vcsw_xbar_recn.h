@@ -79,33 +79,55 @@ static inline fq_u32 vcsw_xbar_recn_deliver(struct vcsw_xport *const *ports, uns
 }
 
 /*
- * vcsw_rq_tick() every set of the @n ports at @now, input then output of
- * each VC, port by port, delivering @box (vcsw_xbar_recn_deliver()) after
- * a set that left it half full: a tick repeats every stopped point's
- * Xoff to every port told of it, and a box delivered only at the end
- * would drop the repeats of the sets ticked last, the same ones at every
- * tick.  Not within a set: a delivery may reach the set itself.  True
- * while a set needs ticks; *@woke as vcsw_rq_tick() says.
+ * vcsw_rq_tick() the @side sets of the @n ports at @now, VC by VC, port
+ * by port, delivering @box (vcsw_xbar_recn_deliver()) after a set that
+ * left it half full: a tick repeats every stopped point's Xoff to every
+ * port told of it, and a box delivered only at the end would drop the
+ * repeats of the sets ticked last, the same ones at every tick.  Not
+ * within a set: a delivery may reach the set itself.
+ */
+static inline bool vcsw_xbar_recn_tick_side(struct vcsw_xport *const *ports, unsigned int n,
+					    enum vcsw_rq_side side, struct vcsw_rq_box *box,
+					    fq_u64 now, vcsw_recn_link_fn link, void *ctx,
+					    bool *woke)
+{
+	unsigned int p, vc;
+	bool busy = false;
+
+	for (p = 0; p < n; p++)
+		for (vc = 0; vc < VCSW_NUM_VCS; vc++) {
+			struct vcsw_rq *rq = vcsw_xbar_rq(ports, n, p, side, vc);
+
+			if (!rq)
+				continue;
+			busy |= vcsw_rq_tick(rq, now, woke);
+			if (box->count >= VCSW_RQ_BOX / 2)
+				vcsw_xbar_recn_deliver(ports, n, box, now, link, ctx);
+		}
+	return busy;
+}
+
+/*
+ * vcsw_rq_tick() every set of the @n ports at @now: the output sides
+ * first, then what they posted delivered, then the input sides.  An
+ * output's roots and SAQs repeat their Xoffs to the inputs they told,
+ * and an input's SAQ ends its lease when no Xoff came for one: a tick
+ * that comes late, past a lease, must land the repeats before it looks
+ * at the leases, or it ends those of SAQs whose notifier still holds
+ * its Xoff, and their frames cross before the repeat stops them again.
+ * (An input side's messages go over its link, or downstream to the
+ * outputs as RELEASE or FULL, which stop nothing.)  True while a set
+ * needs ticks; *@woke as vcsw_rq_tick() says.
  */
 static inline bool vcsw_xbar_recn_tick(struct vcsw_xport *const *ports, unsigned int n,
 				       struct vcsw_rq_box *box, fq_u64 now,
 				       vcsw_recn_link_fn link, void *ctx, bool *woke)
 {
-	unsigned int p, vc, side;
-	bool busy = false;
+	bool busy;
 
-	for (p = 0; p < n; p++)
-		for (vc = 0; vc < VCSW_NUM_VCS; vc++)
-			for (side = VCSW_RQ_IN; side <= VCSW_RQ_OUT; side++) {
-				struct vcsw_rq *rq = vcsw_xbar_rq(ports, n, p,
-								  (enum vcsw_rq_side)side, vc);
-
-				if (!rq)
-					continue;
-				busy |= vcsw_rq_tick(rq, now, woke);
-				if (box->count >= VCSW_RQ_BOX / 2)
-					vcsw_xbar_recn_deliver(ports, n, box, now, link, ctx);
-			}
+	busy = vcsw_xbar_recn_tick_side(ports, n, VCSW_RQ_OUT, box, now, link, ctx, woke);
+	vcsw_xbar_recn_deliver(ports, n, box, now, link, ctx);
+	busy |= vcsw_xbar_recn_tick_side(ports, n, VCSW_RQ_IN, box, now, link, ctx, woke);
 	return busy;
 }
 

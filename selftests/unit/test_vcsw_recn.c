@@ -448,6 +448,52 @@ UNIT_TEST(release_crossing_a_notification_keeps_the_port_told)
 }
 
 /*
+ * A tick that comes late, after the lease of a SAQ whose notifier still
+ * holds its Xoff.  Output 1 (the hot spot) never sends, so its root
+ * stays past xoff and repeats the Xoff at every tick; the input's SAQ
+ * must stay stopped whatever order the tick takes the ports in: the
+ * repeat has to reach the input before its lease is looked at, or the
+ * lease ends and the crossbar moves the SAQ's frames into the full
+ * output before the repeat lands (the debug kernel, whose timers come
+ * late, 2026-12-07: 840 leases ran out at each port facing a hot host
+ * in one vcsw_recn run).  Input 0 is ticked before the output, input 2
+ * after it.
+ */
+UNIT_TEST(late_tick_keeps_a_saq_stopped_while_its_notifier_holds_xoff)
+{
+	unsigned int ins[2] = { 0, 2 }, v, k, held;
+	fq_u32 hot = route2(1, -1), seq = 0;
+	fq_u64 now = 0;
+	int i;
+
+	for (v = 0; v < 2; v++) {
+		unsigned int in = ins[v];
+
+		setup(100 * LEN, 100 * LEN);
+		/* the input faces a host that does not run RECN: a leaf SAQ */
+		vcsw_rq_init(&rq_in[in][1], &cfg, &box, (fq_u16)in, VCSW_RQ_IN, 1, false);
+		now = 0;
+		for (k = 0; k < 12; k++) {
+			EXPECT_EQ(arrive(in, hot, 5, 1, now, 0, seq++), VCSW_ENQ_OK);
+			settle(now);
+		}
+		i = only_saq(in);
+		ASSERT_TRUE(i >= 0);
+		ASSERT_TRUE(rq_in[in][1].set.saq[i].stopped);
+		held = vcsw_vc_qlen(&xp[in].in[1]);
+		ASSERT_TRUE(held >= 2);
+		/* ticks late by a lease and more, many times over */
+		for (k = 0; k < 1000; k++) {
+			now += cfg.lease_ns + cfg.refresh_ns * (k % 3);
+			EXPECT_TRUE(!tick(now));
+		}
+		EXPECT_EQ(rq_in[in][1].set.st.lease_expired, 0);
+		EXPECT_TRUE(rq_in[in][1].set.saq[i].stopped);
+		EXPECT_EQ(vcsw_vc_qlen(&xp[in].in[1]), held);
+	}
+}
+
+/*
  * The far end of port 1 notifies a point behind it: port 1's output side
  * sets frames for it aside; Xoff from there stops them and not the
  * others; the lease ends it when no Xon comes; the empty SAQ is freed
