@@ -60,34 +60,12 @@ static bool vcsw_read_header(struct sk_buff *skb, struct fhc_fields *f)
 }
 
 /*
- * Does @in's input buffer hold frames?  Only a port with credits puts
- * frames there; after ``credits off`` under traffic what it held drains
- * through the crossbar, and until it has, the frames that follow must
- * queue behind it, not overtake it straight into an output's buffer (a
- * flow's frames on either side of the change would leave out of order).
- * Read without the switch's lock: frames leave the input under it at
- * any time, and a frame that sees them all gone has none to overtake;
- * only frames taken on two CPUs at once may disagree, and those have no
- * order between them anyway.
- */
-static bool vcsw_input_holds(const struct vcsw_slave *in)
-{
-	unsigned int vc;
-
-	for (vc = 0; vc < VCSW_MAX_VCS; vc++)
-		if (READ_ONCE(in->x.in[vc].backlog))
-			return true;
-	return false;
-}
-
-/*
  * One frame, skb->data at its Ethernet header: to @routed, the port its
  * route names, else to the port its destination was learned on, or
  * flooded (never a routed frame).  A frame counted in @in's credits
- * (@c) waits in @in's input buffer, and so does one of a port whose
- * input still holds frames (vcsw_input_holds()), uncounted; flooded
- * copies go straight to the outputs' buffers, as from a port without
- * credits, and the frame gives its credits back at once.
+ * (@c) waits in @in's input buffer; flooded copies go straight to the
+ * outputs' buffers, as from a port without credits, and the frame gives
+ * its credits back at once.
  */
 static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
 			 struct sk_buff *skb, const u8 *dst,
@@ -102,7 +80,7 @@ static void vcsw_deliver(struct vcsw *sw, struct vcsw_slave *in,
 		if (f && !vcsw_fdb_expired(sw, f, jiffies))
 			out = READ_ONCE(f->port);
 	}
-	if (out && out != in && (c->gen || unlikely(vcsw_input_holds(in)))) {
+	if (out && out != in && c->gen) {
 		vcsw_input_one(in, out, skb, fw, now, c);
 		return;
 	}
