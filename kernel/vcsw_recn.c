@@ -342,9 +342,10 @@ enum hrtimer_restart vcsw_recn_timer(struct hrtimer *t)
 	/* what those deliveries staged for the links */
 	vcsw_flush_ports(sw, flush);
 	/*
-	 * Messages wait (repeats): deliver them; a lease ended (a SAQ may go
-	 * again): serve everything too.  Many ticks do neither, and cost
-	 * only the look at the sets.
+	 * Messages wait (repeats): deliver them; a lease ended, or what a
+	 * settle had left in the box reached a set (a SAQ may go again):
+	 * serve everything too.  Many ticks do neither, and cost only the
+	 * look at the sets.
 	 */
 	if (woke || post)
 		vcsw_kick_all(sw, woke);

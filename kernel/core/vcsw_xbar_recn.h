@@ -116,8 +116,11 @@ static inline bool vcsw_xbar_recn_tick_side(struct vcsw_xport *const *ports, uns
  * at the leases, or it ends those of SAQs whose notifier still holds
  * its Xoff, and their frames cross before the repeat stops them again.
  * (An input side's messages go over its link, or downstream to the
- * outputs as RELEASE or FULL, which stop nothing.)  True while a set
- * needs ticks; *@woke as vcsw_rq_tick() says.
+ * outputs as RELEASE or FULL, which stop nothing.)  What the box held
+ * before the tick (a settle stops after a few rounds) may hold an Xon:
+ * delivered first, and if any of it reached a set *@woke is set, so that
+ * the caller runs the crossbar.  True while a set needs ticks; *@woke
+ * also as vcsw_rq_tick() says.
  */
 static inline bool vcsw_xbar_recn_tick(struct vcsw_xport *const *ports, unsigned int n,
 				       struct vcsw_rq_box *box, fq_u64 now,
@@ -125,6 +128,8 @@ static inline bool vcsw_xbar_recn_tick(struct vcsw_xport *const *ports, unsigned
 {
 	bool busy;
 
+	if (box->count && vcsw_xbar_recn_deliver(ports, n, box, now, link, ctx))
+		*woke = true;
 	busy = vcsw_xbar_recn_tick_side(ports, n, VCSW_RQ_OUT, box, now, link, ctx, woke);
 	vcsw_xbar_recn_deliver(ports, n, box, now, link, ctx);
 	busy |= vcsw_xbar_recn_tick_side(ports, n, VCSW_RQ_IN, box, now, link, ctx, woke);

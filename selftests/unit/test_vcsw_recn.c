@@ -494,6 +494,47 @@ UNIT_TEST(late_tick_keeps_a_saq_stopped_while_its_notifier_holds_xoff)
 }
 
 /*
+ * The tick finds the box holding an Xon that a settle left there (it
+ * stops after a few rounds, vcsw_recn_settle()): the tick delivers it,
+ * and must say that a SAQ may go, or nothing runs the crossbar for it
+ * until some other event (the tick's own delivery ignored what reached
+ * the sets, since the outputs are ticked first).
+ */
+UNIT_TEST(tick_reports_an_xon_left_in_the_box)
+{
+	fq_u32 hot = route2(1, -1), xon;
+	unsigned int k, held;
+	bool woke = false;
+	int i;
+
+	setup(100 * LEN, 100 * LEN);
+	vcsw_rq_init(&rq_in[0][1], &cfg, &box, 0, VCSW_RQ_IN, 1, false);
+	for (k = 0; k < 12; k++) {
+		EXPECT_EQ(arrive(0, hot, 5, 1, 0, 0, k), VCSW_ENQ_OK);
+		settle(0);
+	}
+	i = only_saq(0);
+	ASSERT_TRUE(i >= 0);
+	ASSERT_TRUE(rq_in[0][1].set.saq[i].stopped);
+	held = vcsw_vc_qlen(&xp[0].in[1]);
+	ASSERT_TRUE(held > 0);
+	/* output 1 sends until it posts Xon; nobody delivers it */
+	xon = rq_out[1][1].set.st.xon_tx;
+	for (k = 0; k < 12 && rq_out[1][1].set.st.xon_tx == xon; k++)
+		ASSERT_TRUE(vcsw_port_dequeue(&xp[1].out, 0) != NULL);
+	ASSERT_TRUE(rq_out[1][1].set.st.xon_tx > xon);
+	ASSERT_TRUE(box.count > 0);
+	/* a tick within the lease: only the Xon can let the SAQ go */
+	vcsw_xbar_recn_tick(ports, NPORTS, &box, cfg.refresh_ns, on_link, NULL, &woke);
+	EXPECT_TRUE(!rq_in[0][1].set.saq[i].stopped);
+	EXPECT_EQ(rq_in[0][1].set.st.lease_expired, 0);
+	EXPECT_TRUE(woke);
+	/* and the crossbar the caller runs for it moves the SAQ's frames */
+	xrun(cfg.refresh_ns);
+	EXPECT_TRUE(vcsw_vc_qlen(&xp[0].in[1]) < held);
+}
+
+/*
  * The far end of port 1 notifies a point behind it: port 1's output side
  * sets frames for it aside; Xoff from there stops them and not the
  * others; the lease ends it when no Xon comes; the empty SAQ is freed
