@@ -187,77 +187,24 @@ static void vcsw_link_msg(struct vcsw_slave *p, struct sk_buff *skb)
 		vcsw_kick(p->sw, p);
 }
 
-rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
+/*
+ * One frame as it would be on the wire, skb->data past its Ethernet
+ * header (at the fabric header of a fabric frame): counted, checked,
+ * given its deadline and VC (trust, policing), its source learned, then
+ * delivered (vcsw_deliver()).  A frame counted in @in's credits (@ch)
+ * gives them back wherever it ends.
+ */
+static __always_inline void vcsw_rx_one(struct vcsw *sw, struct vcsw_slave *in,
+					struct sk_buff *skb, bool is_fabric,
+					u64 now, struct fcr_charge *ch)
 {
 	u8 dst[ETH_ALEN] __aligned(2), src[ETH_ALEN] __aligned(2);
-	struct sk_buff *skb = *pskb, *segs, *next;
-	struct vcsw_slave *in, *routed = NULL;
-	bool is_fabric, timed = false, rewrite = false;
-	struct fcr_charge ch = { 0 };
+	struct vcsw_slave *routed = NULL;
+	bool timed = false, rewrite = false;
 	struct vcsw_fwd fw = { 0 };
 	struct fhc_fields f;
-	u64 now;
-	struct vcsw *sw;
 	u8 vc = FABRIC_VC_BESTEFFORT;
 
-	if (unlikely(skb->pkt_type == PACKET_LOOPBACK))
-		return RX_HANDLER_PASS;
-	in = rcu_dereference(skb->dev->rx_handler_data);
-	sw = in->sw;
-
-	skb = skb_share_check(skb, GFP_ATOMIC);
-	if (unlikely(!skb)) {
-		vcsw_count(in, VCSW_PS_DROP_NOMEM);
-		return RX_HANDLER_CONSUMED;
-	}
-	/*
-	 * The frame has left its sender, as IP's receive path would say.  A
-	 * veth peer in this host hands the skb over still charged to the
-	 * sending socket: frames waiting in our port buffers would then fill
-	 * that socket's send buffer and block the sender, a back-pressure
-	 * no switch has (and per socket, not per link).
-	 */
-	skb_orphan(skb);
-	is_fabric = eth_hdr(skb)->h_proto == htons(ETH_P_FABRIC);
-	/* link messages are not data: consumed here, whoever sent them */
-	if (is_fabric && fabric_link_is_msg(skb)) {
-		if (pskb_may_pull(skb, min_t(u32, skb->len, FABRIC_HDR_LEN + 1)) &&
-		    skb->len > FABRIC_HDR_LEN && skb->data[FABRIC_HDR_LEN] == FABRIC_CTRL_RECN)
-			vcsw_recn_rcv(in, skb);
-		else
-			vcsw_link_msg(in, skb);
-		return RX_HANDLER_CONSUMED;
-	}
-	now = ktime_get_ns();
-	/*
-	 * On a credit link every data frame is counted at once, on the VC
-	 * its sender counted it on (the header's, best effort without
-	 * one), and gives its credits back wherever it ends: in the input
-	 * buffer, forwarded, or dropped below.
-	 */
-	if (READ_ONCE(in->credits)) {
-		u8 cvc = FABRIC_VC_BESTEFFORT;
-
-		/*
-		 * An end that speaks credits segments first (its qdisc
-		 * does): a GSO frame would take the room of one frame and
-		 * go on as several, outside the books and the input buffer
-		 */
-		if (unlikely(skb_is_gso(skb))) {
-			vcsw_count(in, VCSW_PS_DROP_GSO);
-			kfree_skb(skb);
-			return RX_HANDLER_CONSUMED;
-		}
-		if (is_fabric && pskb_may_pull(skb, min_t(u32, skb->len, 1)))
-			cvc = fcr_frame_vc(READ_ONCE(in->cp.l.vcs), true,
-					   skb->data, skb->len);
-		if (unlikely(!vcsw_credit_arrive(in, &ch, fcr_wire_len(skb->len + ETH_HLEN),
-						 cvc, now))) {
-			/* beyond the grant: counted as a violation */
-			kfree_skb(skb);
-			return RX_HANDLER_CONSUMED;
-		}
-	}
 	vcsw_count(in, VCSW_PS_RX_PACKETS);
 	atomic64_add(skb->len + ETH_HLEN, &in->st[VCSW_PS_RX_BYTES]);
 	ether_addr_copy(dst, eth_hdr(skb)->h_dest);
@@ -350,45 +297,148 @@ rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
 
 	fw.vc = vc;
 	fw.timed = timed;
-	if (likely(!skb_is_gso(skb))) {
-		vcsw_deliver(sw, in, skb, dst, routed, &fw, now, &ch);
-		return RX_HANDLER_CONSUMED;
-	}
-	/* not on a port with credits (above): nothing was counted */
-	if (unlikely(!vcsw_gso_segs_ok(skb, is_fabric))) {
-		vcsw_count(in, VCSW_PS_DROP_GSO);
-		kfree_skb(skb);
-		return RX_HANDLER_CONSUMED;
-	}
-	/*
-	 * A GSO frame (veth passes TSO aggregates through) is queued as the
-	 * frames that will be on the wire, so that buffer limits, the link
-	 * rate and the counters see real frame sizes.  A fabric frame is GSO
-	 * when a host's edf kept it whole with one header: fabric_hdr.ko's
-	 * offload cuts it, numbering the segments' headers.  A frame that
-	 * cannot be segmented (a type no GSO handler knows, a bad offload
-	 * from a packet socket) is malformed.
-	 */
-	segs = skb_gso_segment(skb, 0);
-	if (IS_ERR_OR_NULL(segs)) {
-		vcsw_count(in, PTR_ERR(segs) == -ENOMEM ? VCSW_PS_DROP_NOMEM :
-						       VCSW_PS_DROP_MALFORMED);
-		kfree_skb(skb);
-		return RX_HANDLER_CONSUMED;
-	}
-	consume_skb(skb);
-	skb_list_walk_safe(segs, skb, next) {
-		struct fcr_charge none = { 0 };
-
-		skb_mark_not_on_list(skb);
-		vcsw_deliver(sw, in, skb, dst, routed, &fw, now, &none);
-	}
-	return RX_HANDLER_CONSUMED;
+	vcsw_deliver(sw, in, skb, dst, routed, &fw, now, ch);
+	return;
 
 malformed:
 	vcsw_count(in, VCSW_PS_DROP_MALFORMED);
 drop:
-	vcsw_credit_release(in, &ch);
+	vcsw_credit_release(in, ch);
 	kfree_skb(skb);
+}
+
+/* A frame refused whole, before any of it went on: received, and dropped. */
+static void vcsw_rx_refuse(struct vcsw_slave *in, struct sk_buff *skb,
+			   u32 bytes, enum vcsw_pstat why)
+{
+	vcsw_count(in, VCSW_PS_RX_PACKETS);
+	atomic64_add(bytes, &in->st[VCSW_PS_RX_BYTES]);
+	vcsw_count(in, why);
+	kfree_skb(skb);
+}
+
+/*
+ * A GSO frame (veth passes TSO aggregates through; a packet socket or a
+ * tap can hand over any) is cut first into the frames the wire would
+ * carry, and each of them is then taken as if it had come alone
+ * (vcsw_rx_one()): the counters, an untrusted port's policer, the
+ * buffer limits and the link rate see real frame sizes.  A policer that
+ * charged the whole once would let through free the headers that every
+ * segment repeats (with segments of one byte, 55 times vc0_rate), and
+ * would never pass a VC0 packet bigger than vc0_burst, however slowly
+ * its frames came.  A fabric frame is GSO when a host's edf kept it
+ * whole with one header: fabric_hdr.ko's offload cuts it, numbering the
+ * segments' headers.  Not on a port with credits (refused before).
+ */
+static noinline void vcsw_rx_gso(struct vcsw *sw, struct vcsw_slave *in,
+				 struct sk_buff *skb, bool is_fabric, u64 now)
+{
+	u32 bytes = skb->len + ETH_HLEN;
+	struct sk_buff *segs, *next;
+	struct fhc_fields f;
+
+	/* our offload is given only a header the switch would take */
+	if (is_fabric && unlikely(!vcsw_read_header(skb, &f))) {
+		vcsw_rx_refuse(in, skb, bytes, VCSW_PS_DROP_MALFORMED);
+		return;
+	}
+	skb_push(skb, skb->data - skb_mac_header(skb));
+	if (unlikely(!vcsw_gso_segs_ok(skb, is_fabric))) {
+		vcsw_rx_refuse(in, skb, bytes, VCSW_PS_DROP_GSO);
+		return;
+	}
+	/*
+	 * A frame that cannot be segmented (a type no GSO handler knows, a
+	 * bad offload from a packet socket) is malformed.
+	 */
+	segs = skb_gso_segment(skb, 0);
+	if (IS_ERR_OR_NULL(segs)) {
+		vcsw_rx_refuse(in, skb, bytes, PTR_ERR(segs) == -ENOMEM ?
+			       VCSW_PS_DROP_NOMEM : VCSW_PS_DROP_MALFORMED);
+		return;
+	}
+	consume_skb(skb);
+	/* each segment starts at its Ethernet header, which it has whole */
+	skb_list_walk_safe(segs, skb, next) {
+		struct fcr_charge none = { 0 };
+
+		skb_mark_not_on_list(skb);
+		skb_reset_mac_header(skb);
+		__skb_pull(skb, ETH_HLEN);
+		vcsw_rx_one(sw, in, skb, is_fabric, now, &none);
+	}
+}
+
+rx_handler_result_t vcsw_handle_frame(struct sk_buff **pskb)
+{
+	struct sk_buff *skb = *pskb;
+	struct fcr_charge ch = { 0 };
+	struct vcsw_slave *in;
+	struct vcsw *sw;
+	bool is_fabric;
+	u64 now;
+
+	if (unlikely(skb->pkt_type == PACKET_LOOPBACK))
+		return RX_HANDLER_PASS;
+	in = rcu_dereference(skb->dev->rx_handler_data);
+	sw = in->sw;
+
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (unlikely(!skb)) {
+		vcsw_count(in, VCSW_PS_DROP_NOMEM);
+		return RX_HANDLER_CONSUMED;
+	}
+	/*
+	 * The frame has left its sender, as IP's receive path would say.  A
+	 * veth peer in this host hands the skb over still charged to the
+	 * sending socket: frames waiting in our port buffers would then fill
+	 * that socket's send buffer and block the sender, a back-pressure
+	 * no switch has (and per socket, not per link).
+	 */
+	skb_orphan(skb);
+	is_fabric = eth_hdr(skb)->h_proto == htons(ETH_P_FABRIC);
+	/* link messages are not data: consumed here, whoever sent them */
+	if (is_fabric && fabric_link_is_msg(skb)) {
+		if (pskb_may_pull(skb, min_t(u32, skb->len, FABRIC_HDR_LEN + 1)) &&
+		    skb->len > FABRIC_HDR_LEN && skb->data[FABRIC_HDR_LEN] == FABRIC_CTRL_RECN)
+			vcsw_recn_rcv(in, skb);
+		else
+			vcsw_link_msg(in, skb);
+		return RX_HANDLER_CONSUMED;
+	}
+	now = ktime_get_ns();
+	/*
+	 * On a credit link every data frame is counted at once, on the VC
+	 * its sender counted it on (the header's, best effort without
+	 * one), and gives its credits back wherever it ends: in the input
+	 * buffer, forwarded, or dropped in vcsw_rx_one().
+	 */
+	if (READ_ONCE(in->credits)) {
+		u8 cvc = FABRIC_VC_BESTEFFORT;
+
+		/*
+		 * An end that speaks credits segments first (its qdisc
+		 * does): a GSO frame would take the room of one frame and
+		 * go on as several, outside the books and the input buffer
+		 */
+		if (unlikely(skb_is_gso(skb))) {
+			vcsw_count(in, VCSW_PS_DROP_GSO);
+			kfree_skb(skb);
+			return RX_HANDLER_CONSUMED;
+		}
+		if (is_fabric && pskb_may_pull(skb, min_t(u32, skb->len, 1)))
+			cvc = fcr_frame_vc(READ_ONCE(in->cp.l.vcs), true,
+					   skb->data, skb->len);
+		if (unlikely(!vcsw_credit_arrive(in, &ch, fcr_wire_len(skb->len + ETH_HLEN),
+						 cvc, now))) {
+			/* beyond the grant: counted as a violation */
+			kfree_skb(skb);
+			return RX_HANDLER_CONSUMED;
+		}
+	}
+	if (unlikely(skb_is_gso(skb)))
+		vcsw_rx_gso(sw, in, skb, is_fabric, now);
+	else
+		vcsw_rx_one(sw, in, skb, is_fabric, now, &ch);
 	return RX_HANDLER_CONSUMED;
 }

@@ -11,7 +11,9 @@
 # and the inner IPv4/IPv6 offloads under it.  Nothing may crash or warn
 # (the harness reads the kernel log), the switch may forward no malformed
 # frame, and both paths must still carry ordinary frames afterwards.
-# A port with credits refuses every GSO frame.
+# A port with credits refuses every GSO frame.  Last, an untrusted port
+# counts and polices a GSO frame's segments one by one, as the wire
+# frames they are.
 # First, well-formed frames: a port cuts a GSO frame whose segment size
 # its sender chose into at most 256 segments and refuses (drop_gso) one
 # that would need more, instead of turning one frame into thousands.
@@ -142,5 +144,94 @@ fstat_read_ok
 valid_to C eth0 $MAC_D 10.52.1.3 10.52.1.4 D eth0
 check_err $? "ordinary frames no longer cross the switch after the fuzzing"
 log_test "switch port: GSO frames cut or dropped, none malformed forwarded"
+
+# --- an untrusted port polices the frames it cuts ----------------------------------------
+# p1 untrusted: VC0 at vc0_rate 8kbit (1000 bytes a second) with a burst
+# of BURST bytes.  C sends PKTS regulated GSO packets at once, each of
+# SEGS segments of 100 bytes: 2074 bytes whole, SEG_WIRE bytes a frame
+# cut.  The policer must see the frames: at most the burst and what the
+# rate added while they came passes as VC0 (the GCRA, core/vcsw_trust.h),
+# and at least the burst less one frame.  Charged by the packet, seven
+# packets (140 frames, 24360 bytes) passed and police_drop counted 3;
+# rx_packets counted 10 and rx_bytes 20740.
+BURST=16384
+PKTS=10
+SEGS=20
+SEG_WIRE=$((14 + 20 + 20 + 20 + 100))
+FRAMES_CUT=$((PKTS * SEGS))
+# police EXCEED: p1 untrusted, its bucket full again (a change restarts it)
+police() {
+	ns_run S ip link set p1 type vcsw_slave trust off vc0_rate 8kbit \
+		vc0_burst $BURST vc0_exceed "$1" || fatal "p1 untrusted, $1"
+}
+# send_vc0 GSO PAYLOAD N FRAMES: C's N regulated GSO packets, cut into
+# FRAMES frames; sets SEND_US, the time from the first send to p1's count
+# of every frame received
+send_vc0() {
+	local rx0 t0 out want=$4
+	rx0=$(port p1 rx_packets)
+	t0=$(now_us)
+	out=$(ns_exec C gso-fuzz -i eth0 -d $MAC_D -n "$3" -g "$1" -p "$2" -r)
+	check_err $? "gso-fuzz -g $1 -p $2 -r failed"
+	check_eq "packets the kernel took (gso $1, payload $2)" "$3" "$(sent_of "$out")"
+	wait_for 30 eval "[ \$(port p1 rx_packets) -ge $((rx0 + want)) ]"
+	SEND_US=$(($(now_us) - t0))
+	check_eq "frames p1 received (gso $1, payload $2)" "$want" \
+		"$(($(port p1 rx_packets) - rx0))"
+}
+# most VC0 bytes the policer may pass: the burst and what the rate adds
+# over the sending, a byte a millisecond (polled: later than the last frame)
+vc0_bound() { echo $((BURST + SEND_US / 1000 + 1)); }
+
+police drop
+pd0=$(port p1 police_drop)
+b0=$(port p1 rx_bytes)
+d0=$(fstat D eth0 rx_frames)
+send_vc0 100 2000 $PKTS $FRAMES_CUT
+check_eq "bytes p1 received" $((FRAMES_CUT * SEG_WIRE)) "$(($(port p1 rx_bytes) - b0))"
+wait_for 10 settled fstat D eth0 rx_frames
+passed=$(($(fstat D eth0 rx_frames) - d0))
+dropped=$(($(port p1 police_drop) - pd0))
+check_eq "frames passed and policed" $FRAMES_CUT $((passed + dropped))
+bound=$(vc0_bound)
+[ $((passed * SEG_WIRE)) -le "$bound" ]
+check_err $? "$passed frames, $((passed * SEG_WIRE)) bytes, passed as VC0: more than $bound"
+[ $((passed * SEG_WIRE)) -gt $((BURST - SEG_WIRE)) ]
+check_err $? "$passed frames, $((passed * SEG_WIRE)) bytes, passed as VC0: less than the burst"
+log_info "vc0_exceed drop: $passed of $FRAMES_CUT frames passed ($((passed * SEG_WIRE)) bytes, bound $bound)"
+log_test "untrusted port: GSO packets policed by the frames they are cut into"
+
+# a packet bigger than the burst is not refused whole: 21 frames of 1474
+# bytes and one of 674, of which the burst holds 11 (all dropped by the
+# packet); the fewest bytes that many frames can be: the short one and
+# the rest full
+police drop
+d0=$(fstat D eth0 rx_frames)
+send_vc0 1400 30000 1 22
+wait_for 10 settled fstat D eth0 rx_frames
+passed=$(($(fstat D eth0 rx_frames) - d0))
+[ "$passed" -ge 11 ] && [ $((674 + (passed - 1) * 1474)) -le "$(vc0_bound)" ]
+check_err $? "$passed of the 22 frames of a 30074-byte VC0 packet passed, want 11 (burst $BURST)"
+log_test "untrusted port: a VC0 packet over vc0_burst passes the frames the burst holds"
+
+# demote: every frame crosses, those over the rate saying VC1 on the wire
+police demote
+dm0=$(port p1 police_demote)
+ns_bg D fabric-vc-count -i eth0 -n $FRAMES_CUT -t 20000 -r "$TMP_DIR/vcc.ready" > "$TMP_DIR/vcc.out"
+vcc=$BG_PID
+wait_for 10 test -e "$TMP_DIR/vcc.ready" || fatal "fabric-vc-count did not start"
+send_vc0 100 2000 $PKTS $FRAMES_CUT
+bg_wait $vcc
+check_err $? "D did not see the $FRAMES_CUT frames: $(cat "$TMP_DIR/vcc.out")"
+vcc=$(cat "$TMP_DIR/vcc.out")
+vc0=$(echo "$vcc" | sed -n 's/.* vc0=\([0-9]*\).*/\1/p')
+vc1=$(echo "$vcc" | sed -n 's/.* vc1=\([0-9]*\).*/\1/p')
+check_eq "frames on VC0 and VC1 at D" $FRAMES_CUT $((${vc0:-0} + ${vc1:-0}))
+check_eq "frames demoted" "${vc1:-x}" "$(($(port p1 police_demote) - dm0))"
+bound=$(vc0_bound)
+[ $((${vc0:-0} * SEG_WIRE)) -le "$bound" ] && [ $((${vc0:-0} * SEG_WIRE)) -gt $((BURST - SEG_WIRE)) ]
+check_err $? "${vc0:-0} frames, $((${vc0:-0} * SEG_WIRE)) bytes, kept VC0: not within the burst less a frame and $bound"
+log_info "vc0_exceed demote: $vcc"
+log_test "untrusted port: GSO frames over the rate demoted frame by frame, VC1 on the wire"
 
 exit "$EXIT_STATUS"

@@ -11,12 +11,13 @@
  * version or inner type now and then), IPv4 or IPv6, TCP or UDP, a
  * random payload; the virtio-net header random but often plausible.
  *
- *   gso-fuzz -i IFACE -d DST_MAC -n COUNT [-s SEED] [-g GSO_SIZE -p PAYLOAD]
+ *   gso-fuzz -i IFACE -d DST_MAC -n COUNT [-s SEED] [-g GSO_SIZE -p PAYLOAD [-r]]
  *
  * With -g and -p every frame is the same well-formed one instead: IPv4,
  * TCP, PAYLOAD bytes after the TCP header, and a virtio-net header that
  * asks for TCPv4 segments of GSO_SIZE bytes with the TCP checksum left to
- * the kernel, as a guest's TSO packet would.
+ * the kernel, as a guest's TSO packet would; best effort, or with -r
+ * regulated (VC0).
  *
  * Prints "sent=N refused=N einval=N emsgsize=N enobufs=N enomem=N":
  * frames the kernel took, and frames it refused at the socket (a
@@ -49,6 +50,8 @@
 static uint64_t rnd_state;
 /* -g: well-formed frames of this segment size; 0: fuzz */
 static unsigned int fixed_gso;
+/* -r: those frames are regulated (VC0) */
+static bool fixed_regulated;
 
 static uint32_t rnd(void)
 {
@@ -67,7 +70,7 @@ static bool one_in(uint32_t n)
 static void usage(void)
 {
 	fprintf(stderr, "usage: gso-fuzz -i IFACE -d DST_MAC -n COUNT [-s SEED] "
-		"[-g GSO_SIZE -p PAYLOAD]\n");
+		"[-g GSO_SIZE -p PAYLOAD [-r]]\n");
 	exit(2);
 }
 
@@ -170,7 +173,7 @@ int main(int argc, char **argv)
 	int opt, fd, on = 1;
 
 	rnd_state = 0x9e3779b97f4a7c15ULL;
-	while ((opt = getopt(argc, argv, "i:d:n:s:g:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "i:d:n:s:g:p:r")) != -1) {
 		switch (opt) {
 		case 'i': ifname = optarg; break;
 		case 'd': dst = optarg; break;
@@ -178,10 +181,12 @@ int main(int argc, char **argv)
 		case 's': rnd_state ^= strtoull(optarg, NULL, 0) * 0x2545f4914f6cdd1dULL; break;
 		case 'g': fixed_gso = strtoul(optarg, NULL, 0); break;
 		case 'p': fixed_payload = strtoul(optarg, NULL, 0); break;
+		case 'r': fixed_regulated = true; break;
 		default: usage();
 		}
 	}
 	if (!ifname || !dst || !count || !fixed_gso != !fixed_payload ||
+	    (fixed_regulated && !fixed_gso) ||
 	    fixed_gso > 65535 ||
 	    fixed_payload > FRAME_MAX - ETH_HLEN - FABRIC_HDR_LEN - IP4_HLEN - TCP_HLEN ||
 	    sscanf(dst, "%x:%x:%x:%x:%x:%x", &mac[0], &mac[1], &mac[2],
@@ -211,7 +216,8 @@ int main(int argc, char **argv)
 		uint8_t *eth = buf + sizeof(*vh), *fab = eth + ETH_HLEN;
 		struct fhc_fields f = {
 			.version = !fixed_gso && one_in(50) ? 2 : FABRIC_HDR_VERSION,
-			.vc = fixed_gso ? FABRIC_VC_BESTEFFORT : rnd() % 2,
+			.vc = fixed_gso ? (fixed_regulated ? FABRIC_VC_REGULATED :
+					   FABRIC_VC_BESTEFFORT) : rnd() % 2,
 			.head = true,
 			.tail = true,
 			.sl = rnd() % 8,
