@@ -38,6 +38,7 @@
 #include <linux/netdevice.h>
 #include <linux/etherdevice.h>
 #include <linux/if_ether.h>
+#include <linux/if_vlan.h>
 #include <linux/hash.h>
 #include <linux/percpu.h>
 #include <linux/rculist.h>
@@ -65,6 +66,7 @@ enum fabric_drop {
 	FABRIC_DROP_TRUNCATED,
 	FABRIC_DROP_NOMEM,
 	FABRIC_DROP_LINK_MSG,	/* a credit-link message no qdisc here takes */
+	FABRIC_DROP_LINK_LAYER,	/* no Ethernet header in front to rebuild */
 	FABRIC_DROP_MAX,
 };
 
@@ -82,6 +84,7 @@ static const u16 fabric_drop_attr[FABRIC_DROP_MAX] = {
 	[FABRIC_DROP_TRUNCATED]	 = FABRIC_A_DROP_TRUNCATED,
 	[FABRIC_DROP_NOMEM]	 = FABRIC_A_DROP_NOMEM,
 	[FABRIC_DROP_LINK_MSG]	 = FABRIC_A_DROP_LINK_MSG,
+	[FABRIC_DROP_LINK_LAYER] = FABRIC_A_DROP_LINK_LAYER,
 };
 
 /* Written only by the receive handler of the owning cpu. */
@@ -521,6 +524,28 @@ int fabric_hdr_rewrite(struct sk_buff *skb, unsigned int offset,
 }
 EXPORT_SYMBOL_GPL(fabric_hdr_rewrite);
 
+/*
+ * The link-layer header in front of a received frame's fabric header
+ * (skb->data), if we can rebuild it in front of the inner packet: an
+ * Ethernet header, or one with its 802.1Q or 802.1ad tag still in it (a
+ * VLAN device with reorder_hdr off puts the tag back before its frames
+ * reach us).  0 for anything else (a GRE device's packet has none).
+ */
+static unsigned int fabric_hdr_mac_len(const struct sk_buff *skb)
+{
+	unsigned int len;
+
+	if (!skb_mac_header_was_set(skb) || skb->data < skb_mac_header(skb))
+		return 0;
+	len = skb->data - skb_mac_header(skb);
+	if (len == ETH_HLEN)
+		return len;
+	if (len == VLAN_ETH_HLEN &&
+	    eth_type_vlan(((const struct ethhdr *)skb_mac_header(skb))->h_proto))
+		return len;
+	return 0;
+}
+
 /**
  * fabric_hdr_pull - strip the fabric header of a received frame
  * @skb: received frame, skb->data at the fabric header, its Ethernet header
@@ -529,19 +554,20 @@ EXPORT_SYMBOL_GPL(fabric_hdr_rewrite);
  * Does not validate: the caller ran fhc_validate().  On return the frame
  * looks as if it had arrived without the header: skb->data at the inner
  * packet, a rebuilt Ethernet header in front of it carrying the inner
- * EtherType, skb->protocol set, mac, network and transport headers reset.
+ * EtherType (with the VLAN tag the frame's had in it, if any:
+ * fabric_hdr_mac_len()), skb->protocol set, mac, network and transport
+ * headers reset.
  *
  * Return: 0, -EINVAL (not Ethernet framed or too short) or -ENOMEM.
  */
 int fabric_hdr_pull(struct sk_buff *skb)
 {
-	struct ethhdr *eth;
+	unsigned int hlen = fabric_hdr_mac_len(skb);
 	__be16 inner;
+	u8 *mac;
 	int err;
 
-	if (!skb_mac_header_was_set(skb) ||
-	    skb->data - skb_mac_header(skb) != ETH_HLEN ||
-	    skb->len < FABRIC_HDR_LEN)
+	if (!hlen || skb->len < FABRIC_HDR_LEN)
 		return -EINVAL;
 	if (!pskb_may_pull(skb, FABRIC_HDR_LEN))
 		return -ENOMEM;
@@ -552,12 +578,13 @@ int fabric_hdr_pull(struct sk_buff *skb)
 
 	inner = htons(fhc_get_be16(skb->data + 2));
 	skb_pull_rcsum(skb, FABRIC_HDR_LEN);
-	eth = (struct ethhdr *)(skb->data - ETH_HLEN);
-	memmove(eth, skb_mac_header(skb), 2 * ETH_ALEN);
-	eth->h_proto = inner;
+	/* addresses (and tag) moved up to the inner packet, its type last */
+	mac = skb->data - hlen;
+	memmove(mac, skb_mac_header(skb), hlen - sizeof(__be16));
+	memcpy(skb->data - sizeof(inner), &inner, sizeof(inner));
 
 	skb->protocol = inner;
-	skb_set_mac_header(skb, -ETH_HLEN);
+	skb_set_mac_header(skb, -(int)hlen);
 	skb_reset_network_header(skb);
 	skb_reset_transport_header(skb);
 	skb_reset_mac_len(skb);
@@ -577,16 +604,19 @@ static int fabric_rcv(struct sk_buff *skb, struct net_device *dev,
 	struct fhc_fields f;
 	unsigned int inner_len, probe;
 
-	/*
-	 * Frames for other hosts (promiscuous mode) are not ours, as in
-	 * ip_rcv().  Other link layers never carry this EtherType; without an
-	 * Ethernet header in front we could not rebuild one.
-	 */
-	if (unlikely(skb->pkt_type == PACKET_OTHERHOST ||
-		     skb->data - skb_mac_header(skb) != ETH_HLEN))
+	/* Frames for other hosts (promiscuous mode) are not ours, as in ip_rcv(). */
+	if (unlikely(skb->pkt_type == PACKET_OTHERHOST))
 		goto drop;
 
 	stats = fabric_stats_of(dev);
+	/*
+	 * Without an Ethernet header in front (a GRE device's packet of this
+	 * type) we could not rebuild one for the inner packet.
+	 */
+	if (unlikely(!fabric_hdr_mac_len(skb))) {
+		fabric_count_drop(stats, FABRIC_DROP_LINK_LAYER);
+		goto drop;
+	}
 
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (unlikely(!skb)) {

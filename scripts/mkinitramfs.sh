@@ -38,6 +38,7 @@ INTREE_MODULES="
 	net/bridge/bridge.ko
 	net/core/pktgen.ko
 	net/8021q/8021q.ko
+	net/ipv4/ip_gre.ko
 	net/sched/
 "
 # Host programs copied with their shared libraries; optional ones are

@@ -55,6 +55,7 @@ static const struct {
 	{ FABRIC_A_DROP_TRUNCATED,	"drop_truncated" },
 	{ FABRIC_A_DROP_NOMEM,		"drop_nomem" },
 	{ FABRIC_A_DROP_LINK_MSG,	"drop_link_msg" },
+	{ FABRIC_A_DROP_LINK_LAYER,	"drop_link_layer" },
 };
 
 static void usage(FILE *f)
@@ -101,6 +102,7 @@ static int fs_stats_attr_cb(const struct nlattr *attr, void *data)
 	case FABRIC_A_RX_FRAMES ... FABRIC_A_LATE_MAX_NS:
 	case FABRIC_A_DROP_NOMEM:
 	case FABRIC_A_DROP_LINK_MSG:
+	case FABRIC_A_DROP_LINK_LAYER:
 		if (mnl_attr_validate(attr, MNL_TYPE_U64) == 0)
 			d->val[type] = mnl_attr_get_u64(attr);
 		break;

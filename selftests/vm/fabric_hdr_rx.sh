@@ -254,6 +254,59 @@ test_wait_rx()
 	log_test "--wait-rx: waits for the count, fails on its timeout, bad input refused"
 }
 
+# A VLAN device with reorder_hdr off puts the 802.1Q tag back in front of
+# the frame, in its link-layer header: the frame is still ours, delivered
+# and counted (it was dropped, counted nowhere).  A GRE device carries a
+# packet of the fabric type with no Ethernet header at all: dropped, and
+# counted in drop_link_layer (it was not).
+test_link_layers()
+{
+	local j i expected=
+
+	require_module 8021q
+	require_module ip_gre
+	ns_run A ip link add link va name va.5 type vlan id 5 reorder_hdr off &&
+	ns_run B ip link add link vb name vb.5 type vlan id 5 reorder_hdr off ||
+		fatal "VLAN devices"
+	ns_run A ip addr add 10.0.5.1/24 dev va.5
+	ns_run B ip addr add 10.0.5.2/24 dev vb.5
+	ns_run A ip link set va.5 up
+	ns_run B ip link set vb.5 up
+	sink_start B vlan 10.0.5.2 "$PORT" 3 "$SINK_TIMEOUT_MS"
+	for i in 1 2 3; do
+		ns_run A taskset -c 0 fabric-send -i va.5 --dst-mac "$MAC_B" \
+			--src-ip 10.0.5.1 --dst-ip 10.0.5.2 --dport "$PORT" \
+			--seq "$i" --payload "vlan-$i"
+		check_err $? "fabric-send on va.5"
+		expected+="vlan-$i"$'\n'
+	done
+	sink_check vlan "${expected%$'\n'}"
+	j=$(ns_exec B fabric-stat -j vb.5)
+	check_eq "vb.5 rx_frames" 3 "$(json_u64 "$j" rx_frames)"
+	check_eq "vb.5 drop_link_layer" 0 "$(json_u64 "$j" drop_link_layer)"
+	log_test "VLAN with reorder_hdr off: frames delivered with their tag, counted"
+
+	ns_run A ip link add gre5 type gre local "$IP_A" remote "$IP_B" &&
+	ns_run B ip link add gre5 type gre local "$IP_B" remote "$IP_A" ||
+		fatal "GRE devices"
+	ns_run A ip link set gre5 up
+	ns_run B ip link set gre5 up
+	ns_run A fabric-send -i gre5 --dst-mac "$MAC_B" --src-ip "$IP_A" \
+		--dst-ip "$IP_B" --dport "$PORT" --count 2 --payload gre
+	check_err $? "fabric-send on gre5"
+	wait_for "$STAT_TIMEOUT_S" eval \
+		'[[ $(json_u64 "$(ns_exec B fabric-stat -j gre5 2>/dev/null)" drop_link_layer) == 2 ]]'
+	j=$(ns_exec B fabric-stat -j gre5)
+	check_eq "gre5 drop_link_layer" 2 "$(json_u64 "$j" drop_link_layer)"
+	check_eq "gre5 rx_frames" 0 "$(json_u64 "$j" rx_frames)"
+	log_test "no Ethernet header (GRE): dropped and counted in drop_link_layer"
+	# gone, and their entries with them (test_dev_leaves counts B's)
+	ns_run A ip link del gre5
+	ns_run B ip link del gre5
+	ns_run A ip link del va.5
+	ns_run B ip link del vb.5
+}
+
 # Moving vb away unregisters it from B: its entry must go with it.
 test_dev_leaves()
 {
@@ -291,6 +344,7 @@ test_late
 test_malformed
 test_per_netns
 test_wait_rx
+test_link_layers
 test_dev_leaves
 test_teardown
 exit $EXIT_STATUS

@@ -83,6 +83,7 @@ struct fs_opts {
 	uint32_t	link_fuzz_unit;	/* forged link messages; 0: not */
 	bool		recn_fuzz;	/* forged RECN link frames */
 	unsigned long long seed;
+	bool		no_eth;		/* DEV has no Ethernet header (fs_open()) */
 };
 
 /* ---- frame.c ------------------------------------------------------------- */
@@ -92,8 +93,7 @@ size_t fs_build(const struct fs_opts *o, const uint8_t *src_mac,
 
 /* ---- send.c -------------------------------------------------------------- */
 
-int fs_open(const struct fs_opts *o, struct sockaddr_ll *sll,
-	    uint8_t *src_mac);
+int fs_open(struct fs_opts *o, struct sockaddr_ll *sll, uint8_t *src_mac);
 void fs_sleep_us(unsigned long us);
 int fs_send(const struct fs_opts *o, int fd, const struct sockaddr_ll *sll,
 	    const uint8_t *src_mac);

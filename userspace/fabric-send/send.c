@@ -19,10 +19,13 @@
 
 /*
  * A packet socket on --dev (-i) whose @sll sends to --dst-mac; @src_mac
- * gets DEV's own address for the frames' source.  -1 on error, said.
+ * gets DEV's own address for the frames' source.  A device without an
+ * Ethernet header (a GRE tunnel) sets o->no_eth: the plain frames go
+ * without theirs, the fabric EtherType their packets' protocol, as such
+ * a device would carry a fabric frame a host received on it.  -1 on
+ * error, said.
  */
-int fs_open(const struct fs_opts *o, struct sockaddr_ll *sll,
-	    uint8_t *src_mac)
+int fs_open(struct fs_opts *o, struct sockaddr_ll *sll, uint8_t *src_mac)
 {
 	struct ifreq ifr;
 	int fd;
@@ -46,11 +49,15 @@ int fs_open(const struct fs_opts *o, struct sockaddr_ll *sll,
 			strerror(errno));
 		goto err;
 	}
-	if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER) {
+	o->no_eth = ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER;
+	if (o->no_eth && (o->fuzz || o->recn_fuzz || o->link_fuzz_unit)) {
 		fprintf(stderr, PROG ": %s: not an Ethernet device\n", o->dev);
 		goto err;
 	}
-	memcpy(src_mac, ifr.ifr_hwaddr.sa_data, ETH_ALEN);
+	if (o->no_eth)
+		memset(src_mac, 0, ETH_ALEN);
+	else
+		memcpy(src_mac, ifr.ifr_hwaddr.sa_data, ETH_ALEN);
 
 	sll->sll_family = AF_PACKET;
 	sll->sll_protocol = 0;
@@ -60,8 +67,10 @@ int fs_open(const struct fs_opts *o, struct sockaddr_ll *sll,
 		goto err;
 	}
 	sll->sll_protocol = htons(ETH_P_FABRIC);
-	sll->sll_halen = ETH_ALEN;
-	memcpy(sll->sll_addr, o->dst_mac, ETH_ALEN);
+	if (!o->no_eth) {
+		sll->sll_halen = ETH_ALEN;
+		memcpy(sll->sll_addr, o->dst_mac, ETH_ALEN);
+	}
 	return fd;
 err:
 	close(fd);
@@ -84,16 +93,16 @@ int fs_send(const struct fs_opts *o, int fd, const struct sockaddr_ll *sll,
 	    const uint8_t *src_mac)
 {
 	static uint8_t frame[FS_FRAME_MAX];
+	size_t skip = o->no_eth ? ETH_HLEN : 0, len;
 	unsigned long i;
 	uint32_t seq;
-	size_t len;
 
 	seq = o->hdr.seq;
 	for (i = 0; i < o->count; i++, seq++) {
 		if (i && o->interval_us)
 			fs_sleep_us(o->interval_us);
-		len = fs_build(o, src_mac, i, seq, frame);
-		if (sendto(fd, frame, len, 0, (const struct sockaddr *)sll,
+		len = fs_build(o, src_mac, i, seq, frame) - skip;
+		if (sendto(fd, frame + skip, len, 0, (const struct sockaddr *)sll,
 			   sizeof(*sll)) != (ssize_t)len) {
 			fprintf(stderr, PROG ": %s: sending frame %lu of %lu: %s\n",
 				o->dev, i + 1, o->count, strerror(errno));

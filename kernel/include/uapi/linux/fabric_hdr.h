@@ -208,6 +208,7 @@ enum {
 	FABRIC_A_ROUTE,			/* u32: the turnpool (header's route) */
 	FABRIC_A_ROUTE_REPLACE,		/* flag: ROUTE_NEW may replace a route */
 	FABRIC_A_DROP_LINK_MSG,		/* u64: credit-link messages no qdisc here took */
+	FABRIC_A_DROP_LINK_LAYER,	/* u64: not behind an Ethernet header */
 	__FABRIC_A_MAX,
 };
 #define FABRIC_A_MAX (__FABRIC_A_MAX - 1)
