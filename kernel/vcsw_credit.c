@@ -15,12 +15,19 @@ bool vcsw_slave_up(const struct vcsw_slave *p)
 	return netif_running(p->dev) && netif_carrier_ok(p->dev);
 }
 
-/* The input buffer of @vc in effect: configured, or the default. */
+/*
+ * The input buffer of @vc in effect: configured, or the default, two
+ * full-size frames, in 64 bits: a device with no MTU ceiling (a dummy)
+ * may have one of 2^31 - 1, whose two frames wrapped a u32 to 128.
+ * No more than a buffer may be configured (VCSW_IN_BUFFER_MAX).
+ */
 u32 vcsw_in_bytes(u32 cfg, u32 unit, unsigned int mtu)
 {
-	u32 frame = roundup(mtu + ETH_HLEN, unit);
+	u64 frame = roundup((u64)mtu + ETH_HLEN, unit);
 
-	return cfg ? cfg : max_t(u32, VCSW_DEFAULT_IN_BUFFER, 2 * frame);
+	if (cfg)
+		return cfg;
+	return clamp_t(u64, 2 * frame, VCSW_DEFAULT_IN_BUFFER, VCSW_IN_BUFFER_MAX);
 }
 
 /*

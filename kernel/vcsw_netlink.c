@@ -86,7 +86,7 @@ static struct netlink_range_validation vcsw_unit_range = {
 /* 0: the default (VCSW_DEFAULT_IN_BUFFER or two full-size frames) */
 static struct netlink_range_validation vcsw_in_buffer_range = {
 	.min = 0,
-	.max = 64 << 20,
+	.max = VCSW_IN_BUFFER_MAX,
 };
 
 static const struct nla_policy vcsw_slave_policy[IFLA_VCSW_PORT_MAX + 1] = {

@@ -46,6 +46,7 @@
  * the other travels back), so a jumbo MTU still streams.
  */
 #define VCSW_DEFAULT_IN_BUFFER	8192
+#define VCSW_IN_BUFFER_MAX	(64 << 20)	/* the most one may configure */
 /*
  * Segments a port cuts, at most, from one GSO frame whose segment size its
  * sender chose (SKB_GSO_DODGY: a packet socket with PACKET_VNET_HDR, a tap

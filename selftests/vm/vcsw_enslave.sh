@@ -145,4 +145,24 @@ ns_run S ip link del tun0
 ns_run S ip link del bond0
 log_test "a port cannot stop being Ethernet"
 
+# --- a port with the largest MTU -------------------------------------------------------
+# A dummy has no MTU ceiling.  A port's default input buffer is two
+# full-size frames, at most the 64 MB one may configure: counted in 32
+# bits, two frames of 2^31 - 1 + 14 bytes wrapped to 128 and the buffer
+# was 8192, less than one frame.  The same on an MTU change.
+require_module dummy
+in_buffer() {
+	ns_exec S ip -j -d link show dev dmy0 | tr -d ' \n' |
+		sed -n 's/.*"vc0_in_buffer":\([0-9]*\).*/\1/p'
+}
+ns_run S ip link add dmy0 mtu 2147483647 type dummy || fatal "dmy0"
+ns_run S ip link set dmy0 master sw0 || fatal "dmy0 master sw0"
+check_eq "input buffer at MTU 2^31 - 1" $((64 << 20)) "$(in_buffer)"
+ns_run S ip link set dmy0 mtu 1500
+check_eq "input buffer at MTU 1500" 8192 "$(in_buffer)"
+ns_run S ip link set dmy0 mtu 2147483647
+check_eq "input buffer at MTU 2^31 - 1 again" $((64 << 20)) "$(in_buffer)"
+ns_run S ip link del dmy0
+log_test "a port's default input buffer: two frames, at most 64 MB, at any MTU"
+
 exit $EXIT_STATUS
