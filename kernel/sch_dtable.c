@@ -875,6 +875,17 @@ static int dtable_qdisc_init(struct Qdisc *sch, struct nlattr *opt,
 	err = dtable_prepare(sch, tb, nclasses, true, cfg, extack);
 	if (err)
 		goto out;
+	err = -ENOMEM;
+	q->classes = kcalloc(nclasses, sizeof(*q->classes), GFP_KERNEL);
+	q->core_cls = kcalloc(nclasses, sizeof(*q->core_cls), GFP_KERNEL);
+	if (!q->classes || !q->core_cls)
+		goto out;	/* destroy() frees what was allocated */
+	/*
+	 * The link last of what may fail: a new one starts its books and
+	 * speaks to the peer at once (fabric_link_get()), which a qdisc that
+	 * then fails to be would have begun for nothing.  Before the
+	 * children, which destroy() frees only once nclasses is set.
+	 */
 	link = fabric_link_configure(sch, NULL, tb[TCA_DTABLE_CREDITS],
 				     tb[TCA_DTABLE_CREDIT_UNIT],
 				     FCR_DEFAULT_VCS, extack);
@@ -882,13 +893,7 @@ static int dtable_qdisc_init(struct Qdisc *sch, struct nlattr *opt,
 		err = PTR_ERR(link);
 		goto out;
 	}
-	q->gate.link = link;	/* destroy() puts it if what follows fails */
-
-	err = -ENOMEM;
-	q->classes = kcalloc(nclasses, sizeof(*q->classes), GFP_KERNEL);
-	q->core_cls = kcalloc(nclasses, sizeof(*q->core_cls), GFP_KERNEL);
-	if (!q->classes || !q->core_cls)
-		goto out;	/* destroy() frees what was allocated */
+	q->gate.link = link;
 	for (i = 0; i < nclasses; i++) {
 		struct Qdisc *child;
 
