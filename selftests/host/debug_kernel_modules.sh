@@ -25,6 +25,7 @@ declare -A OPTION=(
 	[net/bridge/bridge.ko]=CONFIG_BRIDGE
 	[net/core/pktgen.ko]=CONFIG_NET_PKTGEN
 	[net/8021q/8021q.ko]=CONFIG_VLAN_8021Q
+	[net/ipv4/ip_gre.ko]=CONFIG_NET_IPGRE
 	[net/sched/]=CONFIG_NET_SCHED
 )
 
