@@ -151,10 +151,7 @@ log_test "a port cannot stop being Ethernet"
 # bits, two frames of 2^31 - 1 + 14 bytes wrapped to 128 and the buffer
 # was 8192, less than one frame.  The same on an MTU change.
 require_module dummy
-in_buffer() {
-	ns_exec S ip -j -d link show dev dmy0 | tr -d ' \n' |
-		sed -n 's/.*"vc0_in_buffer":\([0-9]*\).*/\1/p'
-}
+in_buffer() { json_u64 "$(ns_exec S ip -j -d link show dev dmy0)" vc0_in_buffer; }
 ns_run S ip link add dmy0 mtu 2147483647 type dummy || fatal "dmy0"
 ns_run S ip link set dmy0 master sw0 || fatal "dmy0 master sw0"
 check_eq "input buffer at MTU 2^31 - 1" $((64 << 20)) "$(in_buffer)"
